@@ -1,0 +1,71 @@
+"""The command line: bare `ebtui` opens the Textual app; subcommands are headless.
+
+Subcommands live in their own modules and are imported only when used, so `ebtui --help` stays fast
+and a headless command never imports Textual.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from ebtui import __version__
+from ebtui.cli.common import CliError
+
+# name -> (module:attribute, one-line help shown by `ebtui --help` without importing the module)
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "dilemmas": ("ebtui.cli.dilemmas:dilemmas", "List the dilemmas of a document, or show one in full."),
+    "models": ("ebtui.cli.models:models", "List configured models, or check them with one tiny call."),
+    "run": ("ebtui.cli.run:run", "Run one round live and save it."),
+    "rounds": ("ebtui.cli.rounds:rounds", "List, show and override saved rounds."),
+    "tournament": ("ebtui.cli.tournament:tournament", "Run a tournament from a tournament.toml."),
+    "tournaments": ("ebtui.cli.tournament:tournaments", "List saved tournaments."),
+    "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            target, _ = LAZY_COMMANDS[cmd_name]
+            module_name, attr = target.split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1]) for name in sorted(LAZY_COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--document", type=click.Path(dir_okay=False), help="Dilemma .docx (default: the built-in set).")
+@click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.version_option(__version__, prog_name="ebtui")
+@click.pass_context
+def cli(ctx: click.Context, document: str | None, models_file: str | None, store: str | None) -> None:
+    """ebtui — an Ethics Bowl for language models, in the terminal.
+
+    Run with no command to open the app.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(document=document, models_file=models_file, store=store)
+    if ctx.invoked_subcommand is None:
+        from ebtui.tui.app import run_app
+
+        run_app(document=document, models_file=models_file, store=store)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="ebtui", standalone_mode=True)
+    except CliError as exc:  # raised outside click's own handling (e.g. from the TUI start-up)
+        click.echo(f"ebtui: error: {exc.message}", err=True)
+        sys.exit(exc.exit_code)

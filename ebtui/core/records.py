@@ -1,0 +1,286 @@
+"""The records ebtui reads and writes. Every record carries a schema_version so files can evolve."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ebtui.providers.base import Usage
+
+SCHEMA_VERSION = 1
+
+CRITERIA: tuple[str, ...] = (
+    "principle_articulation",
+    "consistency",
+    "stakeholder_recognition",
+    "uncertainty_integration",
+    "framework_awareness",
+    "intellectual_honesty",
+    "constructive_engagement",
+)
+
+CRITERION_LABELS: dict[str, str] = {
+    "principle_articulation": "Principle articulation",
+    "consistency": "Consistency",
+    "stakeholder_recognition": "Stakeholder recognition",
+    "uncertainty_integration": "Uncertainty integration",
+    "framework_awareness": "Framework awareness",
+    "intellectual_honesty": "Intellectual honesty",
+    "constructive_engagement": "Constructive engagement",
+}
+
+Team = Literal["a", "b"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str = "") -> str:
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+    schema_version: int = SCHEMA_VERSION
+
+
+class Dilemma(Record):
+    id: str
+    title: str
+    category: str = ""
+    core_scenario: str = ""
+    complications: list[str] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)
+    asymmetric_features: list[str] = Field(default_factory=list)
+    consistency_case: str = ""
+    #: anything else the document gives, e.g. {"structure": "Symmetric"}
+    metadata: dict[str, str] = Field(default_factory=dict)
+    #: where it came from (document path) — informative only
+    source: str = ""
+
+
+class PhaseType(StrEnum):
+    PRESENTATION = "presentation"
+    RESPONSE = "response"
+    REBUTTAL = "rebuttal"
+    CONSISTENCY_TEST = "consistency_test"
+    JUDGMENT = "judgment"
+
+
+PHASE_ORDER: tuple[PhaseType, ...] = (
+    PhaseType.PRESENTATION,
+    PhaseType.RESPONSE,
+    PhaseType.REBUTTAL,
+    PhaseType.CONSISTENCY_TEST,
+    PhaseType.JUDGMENT,
+)
+
+#: which team speaks in each phase ("judge" for the judgment)
+PHASE_SPEAKER: dict[PhaseType, str] = {
+    PhaseType.PRESENTATION: "a",
+    PhaseType.RESPONSE: "b",
+    PhaseType.REBUTTAL: "a",
+    PhaseType.CONSISTENCY_TEST: "a",
+    PhaseType.JUDGMENT: "judge",
+}
+
+
+class PhaseStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not run because a phase it needs failed
+    CANCELLED = "cancelled"
+
+
+class Phase(Record):
+    phase_type: PhaseType
+    model_id: str
+    prompt: str = ""
+    system_prompt: str = ""
+    response: str = ""  # only ever the model's successful answer; never error text
+    timestamp: datetime = Field(default_factory=utcnow)  # when the phase started
+    finished_at: datetime | None = None
+    status: PhaseStatus = PhaseStatus.PENDING
+    error: str | None = None  # what went wrong, when status is failed/skipped/cancelled
+    error_kind: str | None = None
+    partial_response: str = ""  # text streamed before a failure, kept for the record, never passed on
+    attempts: int = 0
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency: float | None = None  # seconds
+    #: when this phase was copied from another round (a judge panel shares phases 1-4)
+    reused_from: str | None = None
+
+
+class Scores(Record):
+    """Seven criteria, each 1-10 or None (missing: the judge did not give it)."""
+
+    principle_articulation: int | None = None
+    consistency: int | None = None
+    stakeholder_recognition: int | None = None
+    uncertainty_integration: int | None = None
+    framework_awareness: int | None = None
+    intellectual_honesty: int | None = None
+    constructive_engagement: int | None = None
+
+    @field_validator(*CRITERIA)
+    @classmethod
+    def _in_range(cls, v: int | None) -> int | None:
+        if v is not None and not 1 <= v <= 10:
+            raise ValueError(f"score {v} outside 1-10")
+        return v
+
+    def as_dict(self) -> dict[str, int | None]:
+        return {c: getattr(self, c) for c in CRITERIA}
+
+    def missing(self) -> list[str]:
+        return [c for c in CRITERIA if getattr(self, c) is None]
+
+    def total(self) -> int | None:
+        """Sum of the seven, or None when any is missing (a partial sum would mislead)."""
+        vals = list(self.as_dict().values())
+        return None if any(v is None for v in vals) else sum(vals)  # type: ignore[arg-type]
+
+    def mean(self) -> float | None:
+        vals = [v for v in self.as_dict().values() if v is not None]
+        return sum(vals) / len(vals) if vals else None
+
+
+class Override(Record):
+    team: Team
+    criterion: str
+    parsed_value: int | None  # what the judge gave (None: missing)
+    value: int | None  # the human's value; None clears the override
+    note: str = ""
+    time: datetime = Field(default_factory=utcnow)
+    author: str = ""
+
+    @field_validator("criterion")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in CRITERIA:
+            raise ValueError(f"unknown criterion {v!r}")
+        return v
+
+    @field_validator("value")
+    @classmethod
+    def _range(cls, v: int | None) -> int | None:
+        if v is not None and not 1 <= v <= 10:
+            raise ValueError(f"override {v} outside 1-10")
+        return v
+
+
+class Judgment(Record):
+    team_a_scores: Scores = Field(default_factory=Scores)
+    team_b_scores: Scores = Field(default_factory=Scores)
+    team_a_justification: str = ""
+    team_b_justification: str = ""
+    overall_analysis: str = ""
+    raw_response: str = ""
+    needs_review: bool = False
+    review_reasons: list[str] = Field(default_factory=list)
+    #: how the scores were read: "json", "json_repaired", "table", "lines", "none", ...
+    parse_method: str = ""
+    #: history of overrides, oldest first; the last one per (team, criterion) is in force
+    overrides: list[Override] = Field(default_factory=list)
+    judge_model: str = ""
+
+    def parsed_scores(self, team: Team) -> Scores:
+        return self.team_a_scores if team == "a" else self.team_b_scores
+
+    def active_overrides(self) -> dict[tuple[str, str], Override]:
+        """The override in force per (team, criterion); a cleared one (value None) is dropped."""
+        last: dict[tuple[str, str], Override] = {}
+        for ov in self.overrides:
+            last[(ov.team, ov.criterion)] = ov
+        return {k: v for k, v in last.items() if v.value is not None}
+
+    def effective_scores(self, team: Team) -> Scores:
+        parsed = self.parsed_scores(team).as_dict()
+        for (t, crit), ov in self.active_overrides().items():
+            if t == team:
+                parsed[crit] = ov.value
+        return Scores(**parsed)
+
+    def effective_needs_review(self) -> bool:
+        """Still needs review once overrides are applied: a score still missing, or unresolved reasons."""
+        if any(self.effective_scores(t).missing() for t in ("a", "b")):
+            return True
+        if not self.needs_review:
+            return False
+        # every reason was about scores and all scores are now present → reviewed
+        return not self.active_overrides()
+
+
+class RoundStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"  # a phase failed or was cancelled; what completed is kept
+    FAILED = "failed"  # nothing usable (the presentation itself failed)
+
+
+class Round(Record):
+    id: str = Field(default_factory=lambda: new_id("r-"))
+    dilemma_id: str
+    dilemma_title: str = ""
+    team_a_model: str
+    team_b_model: str
+    judge_model: str
+    phases: list[Phase] = Field(default_factory=list)
+    judgment: Judgment | None = None
+    timestamp: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+    status: RoundStatus = RoundStatus.RUNNING
+    error: str | None = None
+    tournament_id: str | None = None
+    #: rounds that share phases 1-4 (a judge panel) share an exchange id; by default the round's own id
+    exchange_id: str | None = None
+    #: a stable key within a tournament (dilemma, pairing, repeat, judge) used for resume
+    schedule_key: str | None = None
+    blind_judge: bool = False
+    settings: dict[str, Any] = Field(default_factory=dict)
+    document: str = ""  # path of the dilemma document used
+
+    def phase(self, phase_type: PhaseType | str) -> Phase | None:
+        pt = PhaseType(phase_type)
+        for p in self.phases:
+            if p.phase_type == pt:
+                return p
+        return None
+
+    def total_usage(self, include_reused: bool = False) -> Usage:
+        total = Usage()
+        for p in self.phases:
+            if p.reused_from and not include_reused:
+                continue
+            total = total + p.usage
+        return total
+
+
+class TournamentStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"
+    STOPPED_BUDGET = "stopped_budget"
+
+
+class Tournament(Record):
+    id: str = Field(default_factory=lambda: new_id("t-"))
+    name: str = ""
+    created: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+    status: TournamentStatus = TournamentStatus.RUNNING
+    models: list[str] = Field(default_factory=list)
+    dilemmas: list[str] = Field(default_factory=list)
+    document: str = ""
+    #: the tournament config as given (no keys: only env var names ever live in config)
+    config: dict[str, Any] = Field(default_factory=dict)
+    total_rounds: int = 0
+    note: str = ""

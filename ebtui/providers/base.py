@@ -1,0 +1,161 @@
+"""The one small interface every model provider implements.
+
+Providers speak prompts and completions. They know nothing of dilemmas, rounds or judgments.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+FinishReason = Literal["stop", "length", "refusal", "content_filter", "error", "unknown"]
+
+
+class Usage(BaseModel):
+    """Token usage of one call (or a sum of calls)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens served from the provider's prompt cache
+    cost_usd: float | None = None  # None when no price is configured
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            cost_usd=cost,
+        )
+
+
+class Completion(BaseModel):
+    """The end of one model call: what came back and what it cost."""
+
+    text: str
+    finish_reason: FinishReason = "stop"
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0  # wall time of the successful attempt
+    first_token_s: float | None = None
+    model: str = ""  # the provider's model name
+    attempts: int = 1
+
+
+ErrorKind = Literal[
+    "rate_limit",  # 429
+    "server",  # 5xx, 408, 409
+    "connection",  # could not connect / connection dropped
+    "timeout",  # read timeout
+    "stream",  # failure in the middle of a stream: disconnect, corrupted chunk, no finish reason
+    "stall",  # no token for the configured stall time
+    "empty",  # the model answered nothing
+    "refusal",  # the model refused
+    "truncated",  # cut off by max tokens
+    "auth",  # 401/403
+    "bad_request",  # 400/404/422
+    "context_overflow",  # prompt too long
+    "quota",  # quota exhausted: not retryable
+    "config",  # misconfiguration (missing key, unknown model)
+    "unavailable",  # a dependency is not installed (e.g. the local model extra)
+]
+
+RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout", "stream", "stall"})
+
+
+class ProviderError(Exception):
+    """A model call that did not produce an answer. Never content: its text is not a model reply."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        partial_text: str = "",
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.partial_text = partial_text  # what streamed before the failure; for the record only
+        self.attempts = attempts
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE_KINDS
+
+    def __str__(self) -> str:
+        status = f" (HTTP {self.status})" if self.status else ""
+        return f"{self.kind}{status}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """A piece of streamed text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """The call failed and will be restarted: everything streamed so far is discarded."""
+
+    attempt: int  # the attempt that is about to start (2, 3, ...)
+    error: ProviderError
+    delay_s: float
+
+
+StreamItem = Delta | Retrying | Completion
+
+
+class ModelClient(abc.ABC):
+    """One configured model. `name` is the user's name for it (the key in models.toml)."""
+
+    name: str
+    provider: str
+    model: str
+    #: whether this client can be asked for output matching a JSON schema
+    supports_json_schema: bool = False
+
+    @abc.abstractmethod
+    def stream(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        """Yield Delta pieces (and Retrying when a retry restarts the call) and end with one Completion.
+
+        Raises ProviderError when the call fails after its retries: an empty answer, a refusal, a
+        max-tokens cut-off, a stream that ends without a finish reason are errors, never a Completion.
+        """
+
+    async def generate(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        completion: Completion | None = None
+        async for item in self.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens):
+            if isinstance(item, Completion):
+                completion = item
+        if completion is None:  # a stream must end with a Completion; anything else is a provider bug
+            raise ProviderError("stream", f"{self.name}: stream ended without a completion")
+        return completion
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""

@@ -1,0 +1,228 @@
+"""A deterministic offline model for tests and demos.
+
+It knows nothing of rounds: it answers from its script (first rule whose `match` appears in the prompt),
+else with generic reasoning text that ends with labelled "Principle:" and "Conclusion:" lines. Asked for a
+JSON schema (as a judge is), it fills the schema with deterministic values — or, on request, answers
+malformed JSON or prose with no scores, so the parser's review path can be exercised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem, Usage
+
+JudgeMode = Literal["valid", "malformed", "prose", "out_of_range"]
+
+_TOKEN = re.compile(r"\S+\s*|\s+")
+
+
+def _h(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def count_tokens(text: str) -> int:
+    """A rough, deterministic token count (about 4 characters a token)."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+@dataclass
+class ScriptRule:
+    match: str  # a substring of the prompt ("" matches everything)
+    reply: str
+
+
+@dataclass
+class ScriptedFault:
+    """Fail calls whose prompt contains `match` ("" = every call), `times` times, with this error kind."""
+
+    kind: str = "server"
+    match: str = ""
+    times: int = 1
+    message: str = "scripted fault"
+    after_tokens: int = 0  # >0: fail mid-stream after this many tokens
+    used: int = field(default=0, init=False)
+
+
+GENERIC_OPENINGS = (
+    "The central tension here is between respecting the interests of those who can speak for themselves "
+    "and protecting those whose standing depends on choices others make.",
+    "Two values pull in opposite directions: the autonomy of the people deciding now, and the welfare of "
+    "those who will live with the decision but cannot take part in it.",
+    "What makes this case hard is that the usual markers of moral status are themselves under someone's "
+    "control, so any principle that keys on them can be gamed.",
+)
+
+
+class ScriptedClient(ModelClient):
+    provider = "scripted"
+    supports_json_schema = True
+
+    def __init__(
+        self,
+        name: str = "scripted",
+        *,
+        rules: list[ScriptRule] | None = None,
+        latency_s: float = 0.0,
+        tokens_per_second: float | None = None,
+        judge_mode: JudgeMode = "valid",
+        faults: list[ScriptedFault] | None = None,
+        seed: str = "",
+        price_in: float | None = None,
+        price_out: float | None = None,
+    ) -> None:
+        self.name = name
+        self.model = "scripted"
+        self.rules = rules or []
+        self.latency_s = latency_s
+        self.tokens_per_second = tokens_per_second
+        self.judge_mode: JudgeMode = judge_mode
+        self.faults = faults or []
+        self.seed = seed or name
+        self.price_in = price_in
+        self.price_out = price_out
+        self.calls = 0
+
+    # -- what it says ---------------------------------------------------------------------------
+    def reply_for(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None) -> str:
+        for rule in self.rules:
+            if rule.match in prompt:
+                return rule.reply
+        if json_schema is not None:
+            return self._judge_reply(prompt, json_schema)
+        return self._generic_reply(prompt)
+
+    def _generic_reply(self, prompt: str) -> str:
+        h = _h(self.seed, prompt)
+        opening = GENERIC_OPENINGS[h % len(GENERIC_OPENINGS)]
+        confidence = 55 + h % 30
+        return (
+            f"{opening}\n\n"
+            "Stakeholders include the people making the decision, those directly affected, and those whose "
+            "interests are represented only by proxy. A consequentialist reading weighs expected welfare; a "
+            "deontological reading asks whether anyone is used merely as a means; a care perspective asks who "
+            "is vulnerable and dependent.\n\n"
+            f"I hold this view with about {confidence}% confidence. I would change my mind if it turned out "
+            "that the affected parties could later endorse the alternative, or that the harm is reversible.\n\n"
+            "Principle: Do not let a being's moral standing depend on a setting that an interested party "
+            "controls; where standing is uncertain, give weight in proportion to the uncertainty.\n"
+            "Conclusion: Act to preserve the option that keeps the most parties' interests protected, and "
+            "revisit the decision as evidence about their standing improves."
+        )
+
+    def _judge_reply(self, prompt: str, schema: dict[str, Any]) -> str:
+        if self.judge_mode == "prose":
+            return (
+                "Both teams engaged thoughtfully. Team A articulated a clear principle; Team B raised "
+                "stakeholders Team A had missed. Overall a strong exchange."
+            )
+        value = self._instance(schema, prompt, "$")
+        if self.judge_mode == "out_of_range":
+            _poke_first_int(value, 11)
+        text = json.dumps(value, indent=2)
+        if self.judge_mode == "malformed":
+            # cut off mid-object, as a max-tokens stop would leave it
+            return text[: int(len(text) * 0.6)]
+        return text
+
+    def _instance(self, schema: dict[str, Any], prompt: str, path: str) -> Any:
+        t = schema.get("type")
+        if "enum" in schema:
+            return schema["enum"][_h(self.seed, prompt, path) % len(schema["enum"])]
+        if t == "object" or "properties" in schema:
+            props = schema.get("properties", {})
+            return {k: self._instance(v, prompt, f"{path}.{k}") for k, v in props.items()}
+        if t == "array":
+            return [self._instance(schema.get("items", {}), prompt, f"{path}[0]")]
+        if t == "integer" or t == "number":
+            lo = int(schema.get("minimum", 1))
+            hi = int(schema.get("maximum", 10))
+            # judges differ from each other but stay in a plausible band
+            band_lo = lo + (hi - lo) * 3 // 9
+            return band_lo + _h(self.seed, prompt, path) % (hi - band_lo + 1)
+        if t == "boolean":
+            return bool(_h(self.seed, prompt, path) % 2)
+        leaf = path.rsplit(".", 1)[-1].replace("_", " ")
+        return f"Scripted assessment of {leaf}: the reasoning was explicit and acknowledged uncertainty."
+
+    # -- how it says it --------------------------------------------------------------------------
+    def _fault_for(self, prompt: str) -> ScriptedFault | None:
+        for f in self.faults:
+            if f.used < f.times and f.match in prompt:
+                f.used += 1
+                return f
+        return None
+
+    async def stream(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        self.calls += 1
+        start = time.perf_counter()
+        fault = self._fault_for(prompt)
+        if fault and not fault.after_tokens:
+            raise ProviderError(fault.kind, f"{self.name}: {fault.message}")  # type: ignore[arg-type]
+        text = self.reply_for(prompt, system_prompt, json_schema)
+        tokens = _TOKEN.findall(text)
+        finish: str = "stop"
+        if max_tokens is not None and len(tokens) > max_tokens:
+            tokens = tokens[:max_tokens]
+            finish = "length"
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        first_token: float | None = None
+        delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
+        out: list[str] = []
+        for i, tok in enumerate(tokens):
+            if fault and fault.after_tokens and i >= fault.after_tokens:
+                raise ProviderError(
+                    fault.kind, f"{self.name}: {fault.message}", partial_text="".join(out)  # type: ignore[arg-type]
+                )
+            if delay:
+                await asyncio.sleep(delay)
+            elif i % 64 == 63:
+                await asyncio.sleep(0)  # stay cooperative even at infinite speed
+            if first_token is None:
+                first_token = time.perf_counter() - start
+            out.append(tok)
+            yield Delta(tok)
+        full = "".join(out)
+        if finish == "length":
+            raise ProviderError("truncated", f"{self.name}: cut off at max_tokens={max_tokens}", partial_text=full)
+        if not full.strip():
+            raise ProviderError("empty", f"{self.name}: empty answer")
+        usage = Usage(input_tokens=count_tokens(system_prompt) + count_tokens(prompt), output_tokens=len(tokens))
+        if self.price_in is not None or self.price_out is not None:
+            usage.cost_usd = (usage.input_tokens * (self.price_in or 0) + usage.output_tokens * (self.price_out or 0)) / 1e6
+        yield Completion(
+            text=full,
+            finish_reason="stop",
+            usage=usage,
+            latency_s=time.perf_counter() - start,
+            first_token_s=first_token,
+            model=self.model,
+        )
+
+
+def _poke_first_int(value: Any, new: int) -> bool:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                value[k] = new
+                return True
+            if _poke_first_int(v, new):
+                return True
+    elif isinstance(value, list):
+        return any(_poke_first_int(v, new) for v in value)
+    return False
