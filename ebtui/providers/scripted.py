@@ -226,3 +226,31 @@ def _poke_first_int(value: Any, new: int) -> bool:
     elif isinstance(value, list):
         return any(_poke_first_int(v, new) for v in value)
     return False
+
+
+def scripted_from_config(cfg: Any) -> ScriptedClient:
+    """A ScriptedClient from a `provider = "scripted"` ModelConfig (latency_s, tokens_per_second, judge_mode,
+    seed, rules = [{match, reply}], faults = [{kind, match, times, after_tokens, message}])."""
+    ex = dict(cfg.extras)
+    rules = [ScriptRule(match=str(r.get("match", "")), reply=str(r["reply"])) for r in ex.get("rules", [])]
+    faults = [
+        ScriptedFault(
+            kind=str(f.get("kind", "server")),
+            match=str(f.get("match", "")),
+            times=int(f.get("times", 1)),
+            message=str(f.get("message", "scripted fault")),
+            after_tokens=int(f.get("after_tokens", 0)),
+        )
+        for f in ex.get("faults", [])
+    ]
+    return ScriptedClient(
+        cfg.name,
+        rules=rules,
+        latency_s=float(ex.get("latency_s", 0.0)),
+        tokens_per_second=float(ex["tokens_per_second"]) if ex.get("tokens_per_second") else None,
+        judge_mode=ex.get("judge_mode", "valid"),
+        faults=faults,
+        seed=str(ex.get("seed", "")),
+        price_in=cfg.price_in,
+        price_out=cfg.price_out,
+    )

@@ -1,0 +1,153 @@
+"""Retries, in one place, for every client: a wrapper that restarts failed calls.
+
+Policy (the spec: exponential backoff, 3 attempts):
+- retried: rate limits (429 that is not an exhausted quota), 408/409/5xx, connection errors, read timeouts,
+  failures in the middle of a stream (disconnect, corrupted chunk, a stream that ended without a finish
+  reason) and stalls (no token for `stall_timeout_s`). The whole call is restarted and a `Retrying` item
+  tells the consumer to discard whatever text it had streamed.
+- an empty answer is retried too (a fresh sample usually answers), but counts against the same attempts.
+- never retried: 400/401/403/404/422, context overflow, exhausted quota, a refusal (it would refuse again)
+  and a max-tokens cut-off (it would be cut off again at the same length).
+- the wait is `backoff_s * 2**(n-1)` with jitter (50-100 % of it), capped at `backoff_max_s`; a Retry-After
+  from the server replaces it. A Retry-After longer than `retry_after_max_s` is not waited for: the call
+  fails at once, saying how long the server asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying, StreamItem
+
+RETRY_KINDS = frozenset({"rate_limit", "server", "connection", "timeout", "stream", "stall", "empty"})
+
+
+class RetryPolicy:
+    def __init__(
+        self,
+        attempts: int = 3,
+        backoff_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+        retry_after_max_s: float = 60.0,
+        stall_timeout_s: float | None = 60.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.attempts = attempts
+        self.backoff_s = backoff_s
+        self.backoff_max_s = backoff_max_s
+        self.retry_after_max_s = retry_after_max_s
+        self.stall_timeout_s = stall_timeout_s
+        self._rng = rng or random.Random()
+
+    def __repr__(self) -> str:
+        return (f"RetryPolicy(attempts={self.attempts}, backoff_s={self.backoff_s}, "
+                f"stall_timeout_s={self.stall_timeout_s})")
+
+    def delay(self, failed_attempt: int, error: ProviderError) -> float | None:
+        """Seconds to wait before the next attempt, or None when the error must not be retried."""
+        if error.kind not in RETRY_KINDS or failed_attempt >= self.attempts:
+            return None
+        if error.retry_after is not None:
+            if error.retry_after > self.retry_after_max_s:
+                return None
+            return max(0.0, error.retry_after)
+        base = min(self.backoff_max_s, self.backoff_s * 2 ** (failed_attempt - 1))
+        return base * (0.5 + 0.5 * self._rng.random())
+
+
+class RetryingClient(ModelClient):
+    """Wraps any ModelClient: retries by the policy, detects stalls, limits concurrency."""
+
+    def __init__(self, inner: ModelClient, policy: RetryPolicy, *, max_concurrency: int | None = None) -> None:
+        self.inner = inner
+        self.policy = policy
+        self.name = inner.name
+        self.provider = inner.provider
+        self.model = inner.model
+        self.supports_json_schema = inner.supports_json_schema
+        self.max_concurrency = max_concurrency
+        self._sem: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:
+        return f"RetryingClient({self.inner!r}, {self.policy!r})"
+
+    def _semaphore(self) -> asyncio.Semaphore | None:
+        if not self.max_concurrency:
+            return None
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._sem_loop is not loop:
+            self._sem = asyncio.Semaphore(self.max_concurrency)
+            self._sem_loop = loop
+        return self._sem
+
+    async def stream(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        attempt = 1
+        while True:
+            try:
+                sem = self._semaphore()
+                if sem is not None:
+                    await sem.acquire()
+                try:
+                    async for item in self._one_attempt(prompt, system_prompt, json_schema, max_tokens):
+                        if isinstance(item, Completion):
+                            yield item.model_copy(update={"attempts": attempt})
+                            return
+                        yield item
+                finally:
+                    if sem is not None:
+                        sem.release()
+                raise ProviderError("stream", f"{self.name}: stream ended without a completion")
+            except ProviderError as error:
+                error.attempts = attempt
+                delay = self.policy.delay(attempt, error)
+                if delay is None:
+                    if error.retry_after is not None and error.retry_after > self.policy.retry_after_max_s:
+                        error.message += (f" (server asked to retry after {error.retry_after:.0f}s, more than "
+                                          f"retry_after_max_s={self.policy.retry_after_max_s:.0f}s)")
+                    elif error.kind in RETRY_KINDS and attempt > 1:
+                        error.message += f" (gave up after {attempt} attempts)"
+                    raise
+                attempt += 1
+                yield Retrying(attempt=attempt, error=error, delay_s=delay)
+                if delay:
+                    await asyncio.sleep(delay)
+
+    async def _one_attempt(
+        self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None
+    ) -> AsyncIterator[StreamItem]:
+        """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error."""
+        agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
+        stall = self.policy.stall_timeout_s
+        partial: list[str] = []
+        try:
+            while True:
+                try:
+                    if stall:
+                        item = await asyncio.wait_for(anext(agen), stall)
+                    else:
+                        item = await anext(agen)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise ProviderError(
+                        "stall", f"{self.name}: no token for {stall:g}s", partial_text="".join(partial)
+                    ) from None
+                if isinstance(item, Delta):
+                    partial.append(item.text)
+                yield item
+        finally:
+            await agen.aclose()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
