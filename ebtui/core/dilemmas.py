@@ -1,0 +1,541 @@
+"""Read dilemma documents (.docx) as people really write them.
+
+A document holds dilemmas, each a title followed by labelled sections. Titles and section labels may be
+Word heading styles ("Heading 2: Dilemma 3: The Gardener's Dilemma", "Heading 3: Questions") or bold
+inline labels in ordinary paragraphs ("Category: Moral Status | Structure: Symmetric", "Questions:" then a
+list, "Question: ..." in one paragraph). Lists may be real numbered/bulleted paragraphs (the numbers live
+in the numbering definitions, not in the text) or typed by hand ("1. ..."). Text may be split into runs
+anywhere, sit in tables, and use smart quotes. Introductions and closing sections are not dilemmas; a
+"... Follow-up Probes" section is read as groups of probes.
+
+A section the document does not give loads as empty, with a DilemmaWarning naming the dilemma and the
+section — never with text borrowed from a neighbouring section. A file that cannot be read as a dilemma
+document raises DocumentError, whose message names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ebtui.core.records import Dilemma
+
+__all__ = [
+    "DilemmaDocument",
+    "DilemmaWarning",
+    "DocumentError",
+    "SECTION_NAMES",
+    "dilemma_id",
+    "load_dilemmas",
+    "load_document",
+]
+
+
+class DocumentError(Exception):
+    """The file cannot be read as a dilemma document. str(exc) is "<file>: <problem>"."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+class DilemmaWarning(UserWarning):
+    """Something in a document was missing or odd but the document still loads."""
+
+    def __init__(self, message: str, *, path: str = "", dilemma_id: str = "", section: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.dilemma_id = dilemma_id
+        self.section = section
+
+
+#: record field -> the name a reader sees in messages
+SECTION_NAMES: dict[str, str] = {
+    "category": "Category",
+    "core_scenario": "Core Scenario",
+    "complications": "Complications",
+    "questions": "Questions",
+    "asymmetric_features": "Asymmetric Features",
+    "consistency_case": "Consistency Case",
+}
+_LIST_SECTIONS = frozenset({"complications", "questions", "asymmetric_features"})
+
+# normalised label text -> section key; "meta:<name>" keys go to Dilemma.metadata
+_LABELS: dict[str, str] = {
+    "category": "category",
+    "categories": "category",
+    "structure": "meta:structure",
+    "core scenario": "core_scenario",
+    "scenario": "core_scenario",
+    "the scenario": "core_scenario",
+    "complications": "complications",
+    "complication": "complications",
+    "complicating factors": "complications",
+    "questions": "questions",
+    "question": "questions",
+    "key questions": "questions",
+    "key question": "questions",
+    "discussion questions": "questions",
+    "asymmetric features": "asymmetric_features",
+    "asymmetric feature": "asymmetric_features",
+    "asymmetries": "asymmetric_features",
+    "consistency case": "consistency_case",
+    "consistency test": "consistency_case",
+    "consistency test case": "consistency_case",
+}
+
+_DILEMMA_TITLE = re.compile(r"^dilemma\s+(?:\d+[a-z]?|[ivxlc]+)\s*(?:[:.)\u2013\u2014-]\s*(?P<title>.+))?$", re.I)
+_PROBES_TITLE = re.compile(r"\bprobes?\b", re.I)
+_LABEL = re.compile(r"^(?P<label>[^\W\d_][\w /&'\u2019()-]{0,48}?)\s*[:\uff1a]\s*(?P<rest>.*)$", re.S)
+# hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
+_HAND_MARKER = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
+_WS = re.compile(r"\s+")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
+
+
+@dataclass
+class DilemmaDocument:
+    """Everything a dilemma document gives."""
+
+    path: str
+    title: str = ""
+    dilemmas: list[Dilemma] = field(default_factory=list)
+    #: group name (as the document spells it) -> follow-up probes, in document order
+    probes: dict[str, list[str]] = field(default_factory=dict)
+    #: one line each, the same messages issued as DilemmaWarning
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, dilemma_id: str) -> Dilemma | None:
+        return next((d for d in self.dilemmas if d.id == dilemma_id), None)
+
+
+def dilemma_id(title: str) -> str:
+    """"The Gardener's Dilemma" -> "gardeners_dilemma" (no leading "The", apostrophes dropped)."""
+    text = unicodedata.normalize("NFKD", title.translate(_QUOTES))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = re.sub(r"^\s*the\s+", "", text, flags=re.I).replace("'", "").lower()
+    return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
+
+
+def load_dilemmas(path: str | Path | None = None) -> list[Dilemma]:
+    """The dilemmas of a document (None = the built-in document)."""
+    return load_document(path).dilemmas
+
+
+def load_document(path: str | Path | None = None) -> DilemmaDocument:
+    """Read a dilemma document (None = the built-in one). Raises DocumentError; warns DilemmaWarning."""
+    if path is None:
+        from ebtui.locations import builtin_document
+
+        path = builtin_document()
+    path = Path(path)
+    docx_document = _open_docx(path)
+    items = list(_flatten(docx_document))
+    if not any(item.text for item in items):
+        raise DocumentError(path, "empty document (no text in it)")
+    document, pending = _Builder(str(path), items).build()
+    if not document.dilemmas:
+        raise DocumentError(
+            path,
+            "no dilemma found (expected titles like 'Dilemma 1: The Title' or sections like "
+            "'Category:' and 'Questions:')",
+        )
+    for message, extra in pending:
+        warnings.warn(DilemmaWarning(message, path=str(path), **extra), stacklevel=2)
+    return document
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def _open_docx(path: Path):  # -> docx.document.Document
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    if not path.exists():
+        raise DocumentError(path, "no such file")
+    if path.is_dir():
+        raise DocumentError(path, "is a directory, not a .docx file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise DocumentError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if not head:
+        raise DocumentError(path, "empty file (0 bytes), not a .docx document")
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise DocumentError(path, "is a legacy Word .doc (or other OLE) file, not a .docx; save it as .docx")
+    if not head.startswith(b"PK"):
+        raise DocumentError(path, "not a .docx file (a .docx is a zip package; this is not one)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if "word/document.xml" not in names:
+                raise DocumentError(path, "not a Word .docx file (zip package without word/document.xml)")
+            bad = zf.testzip()
+            if bad is not None:
+                raise DocumentError(path, f"corrupt .docx (damaged zip member {bad})")
+    except zipfile.BadZipFile as exc:
+        raise DocumentError(path, f"corrupt .docx (bad zip: {exc})") from None
+    except (OSError, EOFError) as exc:
+        raise DocumentError(path, f"corrupt .docx ({exc})") from None
+    try:
+        return docx.Document(str(path))
+    except PackageNotFoundError:
+        raise DocumentError(path, "not a Word .docx file") from None
+    except Exception as exc:  # lxml / KeyError / ValueError from a damaged package
+        raise DocumentError(path, f"corrupt .docx ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass
+class _Para:
+    """One paragraph reduced to what the parser needs."""
+
+    text: str
+    heading: int | None = None  # 0 = Title style, 1.. = Heading N
+    is_list: bool = False
+    all_bold: bool = False
+    bold_prefix: str = ""
+    # a two-column "label | content" table row is turned into a label paragraph plus its content
+    forced_label: str | None = None
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text.replace("\xa0", " ")).strip()
+
+
+def _label_key(label: str) -> str | None:
+    label = label.translate(_QUOTES).lower().replace("-", " ").replace("_", " ")
+    label = re.sub(r"\(.*?\)", "", label)  # "Complications (Team A)"
+    return _LABELS.get(_WS.sub(" ", label).strip().strip("*").strip())
+
+
+def _flatten(document) -> Iterator[_Para]:  # document: docx.document.Document
+    from docx.oxml.ns import qn
+
+    body = document.element.body
+    yield from _walk(body, document, qn)
+
+
+def _walk(container, parent, qn) -> Iterator[_Para]:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    for child in container.iterchildren():
+        if child.tag == qn("w:p"):
+            yield _para(Paragraph(child, parent))
+        elif child.tag == qn("w:tbl"):
+            yield from _table(Table(child, parent), qn)
+        elif child.tag == qn("w:sdt"):  # content controls wrap ordinary paragraphs
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                yield from _walk(content, parent, qn)
+
+
+def _table(table, qn) -> Iterator[_Para]:
+    """A "label | content" table gives labelled sections; any other table gives one line per row."""
+    rows = []
+    for row in table.rows:
+        cells = []
+        for cell in row.cells:
+            if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
+                continue
+            cells.append(cell)
+        rows.append(cells)
+    for cells in rows:
+        if len(cells) == 2:
+            label = _norm(cells[0].text).rstrip(":\uff1a").strip()
+            if _label_key(label) or _DILEMMA_TITLE.match(label):
+                inner = [p for p in _walk(cells[1]._tc, cells[1], qn) if p.text]
+                if _DILEMMA_TITLE.match(label) and not _label_key(label):
+                    yield _Para(text=label, all_bold=True, bold_prefix=label)
+                    yield from inner
+                elif inner and not inner[0].is_list and _label_key(label) not in _LIST_SECTIONS:
+                    yield _Para(text=f"{label}: {inner[0].text}", forced_label=label)
+                    yield from inner[1:]
+                else:
+                    yield _Para(text=f"{label}:", forced_label=label)
+                    yield from inner
+                continue
+        texts = [_norm(c.text) for c in cells]
+        line = " | ".join(t for t in texts if t)
+        if line:
+            yield _Para(text=line)
+
+
+def _style_chain(style) -> Iterator:
+    seen = 0
+    while style is not None and seen < 10:
+        yield style
+        style = style.base_style
+        seen += 1
+
+
+def _para(p) -> _Para:
+    from docx.oxml.ns import qn
+
+    text = _norm(p.text)
+    heading: int | None = None
+    is_list = False
+    p_pr = p._p.pPr
+    outline = None
+    if p_pr is not None:
+        num_pr = p_pr.numPr
+        if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
+            is_list = True
+        ol = p_pr.find(qn("w:outlineLvl"))
+        if ol is not None:
+            outline = int(ol.get(qn("w:val"), "9"))
+    try:
+        style = p.style
+    except Exception:  # a style id the styles part does not define
+        style = None
+    for st in _style_chain(style):
+        name = (st.name or "").lower()
+        m = re.match(r"heading\s*(\d)", name)
+        if heading is None and m:
+            heading = int(m.group(1))
+        elif heading is None and name == "title":
+            heading = 0
+        st_ppr = st.element.pPr
+        if not is_list and st_ppr is not None and st_ppr.numPr is not None:
+            num_id = st_ppr.numPr.numId
+            is_list = num_id is None or num_id.val != 0
+        if not is_list and name.startswith("list"):
+            is_list = True
+    if heading is None and outline is not None and outline < 9:
+        heading = outline + 1
+    runs = [r for r in p._p.iter(qn("w:r"))]
+    from docx.text.run import Run
+
+    bold_prefix = []
+    all_bold = bool(text)
+    leading = True
+    for r_el in runs:
+        run = Run(r_el, p)
+        rt = run.text
+        bold = bool(run.bold) or (run.style is not None and (run.style.name or "").lower() in ("strong", "bold"))
+        if not rt.strip():
+            if leading:
+                bold_prefix.append(rt)
+            continue
+        if not bold:
+            all_bold = False
+            leading = False
+        elif leading:
+            bold_prefix.append(rt)
+    return _Para(text=text, heading=heading, is_list=is_list, all_bold=all_bold,
+                 bold_prefix=_norm("".join(bold_prefix)))
+
+
+# --------------------------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class _Block:
+    kind: str  # "dilemma" | "probes" | "other"
+    title: str
+    heading: int | None
+    explicit: bool  # title said "Dilemma N:"
+    paras: list[_Para] = field(default_factory=list)
+    labels_seen: int = 0
+
+
+class _Builder:
+    def __init__(self, path: str, items: list[_Para]) -> None:
+        self.path = path
+        self.items = [i for i in items if i.text]
+        self.pending: list[tuple[str, dict[str, str]]] = []
+
+    def warn(self, message: str, **extra: str) -> None:
+        self.pending.append((message, extra))
+
+    # -- splitting the document into blocks (one per title) ----------------------------------------
+
+    def _label_of(self, p: _Para) -> tuple[str, str] | None:
+        """(section key, inline text) when the paragraph is a section label."""
+        if p.forced_label is not None:
+            key = _label_key(p.forced_label)
+            rest = p.text.split(":", 1)[1] if ":" in p.text else ""
+            return (key, rest.strip()) if key else None
+        if p.heading is not None:
+            key = _label_key(p.text.rstrip(":\uff1a"))
+            if key:
+                return key, ""
+        m = _LABEL.match(p.text)
+        if m:
+            key = _label_key(m.group("label"))
+            if key:
+                return key, m.group("rest").strip()
+        return None
+
+    def _title_of(self, p: _Para, nxt: _Para | None) -> tuple[str, bool] | None:
+        """(title, explicit) when the paragraph starts a new block."""
+        if p.is_list or self._label_of(p):
+            return None
+        m = _DILEMMA_TITLE.match(p.text.rstrip())
+        if m and (p.heading is not None or p.all_bold or len(p.text) <= 120):
+            return (m.group("title") or p.text).strip(), True
+        if p.heading is not None:
+            return p.text, False
+        # a bold stand-alone line right before a "Category:" line is a title written without a heading
+        if p.all_bold and len(p.text) <= 100 and not p.text.endswith((".", ":")) and nxt is not None:
+            lab = self._label_of(nxt)
+            if lab and lab[0] == "category":
+                return p.text, False
+        return None
+
+    def blocks(self) -> tuple[str, list[_Block]]:
+        doc_title = ""
+        blocks: list[_Block] = []
+        current: _Block | None = None
+        for i, p in enumerate(self.items):
+            nxt = self.items[i + 1] if i + 1 < len(self.items) else None
+            title = self._title_of(p, nxt)
+            if title is not None and current is not None:
+                text, explicit = title
+                deeper = (p.heading is not None and current.heading is not None and p.heading > current.heading)
+                # sub-headings stay inside a dilemma (e.g. "Option A") or a probes section (its groups)
+                if not explicit and deeper and current.kind == "probes":
+                    title = None
+                elif not explicit and deeper and current.kind == "dilemma" and (
+                        current.explicit or current.labels_seen):
+                    title = None
+            if title is not None:
+                text, explicit = title
+                if _PROBES_TITLE.search(text) and not explicit:
+                    kind = "probes"
+                else:
+                    kind = "dilemma" if explicit else "other"
+                current = _Block(kind, text, p.heading, explicit)
+                blocks.append(current)
+                if not doc_title and p.heading is not None and p.heading <= 1 and not explicit:
+                    doc_title = text
+                continue
+            if current is None:
+                current = _Block("other", "", None, False)
+                blocks.append(current)
+            current.paras.append(p)
+            if self._label_of(p) and current.kind != "probes":
+                current.labels_seen += 1
+        # a block titled without "Dilemma N:" is a dilemma when it has a category or two kinds of sections
+        for b in blocks:
+            if b.kind == "other" and b.title:
+                keys = {lab[0] for lab in (self._label_of(p) for p in b.paras) if lab}
+                if "category" in keys or len(keys - {"meta:structure"}) >= 2:
+                    b.kind = "dilemma"
+        return doc_title, blocks
+
+    # -- one dilemma ----------------------------------------------------------------------------------
+
+    def dilemma(self, block: _Block) -> Dilemma:
+        category = ""
+        metadata: dict[str, str] = {}
+        text_parts: dict[str, list[str]] = {"core_scenario": [], "consistency_case": []}
+        lists: dict[str, list[str]] = {k: [] for k in _LIST_SECTIONS}
+        section = "core_scenario"  # text before the first label is the scenario
+        for p in block.paras:
+            label = self._label_of(p)
+            if label is not None:
+                key, rest = label
+                if key in ("category", "meta:structure"):
+                    # "Category: Moral Status | Structure: Symmetric" -> category + metadata
+                    for piece in p.text.split("|"):
+                        m = _LABEL.match(piece.strip())
+                        if not m:
+                            continue
+                        k = _label_key(m.group("label"))
+                        value = m.group("rest").strip()
+                        if k == "category":
+                            category = value
+                        elif value:
+                            name = k[5:] if k and k.startswith("meta:") else m.group("label")
+                            metadata[_meta_key(name)] = value
+                    continue
+                section = key
+                if rest:
+                    self._add(section, rest, False, text_parts, lists)
+                continue
+            self._add(section, p.text, p.is_list, text_parts, lists)
+        title = block.title
+        record = Dilemma(
+            id=dilemma_id(title) or "dilemma",
+            title=title,
+            category=category,
+            core_scenario="\n\n".join(text_parts["core_scenario"]),
+            complications=lists["complications"],
+            questions=lists["questions"],
+            asymmetric_features=lists["asymmetric_features"],
+            consistency_case="\n\n".join(text_parts["consistency_case"]),
+            metadata=metadata,
+            source=self.path,
+        )
+        return record
+
+    @staticmethod
+    def _add(section: str, text: str, is_list: bool, text_parts: dict[str, list[str]],
+             lists: dict[str, list[str]]) -> None:
+        if section in _LIST_SECTIONS:
+            item = _HAND_MARKER.sub("", text, count=1).strip()
+            if item:
+                lists[section].append(item)
+        else:
+            text_parts[section].append(f"- {text}" if is_list else text)
+
+    # -- probes -----------------------------------------------------------------------------------------
+
+    def probes(self, block: _Block, into: dict[str, list[str]]) -> None:
+        group: str | None = None
+        for p in block.paras:
+            is_group = (p.heading is not None or (p.all_bold and not p.is_list)) and len(p.text) <= 80
+            if is_group:
+                group = p.text.rstrip(":\uff1a").strip()
+                into.setdefault(group, [])
+                continue
+            if group is None:
+                if not p.is_list and not _HAND_MARKER.match(p.text):
+                    continue  # an introductory sentence, not a probe
+                group = "General"
+                into.setdefault(group, [])
+            item = _HAND_MARKER.sub("", p.text, count=1).strip()
+            if item:
+                into[group].append(item)
+
+    # -- the whole document ------------------------------------------------------------------------------
+
+    def build(self) -> tuple[DilemmaDocument, list[tuple[str, dict[str, str]]]]:
+        doc_title, blocks = self.blocks()
+        document = DilemmaDocument(path=self.path, title=doc_title)
+        seen: dict[str, int] = {}
+        for block in blocks:
+            if block.kind == "probes":
+                self.probes(block, document.probes)
+                continue
+            if block.kind != "dilemma":
+                continue
+            d = self.dilemma(block)
+            if d.id in seen:
+                seen[d.id] += 1
+                new_id = f"{d.id}_{seen[d.id]}"
+                self.warn(f"{self.path}: two dilemmas are titled {d.title!r}; the second is given id {new_id!r}",
+                          dilemma_id=new_id)
+                d.id = new_id
+            else:
+                seen[d.id] = 1
+            for fld, name in SECTION_NAMES.items():
+                if not getattr(d, fld):
+                    self.warn(f"{self.path}: dilemma {d.id!r} ({d.title}) has no {name} section; loaded as empty",
+                              dilemma_id=d.id, section=name)
+            document.dilemmas.append(d)
+        document.warnings = [m for m, _ in self.pending]
+        return document, self.pending
+
+
+def _meta_key(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", label.translate(_QUOTES).lower()).strip("_")
