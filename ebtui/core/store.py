@@ -1,54 +1,778 @@
-"""The results store — CONTRACT STUB, implemented by the store work (issue 4).
+"""The results store: one human-readable JSON file per round (the source of truth) and a TinyDB index.
 
 Layout under the store root (default ./saved, or --store / $EBTUI_STORE):
-  rounds/<round_id>.json         one human-readable JSON file per round, rewritten atomically after each phase
+  rounds/<round_id>.json         one JSON file per round (indent=2), rewritten atomically after each phase
   tournaments/<id>.json          one file per tournament
-  index.json                     a small TinyDB index, one document per round, rebuilt from the files if lost
+  index.json                     a TinyDB database, table "rounds": one small document per round, keyed by
+                                 round id; rebuilt from the round files whenever it is lost, corrupt or stale
+  .lock                          an fcntl.flock lock file serialising writers across processes
+
+Nothing is created until the first write.
+
+Why the index is batched: TinyDB rewrites its whole file on every write, so writing it on every save would
+make saving quadratic. The store keeps the index in memory, applies each save there, and writes index.json
+only every so many saves (a fraction of the index size, so the cost per save stays flat), after a few
+seconds, on an override, and on close()/exit. A crash can therefore leave index.json behind the round
+files; on open the store compares each round file's size and mtime with its index document and re-reads
+only the files that changed, so nothing saved is ever lost from queries.
+
+Several processes may write one store at once (a tournament and the TUI): every write to a round file and
+every index write happens under an exclusive flock on `.lock`; index writes merge with what another process
+wrote (per round, the document written last wins); and a save that finds the round file changed by someone
+else since its own last write keeps the overrides it finds there, so a human's override made while the
+round engine still holds the round in memory is never lost.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import re
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ebtui.core.records import Round, Team, Tournament
+from pydantic import ValidationError
+from tinydb import TinyDB
+from tinydb.middlewares import CachingMiddleware
+from tinydb.storages import Storage
+from tinydb.table import Document, Table
+
+from ebtui.core.records import (
+    CRITERIA,
+    CRITERION_LABELS,
+    Judgment,
+    Override,
+    Round,
+    RoundStatus,
+    Team,
+    Tournament,
+)
+
+log = logging.getLogger(__name__)
+
+INDEX_FORMAT = 1
+ROLES = ("team_a", "team_b", "judge")
+FILTERS = (
+    "model", "role", "dilemma", "judge", "tournament", "status", "needs_review", "exchange", "schedule_key",
+    "limit", "newest_first",
+)
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class StoreError(Exception):
     """A problem with the store (unreadable file, bad id); the message names the file."""
 
 
+# --------------------------------------------------------------------------------------------- file helpers
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _stat_stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        return _stamp(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------- TinyDB parts
+
+
+class _AtomicJSONStorage(Storage):
+    """TinyDB storage writing index.json atomically (TinyDB's JSONStorage rewrites the file in place, so a
+    crash in the middle of a write would leave it truncated)."""
+
+    def __init__(self, path: str | Path, durable: bool = True) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.durable = durable
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        if not text.strip():
+            return None
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("index is not a JSON object")
+        return data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        atomic_write(self.path, payload, durable=self.durable)
+
+
+class _RoundIdTable(Table):
+    """Documents keyed by round id (TinyDB's documented custom document ids)."""
+
+    document_id_class = str
+
+
+class _IndexDB(TinyDB):
+    table_class = _RoundIdTable
+
+
+# --------------------------------------------------------------------------------------------- index entries
+
+
+def _iso(dt: Any) -> str | None:
+    return dt.isoformat() if dt is not None else None
+
+
+def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_ns: int) -> dict[str, Any]:
+    """The small index document for a round (no transcript text)."""
+    j = round_.judgment
+    eff = {t: j.effective_scores(t) for t in ("a", "b")} if j else {}
+    return {
+        "id": round_.id,
+        "dilemma_id": round_.dilemma_id,
+        "dilemma_title": round_.dilemma_title,
+        "team_a": round_.team_a_model,
+        "team_b": round_.team_b_model,
+        "judge": round_.judge_model,
+        "tournament_id": round_.tournament_id,
+        "exchange_id": round_.exchange_id or round_.id,
+        "schedule_key": round_.schedule_key,
+        "status": str(round_.status),
+        "has_judgment": j is not None,
+        "needs_review": j.effective_needs_review() if j else False,
+        "scores_a": eff["a"].as_dict() if j else None,
+        "scores_b": eff["b"].as_dict() if j else None,
+        "total_a": eff["a"].total() if j else None,
+        "total_b": eff["b"].total() if j else None,
+        "parsed_total_a": j.team_a_scores.total() if j else None,
+        "parsed_total_b": j.team_b_scores.total() if j else None,
+        "overrides": len(j.active_overrides()) if j else 0,
+        "blind_judge": round_.blind_judge,
+        "reused": any(p.reused_from for p in round_.phases),
+        "timestamp": _iso(round_.timestamp),
+        "ts": round_.timestamp.timestamp(),
+        "finished_at": _iso(round_.finished_at),
+        "path": path,
+        "mtime_ns": stamp[1],
+        "size": stamp[2],
+        "saved_ns": saved_ns,
+    }
+
+
+def _valid_entry(doc: Any) -> bool:
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("id"), str)
+        and isinstance(doc.get("saved_ns"), int)
+        and isinstance(doc.get("mtime_ns"), int)
+        and isinstance(doc.get("ts"), (int, float))
+    )
+
+
+def normalise_criterion(name: str) -> str:
+    """A criterion's canonical name from its name or label in any case ("Framework awareness" works)."""
+    key = re.sub(r"[\s-]+", "_", str(name).strip().lower())
+    if key in CRITERIA:
+        return key
+    for crit, label in CRITERION_LABELS.items():
+        if re.sub(r"[\s-]+", "_", label.lower()) == key:
+            return crit
+    raise ValueError(f"unknown criterion {name!r}; expected one of: {', '.join(CRITERIA)}")
+
+
+def normalise_team(team: str) -> Team:
+    t = str(team).strip().lower().removeprefix("team_").removeprefix("team ").strip()
+    if t not in ("a", "b"):
+        raise ValueError(f"unknown team {team!r}; expected 'a' or 'b'")
+    return t  # type: ignore[return-value]
+
+
+def _override_key(ov: Override) -> tuple[Any, ...]:
+    return (ov.team, ov.criterion, ov.value, ov.note, ov.time.isoformat(), ov.author)
+
+
+# --------------------------------------------------------------------------------------------- the store
+
+_OPEN_STORES: weakref.WeakSet[ResultsStore] = weakref.WeakSet()
+_ATEXIT_REGISTERED = False
+
+
+def _flush_open_stores() -> None:
+    for store in list(_OPEN_STORES):
+        with contextlib.suppress(Exception):
+            store.flush()
+
+
+def _durable_default() -> bool:
+    return os.environ.get("EBTUI_STORE_FSYNC", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 class ResultsStore:
-    def __init__(self, root: Path | str) -> None:
+    """Round files plus a batched TinyDB index. Thread-safe; safe for several processes on one root.
+
+    `durable=True` (default; `EBTUI_STORE_FSYNC=0` turns it off) fsyncs each file and its directory, so
+    a save survives power loss; without it a save is still atomic and survives the process being killed.
+    """
+
+    #: write index.json after this many saves at least ...
+    FLUSH_MIN_SAVES = 64
+    #: ... or a fraction 1/N of the index size, whichever is larger (keeps the cost per save flat) ...
+    FLUSH_FRACTION = 8
+    #: ... or when this many seconds have passed since the last index write
+    FLUSH_SECONDS = 5.0
+    #: parsed rounds kept in memory (checked against the file's stat before use)
+    CACHE_SIZE = 512
+
+    def __init__(self, root: Path | str, *, durable: bool | None = None) -> None:
+        global _ATEXIT_REGISTERED
         self.root = Path(root)
+        self.durable = _durable_default() if durable is None else durable
+        self._lock = threading.RLock()
+        self._lock_fd: int | None = None
+        self._flock_depth = 0
+        self._entries: dict[str, dict[str, Any]] | None = None  # round id -> index document
+        self._dirty: set[str] = set()
+        self._index_stamp: tuple[int, int, int] | None = None  # index.json as last read or written by us
+        self._written: dict[str, tuple[int, int, int]] = {}  # round file stamps as we last wrote them
+        self._cache: OrderedDict[str, tuple[tuple[int, int, int], str]] = OrderedDict()
+        self._last_flush = time.monotonic()
+        #: how many times this instance wrote index.json (tests and benchmarks read it)
+        self.index_writes = 0
+        #: unreadable round files met while indexing: (path, reason); they are never deleted
+        self.problems: list[tuple[str, str]] = []
+        _OPEN_STORES.add(self)
+        if not _ATEXIT_REGISTERED:
+            atexit.register(_flush_open_stores)
+            _ATEXIT_REGISTERED = True
 
-    def save_round(self, round_: Round) -> Path:
-        raise NotImplementedError
+    # ----------------------------------------------------------------------------------------- paths
 
-    def load_round(self, round_id: str) -> Round:
-        raise NotImplementedError
+    @property
+    def rounds_dir(self) -> Path:
+        return self.root / "rounds"
+
+    @property
+    def tournaments_dir(self) -> Path:
+        return self.root / "tournaments"
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / "index.json"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / ".lock"
+
+    @staticmethod
+    def _check_id(kind: str, id_: str) -> str:
+        if not isinstance(id_, str) or not _ID_RE.match(id_) or ".." in id_:
+            raise StoreError(f"invalid {kind} id {id_!r}: use letters, digits, '.', '_' and '-' only")
+        return id_
 
     def round_path(self, round_id: str) -> Path:
-        raise NotImplementedError
+        return self.rounds_dir / f"{self._check_id('round', round_id)}.json"
+
+    def tournament_path(self, tournament_id: str) -> Path:
+        return self.tournaments_dir / f"{self._check_id('tournament', tournament_id)}.json"
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.root)!r})"
+
+    # ----------------------------------------------------------------------------------------- locking
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Thread lock + inter-process flock (re-entrant within this instance). Creates the root."""
+        with self._lock:
+            if self._flock_depth == 0:
+                if self._lock_fd is None:
+                    self.rounds_dir.mkdir(parents=True, exist_ok=True)
+                    self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._flock_depth += 1
+            try:
+                yield
+            finally:
+                self._flock_depth -= 1
+                if self._flock_depth == 0:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    # ----------------------------------------------------------------------------------------- rounds
+
+    def save_round(self, round_: Round) -> Path:
+        """Write the round's file atomically and update the index (in memory; written in batches).
+
+        If another writer changed the file since this instance last wrote it (an override from the TUI
+        or `ebtui rounds override`), the overrides found there are kept and added to `round_` itself.
+        """
+        rid = self._check_id("round", round_.id)
+        with self._lock:
+            self._ensure_loaded()
+            with self._writing():
+                path = self.round_path(rid)
+                self._keep_foreign_overrides(round_, path)
+                data = round_.model_dump_json(indent=2).encode("utf-8")
+                atomic_write(path, data, durable=self.durable)
+                self._after_write(rid, round_, path, data)
+                if self._flush_due():
+                    self._flush_locked()
+        return path
+
+    def _after_write(self, rid: str, round_: Round, path: Path, data: bytes) -> None:
+        stamp = _stamp(os.stat(path))
+        self._written[rid] = stamp
+        assert self._entries is not None
+        self._entries[rid] = index_entry(
+            round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=time.time_ns()
+        )
+        self._dirty.add(rid)
+        self._cache_put(rid, stamp, data.decode("utf-8"))
+
+    def _keep_foreign_overrides(self, round_: Round, path: Path) -> None:
+        current = _stat_stamp(path)
+        if current is None or current == self._written.get(round_.id):
+            return  # new round, or the file is as we left it
+        try:
+            disk = json.loads(path.read_bytes()).get("judgment")
+        except (OSError, ValueError, AttributeError):
+            return  # an unreadable file is simply replaced by the new whole round
+        if not isinstance(disk, dict) or not disk.get("overrides"):
+            return
+        try:
+            disk_judgment = Judgment.model_validate(disk)
+        except ValidationError:
+            return
+        if round_.judgment is None:
+            round_.judgment = disk_judgment  # a human scored a judge-less round by hand
+            return
+        have = {_override_key(o) for o in round_.judgment.overrides}
+        extra = [o for o in disk_judgment.overrides if _override_key(o) not in have]
+        if extra:
+            round_.judgment.overrides = sorted([*round_.judgment.overrides, *extra], key=lambda o: o.time)
+
+    def load_round(self, round_id: str) -> Round:
+        path = self.round_path(round_id)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            raise StoreError(f"round {round_id!r} not found: {path} does not exist") from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
+        stamp = _stamp(st)
+        with self._lock:
+            hit = self._cache.get(round_id)
+            if hit is not None and hit[0] == stamp:
+                self._cache.move_to_end(round_id)
+                text = hit[1]
+            else:
+                text = None
+        if text is None:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise StoreError(f"{path}: cannot read: {exc}") from None
+        try:
+            round_ = Round.model_validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors()[0] if exc.errors() else {}
+            where = ".".join(str(p) for p in first.get("loc", ())) or "file"
+            raise StoreError(f"{path}: not a readable round ({where}: {first.get('msg', exc)})") from None
+        with self._lock:
+            self._cache_put(round_id, stamp, text)
+        return round_
+
+    def _cache_put(self, rid: str, stamp: tuple[int, int, int], text: str) -> None:
+        # The cache holds JSON text, not Round objects: callers get their own objects to mutate freely,
+        # and reading a file is the cost saved (parsing is fast in pydantic-core).
+        self._cache[rid] = (stamp, text)
+        self._cache.move_to_end(rid)
+        while len(self._cache) > self.CACHE_SIZE:
+            self._cache.popitem(last=False)
 
     def query(self, **filters: Any) -> list[dict[str, Any]]:
-        """Index entries matching filters: model, role, dilemma, judge, tournament, status, needs_review."""
-        raise NotImplementedError
+        """Index documents matching all filters, oldest first (`newest_first=True` reverses; `limit=N`).
+
+        Filters: model (any role, or the one named by role: team_a, team_b or judge), dilemma (id),
+        judge (model), tournament (id), status (one or several), needs_review (bool, after overrides),
+        exchange (exchange id), schedule_key.
+        """
+        match, limit, newest_first = self._matcher(filters)
+        with self._lock:
+            self._ensure_loaded()
+            self._merge_disk_index_if_changed()
+            assert self._entries is not None
+            rows = [e for e in self._entries.values() if match(e)]
+        rows.sort(key=lambda e: (e["ts"], e["id"]), reverse=newest_first)
+        if limit is not None:
+            rows = rows[:limit]
+        return [dict(e) for e in rows]
 
     def load_rounds(self, **filters: Any) -> list[Round]:
-        raise NotImplementedError
+        """The rounds `query(**filters)` names, loaded from their files. An unreadable file is skipped,
+        logged and recorded in `problems` (never deleted)."""
+        out: list[Round] = []
+        for entry in self.query(**filters):
+            try:
+                out.append(self.load_round(entry["id"]))
+            except StoreError as exc:
+                log.warning("%s", exc)
+                self.problems.append((str(self.round_path(entry["id"])), str(exc)))
+        return out
+
+    @staticmethod
+    def _matcher(filters: dict[str, Any]) -> tuple[Any, int | None, bool]:
+        unknown = sorted(set(filters) - set(FILTERS))
+        if unknown:
+            raise TypeError(f"unknown filter(s) {', '.join(unknown)}; known filters: {', '.join(FILTERS)}")
+        f = {k: v for k, v in filters.items() if v is not None}
+        role = f.get("role")
+        if role is not None:
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; expected one of: {', '.join(ROLES)}")
+            if "model" not in f:
+                raise ValueError("the role filter needs a model filter (role says which seat the model had)")
+        statuses: set[str] | None = None
+        if "status" in f:
+            raw = [f["status"]] if isinstance(f["status"], str) else list(f["status"])
+            valid = {s.value for s in RoundStatus}
+            bad = [s for s in raw if str(s) not in valid]
+            if bad:
+                raise ValueError(f"unknown status {bad[0]!r}; expected one of: {', '.join(sorted(valid))}")
+            statuses = {str(s) for s in raw}
+        limit = f.get("limit")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer, not {limit!r}")
+        if "needs_review" in f and not isinstance(f["needs_review"], bool):
+            raise ValueError(f"needs_review must be True or False, not {f['needs_review']!r}")
+        model = f.get("model")
+        seats = (role,) if role else ROLES
+        plain = [
+            (key, f[name])
+            for name, key in (
+                ("dilemma", "dilemma_id"), ("judge", "judge"), ("tournament", "tournament_id"),
+                ("needs_review", "needs_review"), ("exchange", "exchange_id"), ("schedule_key", "schedule_key"),
+            )
+            if name in f
+        ]
+
+        def match(e: dict[str, Any]) -> bool:
+            if model is not None and not any(e.get(s) == model for s in seats):
+                return False
+            if statuses is not None and e.get("status") not in statuses:
+                return False
+            return all(e.get(key) == want for key, want in plain)
+
+        return match, limit, bool(f.get("newest_first", False))
+
+    # ----------------------------------------------------------------------------------------- overrides
+
+    def apply_override(
+        self,
+        round_id: str,
+        team: Team | str,
+        criterion: str,
+        value: int | None,
+        note: str = "",
+        *,
+        author: str = "",
+    ) -> Round:
+        """Set (or with value None clear) a human's score for one criterion of one team.
+
+        The parsed value stays in the judgment; the override, its time and note are appended to
+        `judgment.overrides` (the full history). A round whose judge gave no judgment gets an empty one
+        flagged needs_review, so a human can score it by hand. The file is re-read under the lock, so
+        concurrent writers lose nothing.
+        """
+        t = normalise_team(team)
+        crit = normalise_criterion(criterion)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10):
+            raise ValueError(f"score must be a whole number from 1 to 10, not {value!r}")
+        self._check_id("round", round_id)
+        with self._lock:
+            self._ensure_loaded()
+            with self._writing():
+                round_ = self.load_round(round_id)
+                judgment = round_.judgment
+                if value is None and (judgment is None or (t, crit) not in judgment.active_overrides()):
+                    raise ValueError(f"round {round_id}: team {t.upper()} {crit} has no override to clear")
+                if judgment is None:
+                    judgment = round_.judgment = Judgment(
+                        needs_review=True,
+                        review_reasons=["the judge gave no judgment; scored by hand"],
+                        parse_method="manual",
+                        judge_model=round_.judge_model,
+                    )
+                parsed = getattr(judgment.parsed_scores(t), crit)
+                judgment.overrides.append(
+                    Override(team=t, criterion=crit, parsed_value=parsed, value=value, note=note, author=author)
+                )
+                path = self.round_path(round_id)
+                data = round_.model_dump_json(indent=2).encode("utf-8")
+                atomic_write(path, data, durable=self.durable)
+                self._after_write(round_id, round_, path, data)
+                self._flush_locked()  # overrides are rare and precious: index them now
+        return round_
+
+    # ----------------------------------------------------------------------------------------- tournaments
 
     def save_tournament(self, tournament: Tournament) -> Path:
-        raise NotImplementedError
+        path = self.tournament_path(tournament.id)
+        with self._writing():
+            self.tournaments_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, tournament.model_dump_json(indent=2).encode("utf-8"), durable=self.durable)
+        return path
 
     def load_tournament(self, tournament_id: str) -> Tournament:
-        raise NotImplementedError
+        path = self.tournament_path(tournament_id)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise StoreError(f"tournament {tournament_id!r} not found: {path} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot read: {exc}") from None
+        try:
+            return Tournament.model_validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors()[0] if exc.errors() else {}
+            raise StoreError(f"{path}: not a readable tournament ({first.get('msg', exc)})") from None
 
     def list_tournaments(self) -> list[Tournament]:
-        raise NotImplementedError
+        """Every readable tournament, oldest first; unreadable files are logged and skipped."""
+        out: list[Tournament] = []
+        if not self.tournaments_dir.is_dir():
+            return out
+        for path in sorted(self.tournaments_dir.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                out.append(self.load_tournament(path.stem))
+            except StoreError as exc:
+                log.warning("%s", exc)
+                self.problems.append((str(path), str(exc)))
+        out.sort(key=lambda t: t.created)
+        return out
 
-    def apply_override(self, round_id: str, team: Team, criterion: str, value: int | None, note: str = "") -> Round:
-        raise NotImplementedError
+    # ----------------------------------------------------------------------------------------- the index
+
+    def _read_index(self) -> dict[str, dict[str, Any]]:
+        """index.json through TinyDB; raises on a corrupt file."""
+        db = _IndexDB(self.index_path, durable=self.durable, storage=_AtomicJSONStorage)
+        try:
+            docs = db.table("rounds").all()
+        finally:
+            db.close()
+        return {str(doc.doc_id): dict(doc) for doc in docs if _valid_entry(dict(doc))}
+
+    def _ensure_loaded(self) -> None:
+        """First use: load index.json, then bring it up to date with the round files."""
+        if self._entries is not None:
+            return
+        entries: dict[str, dict[str, Any]] = {}
+        self._index_stamp = _stat_stamp(self.index_path)
+        if self._index_stamp is not None:
+            try:
+                entries = self._read_index()
+            except (OSError, ValueError, TypeError, AttributeError) as exc:
+                log.warning("%s: unreadable index (%s); rebuilding it from the round files", self.index_path, exc)
+                entries = {}
+        self._entries = entries
+        self._reconcile()
+
+    def _scan(self) -> dict[str, tuple[int, int, int]]:
+        out: dict[str, tuple[int, int, int]] = {}
+        try:
+            it = os.scandir(self.rounds_dir)
+        except FileNotFoundError:
+            return out
+        with it:
+            for de in it:
+                name = de.name
+                if name.startswith(".") or not name.endswith(".json"):
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    out[name[:-5]] = _stamp(de.stat())
+        return out
+
+    def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
+        path = self.rounds_dir / f"{rid}.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+            round_ = Round.model_validate_json(text)
+        except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.problems.append((str(path), reason))
+            log.warning("%s: unreadable round file skipped (%s)", path, reason)
+            return None
+        if round_.id != rid:
+            self.problems.append((str(path), f"file name does not match round id {round_.id!r}"))
+            log.warning("%s: round id %r does not match the file name; skipped", path, round_.id)
+            return None
+        self._cache_put(rid, stamp, text)
+        return index_entry(round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=stamp[1])
+
+    def _reconcile(self) -> int:
+        """Re-index round files whose size/mtime differ from their index document; drop documents whose
+        file is gone. Returns how many documents changed; writes the index if any did (and it can)."""
+        assert self._entries is not None
+        files = self._scan()
+        changed = 0
+        for rid, stamp in files.items():
+            e = self._entries.get(rid)
+            if e is not None and e.get("mtime_ns") == stamp[1] and e.get("size") == stamp[2]:
+                continue
+            entry = self._index_file(rid, stamp)
+            if entry is None:
+                self._entries.pop(rid, None)
+            else:
+                self._entries[rid] = entry
+                self._dirty.add(rid)
+            changed += 1
+        for rid in [r for r in self._entries if r not in files]:
+            del self._entries[rid]
+            changed += 1
+        if changed or (files and self._index_stamp is None):
+            try:
+                with self._writing():
+                    self._flush_locked(force=True)
+            except OSError as exc:  # a read-only store can still be browsed
+                log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
+        return changed
+
+    def refresh(self) -> int:
+        """Pick up rounds other processes saved but have not indexed yet (a directory scan)."""
+        with self._lock:
+            if self._entries is None:
+                self._ensure_loaded()
+                return 0
+            self._merge_disk_index_if_changed()
+            return self._reconcile()
+
+    def _merge_disk_index_if_changed(self) -> None:
+        """Another process wrote index.json: take its newer documents (cheap: one stat when unchanged)."""
+        stamp = _stat_stamp(self.index_path)
+        if stamp is None or stamp == self._index_stamp:
+            return
+        try:
+            disk = self._read_index()
+        except (OSError, ValueError, TypeError, AttributeError):
+            return  # being replaced or corrupt; the round files stay the truth
+        self._index_stamp = stamp
+        self._merge(disk)
+
+    def _merge(self, disk: dict[str, dict[str, Any]]) -> None:
+        assert self._entries is not None
+        for rid, e in disk.items():
+            mine = self._entries.get(rid)
+            if mine is None or e["saved_ns"] > mine["saved_ns"]:
+                self._entries[rid] = e
+                self._dirty.discard(rid)
+
+    def _flush_due(self) -> bool:
+        if not self._dirty:
+            return False
+        assert self._entries is not None
+        if len(self._dirty) >= max(self.FLUSH_MIN_SAVES, len(self._entries) // self.FLUSH_FRACTION):
+            return True
+        return time.monotonic() - self._last_flush >= self.FLUSH_SECONDS
+
+    def _flush_locked(self, *, force: bool = False) -> None:
+        """Write index.json (caller holds the flock): merge in what other writers flushed, then write."""
+        if self._entries is None or (not self._dirty and not force):
+            return
+        stamp = _stat_stamp(self.index_path)
+        if stamp is not None and stamp != self._index_stamp:
+            try:
+                self._merge(self._read_index())
+            except (OSError, ValueError, TypeError, AttributeError):
+                pass  # corrupt on disk: ours (plus the round files) replaces it
+        db = _IndexDB(self.index_path, durable=self.durable, storage=CachingMiddleware(_AtomicJSONStorage))
+        try:
+            db.drop_tables()  # all of this lands in the cache; close() writes the file once
+            db.table("rounds").insert_multiple(Document(e, doc_id=rid) for rid, e in self._entries.items())
+            db.table("meta").insert(
+                Document({"format": INDEX_FORMAT, "rounds": len(self._entries), "written_ns": time.time_ns()},
+                         doc_id="store")
+            )
+        finally:
+            db.close()
+        self._index_stamp = _stat_stamp(self.index_path)
+        self._dirty.clear()
+        self._last_flush = time.monotonic()
+        self.index_writes += 1
+
+    def flush(self) -> None:
+        """Write pending index changes now (also done on close() and at interpreter exit)."""
+        with self._lock:
+            if self._entries is None or not self._dirty:
+                return
+            with self._writing():
+                self._flush_locked()
 
     def rebuild_index(self) -> int:
-        raise NotImplementedError
+        """Rebuild index.json from the round files alone. Unreadable files are skipped, logged and listed
+        in `problems`, never deleted. Returns the number of rounds indexed."""
+        with self._lock, self._writing():
+            self.problems = []
+            self._entries = {}
+            for rid, stamp in self._scan().items():
+                entry = self._index_file(rid, stamp)
+                if entry is not None:
+                    self._entries[rid] = entry
+            self._index_stamp = None  # do not merge the old index back in
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.index_path)
+            self._flush_locked(force=True)
+            return len(self._entries)
+
+    def close(self) -> None:
+        with self._lock:
+            self.flush()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+        _OPEN_STORES.discard(self)
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
