@@ -8,7 +8,7 @@ Policy (the spec: exponential backoff, 3 attempts):
 - an empty answer is retried too (a fresh sample usually answers), but counts against the same attempts.
 - never retried: 400/401/403/404/422, context overflow, exhausted quota, a refusal (it would refuse again)
   and a max-tokens cut-off (it would be cut off again at the same length).
-- the wait is `backoff_s * 2**(n-1)` with jitter (50-100 % of it), capped at `backoff_max_s`; a Retry-After
+- the wait is `backoff_s * 2**(n-1)` with jitter (75-100 % of it, so each wait is clearly longer than the last), capped at `backoff_max_s`; a Retry-After
   from the server replaces it. A Retry-After longer than `retry_after_max_s` is not waited for: the call
   fails at once, saying how long the server asked for.
 """
@@ -55,7 +55,7 @@ class RetryPolicy:
                 return None
             return max(0.0, error.retry_after)
         base = min(self.backoff_max_s, self.backoff_s * 2 ** (failed_attempt - 1))
-        return base * (0.5 + 0.5 * self._rng.random())
+        return base * (0.75 + 0.25 * self._rng.random())
 
 
 class RetryingClient(ModelClient):

@@ -1,0 +1,129 @@
+"""Anthropic Messages API over the raw event stream (AsyncAnthropic).
+
+anthropic 2.x speaks API version 2026-10-21, which has no temperature/top_p/top_k: this client sends no
+sampling settings (config rejects `temperature` for this provider). The system prompt carries a
+`cache_control` breakpoint so repeated phases with the same system prompt read it from the prompt cache;
+cache reads are reported as `cached_tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ebtui.config import ModelConfig
+from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.errors import classify
+
+DEFAULT_MAX_TOKENS = 4096
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "stop",
+    "max_tokens": "length",
+    "refusal": "refusal",
+    "pause_turn": "unknown",
+}
+
+
+class AnthropicClient(ModelClient):
+    supports_json_schema = True
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        from anthropic import AsyncAnthropic, Timeout
+
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+        self.cache_system = bool(cfg.extras.get("cache_system", True))
+        self._client = AsyncAnthropic(
+            api_key=cfg.api_key(),
+            base_url=cfg.effective_base_url,
+            max_retries=0,  # retries happen once, in ebtui.providers.retry
+            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
+            default_headers=cfg.extras.get("extra_headers") or None,
+        )
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
+
+    def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
+                max_tokens: int | None) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.cfg.model,
+            "max_tokens": max_tokens or self.cfg.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": [{"role": "user", "content": prompt}],
+            "stream": True,
+        }
+        if system_prompt:
+            block: dict[str, Any] = {"type": "text", "text": system_prompt}
+            if self.cache_system:
+                block["cache_control"] = {"type": "ephemeral"}
+            params["system"] = [block]
+        if json_schema is not None:
+            from anthropic import transform_schema
+
+            params["output_config"] = {"format": {"type": "json_schema", "schema": transform_schema(json_schema)}}
+        return params
+
+    async def stream(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        timer = Timer()
+        params = self._params(prompt, system_prompt, json_schema, max_tokens)
+        parts: list[str] = []
+        reason: FinishReason | None = None
+        raw_reason: str | None = None
+        stopped = False
+        input_tokens = output_tokens = cached = 0
+        started = False
+        try:
+            stream = await self._client.messages.create(**params)
+            started = True
+            async with stream:
+                async for event in stream:
+                    etype = event.type
+                    if etype == "message_start":
+                        u = event.message.usage
+                        cached = u.cache_read_input_tokens or 0
+                        # input_tokens excludes cache reads and writes; the total is what was sent
+                        input_tokens = (u.input_tokens or 0) + cached + (u.cache_creation_input_tokens or 0)
+                        output_tokens = u.output_tokens or 0
+                    elif etype == "content_block_delta":
+                        delta = event.delta
+                        if delta.type == "text_delta" and delta.text:
+                            timer.token()
+                            parts.append(delta.text)
+                            yield Delta(delta.text)
+                    elif etype == "message_delta":
+                        if event.delta.stop_reason:
+                            raw_reason = event.delta.stop_reason
+                            if raw_reason == "model_context_window_exceeded":
+                                raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
+                            reason = _FINISH.get(raw_reason, "unknown")
+                        if event.usage is not None and event.usage.output_tokens is not None:
+                            output_tokens = event.usage.output_tokens
+                    elif etype == "message_stop":
+                        stopped = True
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
+            err = classify(self.name, exc, streaming=started)
+            err.partial_text = "".join(parts)
+            raise err from exc
+        if not stopped:
+            reason = None  # no message_stop: the stream was cut short, whatever it said before
+        usage = with_cost(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached),
+                          self.cfg.price_in, self.cfg.price_out)
+        yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
+                     max_tokens=params["max_tokens"])
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,128 @@
+"""OpenAI chat completions, and every OpenAI-compatible endpoint (xAI, Qwen, OpenRouter, Together, Ollama,
+vLLM, llama.cpp server, any base_url): async streaming with usage in the last chunk."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ebtui.config import ModelConfig
+from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage
+from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.errors import classify
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+    "tool_calls": "stop",
+    "function_call": "stop",
+    "end_turn": "stop",
+    "eos": "stop",
+}
+
+
+class OpenAIClient(ModelClient):
+    def __init__(self, cfg: ModelConfig) -> None:
+        from openai import AsyncOpenAI, Timeout
+
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+        self.supports_json_schema = bool(cfg.extras.get("json_schema", True))
+        key = cfg.api_key() or "no-key"  # keyless local servers still need a non-empty string
+        self._client = AsyncOpenAI(
+            api_key=key,
+            base_url=cfg.effective_base_url,
+            max_retries=0,  # retries happen once, in ebtui.providers.retry
+            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
+            default_headers=cfg.extras.get("extra_headers") or None,
+        )
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
+
+    def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
+                max_tokens: int | None) -> dict[str, Any]:
+        cfg = self.cfg
+        messages = []
+        if system_prompt:
+            messages.append({"role": "system", "content": system_prompt})
+        messages.append({"role": "user", "content": prompt})
+        params: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        limit = max_tokens or cfg.max_tokens
+        if limit:
+            # OpenAI's own reasoning models reject max_tokens; compatible servers mostly know only max_tokens
+            params["max_completion_tokens" if cfg.provider == "openai" else "max_tokens"] = limit
+        if cfg.temperature is not None:
+            params["temperature"] = cfg.temperature
+        for key in ("top_p", "seed", "reasoning_effort"):
+            if key in cfg.extras:
+                params[key] = cfg.extras[key]
+        if json_schema is not None and self.supports_json_schema:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": json_schema, "strict": False},
+            }
+        return params
+
+    async def stream(
+        self,
+        prompt: str,
+        system_prompt: str,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        timer = Timer()
+        params = self._params(prompt, system_prompt, json_schema, max_tokens)
+        parts: list[str] = []
+        refusal: list[str] = []
+        reason: FinishReason | None = None
+        raw_reason: str | None = None
+        usage = Usage()
+        started = False
+        try:
+            stream = await self._client.chat.completions.create(**params)
+            started = True
+            async with stream:
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        details = getattr(chunk.usage, "prompt_tokens_details", None)
+                        usage = Usage(
+                            input_tokens=chunk.usage.prompt_tokens or 0,
+                            output_tokens=chunk.usage.completion_tokens or 0,
+                            cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
+                        )
+                    for choice in chunk.choices or ():
+                        if choice.index:
+                            continue
+                        delta = choice.delta
+                        if delta is not None:
+                            if delta.content:
+                                timer.token()
+                                parts.append(delta.content)
+                                yield Delta(delta.content)
+                            if getattr(delta, "refusal", None):
+                                refusal.append(delta.refusal)
+                        if choice.finish_reason:
+                            raw_reason = choice.finish_reason
+                            reason = _FINISH.get(choice.finish_reason, "unknown")
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
+            err = classify(self.name, exc, streaming=started)
+            err.partial_text = "".join(parts)
+            raise err from exc
+        if refusal:
+            reason, raw_reason = "refusal", "".join(refusal)
+        yield finish(self.name, self.model, "".join(parts), reason, with_cost(usage, self.cfg.price_in, self.cfg.price_out),
+                     timer, raw_reason=raw_reason, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
+
+    async def aclose(self) -> None:
+        await self._client.close()
