@@ -404,8 +404,7 @@ class _Builder:
                 # sub-headings stay inside a dilemma (e.g. "Option A") or a probes section (its groups)
                 if not explicit and deeper and current.kind == "probes":
                     title = None
-                elif not explicit and deeper and current.kind == "dilemma" and (
-                        current.explicit or current.labels_seen):
+                elif not explicit and deeper and (current.explicit or current.labels_seen):
                     title = None
             if title is not None:
                 text, explicit = title
