@@ -1,0 +1,239 @@
+"""The documented lexicons the analysis reads text with: moral frameworks, consistency cues, disagreement cues.
+
+These are transparent rules, not a model: a sentence "mentions" a framework when one of the framework's
+patterns below matches it (case-insensitive, whole words; a trailing ``*`` in the README listing means the
+pattern matches any word ending). The README section "Analysis and reports" repeats the lists; keep the two
+in step. A lexicon is a blunt instrument: it counts vocabulary, not understanding — which is why the report
+quotes the sentence that matched, so a reader can judge each hit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FRAMEWORKS: tuple[str, ...] = (
+    "consequentialist",
+    "deontological",
+    "virtue",
+    "care",
+    "contractualist",
+    "other",
+)
+
+#: framework -> regular expressions (matched case-insensitively against one sentence)
+FRAMEWORK_LEXICON: dict[str, tuple[str, ...]] = {
+    "consequentialist": (
+        r"\bconsequentialis\w*",
+        r"\butilitarian\w*",
+        r"\bgreatest (?:good|number|happiness)\b",
+        r"\bmaximi[sz]\w* (?:overall |total |aggregate |expected )?(?:welfare|well-?being|utility|happiness)\b",
+        r"\bexpected (?:welfare|utility|value)\b",
+        r"\bcost-benefit\b",
+        r"\bnet (?:harm|benefit|welfare)\b",
+        r"\baggregate (?:welfare|harm|benefit)\b",
+    ),
+    "deontological": (
+        r"\bdeontolog\w*",
+        r"\bkant\w*",
+        r"\bcategorical imperative\b",
+        r"\bmerely as (?:a )?means\b",
+        r"\bmeans to an end\b",
+        r"\bdut(?:y|ies)\b",
+        r"\bobligations?\b",
+        r"\brights?\b",
+        r"\binviolab\w*",
+        r"\bhuman dignity\b",
+    ),
+    "virtue": (
+        r"\bvirtues?\b",
+        r"\bvirtuous\b",
+        r"\bvirtue ethic\w*",
+        r"\baristotel\w*",
+        r"\beudaimonia\b",
+        r"\bhuman flourishing\b",
+        r"\bpractical wisdom\b",
+        r"\bphronesis\b",
+        r"\bmoral character\b",
+        r"\bwhat (?:a|the) (?:good|virtuous) person would\b",
+    ),
+    "care": (
+        r"\bethics? of care\b",
+        r"\bcare ethic\w*",
+        r"\bcare[- ](?:perspective|based|ethics?)\b",
+        r"\bcaring relationships?\b",
+        r"\brelational (?:ethics|obligations?|responsibilit\w*)\b",
+        r"\bgilligan\b",
+        r"\bnoddings\b",
+    ),
+    "contractualist": (
+        r"\bcontractualis\w*",
+        r"\bcontractarian\w*",
+        r"\bscanlon\w*",
+        r"\brawls\w*",
+        r"\bveil of ignorance\b",
+        r"\bsocial contract\b",
+        r"\boriginal position\b",
+        r"\breasonably reject\w*",
+        r"\bjustifiable to (?:each|everyone|all)\b",
+    ),
+    "other": (
+        r"\bnatural law\b",
+        r"\bdivine command\b",
+        r"\bpragmatis\w*",
+        r"\bprinciplism\b",
+        r"\begois\w*",
+        r"\brelativis\w*",
+        r"\bparticularis\w*",
+        r"\bcapabilit(?:y|ies) approach\b",
+        r"\bconfucian\w*",
+        r"\bubuntu\b",
+        r"\bstoic\w*",
+        r"\blibertarian\w*",
+        r"\bcommunitarian\w*",
+        r"\bintuitionis\w*",
+    ),
+}
+
+#: consistency-test answer classes, in the order the rules try them (first class with a cue wins,
+#: except that "inconsistent_unacknowledged" only applies when no acknowledging cue matched)
+CONSISTENCY_CLASSES: tuple[str, ...] = (
+    "acknowledged_refinement",
+    "relevant_difference",
+    "inconsistent_unacknowledged",
+    "kept_principle",
+    "unclassified",
+)
+
+CONSISTENCY_LABELS: dict[str, str] = {
+    "acknowledged_refinement": "acknowledged the principle needs refinement",
+    "relevant_difference": "named a relevant difference",
+    "inconsistent_unacknowledged": "inconsistent without acknowledging it",
+    "kept_principle": "kept the principle",
+    "unclassified": "no rule matched",
+}
+
+CONSISTENCY_CUES: dict[str, tuple[str, ...]] = {
+    "acknowledged_refinement": (
+        r"\brefine\w*",
+        r"\bqualif(?:y|ied|ication)\w* (?:my|the) principle\b",
+        r"\b(?:revise|amend|modify|narrow|restrict|adjust)\w* (?:my|the|this) (?:original )?principle\b",
+        r"\bprinciple (?:is|was) too (?:broad|strong|narrow|simple|crude)\b",
+        r"\b(?:my|the) principle (?:needs|requires|must be)\b",
+        r"\bi was wrong\b",
+        r"\bexposes? a (?:gap|flaw|weakness|limit\w*)\b",
+        r"\b(?:in )?tension with my (?:earlier|original|first|previous)\b",
+    ),
+    "relevant_difference": (
+        r"\b(?:morally )?relevant differences?\b",
+        r"\bkey differences?\b",
+        r"\bcrucial differences?\b",
+        r"\bmorally significant differences?\b",
+        r"\bdisanalog\w*",
+        r"\bdiffers? (?:in|because|from the original)\b",
+        r"\bunlike (?:the|in the) original\b",
+        r"\bdistinguish\w*",
+        r"\bnot (?:truly |really )?analogous\b",
+    ),
+    "inconsistent_unacknowledged": (
+        r"\b(?:here|in this case),? (?:however,? )?i would (?:not|instead|rather)\b",
+        r"\bthe opposite conclusion\b",
+        r"\ba different conclusion\b",
+        r"\bhere (?:it is|it's) (?:permissible|acceptable|justified|fine)\b",
+        r"\bin this case (?:it is|it's) (?:permissible|acceptable|justified|fine)\b",
+    ),
+    "kept_principle": (
+        r"\bsame principle\b",
+        r"\bprinciple (?:still |also )?(?:applies|holds)\b",
+        r"\bapplies (?:equally|here as well|here too|just as)\b",
+        r"\bthe same conclusion\b",
+        r"\breach the same\b",
+        r"\bconsistent with my (?:earlier|original|first|previous)\b",
+        r"\bremains? consistent\b",
+        r"\bholds? here (?:as well|too)\b",
+    ),
+}
+
+#: phrases that signal Team B pushing back (self-debate: does a model argue with itself?)
+DISAGREEMENT_CUES: tuple[str, ...] = (
+    r"\bi disagree\b",
+    r"\bdisagree\w*",
+    r"\bpush(?:es|ing)? back\b",
+    r"\bi (?:am|'m) not (?:convinced|persuaded)\b",
+    r"\bunconvinc\w*",
+    r"\bi (?:would )?challenge\b",
+    r"\boverlook\w*",
+    r"\bunderestimat\w*",
+    r"\boverstat\w*",
+    r"\bfails? to\b",
+    r"\bproblematic\b",
+    r"\bobjection\w*",
+    r"\bcounter-?argument\w*",
+    r"\bon the contrary\b",
+    r"\bweakness\w*",
+    r"\bi question\b",
+    r"\bbut (?:this|that) (?:ignores|neglects|misses)\b",
+)
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+_FRAMEWORK_RE = {k: _compile(v) for k, v in FRAMEWORK_LEXICON.items()}
+_CONSISTENCY_RE = {k: _compile(v) for k, v in CONSISTENCY_CUES.items()}
+_DISAGREE_RE = _compile(DISAGREEMENT_CUES)
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (on . ! ? followed by space, and on line breaks); blanks dropped."""
+    return [s.strip() for s in _SENTENCE_SPLIT.split(text or "") if s.strip()]
+
+
+@dataclass(frozen=True)
+class CueMatch:
+    label: str  # the framework or class
+    cue: str  # the text that matched
+    sentence: str  # the sentence it matched in
+
+
+def _first_match(patterns: tuple[re.Pattern[str], ...], sentence: str) -> str | None:
+    for p in patterns:
+        m = p.search(sentence)
+        if m:
+            return m.group(0)
+    return None
+
+
+def framework_mentions(text: str) -> dict[str, list[CueMatch]]:
+    """Per framework, every sentence of `text` that mentions it (with the cue that matched)."""
+    out: dict[str, list[CueMatch]] = {f: [] for f in FRAMEWORKS}
+    for s in sentences(text):
+        for fw, pats in _FRAMEWORK_RE.items():
+            cue = _first_match(pats, s)
+            if cue:
+                out[fw].append(CueMatch(fw, cue, s))
+    return out
+
+
+def consistency_cues(text: str) -> dict[str, list[CueMatch]]:
+    """Per consistency class, the sentences carrying one of its cues."""
+    out: dict[str, list[CueMatch]] = {c: [] for c in CONSISTENCY_CUES}
+    for s in sentences(text):
+        for cls, pats in _CONSISTENCY_RE.items():
+            cue = _first_match(pats, s)
+            if cue:
+                out[cls].append(CueMatch(cls, cue, s))
+    return out
+
+
+def disagreement_sentences(text: str) -> list[CueMatch]:
+    """The sentences of `text` carrying a disagreement cue."""
+    out = []
+    for s in sentences(text):
+        cue = _first_match(_DISAGREE_RE, s)
+        if cue:
+            out.append(CueMatch("disagreement", cue, s))
+    return out
