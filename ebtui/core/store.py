@@ -3,8 +3,9 @@
 Layout under the store root (default ./saved, or --store / $EBTUI_STORE):
   rounds/<round_id>.json         one JSON file per round (indent=2), rewritten atomically after each phase
   tournaments/<id>.json          one file per tournament
-  index.json                     a TinyDB database, table "rounds": one small document per round, keyed by
-                                 round id; rebuilt from the round files whenever it is lost, corrupt or stale
+  index.json                     a plain TinyDB database, table "rounds": one small document per round
+                                 (field "id" is the round id); rebuilt from the round files whenever it
+                                 is lost, corrupt or stale
   .lock                          an fcntl.flock lock file serialising writers across processes
 
 Nothing is created until the first write.
@@ -44,7 +45,6 @@ from pydantic import ValidationError
 from tinydb import TinyDB
 from tinydb.middlewares import CachingMiddleware
 from tinydb.storages import Storage
-from tinydb.table import Document, Table
 
 from ebtui.core.records import (
     CRITERIA,
@@ -144,16 +144,6 @@ class _AtomicJSONStorage(Storage):
         atomic_write(self.path, payload, durable=self.durable)
 
 
-class _RoundIdTable(Table):
-    """Documents keyed by round id (TinyDB's documented custom document ids)."""
-
-    document_id_class = str
-
-
-class _IndexDB(TinyDB):
-    table_class = _RoundIdTable
-
-
 # --------------------------------------------------------------------------------------------- index entries
 
 
@@ -225,6 +215,16 @@ def normalise_team(team: str) -> Team:
     return t  # type: ignore[return-value]
 
 
+def _manual_judgment(round_: Round) -> Judgment:
+    """An empty judgment for a round the judge did not score, so a human can score it by hand."""
+    return Judgment(
+        needs_review=True,
+        review_reasons=["the judge gave no judgment; scored by hand"],
+        parse_method="manual",
+        judge_model=round_.judge_model,
+    )
+
+
 def _override_key(ov: Override) -> tuple[Any, ...]:
     return (ov.team, ov.criterion, ov.value, ov.note, ov.time.isoformat(), ov.author)
 
@@ -272,6 +272,8 @@ class ResultsStore:
         self._dirty: set[str] = set()
         self._index_stamp: tuple[int, int, int] | None = None  # index.json as last read or written by us
         self._written: dict[str, tuple[int, int, int]] = {}  # round file stamps as we last wrote them
+        #: overrides other writers put in round files this instance saves, kept on every later save
+        self._foreign: dict[str, dict[tuple[Any, ...], Override]] = {}
         self._cache: OrderedDict[str, tuple[tuple[int, int, int], str]] = OrderedDict()
         self._last_flush = time.monotonic()
         #: how many times this instance wrote index.json (tests and benchmarks read it)
@@ -367,26 +369,35 @@ class ResultsStore:
         self._cache_put(rid, stamp, data.decode("utf-8"))
 
     def _keep_foreign_overrides(self, round_: Round, path: Path) -> None:
+        """Carry over overrides another writer put in the file, now and on every later save of the round
+        (the round engine may replace its whole judgment after a human has already scored by hand)."""
+        rid = round_.id
         current = _stat_stamp(path)
-        if current is None or current == self._written.get(round_.id):
-            return  # new round, or the file is as we left it
-        try:
-            disk = json.loads(path.read_bytes()).get("judgment")
-        except (OSError, ValueError, AttributeError):
-            return  # an unreadable file is simply replaced by the new whole round
-        if not isinstance(disk, dict) or not disk.get("overrides"):
-            return
-        try:
-            disk_judgment = Judgment.model_validate(disk)
-        except ValidationError:
+        if current is not None and current != self._written.get(rid):
+            disk = self._disk_overrides(path)
+            if disk:
+                known = self._foreign.setdefault(rid, {})
+                for ov in disk:
+                    known.setdefault(_override_key(ov), ov)
+        foreign = self._foreign.get(rid)
+        if not foreign:
             return
         if round_.judgment is None:
-            round_.judgment = disk_judgment  # a human scored a judge-less round by hand
-            return
+            round_.judgment = _manual_judgment(round_)
         have = {_override_key(o) for o in round_.judgment.overrides}
-        extra = [o for o in disk_judgment.overrides if _override_key(o) not in have]
+        extra = [o for k, o in foreign.items() if k not in have]
         if extra:
             round_.judgment.overrides = sorted([*round_.judgment.overrides, *extra], key=lambda o: o.time)
+
+    @staticmethod
+    def _disk_overrides(path: Path) -> list[Override]:
+        try:
+            judgment = json.loads(path.read_bytes()).get("judgment")
+            if not isinstance(judgment, dict):
+                return []
+            return [Override.model_validate(o) for o in judgment.get("overrides") or []]
+        except (OSError, ValueError, AttributeError, TypeError):
+            return []  # an unreadable file is simply replaced by the new whole round
 
     def load_round(self, round_id: str) -> Round:
         path = self.round_path(round_id)
@@ -534,16 +545,14 @@ class ResultsStore:
                 if value is None and (judgment is None or (t, crit) not in judgment.active_overrides()):
                     raise ValueError(f"round {round_id}: team {t.upper()} {crit} has no override to clear")
                 if judgment is None:
-                    judgment = round_.judgment = Judgment(
-                        needs_review=True,
-                        review_reasons=["the judge gave no judgment; scored by hand"],
-                        parse_method="manual",
-                        judge_model=round_.judge_model,
-                    )
+                    judgment = round_.judgment = _manual_judgment(round_)
                 parsed = getattr(judgment.parsed_scores(t), crit)
-                judgment.overrides.append(
-                    Override(team=t, criterion=crit, parsed_value=parsed, value=value, note=note, author=author)
+                override = Override(
+                    team=t, criterion=crit, parsed_value=parsed, value=value, note=note, author=author
                 )
+                judgment.overrides.append(override)
+                # a round engine using this same store instance still holds the round without it
+                self._foreign.setdefault(round_id, {})[_override_key(override)] = override
                 path = self.round_path(round_id)
                 data = round_.model_dump_json(indent=2).encode("utf-8")
                 atomic_write(path, data, durable=self.durable)
@@ -594,12 +603,12 @@ class ResultsStore:
 
     def _read_index(self) -> dict[str, dict[str, Any]]:
         """index.json through TinyDB; raises on a corrupt file."""
-        db = _IndexDB(self.index_path, durable=self.durable, storage=_AtomicJSONStorage)
+        db = TinyDB(self.index_path, durable=self.durable, storage=_AtomicJSONStorage)
         try:
             docs = db.table("rounds").all()
         finally:
             db.close()
-        return {str(doc.doc_id): dict(doc) for doc in docs if _valid_entry(dict(doc))}
+        return {doc["id"]: dict(doc) for doc in docs if _valid_entry(doc)}
 
     def _ensure_loaded(self) -> None:
         """First use: load index.json, then bring it up to date with the round files."""
@@ -723,13 +732,12 @@ class ResultsStore:
                 self._merge(self._read_index())
             except (OSError, ValueError, TypeError, AttributeError):
                 pass  # corrupt on disk: ours (plus the round files) replaces it
-        db = _IndexDB(self.index_path, durable=self.durable, storage=CachingMiddleware(_AtomicJSONStorage))
+        db = TinyDB(self.index_path, durable=self.durable, storage=CachingMiddleware(_AtomicJSONStorage))
         try:
             db.drop_tables()  # all of this lands in the cache; close() writes the file once
-            db.table("rounds").insert_multiple(Document(e, doc_id=rid) for rid, e in self._entries.items())
+            db.table("rounds").insert_multiple(self._entries.values())
             db.table("meta").insert(
-                Document({"format": INDEX_FORMAT, "rounds": len(self._entries), "written_ns": time.time_ns()},
-                         doc_id="store")
+                {"format": INDEX_FORMAT, "rounds": len(self._entries), "written_ns": time.time_ns()}
             )
         finally:
             db.close()
