@@ -1,0 +1,136 @@
+"""The ebtui Textual app: setup → live round → score card, and the results browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+
+from ebtui.core.safe_text import strip_control
+from ebtui.tui.commands import EbtuiCommands
+from ebtui.tui.screens.setup import SetupScreen
+from ebtui.tui.services import Services
+from ebtui.tui.themes import DEFAULT_THEME, ThemeFileError, builtin_themes, user_themes
+
+
+class EbtuiApp(App[None]):
+    TITLE = "ebtui"
+    SUB_TITLE = "Ethics Bowl for language models"
+    CSS_PATH = "ebtui.tcss"
+    COMMANDS = App.COMMANDS | {EbtuiCommands}
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("question_mark", "help", "Help", show=False, id="app.help2"),
+        Binding("f2", "new_round", "New round", id="app.new_round"),
+        Binding("f3", "browse_results", "Results", id="app.results"),
+        Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
+    ]
+
+    def __init__(self, services: Services, *, load_user_themes: bool = True, theme: str | None = None,
+                 snapshot: bool = False) -> None:
+        super().__init__()
+        self.services = services
+        self._load_user_themes = load_user_themes
+        self._theme_errors: list[str] = []
+        self._initial_theme = theme
+        if snapshot:
+            self.animation_level = "none"
+        self._register_themes()
+
+    def _register_themes(self) -> None:
+        try:
+            for theme in builtin_themes():
+                self.register_theme(theme)
+        except ThemeFileError as exc:  # a packaging bug; say so and carry on with Textual's themes
+            self._theme_errors.append(str(exc))
+        if self._load_user_themes:
+            loaded = user_themes()
+            for theme in loaded.themes:
+                self.register_theme(theme)
+            self._theme_errors += loaded.errors
+        wanted = self._initial_theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+
+    def on_mount(self) -> None:
+        for error in self._theme_errors:
+            self.notify(strip_control(error), title="Theme file skipped", severity="warning", timeout=10)
+        self.push_screen(SetupScreen())
+
+    # -- actions -------------------------------------------------------------------------------
+    def _setup_screen(self) -> SetupScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SetupScreen):
+                return screen
+        return None
+
+    def action_new_round(self) -> None:
+        from ebtui.tui.screens.live import LiveRoundScreen
+
+        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
+            self.notify("A round is running: cancel it (x) first.", severity="warning")
+            return
+        setup = self._setup_screen()
+        if setup is None:
+            self.push_screen(SetupScreen())
+            return
+        while self.screen is not setup and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_browse_results(self) -> None:
+        from ebtui.tui.screens.live import LiveRoundScreen
+        from ebtui.tui.screens.results import ResultsScreen
+
+        if isinstance(self.screen, ResultsScreen):
+            return
+        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
+            self.notify("A round is running: cancel it (x) or wait for it to finish.", severity="warning")
+            return
+        self.push_screen(ResultsScreen())
+
+    def action_open_document(self) -> None:
+        self.action_new_round()
+        setup = self._setup_screen()
+        if setup is not None:
+            self.call_later(setup.action_open_document)
+
+    def action_help(self) -> None:
+        from ebtui.tui.screens.modals import HelpModal
+
+        if not isinstance(self.screen, HelpModal):
+            self.push_screen(HelpModal())
+
+    @on(SetupScreen.RoundRequested)
+    def _start_round(self, event: SetupScreen.RoundRequested) -> None:
+        from ebtui.tui.screens.live import LiveRoundScreen
+
+        request = event.request
+        try:
+            # building the clients checks keys and names; do it now so a problem is a message, not a crash
+            clients = self.services.make_clients([request.team_a, request.team_b, request.judge])
+        except Exception as exc:
+            self.notify(strip_control(str(exc)), title="Cannot start the round", severity="error", timeout=10)
+            return
+
+        def events() -> Any:
+            return self.services.run_round(request, clients, self.services.store)
+
+        self.push_screen(LiveRoundScreen(request, events))
+
+
+def run_app(document: str | Path | None = None, models_file: str | Path | None = None,
+            store: str | Path | None = None) -> None:
+    """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
+    from ebtui.cli.common import CliError
+    from ebtui.config import ConfigError
+    from ebtui.core.dilemmas import DocumentError
+    from ebtui.tui.services import default_services
+
+    try:
+        services = default_services(document=document, models_file=models_file, store=store)
+    except (ConfigError, DocumentError) as exc:
+        raise CliError(str(exc)) from None
+    EbtuiApp(services).run()

@@ -1,0 +1,32 @@
+"""Command palette entries for ebtui's main actions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class EbtuiCommands(Provider):
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        app = self.app
+        return [
+            ("New round", "Pick a dilemma and models and start a round (F2)", app.action_new_round),  # type: ignore[attr-defined]
+            ("Browse results", "Saved rounds, filtered by model, dilemma, judge, status (F3)",
+             app.action_browse_results),  # type: ignore[attr-defined]
+            ("Open document", "Load another dilemma .docx", app.action_open_document),  # type: ignore[attr-defined]
+            ("Switch theme", "Pick a colour theme, built-in or from themes/ (ctrl+t)", app.action_change_theme),
+            ("Help", "Keys and screens (F1)", app.action_help),  # type: ignore[attr-defined]
+        ]
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, partial(self.app.call_later, callback), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(self.app.call_later, callback), help=help_text)

@@ -1,0 +1,198 @@
+"""A round as it happens: Team A, Team B and the judge streaming side by side.
+
+The screen only routes the core's events to panes; the transcript of record lives in the core (and in the
+store, which the engine writes after each phase).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from ebtui.core.events import (
+    JudgmentParsed,
+    PhaseFailed,
+    PhaseFinished,
+    PhaseRetrying,
+    PhaseStarted,
+    RoundEvent,
+    RoundFinished,
+    TextDelta,
+)
+from ebtui.core.records import PhaseStatus, PhaseType, Round
+from ebtui.core.safe_text import strip_control
+from ebtui.tui.services import RoundRequest
+from ebtui.tui.widgets.role_pane import PhaseView, RolePane
+
+PANE_OF: dict[PhaseType, str] = {
+    PhaseType.PRESENTATION: "pane-a",
+    PhaseType.REBUTTAL: "pane-a",
+    PhaseType.CONSISTENCY_TEST: "pane-a",
+    PhaseType.RESPONSE: "pane-b",
+    PhaseType.JUDGMENT: "pane-judge",
+}
+
+
+class LiveRoundScreen(Screen[None]):
+    CSS_PATH = "live.tcss"
+    BINDINGS = [
+        Binding("x", "cancel_round", "Cancel round", id="live.cancel"),
+        Binding("s", "score_card", "Score card", id="live.score"),
+        Binding("escape", "back", "Back", id="live.back"),
+    ]
+
+    def __init__(self, request: RoundRequest, events: Callable[[], AsyncIterator[RoundEvent]]) -> None:
+        super().__init__()
+        self.request = request
+        self._events = events
+        self.round: Round | None = None
+        self.round_id: str | None = None
+        self.state = "starting"  # starting, running, finished, cancelled, failed
+
+    def compose(self) -> ComposeResult:
+        r = self.request
+        yield Header()
+        yield Static(Text.assemble((strip_control(r.dilemma.title or r.dilemma.id), "bold"),
+                                   ("  blind judge" if r.blind_judge else "", "italic")), id="round-title")
+        with Horizontal(id="panes"):
+            yield RolePane("Team A", r.team_a, (PhaseType.PRESENTATION, PhaseType.REBUTTAL,
+                                               PhaseType.CONSISTENCY_TEST), id="pane-a")
+            yield RolePane("Team B", r.team_b, (PhaseType.RESPONSE,), id="pane-b")
+            yield RolePane("Judge", r.judge, (PhaseType.JUDGMENT,), id="pane-judge")
+        yield Static("", id="round-state", markup=False)
+        yield Footer()
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.app.services.clock  # type: ignore[attr-defined]
+
+    def on_mount(self) -> None:
+        self.sub_title = "Live round"
+        self.set_interval(0.1, self._refresh_status)
+        self._set_state("running", "Running — x cancels.")
+        self.run_round()
+
+    def view(self, phase_type: PhaseType) -> PhaseView:
+        return self.query_one(f"#{PANE_OF[phase_type]}", RolePane).view(phase_type)
+
+    def _refresh_status(self) -> None:
+        for pane in self.query(RolePane):
+            pane.refresh_status(self.clock)
+
+    def _set_state(self, state: str, message: str) -> None:
+        self.state = state
+        self.query_one("#round-state", Static).update(message)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_round":
+            return self.state == "running"
+        if action == "score_card":
+            return self.round is not None and self.state != "running"
+        if action == "back":
+            return self.state != "running"
+        return True
+
+    @work(exclusive=True, group="round", exit_on_error=False)
+    async def run_round(self) -> None:
+        async for event in self._events():
+            await self._route(event)
+
+    async def _route(self, event: RoundEvent) -> None:
+        now = self.clock()
+        if isinstance(event, TextDelta):
+            await self.view(event.phase_type).write(event.text)
+        elif isinstance(event, PhaseStarted):
+            self.round_id = event.round_id
+            self.view(event.phase_type).start(now, event.attempt)
+        elif isinstance(event, PhaseRetrying):
+            await self.view(event.phase_type).retry(event.attempt, event.error)
+        elif isinstance(event, PhaseFinished):
+            await self.view(event.phase.phase_type).finish(event.phase, now)
+        elif isinstance(event, PhaseFailed):
+            await self.view(event.phase.phase_type).fail(event.phase, now)
+        elif isinstance(event, JudgmentParsed):
+            pass  # shown on the score card once the round is saved
+        elif isinstance(event, RoundFinished):
+            self._finished(event.round)
+
+    def _finished(self, round_: Round) -> None:
+        self.round = round_
+        self.round_id = round_.id
+        for view in self.query(PhaseView):
+            if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
+                phase = round_.phase(view.phase_type)
+                if phase is not None and phase.status != view.status:
+                    view.show_final(phase)
+        judgment = round_.judgment
+        review = " — the judgment needs review" if judgment is not None and judgment.effective_needs_review() else ""
+        err = f": {strip_control(round_.error)}" if round_.error else ""
+        self._set_state("finished", f"Round {round_.status.value}{err}{review}. s: score card · escape: back.")
+        self._refresh_status()
+        self.notify(f"Round {round_.status.value}{review}. Press s for the score card.",
+                    severity="warning" if review or round_.status.value != "complete" else "information")
+
+    @on(Worker.StateChanged)
+    async def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "round":
+            return
+        if event.state == WorkerState.CANCELLED:
+            now = self.clock()
+            for view in self.query(PhaseView):
+                if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
+                    await view.fail(None, now, PhaseStatus.CANCELLED)
+            self._set_state("cancelled", "Cancelled — what finished is saved; the round is incomplete. "
+                            "escape: back.")
+            self._refresh_status()
+            self._load_saved()
+        elif event.state == WorkerState.ERROR:
+            error = strip_control(str(event.worker.error))
+            now = self.clock()
+            for view in self.query(PhaseView):
+                if view.status == PhaseStatus.RUNNING:
+                    await view.fail(None, now, PhaseStatus.FAILED, error)
+            self._set_state("failed", f"The round stopped: {error}")
+            self._refresh_status()
+            self._load_saved()
+            self.notify(error, title="Round failed", severity="error", timeout=10)
+        elif event.state == WorkerState.SUCCESS and self.state == "running":
+            self._set_state("finished", "The round ended without a result.")
+
+    @work(thread=True, group="round-load", exit_on_error=False)
+    def _load_saved(self) -> None:
+        store = self.app.services.store  # type: ignore[attr-defined]
+        if self.round_id is None or store is None:
+            return
+        try:
+            saved = store.load_round(self.round_id)
+        except Exception:  # the engine may not have written anything yet: nothing to show then
+            return
+        self.app.call_from_thread(self._saved_loaded, saved)
+
+    def _saved_loaded(self, saved: Round) -> None:
+        self.round = saved
+        self.refresh_bindings()
+
+    def action_cancel_round(self) -> None:
+        for worker in self.workers:
+            if worker.group == "round" and worker.is_running:
+                worker.cancel()
+                self._set_state("cancelling", "Cancelling…")
+
+    def action_score_card(self) -> None:
+        if self.round is None:
+            return
+        from ebtui.tui.screens.score import ScoreCardScreen
+
+        self.app.push_screen(ScoreCardScreen(self.round))
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,191 @@
+"""Saved rounds from the store's index, filtered in memory; Enter opens one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+from ebtui.core.records import RoundStatus
+from ebtui.core.safe_text import strip_control
+
+REVIEW_CHOICES = [("needs review", "yes"), ("reviewed / fine", "no")]
+
+
+@dataclass(frozen=True)
+class ResultFilters:
+    """Substring filters (case-insensitive) over index entries; None/"" means any."""
+
+    model: str = ""
+    dilemma: str = ""
+    judge: str = ""
+    tournament: str = ""
+    status: str | None = None
+    needs_review: bool | None = None
+
+    def matches(self, e: dict[str, Any]) -> bool:
+        def has(value: Any, needle: str) -> bool:
+            return needle in str(value or "").lower()
+
+        if self.model and not any(has(e.get(k), self.model) for k in ("team_a", "team_b", "judge")):
+            return False
+        if self.dilemma and not (has(e.get("dilemma_id"), self.dilemma) or has(e.get("dilemma_title"), self.dilemma)):
+            return False
+        if self.judge and not has(e.get("judge"), self.judge):
+            return False
+        if self.tournament and not has(e.get("tournament_id"), self.tournament):
+            return False
+        if self.status and e.get("status") != self.status:
+            return False
+        return self.needs_review is None or bool(e.get("needs_review")) == self.needs_review
+
+
+def filter_entries(entries: Iterable[dict[str, Any]], filters: ResultFilters) -> list[dict[str, Any]]:
+    return [e for e in entries if filters.matches(e)]
+
+
+def _total(e: dict[str, Any], team: str) -> str:
+    total = e.get(f"total_{team}")
+    return "—" if total is None else str(total)
+
+
+def entry_row(e: dict[str, Any]) -> tuple[Text | str, ...]:
+    s = strip_control
+    status = str(e.get("status") or "")
+    review = Text("⚠ review", style="bold yellow") if e.get("needs_review") else Text("")
+    when = str(e.get("timestamp") or "")[:16].replace("T", " ")
+    return (
+        when,
+        Text(s(str(e.get("dilemma_id") or ""))),
+        Text(s(str(e.get("team_a") or ""))),
+        Text(s(str(e.get("team_b") or ""))),
+        Text(s(str(e.get("judge") or ""))),
+        f"{_total(e, 'a')} : {_total(e, 'b')}",
+        status,
+        review,
+        Text(s(str(e.get("tournament_id") or ""))),
+    )
+
+
+class ResultsScreen(Screen[None]):
+    CSS_PATH = "results.tcss"
+    BINDINGS = [
+        Binding("ctrl+l", "reload", "Reload", id="results.reload"),
+        Binding("escape", "back", "Back", id="results.back"),
+    ]
+
+    class EntriesLoaded(Message):
+        def __init__(self, entries: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.entries = entries
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[dict[str, Any]] = []
+        self.shown: list[dict[str, Any]] = []
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="filters"):
+            yield Input(placeholder="model", id="f-model")
+            yield Input(placeholder="dilemma", id="f-dilemma")
+            yield Input(placeholder="judge", id="f-judge")
+            yield Input(placeholder="tournament", id="f-tournament")
+            yield Select([(s.value, s.value) for s in RoundStatus], prompt="any status", id="f-status")
+            yield Select(REVIEW_CHOICES, prompt="review: any", id="f-review")
+        yield Static("Loading…", id="results-count", markup=False)
+        yield DataTable(id="results-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Results"
+        table = self.query_one(DataTable)
+        for label, key in (("When", "when"), ("Dilemma", "dilemma"), ("Team A", "a"), ("Team B", "b"),
+                           ("Judge", "judge"), ("A : B", "totals"), ("Status", "status"), ("Review", "review"),
+                           ("Tournament", "tournament")):
+            table.add_column(label, key=key)
+        table.focus()
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.query_one("#results-count", Static).update("Loading…")
+        self._load()
+
+    @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
+    def _load(self) -> None:
+        store = self.app.services.store  # type: ignore[attr-defined]
+        try:
+            entries = store.query(newest_first=True)
+        except Exception as exc:  # an unreadable store is a message, not a crash
+            self.app.call_from_thread(self.notify, f"Could not read the results store: {exc}", severity="error")
+            entries = []
+        self.post_message(self.EntriesLoaded(entries))
+
+    @on(EntriesLoaded)
+    def _loaded(self, event: EntriesLoaded) -> None:
+        self.entries = event.entries
+        self.apply_filters()
+
+    def current_filters(self) -> ResultFilters:
+        def text(id_: str) -> str:
+            return self.query_one(f"#{id_}", Input).value.strip().lower()
+
+        status = self.query_one("#f-status", Select).value
+        review = self.query_one("#f-review", Select).value
+        return ResultFilters(
+            model=text("f-model"),
+            dilemma=text("f-dilemma"),
+            judge=text("f-judge"),
+            tournament=text("f-tournament"),
+            status=None if status is Select.NULL else str(status),
+            needs_review=None if review is Select.NULL else review == "yes",
+        )
+
+    def apply_filters(self) -> None:
+        self.shown = filter_entries(self.entries, self.current_filters())
+        table = self.query_one(DataTable)
+        table.clear()
+        table.add_rows([entry_row(e) for e in self.shown])
+        count = f"{len(self.shown)} of {len(self.entries)} rounds"
+        if not self.entries:
+            count = "No saved rounds yet — start one with F2."
+        self.query_one("#results-count", Static).update(count + ("  ·  enter opens a round" if self.shown else ""))
+
+    @on(Input.Changed)
+    def _text_changed(self) -> None:
+        # typing fast should filter once, not once per key
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(0.15, self.apply_filters)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.apply_filters()
+        self.query_one(DataTable).focus()
+
+    @on(Select.Changed)
+    def _select_changed(self) -> None:
+        self.apply_filters()
+
+    @on(DataTable.RowSelected, "#results-table")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        index = event.cursor_row
+        if not 0 <= index < len(self.shown):
+            return
+        from ebtui.tui.screens.round_view import RoundScreen
+
+        self.app.push_screen(RoundScreen(self.shown[index]["id"]), lambda _: self.action_reload())
+
+    def action_back(self) -> None:
+        self.app.action_new_round()  # type: ignore[attr-defined]

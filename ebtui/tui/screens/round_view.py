@@ -1,0 +1,114 @@
+"""One saved round: its transcript phase by phase and its score card."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
+
+from ebtui.core.records import PHASE_ORDER, PHASE_SPEAKER, PhaseStatus, Round
+from ebtui.core.safe_text import strip_control
+from ebtui.tui.widgets.role_pane import PHASE_LABELS
+from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+
+
+def phase_heading(round_: Round, index: int, phase_type) -> Text:
+    speaker = PHASE_SPEAKER[phase_type]
+    model = {"a": round_.team_a_model, "b": round_.team_b_model, "judge": round_.judge_model}[speaker]
+    who = {"a": "Team A", "b": "Team B", "judge": "Judge"}[speaker]
+    return Text.assemble((f"{index}. {PHASE_LABELS[phase_type]}", "bold"), f" — {who} · {strip_control(model)}")
+
+
+class RoundScreen(Screen[None]):
+    CSS_PATH = "round_view.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="round.back"),
+        Binding("t", "show_tab('transcript')", "Transcript", id="round.transcript"),
+        Binding("c", "show_tab('card')", "Score card", id="round.card"),
+    ]
+
+    class RoundLoaded(Message):
+        def __init__(self, round_: Round) -> None:
+            super().__init__()
+            self.round = round_
+
+    def __init__(self, round_id: str, round_: Round | None = None) -> None:
+        super().__init__()
+        self.round_id = round_id
+        self.round = round_
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text(f"Loading {self.round_id}…"), id="round-header")
+        with TabbedContent(id="round-tabs"):
+            with TabPane("Transcript", id="transcript"):
+                yield VerticalScroll(id="transcript-body")
+            with TabPane("Score card", id="card"):
+                yield Static("", id="card-placeholder")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Round"
+        if self.round is not None:
+            self.post_message(self.RoundLoaded(self.round))
+        else:
+            self._load()
+
+    @work(thread=True, exclusive=True, group="round-load", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            round_ = self.app.services.store.load_round(self.round_id)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, f"Could not open round {self.round_id}: {exc}", severity="error")
+            return
+        self.post_message(self.RoundLoaded(round_))
+
+    @on(RoundLoaded)
+    async def _loaded(self, event: RoundLoaded) -> None:
+        r = self.round = event.round
+        when = r.timestamp.strftime("%Y-%m-%d %H:%M")
+        self.query_one("#round-header", Static).update(Text.assemble(
+            (strip_control(r.dilemma_title or r.dilemma_id), "bold"),
+            f"  {r.id} · {when} · {r.status.value}",
+            (f" · tournament {strip_control(r.tournament_id)}" if r.tournament_id else "", "dim"),
+        ))
+        body = self.query_one("#transcript-body", VerticalScroll)
+        widgets = []
+        for i, pt in enumerate(PHASE_ORDER, 1):
+            widgets.append(Static(phase_heading(r, i, pt), classes="transcript-heading"))
+            phase = r.phase(pt)
+            if phase is None:
+                widgets.append(Static("not run", classes="transcript-note"))
+            elif phase.status == PhaseStatus.COMPLETE:
+                reused = f" (shared from {phase.reused_from})" if phase.reused_from else ""
+                if reused:
+                    widgets.append(Static(Text(reused.strip()), classes="transcript-note"))
+                widgets.append(Markdown(strip_control(phase.response), open_links=False))
+            else:
+                note = f"{phase.status.value}: {phase.error}" if phase.error else phase.status.value
+                widgets.append(Static(Text(strip_control(note)), classes="transcript-note -failed"))
+        await body.remove_children()
+        await body.mount_all(widgets)
+        placeholder = self.query("#card-placeholder")
+        if placeholder:
+            await placeholder.remove()
+            await self.query_one("#card", TabPane).mount(ScoreCard(r, self.app.services.store))  # type: ignore[attr-defined]
+        else:
+            self.query_one(ScoreCard).show(r)
+
+    @on(ScoreCard.OverrideSaved)
+    def _saved(self, event: ScoreCard.OverrideSaved) -> None:
+        self.round = event.round
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        if tab == "card" and self.query(ScoreGrid):
+            self.query_one(ScoreGrid).focus()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,38 @@
+"""The score card of one round, on a screen of its own."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from ebtui.core.records import Round
+from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+
+
+class ScoreCardScreen(Screen[Round]):
+    """Returns the (possibly corrected) round when dismissed."""
+
+    BINDINGS = [Binding("escape", "back", "Back", id="score.back")]
+
+    def __init__(self, round_: Round) -> None:
+        super().__init__()
+        self.round = round_
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield ScoreCard(self.round, self.app.services.store)  # type: ignore[attr-defined]
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Score card"
+        self.query_one(ScoreGrid).focus()
+
+    @on(ScoreCard.OverrideSaved)
+    def _saved(self, event: ScoreCard.OverrideSaved) -> None:
+        self.round = event.round
+
+    def action_back(self) -> None:
+        self.dismiss(self.round)

@@ -1,0 +1,185 @@
+"""Pick a dilemma and three models, set the options, start a round."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.validation import Integer
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from ebtui.core.records import Dilemma
+from ebtui.core.safe_text import strip_control
+from ebtui.tui.services import RoundRequest
+from ebtui.tui.widgets.dilemma_card import DilemmaCard
+
+ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
+
+
+class SetupScreen(Screen[None]):
+    CSS_PATH = "setup.tcss"
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start round", id="setup.start", priority=True),
+        Binding("ctrl+o", "open_document", "Open document", id="setup.open"),
+    ]
+
+    class RoundRequested(Message):
+        def __init__(self, request: RoundRequest) -> None:
+            super().__init__()
+            self.request = request
+
+    class DocumentLoaded(Message):
+        def __init__(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
+            super().__init__()
+            self.path = path
+            self.dilemmas = dilemmas
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dilemmas: list[Dilemma] = []
+        self.document: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        services = self.app.services  # type: ignore[attr-defined]
+        yield Header()
+        with Horizontal(id="setup-body"):
+            with Vertical(id="dilemma-column"):
+                yield Label("", id="document-label")
+                yield OptionList(id="dilemma-list")
+            with VerticalScroll(id="preview"):
+                yield DilemmaCard(id="dilemma-preview")
+            with Vertical(id="options"):
+                for role_id, role_label in ROLES:
+                    yield Label(role_label, classes="option-label")
+                    yield Select(
+                        [(self._model_label(n), n) for n in services.model_names],
+                        value=services.default_model if services.default_model in services.model_names
+                        else Select.NULL,
+                        allow_blank=False,
+                        id=role_id,
+                    )
+                yield Checkbox("Blind judge (hide model names)", id="blind-judge")
+                yield Label("Max tokens per reply", classes="option-label")
+                yield Input(placeholder="model default", id="max-tokens", type="integer",
+                            validators=[Integer(minimum=1, maximum=1_000_000)], valid_empty=True)
+                yield Button("Start round  ctrl+r", variant="primary", id="start")
+                yield Static("", id="setup-hint", markup=False)
+        yield Footer()
+
+    def _model_label(self, name: str) -> str:
+        detail = self.app.services.model_details.get(name)  # type: ignore[attr-defined]
+        return strip_control(detail or name)
+
+    def on_mount(self) -> None:
+        services = self.app.services  # type: ignore[attr-defined]
+        self.sub_title = "New round"
+        self._show_document(services.document, services.dilemmas)
+        self.query_one("#dilemma-list", OptionList).focus()
+
+    def _show_document(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
+        self.document = path
+        self.dilemmas = dilemmas
+        name = path.name if path else "built-in dilemmas"
+        self.query_one("#document-label", Label).update(
+            Text(f"{strip_control(name)} · {len(dilemmas)} dilemmas", style="bold"))
+        options = self.query_one("#dilemma-list", OptionList)
+        options.clear_options()
+        options.add_options(
+            Option(Text(f"{strip_control(d.id)}  {strip_control(d.title)}"), id=f"d{i}") for i, d in enumerate(dilemmas)
+        )
+        if dilemmas:
+            options.highlighted = 0
+        self.query_one(DilemmaCard).show(dilemmas[0] if dilemmas else None)
+
+    @property
+    def selected_dilemma(self) -> Dilemma | None:
+        index = self.query_one("#dilemma-list", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.dilemmas):
+            return None
+        return self.dilemmas[index]
+
+    @on(OptionList.OptionHighlighted, "#dilemma-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.query_one(DilemmaCard).show(self.selected_dilemma)
+        self.query_one("#preview").scroll_home(animate=False)
+
+    @on(OptionList.OptionSelected, "#dilemma-list")
+    def _selected(self) -> None:
+        self.query_one("#team-a", Select).focus()
+
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        dilemma = self.selected_dilemma
+        if dilemma is None:
+            self.notify("Pick a dilemma first.", severity="warning")
+            return
+        models = {}
+        for role_id, role_label in ROLES:
+            value = self.query_one(f"#{role_id}", Select).value
+            if value is Select.NULL:
+                self.notify(f"Pick a model for {role_label}.", severity="warning")
+                return
+            models[role_id] = str(value)
+        max_field = self.query_one("#max-tokens", Input)
+        raw = max_field.value.strip()
+        check = max_field.validate(raw)
+        if check is not None and not check.is_valid:
+            self.notify("Max tokens: a whole number of 1 or more, or empty for the model's default.",
+                        severity="error")
+            return
+        request = RoundRequest(
+            dilemma=dilemma,
+            team_a=models["team-a"],
+            team_b=models["team-b"],
+            judge=models["judge"],
+            blind_judge=self.query_one("#blind-judge", Checkbox).value,
+            max_tokens=int(raw) if raw else None,
+            document=str(self.document or ""),
+        )
+        self.post_message(self.RoundRequested(request))
+
+    def action_open_document(self) -> None:
+        from ebtui.tui.screens.modals import OpenDocumentModal
+
+        def opened(path: Path | None) -> None:
+            if path is not None:
+                self.load_document(None if str(path) in ("", ".") else path)
+
+        self.app.push_screen(OpenDocumentModal(self.document), opened)
+
+    @work(thread=True, exclusive=True, group="document", exit_on_error=False)
+    def load_document(self, path: Path | None) -> None:
+        """Read a .docx off the UI thread; a bad file is a notification naming it, never a crash."""
+        services = self.app.services  # type: ignore[attr-defined]
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                dilemmas = services.load_document(path)
+        except Exception as exc:  # DocumentError carries the loader's clear message; anything else too
+            self.app.call_from_thread(self.notify, strip_control(str(exc)) or repr(exc),
+                                      title="Could not open the document", severity="error", timeout=10)
+            return
+        if not dilemmas:
+            self.app.call_from_thread(self.notify, f"{path}: no dilemmas found", severity="error")
+            return
+        if caught:
+            first = strip_control(str(caught[0].message))
+            more = f" (and {len(caught) - 1} more)" if len(caught) > 1 else ""
+            self.app.call_from_thread(self.notify, first + more, title="Document warnings", severity="warning",
+                                      timeout=8)
+        self.post_message(self.DocumentLoaded(path, dilemmas))
+
+    @on(DocumentLoaded)
+    def _document_loaded(self, event: DocumentLoaded) -> None:
+        services = self.app.services  # type: ignore[attr-defined]
+        services.dilemmas, services.document = event.dilemmas, event.path
+        self._show_document(event.path, event.dilemmas)
+        self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")

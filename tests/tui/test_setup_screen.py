@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, Select
+
+from ebtui.tui.screens.setup import SetupScreen
+from ebtui.tui.widgets.dilemma_card import DilemmaCard
+
+
+async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        assert screen.query_one("#dilemma-list", OptionList).option_count == 2
+        card = screen.query_one(DilemmaCard)
+        assert "The Lighthouse Keeper's Log" in card.source
+        assert "A nurse is asked to back-date a chart" in card.source  # the full dilemma, not a summary
+        await pilot.press("down")
+        await pilot.pause()
+        assert "Seed Vault Access" in card.source
+        # the default model is preselected for every role
+        assert [screen.query_one(f"#{r}", Select).value for r in ("team-a", "team-b", "judge")] == ["scripted"] * 3
+
+
+async def test_opening_a_bad_document_is_a_notification_not_a_crash(make_app, tmp_path: Path) -> None:
+    bad = tmp_path / "not-a-docx.docx"
+    bad.write_text("this is not a zip file")
+    app = make_app(load_document=_real_loader)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        field = app.screen.query_one("#doc-path")
+        field.value = str(bad)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        messages = [n.message for n in app._notifications]
+        assert any("not-a-docx.docx" in m for m in messages), messages
+        assert app.screen.query_one("#dilemma-list", OptionList).option_count == 2  # the old list stays
+
+
+async def test_opening_another_document_replaces_the_list(make_app, public_dilemmas_path: Path) -> None:
+    app = make_app(load_document=_real_loader)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("#doc-path").value = str(public_dilemmas_path)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        count = screen.query_one("#dilemma-list", OptionList).option_count
+        assert count > 2
+        assert public_dilemmas_path.name in str(screen.query_one("#document-label").render())
+        assert app.services.document == public_dilemmas_path
+
+
+def _real_loader(path):
+    from ebtui.core.dilemmas import load_dilemmas
+
+    return load_dilemmas(path)

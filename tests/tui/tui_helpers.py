@@ -1,0 +1,154 @@
+"""Fixed records and event streams for the app's tests (no clocks, no random ids)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ebtui.core.events import PhaseFinished, PhaseStarted, RoundEvent, RoundFinished, TextDelta
+from ebtui.core.records import (
+    PHASE_ORDER,
+    PHASE_SPEAKER,
+    Dilemma,
+    Judgment,
+    Phase,
+    PhaseStatus,
+    Round,
+    RoundStatus,
+    Scores,
+)
+from ebtui.providers.base import ModelClient, Usage
+from ebtui.providers.scripted import ScriptedClient
+
+FIXED_TIME = datetime(2026, 11, 5, 14, 30, tzinfo=UTC)
+
+
+def make_dilemmas() -> list[Dilemma]:
+    return [
+        Dilemma(
+            id="D1",
+            title="The Lighthouse Keeper's Log",
+            category="Duties to strangers",
+            core_scenario="A keeper must decide whether to falsify a log to protect a sailor who broke a rule.",
+            complications=["The sailor saved a child.", "The rule protects the whole harbour."],
+            questions=["Is honesty owed to an institution?", "Does motive change the duty?"],
+            consistency_case="A nurse is asked to back-date a chart to protect a colleague.",
+        ),
+        Dilemma(
+            id="D2",
+            title="Seed Vault Access",
+            category="Future generations",
+            core_scenario="A seed vault may open early to feed a famine at the cost of future resilience.",
+            questions=["Who may speak for those not yet born?"],
+            consistency_case="A pension fund is raided to pay for an emergency today.",
+        ),
+    ]
+
+
+def scripted_factory(judge_mode: str = "valid", tokens_per_second: float | None = None
+                     ) -> Callable[[Iterable[str]], dict[str, ModelClient]]:
+    def make(names: Iterable[str]) -> dict[str, ModelClient]:
+        return {n: ScriptedClient(n, judge_mode=judge_mode, tokens_per_second=tokens_per_second)  # type: ignore[arg-type]
+                for n in names}
+    return make
+
+TEXTS = {
+    "presentation": "## Principle first\n\nThe keeper owes **honesty** to the harbour, but the duty is not absolute."
+                    "\n\nPrinciple: keep records true unless truth itself causes grave harm.\n"
+                    "Conclusion: keep the log honest and plead for the sailor openly.",
+    "response": "Team A's principle is clear. It under-weights the child the sailor saved; a care lens asks "
+                "who depends on the keeper's silence.",
+    "rebuttal": "The care lens matters, yet a log that lies protects no one next winter.",
+    "consistency_test": "The nurse case is parallel: the chart is a shared record, so it stays true.",
+    "judgment": '{"team_a": {"scores": {...}}, "overall_analysis": "A close round."}',
+}
+
+
+def fixed_round(*, round_id: str = "r-fixed000001", missing: bool = False, dilemma_index: int = 0,
+                status: RoundStatus = RoundStatus.COMPLETE, texts: dict[str, str] | None = None) -> Round:
+    d = make_dilemmas()[dilemma_index]
+    texts = {**TEXTS, **(texts or {})}
+    models = {"a": "scripted", "b": "local", "judge": "scripted-judge"}
+    phases = []
+    for i, pt in enumerate(PHASE_ORDER):
+        phases.append(Phase(
+            phase_type=pt, model_id=models[PHASE_SPEAKER[pt]], response=texts[pt.value],
+            timestamp=FIXED_TIME + timedelta(seconds=10 * i), finished_at=FIXED_TIME + timedelta(seconds=10 * i + 8),
+            status=PhaseStatus.COMPLETE, attempts=1, finish_reason="stop",
+            usage=Usage(input_tokens=400, output_tokens=60 + i, cost_usd=0.0012), latency=8.0,
+        ))
+    if missing:
+        judgment = Judgment(raw_response=texts["judgment"], needs_review=True, parse_method="none",
+                            review_reasons=["no scores found in the judge's reply"], judge_model="scripted-judge",
+                            overall_analysis="Both teams engaged thoughtfully.")
+    else:
+        judgment = Judgment(
+            team_a_scores=Scores(**dict(zip(
+                ["principle_articulation", "consistency", "stakeholder_recognition", "uncertainty_integration",
+                 "framework_awareness", "intellectual_honesty", "constructive_engagement"], [8, 7, 6, 7, 8, 9, 7],
+                strict=True))),
+            team_b_scores=Scores(principle_articulation=6, consistency=7, stakeholder_recognition=9,
+                                 uncertainty_integration=6, framework_awareness=7, intellectual_honesty=8,
+                                 constructive_engagement=9),
+            team_a_justification="Clear principle, applied consistently to the nurse case.",
+            team_b_justification="Raised the child's interests; engaged generously.",
+            overall_analysis="A close round decided by consistency.",
+            raw_response=texts["judgment"], parse_method="json", judge_model="scripted-judge",
+        )
+    return Round(
+        id=round_id, dilemma_id=d.id, dilemma_title=d.title, team_a_model="scripted", team_b_model="local",
+        judge_model="scripted-judge", phases=phases, judgment=judgment, timestamp=FIXED_TIME,
+        finished_at=FIXED_TIME + timedelta(minutes=1), status=status,
+    )
+
+
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+async def events_from_round(round_: Round, *, pause: float = 0.0) -> AsyncIterator[RoundEvent]:
+    """Replay a finished round as the engine would stream it."""
+    for phase in round_.phases:
+        yield PhaseStarted(round_.id, phase.phase_type, phase.model_id)
+        for word in _WORD.findall(phase.response):
+            yield TextDelta(round_.id, phase.phase_type, word)
+            if pause:
+                await asyncio.sleep(pause)
+        yield PhaseFinished(round_.id, phase)
+    yield RoundFinished(round_)
+
+
+def synthetic_entries(n: int) -> list[dict[str, Any]]:
+    """Index documents shaped like ResultsStore.query's, deterministic."""
+    models = ["claude", "gpt", "gemini", "local", "scripted"]
+    statuses = ["complete", "complete", "complete", "incomplete", "failed"]
+    out = []
+    for i in range(n):
+        ts = FIXED_TIME + timedelta(minutes=i)
+        out.append({
+            "id": f"r-{i:012d}", "dilemma_id": f"D{i % 12 + 1}", "dilemma_title": f"Dilemma {i % 12 + 1}",
+            "team_a": models[i % 5], "team_b": models[(i + 1) % 5], "judge": models[(i + 2) % 5],
+            "tournament_id": f"t-{i // 500:03d}" if i % 3 else None, "status": statuses[i % 5],
+            "has_judgment": i % 5 < 3, "needs_review": i % 7 == 0,
+            "total_a": 40 + i % 20 if i % 7 else None, "total_b": 45 + i % 15 if i % 7 else None,
+            "timestamp": ts.isoformat(), "ts": ts.timestamp(),
+        })
+    return out
+
+
+class EntriesStore:
+    """Stands in for the store's index where a test needs thousands of entries without writing rounds."""
+
+    def __init__(self, entries: list[dict[str, Any]], rounds: dict[str, Round] | None = None) -> None:
+        self.entries = entries
+        self.rounds = rounds or {}
+
+    def query(self, newest_first: bool = False, **filters: Any) -> list[dict[str, Any]]:
+        assert not filters, "the browser filters in memory"
+        rows = sorted(self.entries, key=lambda e: (e["ts"], e["id"]), reverse=newest_first)
+        return [dict(e) for e in rows]
+
+    def load_round(self, round_id: str) -> Round:
+        return self.rounds[round_id]
