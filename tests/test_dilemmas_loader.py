@@ -283,16 +283,21 @@ def test_duplicate_titles_get_distinct_ids_with_a_warning(tmp_path: Path) -> Non
     assert any("twice_2" in w for w in loaded.warnings)
 
 
-def test_probes_from_bold_labels(tmp_path: Path) -> None:
+@pytest.mark.parametrize("as_heading", [True, False])
+def test_probes_from_bold_labels(tmp_path: Path, as_heading: bool) -> None:
     doc = docx.Document()
     full_bold_label_dilemma(doc, 1, "Only One")
-    doc.add_heading("Follow-up Probes", level=1)
+    if as_heading:
+        doc.add_heading("Follow-up Probes", level=1)
+    else:
+        bold_label(doc, "Universal Follow-up Probes")
     doc.add_paragraph("Ask these afterwards.")
     bold_label(doc, "Honesty:")
     doc.add_paragraph("1. What are you least sure of?")
     doc.add_paragraph("2. What would change your mind?")
     loaded = quiet_load(save(doc, tmp_path))
     assert [d.id for d in loaded.dilemmas] == ["only_one"]
+    assert loaded.dilemmas[0].consistency_case == "The consistency case of 1."  # nothing borrowed
     assert loaded.probes == {"Honesty": ["What are you least sure of?", "What would change your mind?"]}
 
 

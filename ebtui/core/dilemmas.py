@@ -217,56 +217,143 @@ def _label_key(label: str) -> str | None:
 
 
 def _flatten(document) -> Iterator[_Para]:  # document: docx.document.Document
-    from docx.oxml.ns import qn
-
-    body = document.element.body
-    yield from _walk(body, document, qn)
+    return _Reader(document).walk(document.element.body, document)
 
 
-def _walk(container, parent, qn) -> Iterator[_Para]:
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+class _Reader:
+    """Turns body elements into _Para items; style facts are looked up once per style id (python-docx's own
+    style lookups are linear scans, which made a 200-paragraph document take most of a second)."""
 
-    for child in container.iterchildren():
-        if child.tag == qn("w:p"):
-            yield _para(Paragraph(child, parent))
-        elif child.tag == qn("w:tbl"):
-            yield from _table(Table(child, parent), qn)
-        elif child.tag == qn("w:sdt"):  # content controls wrap ordinary paragraphs
-            content = child.find(qn("w:sdtContent"))
-            if content is not None:
-                yield from _walk(content, parent, qn)
+    def __init__(self, document) -> None:
+        from docx.oxml.ns import qn
 
+        self.document = document
+        self.qn = qn
+        self._styles: dict[tuple[str, str | None], tuple[int | None, bool, bool | None]] = {}
 
-def _table(table, qn) -> Iterator[_Para]:
-    """A "label | content" table gives labelled sections; any other table gives one line per row."""
-    rows = []
-    for row in table.rows:
-        cells = []
-        for cell in row.cells:
-            if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
+    def style_facts(self, kind: str, style_id: str | None) -> tuple[int | None, bool, bool | None]:
+        """(heading level, is a list style, bold) for a paragraph ("p") or character ("c") style id."""
+        key = (kind, style_id)
+        if key not in self._styles:
+            from docx.enum.style import WD_STYLE_TYPE
+
+            wd_type = WD_STYLE_TYPE.PARAGRAPH if kind == "p" else WD_STYLE_TYPE.CHARACTER
+            try:
+                style = self.document.styles.get_by_id(style_id, wd_type) if style_id else (
+                    self.document.styles.default(wd_type))
+            except Exception:  # a style id the styles part does not define
+                style = None
+            heading: int | None = None
+            is_list = False
+            bold: bool | None = None
+            for st in _style_chain(style):
+                name = (st.name or "").lower()
+                m = re.match(r"heading\s*(\d)", name)
+                if heading is None and m:
+                    heading = int(m.group(1))
+                elif heading is None and name == "title":
+                    heading = 0
+                st_ppr = st.element.pPr
+                if not is_list and st_ppr is not None and st_ppr.numPr is not None:
+                    num_id = st_ppr.numPr.numId
+                    is_list = num_id is None or num_id.val != 0
+                if not is_list and name.startswith("list"):
+                    is_list = True
+                if bold is None:
+                    bold = st.font.bold if hasattr(st, "font") else None
+                    if bold is None and name in ("strong", "bold"):
+                        bold = True
+            self._styles[key] = (heading, is_list, bold)
+        return self._styles[key]
+
+    def walk(self, container, parent) -> Iterator[_Para]:
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        qn = self.qn
+        for child in container.iterchildren():
+            if child.tag == qn("w:p"):
+                yield self.para(Paragraph(child, parent))
+            elif child.tag == qn("w:tbl"):
+                yield from self.table(Table(child, parent))
+            elif child.tag == qn("w:sdt"):  # content controls wrap ordinary paragraphs
+                content = child.find(qn("w:sdtContent"))
+                if content is not None:
+                    yield from self.walk(content, parent)
+
+    def table(self, table) -> Iterator[_Para]:
+        """A "label | content" table gives labelled sections; any other table gives one line per row."""
+        rows = []
+        for row in table.rows:
+            cells = []
+            for cell in row.cells:
+                if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
+                    continue
+                cells.append(cell)
+            rows.append(cells)
+        for cells in rows:
+            if len(cells) == 2:
+                label = _norm(cells[0].text).rstrip(":\uff1a").strip()
+                if _label_key(label) or _DILEMMA_TITLE.match(label):
+                    inner = [p for p in self.walk(cells[1]._tc, cells[1]) if p.text]
+                    if _DILEMMA_TITLE.match(label) and not _label_key(label):
+                        yield _Para(text=label, all_bold=True, bold_prefix=label)
+                        yield from inner
+                    elif inner and not inner[0].is_list and _label_key(label) not in _LIST_SECTIONS:
+                        yield _Para(text=f"{label}: {inner[0].text}", forced_label=label)
+                        yield from inner[1:]
+                    else:
+                        yield _Para(text=f"{label}:", forced_label=label)
+                        yield from inner
+                    continue
+            texts = [_norm(c.text) for c in cells]
+            line = " | ".join(t for t in texts if t)
+            if line:
+                yield _Para(text=line)
+
+    def para(self, p) -> _Para:
+        from docx.text.run import Run
+
+        qn = self.qn
+        text = _norm(p.text)
+        p_pr = p._p.pPr
+        outline = None
+        is_list = False
+        style_id = None
+        if p_pr is not None:
+            num_pr = p_pr.numPr
+            if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
+                is_list = True
+            ol = p_pr.find(qn("w:outlineLvl"))
+            if ol is not None:
+                outline = int(ol.get(qn("w:val"), "9"))
+            style_id = p_pr.style
+        heading, style_list, style_bold = self.style_facts("p", style_id)
+        is_list = is_list or style_list
+        if heading is None and outline is not None and outline < 9:
+            heading = outline + 1
+        bold_prefix: list[str] = []
+        all_bold = bool(text)
+        leading = True
+        for r_el in p._p.iter(qn("w:r")):
+            run = Run(r_el, p)
+            rt = run.text
+            bold = run.bold
+            if bold is None and r_el.rPr is not None and r_el.rPr.style:
+                bold = self.style_facts("c", r_el.rPr.style)[2]
+            if bold is None:
+                bold = style_bold
+            if not rt.strip():
+                if leading:
+                    bold_prefix.append(rt)
                 continue
-            cells.append(cell)
-        rows.append(cells)
-    for cells in rows:
-        if len(cells) == 2:
-            label = _norm(cells[0].text).rstrip(":\uff1a").strip()
-            if _label_key(label) or _DILEMMA_TITLE.match(label):
-                inner = [p for p in _walk(cells[1]._tc, cells[1], qn) if p.text]
-                if _DILEMMA_TITLE.match(label) and not _label_key(label):
-                    yield _Para(text=label, all_bold=True, bold_prefix=label)
-                    yield from inner
-                elif inner and not inner[0].is_list and _label_key(label) not in _LIST_SECTIONS:
-                    yield _Para(text=f"{label}: {inner[0].text}", forced_label=label)
-                    yield from inner[1:]
-                else:
-                    yield _Para(text=f"{label}:", forced_label=label)
-                    yield from inner
-                continue
-        texts = [_norm(c.text) for c in cells]
-        line = " | ".join(t for t in texts if t)
-        if line:
-            yield _Para(text=line)
+            if not bold:
+                all_bold = False
+                leading = False
+            elif leading:
+                bold_prefix.append(rt)
+        return _Para(text=text, heading=heading, is_list=is_list, all_bold=all_bold,
+                     bold_prefix=_norm("".join(bold_prefix)))
 
 
 def _style_chain(style) -> Iterator:
@@ -275,63 +362,6 @@ def _style_chain(style) -> Iterator:
         yield style
         style = style.base_style
         seen += 1
-
-
-def _para(p) -> _Para:
-    from docx.oxml.ns import qn
-
-    text = _norm(p.text)
-    heading: int | None = None
-    is_list = False
-    p_pr = p._p.pPr
-    outline = None
-    if p_pr is not None:
-        num_pr = p_pr.numPr
-        if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
-            is_list = True
-        ol = p_pr.find(qn("w:outlineLvl"))
-        if ol is not None:
-            outline = int(ol.get(qn("w:val"), "9"))
-    try:
-        style = p.style
-    except Exception:  # a style id the styles part does not define
-        style = None
-    for st in _style_chain(style):
-        name = (st.name or "").lower()
-        m = re.match(r"heading\s*(\d)", name)
-        if heading is None and m:
-            heading = int(m.group(1))
-        elif heading is None and name == "title":
-            heading = 0
-        st_ppr = st.element.pPr
-        if not is_list and st_ppr is not None and st_ppr.numPr is not None:
-            num_id = st_ppr.numPr.numId
-            is_list = num_id is None or num_id.val != 0
-        if not is_list and name.startswith("list"):
-            is_list = True
-    if heading is None and outline is not None and outline < 9:
-        heading = outline + 1
-    runs = [r for r in p._p.iter(qn("w:r"))]
-    from docx.text.run import Run
-
-    bold_prefix = []
-    all_bold = bool(text)
-    leading = True
-    for r_el in runs:
-        run = Run(r_el, p)
-        rt = run.text
-        bold = bool(run.bold) or (run.style is not None and (run.style.name or "").lower() in ("strong", "bold"))
-        if not rt.strip():
-            if leading:
-                bold_prefix.append(rt)
-            continue
-        if not bold:
-            all_bold = False
-            leading = False
-        elif leading:
-            bold_prefix.append(rt)
-    return _Para(text=text, heading=heading, is_list=is_list, all_bold=all_bold,
-                 bold_prefix=_norm("".join(bold_prefix)))
 
 
 # --------------------------------------------------------------------------------------------- parsing
@@ -384,6 +414,8 @@ class _Builder:
             return (m.group("title") or p.text).strip(), True
         if p.heading is not None:
             return p.text, False
+        if p.all_bold and len(p.text) <= 80 and _PROBES_TITLE.search(p.text):
+            return p.text.rstrip(":\uff1a").strip(), False
         # a bold stand-alone line right before a "Category:" line is a title written without a heading
         if p.all_bold and len(p.text) <= 100 and not p.text.endswith((".", ":")) and nxt is not None:
             lab = self._label_of(nxt)
