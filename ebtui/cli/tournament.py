@@ -1,0 +1,401 @@
+"""`ebtui tournament CONFIG`: run (or resume, or dry-run) a tournament; `ebtui tournaments list`.
+
+The tournament never starts Textual: progress is plain stderr lines, updated in place with \\r when
+stderr is a terminal, else one line every few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
+from ebtui.core.safe_text import strip_control
+
+
+def _fmt_duration(s: float | None) -> str:
+    if s is None:
+        return "?"
+    s = int(round(s))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+def _fmt_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1e3:.0f}k"
+    return str(n)
+
+
+class ProgressLine:
+    """One status line on stderr: in place on a terminal, else a line every `interval_s` seconds."""
+
+    def __init__(self, stream: Any = None, *, interval_s: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval_s = interval_s
+        self._last = 0.0
+        self._width = 0
+
+    def text(self, p: Any) -> str:
+        budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
+        fail = f" · {p.incomplete} incomplete" if p.incomplete else ""
+        stop = " · BUDGET REACHED, finishing calls in flight" if p.budget_stopped else ""
+        return (
+            f"[{p.finished}/{p.total} rounds] {p.done} complete{fail} · {p.calls_in_flight} calls in flight"
+            f" · {_fmt_tokens(p.input_tokens)} in / {_fmt_tokens(p.output_tokens)} out tokens"
+            f" · ${p.cost_usd:.4f}{budget} · {_fmt_duration(p.elapsed_s)} elapsed"
+            f" · ETA {_fmt_duration(p.eta_s)}{stop}"
+        )
+
+    def update(self, p: Any, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.tty:
+            if not force and now - self._last < 0.2:
+                return
+            line = self.text(p)
+            pad = max(0, self._width - len(line))
+            self.stream.write("\r" + line + " " * pad)
+            self._width = len(line)
+        else:
+            if not force and now - self._last < self.interval_s:
+                return
+            self.stream.write(self.text(p) + "\n")
+        self.stream.flush()
+        self._last = now
+
+    def message(self, text: str) -> None:
+        """A line of its own (above the in-place status line)."""
+        if self.tty and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self._width = 0
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._width:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._width = 0
+
+
+def _load_config(config_path: str | None, resume: str | None, store_opt: str | None) -> tuple[Any, Path]:
+    """The tournament config (from CONFIG, or from the stored tournament when only --resume is given)
+    and the store directory."""
+    from ebtui.core.tournament_config import (
+        TournamentConfigError,
+        load_tournament_config,
+        parse_tournament_config,
+    )
+    from ebtui.locations import store_dir
+
+    if config_path is not None:
+        try:
+            cfg = load_tournament_config(config_path)
+        except TournamentConfigError as exc:
+            raise CliError(str(exc)) from None
+        root = Path(store_opt) if store_opt else (cfg.store_path() or store_dir())
+        return cfg, root
+    if resume is None:
+        raise CliError("give a tournament config (CONFIG), or --resume ID to continue a saved tournament")
+    from ebtui.core.store import ResultsStore, StoreError
+
+    root = Path(store_opt) if store_opt else store_dir()
+    try:
+        t = ResultsStore(root).load_tournament(resume)
+    except StoreError as exc:
+        raise CliError(f"{exc} (give --store DIR if it lives elsewhere)") from None
+    data = {k: v for k, v in t.config.items() if k != "source"}
+    src = t.config.get("source")
+    try:
+        cfg = parse_tournament_config(data, src or f"tournament {resume}")
+    except TournamentConfigError as exc:
+        raise CliError(str(exc)) from None
+    return cfg, root
+
+
+def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
+    models = sorted(est.calls)
+    w = max([len(m) for m in models] + [5])
+    lines = [
+        f"Dry run of tournament {est.tournament_id} ({cfg.display_name()}) — nothing is called.",
+        f"  {est.rounds} rounds ({est.exchanges} exchanges × "
+        f"{'a panel of judges' if est.judge_mode == 'panel' else 'one judge'}) over {len(est.dilemmas)} "
+        f"dilemma(s); {est.total_calls} model calls.",
+        "",
+        f"  {'model':<{w}}  presenting  responding  judging   calls   in tokens  out tokens    cost",
+    ]
+    for m in models:
+        c = est.calls[m]
+        cost = est.cost_usd.get(m)
+        lines.append(
+            f"  {m:<{w}}  {c['presenting']:>10}  {c['responding']:>10}  {c['judging']:>7}  {sum(c.values()):>6}"
+            f"  {est.input_tokens[m]:>10}  {est.output_tokens[m]:>10}  "
+            + ("   (no price)" if cost is None else f"${cost:>9.4f}")
+        )
+    tin = sum(est.input_tokens.values())
+    tout = sum(est.output_tokens.values())
+    lines.append(f"  {'total':<{w}}  {'':>10}  {'':>10}  {'':>7}  {est.total_calls:>6}  {tin:>10}  {tout:>10}  "
+                 f"${est.total_cost_usd:>9.4f}")
+    lines.append("")
+    lines.append("  presenting = Team A's presentation, rebuttal and consistency test (3 calls a round); "
+                 "responding = Team B's response; judging = one call per judgment.")
+    outs = sorted(set(est.output_tokens_per_call.values()))
+    lines.append(f"  Tokens: prompts measured at ~4 characters a token; output assumed "
+                 f"{'/'.join(str(o) for o in outs)} tokens a call (set expected_output_tokens to refine).")
+    if est.unpriced_models:
+        lines.append(f"  No price configured for: {', '.join(est.unpriced_models)} (counted as $0).")
+    if budget is not None:
+        verdict = "within" if est.total_cost_usd <= budget else "OVER"
+        lines.append(f"  Budget: ${budget:.2f} — the estimate is {verdict} it.")
+    return "\n".join(lines)
+
+
+def _dry_run_json(est: Any) -> str:
+    return json.dumps(
+        {
+            "tournament_id": est.tournament_id,
+            "rounds": est.rounds,
+            "exchanges": est.exchanges,
+            "judge_mode": est.judge_mode,
+            "dilemmas": est.dilemmas,
+            "total_calls": est.total_calls,
+            "calls": {m: dict(c) for m, c in est.calls.items()},
+            "input_tokens": dict(est.input_tokens),
+            "output_tokens": dict(est.output_tokens),
+            "cost_usd": est.cost_usd,
+            "total_cost_usd": est.total_cost_usd,
+        },
+        indent=2,
+    )
+
+
+@click.command()
+@click.argument("config", required=False, type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Print the schedule size, calls, tokens and cost; call nothing.")
+@click.option("--resume", "resume_id", metavar="ID", help="Continue this saved tournament.")
+@click.option("--budget", type=float, help="Override budget_usd (e.g. to resume past a budget stop).")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory.")
+@click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
+@click.option("--concurrency", type=click.IntRange(1, 1024), help="Override the config's concurrency.")
+@click.option("--json", "as_json", is_flag=True, help="With --dry-run: the estimate as JSON.")
+@click.pass_context
+def tournament(
+    ctx: click.Context,
+    config: str | None,
+    dry_run: bool,
+    resume_id: str | None,
+    budget: float | None,
+    store: str | None,
+    models_file: str | None,
+    concurrency: int | None,
+    as_json: bool,
+) -> None:
+    """Run a tournament from a tournament.toml (see tournament.example.toml).
+
+    Re-running the same config with the same store resumes it: complete rounds are kept, incomplete
+    ones continue from their first missing phase, nothing is duplicated.
+    """
+    from ebtui.config import ConfigError, load_models_config
+    from ebtui.core.dilemmas import DocumentError, load_dilemmas
+    from ebtui.core.schedule import ScheduleError
+    from ebtui.core.store import ResultsStore, StoreError
+    from ebtui.core.tournament import estimate_tournament, make_schedule, model_infos
+
+    if budget is not None and budget <= 0:
+        raise CliError(f"--budget must be more than 0 (got {budget:g})")
+    store = ctx_option(ctx, "store", store)
+    models_file = ctx_option(ctx, "models_file", models_file)
+    cfg, root = _load_config(config, resume_id, store)
+    if concurrency is not None:
+        cfg.concurrency = concurrency
+    cfg_label = config or str(cfg.source or "CONFIG")
+
+    try:
+        models_cfg = load_models_config(models_file)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    unknown = [m for m in cfg.all_model_names() if m not in models_cfg.models]
+    if unknown:
+        where = models_cfg.source or "the built-in models"
+        field = "models" if unknown[0] in cfg.models else "judges"
+        raise CliError(f"{cfg_label}: field {field}: no model named {unknown[0]!r} in {where} "
+                       f"(configured: {', '.join(sorted(models_cfg.models))})")
+
+    doc = cfg.document_path() or (Path(d) if (d := ctx_option(ctx, "document", None)) else None)
+    if doc is not None and cfg.document is None:
+        cfg.document = str(doc.resolve())
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dilemmas = load_dilemmas(doc)
+    except DocumentError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    try:
+        schedule = make_schedule(cfg, dilemmas)
+    except ScheduleError as exc:
+        raise CliError(str(exc)) from None
+
+    rs = ResultsStore(root)
+    tid = cfg.tournament_id()
+    if resume_id is not None:
+        try:
+            saved = rs.load_tournament(resume_id)
+        except StoreError as exc:
+            raise CliError(f"cannot resume: {exc}") from None
+        saved_fields = {k: saved.config.get(k) for k in cfg.schedule_fields()}
+        differs = [k for k, v in cfg.schedule_fields().items() if saved_fields.get(k) != v]
+        if differs:
+            raise CliError(
+                f"cannot resume {resume_id}: {cfg_label} differs from the config it was started with "
+                f"(field {differs[0]}); runtime settings (budget, concurrency, limits, store) may change, "
+                "the schedule may not"
+            )
+        tid = resume_id
+    infos = model_infos(cfg.all_model_names(), {}, models_cfg)
+    eff_budget = budget if budget is not None else cfg.budget_usd
+
+    if dry_run:
+        est = estimate_tournament(cfg, schedule, dilemmas, infos, tournament_id=tid)
+        click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
+        return
+
+    from ebtui.providers.registry import build_clients
+
+    try:
+        clients = build_clients(models_cfg, cfg.all_model_names())
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+    exit_code = asyncio.run(_run(cfg, clients, rs, dilemmas, models_cfg, tid, budget, cfg_label))
+    rs.close()
+    ctx.exit(exit_code)
+
+
+async def _run(cfg: Any, clients: Any, store: Any, dilemmas: Any, models_cfg: Any, tid: str,
+               budget: float | None, cfg_label: str) -> int:
+    from ebtui.core.records import RoundStatus, TournamentStatus
+    from ebtui.core.tournament import (
+        RoundCompleted,
+        RoundNotRun,
+        TournamentFinished,
+        TournamentRunner,
+        TournamentStarted,
+    )
+
+    runner = TournamentRunner(cfg, clients, store, dilemmas=dilemmas, models_config=models_cfg,
+                              tournament_id=tid, budget_usd=budget, progress_interval_s=0.25)
+    line = ProgressLine()
+    loop = asyncio.get_running_loop()
+    interrupted = False
+
+    def on_signal() -> None:
+        nonlocal interrupted
+        if interrupted:
+            return
+        interrupted = True
+        line.message("ebtui: stopping — saving what is done (interrupt again to quit at once)")
+        runner.cancel()
+        loop.remove_signal_handler(signal.SIGINT)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, on_signal)
+        except (NotImplementedError, RuntimeError):  # not the main thread / platform without it
+            pass
+    finished: Any = None
+    try:
+        async for ev in runner.run():
+            if isinstance(ev, TournamentStarted):
+                p = ev.progress
+                verb = "Resuming" if p.already_done or p.incomplete else "Starting"
+                line.message(f"{verb} tournament {tid} ({cfg.display_name()}): {p.total} rounds, "
+                             f"{p.already_done} already complete; store {store.root}")
+            elif isinstance(ev, RoundCompleted):
+                r = ev.round
+                if r.status != RoundStatus.COMPLETE:
+                    line.message(f"round {r.id} ({ev.scheduled.schedule_key}) {r.status.value}: "
+                                 f"{strip_control(r.error or '')[:200]}")
+            elif isinstance(ev, RoundNotRun):
+                line.message(f"round {ev.scheduled.schedule_key} not run: {strip_control(ev.reason)[:200]}")
+            elif isinstance(ev, TournamentFinished):
+                finished = ev
+            if hasattr(ev, "progress"):
+                line.update(ev.progress, force=isinstance(ev, TournamentFinished))
+    finally:
+        line.close()
+        for client in clients.values():
+            try:
+                await client.aclose()
+            except Exception:  # noqa: BLE001 - closing connections at exit
+                pass
+    assert finished is not None
+    t = finished.tournament
+    click.echo(finished.summary.format())
+    click.echo("")
+    p = finished.progress
+    click.echo(f"Tournament {t.id}: {t.status.value} — {p.done}/{p.total} rounds complete, "
+               f"${p.cost_usd:.4f} spent; rounds in {store.root / 'rounds'}")
+    if t.status == TournamentStatus.COMPLETE:
+        return 0
+    if t.status == TournamentStatus.STOPPED_BUDGET:
+        lim = runner.budget.limit_usd or 0.0
+        suggestion = max(lim * 2, lim + 1.0)
+        click.echo(f"Budget of ${lim:.2f} reached: no new call was started; everything done is saved. "
+                   f"Resume with a larger budget:\n  {runner.resume_hint(cfg_label, suggestion)}", err=True)
+    else:
+        click.echo(f"Not complete. Resume with:\n  {runner.resume_hint(cfg_label)}", err=True)
+    return EXIT_INCOMPLETE
+
+
+@click.group()
+def tournaments() -> None:
+    """Saved tournaments."""
+
+
+@tournaments.command("list")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.pass_context
+def list_cmd(ctx: click.Context, store: str | None, as_json: bool) -> None:
+    """List the tournaments in the store."""
+    from ebtui.core.store import ResultsStore
+    from ebtui.locations import store_dir
+
+    root = Path(ctx_option(ctx, "store", store) or store_dir())
+    rs = ResultsStore(root)
+    ts = rs.list_tournaments()
+    rows = []
+    for t in ts:
+        done = len(rs.query(tournament=t.id, status="complete"))
+        rows.append((t, done))
+    if as_json:
+        click.echo(json.dumps([
+            {"id": t.id, "name": t.name, "status": t.status.value, "rounds_complete": done,
+             "total_rounds": t.total_rounds, "models": t.models, "created": t.created.isoformat(),
+             "note": t.note}
+            for t, done in rows
+        ], indent=2))
+        return
+    if not rows:
+        click.echo(f"No tournaments in {root}.")
+        return
+    header = ["id", "name", "status", "rounds", "models", "created"]
+    table = [[t.id, strip_control(t.name), t.status.value, f"{done}/{t.total_rounds}", ", ".join(t.models),
+              t.created.strftime("%Y-%m-%d %H:%M")] for t, done in rows]
+    widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
+    for r in [header, ["-" * w for w in widths], *table]:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
