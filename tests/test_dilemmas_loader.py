@@ -342,6 +342,18 @@ def _zip_without_document(tmp_path: Path) -> Path:
     return path
 
 
+def _malformed_xml(tmp_path: Path) -> Path:
+    good = save(docx.Document(), tmp_path, "good.docx")
+    bad = tmp_path / "badxml.docx"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data[: len(data) // 2]
+            dst.writestr(item, data)
+    return bad
+
+
 def _empty_file(tmp_path: Path) -> Path:
     path = tmp_path / "empty.docx"
     path.write_bytes(b"")
@@ -386,6 +398,7 @@ def _directory(tmp_path: Path) -> Path:
     [
         (_corrupt_zip, "corrupt .docx"),
         (_zip_without_document, "not a Word .docx file"),
+        (_malformed_xml, "corrupt .docx"),
         (_empty_file, "empty file"),
         (_foreign_file, "not a .docx file"),
         (_legacy_doc, "legacy Word .doc"),

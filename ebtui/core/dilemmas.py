@@ -41,8 +41,8 @@ class DocumentError(Exception):
 
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = str(path)
-        self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+        self.problem = " ".join(problem.split())  # always one line
+        super().__init__(f"{self.path}: {self.problem}")
 
 
 class DilemmaWarning(UserWarning):
