@@ -248,7 +248,7 @@ def write_report(
     cov_eff, cov_raw = an.coverage(rounds, True), an.coverage(rounds, False)
     lines = [f"# {md_escape(title)}", ""]
     if tournament is not None:
-        lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (`{md_escape(tournament.id)}`), "
+        lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (id {md_escape(tournament.id)}), "
                   f"status {md_escape(str(tournament.status))}"]
     lines += [
         f"- Rounds: {len(rounds)} ("

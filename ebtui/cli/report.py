@@ -1,0 +1,57 @@
+"""`ebtui report`: write the Markdown report (tables in both views, PNG charts, one CSV per table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ebtui.cli.common import CliError, ctx_option
+
+
+@click.command()
+@click.option("--tournament", "tournament_id", help="Only the rounds of this tournament (default: every round).")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Where to write the report (default <store>/reports/<tournament or 'all'>/).")
+@click.option("--model", help="Only rounds in which this model took part (any seat).")
+@click.option("--dilemma", help="Only rounds on this dilemma id.")
+@click.option("--title", help="The report's title.")
+@click.pass_context
+def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
+           model: str | None, dilemma: str | None, title: str | None) -> None:
+    """Write a Markdown report with tables, charts and CSVs; print its path."""
+    from ebtui.core.report import write_report
+    from ebtui.core.store import ResultsStore, StoreError
+    from ebtui.locations import store_dir
+
+    root = store_dir(ctx_option(ctx, "store", store))
+    if not root.is_dir():
+        raise CliError(f"no results store at {root} (give --store DIR)")
+    results = ResultsStore(root)
+    tournament = None
+    try:
+        if tournament_id:
+            try:
+                tournament = results.load_tournament(tournament_id)
+            except StoreError:
+                tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
+        rounds = results.load_rounds(tournament=tournament_id, model=model, dilemma=dilemma)
+    except (StoreError, ValueError, TypeError) as exc:
+        raise CliError(f"{root}: {exc}") from None
+    if not rounds:
+        what = [f"tournament {tournament_id!r}" if tournament_id else "",
+                f"model {model!r}" if model else "", f"dilemma {dilemma!r}" if dilemma else ""]
+        filt = ", ".join(w for w in what if w)
+        raise CliError(f"no rounds in {root}" + (f" matching {filt}" if filt else "") + "; nothing to report")
+    out = Path(out_dir) if out_dir else root / "reports" / (tournament_id or "all")
+    if title is None:
+        subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
+        extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
+        title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
+    try:
+        path = write_report(rounds, out, title=title, tournament=tournament)
+    except OSError as exc:
+        raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    click.echo(f"{len(rounds)} rounds", err=True)
+    click.echo(str(path))

@@ -1,0 +1,432 @@
+"""The report on a generated tournament: every figure equals a plain-Python recomputation from the saved round
+files; the two views differ exactly where the overrides are; the Markdown is readable, its links exist; the
+CSVs match the tables; hostile model text is inert."""
+
+from __future__ import annotations
+
+import csv
+import html
+import math
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import krippendorff
+import pytest
+from markdown_it import MarkdownIt
+from scipy import stats
+from test_analysis_synth import (
+    CONSISTENCY_ANSWERS,
+    HOSTILE,
+    exchange_crit,
+    exchange_overall,
+    group_exchanges,
+    load_json_rounds,
+    make_tournament,
+    mean,
+    scores_of,
+)
+
+from ebtui.core import report as rp
+from ebtui.core.records import CRITERIA, Tournament
+from ebtui.core.store import ResultsStore
+
+VIEWS = {"effective": "With human overrides applied", "as_judged": "As judged (judges' scores, no overrides)"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("store")
+    store = ResultsStore(root, durable=False)
+    for r in make_tournament():
+        store.save_round(r)
+    tournament = Tournament(id="t-synth", name="Synthetic <i>cup</i>", models=[], dilemmas=[])
+    store.save_tournament(tournament)
+    rounds = store.load_rounds(tournament="t-synth")
+    out = root / "reports" / "t-synth"
+    path = rp.write_report(rounds, out, title="Synthetic report", tournament=tournament)
+    rds = load_json_rounds(store.rounds_dir)
+    return {"path": path, "out": out, "rds": rds, "text": path.read_text(encoding="utf-8"),
+            "tables": rp.build_tables(rounds)}
+
+
+# ---- reading the Markdown back --------------------------------------------------------------------------
+
+
+def split_row(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [html.unescape(re.sub(r"\\(.)", r"\1", c.strip())) for c in cells]
+
+
+def md_tables(text: str) -> dict[tuple[str, str], list[dict[str, str]]]:
+    """(title, view heading) -> rows as dicts, read from the report's Markdown."""
+    out: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for block in text.split("\n#### ")[1:]:
+        heading, _, body = block.partition("\n")
+        title, _, view = heading.rpartition(" — ")
+        lines = [ln for ln in body.split("\n## ")[0].splitlines() if ln.startswith("|")]
+        header = split_row(lines[0])
+        rows = [dict(zip(header, split_row(ln), strict=True)) for ln in lines[2:]]
+        out[(html.unescape(re.sub(r"\\(.)", r"\1", title)), view)] = [r for r in rows if any(r.values())]
+    return out
+
+
+def table_rows(built: dict[str, Any], key: str, view: str) -> list[dict[str, str]]:
+    t = next(t for t in built["tables"][key] if t.view == view)
+    return md_tables(built["text"])[(t.title, VIEWS.get(view, "Both views (reads no scores)"))]
+
+
+def close(shown: str, value: float | None, places: int = 2) -> bool:
+    if value is None:
+        return shown == ""
+    return shown != "" and abs(float(shown) - value) <= 0.5 * 10**-places + 1e-9
+
+
+def t_ci(xs: list[float]) -> tuple[float | None, float | None]:
+    if len(xs) < 2:
+        return None, None
+    m, sd = statistics.fmean(xs), statistics.stdev(xs)
+    h = stats.t.ppf(0.975, len(xs) - 1) * sd / math.sqrt(len(xs))
+    return m - h, m + h
+
+
+# ---- independent recomputations ----------------------------------------------------------------------------
+
+
+def expect_model_comparison(rds: list[dict[str, Any]], effective: bool) -> dict[tuple[str, str, str], list[float]]:
+    vals: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for group in group_exchanges(rds).values():
+        for team, role in (("a", "presenting"), ("b", "responding")):
+            model = group[0][f"team_{team}_model"]
+            for c, v in exchange_crit(group, team, effective).items():
+                if v is not None:
+                    vals[(model, role, c)].append(v)
+            o = exchange_overall(group, team, effective)
+            if o is not None:
+                vals[(model, role, "mean_of_criteria")].append(o)
+    return vals
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_model_comparison_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    expected = expect_model_comparison(built["rds"], view == "effective")
+    rows = table_rows(built, "model_comparison", view)
+    assert {(r["model"], r["role"], r["criterion"]) for r in rows} == set(expected)
+    for r in rows:
+        xs = expected[(r["model"], r["role"], r["criterion"])]
+        lo, hi = t_ci(xs)
+        assert int(r["n"]) == len(xs)
+        assert close(r["mean"], statistics.fmean(xs)), r
+        assert close(r["ci95_low"], lo) and close(r["ci95_high"], hi), r
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_dilemma_difficulty_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    eff = view == "effective"
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for group in group_exchanges(built["rds"]).values():
+        for team in "ab":
+            o = exchange_overall(group, team, eff)
+            if o is not None:
+                per[group[0]["dilemma_id"]][group[0][f"team_{team}_model"]].append(o)
+    rows = {r["dilemma"]: r for r in table_rows(built, "dilemma_difficulty", view)}
+    assert set(rows) == set(per)
+    dmeans = {}
+    for d, models in per.items():
+        mm = {m: statistics.fmean(v) for m, v in models.items()}
+        dmeans[d] = statistics.fmean(mm.values())
+        assert close(rows[d]["mean"], dmeans[d])
+        assert close(rows[d]["spread"], max(mm.values()) - min(mm.values()))
+        assert close(rows[d]["sd"], statistics.stdev(mm.values()))
+        assert rows[d]["lowest_model"] == min(mm, key=mm.get)
+        assert rows[d]["highest_model"] == max(mm, key=mm.get)
+    assert rows[min(dmeans, key=dmeans.get)]["verdict"] == "hardest"
+    assert rows[max(dmeans, key=dmeans.get)]["verdict"] == "easiest"
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_cross_model_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for group in group_exchanges(built["rds"]).values():
+        o = exchange_overall(group, "a", view == "effective")
+        if o is not None:
+            cells[(group[0]["team_a_model"], group[0]["team_b_model"])].append(o)
+    means = {r["team_a_model"]: r for r in table_rows(built, "cross_model", view)}
+    counts = {r["team_a_model"]: r for r in table_rows(built, "cross_model_n", view)}
+    for a, row in means.items():
+        for b, shown in row.items():
+            if b == "team_a_model":
+                continue
+            xs = cells.get((a, b), [])
+            assert close(shown, mean(xs)), (a, b)
+            assert int(counts[a][b]) == len(xs)
+    assert sum(int(v) for r in counts.values() for k, v in r.items() if k != "team_a_model") == sum(
+        len(v) for v in cells.values())
+
+
+def clean(text: str) -> str:
+    """The generator's hostile escapes removed (written out here, independently of safe_text)."""
+    return re.sub(r"\x1b\[[0-9;]*m|\x1b\]52;c;aGk=\x07", "", text).replace("\n", " ")
+
+
+def intended_class(text: str) -> str:
+    if text.startswith("I would refine my principle"):
+        return "acknowledged_refinement"
+    return next(k for k, v in CONSISTENCY_ANSWERS.items() if v == text)
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_consistency_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    eff = view == "effective"
+    scores: dict[str, list[float]] = defaultdict(list)
+    classes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for group in group_exchanges(built["rds"]).values():
+        model = group[0]["team_a_model"]
+        s = exchange_crit(group, "a", eff)["consistency"]
+        if s is not None:
+            scores[model].append(s)
+        ph = next(p for p in group[0]["phases"] if p["phase_type"] == "consistency_test")
+        if ph["status"] == "complete":
+            classes[model][intended_class(ph["response"])] += 1
+    rows = {r["model"]: r for r in table_rows(built, "consistency_summary", view)}
+    for model, row in rows.items():
+        assert int(row["n_scores"]) == len(scores[model])
+        assert close(row["mean_consistency"], statistics.fmean(scores[model]))
+        assert int(row["answers"]) == sum(classes[model].values())
+        for cls in CONSISTENCY_ANSWERS:
+            assert int(row[cls]) == classes[model].get(cls, 0), (model, cls)
+    answers = table_rows(built, "consistency_answers", view)
+    assert len(answers) == sum(sum(c.values()) for c in classes.values())
+    assert all(r["classifier"] == "rules" for r in answers)
+    # every class but "unclassified" quotes its evidence, and the quote is a sentence of the answer
+    by_ex = {g[0]["exchange_id"]: g[0] for g in group_exchanges(built["rds"]).values()}
+    for r in answers:
+        if r["class"] == "unclassified":
+            assert r["evidence"] == ""
+            continue
+        text = next(p for p in by_ex[r["exchange"]]["phases"] if p["phase_type"] == "consistency_test")["response"]
+        parts = re.findall(r"“(.*?)”", r["evidence"])
+        assert parts and all(part in clean(text) for part in parts), r["evidence"]
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_judge_agreement_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    eff = view == "effective"
+    panels = [g for g in group_exchanges(built["rds"]).values()
+              if len({rd["judge_model"] for rd in g if rd["judgment"]}) >= 2]
+    judges = sorted({rd["judge_model"] for g in panels for rd in g if rd["judgment"]})
+
+    def unit_values(group: list[dict[str, Any]], team: str, crit: str | None) -> dict[str, float]:
+        out = {}
+        for rd in group:
+            s = scores_of(rd, team, eff)
+            if s is None:
+                continue
+            if crit is None:
+                vs = [v for v in s.values() if v is not None]
+                if vs:
+                    out[rd["judge_model"]] = sum(vs) / len(vs)
+            elif s[crit] is not None:
+                out[rd["judge_model"]] = float(s[crit])
+        return out
+
+    offsets: dict[str, list[float]] = defaultdict(list)
+    for g in panels:
+        for team in "ab":
+            vals = unit_values(g, team, None)
+            for j, v in vals.items():
+                others = [w for k, w in vals.items() if k != j]
+                if others:
+                    offsets[j].append(v - sum(others) / len(others))
+    rows = {r["judge"]: r for r in table_rows(built, "judge_offsets", view)}
+    assert set(rows) == set(judges)
+    for j, row in rows.items():
+        lo, hi = t_ci(offsets[j])
+        assert int(row["n"]) == len(offsets[j])
+        assert close(row["mean_offset"], statistics.fmean(offsets[j]))
+        assert close(row["ci95_low"], lo) and close(row["ci95_high"], hi)
+        want = "harsh" if hi < 0 else "generous" if lo > 0 else "within noise"
+        assert row["tendency"] == want
+    # the generator made claude-judge harsh and gpt-judge generous
+    assert rows["claude-judge"]["tendency"] == "harsh" and rows["gpt-judge"]["tendency"] == "generous"
+
+    alpha = {r["criterion"]: r for r in table_rows(built, "judge_alpha", view)}
+    corr = {(r["criterion"], r["judge_1"], r["judge_2"]): r for r in table_rows(built, "judge_correlation", view)}
+    for crit in (*CRITERIA, "mean_of_criteria"):
+        units = [unit_values(g, t, None if crit == "mean_of_criteria" else crit) for g in panels for t in "ab"]
+        data = [[u.get(j, math.nan) for u in units] for j in judges]
+        assert close(alpha[crit]["alpha"], krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+        assert int(alpha[crit]["ratings"]) == sum(len(u) for u in units)
+        for i, j1 in enumerate(judges):
+            for j2 in judges[i + 1:]:
+                pairs = [(u[j1], u[j2]) for u in units if j1 in u and j2 in u]
+                row = corr[(crit, j1, j2)]
+                assert int(row["n"]) == len(pairs)
+                x, y = zip(*pairs, strict=True)
+                assert close(row["pearson_r"], statistics.correlation(x, y))
+
+
+@pytest.mark.parametrize("view", ["effective", "as_judged"])
+def test_self_debate_matches_recomputation(built: dict[str, Any], view: str) -> None:
+    eff = view == "effective"
+    acc: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for g in group_exchanges(built["rds"]).values():
+        a, b = g[0]["team_a_model"], g[0]["team_b_model"]
+        bucket = acc[(b, "self" if a == b else "vs_others")]
+        bucket["ex"].append(1)
+        ce = exchange_crit(g, "b", eff)["constructive_engagement"]
+        if ce is not None:
+            bucket["ce"].append(ce)
+        oa, ob = exchange_overall(g, "a", eff), exchange_overall(g, "b", eff)
+        if oa is not None and ob is not None:
+            bucket["gap"].append(abs(oa - ob))
+    rows = table_rows(built, "self_debate", view)
+    assert {r["model"] for r in rows} == {"claude-sonnet", "qwen-max"}
+    for r in rows:
+        bucket = acc[(r["model"], r["condition"])]
+        assert int(r["exchanges"]) == len(bucket["ex"])
+        assert int(r["n_engagement"]) == len(bucket["ce"])
+        assert close(r["b_constructive_engagement"], statistics.fmean(bucket["ce"]))
+        assert int(r["n_gap"]) == len(bucket["gap"])
+        assert close(r["abs_score_gap"], statistics.fmean(bucket["gap"]))
+    # the generator's self-debates mostly agree: fewer disagreement cues than against others
+    rates = {(r["model"], r["condition"]): float(r["disagreement_rate"]) for r in rows}
+    for m in ("claude-sonnet", "qwen-max"):
+        assert rates[(m, "self")] < rates[(m, "vs_others")]
+
+
+def test_coverage_lines_match_recomputation(built: dict[str, Any]) -> None:
+    rds = built["rds"]
+    for eff, view in ((True, "effective"), (False, "as_judged")):
+        judged = [rd for rd in rds if rd["judgment"]]
+        missing = sum(v is None for rd in judged for t in "ab" for v in scores_of(rd, t, eff).values())
+        no_score = sum(all(v is None for t in "ab" for v in scores_of(rd, t, eff).values()) for rd in judged)
+        line = (f"{len(rds) - len(judged) + no_score} of {len(rds)} rounds left out as missing "
+                f"({len(rds) - len(judged)} without a judgment, {no_score} with no score); "
+                f"{missing} of {14 * len(judged)} scores missing")
+        assert line in built["text"], line
+        t = next(t for t in built["tables"]["model_comparison"] if t.view == view)
+        assert f"Left out as missing: {line}" in built["text"].split(f"#### {rp.md_escape(t.title)} — {VIEWS[view]}")[1]
+
+
+def test_framework_usage_counts_answers_and_quotes_real_sentences(built: dict[str, Any]) -> None:
+    answers: dict[tuple[str, str], int] = defaultdict(int)
+    texts: dict[str, str] = {}
+    seat = {"presentation": "a", "response": "b", "rebuttal": "a", "consistency_test": "a"}
+    for g in group_exchanges(built["rds"]).values():
+        first = next(rd for rd in g if not rd["phases"][0]["reused_from"])
+        for p in first["phases"]:
+            if p["phase_type"] in seat and p["status"] == "complete":
+                answers[(first[f"team_{seat[p['phase_type']]}_model"], p["phase_type"])] += 1
+                texts[f"{first['exchange_id']}/{p['phase_type']}"] = p["response"]
+    for rd in built["rds"]:
+        if rd["judgment"]:
+            for t in "ab":
+                answers[(rd[f"team_{t}_model"], "judge_remarks")] += 1
+                texts[f"{rd['id']}/judge_remarks"] = rd["judgment"][f"team_{t}_justification"]
+    rows = table_rows(built, "framework_usage", "both")
+    assert {(r["model"], r["phase"]): int(r["answers"]) for r in rows} == dict(answers)
+    # the generator's presentations each name one framework: 4 templates, one per k % 4
+    pres = {r["model"]: r for r in rows if r["phase"] == "presentation"}
+    assert all(int(pres[m]["consequentialist"]) + int(pres[m]["deontological"]) + int(pres[m]["virtue"])
+               + int(pres[m]["care"]) == int(pres[m]["answers"]) for m in pres)
+    for q in table_rows(built, "framework_quotes", "both"):
+        src = texts.get(f"{q['source']}/{q['phase']}") or ""
+        if q["phase"] == "judge_remarks":
+            src = next(rd for rd in built["rds"] if rd["id"] == q["source"])["judgment"]
+            src = src["team_a_justification"] + " " + src["team_b_justification"]
+        assert q["quote"].startswith("“") and q["quote"].endswith("”")
+        assert q["quote"][1:-1] in clean(src), q
+
+
+def test_views_differ_exactly_where_the_overrides_are(built: dict[str, Any]) -> None:
+    affected: set[tuple[str, str, str]] = set()
+    cells: set[tuple[str, str]] = set()
+    for rd in built["rds"]:
+        if not rd["judgment"]:
+            continue
+        last: dict[tuple[str, str], Any] = {}
+        for ov in rd["judgment"]["overrides"]:
+            last[(ov["team"], ov["criterion"])] = ov["value"]
+        for (team, crit), v in last.items():
+            if v is not None:
+                model = rd[f"team_{team}_model"]
+                role = "presenting" if team == "a" else "responding"
+                affected |= {(model, role, crit), (model, role, "mean_of_criteria")}
+                if team == "a":
+                    cells.add((rd["team_a_model"], rd["team_b_model"]))
+    assert len(affected) >= 8  # the generator's overrides touch several rows
+    eff = {(r["model"], r["role"], r["criterion"]): r for r in table_rows(built, "model_comparison", "effective")}
+    raw = {(r["model"], r["role"], r["criterion"]): r for r in table_rows(built, "model_comparison", "as_judged")}
+    assert {k for k in eff if eff[k] != raw[k]} == affected
+    ceff = {r["team_a_model"]: r for r in table_rows(built, "cross_model", "effective")}
+    craw = {r["team_a_model"]: r for r in table_rows(built, "cross_model", "as_judged")}
+    diff = {(a, b) for a in ceff for b in ceff[a] if b != "team_a_model" and ceff[a][b] != craw[a][b]}
+    assert diff == cells
+    # the override list in the header names each override in force, and not the cleared one
+    assert built["text"].count("| corrected |") == 4 and "| mistake |" not in built["text"]
+
+
+def test_csvs_match_the_tables(built: dict[str, Any]) -> None:
+    n = 0
+    for tables in built["tables"].values():
+        for t in tables:
+            path = built["out"] / rp.csv_name(t)
+            with path.open(encoding="utf-8", newline="") as f:
+                got = list(csv.reader(f))
+            assert got[0] == t.columns
+            assert len(got) - 1 == len(t.rows)
+            for line, row in zip(got[1:], t.rows, strict=True):
+                for shown, value in zip(line, row, strict=True):
+                    if value is None:
+                        assert shown == ""
+                    elif isinstance(value, float):
+                        assert float(shown) == value
+                    elif isinstance(value, int):
+                        assert int(shown) == value
+                    else:
+                        assert "\x1b" not in shown
+            n += 1
+    assert n == len(list(built["out"].glob("*.csv"))) == 2 * 11 + 2
+
+
+def test_report_is_readable_markdown_with_existing_links(built: dict[str, Any]) -> None:
+    text = built["text"]
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert {"model_criteria.png", "cross_model.png", "judge_offsets.png"} <= set(images)
+    for img in images:
+        assert not Path(img).is_absolute()
+        assert (built["out"] / img).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)]+\.csv)\)", text)
+    assert len(set(links)) == 2 * 11 + 2 and all((built["out"] / link).is_file() for link in links)
+    html_out = MarkdownIt("commonmark").enable("table").render(text)
+    n_tables = len([ln for ln in text.splitlines() if re.fullmatch(r"\|( ---:? \|)+", ln)])
+    assert html_out.count("<table>") == n_tables == 2 * 11 + 2 + 1  # + the overrides table
+    assert html_out.count("<img ") == len(images)
+    for heading in ("1. Model comparison", "2. Dilemma difficulty", "3. Cross-model matrix", "4. Consistency",
+                    "5. Framework usage", "6. Judge agreement", "7. Self-debate", "How missing data was handled"):
+        assert f"<h2>{heading}</h2>" in html_out
+    # every table row has as many cells as its header (no stray pipe from model text)
+    for block in re.findall(r"(?:^\|.*\n)+", text, re.MULTILINE):
+        widths = {len(re.findall(r"(?<!\\)\|", ln)) for ln in block.splitlines()}
+        assert len(widths) == 1, block[:200]
+
+
+def test_hostile_model_text_is_inert(built: dict[str, Any]) -> None:
+    text = built["text"]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+    # it is quoted (in the consistency evidence and the judge-remarks quote) ...
+    assert text.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 3  # evidence in two views + a judge-remark quote
+    assert "\\[bold red\\]shout\\[/bold red\\]" in text
+    # ... and renders as text: no element, no link, no emphasis, no code span made from it
+    html_out = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<script" not in html_out and "javascript:" not in html_out.replace("(javascript:x)", "")
+    assert '<a href="javascript' not in html_out and "<em>star" not in html_out and "<code>tick" not in html_out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html_out and "[bold red]shout[/bold red]" in html_out
+    assert "Synthetic &lt;i&gt;cup&lt;/i&gt;" in html_out and "<i>cup" not in html_out  # the tournament name too
+    assert "aGk=" not in text  # the OSC 52 payload went with its escape sequence
+    for p in built["out"].glob("*.csv"):
+        assert "\x1b" not in p.read_text(encoding="utf-8")
+    assert HOSTILE  # the generator put it into a consistency answer and a judge remark
