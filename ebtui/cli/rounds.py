@@ -1,0 +1,304 @@
+"""`ebtui rounds`: list, show and override saved rounds."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+import click
+
+from ebtui.cli.common import CliError, ctx_option, echo_untrusted
+from ebtui.core.records import (
+    CRITERIA,
+    CRITERION_LABELS,
+    PHASE_ORDER,
+    PHASE_SPEAKER,
+    Phase,
+    Round,
+    RoundStatus,
+)
+from ebtui.core.safe_text import strip_control
+from ebtui.core.store import ROLES, ResultsStore, StoreError, normalise_criterion, normalise_team
+from ebtui.locations import store_dir
+
+MISSING = "—"
+_STORE_HELP = "Results store directory (default: $EBTUI_STORE, else ./saved)."
+_C1 = re.compile(r"[\x7f-\x9f]")
+
+
+def _store(ctx: click.Context, value: str | None) -> ResultsStore:
+    """--store on the subcommand, else on `rounds`, else before `rounds` (`ebtui --store X rounds list`)."""
+    if value is None and ctx.parent is not None:
+        value = (ctx.parent.params or {}).get("store")
+    return ResultsStore(store_dir(ctx_option(ctx, "store", value)))
+
+
+def _safe_json(data: Any) -> str:
+    """JSON for a terminal: C0 controls are escaped by json; DEL and C1 controls are escaped here too."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _clean(value: Any) -> str:
+    return strip_control("" if value is None else str(value)).replace("\n", " ")
+
+
+def _when(iso: str | None) -> str:
+    if not iso:
+        return MISSING
+    try:
+        return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return _clean(iso)
+
+
+def _num(v: int | None) -> str:
+    return MISSING if v is None else str(v)
+
+
+def _table(headers: list[str], rows: list[list[str]], right: frozenset[int] = frozenset()) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(out).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
+def rounds(store: str | None) -> None:
+    """List, show and override saved rounds."""
+
+
+@rounds.command("list")
+@click.option("--model", metavar="NAME", help="Rounds in which this model took part (any role).")
+@click.option("--role", type=click.Choice(ROLES), help="With --model: only rounds where it had this role.")
+@click.option("--dilemma", metavar="ID", help="Rounds on this dilemma.")
+@click.option("--judge", metavar="NAME", help="Rounds judged by this model.")
+@click.option("--tournament", metavar="ID", help="Rounds of this tournament.")
+@click.option("--status", type=click.Choice([s.value for s in RoundStatus]), help="Rounds with this status.")
+@click.option("--needs-review", is_flag=True, help="Only rounds whose scores still need a human's review.")
+@click.option("--limit", type=click.IntRange(min=1), help="Show at most N rounds (the newest with --newest-first).")
+@click.option("--newest-first", is_flag=True, help="Newest first (default: oldest first).")
+@click.option("--json", "as_json", is_flag=True, help="Print the index documents as JSON.")
+@click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
+@click.pass_context
+def list_rounds(
+    ctx: click.Context,
+    model: str | None,
+    role: str | None,
+    dilemma: str | None,
+    judge: str | None,
+    tournament: str | None,
+    status: str | None,
+    needs_review: bool,
+    limit: int | None,
+    newest_first: bool,
+    as_json: bool,
+    store: str | None,
+) -> None:
+    """List saved rounds: id, time, dilemma, teams, judge, status, review flag and total scores."""
+    if role and not model:
+        raise CliError("--role needs --model (it says which seat the model had)")
+    results = _store(ctx, store)
+    try:
+        rows = results.query(
+            model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament, status=status,
+            needs_review=True if needs_review else None, limit=limit, newest_first=newest_first,
+        )
+    except (TypeError, ValueError, StoreError) as exc:
+        raise CliError(strip_control(str(exc))) from None
+    if as_json:
+        click.echo(_safe_json(rows))
+        return
+    if not rows:
+        click.echo(f"No rounds match in {results.root}.", err=True)
+        return
+    table = [
+        [
+            _clean(e["id"]),
+            _when(e.get("timestamp")),
+            _clean(e.get("dilemma_id")),
+            _clean(e.get("team_a")),
+            _clean(e.get("team_b")),
+            _clean(e.get("judge")),
+            _clean(e.get("status")),
+            "review" if e.get("needs_review") else "",
+            _num(e.get("total_a")) + ("*" if e.get("overrides") else ""),
+            _num(e.get("total_b")),
+        ]
+        for e in rows
+    ]
+    headers = ["ID", "TIME (UTC)", "DILEMMA", "TEAM A", "TEAM B", "JUDGE", "STATUS", "REVIEW", "A", "B"]
+    for line in _table(headers, table, right=frozenset({8, 9})):
+        click.echo(line)
+    overridden = sum(1 for e in rows if e.get("overrides"))
+    click.echo(f"\n{len(rows)} round(s)" + (f"; * = totals include {overridden} overridden" if overridden else ""))
+
+
+def _phase_heading(round_: Round, phase: Phase) -> str:
+    speaker = PHASE_SPEAKER[phase.phase_type]
+    who = "Judge" if speaker == "judge" else f"Team {speaker.upper()}"
+    bits = [phase.status.value]
+    if phase.latency is not None:
+        bits.append(f"{phase.latency:.1f} s")
+    if phase.usage.input_tokens or phase.usage.output_tokens:
+        bits.append(f"{phase.usage.input_tokens}→{phase.usage.output_tokens} tokens")
+    if phase.reused_from:
+        bits.append(f"shared with round {phase.reused_from}")
+    title = phase.phase_type.value.replace("_", " ").capitalize()
+    return f"== {title} — {who} ({_clean(phase.model_id)}) — {', '.join(bits)} =="
+
+
+def score_card(round_: Round) -> list[str]:
+    """The judgment as a table: criteria × teams, parsed and effective values; missing is — and flagged."""
+    j = round_.judgment
+    if j is None:
+        return ["No judgment: the judge did not score this round (`ebtui rounds override` can score it by hand)."]
+    active = j.active_overrides()
+    headers = ["CRITERION", "A PARSED", "A", "B PARSED", "B"]
+    rows: list[list[str]] = []
+    flagged = False
+    for crit in CRITERIA:
+        row = [CRITERION_LABELS[crit]]
+        for team in ("a", "b"):
+            parsed = getattr(j.parsed_scores(team), crit)  # type: ignore[arg-type]
+            eff = getattr(j.effective_scores(team), crit)  # type: ignore[arg-type]
+            row.append(_num(parsed) + (" !" if parsed is None else ""))
+            row.append(_num(eff) + ("*" if (team, crit) in active else "") + (" !" if eff is None else ""))
+            flagged = flagged or parsed is None or eff is None
+        rows.append(row)
+    totals = ["Total"]
+    for team in ("a", "b"):
+        totals += [_num(j.parsed_scores(team).total()), _num(j.effective_scores(team).total())]  # type: ignore[arg-type]
+    rows.append(totals)
+    lines = _table(headers, rows, right=frozenset({1, 2, 3, 4}))
+    lines.insert(len(lines) - 1, lines[1])  # a rule above the totals
+    notes = []
+    if flagged:
+        notes.append(f"! {MISSING} = missing: the judge gave no valid score (never defaulted)")
+    if active:
+        notes.append("* = overridden by a human:")
+        for (team, crit), ov in sorted(active.items()):
+            notes.append(
+                f"    Team {team.upper()} {CRITERION_LABELS[crit]}: {_num(ov.parsed_value)} → {ov.value}"
+                f" ({ov.time.strftime('%Y-%m-%d %H:%M')} UTC){': ' + _clean(ov.note) if ov.note else ''}"
+            )
+    if j.effective_needs_review():
+        reasons = "; ".join(_clean(r) for r in j.review_reasons) or "scores missing"
+        notes.append(f"Needs review: {reasons}")
+    return lines + notes
+
+
+@rounds.command("show")
+@click.argument("round_id")
+@click.option("--prompts", is_flag=True, help="Also print each phase's system prompt and prompt.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Round as JSON.")
+@click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
+@click.pass_context
+def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store: str | None) -> None:
+    """Show one round: the transcript phase by phase, then the score card."""
+    results = _store(ctx, store)
+    try:
+        round_ = results.load_round(round_id)
+    except StoreError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    if as_json:
+        click.echo(_safe_json(round_.model_dump(mode="json")))
+        return
+    click.echo(f"Round {_clean(round_.id)} — {round_.status.value}" + (
+        f" ({_clean(round_.error)})" if round_.error else ""))
+    title = f" — {_clean(round_.dilemma_title)}" if round_.dilemma_title else ""
+    click.echo(f"Dilemma: {_clean(round_.dilemma_id)}{title}")
+    click.echo(f"Team A: {_clean(round_.team_a_model)}   Team B: {_clean(round_.team_b_model)}   "
+               f"Judge: {_clean(round_.judge_model)}" + ("  (blind)" if round_.blind_judge else ""))
+    if round_.tournament_id:
+        click.echo(f"Tournament: {_clean(round_.tournament_id)}")
+    click.echo(f"Started: {round_.timestamp.strftime('%Y-%m-%d %H:%M:%S')} UTC   File: {results.round_path(round_.id)}")
+    order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
+    for phase in sorted(round_.phases, key=lambda p: order[p.phase_type]):
+        click.echo("")
+        click.echo(_phase_heading(round_, phase))
+        if prompts:
+            click.echo("-- system prompt --")
+            echo_untrusted(phase.system_prompt)
+            click.echo("-- prompt --")
+            echo_untrusted(phase.prompt)
+            click.echo("-- response --")
+        if phase.response:
+            echo_untrusted(phase.response)
+        if phase.error:
+            kind = f" ({_clean(phase.error_kind)})" if phase.error_kind else ""
+            click.echo(f"[{phase.status.value}{kind}: {_clean(phase.error)}]")
+        if phase.partial_response:
+            click.echo(f"[{len(phase.partial_response)} characters streamed before the failure were kept in the "
+                       "file and not passed on]")
+    missing = [pt for pt in PHASE_ORDER if round_.phase(pt) is None]
+    if missing:
+        click.echo("\nNot run: " + ", ".join(pt.value.replace("_", " ") for pt in missing))
+    j = round_.judgment
+    if j is not None:
+        for label, text in (("Team A", j.team_a_justification), ("Team B", j.team_b_justification),
+                            ("Overall", j.overall_analysis)):
+            if text:
+                click.echo(f"\n{label}: ", nl=False)
+                echo_untrusted(text)
+    click.echo("")
+    for line in score_card(round_):
+        click.echo(line)
+
+
+@rounds.command("override")
+@click.argument("round_id")
+@click.option("--team", "team", required=True, metavar="a|b", help="Which team's score.")
+@click.option("--criterion", required=True, metavar="NAME", help="Criterion name or label, e.g. consistency.")
+@click.option("--value", metavar="N", help="The score to use instead, a whole number 1-10.")
+@click.option("--clear", is_flag=True, help="Remove the override (the judge's parsed score applies again).")
+@click.option("--note", default="", help="Why (kept with the override; required with --value).")
+@click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
+@click.pass_context
+def override(
+    ctx: click.Context,
+    round_id: str,
+    team: str,
+    criterion: str,
+    value: str | None,
+    clear: bool,
+    note: str,
+    store: str | None,
+) -> None:
+    """Override (or with --clear restore) one criterion's score for one team; the parsed score is kept."""
+    if clear == (value is not None):
+        raise CliError("give either --value N or --clear")
+    number: int | None = None
+    if value is not None:
+        if not re.fullmatch(r"\s*\d+\s*", value) or not 1 <= int(value) <= 10:
+            raise CliError(f"--value must be a whole number from 1 to 10, not {value!r}")
+        number = int(value)
+        if not note.strip():
+            raise CliError("--note is required with --value (say why the score is overridden)")
+    try:
+        t = normalise_team(team)
+        crit = normalise_criterion(criterion)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    results = _store(ctx, store)
+    try:
+        round_ = results.apply_override(round_id, t, crit, number, note)
+    except (StoreError, ValueError) as exc:
+        raise CliError(strip_control(str(exc))) from None
+    finally:
+        results.close()
+    j = round_.judgment
+    assert j is not None
+    parsed = getattr(j.parsed_scores(t), crit)
+    eff = getattr(j.effective_scores(t), crit)
+    what = "cleared; parsed score applies" if number is None else "overridden"
+    click.echo(f"Round {round_id}: Team {t.upper()} {CRITERION_LABELS[crit]} {what}: "
+               f"parsed {_num(parsed)}, effective {_num(eff)}.")
+    click.echo(f"Totals now: A {_num(j.effective_scores('a').total())}, B {_num(j.effective_scores('b').total())}"
+               + ("  (still needs review)" if j.effective_needs_review() else ""))
