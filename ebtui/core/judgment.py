@@ -1,13 +1,1136 @@
-"""The judgment parser — CONTRACT STUB, implemented by the judgment work (issue 4)."""
+"""The judgment: the JSON schema a judge is asked for, and a tolerant parser for what it actually says.
+
+Structured first, tolerant fallback, never a default. `parse_judgment` reads, in this order of preference:
+
+1. JSON — every object in the reply, strict (`json`) or repaired (`json_repaired`: trailing commas, single
+   quotes, Python literals, missing commas, raw line breaks in strings, a reply cut off mid-object, whose
+   complete scores are kept). Shapes other than the schema's are matched by name (`{"Team A": {...}}`,
+   `{"team_a_scores": {...}}`, `{"consistency": {"team_a": 8, "team_b": 7}}`, per-criterion objects).
+2. Text — markdown tables (a column per team, a column per criterion, or one table per team under a team
+   heading: `table`) and lines such as "Consistency: 8/10" under a heading per team (`lines`).
+
+A score the judge did not give, or gave outside 1-10, or gave as a fraction or a range, is missing (None) —
+never clamped, rounded or defaulted — and the judgment is marked `needs_review` with a reason. Anything
+other than clean schema JSON is marked too, so a human looks at every guessed reading.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from ebtui.core.records import Judgment
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Scores
 
-JUDGMENT_SCHEMA: dict[str, Any] = {}
+# --------------------------------------------------------------------------------------------------------
+# What the judge is asked for
+# --------------------------------------------------------------------------------------------------------
+
+#: a name for the schema where a provider wants one (OpenAI's response_format.json_schema.name)
+JUDGMENT_SCHEMA_NAME = "ethics_bowl_judgment"
+
+_TEAM_DESCRIPTION = {
+    "a": "Team A, the presenting team (presentation, rebuttal, consistency test)",
+    "b": "Team B, the responding team (response)",
+}
+
+
+def _team_schema(team: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": _TEAM_DESCRIPTION[team],
+        "properties": {
+            "scores": {
+                "type": "object",
+                "properties": {
+                    c: {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 10,
+                        "description": f"{CRITERION_LABELS[c]}: a whole number from 1 to 10",
+                    }
+                    for c in CRITERIA
+                },
+                "required": list(CRITERIA),
+                "additionalProperties": False,
+            },
+            "justification": {
+                "type": "string",
+                "description": f"Why {'Team A' if team == 'a' else 'Team B'} earned these scores",
+            },
+        },
+        "required": ["scores", "justification"],
+        "additionalProperties": False,
+    }
+
+
+#: The structured output a judge is asked for. A deliberately small subset of JSON Schema (type,
+#: properties, required, additionalProperties, minimum, maximum, description — no $ref, no oneOf/anyOf),
+#: so the same dict works for OpenAI strict json_schema, Gemini response(_json)_schema, Anthropic
+#: output formats and llama.cpp grammars. Scores come before the justification so that a reply cut off
+#: by max tokens still holds the scores.
+JUDGMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "team_a": _team_schema("a"),
+        "team_b": _team_schema("b"),
+        "overall_analysis": {"type": "string", "description": "An analysis of the exchange as a whole"},
+    },
+    "required": ["team_a", "team_b", "overall_analysis"],
+    "additionalProperties": False,
+}
+
+SCORE_PLACEHOLDER = "<whole number 1-10>"
+
+
+def _format_example() -> str:
+    def team(t: str) -> str:
+        label = "Team A" if t == "a" else "Team B"
+        scores = ",\n".join(f'      "{c}": {SCORE_PLACEHOLDER}' for c in CRITERIA)
+        return (
+            f'  "team_{t}": {{\n'
+            f'    "scores": {{\n{scores}\n    }},\n'
+            f'    "justification": "<why {label} earned these scores, citing the exchange>"\n'
+            "  }"
+        )
+
+    return (
+        "{\n"
+        + team("a") + ",\n"
+        + team("b") + ",\n"
+        + '  "overall_analysis": "<your analysis of the exchange as a whole>"\n'
+        + "}"
+    )
+
+
+_CRITERIA_KEYS = "; ".join(f'"{c}" ({CRITERION_LABELS[c]})' for c in CRITERIA)
+
+#: The text telling a judge how to answer; the judgment prompt embeds it verbatim. Generated from
+#: CRITERIA so it always agrees with JUDGMENT_SCHEMA and with the parser.
+JUDGMENT_FORMAT_INSTRUCTIONS = f"""\
+# Format of your answer
+
+Answer with one JSON object and nothing else: no text before or after it, no code fence, no comments. \
+It must have exactly this shape (replace each <...> with your own content):
+
+{_format_example()}
+
+Rules:
+- "team_a" is Team A, the presenting team; "team_b" is Team B, the responding team.
+- Give all fourteen scores, seven for each team. Each score is a whole number from 1 to 10, written as a \
+bare JSON number: no fractions (not 7.5), no ranges (not 7-8), no "/10", no words, no quotes.
+- Use the keys exactly as written, in lower case with underscores. The seven criteria keys are: \
+{_CRITERIA_KEYS}.
+- Write standard JSON: double quotes around every key and string, no trailing commas; inside a string \
+write a line break as \\n and a double quote as \\".
+- Keep each justification to a short paragraph, so your answer is not cut off.
+"""
+
+# --------------------------------------------------------------------------------------------------------
+# Vocabulary: criteria and teams as judges actually name them
+# --------------------------------------------------------------------------------------------------------
+
+_S = r"[\s_-]*"  # between words of a name: "principle articulation", "principle_articulation", "PrincipleArt…"
+_S1 = r"[\s_-]+"
+_CRIT_ALTS = "|".join(
+    [
+        rf"principle{_S}articulation",
+        rf"articulation{_S1}of{_S1}(?:the{_S1}|a{_S1}|its{_S1})?principles?",
+        r"principles?",
+        r"articulation",
+        r"consistency",
+        rf"stakeholders?{_S}(?:recognition|analysis|identification|awareness|consideration|mapping)",
+        r"stakeholders?",
+        rf"uncertainty{_S}(?:integration|handling|acknowledge?ment|management)",
+        rf"(?:handling|acknowledge?ment|integration){_S1}of{_S1}uncertainty",
+        r"uncertainty",
+        rf"(?:(?:moral|ethical){_S1})?frameworks?{_S}(?:awareness|use|usage|selection)",
+        rf"(?:moral|ethical){_S1}frameworks?",
+        r"frameworks?",
+        rf"intellectual{_S}(?:honesty|integrity)",
+        r"honesty",
+        rf"constructive{_S}engagement",
+        r"constructiveness",
+        r"engagement",
+    ]
+)
+_CRIT_RE = re.compile(rf"(?<![A-Za-z0-9])(?:{_CRIT_ALTS})(?![A-Za-z0-9])", re.IGNORECASE)
+_CRIT_KEYWORDS = (
+    ("principle", "principle_articulation"),
+    ("articulation", "principle_articulation"),
+    ("consisten", "consistency"),
+    ("stakeholder", "stakeholder_recognition"),
+    ("uncertain", "uncertainty_integration"),
+    ("framework", "framework_awareness"),
+    ("honest", "intellectual_honesty"),
+    ("integrity", "intellectual_honesty"),
+    ("engage", "constructive_engagement"),
+    ("constructive", "constructive_engagement"),
+)
+
+
+def _crit_name(matched: str) -> str:
+    low = matched.lower()
+    for word, crit in _CRIT_KEYWORDS:
+        if word in low:
+            return crit
+    raise AssertionError(matched)  # unreachable: every alternative holds a keyword
+
+
+def _crit_of(text: str) -> str | None:
+    """The criterion a key or cell names (the first one, if it names several)."""
+    m = _CRIT_RE.search(text)
+    return _crit_name(m.group(0)) if m else None
+
+
+_TEAM_LABEL = {"a": "A", "b": "B"}
+_ROLE_A = rf"present(?:ing|er|ers|ation){_S1}(?:team|side)|presenters?"
+_ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responders?"
+
+
+@lru_cache(maxsize=64)
+def _team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
+    alts = [rf"(?P<ta>team{_S}a)", rf"(?P<tb>team{_S}b)", rf"(?P<ra>{_ROLE_A})", rf"(?P<rb>{_ROLE_B})"]
+    # ids only tell the teams apart when they differ (a model debating itself has one id twice)
+    if a_id and b_id and a_id.lower() != b_id.lower():
+        ids = [("ia", a_id), ("ib", b_id)]
+        ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
+        alts = [rf"(?<![\w./-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alts)})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _team_of_match(m: re.Match[str]) -> str:
+    return "a" if (m.lastgroup or "").endswith("a") else "b"
+
+
+def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
+    return {_team_of_match(m) for m in rx.finditer(text)}
+
+
+def _bare_team(text: str) -> str | None:
+    """"A", "**B**:", "(a)" — a team named by its bare letter (only where a whole cell/key/heading is it)."""
+    core = re.sub(r"[^A-Za-z0-9]+", " ", text).strip().lower()
+    return core if core in ("a", "b") else None
+
+
+def _team_of(text: str, rx: re.Pattern[str]) -> str | None:
+    teams = _teams_in(text, rx)
+    if len(teams) == 1:
+        return teams.pop()
+    if not teams:
+        return _bare_team(text)
+    return None  # names both teams
+
+
+# --------------------------------------------------------------------------------------------------------
+# Numbers
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Val:
+    """A score as written: "8", "7.5", "11", "8/100", "7-8"."""
+
+    num: str
+    den: str | None = None
+    upper: str | None = None  # "7-8": a range
+
+    def shown(self) -> str:
+        if self.upper is not None:
+            return f"{self.num}-{self.upper}"
+        return f"{self.num}/{self.den}" if self.den is not None else self.num
+
+
+def _interpret(v: _Val) -> tuple[int | None, str | None]:
+    """(score, None) or (None, why it is not one)."""
+    if v.upper is not None:
+        return None, f"{v.shown()} is a range, not one score"
+    if v.den is not None and v.den not in ("10", "10.0"):
+        return None, f"{v.shown()} is not on the 1-10 scale"
+    if not re.fullmatch(r"\d+(?:\.\d+)?", v.num):
+        return None, f"{v.num} is not a whole number from 1 to 10"
+    whole, _, frac = v.num.partition(".")
+    if frac.strip("0"):
+        return None, f"{v.num} is not a whole number"
+    n = int(whole)
+    if not 1 <= n <= 10:
+        return None, f"{v.num} is outside 1-10"
+    return n, None
+
+
+# a number that may be a score; never part of a longer number, word, fraction or id ("gpt-4", "v2", "1/2")
+_NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?![\d.]\d)"
+_DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d))"
+_RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
+# after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
+_NOT_COUNT = r"(?![ \t]*(?:%|(?!(?:points?|pts|out)\b)[A-Za-z]))"
+_NUM_RE = re.compile(rf"{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
+_NUM_DEN_RE = re.compile(rf"{_NUM}{_DEN}")
+# what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
+# "Team A (gpt-4o): 8" has the id removed before this is used
+_SEP = (
+    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
+    r"|earned|is|was|rated|rating|with|of|a|an|grade|mark|points?)(?![A-Za-z])){0,12}?"
+)
+_AFTER_NAME_RE = re.compile(rf"{_SEP}{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})", re.IGNORECASE)
+_AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
+_CORRECTION_RE = re.compile(
+    r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
+    r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
+    r"(?![A-Za-z])[^\d\n]{0,24}?"
+    rf"{_NUM}(?:{_DEN}|{_NOT_COUNT})",
+    re.IGNORECASE,
+)
+_STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
+
+
+def _val(m: re.Match[str]) -> _Val:
+    d = m.groupdict()
+    return _Val(d["num"], d.get("den"), d.get("upper"))
+
+
+def _score_in(segment: str, *, after_name: bool) -> _Val | None:
+    """The score a short stretch of text gives, by preference: a self-correction ("actually 6"), a
+    number out of ten ("8/10"), a number right after the name, a number after a colon or dash."""
+    corrections = list(_CORRECTION_RE.finditer(segment))
+    if corrections:
+        return _val(corrections[-1])
+    m = _NUM_DEN_RE.search(segment)
+    if m:
+        return _val(m)
+    if after_name:
+        m = _AFTER_NAME_RE.match(segment)
+        if m:
+            return _val(m)
+    m = _AFTER_COLON_RE.search(segment)
+    if m:
+        return _val(m)
+    return None
+
+
+def _score_in_cell(cell: str) -> _Val | None:
+    cell = cell.strip()
+    if not cell:
+        return None
+    m = _NUM_DEN_RE.search(cell) or _NUM_RE.search(cell)
+    return _val(m) if m else None
+
+
+# --------------------------------------------------------------------------------------------------------
+# What was found, and what it adds up to
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    shown: str
+    value: int | None
+    problem: str | None
+
+
+@dataclass
+class _Collector:
+    scores: dict[str, dict[str, list[_Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
+    justification: dict[str, list[str]] = field(default_factory=lambda: {"a": [], "b": []})
+    overall: list[str] = field(default_factory=list)
+    unattributed: int = 0
+    sources: set[str] = field(default_factory=set)
+
+    def add(self, team: str | None, crit: str, found: _Found, source: str) -> None:
+        if team is None:
+            self.unattributed += 1
+            return
+        self.scores[team].setdefault(crit, []).append(found)
+        self.sources.add(source)
+
+    def add_val(self, team: str | None, crit: str, v: _Val, source: str) -> None:
+        value, problem = _interpret(v)
+        self.add(team, crit, _Found(v.shown(), value, problem), source)
+
+    def count(self) -> int:
+        return sum(len(d) for d in self.scores.values())
+
+
+# --------------------------------------------------------------------------------------------------------
+# JSON: strict, then a lenient reader for what judges write when they almost write JSON
+# --------------------------------------------------------------------------------------------------------
+
+
+class _Obj(list):  # type: ignore[type-arg]
+    """A JSON object as its (key, value) pairs in order, duplicates kept (the last one given wins)."""
+
+
+class _Num(str):
+    """A JSON number as written, so a score is never reformatted (1e1 stays "1e1")."""
+
+    den: str | None = None
+
+
+class _Partial(str):
+    """A string cut off by the end of the reply: kept as text, never read as a score."""
+
+
+class _Fail(Exception):
+    pass
+
+
+class _Lenient:
+    """A forgiving JSON reader: single quotes, trailing or missing commas, comments, Python literals,
+    bare keys, raw line breaks in strings, "8/10" as a value, and a reply that ends mid-object (whatever
+    was complete is returned; a number or key cut off at the end is dropped)."""
+
+    MAX_DEPTH = 48
+    _WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
+    _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+    _DEN = re.compile(r"[ \t]*/[ \t]*(\d+)")
+    _WORD = re.compile(r"[A-Za-z_$][\w$-]*")
+    _CHUNK = {q: re.compile(rf"[^{re.escape(q)}\\]+") for q in ("\"", "'", "”")}
+    _CLOSE = {"\"": "\"", "'": "'", "“": "”"}
+    _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", "\"": "\"", "'": "'"}
+
+    def __init__(self, text: str, pos: int) -> None:
+        self.s = text
+        self.i = pos
+        self.n = len(text)
+        self.truncated = False
+        self.repairs: set[str] = set()
+
+    def _ws(self) -> None:
+        m = self._WS.match(self.s, self.i)
+        if m and m.end() > self.i:
+            if "/" in m.group(0):
+                self.repairs.add("comments")
+            self.i = m.end()
+
+    def parse(self) -> Any:
+        return self._value(0)
+
+    def _value(self, depth: int) -> Any:
+        self._ws()
+        if self.i >= self.n:
+            raise EOFError
+        c = self.s[self.i]
+        if c == "{":
+            return self._object(depth + 1)
+        if c == "[":
+            return self._array(depth + 1)
+        if c in self._CLOSE:
+            return self._string()
+        m = self._NUMBER.match(self.s, self.i)
+        if m:
+            if m.end() >= self.n:
+                raise EOFError  # "1" might have been "10"
+            self.i = m.end()
+            num = _Num(m.group(0))
+            d = self._DEN.match(self.s, self.i)
+            if d:
+                if d.end() >= self.n:
+                    raise EOFError
+                num.den = d.group(1)
+                self.i = d.end()
+                self.repairs.add('"N/10" values')
+            return num
+        m = self._WORD.match(self.s, self.i)
+        if m:
+            word = m.group(0)
+            if m.end() >= self.n:
+                raise EOFError
+            self.i = m.end()
+            lit = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+            if word in lit:
+                if word[0].isupper():
+                    self.repairs.add("Python literals")
+                return lit[word]
+            raise _Fail
+        raise _Fail
+
+    def _string(self) -> str:
+        q = self.s[self.i]
+        close = self._CLOSE[q]
+        if q != "\"":
+            self.repairs.add("single quotes" if q == "'" else "curly quotes")
+        chunk = self._CHUNK[close]
+        self.i += 1
+        out: list[str] = []
+        while True:
+            m = chunk.match(self.s, self.i)
+            if m:
+                piece = m.group(0)
+                if "\n" in piece:
+                    self.repairs.add("line breaks inside strings")
+                out.append(piece)
+                self.i = m.end()
+            if self.i >= self.n:
+                self.truncated = True
+                return _Partial("".join(out))
+            c = self.s[self.i]
+            if c == "\\":
+                if self.i + 1 >= self.n:
+                    self.truncated = True
+                    return _Partial("".join(out))
+                e = self.s[self.i + 1]
+                if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", self.s[self.i + 2 : self.i + 6]):
+                    out.append(chr(int(self.s[self.i + 2 : self.i + 6], 16)))
+                    self.i += 6
+                else:
+                    out.append(self._ESCAPES.get(e, e))
+                    self.i += 2
+                continue
+            # a closing quote ends the string only where the string can end: before , : } ] or the end
+            # (so "Team A's view" inside single quotes, or an unescaped "quote" inside double ones, survive)
+            j = self.i + 1
+            m = self._WS.match(self.s, j)
+            k = m.end() if m else j
+            if k >= self.n or self.s[k] in ",:}]" or (self.s[k] in "\"'" and "\n" in self.s[j:k]):
+                self.i = j
+                return "".join(out)
+            out.append(c)
+            self.i = j
+
+    def _key(self) -> str:
+        c = self.s[self.i]
+        if c in self._CLOSE:
+            return self._string()
+        m = self._WORD.match(self.s, self.i)
+        if not m:
+            raise _Fail
+        self.repairs.add("unquoted keys")
+        self.i = m.end()
+        return m.group(0)
+
+    def _object(self, depth: int) -> _Obj:
+        if depth > self.MAX_DEPTH:
+            raise _Fail
+        self.i += 1
+        obj = _Obj()
+        while True:
+            self._ws()
+            if self.i >= self.n:
+                self.truncated = True
+                return obj
+            if self.s[self.i] == "}":
+                self.i += 1
+                return obj
+            key = self._key()
+            if isinstance(key, _Partial):
+                return obj
+            self._ws()
+            if self.i >= self.n:
+                self.truncated = True
+                return obj
+            if self.s[self.i] not in ":=":
+                raise _Fail
+            self.i += 1
+            try:
+                value = self._value(depth)
+            except EOFError:
+                self.truncated = True
+                return obj
+            obj.append((key, value))
+            self._ws()
+            if self.i >= self.n:
+                self.truncated = True
+                return obj
+            c = self.s[self.i]
+            if c == ",":
+                self.i += 1
+                self._ws()
+                if self.i < self.n and self.s[self.i] == "}":
+                    self.repairs.add("trailing commas")
+            elif c == "}":
+                self.i += 1
+                return obj
+            elif c in self._CLOSE or c.isalpha() or c == "_":
+                self.repairs.add("missing commas")
+            else:
+                raise _Fail
+
+    def _array(self, depth: int) -> list[Any]:
+        if depth > self.MAX_DEPTH:
+            raise _Fail
+        self.i += 1
+        arr: list[Any] = []
+        while True:
+            self._ws()
+            if self.i >= self.n:
+                self.truncated = True
+                return arr
+            if self.s[self.i] == "]":
+                self.i += 1
+                return arr
+            try:
+                arr.append(self._value(depth))
+            except EOFError:
+                self.truncated = True
+                return arr
+            self._ws()
+            if self.i >= self.n:
+                self.truncated = True
+                return arr
+            c = self.s[self.i]
+            if c == ",":
+                self.i += 1
+                self._ws()
+                if self.i < self.n and self.s[self.i] == "]":
+                    self.repairs.add("trailing commas")
+            elif c == "]":
+                self.i += 1
+                return arr
+            else:
+                self.repairs.add("missing commas")
+
+
+@dataclass
+class _JsonCandidate:
+    value: Any
+    strict: bool
+    truncated: bool = False
+    repairs: set[str] = field(default_factory=set)
+
+
+_OBJ_START = re.compile(r"\{\s*[\"'“\w]")
+_DECODER = json.JSONDecoder(object_pairs_hook=_Obj, parse_float=_Num, parse_int=_Num, parse_constant=_Num)
+_MAX_CANDIDATES = 64
+
+
+def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
+    """Every JSON(-like) object in the reply, outermost only, in order. Work is bounded (a few passes
+    over the text at most), whatever the text."""
+    floor = 0
+    tries = 0
+    budget = 4 * len(text) + 100_000
+    for m in _OBJ_START.finditer(text):
+        start = m.start()
+        if start < floor:
+            continue
+        tries += 1
+        if tries > _MAX_CANDIDATES or budget <= 0:
+            return
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+            budget -= end - start
+            floor = end
+            yield _JsonCandidate(value, strict=True)
+            continue
+        except (ValueError, RecursionError):
+            pass
+        reader = _Lenient(text, start)
+        try:
+            value = reader.parse()
+        except (_Fail, EOFError, RecursionError):
+            budget -= max(reader.i - start, 1)
+            continue
+        budget -= reader.i - start
+        floor = reader.i
+        yield _JsonCandidate(value, strict=False, truncated=reader.truncated, repairs=reader.repairs)
+
+
+def _norm_key(key: str) -> str:
+    key = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
+    return re.sub(r"[\s_\-.]+", " ", key).strip().lower()
+
+
+_SCORE_KEYS = {"score", "value", "rating", "points", "grade", "mark", "result"}
+_NAME_KEYS = {"team", "name", "model", "id", "label", "role", "side", "team name", "team id"}
+_CRIT_NAME_KEYS = {"criterion", "criteria", "name", "category", "metric", "dimension", "aspect"}
+_JUST_WORDS = re.compile(
+    r"justif|rational|reason|comment|explan|feedback|assessment|evaluation|notes?\b|analysis|summary|strength|weakness",
+)
+_OVERALL_WORDS = re.compile(r"overall|summary|verdict|comparison|comparative|conclusion|^analysis$|^general")
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text_of(v) for v in value) if t)
+    if isinstance(value, _Obj):
+        return "\n".join(f"{k}: {t}" for k, v in value if (t := _text_of(v)))
+    return ""
+
+
+class _JsonWalker:
+    def __init__(self, col: _Collector, rx: re.Pattern[str]) -> None:
+        self.col = col
+        self.rx = rx
+
+    def team_of_key(self, key: str) -> str | None:
+        return _team_of(key, self.rx)
+
+    def score(self, team: str | None, crit: str, value: Any) -> None:
+        if isinstance(value, _Partial):
+            return  # cut off: "1" may have been "10"
+        if isinstance(value, _Num):
+            self.col.add_val(team, crit, _Val(str(value), value.den), "json")
+        elif isinstance(value, bool) or value is None:
+            shown = json.dumps(value)
+            self.col.add(team, crit, _Found(shown, None, f"given as {shown}"), "json")
+        elif isinstance(value, str):
+            v = _score_in_cell(value)
+            if v is not None:  # "8", "8/10", "8 out of 10"; words with no number are not a score
+                self.col.add_val(team, crit, v, "json")
+
+    def walk(self, node: Any, team: str | None, crit: str | None, depth: int = 0) -> None:
+        if depth > 64:
+            return
+        if isinstance(node, list) and not isinstance(node, _Obj):
+            for item in node:
+                self.walk(item, team, crit, depth + 1)
+            return
+        if not isinstance(node, _Obj):
+            return
+        # an object that names its own team or criterion: {"team": "A", "scores": {...}}
+        for k, v in node:
+            nk = _norm_key(str(k))
+            if isinstance(v, str) and nk in _NAME_KEYS and (t := self.team_of_key(v)):
+                team = t
+            if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := _crit_of(v)):
+                crit = c
+        for k, v in node:
+            key = str(k)
+            nk = _norm_key(key)
+            kt = self.team_of_key(key)
+            kc = _crit_of(key)
+            scalar = not isinstance(v, (list, _Obj))
+            if kc is not None:
+                t = kt or team
+                if scalar and not isinstance(v, _Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
+                    if t:
+                        self.col.justification[t].append(f"{CRITERION_LABELS[kc]}: {v}")
+                elif scalar:
+                    self.score(t, kc, v)
+                else:
+                    self.walk(v, t, kc, depth + 1)
+            elif kt is not None:
+                rest = _norm_key(self.rx.sub(" ", key))
+                if isinstance(v, str) and (crit is None or _JUST_WORDS.search(rest)):
+                    self.col.justification[kt].append(str(v))
+                elif scalar and crit is not None:
+                    self.score(kt, crit, v)
+                else:
+                    self.walk(v, kt, crit, depth + 1)
+            elif nk in _SCORE_KEYS and scalar and crit is not None:
+                self.score(team, crit, v)
+            elif isinstance(v, str) and team is None and _OVERALL_WORDS.search(nk):
+                self.col.overall.append(str(v))
+            elif isinstance(v, str) and _JUST_WORDS.search(nk):
+                if team is not None:
+                    label = f"{CRITERION_LABELS[crit]}: " if crit else ""
+                    self.col.justification[team].append(label + str(v))
+                else:
+                    self.col.overall.append(str(v))
+            elif not scalar:
+                self.walk(v, team, crit, depth + 1)
+
+
+def _is_schema_shape(value: Any) -> bool:
+    """Exactly what JUDGMENT_SCHEMA asks for, every score a bare whole number."""
+    if not isinstance(value, _Obj) or [k for k, _ in value] != ["team_a", "team_b", "overall_analysis"]:
+        return False
+    d = dict(value)
+    if not isinstance(d["overall_analysis"], str):
+        return False
+    for t in ("team_a", "team_b"):
+        team = d[t]
+        if not isinstance(team, _Obj) or sorted(k for k, _ in team) != ["justification", "scores"]:
+            return False
+        td = dict(team)
+        if not isinstance(td["justification"], str) or not isinstance(td["scores"], _Obj):
+            return False
+        keys = [k for k, _ in td["scores"]]
+        if sorted(keys) != sorted(CRITERIA) or len(keys) != len(CRITERIA):
+            return False
+        if not all(isinstance(v, _Num) and re.fullmatch(r"\d+", v) for _, v in td["scores"]):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------------------
+# Text: markdown tables and "Criterion: 8/10" lines under team headings
+# --------------------------------------------------------------------------------------------------------
+
+_HEADING_RE = re.compile(r"\s{0,3}#{1,6}\s")
+_BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
+_MARKUP_RE = re.compile(r"[*`]+")
+_TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
+_OVERALL_LABEL_RE = re.compile(
+    r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
+    r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
+    r"|analysis[ \t]+of[ \t]+the[ \t]+exchange)(?![A-Za-z])[ \t]*(?P<colon>[:—–-])?[ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+_JUST_LABEL_RE = re.compile(
+    r"[\W_]*(?:justification|rationale|reasoning|comments?|explanation|assessment|notes?)(?![A-Za-z])"
+    r"[ \t]*[:—–-][ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+# what may follow a team's name for the line to be a label: "Team A:", "Team A (gpt-4o) -",
+# "Team A's justification:", "Team A" alone — but not "Team B's response was good: ..."
+_LABEL_REST_RE = re.compile(
+    r"(?:[ \t]*\([^()\n]{0,80}\))?(?:[ \t]*[-—–,][ \t]*[\w./ ]{0,40}?(?:\([^()\n]{0,80}\))?)?"
+    r"(?:[ \t]*(?:'s[ \t]+)?(?:justification|rationale|reasoning|scores?|evaluation|assessment|comments?"
+    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–-]|$)",
+    re.IGNORECASE,
+)
+_SCORE_HEADER_RE = re.compile(r"score|rating|points|grade|mark|/ ?10", re.IGNORECASE)
+_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why", re.IGNORECASE)
+
+
+@dataclass
+class _TextState:
+    team: str | None = None
+    crit: str | None = None
+    section: str | None = None  # "a", "b", "overall" or None: where prose goes
+
+
+class _TextReader:
+    def __init__(self, col: _Collector, rx: re.Pattern[str]) -> None:
+        self.col = col
+        self.rx = rx
+        self.st = _TextState()
+        self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
+        #: text given under an explicit "Justification:" label, preferred to the section's prose
+        self.labelled: dict[str, list[str]] = {"a": [], "b": []}
+
+    # -- lines ----------------------------------------------------------------------------------------
+    def read(self, text: str) -> None:
+        table: list[str] = []
+        for raw in text.splitlines():
+            if raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
+                table.append(raw)
+                continue
+            if table:
+                self.table(table)
+                table = []
+            self.line(raw)
+        if table:
+            self.table(table)
+        for key in ("a", "b"):
+            body = "\n".join(self.labelled[key] or self.buffers[key]).strip()
+            if body:
+                self.col.justification[key].append(body)
+        body = "\n".join(self.buffers["overall"]).strip()
+        if body:
+            self.col.overall.append(body)
+
+    def line(self, raw: str) -> None:
+        clean = _MARKUP_RE.sub("", _STRIKE_RE.sub(lambda m: " " * len(m.group(0)), raw)).strip()
+        if not clean:
+            return
+        heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
+            len(clean) <= 80 and clean.endswith(":")
+        )
+        crits = list(_CRIT_RE.finditer(clean))
+        teams = list(self.rx.finditer(clean))
+        lead = self._leading_team(clean, teams)
+        ov = _OVERALL_LABEL_RE.fullmatch(clean)
+        scored = False
+
+        if heading:
+            self.st.crit = None
+            tset = {_team_of_match(m) for m in teams}
+            if not tset and (bt := _bare_team(clean)):
+                tset = {bt}
+            if ov and not crits and not tset:
+                self.st.team = None
+                self.st.section = "overall"
+                if ov.group("rest"):
+                    self.buffers["overall"].append(ov.group("rest"))
+                return
+            if len(tset) == 1:
+                self.st.team = self.st.section = tset.pop()
+            elif len(tset) == 2:
+                self.st.team = self.st.section = None
+            if len(crits) == 1 and not _NUM_RE.search(clean[crits[0].end():]):
+                self.st.crit = _crit_name(crits[0].group(0))
+                return
+        elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
+            self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
+        elif ov and ov.group("colon") and not crits:
+            self.st.team = None
+            self.st.section = "overall"
+            self.buffers["overall"].append(ov.group("rest"))
+            return
+
+        if crits:
+            scored = self._criteria_line(clean, crits, teams)
+        elif self.st.crit is not None:
+            scored = self._under_criterion(clean, teams)
+        if lead is not None and crits:
+            self.st.team = lead
+
+        if heading:
+            return
+        j = _JUST_LABEL_RE.fullmatch(clean)
+        target = self.st.section
+        if lead is not None and not scored:
+            rest = clean[teams[0].end():]
+            j = _JUST_LABEL_RE.fullmatch(rest) or j
+            target = lead
+        if j is not None and target in ("a", "b"):
+            self.labelled[target].append(j.group("rest"))
+        elif target is not None:
+            self.buffers[target].append(raw.strip())
+
+    def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> str | None:
+        """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A"."""
+        if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
+            if _LABEL_REST_RE.match(clean, teams[0].end()):
+                return _team_of_match(teams[0])
+        bt = re.match(r"[\W_]*([ABab])[\W_]*[:—–]", clean)
+        if bt and len(clean) > 2:
+            return bt.group(1).lower()
+        return None
+
+    def _pairs(self, segment: str) -> list[tuple[str, _Val]]:
+        """"Team A 8, Team B 6" / "Team A: 8/10 … Team B: 7/10" inside one stretch of text."""
+        out = []
+        for m in self.rx.finditer(segment):
+            n = _AFTER_NAME_RE.match(segment, m.end())
+            if n:
+                out.append((_team_of_match(m), _val(n)))
+        return out
+
+    def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
+        scored = False
+        for idx, cm in enumerate(crits):
+            crit = _crit_name(cm.group(0))
+            end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
+            segment = clean[cm.end():end]
+            pairs = self._pairs(segment)
+            if pairs:
+                for t, v in pairs:
+                    self.col.add_val(t, crit, v, "lines")
+                scored = True
+                continue
+            # a team named after the score belongs to what follows it, not to this criterion
+            first_team = self.rx.search(segment)
+            if first_team:
+                segment = segment[: first_team.start()]
+            v = _score_in(segment, after_name=True)
+            if v is None:
+                continue
+            before = [m for m in teams if m.end() <= cm.start()]
+            team = _team_of_match(before[-1]) if before else self.st.team
+            self.col.add_val(team, crit, v, "lines")
+            scored = True
+        return scored
+
+    def _under_criterion(self, clean: str, teams: list[re.Match[str]]) -> bool:
+        """Lines under a criterion heading: "Team A: 8/10" or "Score: 8"."""
+        crit = self.st.crit
+        assert crit is not None
+        pairs = self._pairs(clean)
+        if pairs:
+            for t, v in pairs:
+                self.col.add_val(t, crit, v, "lines")
+            return True
+        m = re.match(
+            r"[\s\->*]*(?:(?:score|rating|grade|mark|points)[ \t]*[:=\-–—]?[ \t]*)?(?=\d)", clean, re.IGNORECASE
+        )
+        if m and not teams:
+            n = _NUM_RE.match(clean, m.end())
+            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]):  # "2. Team A ..." is a list item
+                self.col.add_val(self.st.team, crit, _val(n), "lines")
+                return True
+        return False
+
+    # -- tables ---------------------------------------------------------------------------------------
+    def table(self, lines: list[str]) -> None:
+        rows: list[list[str]] = []
+        for raw in lines:
+            s = raw.strip()
+            if s.startswith("|"):
+                s = s[1:]
+            if s.endswith("|"):
+                s = s[:-1]
+            cells = [_MARKUP_RE.sub("", _STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
+            if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
+                continue
+            rows.append(cells)
+        if not rows:
+            return
+        header = rows[0]
+        col_team = {
+            i: t for i, c in enumerate(header) if c and (t := _team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
+        }
+        col_crit = {i: c for i, h in enumerate(header) if h and (c := _crit_of(h))}
+        if col_team and len(set(col_team.values())) <= 2 and not col_crit:
+            # a column per team: | Criterion | Team A | Team B |
+            for row in rows[1:]:
+                crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := _crit_of(cell))), None)
+                if crit is None:
+                    continue  # "Total", "Average"
+                for i, t in col_team.items():
+                    if i < len(row) and (v := _score_in_cell(row[i])):
+                        self.col.add_val(t, crit, v, "table")
+            return
+        if len(col_crit) >= 2:
+            # a column per criterion: | Team | Principle | Consistency | ...
+            for row in rows[1:]:
+                team = next((t for cell in row[:2] if cell and (t := _team_of(cell, self.rx))), None)
+                for i, crit in col_crit.items():
+                    if i < len(row) and (v := _score_in_cell(row[i])):
+                        self.col.add_val(team, crit, v, "table")
+            return
+        # one table per team: | Criterion | Score | Justification | (the team from the heading above it,
+        # or from a team column in the row)
+        score_col = next((i for i, h in enumerate(header) if _SCORE_HEADER_RE.search(h) and not _crit_of(h)), None)
+        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h)), None)
+        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role", h)), None)
+        body = rows[1:] if score_col is not None or just_col is not None or team_col is not None else rows
+        for row in body:
+            crit_at = next((i for i, cell in enumerate(row) if _crit_of(cell)), None)
+            if crit_at is None:
+                continue
+            crit = _crit_of(row[crit_at])
+            assert crit is not None
+            team = self.st.team
+            if team_col is not None and team_col < len(row):
+                team = _team_of(row[team_col], self.rx) or team
+            if score_col is not None:
+                v = _score_in_cell(row[score_col]) if score_col < len(row) else None
+            else:
+                v = next((x for cell in row[crit_at + 1:] if (x := _score_in_cell(cell))), None)
+            if v is not None:
+                self.col.add_val(team, crit, v, "table")
+            if just_col is not None and just_col < len(row) and row[just_col] and team is not None:
+                self.buffers[team].append(f"{CRITERION_LABELS[crit]}: {row[just_col]}")
+
+
+# --------------------------------------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------------------------------------
+
+
+def _label(team: str) -> str:
+    return f"team {_TEAM_LABEL[team]}"
+
+
+def _finish(text: str, col: _Collector, method: str, reasons: list[str]) -> Judgment:
+    scores: dict[str, Scores] = {}
+    for team in ("a", "b"):
+        values: dict[str, int | None] = {}
+        team_missing = 0
+        team_reasons: list[str] = []
+        for crit in CRITERIA:
+            found = col.scores[team].get(crit, [])
+            if not found:
+                values[crit] = None
+                team_missing += 1
+                team_reasons.append(f"{_label(team)}: {crit} missing")
+                continue
+            last = found[-1]
+            shown = []
+            for f in found:
+                if f.shown not in shown:
+                    shown.append(f.shown)
+            if len(shown) > 1:
+                team_reasons.append(
+                    f"{_label(team)}: {crit} given more than once ({', then '.join(shown)}); the last one was used"
+                )
+            value = last.value
+            if value is not None and str(value) not in text:  # never a score the reply does not hold
+                value = None
+                team_reasons.append(f"{_label(team)}: {crit} {last.shown} could not be traced to the reply (left missing)")
+            values[crit] = value
+            if last.problem:
+                team_reasons.append(f"{_label(team)}: {crit} {last.problem} (left missing)")
+        if team_missing == len(CRITERIA):
+            team_reasons = [f"{_label(team)}: all seven scores missing"]
+        reasons.extend(team_reasons)
+        scores[team] = Scores(**values)
+    if col.unattributed:
+        reasons.append(f"{col.unattributed} score(s) found without a team to give them to (left out)")
+    return Judgment(
+        team_a_scores=scores["a"],
+        team_b_scores=scores["b"],
+        team_a_justification="\n\n".join(j for j in col.justification["a"] if j.strip()).strip(),
+        team_b_justification="\n\n".join(j for j in col.justification["b"] if j.strip()).strip(),
+        overall_analysis="\n\n".join(o for o in col.overall if o.strip()).strip(),
+        raw_response=text,
+        needs_review=bool(reasons),
+        review_reasons=list(dict.fromkeys(reasons)),
+        parse_method=method,
+    )
 
 
 def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None) -> Judgment:
-    raise NotImplementedError
+    """Read a judge's reply. Never raises, never invents a score; see the module docstring."""
+    raw = text if isinstance(text, str) else ""
+    try:
+        return _parse(raw, team_a_id or "", team_b_id or "")
+    except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
+        return Judgment(
+            raw_response=raw,
+            needs_review=True,
+            review_reasons=[f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"],
+            parse_method="none",
+        )
+
+
+def _score_entries(col: _Collector) -> int:
+    return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
+
+
+def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
+    if not text.strip():
+        return _finish(text, _Collector(), "none", ["empty reply"])
+    rx = _team_regex(team_a_id.strip(), team_b_id.strip())
+
+    # JSON, every object in order (a later object corrects an earlier one)
+    jcol = _Collector()
+    walker = _JsonWalker(jcol, rx)
+    scored: list[_JsonCandidate] = []
+    for cand in _json_candidates(text):
+        before = _score_entries(jcol)
+        walker.walk(cand.value, None, None)
+        if _score_entries(jcol) != before:
+            scored.append(cand)
+
+    # text, always read: it gives the scores when there is no JSON, and prose where JSON lacks it
+    tcol = _Collector()
+    _TextReader(tcol, rx).read(text)
+
+    reasons: list[str] = []
+    if jcol.count() and jcol.count() >= tcol.count():
+        col = jcol
+        method = "json" if all(c.strict for c in scored) else "json_repaired"
+        repairs = sorted(set().union(*(c.repairs for c in scored)))
+        truncated = any(c.truncated for c in scored)
+        if truncated:
+            reasons.append("the reply was cut off before its JSON ended; only complete scores were kept")
+        if repairs:
+            reasons.append(f"the JSON had to be repaired ({', '.join(repairs)})")
+        if len(scored) > 1:
+            reasons.append(f"the reply holds {len(scored)} JSON objects; the last value given for each score was used")
+        elif not truncated and not _is_schema_shape(scored[0].value):
+            reasons.append("the JSON is not in the requested shape; its fields were matched by name")
+        for team in ("a", "b"):
+            if not col.justification[team]:
+                col.justification[team] = tcol.justification[team]
+        if not col.overall:
+            col.overall = tcol.overall
+    elif tcol.count():
+        col = tcol
+        method = "table" if "table" in tcol.sources else "lines"
+        reasons.append(
+            "scores read from a markdown table, not JSON" if method == "table" else "scores read from lines of text, not JSON"
+        )
+        for team in ("a", "b"):
+            if jcol.justification[team] and not col.justification[team]:
+                col.justification[team] = jcol.justification[team]
+        if jcol.overall and not col.overall:
+            col.overall = jcol.overall
+    else:
+        col = tcol
+        col.unattributed += jcol.unattributed
+        method = "none"
+        reasons.append("no scores found in the reply")
+        for team in ("a", "b"):
+            col.justification[team] = col.justification[team] or jcol.justification[team]
+        col.overall = col.overall or jcol.overall
+    return _finish(text, col, method, reasons)
