@@ -8,13 +8,14 @@ cache reads are reported as `cached_tokens`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
 from ebtui.providers.common import Timer, finish, safe_repr, with_cost
-from ebtui.providers.errors import classify
+from ebtui.providers.errors import classify, from_status
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -26,6 +27,27 @@ _FINISH: dict[str, FinishReason] = {
     "refusal": "refusal",
     "pause_turn": "unknown",
 }
+
+
+_ERROR_STATUS = {
+    "overloaded_error": 529,
+    "api_error": 500,
+    "rate_limit_error": 429,
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+}
+
+
+def _stream_error(name: str, error: dict[str, Any]) -> ProviderError:
+    """An `error` event inside a stream (e.g. overloaded_error), as the status it stands for."""
+    etype = str(error.get("type", "api_error"))
+    err = from_status(name, _ERROR_STATUS.get(etype, 500), str(error.get("message", etype)), code=etype)
+    if err.retryable:
+        err.kind = "stream"  # it happened mid-stream: restart the call
+    return err
 
 
 class AnthropicClient(ModelClient):
@@ -78,6 +100,8 @@ class AnthropicClient(ModelClient):
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamItem]:
+        from anthropic import AsyncStream
+
         timer = Timer()
         params = self._params(prompt, system_prompt, json_schema, max_tokens)
         parts: list[str] = []
@@ -90,30 +114,39 @@ class AnthropicClient(ModelClient):
             stream = await self._client.messages.create(**params)
             started = True
             async with stream:
-                async for event in stream:
-                    etype = event.type
+                # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
+                # corrupted chunk anywhere means the stream cannot be trusted.
+                async for sse in AsyncStream.raw_events(stream.response):
+                    if not sse.data:
+                        continue
+                    event = json.loads(sse.data)
+                    etype = event.get("type") or sse.event
                     if etype == "message_start":
-                        u = event.message.usage
-                        cached = u.cache_read_input_tokens or 0
+                        u = event["message"].get("usage") or {}
+                        cached = u.get("cache_read_input_tokens") or 0
                         # input_tokens excludes cache reads and writes; the total is what was sent
-                        input_tokens = (u.input_tokens or 0) + cached + (u.cache_creation_input_tokens or 0)
-                        output_tokens = u.output_tokens or 0
+                        input_tokens = (u.get("input_tokens") or 0) + cached + (u.get("cache_creation_input_tokens") or 0)
+                        output_tokens = u.get("output_tokens") or 0
                     elif etype == "content_block_delta":
-                        delta = event.delta
-                        if delta.type == "text_delta" and delta.text:
+                        delta = event.get("delta") or {}
+                        if delta.get("type") == "text_delta" and delta.get("text"):
                             timer.token()
-                            parts.append(delta.text)
-                            yield Delta(delta.text)
+                            parts.append(delta["text"])
+                            yield Delta(delta["text"])
                     elif etype == "message_delta":
-                        if event.delta.stop_reason:
-                            raw_reason = event.delta.stop_reason
+                        stop_reason = (event.get("delta") or {}).get("stop_reason")
+                        if stop_reason:
+                            raw_reason = stop_reason
                             if raw_reason == "model_context_window_exceeded":
                                 raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
                             reason = _FINISH.get(raw_reason, "unknown")
-                        if event.usage is not None and event.usage.output_tokens is not None:
-                            output_tokens = event.usage.output_tokens
+                        usage = event.get("usage") or {}
+                        if usage.get("output_tokens") is not None:
+                            output_tokens = usage["output_tokens"]
                     elif etype == "message_stop":
                         stopped = True
+                    elif etype == "error":
+                        raise _stream_error(self.name, event.get("error") or {})
         except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
             err = classify(self.name, exc, streaming=started)
             err.partial_text = "".join(parts)
