@@ -240,6 +240,8 @@ async def test_panel_runs_phases_once_and_one_call_per_extra_judge(tmp_path: Pat
             for pt in (PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST):
                 assert c.phase(pt).reused_from == originals[0].id
                 assert c.phase(pt).response == originals[0].phase(pt).response
+            # the extra judge started as soon as phases 1-4 were in, alongside the primary judgment
+            assert c.phase(PhaseType.JUDGMENT).timestamp < originals[0].phase(PhaseType.JUDGMENT).finished_at
     # phases 1-4 ran once per exchange: calls per model equal the dry run's (3 + 1 + 2 judges per exchange)
     assert {n: c.calls for n, c in clients.items()} == {m: sum(c.values()) for m, c in est.calls.items()}
     assert sum(c.calls for c in clients.values()) == 12 * (4 + 2)

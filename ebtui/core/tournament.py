@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ebtui.core.events import RoundFinished
+from ebtui.core.events import PhaseFinished, RoundFinished
 from ebtui.core.records import (
     CRITERIA,
     PHASE_ORDER,
@@ -905,37 +905,72 @@ class TournamentRunner:
                 self._rounds_in_flight -= 1
 
     async def _play_exchange(self, ex: Exchange, existing: dict[str, Round | None]) -> None:
+        """The primary round (phases 1-4 and its judge); a panel's other judges start as soon as
+        phases 1-4 are in, alongside the primary judgment, so a panel adds one call to the critical path."""
         from ebtui.core.round import run_round
 
         primary, *panel = ex.rounds
-        source = existing.get(primary.schedule_key)
-        if source is None or source.status != RoundStatus.COMPLETE:
-            result: Round | None = None
-            try:
-                async for ev in run_round(self._spec(primary), self.clients, self.store, resume=source):
-                    if isinstance(ev, RoundFinished):
-                        result = ev.round
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a bug or a store error in one round never stops the tournament
-                log.exception("round %s failed", primary.schedule_key)
-                self._not_run(primary, f"error: {exc}")
-                return
-            if result is None:
-                self._not_run(primary, "the round engine ended without a result")
-                return
-            self._finished_round(primary, result)
-            source = result
-        if not panel:
-            return
-        if not _exchange_ready(source):
-            for sr in panel:
-                if (existing.get(sr.schedule_key) or _NOT_COMPLETE).status != RoundStatus.COMPLETE:
-                    self._not_run(sr, "phases 1-4 of its exchange did not complete")
-            return
         todo = [sr for sr in panel
                 if (existing.get(sr.schedule_key) or _NOT_COMPLETE).status != RoundStatus.COMPLETE]
-        await asyncio.gather(*(self._panel_judge(source, sr) for sr in todo))
+        judges: list[asyncio.Task[None]] = []
+
+        def launch(source: Round) -> None:
+            judges.extend(asyncio.create_task(self._panel_judge(source, sr)) for sr in todo)
+
+        source = existing.get(primary.schedule_key)
+        try:
+            if source is None or source.status != RoundStatus.COMPLETE:
+                result: Round | None = None
+                spec = self._spec(primary)
+                seen: dict[PhaseType, Any] = {}
+                try:
+                    async for ev in run_round(spec, self.clients, self.store, resume=source):
+                        if isinstance(ev, RoundFinished):
+                            result = ev.round
+                        elif todo and not judges and isinstance(ev, PhaseFinished):
+                            seen[ev.phase.phase_type] = ev.phase
+                            if all(pt in seen for pt in _EXCHANGE_PHASES):
+                                launch(self._exchange_snapshot(spec, ev.round_id, seen))
+                    if result is None:
+                        self._not_run(primary, "the round engine ended without a result")
+                    else:
+                        self._finished_round(primary, result)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # a bug or a store error in one round never stops the tournament
+                    log.exception("round %s failed", primary.schedule_key)
+                    self._not_run(primary, f"error: {exc}")
+                    result = None
+                source = result
+            if todo and not judges:
+                if source is not None and _exchange_ready(source):
+                    launch(source)
+                else:
+                    for sr in todo:
+                        self._not_run(sr, "phases 1-4 of its exchange did not complete")
+            if judges:
+                await asyncio.gather(*judges)
+        finally:
+            for t in judges:
+                if not t.done():
+                    t.cancel()
+
+    def _exchange_snapshot(self, spec: Any, round_id: str, phases: dict[PhaseType, Any]) -> Round:
+        """The exchange so far (phases 1-4), as judge_exchange needs it, before the primary round ends."""
+        return Round(
+            id=round_id,
+            exchange_id=round_id,
+            dilemma_id=spec.dilemma.id,
+            dilemma_title=spec.dilemma.title,
+            team_a_model=spec.team_a,
+            team_b_model=spec.team_b,
+            judge_model=spec.judge,
+            tournament_id=self.tournament_id,
+            phases=[phases[pt].model_copy(deep=True) for pt in _EXCHANGE_PHASES],
+            settings={"max_tokens": spec.max_tokens, "dilemma": spec.dilemma.model_dump(mode="json")},
+            document=spec.document,
+            blind_judge=spec.blind_judge,
+        )
 
     async def _panel_judge(self, source: Round, sr: ScheduledRound) -> None:
         import inspect
@@ -991,6 +1026,9 @@ class _NotComplete:
 
 
 _NOT_COMPLETE = _NotComplete()
+
+
+_EXCHANGE_PHASES = tuple(pt for pt in PHASE_ORDER if pt != PhaseType.JUDGMENT)
 
 
 def _exchange_ready(r: Round) -> bool:
