@@ -81,7 +81,7 @@ def _prompt(dilemma: Dilemma, sections: list[str], task: str) -> str:
     return "\n\n".join([dilemma_block(dilemma), *sections, task]) + "\n"
 
 
-_LABEL = r"^[ \t>*_#\-]*(?:\*\*|__)?\s*{name}\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<value>.*)$"
+_LABEL = r"^[ \t>*_#\-]*{name}[*_]{{0,2}}\s*:[*_]{{0,2}}\s*(?P<value>.*)$"
 _PRINCIPLE_RE = re.compile(_LABEL.format(name="principle"), re.IGNORECASE | re.MULTILINE)
 _CONCLUSION_RE = re.compile(_LABEL.format(name="conclusion"), re.IGNORECASE | re.MULTILINE)
 

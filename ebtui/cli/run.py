@@ -1,0 +1,325 @@
+"""`ebtui run`: play one round live in the terminal, save it, print where it went.
+
+Exit codes: 0 the round completed; 1 it is incomplete or failed (a phase failed after its retries, or it
+was interrupted with Ctrl-C / SIGTERM) — saved all the same; 2 usage or configuration errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import warnings
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_OK, CliError, ctx_option
+from ebtui.config import ConfigError, load_models_config
+from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_document
+from ebtui.core.events import (
+    PhaseFailed,
+    PhaseFinished,
+    PhaseRetrying,
+    PhaseStarted,
+    RoundEvent,
+    RoundFinished,
+    TextDelta,
+)
+from ebtui.core.records import (
+    CRITERIA,
+    CRITERION_LABELS,
+    PHASE_SPEAKER,
+    Dilemma,
+    PhaseStatus,
+    PhaseType,
+    Round,
+    RoundStatus,
+    new_id,
+)
+from ebtui.core.round import RoundSpec, run_round
+from ebtui.core.safe_text import strip_control
+from ebtui.core.store import ResultsStore, StoreError
+from ebtui.locations import store_dir
+from ebtui.providers.base import ModelClient
+from ebtui.providers.registry import build_clients
+
+PHASE_TITLES = {
+    PhaseType.PRESENTATION: "Presentation",
+    PhaseType.RESPONSE: "Response",
+    PhaseType.REBUTTAL: "Rebuttal",
+    PhaseType.CONSISTENCY_TEST: "Consistency test",
+    PhaseType.JUDGMENT: "Judgment",
+}
+
+
+def _speaker(pt: PhaseType, model: str) -> str:
+    who = {"a": "Team A", "b": "Team B"}.get(PHASE_SPEAKER[pt], "Judge")
+    return f"{who}: {strip_control(model)}"
+
+
+class LivePrinter:
+    """Prints a round's events as they come, one phase at a time.
+
+    Two phases stream at once (the consistency test beside the response and rebuttal). One of them is
+    "live" and streams straight to the terminal; the other is buffered and printed whole once the live
+    phase is done, so the output never interleaves. A retry voids what the phase streamed so far: the
+    printer says so in place.
+    """
+
+    def __init__(self, out: TextIO | None) -> None:
+        self.out = out  # None: print nothing
+        self.live: PhaseType | None = None
+        self.models: dict[PhaseType, str] = {}
+        self.buffers: dict[PhaseType, list[str]] = {}
+        self.running: list[PhaseType] = []  # started, not yet finished, in start order
+        self.held: list[list[str]] = []  # finished phases waiting for the live one, as printable blocks
+        self.at_line_start = True
+
+    # -- output --------------------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        if self.out is None or not text:
+            return
+        self.out.write(text)
+        self.out.flush()
+        self.at_line_start = text.endswith("\n")
+
+    def newline(self) -> None:
+        if not self.at_line_start:
+            self.write("\n")
+
+    def header(self, pt: PhaseType) -> str:
+        title = f"── {PHASE_TITLES[pt]} · {_speaker(pt, self.models.get(pt, '?'))} "
+        return f"\n{title}{'─' * max(3, 72 - len(title))}\n"
+
+    @staticmethod
+    def retry_note(ev: PhaseRetrying) -> str:
+        return (
+            f"\n[retrying: attempt {ev.attempt} in {ev.delay_s:.1f}s after {strip_control(ev.error)}; "
+            "the text above is discarded]\n"
+        )
+
+    @staticmethod
+    def end_note(ev: PhaseFinished | PhaseFailed) -> str:
+        ph = ev.phase
+        if ph.status == PhaseStatus.COMPLETE:
+            extra = f", {ph.attempts} attempts" if ph.attempts > 1 else ""
+            secs = f"{ph.latency:.1f}s" if ph.latency is not None else "?"
+            return f"[done in {secs}, {ph.usage.output_tokens} tokens out{extra}]\n"
+        what = {PhaseStatus.SKIPPED: "skipped", PhaseStatus.CANCELLED: "cancelled"}.get(ph.status, "FAILED")
+        kind = f" ({ph.error_kind})" if ph.error_kind else ""
+        return f"[{what}{kind}: {strip_control(ph.error or '')}]\n"
+
+    # -- events --------------------------------------------------------------------------------------
+    def handle(self, ev: RoundEvent) -> None:
+        if isinstance(ev, PhaseStarted):
+            self.models[ev.phase_type] = ev.model_id
+            self.buffers[ev.phase_type] = []
+            self.running.append(ev.phase_type)
+            if self.live is None:
+                self.go_live(ev.phase_type)
+        elif isinstance(ev, TextDelta):
+            text = strip_control(ev.text)
+            if ev.phase_type == self.live:
+                self.write(text)
+            elif ev.phase_type in self.buffers:
+                self.buffers[ev.phase_type].append(text)
+        elif isinstance(ev, PhaseRetrying):
+            if ev.phase_type == self.live:
+                self.write(self.retry_note(ev))
+            else:
+                self.buffers[ev.phase_type] = [self.retry_note(ev).lstrip("\n")]
+        elif isinstance(ev, PhaseFinished | PhaseFailed):
+            self.finish(ev)
+
+    def interrupted(self) -> None:
+        """Ctrl-C: close the live phase and show what had finished behind it."""
+        if self.live is not None:
+            self.newline()
+            self.write("[cancelled]\n")
+            self.live = None
+        for block in self.held:
+            self.newline()
+            self.write("".join(block))
+        self.held.clear()
+
+    def go_live(self, pt: PhaseType) -> None:
+        self.live = pt
+        self.newline()
+        self.write(self.header(pt))
+        self.write("".join(self.buffers.get(pt, [])))
+
+    def finish(self, ev: PhaseFinished | PhaseFailed) -> None:
+        pt = ev.phase.phase_type
+        self.models.setdefault(pt, ev.phase.model_id)
+        if pt in self.running:
+            self.running.remove(pt)
+        if pt == self.live:
+            self.newline()
+            self.write(self.end_note(ev))
+            self.live = None
+        else:
+            # finished while another phase streams (or never started: skipped)
+            block = [self.header(pt)]
+            if ev.phase.status == PhaseStatus.COMPLETE:
+                body = "".join(self.buffers.get(pt, [])) if pt in self.buffers else strip_control(ev.phase.response)
+                block.append(body if body.endswith("\n") else body + "\n")
+            block.append(self.end_note(ev))
+            self.held.append(block)
+        self.buffers.pop(pt, None)
+        if self.live is None:
+            for block in self.held:
+                self.newline()
+                self.write("".join(block))
+            self.held.clear()
+            if self.running:
+                self.go_live(self.running[0])
+
+
+def _cell(v: int | None) -> str:
+    return "-" if v is None else str(v)
+
+
+def score_table(r: Round) -> list[str]:
+    a = f"Team A ({strip_control(r.team_a_model)})"
+    b = f"Team B ({strip_control(r.team_b_model)})"
+    lines = [f"Scores — judge: {strip_control(r.judge_model)}" + (" (blind)" if r.blind_judge else "")]
+    if r.judgment is None:
+        return lines + ["  no judgment"]
+    sa, sb = r.judgment.effective_scores("a"), r.judgment.effective_scores("b")
+    w0 = max(len(x) for x in CRITERION_LABELS.values())
+    wa, wb = max(len(a), 3), max(len(b), 3)
+    lines.append(f"  {'':<{w0}}  {a:>{wa}}  {b:>{wb}}")
+    for c in CRITERIA:
+        lines.append(f"  {CRITERION_LABELS[c]:<{w0}}  {_cell(getattr(sa, c)):>{wa}}  {_cell(getattr(sb, c)):>{wb}}")
+    lines.append(f"  {'Total':<{w0}}  {_cell(sa.total()):>{wa}}  {_cell(sb.total()):>{wb}}")
+    if r.judgment.needs_review:
+        reasons = "; ".join(strip_control(x) for x in r.judgment.review_reasons) or "see the raw reply"
+        lines.append(f"  needs review: {reasons}")
+    return lines
+
+
+def _find_dilemma(dilemmas: list[Dilemma], wanted: str, where: str) -> Dilemma:
+    for d in dilemmas:
+        if d.id == wanted:
+            return d
+    for d in dilemmas:
+        if d.id.lower() == wanted.lower():
+            return d
+    known = ", ".join(d.id for d in dilemmas)
+    raise CliError(f"unknown dilemma {wanted!r} in {where} (known: {known})")
+
+
+async def _play(
+    spec: RoundSpec, clients: dict[str, ModelClient], store: ResultsStore, printer: LivePrinter
+) -> Round:
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
+    try:
+        result: Round | None = None
+        async with contextlib.aclosing(run_round(spec, clients, store)) as events:
+            async for ev in events:
+                printer.handle(ev)
+                if isinstance(ev, RoundFinished):
+                    result = ev.round
+        assert result is not None
+        return result
+    finally:
+        for client in clients.values():
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+
+@click.command()
+@click.option("--dilemma", "dilemma_id", required=True, metavar="ID", help="Dilemma id (see `ebtui dilemmas`).")
+@click.option("--team-a", required=True, metavar="NAME", help="Model presenting (Team A).")
+@click.option("--team-b", required=True, metavar="NAME", help="Model responding (Team B).")
+@click.option("--judge", required=True, metavar="NAME", help="Model judging.")
+@click.option("--document", type=click.Path(dir_okay=False), help="Dilemma .docx (default: the built-in set).")
+@click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.option("--blind-judge", is_flag=True, help="Hide the teams' model ids from the judge.")
+@click.option("--max-tokens", type=click.IntRange(min=1), help="Cap on each phase's answer, in tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the saved Round as JSON on stdout (live text on stderr).")
+@click.pass_context
+def run(
+    ctx: click.Context,
+    dilemma_id: str,
+    team_a: str,
+    team_b: str,
+    judge: str,
+    document: str | None,
+    models_file: str | None,
+    store: str | None,
+    blind_judge: bool,
+    max_tokens: int | None,
+    as_json: bool,
+) -> None:
+    """Run one round live and save it."""
+    document = ctx_option(ctx, "document", document)
+    models_file = ctx_option(ctx, "models_file", models_file)
+    store = ctx_option(ctx, "store", store)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DilemmaWarning)  # printed once each, below
+        try:
+            doc = load_document(document)
+        except DocumentError as exc:
+            raise CliError(strip_control(str(exc))) from None
+    for message in doc.warnings:
+        click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
+    dilemma = _find_dilemma(doc.dilemmas, dilemma_id, document or "the built-in document")
+
+    try:
+        config = load_models_config(models_file)
+        clients = build_clients(config, [team_a, team_b, judge])
+    except ConfigError as exc:
+        raise CliError(strip_control(str(exc))) from None
+
+    results = ResultsStore(store_dir(store))
+    round_id = new_id("r-")
+    spec = RoundSpec(
+        dilemma=dilemma,
+        team_a=team_a,
+        team_b=team_b,
+        judge=judge,
+        blind_judge=blind_judge,
+        round_id=round_id,
+        max_tokens=max_tokens,
+        document=str(Path(doc.path).resolve()) if document else "",
+    )
+    info = sys.stderr if as_json else sys.stdout
+    printer = LivePrinter(info)
+    click.echo(
+        f"Round {round_id}: {strip_control(dilemma.title)} — Team A {team_a} vs Team B {team_b}, judge {judge}",
+        file=info,
+    )
+    try:
+        result = asyncio.run(_play(spec, clients, results, printer))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        printer.interrupted()
+        try:
+            result = results.load_round(round_id)
+        except StoreError:
+            click.echo("ebtui: interrupted before anything was saved", err=True)
+            sys.exit(EXIT_INCOMPLETE)
+        click.echo("ebtui: interrupted — the round is saved as incomplete", err=True)
+    except StoreError as exc:
+        raise CliError(f"could not save the round: {strip_control(str(exc))}") from None
+
+    printer.newline()
+    click.echo("", file=info)
+    for line in score_table(result):
+        click.echo(line, file=info)
+    path = results.round_path(result.id).resolve()
+    status = result.status.value + (f" ({strip_control(result.error)})" if result.error else "")
+    click.echo(f"\nRound {status}. Saved: {path}", file=info)
+    results.flush()
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+    sys.exit(EXIT_OK if result.status == RoundStatus.COMPLETE else EXIT_INCOMPLETE)
