@@ -216,8 +216,8 @@ async def test_rerun_skips_complete_rounds(tmp_path: Path, dilemmas: list[Any]) 
 
 
 async def test_panel_runs_phases_once_and_one_call_per_extra_judge(tmp_path: Path, dilemmas: list[Any]) -> None:
-    cfg = config(models=["a", "b", "c", "d"], dilemmas=two(dilemmas)[:1], judges="panel")
-    clients = scripted("abcd", latency_s=0.002)
+    cfg = config(models=["a", "b", "c", "d"], dilemmas=two(dilemmas)[:1], judges="panel", concurrency=12)
+    clients = scripted("abcd", latency_s=0.1)
     rs = store(tmp_path)
     runner = TournamentRunner(cfg, clients, rs, dilemmas=dilemmas)
     est = estimate_tournament(cfg, runner.schedule, dilemmas, runner.infos)
