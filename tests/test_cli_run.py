@@ -143,23 +143,33 @@ rules = [{ match = "", reply = "Hi \u001b]52;c;ZXZpbA==\u0007 there \u001b[31mre
     assert "there red" in proc.stdout
 
 
-def test_a_failed_phase_exits_1_and_is_saved_incomplete(tmp_path: Path) -> None:
+def test_retries_and_failures_show_in_place_and_exit_1(tmp_path: Path) -> None:
     models = write_models(tmp_path / "m.toml", f"""
 [models.flaky]
 provider = "scripted"
 faults = [{{ kind = "auth", match = "{REBUTTAL_MARK}", times = 5, message = "key revoked" }}]
+[models.hiccup]
+provider = "scripted"
+backoff_s = 0
+faults = [{{ kind = "server", times = 1, message = "srv-busy-77" }}]
 """)
-    proc = ebtui("run", "--dilemma", DILEMMA, "--team-a", "flaky", "--team-b", "scripted", "--judge", "scripted",
+    proc = ebtui("run", "--dilemma", DILEMMA, "--team-a", "flaky", "--team-b", "hiccup", "--judge", "scripted",
                  "--models", str(models))
     assert proc.returncode == 1, proc.stderr
-    assert "[FAILED (auth): auth: flaky: key revoked]" in proc.stdout
-    assert "[skipped: needs rebuttal, which failed]" in proc.stdout
-    r = read_round(saved_path(proc.stdout))
+    out = proc.stdout
+    # the response failed once and was retried: said in place, under its header
+    resp_at = out.index("── Response · Team B: hiccup")
+    assert out.index("[retrying: attempt 2 in 0.0s after server: hiccup: srv-busy-77;", resp_at) < out.index("── ", resp_at + 3)
+    assert "[FAILED (auth): auth: flaky: key revoked]" in out
+    assert "[skipped: needs rebuttal, which failed]" in out
+    r = read_round(saved_path(out))
     assert r.status == RoundStatus.INCOMPLETE
+    assert r.phase("response").status == PhaseStatus.COMPLETE and r.phase("response").attempts == 2
     assert r.phase("rebuttal").status == PhaseStatus.FAILED
     assert r.phase("consistency_test").status == PhaseStatus.COMPLETE
     assert r.phase("judgment").status == PhaseStatus.SKIPPED
-    assert all("key revoked" not in p.prompt + p.response for p in r.phases)
+    assert all("key revoked" not in p.prompt + p.response and "srv-busy-77" not in p.prompt + p.response
+               for p in r.phases)
 
 
 @pytest.mark.parametrize(
