@@ -12,7 +12,7 @@ from test_store_support import make_round
 from tinydb import TinyDB
 
 from ebtui.core.records import CRITERIA, Round, RoundStatus, Tournament
-from ebtui.core.store import ResultsStore, StoreError, normalise_criterion
+from ebtui.core.store import ResultsStore, StoreError, entry_scores, normalise_criterion
 from ebtui.locations import store_dir
 
 
@@ -97,7 +97,8 @@ def test_index_document_is_small_and_holds_effective_scores(store: ResultsStore,
         db.close()
     assert doc["id"] == r.id and doc["team_a"] == "alpha" and doc["judge"] == "gamma"
     assert doc["tournament_id"] == "t-1" and doc["path"] == f"rounds/{r.id}.json"
-    assert doc["scores_a"] == {c: 8 for c in CRITERIA} and doc["parsed_total_b"] == 42
+    assert doc["scores_a"] == [8] * 7 and doc["parsed_total_b"] == 42
+    assert entry_scores(doc, "a") == {c: 8 for c in CRITERIA} and entry_scores({"scores_b": None}, "b") == {}
     assert "prompt" not in json.dumps(doc) and len(json.dumps(doc)) < 1500
 
 
@@ -169,7 +170,7 @@ def test_override_keeps_parsed_value_time_note_and_clearing_restores(store: Resu
     loaded = ResultsStore(root).load_round(r.id)
     assert loaded.judgment.effective_scores("a").consistency == 9
     (row,) = ResultsStore(root).query()
-    assert row["scores_a"]["consistency"] == 9 and row["total_a"] == 6 * 6 + 9 and row["parsed_total_a"] == 42
+    assert entry_scores(row, "a")["consistency"] == 9 and row["total_a"] == 6 * 6 + 9 and row["parsed_total_a"] == 42
     assert row["overrides"] == 1
 
     store.apply_override(r.id, "a", "consistency", 3, "second thoughts")
@@ -390,7 +391,7 @@ def test_threads_saving_and_overriding_at_once_lose_nothing(store: ResultsStore)
     store.close()
     fresh = ResultsStore(store.root)
     assert len(fresh.query()) == 20 + 120
-    assert all(e["scores_b"]["consistency"] == 10 for e in fresh.query() if e["id"] in {r.id for r in base})
+    assert all(entry_scores(e, "b")["consistency"] == 10 for e in fresh.query() if e["id"] in {r.id for r in base})
 
 
 def test_durable_default_follows_the_environment(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

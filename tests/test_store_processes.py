@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ebtui.core.records import Round, RoundStatus
-from ebtui.core.store import ResultsStore
+from ebtui.core.store import ResultsStore, entry_scores
 
 TESTS = Path(__file__).resolve().parent
 
@@ -27,7 +27,7 @@ def _python(code: str, *args: str) -> list[str]:
 SAVE_LOOP = """
     from test_store_support import make_round
     from ebtui.core.records import RoundStatus
-    from ebtui.core.store import ResultsStore
+    from ebtui.core.store import ResultsStore, entry_scores
     store = ResultsStore(sys.argv[1], durable=sys.argv[2] == "durable")
     i = 0
     while True:  # save each round after every "phase", as the round engine does
@@ -86,7 +86,7 @@ def test_exit_without_close_flushes_the_index(tmp_path: Path) -> None:
     root = tmp_path / "store"
     code = """
         from test_store_support import make_round
-        from ebtui.core.store import ResultsStore
+        from ebtui.core.store import ResultsStore, entry_scores
         store = ResultsStore(sys.argv[1], durable=False)
         for i in range(10):
             store.save_round(make_round(i, text_size=10))
@@ -101,7 +101,7 @@ def test_exit_without_close_flushes_the_index(tmp_path: Path) -> None:
 WRITER = """
     from test_store_support import make_round
     from ebtui.core.records import RoundStatus
-    from ebtui.core.store import ResultsStore
+    from ebtui.core.store import ResultsStore, entry_scores
     store = ResultsStore(sys.argv[1], durable=False)
     store.FLUSH_MIN_SAVES = 8
     n = int(sys.argv[2])
@@ -162,5 +162,5 @@ def test_concurrent_writer_and_overrider_lose_no_write_on_either_side(tmp_path: 
         assert r.judgment.effective_scores("b").framework_awareness == 2, r.id
         assert [o.note for o in r.judgment.overrides] == [f"human {r.id}"]
         # and the index agrees with the files
-        assert rows[r.id]["scores_b"]["framework_awareness"] == 2 and rows[r.id]["status"] == "complete"
+        assert entry_scores(rows[r.id], "b")["framework_awareness"] == 2 and rows[r.id]["status"] == "complete"
     assert os.path.exists(root / "index.json")

@@ -168,8 +168,9 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "status": str(round_.status),
         "has_judgment": j is not None,
         "needs_review": j.effective_needs_review() if j else False,
-        "scores_a": eff["a"].as_dict() if j else None,
-        "scores_b": eff["b"].as_dict() if j else None,
+        # effective scores (overrides applied) as lists in CRITERIA order, None where missing
+        "scores_a": list(eff["a"].as_dict().values()) if j else None,
+        "scores_b": list(eff["b"].as_dict().values()) if j else None,
         "total_a": eff["a"].total() if j else None,
         "total_b": eff["b"].total() if j else None,
         "parsed_total_a": j.team_a_scores.total() if j else None,
@@ -179,12 +180,17 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "reused": any(p.reused_from for p in round_.phases),
         "timestamp": _iso(round_.timestamp),
         "ts": round_.timestamp.timestamp(),
-        "finished_at": _iso(round_.finished_at),
         "path": path,
         "mtime_ns": stamp[1],
         "size": stamp[2],
         "saved_ns": saved_ns,
     }
+
+
+def entry_scores(entry: dict[str, Any], team: Team) -> dict[str, int | None]:
+    """An index document's effective scores for team "a" or "b" as {criterion: value} (empty: no judgment)."""
+    values = entry.get(f"scores_{team}")
+    return dict(zip(CRITERIA, values, strict=True)) if values else {}
 
 
 def _valid_entry(doc: Any) -> bool:
@@ -274,7 +280,7 @@ class ResultsStore:
         self._written: dict[str, tuple[int, int, int]] = {}  # round file stamps as we last wrote them
         #: overrides other writers put in round files this instance saves, kept on every later save
         self._foreign: dict[str, dict[tuple[Any, ...], Override]] = {}
-        self._cache: OrderedDict[str, tuple[tuple[int, int, int], str]] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[tuple[int, int, int], bytes]] = OrderedDict()
         self._last_flush = time.monotonic()
         #: how many times this instance wrote index.json (tests and benchmarks read it)
         self.index_writes = 0
@@ -366,7 +372,7 @@ class ResultsStore:
             round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=time.time_ns()
         )
         self._dirty.add(rid)
-        self._cache_put(rid, stamp, data.decode("utf-8"))
+        self._cache_put(rid, stamp, data)
 
     def _keep_foreign_overrides(self, round_: Round, path: Path) -> None:
         """Carry over overrides another writer put in the file, now and on every later save of the round
@@ -417,8 +423,8 @@ class ResultsStore:
                 text = None
         if text is None:
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = path.read_bytes()
+            except OSError as exc:
                 raise StoreError(f"{path}: cannot read: {exc}") from None
         try:
             round_ = Round.model_validate_json(text)
@@ -430,7 +436,7 @@ class ResultsStore:
             self._cache_put(round_id, stamp, text)
         return round_
 
-    def _cache_put(self, rid: str, stamp: tuple[int, int, int], text: str) -> None:
+    def _cache_put(self, rid: str, stamp: tuple[int, int, int], text: bytes) -> None:
         # The cache holds JSON text, not Round objects: callers get their own objects to mutate freely,
         # and reading a file is the cost saved (parsing is fast in pydantic-core).
         self._cache[rid] = (stamp, text)
@@ -605,10 +611,13 @@ class ResultsStore:
         """index.json through TinyDB; raises on a corrupt file."""
         db = TinyDB(self.index_path, durable=self.durable, storage=_AtomicJSONStorage)
         try:
-            docs = db.table("rounds").all()
+            # the table's raw documents: Table.all() would wrap each in a Document copy (slow at 10,000)
+            table = (db.storage.read() or {}).get("rounds") or {}
         finally:
             db.close()
-        return {doc["id"]: dict(doc) for doc in docs if _valid_entry(doc)}
+        if not isinstance(table, dict):
+            raise ValueError("the rounds table is not a JSON object")
+        return {doc["id"]: doc for doc in table.values() if _valid_entry(doc)}
 
     def _ensure_loaded(self) -> None:
         """First use: load index.json, then bring it up to date with the round files."""
@@ -643,7 +652,7 @@ class ResultsStore:
     def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
         path = self.rounds_dir / f"{rid}.json"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes()
             round_ = Round.model_validate_json(text)
         except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
