@@ -21,7 +21,6 @@ from ebtui.cli.common import CliError, ctx_option
 def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
            model: str | None, dilemma: str | None, title: str | None) -> None:
     """Write a Markdown report with tables, charts and CSVs; print its path."""
-    from ebtui.core.report import write_report
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
@@ -44,6 +43,8 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
                 f"model {model!r}" if model else "", f"dilemma {dilemma!r}" if dilemma else ""]
         filt = ", ".join(w for w in what if w)
         raise CliError(f"no rounds in {root}" + (f" matching {filt}" if filt else "") + "; nothing to report")
+    from ebtui.core.report import write_report  # scipy/matplotlib: imported only when there is work to do
+
     out = Path(out_dir) if out_dir else root / "reports" / (tournament_id or "all")
     if title is None:
         subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
