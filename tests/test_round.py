@@ -322,8 +322,10 @@ async def test_judge_exchange_reuses_phases_one_to_four() -> None:
     source = await play_round(spec(tournament_id="t-1"), clients())
     store = RecordingStore()
     other = ScriptedClient("judge2")
-    events = await collect(judge_exchange(source, "judge2", other, store, tournament_id="t-1", schedule_key="k2"))
+    events = await collect(judge_exchange(source, "judge2", other, store, tournament_id="t-1", schedule_key="k2",
+                                          round_id="r-panel-2"))
     r = events[-1].round
+    assert r.id == "r-panel-2" and store.snapshots[-1].id == "r-panel-2"
     assert r.id != source.id and r.exchange_id == source.exchange_id == source.id
     assert r.judge_model == "judge2" and r.schedule_key == "k2" and r.status == RoundStatus.COMPLETE
     for pt in ("presentation", "response", "rebuttal", "consistency_test"):

@@ -471,11 +471,13 @@ async def judge_exchange(
     tournament_id: str | None = None,
     schedule_key: str | None = None,
     dilemma: Dilemma | None = None,
+    round_id: str | None = None,
 ) -> AsyncIterator[RoundEvent]:
     """Judge an existing exchange again (a judge panel): a new Round sharing the source's phases 1-4.
 
     The new round has `reused_from` set on the copied phases and the source's exchange id; only the
-    judgment runs. The dilemma comes from the source round's snapshot unless given.
+    judgment runs. The dilemma comes from the source round's snapshot unless given; `round_id` pins the
+    new round's id (tournaments use deterministic ids so a re-run overwrites rather than duplicates).
     """
     if dilemma is None:
         snapshot = source.settings.get("dilemma")
@@ -495,6 +497,7 @@ async def judge_exchange(
         blind_judge=blind_judge,
         tournament_id=tournament_id,
         schedule_key=schedule_key,
+        round_id=round_id,
         max_tokens=source.settings.get("max_tokens"),
         document=source.document,
     )
