@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from rich.text import Text
@@ -90,18 +91,27 @@ class PhaseView(Vertical):
         self.started_at = now
         self.attempt = attempt
         self._set_state(PhaseStatus.RUNNING)
-        self._stream = Markdown.get_stream(self.markdown)
 
     async def write(self, text: str) -> None:
-        if self._stream is None:
+        if self.status != PhaseStatus.RUNNING:
             return
+        if self._stream is None:  # created on the first text, so a stream that never ran is never stopped
+            self._stream = Markdown.get_stream(self.markdown)
         self.tokens += 1
         await self._stream.write(strip_control(text))
 
     async def _stop_stream(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
+        if self._stream is None:
+            return
+        stream, self._stream = self._stream, None
+        try:
             await stream.stop()
+        except asyncio.CancelledError:
+            # MarkdownStream.stop() re-raises the cancel of its own task when that task had not started
+            # yet; only a cancel aimed at us (the round worker) may propagate.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
 
     async def retry(self, attempt: int, error: str) -> None:
         """The call restarts: what streamed so far is void and goes."""
@@ -110,7 +120,6 @@ class PhaseView(Vertical):
         self.tokens = 0
         self.attempt = attempt
         self.note(f"retrying (attempt {attempt}): {error}")
-        self._stream = Markdown.get_stream(self.markdown)
 
     async def finish(self, phase: Phase, now: float) -> None:
         await self._stop_stream()

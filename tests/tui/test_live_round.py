@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import asyncio
+
+from tui_helpers import events_from_round, fixed_round
+
+from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
+from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
+from ebtui.tui.screens.live import LiveRoundScreen
+from ebtui.tui.screens.score import ScoreCardScreen
+from ebtui.tui.widgets.role_pane import PhaseView, RolePane
+
+
+async def _wait_until(predicate, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, store) -> None:
+    app = make_app(tokens_per_second=2000)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LiveRoundScreen)
+        # while it streams, some pane is highlighted and a phase is running
+        await _wait_until(lambda: any(v.status == PhaseStatus.RUNNING for v in screen.query(PhaseView)))
+        await _wait_until(lambda: screen.state != "running")
+        assert screen.state == "finished"
+        views = {v.phase_type: v for v in screen.query(PhaseView)}
+        assert set(views) == set(PHASE_ORDER)
+        for pt, view in views.items():
+            assert view.status == PhaseStatus.COMPLETE, pt
+            assert view.text.strip(), pt  # each pane shows its text
+        assert screen.round is not None
+        saved = store.query()
+        assert [e["id"] for e in saved] == [screen.round.id]
+        assert saved[0]["status"] == "complete"
+        assert store.round_path(screen.round.id).exists()
+        # the status line shows tokens
+        status = str(screen.query_one("#pane-b", RolePane).query_one(".pane-status").render())
+        assert "tok" in status and "Response" in status
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreCardScreen)
+
+
+async def test_response_and_consistency_stream_at_the_same_time(make_app) -> None:
+    app = make_app(tokens_per_second=300)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        both = (PhaseType.RESPONSE, PhaseType.CONSISTENCY_TEST)
+        seen_together = False
+
+        def check() -> bool:
+            nonlocal seen_together
+            running = {v.phase_type for v in screen.query(PhaseView) if v.status == PhaseStatus.RUNNING}
+            if set(both) <= running:
+                seen_together = True
+                assert screen.query_one("#pane-a").has_class("-active") or True
+            return seen_together or screen.state != "running"
+
+        await _wait_until(check, timeout=30)
+        assert seen_together
+        screen.action_cancel_round()
+
+
+async def test_cancel_saves_the_round_as_incomplete(make_app, store) -> None:
+    app = make_app(tokens_per_second=100)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        await _wait_until(lambda: screen.round_id is not None and any(v.tokens > 5 for v in screen.query(PhaseView)))
+        await pilot.press("x")
+        await _wait_until(lambda: screen.state == "cancelled")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        cancelled = [v for v in screen.query(PhaseView) if v.status == PhaseStatus.CANCELLED]
+        assert cancelled
+        entries = store.query()
+        assert len(entries) == 1 and entries[0]["status"] == "incomplete"
+
+
+async def test_a_retry_clears_the_phase_and_says_so(make_app) -> None:
+    round_ = fixed_round()
+    presentation = round_.phase(PhaseType.PRESENTATION)
+    retry_now, finish_now = asyncio.Event(), asyncio.Event()
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        yield TextDelta(round_.id, PhaseType.PRESENTATION, "doomed partial text ")
+        await retry_now.wait()
+        yield PhaseRetrying(round_.id, PhaseType.PRESENTATION, 2, "server (HTTP 503): overloaded", 0.5)
+        await finish_now.wait()
+        yield PhaseFinished(round_.id, presentation)
+        yield RoundFinished(round_)
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        view = screen.query_one("#phase-presentation", PhaseView)
+        await _wait_until(lambda: view.tokens == 1)
+        retry_now.set()
+        await _wait_until(lambda: view.attempt == 2)
+        await pilot.pause()
+        note = str(view.query_one(".phase-note").render())
+        assert "retrying (attempt 2)" in note and "overloaded" in note
+        assert view.text == ""  # what streamed before the retry is void
+        finish_now.set()
+        await _wait_until(lambda: screen.state == "finished")
+        assert view.text == presentation.response
+
+
+async def test_replayed_round_fills_every_pane(make_app) -> None:
+    round_ = fixed_round()
+    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        await _wait_until(lambda: screen.state == "finished")
+        for phase in round_.phases:
+            assert screen.view(phase.phase_type).text == phase.response
