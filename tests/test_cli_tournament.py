@@ -120,6 +120,7 @@ def test_dry_run_calls_nothing_and_its_counts_equal_the_real_run(tmp_path: Path)
         ({"models": ["alpha", "beta"], "judges": ["ghost"]}, "field judges: no model named 'ghost'"),
         ({"models": ["alpha", "beta", "gamma"], "dilemmas": ["no_such"]}, "unknown dilemma id(s) no_such"),
         ({"models": ["alpha", "beta", "gamma"], "rounds_per_pairing": 0}, "field rounds_per_pairing"),
+        ({"models": ["alpha", "beta", "gamma"], "judges": "everyone"}, 'field judges: must be "rotate"'),
     ],
 )
 def test_bad_config_is_one_line_exit_2(tmp_path: Path, fields: dict[str, Any], expected: str) -> None:
@@ -150,8 +151,8 @@ def test_budget_stop_then_resume_with_budget_flag(tmp_path: Path) -> None:
     tid = json.loads(invoke("tournaments", "list", "--store", str(store), "--json").output)[0]["id"]
     assert f"--resume {tid} --budget" in res.output
     assert any(r.status != RoundStatus.COMPLETE for r in rounds_of(store)) or len(rounds_of(store)) < 12
-    res = invoke("tournament", str(cfg), "--models", str(models), "--store", str(store), "--resume", tid,
-                 "--budget", "10")
+    # the stored tournament carries its config: --resume ID alone is enough
+    res = invoke("tournament", "--models", str(models), "--store", str(store), "--resume", tid, "--budget", "10")
     assert res.exit_code == 0, res.output
     rounds = rounds_of(store)
     assert len(rounds) == 12 and all(r.status == RoundStatus.COMPLETE for r in rounds)
@@ -247,3 +248,39 @@ def test_three_sdk_families_against_llmock(tmp_path: Path, llmock: Any, monkeypa
     # every model played every role
     for name in LLMOCK_FAMILIES:
         assert set(calls_in(rounds)[name]) == {"presenting", "responding", "judging"}
+
+
+def test_ctrl_c_saves_what_is_done_and_says_how_to_resume(tmp_path: Path) -> None:
+    models = write_models(tmp_path / "models.toml", ["alpha", "beta", "gamma"], latency=0.1)
+    cfg = write_tournament(tmp_path / "t.toml", models=["alpha", "beta", "gamma"], dilemmas=two_dilemmas(),
+                           concurrency=3)
+    store = tmp_path / "store"
+    env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
+    cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            try:
+                if sum(r.status == RoundStatus.COMPLETE for r in rounds_of(store)) >= 2:
+                    break
+            except Exception:  # noqa: BLE001 - store not there yet, or a file mid-rename
+                continue
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "stopping" in err and "--resume t-" in err
+    assert "Traceback" not in err
+    rounds = rounds_of(store)
+    assert not any(r.status == RoundStatus.RUNNING for r in rounds)  # in-flight rounds saved as they stood
+    assert any(r.status == RoundStatus.INCOMPLETE for r in rounds)
+    saved = ResultsStore(store).list_tournaments()
+    assert [t.status.value for t in saved] == ["incomplete"]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    after = rounds_of(store)
+    assert len(after) == 12 and all(r.status == RoundStatus.COMPLETE for r in after)

@@ -104,6 +104,13 @@ class TournamentConfig(BaseModel):
                 raise ValueError(f"listed more than once: {', '.join(dup)}")
         return v
 
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _judges_shape(cls, v: Any) -> Any:
+        if isinstance(v, str) and v not in ("rotate", "panel"):
+            raise ValueError(f'must be "rotate", "panel" or a list of model names, not {v!r}')
+        return v
+
     @field_validator("judges")
     @classmethod
     def _judges(cls, v: Any) -> Any:
