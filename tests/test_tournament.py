@@ -254,16 +254,19 @@ class Tracker(ModelClient):
     def __init__(self, inner: ModelClient, provider: str, live: Counter[str], peak: Counter[str]) -> None:
         self.inner, self.name, self.provider, self.model = inner, inner.name, provider, inner.model
         self.supports_json_schema = inner.supports_json_schema
+        self.max_concurrency = getattr(inner, "max_concurrency", None)
         self.live, self.peak = live, peak
 
     async def stream(self, prompt: str, system_prompt: str, **kw: Any) -> AsyncIterator[StreamItem]:
-        self.live[self.provider] += 1
-        self.peak[self.provider] = max(self.peak[self.provider], self.live[self.provider])
+        for key in (self.provider, self.name):
+            self.live[key] += 1
+            self.peak[key] = max(self.peak[key], self.live[key])
         try:
             async for item in self.inner.stream(prompt, system_prompt, **kw):
                 yield item
         finally:
-            self.live[self.provider] -= 1
+            for key in (self.provider, self.name):
+                self.live[key] -= 1
 
 
 async def test_per_provider_and_model_limits_hold(tmp_path: Path, dilemmas: list[Any]) -> None:
@@ -280,6 +283,24 @@ async def test_per_provider_and_model_limits_hold(tmp_path: Path, dilemmas: list
     assert peak["openai"] == 2  # reached, never exceeded
     assert peak["anthropic"] == 1
     assert 1 < peak["google"] <= 3
+
+
+async def test_a_models_own_limit_never_holds_a_provider_slot(tmp_path: Path, dilemmas: list[Any]) -> None:
+    live: Counter[str] = Counter()
+    peak: Counter[str] = Counter()
+    policy = RetryPolicy(stall_timeout_s=None)
+    slow_one = RetryingClient(ScriptedClient("a", latency_s=0.01), policy, max_concurrency=1)
+    clients = {
+        "a": Tracker(slow_one, "openai", live, peak),
+        "b": Tracker(ScriptedClient("b", latency_s=0.01), "openai", live, peak),
+        "c": Tracker(ScriptedClient("c", latency_s=0.01), "anthropic", live, peak),
+    }
+    cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas), concurrency=12,
+                 limits={"providers": {"openai": 2}})
+    finished, _ = await run(TournamentRunner(cfg, clients, store(tmp_path), dilemmas=dilemmas))
+    assert finished.tournament.status == TournamentStatus.COMPLETE
+    assert peak["a"] == 1  # a's calls waited for a's slot before taking one of openai's
+    assert peak["openai"] == 2
 
 
 async def test_a_failing_model_leaves_its_rounds_incomplete_and_the_rest_complete(

@@ -280,8 +280,12 @@ def tournament(
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 
-    exit_code = asyncio.run(_run(cfg, clients, rs, dilemmas, models_cfg, tid, budget, cfg_label))
-    rs.close()
+    try:
+        exit_code = asyncio.run(_run(cfg, clients, rs, dilemmas, models_cfg, tid, budget, cfg_label))
+    except StoreError as exc:
+        raise CliError(f"results store: {exc}") from None
+    finally:
+        rs.close()
     ctx.exit(exit_code)
 
 

@@ -227,6 +227,8 @@ class ModelInfo:
     price_in: float | None = None  # USD per million tokens
     price_out: float | None = None
     max_tokens: int | None = None
+    #: the model's own concurrency limit (models.toml max_concurrency)
+    max_concurrency: int | None = None
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         if self.price_in is None and self.price_out is None:
@@ -350,7 +352,7 @@ def model_infos(
     for name in names:
         cfg = models_config.models.get(name) if models_config is not None else None
         if cfg is not None:
-            out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens)
+            out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens, cfg.max_concurrency)
             continue
         client = clients.get(name)
         inner = getattr(client, "inner", client)
@@ -359,6 +361,7 @@ def model_infos(
             getattr(inner, "price_in", None),
             getattr(inner, "price_out", None),
             getattr(inner, "max_tokens", None),
+            getattr(client, "max_concurrency", None),
         )
     return out
 
@@ -683,8 +686,11 @@ class TournamentRunner:
                 prov = AdaptiveLimiter(f"provider:{info.provider}", config.limits.providers.get(info.provider))
                 self.provider_limiters[info.provider] = prov
             lims: list[AdaptiveLimiter] = []
-            if name in config.limits.models:
-                self.model_limiters[name] = AdaptiveLimiter(f"model:{name}", config.limits.models[name])
+            # the model's own limit is taken here too, before the provider's slot: a call waiting for its
+            # model inside the client would otherwise hold a provider slot other models could use
+            own = [n for n in (config.limits.models.get(name), info.max_concurrency) if n]
+            if own:
+                self.model_limiters[name] = AdaptiveLimiter(f"model:{name}", min(own))
                 lims.append(self.model_limiters[name])
             lims.append(prov)
             self.clients[name] = LimitedClient(
