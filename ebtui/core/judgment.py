@@ -292,21 +292,23 @@ def _val(m: re.Match[str]) -> _Val:
     return _Val(d["num"], d.get("den"), d.get("upper"))
 
 
-def _score_in(segment: str, *, after_name: bool) -> _Val | None:
-    """The score a short stretch of text gives, by preference: a self-correction ("actually 6"), a
-    number out of ten ("8/10"), a number right after the name, a number after a colon or dash."""
-    corrections = list(_CORRECTION_RE.finditer(segment))
+def _score_in(line: str, start: int, end: int) -> _Val | None:
+    """The score that line[start:end] (the stretch after a criterion's name) gives, by preference: a
+    self-correction ("actually 6"), a number out of ten ("8/10"), a number right after the name, a number
+    after a colon or dash. A number must start inside the stretch; what follows it is judged on the whole
+    line ("3 stakeholders" stays a count even when the next criterion's name comes right after)."""
+    stop = min(len(line), end + 40)  # enough to see "out of 10" or "stakeholders" after a number
+    corrections = [m for m in _CORRECTION_RE.finditer(line, start, stop) if m.start("num") < end]
     if corrections:
         return _val(corrections[-1])
-    m = _NUM_DEN_RE.search(segment)
-    if m:
+    m = _NUM_DEN_RE.search(line, start, stop)
+    if m and m.start("num") < end:
         return _val(m)
-    if after_name:
-        m = _AFTER_NAME_RE.match(segment)
-        if m:
-            return _val(m)
-    m = _AFTER_COLON_RE.search(segment)
-    if m:
+    m = _AFTER_NAME_RE.match(line, start, stop)
+    if m and m.start("num") < end:
+        return _val(m)
+    m = _AFTER_COLON_RE.search(line, start, stop)
+    if m and m.start("num") < end:
         return _val(m)
     return None
 
@@ -470,6 +472,7 @@ class _Lenient:
             if c == "\\":
                 if self.i + 1 >= self.n:
                     self.truncated = True
+                    self.i = self.n
                     return _Partial("".join(out))
                 e = self.s[self.i + 1]
                 if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", self.s[self.i + 2 : self.i + 6]):
@@ -528,6 +531,7 @@ class _Lenient:
                 value = self._value(depth)
             except EOFError:
                 self.truncated = True
+                self.i = self.n  # what was cut off is dropped
                 return obj
             obj.append((key, value))
             self._ws()
@@ -538,6 +542,10 @@ class _Lenient:
             if c == ",":
                 self.i += 1
                 self._ws()
+                while self.i < self.n and self.s[self.i] == ",":
+                    self.repairs.add("repeated commas")
+                    self.i += 1
+                    self._ws()
                 if self.i < self.n and self.s[self.i] == "}":
                     self.repairs.add("trailing commas")
             elif c == "}":
@@ -565,6 +573,7 @@ class _Lenient:
                 arr.append(self._value(depth))
             except EOFError:
                 self.truncated = True
+                self.i = self.n
                 return arr
             self._ws()
             if self.i >= self.n:
@@ -587,6 +596,7 @@ class _Lenient:
 class _JsonCandidate:
     value: Any
     strict: bool
+    span: tuple[int, int]
     truncated: bool = False
     repairs: set[str] = field(default_factory=set)
 
@@ -613,7 +623,7 @@ def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
             value, end = _DECODER.raw_decode(text, start)
             budget -= end - start
             floor = end
-            yield _JsonCandidate(value, strict=True)
+            yield _JsonCandidate(value, strict=True, span=(start, end))
             continue
         except (ValueError, RecursionError):
             pass
@@ -625,7 +635,8 @@ def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
             continue
         budget -= reader.i - start
         floor = reader.i
-        yield _JsonCandidate(value, strict=False, truncated=reader.truncated, repairs=reader.repairs)
+        yield _JsonCandidate(value, strict=False, span=(start, reader.i), truncated=reader.truncated,
+                             repairs=reader.repairs)
 
 
 def _norm_key(key: str) -> str:
@@ -823,9 +834,10 @@ class _TextReader:
         heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
             len(clean) <= 80 and clean.endswith(":")
         )
+        heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
         crits = list(_CRIT_RE.finditer(clean))
         teams = list(self.rx.finditer(clean))
-        lead = self._leading_team(clean, teams)
+        lead, lead_end = self._leading_team(clean, teams)
         ov = _OVERALL_LABEL_RE.fullmatch(clean)
         scored = False
 
@@ -867,23 +879,23 @@ class _TextReader:
         j = _JUST_LABEL_RE.fullmatch(clean)
         target = self.st.section
         if lead is not None and not scored:
-            rest = clean[teams[0].end():]
-            j = _JUST_LABEL_RE.fullmatch(rest) or j
+            j = _JUST_LABEL_RE.fullmatch(clean, lead_end) or j
             target = lead
         if j is not None and target in ("a", "b"):
             self.labelled[target].append(j.group("rest"))
         elif target is not None:
             self.buffers[target].append(raw.strip())
 
-    def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> str | None:
-        """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A"."""
+    def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
+        """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
+        Returns the team and where its name ends."""
         if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
             if _LABEL_REST_RE.match(clean, teams[0].end()):
-                return _team_of_match(teams[0])
-        bt = re.match(r"[\W_]*([ABab])[\W_]*[:—–]", clean)
-        if bt and len(clean) > 2:
-            return bt.group(1).lower()
-        return None
+                return _team_of_match(teams[0]), teams[0].end()
+        bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)
+        if bt and _LABEL_REST_RE.match(clean, bt.end()) and len(clean) > 2 and ":" in clean[bt.end():bt.end() + 3]:
+            return bt.group(1).lower(), bt.end()
+        return None, 0
 
     def _pairs(self, segment: str) -> list[tuple[str, _Val]]:
         """"Team A 8, Team B 6" / "Team A: 8/10 … Team B: 7/10" inside one stretch of text."""
@@ -909,8 +921,8 @@ class _TextReader:
             # a team named after the score belongs to what follows it, not to this criterion
             first_team = self.rx.search(segment)
             if first_team:
-                segment = segment[: first_team.start()]
-            v = _score_in(segment, after_name=True)
+                end = cm.end() + first_team.start()
+            v = _score_in(clean, cm.end(), end)
             if v is None:
                 continue
             before = [m for m in teams if m.end() <= cm.start()]
@@ -1072,6 +1084,9 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
         )
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]+")
+
+
 def _score_entries(col: _Collector) -> int:
     return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
 
@@ -1085,15 +1100,23 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     jcol = _Collector()
     walker = _JsonWalker(jcol, rx)
     scored: list[_JsonCandidate] = []
+    pieces: list[str] = []  # the text with its JSON blanked out, for the text reader
+    pos = 0
     for cand in _json_candidates(text):
         before = _score_entries(jcol)
         walker.walk(cand.value, None, None)
         if _score_entries(jcol) != before:
             scored.append(cand)
+        start, end = cand.span
+        pieces.append(text[pos:start])
+        pieces.append(_NOT_NEWLINE.sub(" ", text[start:end]))
+        pos = end
+    pieces.append(text[pos:])
 
-    # text, always read: it gives the scores when there is no JSON, and prose where JSON lacks it
+    # text, always read (JSON blanked out: it is read as JSON or not at all): it gives the scores when
+    # there is no JSON, and prose where the JSON lacks it
     tcol = _Collector()
-    _TextReader(tcol, rx).read(text)
+    _TextReader(tcol, rx).read("".join(pieces))
 
     reasons: list[str] = []
     if jcol.count() and jcol.count() >= tcol.count():
