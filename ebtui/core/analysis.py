@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -153,7 +154,8 @@ def summarize(values: Sequence[float]) -> Summary:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return float(np.mean(values)) if values else None
+    # statistics.fmean: exact enough and ~20x faster than numpy on the short lists used here
+    return statistics.fmean(values) if values else None
 
 
 def phase_text(r: Round, phase: PhaseType) -> str | None:
@@ -171,6 +173,16 @@ def phase_text(r: Round, phase: PhaseType) -> str | None:
 class Exchange:
     id: str
     rounds: list[Round]
+    _means: dict[tuple[str, bool], dict[str, float | None]] = field(default_factory=dict, repr=False)
+    _scores: dict[tuple[str, bool], list[tuple[str, Scores]]] = field(default_factory=dict, repr=False)
+
+    def judged_scores(self, team: Team, effective: bool) -> list[tuple[str, Scores]]:
+        """(judge, scores) for every round of the exchange that has a judgment (computed once)."""
+        key = (team, effective)
+        if key not in self._scores:
+            self._scores[key] = [(r.judge_model, s) for r in self.rounds
+                                 if (s := team_scores(r, team, effective)) is not None]
+        return self._scores[key]
 
     @property
     def first(self) -> Round:
@@ -205,15 +217,15 @@ class Exchange:
 
     def criterion_means(self, team: Team, effective: bool) -> dict[str, float | None]:
         """Per criterion, the mean over the panel's judgments of the scores given (None: nobody gave one)."""
+        if (team, effective) in self._means:
+            return dict(self._means[(team, effective)])
         per: dict[str, list[int]] = {c: [] for c in CRITERIA}
-        for r in self.rounds:
-            s = team_scores(r, team, effective)
-            if s is None:
-                continue
+        for _judge, s in self.judged_scores(team, effective):
             for c, v in s.as_dict().items():
                 if v is not None:
                     per[c].append(v)
-        return {c: _mean(vs) for c, vs in per.items()}
+        self._means[(team, effective)] = {c: _mean(vs) for c, vs in per.items()}
+        return dict(self._means[(team, effective)])
 
     def overall(self, team: Team, effective: bool) -> float | None:
         vals = [v for v in self.criterion_means(team, effective).values() if v is not None]
@@ -624,17 +636,14 @@ def _panels(rounds: Sequence[Round]) -> list[Exchange]:
 def _judge_values(ex: Exchange, team: Team, criterion: str, effective: bool) -> dict[str, float]:
     """judge -> the value it gave (a judge who judged the exchange twice: the mean of the two)."""
     got: dict[str, list[float]] = defaultdict(list)
-    for r in ex.rounds:
-        s = team_scores(r, team, effective)
-        if s is None:
-            continue
+    for judge, s in ex.judged_scores(team, effective):
         if criterion == OVERALL:
             v = s.mean()
         else:
             v = s.as_dict()[criterion]
         if v is not None:
-            got[r.judge_model].append(float(v))
-    return {j: float(np.mean(vs)) for j, vs in got.items()}
+            got[judge].append(float(v))
+    return {j: statistics.fmean(vs) for j, vs in got.items()}
 
 
 def judge_agreement(
@@ -698,7 +707,7 @@ def judge_agreement(
             if j not in vals or len(vals) < 2:
                 continue
             others = [v for k, v in vals.items() if k != j]
-            off = vals[j] - float(np.mean(others))
+            off = vals[j] - statistics.fmean(others)
             offsets.append(off)
             (same if fam(ex.model(team)) == fam(j) else other).append(off)
         s = summarize(offsets)
