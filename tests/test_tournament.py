@@ -173,11 +173,14 @@ def test_schedule_panel_and_self_debates() -> None:
 
 
 # -- the runner ----------------------------------------------------------------------------------------
-async def test_three_models_two_dilemmas_complete_and_match_dry_run(tmp_path: Path, dilemmas: list[Any]) -> None:
+@pytest.mark.parametrize("write_behind", [True, False])
+async def test_three_models_two_dilemmas_complete_and_match_dry_run(
+    tmp_path: Path, dilemmas: list[Any], write_behind: bool
+) -> None:
     cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas), concurrency=6)
     clients = scripted("abc", latency_s=0.005)
     rs = store(tmp_path)
-    runner = TournamentRunner(cfg, clients, rs, dilemmas=dilemmas)
+    runner = TournamentRunner(cfg, clients, rs, dilemmas=dilemmas, write_behind=write_behind)
     est = estimate_tournament(cfg, runner.schedule, dilemmas, runner.infos)
     finished, events = await run(runner)
     assert finished.tournament.status == TournamentStatus.COMPLETE

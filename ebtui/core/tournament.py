@@ -184,7 +184,7 @@ class AdaptiveLimiter:
             self.limit = max(1, self.in_use // 2)
         else:
             self.limit = max(1, self.limit // 2)
-        pause = min(max(delay_s or 1.0, 0.5), 60.0)
+        pause = 1.0 if delay_s is None else min(max(delay_s, 0.0), 60.0)
         self.paused_until = max(self.paused_until, time.monotonic() + pause)
 
     async def __aenter__(self) -> AdaptiveLimiter:
@@ -662,9 +662,13 @@ class TournamentRunner:
         tournament_id: str | None = None,
         budget_usd: float | None = None,
         progress_interval_s: float = 0.5,
+        write_behind: bool = True,
     ) -> None:
         self.config = config
         self.store = store
+        #: where the round engine saves: the store itself, or a write-behind thread in front of it
+        self.saver: Any = store
+        self._write_behind = write_behind
         self.dilemmas = {d.id: d for d in dilemmas}
         self.schedule = make_schedule(config, dilemmas)
         self.tournament_id = tournament_id or config.tournament_id()
@@ -842,12 +846,21 @@ class TournamentRunner:
         self._emit(TournamentStarted(self.tournament, self.progress()))
 
         sem = asyncio.Semaphore(self.config.concurrency)
-        for ex, existing in work:
-            task = asyncio.create_task(self._exchange(ex, existing, sem))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        writer = _WriteBehindSaver(self.store) if self._write_behind and work else None
+        self.saver = writer or self.store
+        try:
+            for ex, existing in work:
+                task = asyncio.create_task(self._exchange(ex, existing, sem))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            if self._tasks:
+                await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        finally:
+            if writer is not None:
+                await asyncio.shield(asyncio.to_thread(writer.close))
+                self.saver = self.store
+        if writer is not None and writer.errors:
+            log.error("%d round save(s) failed; first: %s", len(writer.errors), writer.errors[0])
 
         rounds = [r for r in (self._existing(sr.round_id(self.tournament_id)) for sr in self.schedule.rounds) if r]
         complete = sum(1 for r in rounds if r.status == RoundStatus.COMPLETE)
@@ -930,7 +943,7 @@ class TournamentRunner:
                 spec = self._spec(primary)
                 seen: dict[PhaseType, Any] = {}
                 try:
-                    async for ev in run_round(spec, self.clients, self.store, resume=source):
+                    async for ev in run_round(spec, self.clients, self.saver, resume=source):
                         if isinstance(ev, RoundFinished):
                             result = ev.round
                         elif todo and not judges and isinstance(ev, PhaseFinished):
@@ -992,11 +1005,11 @@ class TournamentRunner:
             "schedule_key": sr.schedule_key,
             "dilemma": self.dilemmas[sr.dilemma_id],
         }
-        saver: Any = self.store
+        saver: Any = self.saver
         if "round_id" in inspect.signature(judge_exchange).parameters:
             kwargs["round_id"] = rid
         else:  # pin the deterministic id, so a re-run overwrites this judgment instead of duplicating it
-            saver = _IdPinningSaver(self.store, rid)
+            saver = _IdPinningSaver(self.saver, rid)
         result: Round | None = None
         try:
             async for ev in judge_exchange(source, sr.judge, self.clients[sr.judge], saver, **kwargs):
@@ -1013,6 +1026,67 @@ class TournamentRunner:
             return
         result.id = rid
         self._finished_round(sr, result)
+
+
+class _WriteBehindSaver:
+    """Saves rounds from a thread, so the store's fsyncs never block the event loop (where every round's
+    streams are read). The engine's save hands over a snapshot at once; the thread writes the newest
+    snapshot of each round (older ones of the same round are superseded, not written), in order. A crash
+    can lose only what the thread had not yet written — the last phase transition or so."""
+
+    def __init__(self, store: Any) -> None:
+        import threading
+
+        self.store = store
+        self.errors: list[str] = []
+        self._pending: dict[str, Round] = {}
+        self._busy = False
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._work, name="ebtui-round-writer", daemon=True)
+        self._thread.start()
+
+    def save_round(self, round_: Round) -> Any:
+        # The engine replaces lists and mutates only phases in place: copying the round and its phases
+        # (shallowly) is a consistent snapshot, at a fraction of a deep copy's cost.
+        snapshot = round_.model_copy(update={"phases": [p.model_copy() for p in round_.phases]})
+        with self._cond:
+            if self._closed:  # after close (should not happen): write in place
+                return self.store.save_round(snapshot)
+            self._pending.pop(round_.id, None)  # re-insert: keep the order of last saves
+            self._pending[round_.id] = snapshot
+            self._cond.notify_all()
+        return self.store.round_path(round_.id)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending and self._closed:
+                    return
+                batch, self._pending = self._pending, {}
+                self._busy = True
+            for snapshot in batch.values():
+                try:
+                    self.store.save_round(snapshot)
+                except Exception as exc:  # noqa: BLE001 - recorded and reported by the runner
+                    log.exception("saving round %s failed", snapshot.id)
+                    self.errors.append(f"{snapshot.id}: {exc}")
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def flush(self) -> None:
+        with self._cond:
+            while self._pending or self._busy:
+                self._cond.wait()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join()
 
 
 class _IdPinningSaver:
