@@ -111,6 +111,13 @@ def test_dry_run_calls_nothing_and_its_counts_equal_the_real_run(tmp_path: Path)
     listed = json.loads(invoke("tournaments", "list", "--store", str(store), "--json").output)
     assert listed[0]["rounds_complete"] == est["rounds"] == listed[0]["total_rounds"]
 
+    # resuming it with a config whose schedule differs is refused, naming the field
+    changed = write_tournament(tmp_path / "t2.toml", models=["alpha", "beta", "gamma"], dilemmas=two_dilemmas(),
+                               judges="panel", self_debates=True, rounds_per_pairing=2)
+    res = CliRunner().invoke(cli, ["tournament", str(changed), "--models", str(models), "--store", str(store),
+                                   "--resume", est["tournament_id"]])
+    assert res.exit_code == 2 and "field rounds_per_pairing" in res.output
+
 
 @pytest.mark.parametrize(
     ("fields", "expected"),

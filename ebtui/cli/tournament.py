@@ -11,7 +11,6 @@ import json
 import signal
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -210,10 +209,8 @@ def tournament(
     ones continue from their first missing phase, nothing is duplicated.
     """
     from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.dilemmas import DocumentError, load_dilemmas
-    from ebtui.core.schedule import ScheduleError
     from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.core.tournament import estimate_tournament, make_schedule, model_infos
+    from ebtui.core.tournament import TournamentSetupError, plan_tournament
 
     if budget is not None and budget <= 0:
         raise CliError(f"--budget must be more than 0 (got {budget:g})")
@@ -223,53 +220,22 @@ def tournament(
     if concurrency is not None:
         cfg.concurrency = concurrency
     cfg_label = config or str(cfg.source or "CONFIG")
+    if cfg.document is None and (doc := ctx_option(ctx, "document", None)):
+        cfg.document = str(Path(doc).resolve())  # `ebtui --document X tournament ...`
 
     try:
         models_cfg = load_models_config(models_file)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    unknown = [m for m in cfg.all_model_names() if m not in models_cfg.models]
-    if unknown:
-        where = models_cfg.source or "the built-in models"
-        field = "models" if unknown[0] in cfg.models else "judges"
-        raise CliError(f"{cfg_label}: field {field}: no model named {unknown[0]!r} in {where} "
-                       f"(configured: {', '.join(sorted(models_cfg.models))})")
-
-    doc = cfg.document_path() or (Path(d) if (d := ctx_option(ctx, "document", None)) else None)
-    if doc is not None and cfg.document is None:
-        cfg.document = str(doc.resolve())
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            dilemmas = load_dilemmas(doc)
-    except DocumentError as exc:
-        raise CliError(strip_control(str(exc))) from None
-    try:
-        schedule = make_schedule(cfg, dilemmas)
-    except ScheduleError as exc:
-        raise CliError(str(exc)) from None
-
     rs = ResultsStore(root)
-    tid = cfg.tournament_id()
-    if resume_id is not None:
-        try:
-            saved = rs.load_tournament(resume_id)
-        except StoreError as exc:
-            raise CliError(f"cannot resume: {exc}") from None
-        saved_fields = {k: saved.config.get(k) for k in cfg.schedule_fields()}
-        differs = [k for k, v in cfg.schedule_fields().items() if saved_fields.get(k) != v]
-        if differs:
-            raise CliError(
-                f"cannot resume {resume_id}: {cfg_label} differs from the config it was started with "
-                f"(field {differs[0]}); runtime settings (budget, concurrency, limits, store) may change, "
-                "the schedule may not"
-            )
-        tid = resume_id
-    infos = model_infos(cfg.all_model_names(), {}, models_cfg)
+    try:
+        plan = plan_tournament(cfg, models_cfg, rs, resume_id=resume_id)
+    except TournamentSetupError as exc:
+        raise CliError(strip_control(str(exc))) from None
     eff_budget = budget if budget is not None else cfg.budget_usd
 
     if dry_run:
-        est = estimate_tournament(cfg, schedule, dilemmas, infos, tournament_id=tid)
+        est = plan.estimate()
         click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
         return
 
@@ -281,7 +247,7 @@ def tournament(
         raise CliError(str(exc)) from None
 
     try:
-        exit_code = asyncio.run(_run(cfg, clients, rs, dilemmas, models_cfg, tid, budget, cfg_label))
+        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label))
     except StoreError as exc:
         raise CliError(f"results store: {exc}") from None
     finally:
@@ -289,19 +255,17 @@ def tournament(
     ctx.exit(exit_code)
 
 
-async def _run(cfg: Any, clients: Any, store: Any, dilemmas: Any, models_cfg: Any, tid: str,
-               budget: float | None, cfg_label: str) -> int:
+async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
     from ebtui.core.tournament import (
         RoundCompleted,
         RoundNotRun,
         TournamentFinished,
-        TournamentRunner,
         TournamentStarted,
     )
 
-    runner = TournamentRunner(cfg, clients, store, dilemmas=dilemmas, models_config=models_cfg,
-                              tournament_id=tid, budget_usd=budget, progress_interval_s=0.25)
+    cfg, tid = plan.config, plan.tournament_id
+    runner = plan.runner(clients, store, budget_usd=budget, progress_interval_s=0.25)
     line = ProgressLine()
     loop = asyncio.get_running_loop()
     interrupted = False

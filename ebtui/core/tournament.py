@@ -55,7 +55,10 @@ __all__ = [
     "LimitedClient",
     "Progress",
     "ScheduleError",
+    "TournamentPlan",
     "TournamentRunner",
+    "TournamentSetupError",
+    "plan_tournament",
     "TournamentSummary",
     "estimate_tournament",
     "make_schedule",
@@ -103,6 +106,86 @@ def make_schedule(config: TournamentConfig, dilemmas: list[Dilemma]) -> Schedule
     except ScheduleError as exc:
         where = f"{config.source}: " if config.source else ""
         raise ScheduleError(f"{where}{exc}") from None
+
+
+class TournamentSetupError(Exception):
+    """The tournament cannot be set up (unknown model, bad document, no judge, resume mismatch).
+    The message is one line naming the file and field where there is one."""
+
+
+@dataclass
+class TournamentPlan:
+    """Everything checked and loaded before a tournament runs (or is dry-run) — what the CLI and the
+    TUI both need: `plan.estimate()`, then `plan.runner(clients, store)`."""
+
+    config: TournamentConfig
+    models_config: ModelsConfig
+    dilemmas: list[Dilemma]
+    schedule: Schedule
+    tournament_id: str
+    infos: dict[str, ModelInfo]
+    resumed: Tournament | None = None
+
+    def estimate(self) -> DryRunEstimate:
+        return estimate_tournament(self.config, self.schedule, self.dilemmas, self.infos,
+                                   tournament_id=self.tournament_id)
+
+    def runner(self, clients: Mapping[str, ModelClient], store: ResultsStore, **kw: Any) -> TournamentRunner:
+        return TournamentRunner(self.config, clients, store, dilemmas=self.dilemmas,
+                                models_config=self.models_config, tournament_id=self.tournament_id, **kw)
+
+
+def plan_tournament(
+    config: TournamentConfig,
+    models_config: ModelsConfig,
+    store: ResultsStore | None = None,
+    *,
+    resume_id: str | None = None,
+) -> TournamentPlan:
+    """Check a tournament against models.toml, load its dilemmas, make its schedule, and (with
+    `resume_id`) check that the saved tournament was made from the same schedule fields."""
+    import warnings
+
+    from ebtui.core.dilemmas import DocumentError, load_dilemmas
+
+    label = str(config.source) if config.source else "tournament config"
+    unknown = [m for m in config.all_model_names() if m not in models_config.models]
+    if unknown:
+        where = models_config.source or "the built-in models"
+        field_ = "models" if unknown[0] in config.models else "judges"
+        raise TournamentSetupError(f"{label}: field {field_}: no model named {unknown[0]!r} in {where} "
+                                   f"(configured: {', '.join(sorted(models_config.models))})")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a missing section warns per dilemma; `ebtui dilemmas` shows them
+            dilemmas = load_dilemmas(config.document_path())
+    except DocumentError as exc:
+        raise TournamentSetupError(f"{label}: field document: {exc}") from None
+    try:
+        schedule = make_schedule(config, dilemmas)
+    except ScheduleError as exc:
+        raise TournamentSetupError(str(exc)) from None
+    tid = config.tournament_id()
+    resumed: Tournament | None = None
+    if resume_id is not None:
+        from ebtui.core.store import StoreError
+
+        if store is None:
+            raise TournamentSetupError(f"cannot resume {resume_id}: no results store given")
+        try:
+            resumed = store.load_tournament(resume_id)
+        except StoreError as exc:
+            raise TournamentSetupError(f"cannot resume: {exc}") from None
+        differs = [k for k, v in config.schedule_fields().items() if resumed.config.get(k) != v]
+        if differs:
+            raise TournamentSetupError(
+                f"cannot resume {resume_id}: {label} differs from the config it was started with "
+                f"(field {differs[0]}); runtime settings (budget, concurrency, limits, store) may change, "
+                "the schedule may not"
+            )
+        tid = resume_id
+    infos = model_infos(config.all_model_names(), {}, models_config)
+    return TournamentPlan(config, models_config, dilemmas, schedule, tid, infos, resumed)
 
 
 # ---------------------------------------------------------------------------------------------------------
