@@ -20,7 +20,7 @@ async def _wait_until(predicate, timeout: float = 20.0) -> None:
 
 
 async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, store) -> None:
-    app = make_app(tokens_per_second=2000)
+    app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")

@@ -19,6 +19,12 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
 
+COLUMNS = (("When", "when", 16), ("Dilemma", "dilemma", 22), ("Team A", "a", 16), ("Team B", "b", 16),
+           ("Judge", "judge", 16), ("A : B", "totals", 9), ("Status", "status", 10), ("Review", "review", 8),
+           ("Tournament", "tournament", 14))
+#: rows put in the table at once: a DataTable measures every cell it holds, so thousands of rows would
+#: make each filter keystroke cost seconds; more are added on demand (m)
+PAGE_ROWS = 500
 REVIEW_CHOICES = [("needs review", "yes"), ("reviewed / fine", "no")]
 
 
@@ -81,6 +87,7 @@ class ResultsScreen(Screen[None]):
     CSS_PATH = "results.tcss"
     BINDINGS = [
         Binding("ctrl+l", "reload", "Reload", id="results.reload"),
+        Binding("m", "more", "More rows", id="results.more"),
         Binding("escape", "back", "Back", id="results.back"),
     ]
 
@@ -93,7 +100,9 @@ class ResultsScreen(Screen[None]):
         super().__init__()
         self.entries: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []
+        self.matched: list[dict[str, Any]] = []
         self._debounce: Timer | None = None
+        self.limit = PAGE_ROWS
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,10 +120,9 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "Results"
         table = self.query_one(DataTable)
-        for label, key in (("When", "when"), ("Dilemma", "dilemma"), ("Team A", "a"), ("Team B", "b"),
-                           ("Judge", "judge"), ("A : B", "totals"), ("Status", "status"), ("Review", "review"),
-                           ("Tournament", "tournament")):
-            table.add_column(label, key=key)
+        # fixed widths: the table then never measures thousands of cells to size its columns
+        for label, key, width in COLUMNS:
+            table.add_column(label, key=key, width=width)
         table.focus()
         self.action_reload()
 
@@ -152,15 +160,25 @@ class ResultsScreen(Screen[None]):
             needs_review=None if review is Select.NULL else review == "yes",
         )
 
-    def apply_filters(self) -> None:
-        self.shown = filter_entries(self.entries, self.current_filters())
+    def apply_filters(self, *, keep_limit: bool = False) -> None:
+        if not keep_limit:
+            self.limit = PAGE_ROWS
+        self.matched = filter_entries(self.entries, self.current_filters())
+        self.shown = self.matched[: self.limit]
         table = self.query_one(DataTable)
         table.clear()
         table.add_rows([entry_row(e) for e in self.shown])
-        count = f"{len(self.shown)} of {len(self.entries)} rounds"
+        count = f"{len(self.matched)} of {len(self.entries)} rounds"
+        if len(self.shown) < len(self.matched):
+            count += f" (newest {len(self.shown)} shown; m shows more)"
         if not self.entries:
             count = "No saved rounds yet — start one with F2."
         self.query_one("#results-count", Static).update(count + ("  ·  enter opens a round" if self.shown else ""))
+
+    def action_more(self) -> None:
+        if len(self.shown) < len(self.matched):
+            self.limit += PAGE_ROWS
+            self.apply_filters(keep_limit=True)
 
     @on(Input.Changed)
     def _text_changed(self) -> None:

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.widgets import DataTable, Input, Select, TabbedContent
+from tui_helpers import EntriesStore, fixed_round, synthetic_entries
+
+from ebtui.tui.screens.results import PAGE_ROWS, ResultFilters, ResultsScreen, filter_entries
+from ebtui.tui.screens.round_view import RoundScreen
+from ebtui.tui.widgets.score_card import ScoreCard
+
+
+async def _wait_until(predicate, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+def test_filters_match_like_the_store_fields() -> None:
+    entries = synthetic_entries(300)
+    assert len(filter_entries(entries, ResultFilters())) == 300
+    only = filter_entries(entries, ResultFilters(model="gemini", status="complete", needs_review=False))
+    assert only and all("gemini" in (e["team_a"], e["team_b"], e["judge"]) for e in only)
+    assert all(e["status"] == "complete" and not e["needs_review"] for e in only)
+    by_judge = filter_entries(entries, ResultFilters(judge="local", dilemma="d3"))
+    assert by_judge and all(e["judge"] == "local" and e["dilemma_id"].lower().startswith("d3") for e in by_judge)
+
+
+async def test_browser_stays_responsive_with_3000_rounds(make_app) -> None:
+    entries = synthetic_entries(3000)
+    app = make_app(store=EntriesStore(entries))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        table = screen.query_one(DataTable)
+        await _wait_until(lambda: len(screen.entries) == 3000)
+        assert table.row_count == PAGE_ROWS
+        assert "3000 of 3000" in str(screen.query_one("#results-count").render())
+        screen.query_one("#f-model", Input).focus()
+        await pilot.pause()
+        keys = []
+        for ch in "claude":  # every keystroke is answered promptly (the filter runs once, after typing)
+            t0 = time.perf_counter()
+            await pilot.press(ch)
+            keys.append(time.perf_counter() - t0)
+        start = time.perf_counter()
+        expected = filter_entries(entries, ResultFilters(model="claude"))
+        want = sorted(e["id"] for e in expected)
+        await _wait_until(lambda: sorted(e["id"] for e in screen.matched) == want)
+        await pilot.pause()
+        elapsed = time.perf_counter() - start
+        assert table.row_count == min(PAGE_ROWS, len(expected))
+        assert max(keys) < 1.0, f"slow keystrokes: {keys}"
+        assert elapsed < 2.0, f"filtering 3000 rounds took {elapsed:.2f}s"
+        table.focus()
+        await pilot.press("m")
+        assert table.row_count == min(2 * PAGE_ROWS, len(expected))
+        screen.query_one("#f-review", Select).value = "yes"
+        await pilot.pause()
+        assert table.row_count == len(filter_entries(entries, ResultFilters(model="claude", needs_review=True)))
+
+
+async def test_find_a_saved_round_and_open_it(make_app, store) -> None:
+    store.save_round(fixed_round(round_id="r-aaaaaaaaaaaa", dilemma_index=0))
+    store.save_round(fixed_round(round_id="r-bbbbbbbbbbbb", dilemma_index=1, missing=True))
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await _wait_until(lambda: table.row_count == 2)
+        screen.query_one("#f-dilemma", Input).value = "D2"
+        await _wait_until(lambda: table.row_count == 1)
+        table.focus()
+        await pilot.press("enter")
+        await _wait_until(lambda: isinstance(app.screen, RoundScreen) and app.screen.round is not None)
+        round_screen = app.screen
+        await pilot.pause()
+        transcript = round_screen.query_one("#transcript-body")
+        texts = " ".join(str(w.render()) for w in transcript.query(".transcript-heading"))
+        for label in ("Presentation", "Response", "Rebuttal", "Consistency test", "Judgment"):
+            assert label in texts
+        await pilot.press("c")
+        await pilot.pause()
+        assert round_screen.query_one(TabbedContent).active == "card"
+        card = round_screen.query_one(ScoreCard)
+        assert card.round.id == "r-bbbbbbbbbbbb"
+        assert card.query_one(".card-review").has_class("-shown")

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Input
+from tui_helpers import fixed_round
+
+from ebtui.tui.screens.live import LiveRoundScreen
+from ebtui.tui.screens.modals import ScoreEditModal
+from ebtui.tui.screens.score import ScoreCardScreen
+from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+
+
+async def _wait_until(predicate, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
+    app = make_app(judge_mode="prose")  # the judge answers prose: every score missing
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        live = app.screen
+        assert isinstance(live, LiveRoundScreen)
+        await _wait_until(lambda: live.state == "finished")
+        round_id = live.round.id
+        await pilot.press("s")
+        await pilot.pause()
+        card_screen = app.screen
+        assert isinstance(card_screen, ScoreCardScreen)
+        card = card_screen.query_one(ScoreCard)
+        assert card.query_one(".card-review").has_class("-shown")  # needs review, highlighted
+        grid = card_screen.query_one(ScoreGrid)
+        assert "missing" in str(grid.get_cell("principle_articulation", "a"))
+        # the cursor starts on Team A's first criterion; Enter edits it
+        await pilot.press("enter")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ScoreEditModal)
+        # out of range is refused and the dialog stays
+        modal.query_one("#score-value", Input).value = "11"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is modal
+        assert "1 to 10" in str(modal.query_one("#score-error").render())
+        modal.query_one("#score-value", Input).value = "7"
+        modal.query_one("#score-note", Input).value = "judge gave prose; scored from its text"
+        await pilot.click("#save")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is card_screen
+        saved = store.load_round(round_id)
+        overrides = saved.judgment.active_overrides()
+        ov = overrides[("a", "principle_articulation")]
+        assert ov.value == 7 and ov.note.startswith("judge gave prose")
+        assert saved.judgment.team_a_scores.principle_articulation is None  # the parsed value stays missing
+        cell = str(grid.get_cell("principle_articulation", "a"))
+        assert "7" in cell and "judge —" in cell  # override shown with the parsed value beside it
+
+
+async def test_raw_reply_toggles_beside_the_card(make_app, store) -> None:
+    round_ = fixed_round(texts={"judgment": "RAW [bold red]judge[/] reply"})
+    store.save_round(round_)
+    app = make_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        app.push_screen(ScoreCardScreen(round_))
+        await pilot.pause()
+        card = app.screen.query_one(ScoreCard)
+        raw = card.query_one("#card-raw")
+        assert not raw.display
+        await pilot.press("r")
+        await pilot.pause()
+        assert raw.display
+        assert "RAW [bold red]judge[/] reply" in str(card.query_one("#raw-reply").render())
+        assert "52 / 70" in str(card.query_one(ScoreGrid).get_cell("total", "a"))
