@@ -51,7 +51,7 @@ class ProgressLine:
 
     def text(self, p: Any) -> str:
         budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
-        fail = f" · {p.incomplete} incomplete" if p.incomplete else ""
+        fail = f" · {p.incomplete} not complete" if p.incomplete else ""
         stop = " · BUDGET REACHED, finishing calls in flight" if p.budget_stopped else ""
         return (
             f"[{p.finished}/{p.total} rounds] {p.done} complete{fail} · {p.calls_in_flight} calls in flight"
@@ -135,20 +135,20 @@ def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
         f"{'a panel of judges' if est.judge_mode == 'panel' else 'one judge'}) over {len(est.dilemmas)} "
         f"dilemma(s); {est.total_calls} model calls.",
         "",
-        f"  {'model':<{w}}  presenting  responding  judging   calls   in tokens  out tokens    cost",
+        f"  {'model':<{w}}  presenting  responding  judging   calls   in tokens  out tokens        cost",
     ]
     for m in models:
         c = est.calls[m]
         cost = est.cost_usd.get(m)
         lines.append(
             f"  {m:<{w}}  {c['presenting']:>10}  {c['responding']:>10}  {c['judging']:>7}  {sum(c.values()):>6}"
-            f"  {est.input_tokens[m]:>10}  {est.output_tokens[m]:>10}  "
-            + ("   (no price)" if cost is None else f"${cost:>9.4f}")
+            f"  {est.input_tokens[m]:>10}  {est.output_tokens[m]:>10}"
+            + "  " + ("(no price)" if cost is None else f"${cost:.4f}").rjust(10)
         )
     tin = sum(est.input_tokens.values())
     tout = sum(est.output_tokens.values())
-    lines.append(f"  {'total':<{w}}  {'':>10}  {'':>10}  {'':>7}  {est.total_calls:>6}  {tin:>10}  {tout:>10}  "
-                 f"${est.total_cost_usd:>9.4f}")
+    lines.append(f"  {'total':<{w}}  {'':>10}  {'':>10}  {'':>7}  {est.total_calls:>6}  {tin:>10}  {tout:>10}"
+                 + "  " + f"${est.total_cost_usd:.4f}".rjust(10))
     lines.append("")
     lines.append("  presenting = Team A's presentation, rebuttal and consistency test (3 calls a round); "
                  "responding = Team B's response; judging = one call per judgment.")
