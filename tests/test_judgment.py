@@ -581,6 +581,10 @@ GARBAGE = {
     "many-objects": '{"x": 1} ' * 110_000,
     "quotes": "'\"" * 500_000,
     "numbers-and-slashes": "8/10/8/10 " * 100_000,
+    "teams-and-criteria-on-one-line": "Team A Consistency 8 Team B " * 36_000,
+    "distinct-values": "".join(f"Team A: Consistency: {i}, " for i in range(40_000)),
+    "json-fragments": '{"team_a": {"scores": {"consistency": 8, ' * 25_000,
+    "table-rows": "| Consistency | Team A | 8 |\n" * 35_000,
 }
 
 

@@ -157,7 +157,8 @@ _CRIT_ALTS = "|".join(
         r"engagement",
     ]
 )
-_CRIT_RE = re.compile(rf"(?<![A-Za-z0-9])(?:{_CRIT_ALTS})(?![A-Za-z0-9])", re.IGNORECASE)
+# (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
+_CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
 _CRIT_KEYWORDS = (
     ("principle", "principle_articulation"),
     ("articulation", "principle_articulation"),
@@ -199,7 +200,8 @@ def _team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
         ids = [("ia", a_id), ("ib", b_id)]
         ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
         alts = [rf"(?<![\w./-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alts)})(?![A-Za-z0-9])", re.IGNORECASE)
+    first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
+    return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
 
 
 def _team_of_match(m: re.Match[str]) -> str:
@@ -266,7 +268,11 @@ _NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?![\d.]\d)"
 _DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
-_NOT_COUNT = r"(?![ \t]*(?:%|(?!(?:points?|pts|out)\b)[A-Za-z]))"
+_NOT_COUNT = (
+    r"(?![ \t]*(?:%|(?!(?:points?|pts|out|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
+    r"|vs|compared|than|here|overall|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
+    r"(?![A-Za-z]))[A-Za-z]))"
+)
 _NUM_RE = re.compile(rf"{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
 _NUM_DEN_RE = re.compile(rf"{_NUM}{_DEN}")
 # what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
@@ -284,6 +290,7 @@ _CORRECTION_RE = re.compile(
     rf"{_NUM}(?:{_DEN}|{_NOT_COUNT})",
     re.IGNORECASE,
 )
+_CORRECTION_HINT = re.compile(r"(?i)actual|correct|revis|rather|make|reflect|mean|chang")
 _STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
 
 
@@ -298,9 +305,10 @@ def _score_in(line: str, start: int, end: int) -> _Val | None:
     after a colon or dash. A number must start inside the stretch; what follows it is judged on the whole
     line ("3 stakeholders" stays a count even when the next criterion's name comes right after)."""
     stop = min(len(line), end + 40)  # enough to see "out of 10" or "stakeholders" after a number
-    corrections = [m for m in _CORRECTION_RE.finditer(line, start, stop) if m.start("num") < end]
-    if corrections:
-        return _val(corrections[-1])
+    if _CORRECTION_HINT.search(line, start, stop):
+        corrections = [m for m in _CORRECTION_RE.finditer(line, start, stop) if m.start("num") < end]
+        if corrections:
+            return _val(corrections[-1])
     m = _NUM_DEN_RE.search(line, start, stop)
     if m and m.start("num") < end:
         return _val(m)
@@ -340,6 +348,7 @@ class _Collector:
     overall: list[str] = field(default_factory=list)
     unattributed: int = 0
     sources: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # review reasons found while reading
 
     def add(self, team: str | None, crit: str, found: _Found, source: str) -> None:
         if team is None:
@@ -790,6 +799,11 @@ _SCORE_HEADER_RE = re.compile(r"score|rating|points|grade|mark|/ ?10", re.IGNORE
 _JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why", re.IGNORECASE)
 
 
+#: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
+#: reading stops (keeps hostile input fast)
+_MAX_MENTIONS = 2000
+
+
 @dataclass
 class _TextState:
     team: str | None = None
@@ -805,6 +819,7 @@ class _TextReader:
         self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
+        self.mentions_left = _MAX_MENTIONS
 
     # -- lines ----------------------------------------------------------------------------------------
     def read(self, text: str) -> None:
@@ -828,14 +843,24 @@ class _TextReader:
             self.col.overall.append(body)
 
     def line(self, raw: str) -> None:
-        clean = _MARKUP_RE.sub("", _STRIKE_RE.sub(lambda m: " " * len(m.group(0)), raw)).strip()
+        if "~~" in raw:
+            raw = _STRIKE_RE.sub(" ", raw)
+        clean = raw.replace("*", "").replace("`", "").strip()
         if not clean:
             return
         heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
             len(clean) <= 80 and clean.endswith(":")
         )
         heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
-        crits = list(_CRIT_RE.finditer(clean))
+        low = clean.lower()
+        crits: list[re.Match[str]] = []
+        if self.mentions_left > 0 and any(w in low for w, _ in _CRIT_KEYWORDS):
+            for m in _CRIT_RE.finditer(clean):
+                crits.append(m)
+                self.mentions_left -= 1
+                if self.mentions_left <= 0:
+                    self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
+                    break
         teams = list(self.rx.finditer(clean))
         lead, lead_end = self._leading_team(clean, teams)
         ov = _OVERALL_LABEL_RE.fullmatch(clean)
@@ -908,7 +933,10 @@ class _TextReader:
 
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
         scored = False
+        ti = 0  # teams named before the current criterion (both lists are in order: one linear pass)
         for idx, cm in enumerate(crits):
+            while ti < len(teams) and teams[ti].end() <= cm.start():
+                ti += 1
             crit = _crit_name(cm.group(0))
             end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
             segment = clean[cm.end():end]
@@ -925,8 +953,7 @@ class _TextReader:
             v = _score_in(clean, cm.end(), end)
             if v is None:
                 continue
-            before = [m for m in teams if m.end() <= cm.start()]
-            team = _team_of_match(before[-1]) if before else self.st.team
+            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
             self.col.add_val(team, crit, v, "lines")
             scored = True
         return scored
@@ -1036,13 +1063,11 @@ def _finish(text: str, col: _Collector, method: str, reasons: list[str]) -> Judg
                 team_reasons.append(f"{_label(team)}: {crit} missing")
                 continue
             last = found[-1]
-            shown = []
-            for f in found:
-                if f.shown not in shown:
-                    shown.append(f.shown)
+            shown = list(dict.fromkeys(f.shown for f in found))
             if len(shown) > 1:
+                listed = shown if len(shown) <= 4 else [*shown[:2], "…", *shown[-1:]]
                 team_reasons.append(
-                    f"{_label(team)}: {crit} given more than once ({', then '.join(shown)}); the last one was used"
+                    f"{_label(team)}: {crit} given more than once ({', then '.join(listed)}); the last one was used"
                 )
             value = last.value
             if value is not None and str(value) not in text:  # never a score the reply does not hold
@@ -1055,6 +1080,7 @@ def _finish(text: str, col: _Collector, method: str, reasons: list[str]) -> Judg
             team_reasons = [f"{_label(team)}: all seven scores missing"]
         reasons.extend(team_reasons)
         scores[team] = Scores(**values)
+    reasons.extend(col.notes)
     if col.unattributed:
         reasons.append(f"{col.unattributed} score(s) found without a team to give them to (left out)")
     return Judgment(
