@@ -19,9 +19,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
 
-COLUMNS = (("When", "when", 16), ("Dilemma", "dilemma", 22), ("Team A", "a", 16), ("Team B", "b", 16),
-           ("Judge", "judge", 16), ("A : B", "totals", 9), ("Status", "status", 10), ("Review", "review", 8),
-           ("Tournament", "tournament", 14))
+COLUMNS = (("When", "when", 16), ("Dilemma", "dilemma", 12), ("Team A", "a", 12), ("Team B", "b", 12),
+           ("Judge", "judge", 12), ("A : B", "totals", 7), ("Status", "status", 10), ("Review", "review", 8),
+           ("Tournament", "tournament", 10))
 #: rows put in the table at once: a DataTable measures every cell it holds, so thousands of rows would
 #: make each filter keystroke cost seconds; more are added on demand (m)
 PAGE_ROWS = 500

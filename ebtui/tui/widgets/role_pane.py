@@ -158,7 +158,7 @@ class RolePane(Vertical):
     DEFAULT_CSS = """
     RolePane { border: round $panel-lighten-2; height: 1fr; width: 1fr; }
     RolePane.-active { border: round $accent; }
-    RolePane > .pane-status { color: $text-muted; height: 1; padding: 0 1; }
+    RolePane > .pane-status { color: $text-muted; height: auto; max-height: 2; padding: 0 1; }
     RolePane > VerticalScroll { padding: 0 1; }
     """
 
@@ -168,15 +168,13 @@ class RolePane(Vertical):
         self.model = model
         self.phase_types = phases
         self.border_title = f"{role} · {strip_control(model)}"
+        self._follow_from = 0.0  # where we last scrolled to; above it, the reader has scrolled up
 
     def compose(self) -> ComposeResult:
         yield Static("waiting", classes="pane-status", markup=False)
         with VerticalScroll():
             for pt in self.phase_types:
                 yield PhaseView(pt)
-
-    def on_mount(self) -> None:
-        self.query_one(VerticalScroll).anchor()
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self.query_one(f"#phase-{phase_type.value}", PhaseView)
@@ -204,6 +202,12 @@ class RolePane(Vertical):
             cost = f" · ${sum(costs):.4f}" if costs else ""
             tokens = sum(v.tokens for v in views)
             text = f"{label}: {state} · {tokens} tok · {elapsed:.1f}s{cost}"
+        if running:
+            # follow the text as it streams, unless the reader has scrolled up to read
+            body = self.query_one(VerticalScroll)
+            if body.scroll_y >= self._follow_from - 1:
+                body.scroll_end(animate=False, immediate=False)
+                self._follow_from = body.max_scroll_y
         status = self.query_one(".pane-status", Static)
         if str(status.render()) != text:
             status.update(text)

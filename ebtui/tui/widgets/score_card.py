@@ -62,11 +62,9 @@ class ScoreGrid(DataTable):
         self.add_column("Team A", key="a")
         self.add_column("Team B", key="b")
 
-    def show(self, judgment: Judgment, colors: dict[str, str], team_labels: tuple[str, str]) -> None:
+    def show(self, judgment: Judgment, colors: dict[str, str]) -> None:
         coordinate = self.cursor_coordinate
         self.clear()
-        self.columns["a"].label = Text(team_labels[0])
-        self.columns["b"].label = Text(team_labels[1])
         for crit in CRITERIA:
             self.add_row(CRITERION_LABELS[crit], *(_cell(judgment, t, crit, colors) for t in TEAMS), key=crit)
         self.add_row(Text("Total", style="bold"), *(_total(judgment, t, colors) for t in TEAMS), key="total")
@@ -170,9 +168,7 @@ class ScoreCard(Vertical):
             review.add_class("-shown")
         else:
             review.remove_class("-shown")
-        self.query_one(ScoreGrid).show(judgment, self._colors(),
-                                       (f"Team A · {strip_control(r.team_a_model)}",
-                                        f"Team B · {strip_control(r.team_b_model)}"))
+        self.query_one(ScoreGrid).show(judgment, self._colors())
         self.query_one("#just-a", Markdown).update(strip_control(judgment.team_a_justification) or "*none given*")
         self.query_one("#just-b", Markdown).update(strip_control(judgment.team_b_justification) or "*none given*")
         self.query_one("#analysis", Markdown).update(strip_control(judgment.overall_analysis) or "*none given*")
