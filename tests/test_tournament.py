@@ -503,3 +503,20 @@ async def test_429s_from_one_provider_back_off_that_provider_only(
     # presents the same dilemma send identical bodies, so a concurrent twin looks like an early retry)
     openai_429s = [r for r in llmock.requests if r.provider == "openai" and r.status == 429]
     assert len(openai_429s) == 3
+
+
+async def test_the_same_tournament_cannot_run_twice_at_once(tmp_path: Path, dilemmas: list[Any]) -> None:
+    from ebtui.core.tournament import TournamentBusyError
+
+    cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas)[:1])
+    rs = store(tmp_path)
+    first = TournamentRunner(cfg, scripted("abc", latency_s=0.05), rs, dilemmas=dilemmas)
+    second = TournamentRunner(cfg, scripted("abc"), ResultsStore(rs.root, durable=False), dilemmas=dilemmas)
+    gen = first.run()
+    await anext(gen)  # TournamentStarted: the first run holds the lock
+    with pytest.raises(TournamentBusyError, match="already running"):
+        await run(second)
+    events = [ev async for ev in gen]
+    assert events[-1].tournament.status == TournamentStatus.COMPLETE
+    finished, _ = await run(second)  # free again once the first is done
+    assert finished.progress.already_done == 6

@@ -210,7 +210,7 @@ def tournament(
     """
     from ebtui.config import ConfigError, load_models_config
     from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.core.tournament import TournamentSetupError, plan_tournament
+    from ebtui.core.tournament import TournamentBusyError, TournamentSetupError, plan_tournament
 
     if budget is not None and budget <= 0:
         raise CliError(f"--budget must be more than 0 (got {budget:g})")
@@ -250,6 +250,8 @@ def tournament(
         exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label))
     except StoreError as exc:
         raise CliError(f"results store: {exc}") from None
+    except TournamentBusyError as exc:
+        raise CliError(str(exc)) from None
     finally:
         rs.close()
     ctx.exit(exit_code)

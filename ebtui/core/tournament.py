@@ -23,6 +23,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ebtui.core.events import PhaseFinished, RoundFinished
@@ -55,6 +56,7 @@ __all__ = [
     "LimitedClient",
     "Progress",
     "ScheduleError",
+    "TournamentBusyError",
     "TournamentPlan",
     "TournamentRunner",
     "TournamentSetupError",
@@ -106,6 +108,41 @@ def make_schedule(config: TournamentConfig, dilemmas: list[Dilemma]) -> Schedule
     except ScheduleError as exc:
         where = f"{config.source}: " if config.source else ""
         raise ScheduleError(f"{where}{exc}") from None
+
+
+class TournamentBusyError(Exception):
+    """Another process is running this tournament right now (two runs would play the same rounds)."""
+
+
+class _TournamentLock:
+    """An flock held while a tournament runs; the OS drops it when the process dies (even kill -9)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+        import os
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            tid = self.path.name.removeprefix(".").removesuffix(".lock")
+            raise TournamentBusyError(
+                f"tournament {tid} is already running in another process (lock {self.path})"
+            ) from None
+        self._fd = fd
+
+    def release(self) -> None:
+        import os
+
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
 
 
 class TournamentSetupError(Exception):
@@ -906,6 +943,14 @@ class TournamentRunner:
         return t
 
     async def _run_all(self) -> None:
+        lock = _TournamentLock(self.store.root / "tournaments" / f".{self.tournament_id}.lock")
+        lock.acquire()  # raises TournamentBusyError when another process runs this tournament
+        try:
+            await self._run_locked()
+        finally:
+            lock.release()
+
+    async def _run_locked(self) -> None:
         self._start = time.monotonic()
         self.tournament = self._tournament_record()
         self.tournament.status = TournamentStatus.RUNNING
