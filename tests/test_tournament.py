@@ -520,3 +520,20 @@ async def test_the_same_tournament_cannot_run_twice_at_once(tmp_path: Path, dile
     assert events[-1].tournament.status == TournamentStatus.COMPLETE
     finished, _ = await run(second)  # free again once the first is done
     assert finished.progress.already_done == 6
+
+
+@pytest.mark.slow
+async def test_wall_time_stays_near_the_critical_path(tmp_path: Path, dilemmas: list[Any]) -> None:
+    """48 rounds all in flight, each call 0.3 s: the critical path of a round is 4 calls (presentation,
+    response, rebuttal — the consistency test runs alongside — and the judgment), so 1.2 s in all."""
+    import time
+
+    names = ["a", "b", "c", "d"]
+    cfg = config(models=names, dilemmas=[d.id for d in dilemmas[:4]], concurrency=48)
+    runner = TournamentRunner(cfg, scripted(names, latency_s=0.3), store(tmp_path), dilemmas=dilemmas)
+    t0 = time.perf_counter()
+    finished, _ = await run(runner)
+    wall = time.perf_counter() - t0
+    assert finished.tournament.status == TournamentStatus.COMPLETE
+    assert len(runner.schedule) == 48
+    assert 1.2 <= wall < 1.2 * 2.5, wall
