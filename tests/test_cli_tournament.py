@@ -201,6 +201,8 @@ def test_kill_9_mid_run_then_resume_finishes_without_duplicates_or_lost_phases(t
             if p.status == PhaseStatus.COMPLETE}
     tid = before[0].tournament_id
     assert tid
+    listed = json.loads(invoke("tournaments", "list", "--store", str(store), "--json").output)
+    assert [(t["id"], t["status"]) for t in listed] == [(tid, "interrupted")]  # saved running, nobody runs it
 
     res = subprocess.run([*cmd, "--resume", tid], env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr

@@ -537,3 +537,20 @@ async def test_wall_time_stays_near_the_critical_path(tmp_path: Path, dilemmas: 
     assert finished.tournament.status == TournamentStatus.COMPLETE
     assert len(runner.schedule) == 48
     assert 1.2 <= wall < 1.2 * 2.5, wall
+
+
+async def test_a_consumer_that_stops_listening_leaves_a_saved_incomplete_tournament(
+    tmp_path: Path, dilemmas: list[Any]
+) -> None:
+    cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas), concurrency=2)
+    rs = store(tmp_path)
+    runner = TournamentRunner(cfg, scripted("abc", latency_s=0.02), rs, dilemmas=dilemmas)
+    gen = runner.run()
+    async for ev in gen:
+        if isinstance(ev, RoundCompleted):
+            break
+    await gen.aclose()
+    saved = rs.load_tournament(runner.tournament_id)
+    assert saved.status == TournamentStatus.INCOMPLETE
+    rounds = tournament_rounds(rs, runner.tournament_id)
+    assert not any(r.status == RoundStatus.RUNNING for r in rounds)

@@ -348,24 +348,29 @@ def list_cmd(ctx: click.Context, store: str | None, as_json: bool) -> None:
     root = Path(ctx_option(ctx, "store", store) or store_dir())
     rs = ResultsStore(root)
     ts = rs.list_tournaments()
+    from ebtui.core.tournament import tournament_is_running
+
     rows = []
     for t in ts:
         done = len(rs.query(tournament=t.id, status="complete"))
-        rows.append((t, done))
+        status = t.status.value
+        if status == "running" and not tournament_is_running(rs, t.id):
+            status = "interrupted"  # saved as running, but no process holds it: killed; re-run to resume
+        rows.append((t, done, status))
     if as_json:
         click.echo(json.dumps([
-            {"id": t.id, "name": t.name, "status": t.status.value, "rounds_complete": done,
+            {"id": t.id, "name": t.name, "status": status, "rounds_complete": done,
              "total_rounds": t.total_rounds, "models": t.models, "created": t.created.isoformat(),
              "note": t.note}
-            for t, done in rows
+            for t, done, status in rows
         ], indent=2))
         return
     if not rows:
         click.echo(f"No tournaments in {root}.")
         return
     header = ["id", "name", "status", "rounds", "models", "created"]
-    table = [[t.id, strip_control(t.name), t.status.value, f"{done}/{t.total_rounds}", ", ".join(t.models),
-              t.created.strftime("%Y-%m-%d %H:%M")] for t, done in rows]
+    table = [[t.id, strip_control(t.name), status, f"{done}/{t.total_rounds}", ", ".join(t.models),
+              t.created.strftime("%Y-%m-%d %H:%M")] for t, done, status in rows]
     widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
     for r in [header, ["-" * w for w in widths], *table]:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())

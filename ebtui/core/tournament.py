@@ -61,6 +61,7 @@ __all__ = [
     "TournamentRunner",
     "TournamentSetupError",
     "plan_tournament",
+    "tournament_is_running",
     "TournamentSummary",
     "estimate_tournament",
     "make_schedule",
@@ -143,6 +144,26 @@ class _TournamentLock:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the flock
             self._fd = None
+
+
+def tournament_is_running(store: ResultsStore, tournament_id: str) -> bool:
+    """Whether some process is running this tournament now (its lock is held). A tournament saved as
+    "running" that is not running was interrupted (killed): run it again to resume it."""
+    import fcntl
+    import os
+
+    path = store.root / "tournaments" / f".{tournament_id}.lock"
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 class TournamentSetupError(Exception):
@@ -892,13 +913,12 @@ class TournamentRunner:
                 yield ev
             main.result()  # re-raise a crash of the runner itself
         finally:
-            if not main.done():
+            if not main.done():  # the consumer stopped early: stop the rounds, let the runner save
                 self.cancel()
-                main.cancel()
                 try:
-                    await main
-                except BaseException:  # noqa: BLE001 - already stopping
-                    pass
+                    await asyncio.wait_for(asyncio.shield(main), 30)
+                except BaseException:  # noqa: BLE001 - already stopping; cut it short
+                    main.cancel()
 
     async def run_to_end(self, on_event: Callable[[TournamentEvent], None] | None = None) -> Tournament:
         async for ev in self.run():
