@@ -16,12 +16,12 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
     "google": ("google", "gemini", "gemini-2.5-flash"),
 }
 
-# short enough that the whole fault matrix runs in seconds
+# short enough that the whole fault matrix runs in seconds, long enough to hold on a loaded 2-core machine
 FAST = {
-    "backoff_s": 0.1,
+    "backoff_s": 0.2,
     "backoff_max_s": 1.0,
     "retry_after_max_s": 5.0,
-    "stall_timeout_s": 0.5,
+    "stall_timeout_s": 1.5,
     "timeout_s": 3.0,
     "connect_timeout_s": 2.0,
 }

