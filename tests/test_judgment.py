@@ -66,6 +66,10 @@ CASES: list[Case] = [
     Case("schema-json", schema_json(), A7, B7, "json", False),
     Case("schema-json-indented", schema_json(indent=2), A7, B7, "json", False),
     Case("fenced-json", "```json\n" + schema_json(indent=2) + "\n```", A7, B7, "json", False),
+    Case(
+        "schema-json-alphabetical-order",
+        json.dumps(json.loads(schema_json()), sort_keys=True), A7, B7, "json", False,
+    ),
     Case("json-with-prose", "Here is my judgment:\n\n" + schema_json() + "\n\nI hope this helps.", A7, B7, "json", False),
     Case(
         "trailing-commas",
@@ -276,6 +280,12 @@ CASES: list[Case] = [
         "lines-criterion-headings",
         "\n".join(f"### {CRITERION_LABELS[c]}\nTeam B: {b}/10\nTeam A: {a}/10\nBoth were fine.\n"
                   for c, a, b in zip(CRITERIA, A7, B7, strict=True)),
+        A7, B7, "lines", True,
+    ),
+    Case(
+        "lines-criterion-headings-with-explanations",
+        "\n".join(f"### {i}. {CRITERION_LABELS[c]}\n- Team A: {a}/10 – a clear principle, few stakeholders\n"
+                  f"- Team B: **{b}** – honest engagement\n" for i, (c, a, b) in enumerate(zip(CRITERIA, A7, B7, strict=True), 1)),
         A7, B7, "lines", True,
     ),
     Case(

@@ -748,7 +748,8 @@ class _JsonWalker:
 
 def _is_schema_shape(value: Any) -> bool:
     """Exactly what JUDGMENT_SCHEMA asks for, every score a bare whole number."""
-    if not isinstance(value, _Obj) or [k for k, _ in value] != ["team_a", "team_b", "overall_analysis"]:
+    # key order is free (Gemini, for one, may answer in alphabetical order); duplicates are not
+    if not isinstance(value, _Obj) or sorted(k for k, _ in value) != ["overall_analysis", "team_a", "team_b"]:
         return False
     d = dict(value)
     if not isinstance(d["overall_analysis"], str):
@@ -893,7 +894,11 @@ class _TextReader:
             return
 
         if crits:
-            scored = self._criteria_line(clean, crits, teams)
+            if self.st.crit is not None and crits[0].start() > 0:
+                # "- Team A: 8/10 — a clear principle" under a criterion heading: the score comes first
+                prefix = clean[: crits[0].start()]
+                scored = self._under_criterion(prefix, [m for m in teams if m.end() <= crits[0].start()])
+            scored = self._criteria_line(clean, crits, teams) or scored
         elif self.st.crit is not None:
             scored = self._under_criterion(clean, teams)
         if lead is not None and crits:
