@@ -436,6 +436,10 @@ class ResultsStore:
             self._cache_put(round_id, stamp, text)
         return round_
 
+    def _problem(self, path: str, reason: str) -> None:
+        if (path, reason) not in self.problems:
+            self.problems.append((path, reason))
+
     def _cache_put(self, rid: str, stamp: tuple[int, int, int], text: bytes) -> None:
         # The cache holds JSON text, not Round objects: callers get their own objects to mutate freely,
         # and reading a file is the cost saved (parsing is fast in pydantic-core).
@@ -471,7 +475,7 @@ class ResultsStore:
                 out.append(self.load_round(entry["id"]))
             except StoreError as exc:
                 log.warning("%s", exc)
-                self.problems.append((str(self.round_path(entry["id"])), str(exc)))
+                self._problem(str(self.round_path(entry["id"])), str(exc))
         return out
 
     @staticmethod
@@ -601,7 +605,7 @@ class ResultsStore:
                 out.append(self.load_tournament(path.stem))
             except StoreError as exc:
                 log.warning("%s", exc)
-                self.problems.append((str(path), str(exc)))
+                self._problem(str(path), str(exc))
         out.sort(key=lambda t: t.created)
         return out
 
@@ -656,11 +660,11 @@ class ResultsStore:
             round_ = Round.model_validate_json(text)
         except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.problems.append((str(path), reason))
+            self._problem(str(path), reason)
             log.warning("%s: unreadable round file skipped (%s)", path, reason)
             return None
         if round_.id != rid:
-            self.problems.append((str(path), f"file name does not match round id {round_.id!r}"))
+            self._problem(str(path), f"file name does not match round id {round_.id!r}")
             log.warning("%s: round id %r does not match the file name; skipped", path, round_.id)
             return None
         self._cache_put(rid, stamp, text)
