@@ -417,3 +417,18 @@ def test_tournaments(store: ResultsStore, root: Path) -> None:
         store.load_tournament("t-bad")
     with pytest.raises(StoreError, match="not found"):
         store.load_tournament("t-none")
+
+
+@pytest.mark.slow
+def test_ten_thousand_rounds_index_writes_grow_logarithmically(root: Path) -> None:
+    s = ResultsStore(root, durable=False)
+    s.FLUSH_SECONDS = 3600  # count-based only: the number of index writes is then deterministic
+    proto = make_round(0, text_size=100)
+    for i in range(10_000):
+        s.save_round(proto.model_copy(update={"id": f"r-{i:05d}"}))
+    # every 64 saves up to 512 documents, then every n/8: about 8 + log(10000/512)/log(1.125) ≈ 33
+    assert s.index_writes <= 40
+    s.close()
+    fresh = ResultsStore(root)
+    assert len(fresh.query()) == 10_000
+    assert fresh.index_writes == 0  # the index was complete: nothing to re-read or rewrite on open
