@@ -150,6 +150,12 @@ def test_model_text_cannot_close_its_fence() -> None:
     assert p[body_start:closing] == hostile
 
 
+def test_blind_self_debate_hides_the_shared_id() -> None:
+    p = prompts.judgment_prompt(DILEMMA, "gpt-y", PRESENTATION, "gpt-y", "I, gpt-y, disagree.", REBUTTAL,
+                                CONSISTENCY, blind=True)
+    assert "gpt-y" not in p and "I, one of the teams, disagree." in p
+
+
 @pytest.mark.parametrize("blind", [False, True])
 def test_prompts_share_a_stable_prefix_and_are_deterministic(blind: bool) -> None:
     block = prompts.dilemma_block(DILEMMA)

@@ -221,7 +221,10 @@ def judgment_prompt(
     texts = [presentation, response, rebuttal, consistency]
     if blind:
         # longest first, so one id that contains another is replaced whole
-        ids = sorted([(team_a_id, "Team A"), (team_b_id, "Team B")], key=lambda p: -len(p[0]))
+        if team_a_id.lower() == team_b_id.lower():  # a self-debate: naming either team would be a guess
+            ids = [(team_a_id, "one of the teams")]
+        else:
+            ids = sorted([(team_a_id, "Team A"), (team_b_id, "Team B")], key=lambda p: -len(p[0]))
         texts = [_redact(t, ids) for t in texts]
         teams = "Team A gave the presentation, the rebuttal and the consistency test; Team B gave the response."
     else:
