@@ -65,7 +65,10 @@ ErrorKind = Literal[
     "unavailable",  # a dependency is not installed (e.g. the local model extra)
 ]
 
-RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout", "stream", "stall"})
+#: kinds worth another attempt; an empty answer too (a fresh sample usually answers)
+RETRYABLE_KINDS: frozenset[str] = frozenset(
+    {"rate_limit", "server", "connection", "timeout", "stream", "stall", "empty"}
+)
 
 
 class ProviderError(Exception):

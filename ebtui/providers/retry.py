@@ -20,9 +20,17 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying, StreamItem
+from ebtui.providers.base import (
+    RETRYABLE_KINDS,
+    Completion,
+    Delta,
+    ModelClient,
+    ProviderError,
+    Retrying,
+    StreamItem,
+)
 
-RETRY_KINDS = frozenset({"rate_limit", "server", "connection", "timeout", "stream", "stall", "empty"})
+RETRY_KINDS = RETRYABLE_KINDS
 
 
 class RetryPolicy:
