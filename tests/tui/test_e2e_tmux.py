@@ -20,12 +20,12 @@ default = "scripted"
 
 [models.scripted]
 provider = "scripted"
-tokens_per_second = 400
+tokens_per_second = 1500
 
 [models.prose-judge]
 provider = "scripted"
 judge_mode = "prose"
-tokens_per_second = 400
+tokens_per_second = 1500
 """
 
 
@@ -79,8 +79,8 @@ def test_pick_watch_correct_and_find_a_round_in_a_real_terminal(tmp_path: Path) 
         assert len(files) == 1
         round_id = files[0].stem
         tmux.keys("s")
-        shown = tmux.wait_for("needs review")
-        assert "missing" in shown
+        shown = tmux.wait_for("Criterion")  # the score card's grid
+        assert "needs review" in shown and "missing" in shown
         tmux.keys("Enter")
         tmux.wait_for("Judge's score: missing")
         tmux.keys("8", "Enter")
