@@ -253,20 +253,6 @@ def variant(template: Round, i: int, rng: random.Random, dilemma_ids: list[str],
     return r
 
 
-def build_store(root: Path, n: int, *, durable: bool = False, seed: int = 7) -> tuple[ResultsStore, list[str],
-                                                                                      list[str], list[str]]:
-    template = template_round()
-    rng = random.Random(seed)
-    dilemmas = [d.id for d in load_dilemmas()]
-    models = _models(6)
-    tournaments = [f"t{i}" for i in range(5)]
-    store = ResultsStore(root, durable=durable)
-    for i in range(n):
-        store.save_round(variant(template, i, rng, dilemmas, models, tournaments))
-    store.flush()
-    return store, dilemmas, models, tournaments
-
-
 def bench_storage(quick: bool = False) -> BenchResult:
     res = BenchResult("storage", "3. Storage scaling")
     n = 600 if quick else 10_000
