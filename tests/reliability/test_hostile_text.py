@@ -27,6 +27,8 @@ HOSTILE = (
     "\x1b]8;;https://evil.example/osc8\x1b\\osc8 link\x1b]8;;\x1b\\ "
     "nul\x00byte bell\x07ring csi8\x9b31mx del\x7f \r overwritten\n"
     f"{LONG}\n\n"
+    "A [bold red]consequentialist[/bold red] reading \x1b[31mweighs\x1b[0m expected welfare, while a "
+    "deontological\x00 reading asks whether anyone is used merely as a means \x1b]52;c;eA==\x07.\n\n"
     "Principle: [italic]keep the log true[/italic].\nConclusion: [blink]act[/blink] honestly."
 )
 VERDICT_SCORES = {c: 6 for c in CRITERIA}
@@ -104,6 +106,10 @@ def test_report_is_inert(tmp_path: Path) -> None:
         # markup never becomes formatting a renderer would apply: no raw HTML, no live link to the evil host
         assert "<script" not in body.lower()
         assert "](https://evil.example" not in body
+    # model text is quoted in the report (framework usage), with its markup as literal text
+    quoted = "".join(p.read_text(encoding="utf-8") for p in texts)
+    assert "[bold red]consequentialist[/bold red]" in quoted or "\\[bold red]consequentialist" in quoted, \
+        "the report quotes no model text: the check above would prove nothing"
 
 
 # --------------------------------------------------------------------------------------------- the TUI
