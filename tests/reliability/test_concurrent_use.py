@@ -1,0 +1,103 @@
+"""Concurrent use: a human overrides scores (the store API, from another process than the tournament's)
+while a tournament writes to the same store. No write is lost on either side: every round is saved, and
+every override is in the round files and in the index afterwards — also overrides made on rounds the
+tournament was still playing (and so still held in memory, about to save again)."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from reliability_helpers import ebtui_cmd, load_round_files, round_files, scripted_models_toml, toml_table
+
+from ebtui.core.dilemmas import load_dilemmas
+from ebtui.core.records import CRITERIA, RoundStatus
+from ebtui.core.store import ResultsStore, StoreError
+
+MODELS = ["alpha", "beta", "gamma"]
+
+
+def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None:
+    rng = random.Random(seed)
+    models = tmp_path / "models.toml"
+    models.write_text(scripted_models_toml(MODELS, latency_s=0.08, tokens_per_second=3000.0))
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(toml_table({"name": "concurrent", "models": MODELS, "concurrency": 4,
+                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]]}))
+    root = tmp_path / "store"
+    env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
+    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    store = ResultsStore(root, durable=False)
+    made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
+    on_running = 0
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(rng.uniform(0.0, 0.05))
+            files = round_files(root)
+            if not files:
+                continue
+            rid = rng.choice(files).stem
+            team = rng.choice(["a", "b"])
+            crit = rng.choice(CRITERIA)
+            value = rng.randint(1, 10)
+            note = f"override {len(made)} by the human"
+            try:
+                r = store.apply_override(rid, team, crit, value, note, author="tester")
+            except StoreError:
+                continue  # not readable this instant (never happens with atomic writes, but do not guess)
+            made[(rid, team, crit)] = (value, note)
+            if r.status == RoundStatus.RUNNING:
+                on_running += 1
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    store.close()
+    assert len(made) >= 10, "too few overrides made while the tournament ran"
+    assert on_running >= 1, "no override landed on a round still being played"
+
+    # the tournament lost nothing: every round saved and complete
+    rounds = {r.id: r for r in load_round_files(root)}
+    n = dilemmas * len(MODELS) * (len(MODELS) - 1)
+    assert len(rounds) == n
+    assert all(r.status == RoundStatus.COMPLETE and r.judgment is not None for r in rounds.values())
+    assert all(r.judgment.judge_model for r in rounds.values())  # type: ignore[union-attr]
+    # the human lost nothing: every override in the round files ...
+    for (rid, team, crit), (value, note) in made.items():
+        j = rounds[rid].judgment
+        assert j is not None
+        active = j.active_overrides().get((team, crit))
+        assert active is not None, (rid, team, crit)
+        assert (active.value, active.note) == (value, note), (rid, team, crit)
+        assert j.effective_scores(team).as_dict()[crit] == value  # type: ignore[arg-type]
+        assert j.parse_method != "manual"  # the judge's own judgment is there too, not replaced
+    # ... and in the index, as a fresh reader sees it, and after a rebuild from the files
+    for fresh in (ResultsStore(root, durable=False), None):
+        if fresh is None:
+            fresh = ResultsStore(root, durable=False)
+            assert fresh.rebuild_index() == n
+        entries = {e["id"]: e for e in fresh.query()}
+        assert set(entries) == set(rounds)
+        for (rid, team, crit), (value, _) in made.items():
+            scores = entries[rid][f"scores_{team}"]  # in CRITERIA order (or by name)
+            got = scores[crit] if isinstance(scores, dict) else scores[CRITERIA.index(crit)]
+            assert got == value, (rid, team, crit)
+        for rid, r in rounds.items():
+            assert entries[rid]["overrides"] == len(r.judgment.active_overrides())  # type: ignore[union-attr]
+
+
+def test_overrides_while_a_tournament_writes(tmp_path: Path) -> None:
+    override_during_tournament(tmp_path, dilemmas=2, seed=6)
+
+
+@pytest.mark.slow
+def test_many_overrides_while_a_long_tournament_writes(tmp_path: Path) -> None:
+    override_during_tournament(tmp_path, dilemmas=6, seed=7)
