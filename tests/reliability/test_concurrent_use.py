@@ -101,3 +101,82 @@ def test_overrides_while_a_tournament_writes(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_many_overrides_while_a_long_tournament_writes(tmp_path: Path) -> None:
     override_during_tournament(tmp_path, dilemmas=6, seed=7)
+
+
+async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) -> None:
+    """The same through the TUI: the score card (Pilot) corrects scores of rounds the tournament is playing."""
+    import asyncio
+    import sys
+
+    from textual.widgets import Input
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
+    from tui_helpers import make_dilemmas
+
+    from ebtui.tui.app import EbtuiApp
+    from ebtui.tui.screens.score import ScoreCardScreen
+    from ebtui.tui.services import Services
+    from ebtui.tui.widgets.score_card import ScoreGrid
+
+    models = tmp_path / "models.toml"
+    models.write_text(scripted_models_toml(MODELS, latency_s=0.1, tokens_per_second=2000.0))
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(toml_table({"name": "tui-concurrent", "models": MODELS, "concurrency": 3,
+                               "dilemmas": [d.id for d in load_dilemmas()[:2]]}))
+    root = tmp_path / "store"
+    env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
+    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    store = ResultsStore(root, durable=False)
+    services = Services(dilemmas=make_dilemmas(), model_names=MODELS, default_model="alpha", store=store,
+                        make_clients=lambda names: {})
+    made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
+    try:
+        app = EbtuiApp(services, load_user_themes=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await pilot.pause()
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and len(made) < 4 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                candidates = [p.stem for p in round_files(root) if p.stem not in made]
+                if not candidates:
+                    continue
+                rid = candidates[0]
+                round_ = store.load_round(rid)
+                if round_.judgment is None:
+                    continue  # the card edits a judgment; a running round gets one as soon as it is judged
+                await app.push_screen(ScoreCardScreen(round_))
+                await pilot.pause()
+                grid = app.screen.query_one(ScoreGrid)
+                row = len(made) % len(CRITERIA)
+                grid.cursor_coordinate = grid.cursor_coordinate._replace(row=row, column=1)
+                await pilot.press("e")
+                await pilot.pause()
+                value = 1 + len(made)
+                app.screen.query_one("#score-value", Input).value = str(value)
+                app.screen.query_one("#score-note", Input).value = f"card {len(made)}"
+                await pilot.press("enter")
+                made[rid] = (CRITERIA[row], value)
+                end = time.monotonic() + 10
+                while time.monotonic() < end:  # the card saves in a worker thread
+                    await pilot.pause(0.05)
+                    j = store.load_round(rid).judgment
+                    if j is not None and (("a", CRITERIA[row]) in j.active_overrides()):
+                        break
+                await pilot.press("escape")
+                await pilot.pause()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert len(made) >= 2
+    rounds = {r.id: r for r in load_round_files(root)}
+    assert len(rounds) == 12 and all(r.status == RoundStatus.COMPLETE for r in rounds.values())
+    entries = {e["id"]: e for e in ResultsStore(root, durable=False).query()}
+    for rid, (crit, value) in made.items():
+        j = rounds[rid].judgment
+        assert j is not None and j.effective_scores("a").as_dict()[crit] == value, (rid, crit)
+        scores = entries[rid]["scores_a"]
+        assert (scores[crit] if isinstance(scores, dict) else scores[CRITERIA.index(crit)]) == value
