@@ -1,0 +1,606 @@
+"""Tournaments: pick a tournament.toml, read its plan, run it, watch progress, read the analysis.
+
+The screen only drives the core: `plan_tournament` (in a thread: it reads files), `TournamentRunner.run()`
+in an async worker, `analysis.analyse` in a thread. Progress events are kept as they come and shown by
+a 10 Hz timer, so a burst of finished rounds never costs more than ten repaints a second. Cancelling asks
+the runner to stop: rounds in flight are saved as they stand and the tournament is saved incomplete;
+starting the same file again resumes it (round ids derive from the tournament id).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    ProgressBar,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.worker import Worker, WorkerState
+
+from ebtui.core.safe_text import strip_control
+from ebtui.tui.widgets.bar_chart import Bar, BarChart
+
+DEFAULT_FILE = "tournament.toml"
+VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
+PLAN_COLUMNS = ("model", "presenting", "responding", "judging", "calls", "in tokens", "out tokens", "est. cost")
+SAVED_COLUMNS = (("Name", 22), ("Id", 16), ("Status", 12), ("Rounds", 9), ("Models", 30), ("Created", 16))
+#: longest text shown in one analysis cell (quotes of model answers); the report has them whole
+CELL_CHARS = 80
+_SPACE = re.compile(r"\s+")
+
+
+# -- formatting (pure) --------------------------------------------------------------------------------
+def fmt_duration(s: float | None) -> str:
+    if s is None:
+        return "?"
+    s = int(round(s))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+def fmt_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1e3:.0f}k"
+    return str(n)
+
+
+def progress_text(p: Any) -> str:
+    """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
+    budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
+    failed = f" · {p.incomplete} not complete" if p.incomplete else ""
+    earlier = f" ({p.already_done} from before)" if p.already_done else ""
+    stop = " · budget reached: finishing calls in flight" if p.budget_stopped else ""
+    return (f"{p.finished}/{p.total} rounds · {p.done} complete{earlier}{failed} · {p.calls_in_flight} calls in "
+            f"flight · {fmt_tokens(p.input_tokens)} in / {fmt_tokens(p.output_tokens)} out tokens · "
+            f"${p.cost_usd:.4f}{budget} · {fmt_duration(p.elapsed_s)} elapsed · ETA {fmt_duration(p.eta_s)}{stop}")
+
+
+def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
+    cfg = plan.config
+    judges = "a panel of judges" if est.judge_mode == "panel" else "one judge"
+    tin, tout = sum(est.input_tokens.values()), sum(est.output_tokens.values())
+    lines = [
+        f"{strip_control(cfg.display_name())} — tournament {est.tournament_id}",
+        f"{est.rounds} rounds ({est.exchanges} exchanges × {judges}) over {len(est.dilemmas)} dilemma(s); "
+        f"{est.total_calls} model calls; about {fmt_tokens(tin)} in / {fmt_tokens(tout)} out tokens; "
+        f"estimated ${est.total_cost_usd:.4f}.",
+    ]
+    if est.unpriced_models:
+        lines.append(f"No price configured for: {', '.join(strip_control(m) for m in est.unpriced_models)} "
+                     "(counted as $0).")
+    if cfg.budget_usd is not None:
+        verdict = "within" if est.total_cost_usd <= cfg.budget_usd else "OVER"
+        lines.append(f"Budget ${cfg.budget_usd:.2f}: the estimate is {verdict} it.")
+    if saved is not None:
+        lines.append(f"Saved before ({saved.status.value}): starting resumes it — complete rounds are kept.")
+    file_store = cfg.store_path()
+    if file_store is not None and file_store.resolve() != Path(store_root).resolve():
+        lines.append(f"The file names the store {file_store}; the app runs it in its own store {store_root}.")
+    lines.append("Prompts measured at ~4 characters a token; outputs assumed at "
+                 f"{'/'.join(str(o) for o in sorted(set(est.output_tokens_per_call.values())))} tokens a call.")
+    return "\n".join(lines)
+
+
+def plan_rows(est: Any) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    for model in sorted(est.calls):
+        c = est.calls[model]
+        cost = est.cost_usd.get(model)
+        rows.append((
+            Text(strip_control(model)),
+            *(Text(str(c[role]), justify="right") for role in ("presenting", "responding", "judging")),
+            Text(str(sum(c.values())), justify="right"),
+            Text(str(est.input_tokens[model]), justify="right"),
+            Text(str(est.output_tokens[model]), justify="right"),
+            Text("no price" if cost is None else f"${cost:.4f}", justify="right"),
+        ))
+    return rows
+
+
+def cell_text(column: str, value: Any) -> Text:
+    """A table cell as inert Text: numbers right-aligned, text stripped of control codes and shortened."""
+    if value is None:
+        return Text("—", style="dim", justify="right")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no")
+    if isinstance(value, int):
+        return Text(str(value), justify="right")
+    if isinstance(value, float):
+        shown = f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
+        return Text(shown, justify="right")
+    text = _SPACE.sub(" ", strip_control(str(value))).strip()
+    if len(text) > CELL_CHARS:
+        text = text[: CELL_CHARS - 1] + "…"
+    return Text(text)
+
+
+def role_bars(table: Any) -> list[Bar]:
+    """Mean overall score per model and role, from the model comparison table."""
+    from ebtui.core.analysis import OVERALL
+
+    bars = []
+    for row in table.as_dicts():
+        if row["criterion"] == OVERALL:
+            mean = row["mean"]
+            bars.append(Bar(str(row["model"]), float(mean) if mean is not None else None, str(row["role"])))
+    return bars
+
+
+def dilemma_bars(table: Any) -> list[Bar]:
+    """Mean score per dilemma (both roles, every model), hardest first, from the difficulty table."""
+    rows = table.as_dicts()
+    rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0, str(r["dilemma"])))
+    return [Bar(str(r["title"] or r["dilemma"]), float(r["mean"]) if r["mean"] is not None else None)
+            for r in rows]
+
+
+class TournamentScreen(Screen[None]):
+    CSS_PATH = "tournament.tcss"
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start / resume", id="tournament.start", priority=True),
+        # priority so it works from the path field; when nothing runs, ctrl+x falls through to Input's cut
+        Binding("ctrl+x", "cancel_tournament", "Cancel run", id="tournament.cancel", priority=True),
+        Binding("ctrl+l", "reload_saved", "Reload list", id="tournament.reload"),
+        Binding("escape", "back", "Back", id="tournament.back"),
+    ]
+
+    class PlanReady(Message):
+        def __init__(self, path: str, plan: Any, estimate: Any, saved: Any | None) -> None:
+            super().__init__()
+            self.path = path
+            self.plan = plan
+            self.estimate = estimate
+            self.saved = saved
+
+    class PlanFailed(Message):
+        def __init__(self, path: str, error: str) -> None:
+            super().__init__()
+            self.path = path
+            self.error = error
+
+    class AnalysisReady(Message):
+        def __init__(self, tournament_id: str, rounds: int, tables: dict[str, list[Any]]) -> None:
+            super().__init__()
+            self.tournament_id = tournament_id
+            self.rounds = rounds
+            self.tables = tables
+
+    class SavedLoaded(Message):
+        def __init__(self, rows: list[tuple[Any, int, str]]) -> None:
+            super().__init__()
+            self.rows = rows
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: idle, planning, planned, running, cancelling, finished, failed
+        self.state = "idle"
+        self.plan: Any = None
+        self.plan_path: str | None = None
+        self.estimate: Any = None
+        self.runner: Any = None
+        self.progress: Any = None
+        self.finished: Any = None  # the TournamentFinished event of the last run
+        self.failures: list[str] = []
+        self.analysis: dict[str, list[Any]] | None = None  # view -> tables
+        self.analysed_id: str | None = None
+        self.analysed_rounds = 0
+        self.saved: list[tuple[Any, int, str]] = []
+        self._shown_progress: Any = None
+
+    # -- layout ---------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        default = DEFAULT_FILE if Path(DEFAULT_FILE).is_file() else ""
+        yield Header()
+        with Horizontal(id="tournament-file"):
+            yield Input(default, placeholder="path to a tournament.toml — enter reads its plan",
+                        id="tournament-path")
+            yield Button("Plan", id="tournament-load")
+            yield Button("Start  ctrl+r", variant="primary", id="tournament-start", disabled=True)
+            yield Button("Cancel  ctrl+x", variant="error", id="tournament-cancel", disabled=True)
+        yield Static("", id="tournament-message", markup=False)
+        with TabbedContent(id="tournament-tabs", initial="tab-plan"):
+            with TabPane("Plan", id="tab-plan"):
+                yield Static("Give a tournament.toml and press enter to see what it would run.",
+                             id="plan-summary", markup=False)
+                yield DataTable(id="plan-table", cursor_type="none", zebra_stripes=True)
+            with TabPane("Progress", id="tab-progress"):
+                yield ProgressBar(id="tournament-progress", show_eta=False)
+                yield Static("Not started.", id="progress-stats", markup=False)
+                yield Static("", id="progress-failures", markup=False)
+            with TabPane("Analysis", id="tab-analysis"):
+                with Horizontal(id="analysis-pickers"):
+                    yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
+                    yield Select(VIEWS, value="effective", allow_blank=False, id="analysis-view-select")
+                yield Static("Finish a tournament, or pick a saved one (Saved tab).", id="analysis-coverage",
+                             markup=False)
+                yield DataTable(id="analysis-table", zebra_stripes=True)
+                yield Static("", id="analysis-notes", markup=False)
+            with TabPane("Charts", id="tab-charts"):
+                with VerticalScroll(id="charts"):
+                    yield BarChart("Mean score per model and role", minimum=0.0, maximum=10.0,
+                                   empty_text="No analysis yet.", id="chart-model-role")
+                    yield BarChart("Mean score per dilemma (hardest first)", minimum=0.0, maximum=10.0,
+                                   empty_text="No analysis yet.", id="chart-dilemmas")
+            with TabPane("Saved", id="tab-saved"):
+                yield Static("Loading…", id="saved-count", markup=False)
+                yield DataTable(id="saved-tournaments", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Tournament"
+        plan_table = self.query_one("#plan-table", DataTable)
+        plan_table.add_columns(*PLAN_COLUMNS)
+        saved = self.query_one("#saved-tournaments", DataTable)
+        for label, width in SAVED_COLUMNS:
+            saved.add_column(label, width=width)
+        self.set_interval(0.1, self._show_progress)
+        self.action_reload_saved()
+        path = self.query_one("#tournament-path", Input)
+        path.focus()
+        if path.value:
+            self.load_plan(path.value)
+
+    @property
+    def services(self) -> Any:
+        return self.app.services  # type: ignore[attr-defined]
+
+    def _message(self, text: str, *, error: bool = False) -> None:
+        line = self.query_one("#tournament-message", Static)
+        line.update(Text(strip_control(text), style="bold red" if error else ""))
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        running = state in ("running", "cancelling")
+        self.query_one("#tournament-start", Button).disabled = running or self.plan is None
+        self.query_one("#tournament-cancel", Button).disabled = state != "running"
+        self.query_one("#tournament-load", Button).disabled = running
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            return self.state not in ("running", "cancelling", "planning")
+        if action == "cancel_tournament":
+            return self.state == "running"
+        return True
+
+    # -- the plan -------------------------------------------------------------------------------------
+    @on(Input.Submitted, "#tournament-path")
+    @on(Button.Pressed, "#tournament-load")
+    def _plan_requested(self) -> None:
+        if self.state in ("running", "cancelling"):
+            return
+        self.load_plan(self.query_one("#tournament-path", Input).value)
+
+    def load_plan(self, path: str) -> None:
+        path = path.strip()
+        if not path:
+            self._message("Give the path of a tournament.toml.", error=True)
+            return
+        self.plan = None
+        self._set_state("planning")
+        self._message(f"Reading {path}…")
+        self._plan_worker(path)
+
+    def _models_config(self) -> Any:
+        # the app's own models (its --models); outside the app, the usual search (models.toml, env, config dir)
+        cfg = getattr(self.services, "models_config", None)
+        if cfg is None:
+            from ebtui.config import load_models_config
+
+            cfg = load_models_config(None)
+        return cfg
+
+    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
+    def _plan_worker(self, path: str) -> None:
+        from ebtui.config import ConfigError
+        from ebtui.core.store import StoreError
+        from ebtui.core.tournament import TournamentSetupError, plan_tournament
+        from ebtui.core.tournament_config import TournamentConfigError, load_tournament_config
+
+        try:
+            config = load_tournament_config(path)
+            plan = plan_tournament(config, self._models_config(), self.services.store)
+            estimate = plan.estimate()
+        except (TournamentConfigError, TournamentSetupError, ConfigError) as exc:
+            self.post_message(self.PlanFailed(path, str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - anything else is still a message, never a crash
+            self.post_message(self.PlanFailed(path, f"{path}: {type(exc).__name__}: {exc}"))
+            return
+        saved = None
+        try:
+            saved = self.services.store.load_tournament(plan.tournament_id)
+        except (StoreError, OSError):
+            saved = None  # never run before
+        self.post_message(self.PlanReady(path, plan, estimate, saved))
+
+    @on(PlanFailed)
+    def _plan_failed(self, event: PlanFailed) -> None:
+        self.plan = None
+        self.estimate = None
+        self._set_state("idle")
+        self._message(event.error, error=True)
+        self.query_one("#plan-summary", Static).update(Text("No plan: " + strip_control(event.error)))
+        self.query_one("#plan-table", DataTable).clear()
+        self.notify(strip_control(event.error), title="Cannot read the tournament", severity="error", timeout=10)
+
+    @on(PlanReady)
+    def _plan_ready(self, event: PlanReady) -> None:
+        self.plan, self.plan_path, self.estimate = event.plan, event.path, event.estimate
+        self._set_state("planned")
+        summary = plan_text(event.plan, event.estimate, self.services.store.root, event.saved)
+        self.query_one("#plan-summary", Static).update(Text(summary))
+        table = self.query_one("#plan-table", DataTable)
+        table.clear()
+        table.add_rows(plan_rows(event.estimate))
+        self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
+        self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
+
+    # -- running --------------------------------------------------------------------------------------
+    @on(Button.Pressed, "#tournament-start")
+    def action_start(self) -> None:
+        if self.state in ("running", "cancelling", "planning"):
+            return
+        current = self.query_one("#tournament-path", Input).value.strip()
+        if self.plan is None or current != self.plan_path:
+            self.load_plan(current)
+            self.notify("Read the plan first, then start.", severity="information")
+            return
+        try:
+            # building the clients checks names and keys: a problem is a message, not a crash
+            clients = self.services.make_clients(self.plan.config.all_model_names())
+        except Exception as exc:  # noqa: BLE001
+            self._message(str(exc), error=True)
+            self.notify(strip_control(str(exc)), title="Cannot start the tournament", severity="error", timeout=10)
+            return
+        self.progress = None
+        self._shown_progress = None
+        self.finished = None
+        self.failures = []
+        self.query_one("#progress-failures", Static).update("")
+        self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
+        self.query_one("#progress-stats", Static).update("Starting…")
+        self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
+        self._set_state("running")
+        self._message(f"Running {self.plan.tournament_id} — ctrl+x cancels (what is done is saved).")
+        self._run(self.plan, clients)
+
+    @work(exclusive=True, group="tournament", exit_on_error=False)
+    async def _run(self, plan: Any, clients: dict[str, Any]) -> None:
+        from ebtui.core.tournament import RoundCompleted, RoundNotRun, TournamentFinished
+
+        runner = plan.runner(clients, self.services.store, progress_interval_s=0.1)
+        self.runner = runner
+        try:
+            async for event in runner.run():
+                progress = getattr(event, "progress", None)
+                if progress is not None:
+                    self.progress = progress
+                if isinstance(event, RoundCompleted) and event.round.status.value != "complete":
+                    self._failure(f"{event.scheduled.schedule_key}: {event.round.status.value}"
+                                  + (f" — {event.round.error}" if event.round.error else ""))
+                elif isinstance(event, RoundNotRun):
+                    self._failure(f"{event.scheduled.schedule_key}: not run — {event.reason}")
+                elif isinstance(event, TournamentFinished):
+                    self._tournament_finished(event)
+        finally:
+            for client in clients.values():
+                try:
+                    await client.aclose()
+                except Exception:  # noqa: BLE001 - closing connections once done
+                    pass
+
+    def _failure(self, text: str) -> None:
+        self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
+        shown = self.failures[-5:]
+        more = f"… and {len(self.failures) - 5} more\n" if len(self.failures) > 5 else ""
+        self.query_one("#progress-failures", Static).update(Text(more + "\n".join(shown), style="yellow"))
+
+    def _show_progress(self) -> None:
+        p = self.progress
+        if p is None or p is self._shown_progress:
+            return
+        self._shown_progress = p
+        self.query_one("#tournament-progress", ProgressBar).update(total=max(1, p.total), progress=p.finished)
+        self.query_one("#progress-stats", Static).update(progress_text(p))
+
+    def _tournament_finished(self, event: Any) -> None:
+        self.finished = event
+        self.progress = event.progress
+        self._show_progress()
+        t = event.tournament
+        status = t.status.value
+        cancelled = self.runner is not None and self.runner.cancelled
+        if status == "complete":
+            text = f"Tournament {t.id} complete: {event.progress.done}/{event.progress.total} rounds."
+        elif cancelled:
+            text = (f"Cancelled: tournament {t.id} saved as {status} ({t.note}). ctrl+r resumes it "
+                    "— complete rounds are kept.")
+        else:
+            text = f"Tournament {t.id} {status}: {t.note}. ctrl+r resumes it."
+        self._set_state("finished")
+        self._message(text, error=status != "complete")
+        self.notify(strip_control(text), severity="information" if status == "complete" else "warning")
+        self.action_reload_saved()
+        self.show_analysis(t.id)
+
+    def action_cancel_tournament(self) -> None:
+        if self.state == "running" and self.runner is not None:
+            self.runner.cancel()
+            self._set_state("cancelling")
+            self._message("Cancelling — rounds in flight are saved as they stand…")
+
+    @on(Button.Pressed, "#tournament-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel_tournament()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "tournament-plan" and event.state == WorkerState.ERROR:
+            self._plan_failed(self.PlanFailed("", str(event.worker.error)))
+        elif event.worker.group == "tournament-analysis" and event.state == WorkerState.ERROR:
+            error = strip_control(str(event.worker.error))
+            self.query_one("#analysis-coverage", Static).update(Text(f"Analysis failed: {error}", style="red"))
+            self.notify(error, title="Analysis failed", severity="error", timeout=10)
+        elif event.worker.group == "tournament" and event.state == WorkerState.ERROR:
+            error = strip_control(str(event.worker.error))
+            self._set_state("failed")
+            self._message(f"The tournament stopped: {error}", error=True)
+            self.notify(error, title="Tournament failed", severity="error", timeout=10)
+            self.action_reload_saved()
+        elif event.worker.group == "tournament" and event.state == WorkerState.SUCCESS and self.state in (
+                "running", "cancelling"):
+            self._set_state("finished")  # ended without a finish event (cannot happen with the runner)
+
+    # -- analysis -------------------------------------------------------------------------------------
+    def show_analysis(self, tournament_id: str) -> None:
+        self.query_one("#analysis-coverage", Static).update(Text(f"Analysing {strip_control(tournament_id)}…"))
+        self._analyse(tournament_id)
+
+    @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
+    def _analyse(self, tournament_id: str) -> None:
+        from ebtui.core.analysis import analyse
+
+        rounds = self.services.store.load_rounds(tournament=tournament_id)
+        tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
+        self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
+
+    @on(AnalysisReady)
+    def _analysis_ready(self, event: AnalysisReady) -> None:
+        self.analysis = event.tables
+        self.analysed_id = event.tournament_id
+        self.analysed_rounds = event.rounds
+        picker = self.query_one("#analysis-table-select", Select)
+        keep = picker.value
+        options = [(strip_control(t.title), t.key) for t in event.tables["effective"]]
+        with self.prevent(Select.Changed):
+            picker.set_options(options)
+            keys = [k for _, k in options]
+            if keys:
+                picker.value = keep if keep in keys else keys[0]
+        self.render_analysis()
+
+    def current_tables(self) -> list[Any]:
+        if self.analysis is None:
+            return []
+        view = self.query_one("#analysis-view-select", Select).value
+        return self.analysis.get(str(view), self.analysis["effective"])
+
+    def current_table(self) -> Any:
+        key = self.query_one("#analysis-table-select", Select).value
+        return next((t for t in self.current_tables() if t.key == key), None)
+
+    def render_analysis(self) -> None:
+        tables = self.current_tables()
+        if not tables:
+            return
+        table = self.current_table() or tables[0]
+        grid = self.query_one("#analysis-table", DataTable)
+        grid.clear(columns=True)
+        grid.add_columns(*table.columns)
+        grid.add_rows([tuple(cell_text(c, v) for c, v in zip(table.columns, row, strict=True))
+                       for row in table.rows])
+        view = "with overrides" if table.view == "effective" else "as judged" if table.view == "as_judged" else \
+            "reads no scores"
+        head = (f"{strip_control(self.analysed_id or '')}: {self.analysed_rounds} rounds · "
+                f"{strip_control(table.title)} ({view}) · {len(table.rows)} rows")
+        cover = f"\n{table.coverage.describe()}" if table.coverage is not None else ""
+        self.query_one("#analysis-coverage", Static).update(Text(head + cover))
+        notes = table.notes or ([] if table.rows else ["No rows: this tournament has no data for this table."])
+        self.query_one("#analysis-notes", Static).update(Text("\n".join(strip_control(n) for n in notes),
+                                                              style="dim"))
+        self._render_charts(tables)
+
+    def _render_charts(self, tables: Sequence[Any]) -> None:
+        by_key = {t.key: t for t in tables}
+        view = "with overrides" if tables[0].view == "effective" else "as judged"
+        if "model_comparison" in by_key:
+            self.query_one("#chart-model-role", BarChart).set_data(
+                role_bars(by_key["model_comparison"]),
+                title=f"Mean score per model and role (1-10, mean of the criteria; {view})")
+        if "dilemma_difficulty" in by_key:
+            self.query_one("#chart-dilemmas", BarChart).set_data(
+                dilemma_bars(by_key["dilemma_difficulty"]),
+                title=f"Mean score per dilemma, hardest first (every model, both roles; {view})")
+
+    @on(Select.Changed, "#analysis-table-select")
+    @on(Select.Changed, "#analysis-view-select")
+    def _analysis_picked(self) -> None:
+        self.render_analysis()
+
+    # -- saved tournaments ----------------------------------------------------------------------------
+    def action_reload_saved(self) -> None:
+        self._load_saved()
+
+    @work(thread=True, exclusive=True, group="tournament-saved", exit_on_error=False)
+    def _load_saved(self) -> None:
+        from ebtui.core.tournament import tournament_is_running
+
+        store = self.services.store
+        rows: list[tuple[Any, int, str]] = []
+        try:
+            for t in reversed(store.list_tournaments()):  # newest first
+                done = len(store.query(tournament=t.id, status="complete"))
+                status = t.status.value
+                if status == "running" and not tournament_is_running(store, t.id):
+                    status = "interrupted"  # saved as running, held by no process: killed; start it to resume
+                rows.append((t, done, status))
+        except Exception as exc:  # noqa: BLE001 - an unreadable store is a message
+            self.app.call_from_thread(self.notify, strip_control(f"Could not list tournaments: {exc}"),
+                                      severity="error")
+        self.post_message(self.SavedLoaded(rows))
+
+    @on(SavedLoaded)
+    def _saved_loaded(self, event: SavedLoaded) -> None:
+        self.saved = event.rows
+        table = self.query_one("#saved-tournaments", DataTable)
+        table.clear()
+        for t, done, status in event.rows:
+            table.add_row(
+                Text(strip_control(t.name)), Text(t.id), Text(status), Text(f"{done}/{t.total_rounds}"),
+                Text(strip_control(", ".join(t.models))), Text(t.created.strftime("%Y-%m-%d %H:%M")),
+            )
+        count = (f"{len(event.rows)} saved tournament(s) — enter shows one's analysis." if event.rows
+                 else "No saved tournaments yet.")
+        self.query_one("#saved-count", Static).update(count)
+
+    @on(DataTable.RowSelected, "#saved-tournaments")
+    def _saved_picked(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.saved):
+            tid = self.saved[event.cursor_row][0].id
+            self.query_one("#tournament-tabs", TabbedContent).active = "tab-analysis"
+            self.show_analysis(tid)
+
+    # -- leaving --------------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        running = self.state in ("running", "cancelling")
+        if running and not self.app.is_screen_installed(self):
+            # a screen that is not installed is removed when left, and its run with it
+            self.notify("A tournament is running: cancel it (ctrl+x) first.", severity="warning")
+            return
+        if running:
+            self.notify("The tournament keeps running; come back to it from the command palette or its key.")
+        self.dismiss(None)

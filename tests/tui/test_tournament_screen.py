@@ -1,0 +1,290 @@
+"""The Tournament screen: plan a tournament.toml, run it with scripted models, cancel and resume it, read
+the analysis tables and charts; a bad file is a message. One snapshot from a fixed, pre-built tournament."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, ProgressBar, Select, TabbedContent
+from tui_helpers import FIXED_TIME, TEXTS, make_dilemmas
+
+from ebtui.config import load_models_config
+from ebtui.core.analysis import analyse
+from ebtui.core.dilemmas import load_dilemmas
+from ebtui.core.records import (
+    CRITERIA,
+    PHASE_ORDER,
+    PHASE_SPEAKER,
+    Judgment,
+    Phase,
+    PhaseStatus,
+    Round,
+    RoundStatus,
+    Scores,
+    Tournament,
+    TournamentStatus,
+)
+from ebtui.core.store import ResultsStore
+from ebtui.providers.base import Usage
+from ebtui.providers.registry import build_clients
+from ebtui.tui.screens.tournament import TournamentScreen, cell_text, progress_text
+from ebtui.tui.widgets.bar_chart import Bar, BarChart, bar_cells
+
+SIZE = (120, 40)
+
+
+async def _wait_until(predicate, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+def _models_toml(path: Path, latency: float = 0.0) -> Path:
+    lines = []
+    for name in ("alpha", "beta", "gamma"):
+        lines += [f"[models.{name}]", 'provider = "scripted"', f"latency_s = {latency}",
+                  "price_in = 1.0", "price_out = 4.0", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _tournament_toml(path: Path, dilemmas: list[str], **extra: object) -> Path:
+    quoted = ", ".join(f'"{d}"' for d in dilemmas)
+    lines = ['name = "screen-test"', 'models = ["alpha", "beta"]', 'judges = ["gamma"]', f"dilemmas = [{quoted}]"]
+    lines += [f"{k} = {v}" for k, v in extra.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def tournament_app(make_app, tmp_path: Path):
+    def build(latency: float = 0.0, **overrides: object):
+        models = load_models_config(_models_toml(tmp_path / "models.toml", latency))
+        return make_app(models_config=models, make_clients=lambda names: build_clients(models, names), **overrides)
+    return build
+
+
+async def _open(app, pilot: Pilot) -> TournamentScreen:
+    await pilot.pause()
+    screen = TournamentScreen()
+    app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def _plan(pilot: Pilot, screen: TournamentScreen, path: Path) -> None:
+    field = screen.query_one("#tournament-path", Input)
+    field.value = str(path)
+    field.focus()
+    await pilot.press("enter")
+    await _wait_until(lambda: screen.state in ("planned", "idle"))
+    await pilot.pause()
+
+
+async def test_run_a_tournament_and_read_its_analysis(tournament_app, store: ResultsStore, tmp_path: Path) -> None:
+    ids = [d.id for d in load_dilemmas()[:2]]
+    toml = _tournament_toml(tmp_path / "tournament.toml", ids, rounds_per_pairing=2)
+    app = tournament_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _plan(pilot, screen, toml)
+        assert screen.state == "planned"
+        est = screen.estimate
+        assert est.rounds == 8  # 2 dilemmas x 2 orderings x 2 repeats, one judge each
+        plan_table = screen.query_one("#plan-table", DataTable)
+        assert plan_table.row_count == 3  # alpha, beta, gamma
+        summary = str(screen.query_one("#plan-summary").render())
+        assert "8 rounds" in summary and f"{est.total_calls} model calls" in summary
+
+        await pilot.press("ctrl+r")
+        assert screen.query_one(TabbedContent).active == "tab-progress"
+        await _wait_until(lambda: screen.state == "finished")
+        bar = screen.query_one("#tournament-progress", ProgressBar)
+        assert bar.total == 8 and bar.progress == 8
+        assert screen.progress.done == 8 and screen.progress.finished == screen.progress.total
+        assert "8/8 rounds" in str(screen.query_one("#progress-stats").render())
+        tid = screen.plan.tournament_id
+        assert store.load_tournament(tid).status == TournamentStatus.COMPLETE
+
+        # the analysis is computed from the store and shown; compare with analysis.analyse
+        await _wait_until(lambda: screen.analysed_id == tid)
+        await pilot.pause()
+        rounds = store.load_rounds(tournament=tid)
+        assert len(rounds) == 8
+        assert screen.query_one(TabbedContent).active == "tab-progress"  # the user stays where they are
+        grid = screen.query_one("#analysis-table", DataTable)
+        for view, effective in (("effective", True), ("as_judged", False)):
+            screen.query_one("#analysis-view-select", Select).value = view
+            for expected in analyse(rounds, effective=effective):
+                screen.query_one("#analysis-table-select", Select).value = expected.key
+                await pilot.pause()
+                assert grid.row_count == len(expected.rows), expected.key
+                assert [str(c.label) for c in grid.columns.values()] == expected.columns
+        # the first rows of the model comparison, as numbers formatted from analyse's own values
+        screen.query_one("#analysis-table-select", Select).value = "model_comparison"
+        await pilot.pause()
+        first = analyse(rounds)[0].rows[0]
+        assert [str(c) for c in grid.get_row_at(0)] == [str(cell_text(c, v)) for c, v in
+                                                         zip(analyse(rounds)[0].columns, first, strict=True)]
+        chart = screen.query_one("#chart-model-role", BarChart)
+        assert len(chart.bars) == 4  # two models x two roles
+        assert {(b.label, b.series) for b in chart.bars} == {(m, r) for m in ("alpha", "beta")
+                                                             for r in ("presenting", "responding")}
+        assert len(screen.query_one("#chart-dilemmas", BarChart).bars) == 2
+        assert [t.id for t, _, _ in screen.saved] == [tid]
+
+
+async def test_a_bad_file_is_a_message_naming_file_and_field(tournament_app, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('models = ["alpha", "beta"]\njudges = ["gamma"]\nconcurrency = "lots"\n')
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('models = ["alpha", "nobody"]\njudges = ["gamma"]\n')
+    app = tournament_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        for path, words in ((bad, ("bad.toml", "field concurrency")),
+                            (unknown, ("unknown.toml", "field models", "nobody")),
+                            (tmp_path / "missing.toml", ("missing.toml", "no such file"))):
+            await _plan(pilot, screen, path)
+            assert screen.state == "idle" and screen.plan is None
+            message = str(screen.query_one("#tournament-message").render())
+            assert all(w in message for w in words), message
+            assert any(all(w in n.message for w in words) for n in app._notifications)
+            # nothing can start without a plan
+            assert screen.query_one("#tournament-start").disabled
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.state in ("idle", "planning") and screen.runner is None
+
+
+async def test_cancel_saves_incomplete_and_start_resumes(tournament_app, store: ResultsStore,
+                                                          tmp_path: Path) -> None:
+    ids = [d.id for d in load_dilemmas()[:3]]
+    toml = _tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)
+    app = tournament_app(latency=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _plan(pilot, screen, toml)
+        tid = screen.plan.tournament_id
+        await pilot.press("ctrl+r")
+        await _wait_until(lambda: screen.progress is not None and screen.progress.done >= 1)
+        await pilot.press("ctrl+x")
+        await _wait_until(lambda: screen.state == "finished")
+        saved = store.load_tournament(tid)
+        assert saved.status == TournamentStatus.INCOMPLETE and "cancelled" in saved.note
+        done_before = screen.finished.progress.done
+        assert 1 <= done_before < 6
+        assert "resumes" in str(screen.query_one("#tournament-message").render())
+
+        await pilot.press("ctrl+r")  # the same file again: resumes, keeping the complete rounds
+        await _wait_until(lambda: screen.state == "finished" and screen.finished.progress.total == 6
+                          and screen.finished.tournament.status == TournamentStatus.COMPLETE)
+        assert screen.finished.progress.already_done == done_before
+        rounds = store.load_rounds(tournament=tid)
+        assert len(rounds) == 6 and all(r.status == RoundStatus.COMPLETE for r in rounds)
+
+
+def test_bar_chart_draws_eighths_and_missing_values() -> None:
+    assert bar_cells(5.0, 0.0, 10.0, 10) == "█████"
+    assert bar_cells(10.0, 0.0, 10.0, 4) == "████"
+    assert bar_cells(0.5625, 0.0, 10.0, 16) == "▉"  # 0.9 of a cell
+    assert bar_cells(-3, 0.0, 10.0, 8) == ""
+    chart = BarChart("t", maximum=10.0)
+    chart.set_data([Bar("alpha\x1b[31m", 7.5, "presenting"), Bar("alpha\x1b[31m", None, "responding"),
+                    Bar("[bold]beta[/]", 2.0, "presenting")])
+    lines = [line.plain for line in chart.chart_lines(60)]
+    assert lines[0] == "t"
+    label_w = len("[bold]beta[/]")  # the longest label
+    assert lines[1].startswith("alpha".ljust(label_w) + " presenting █") and lines[1].endswith(" 7.50")
+    assert "\x1b" not in "".join(lines)
+    # the label is printed once per group; a missing value is said, never drawn as a zero bar
+    assert lines[2].startswith(" " * label_w + " responding missing") and lines[2].endswith("—")
+    assert lines[3].startswith("[bold]beta[/] presenting ███")  # markup in a label stays text
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-1].strip().startswith("0") and lines[-1].endswith("10")
+
+
+def test_progress_line_and_cells() -> None:
+    from ebtui.core.tournament import Progress
+
+    p = Progress(total=16, done=10, incomplete=1, already_done=2, rounds_in_flight=3, calls_in_flight=4,
+                 input_tokens=12_345, output_tokens=678, cost_usd=0.0123, elapsed_s=75.0, eta_s=30.0,
+                 budget_usd=1.0, budget_stopped=False)
+    line = progress_text(p)
+    assert line.startswith("11/16 rounds · 10 complete (2 from before) · 1 not complete · 4 calls in flight")
+    assert "12k in / 678 out tokens" in line and "$0.0123 of $1.00" in line and "1m15s elapsed · ETA 30s" in line
+    assert str(cell_text("mean", 7.125)) == "7.12" and str(cell_text("pearson_p", 0.000123)) == "0.000123"
+    assert str(cell_text("n", None)) == "—"
+    long = cell_text("evidence", "[red]x[/red]\x1b[2J " + "word " * 40)
+    assert str(long).startswith("[red]x[/red] word") and len(str(long)) == 80 and "\x1b" not in str(long)
+
+
+# -- the snapshot: a fixed tournament, written to the store before the app starts ------------------------
+SNAP_TID = "t-snapshot0001"
+
+
+def _snapshot_round(i: int, dilemma_index: int, a: str, b: str, judge: str) -> Round:
+    d = make_dilemmas()[dilemma_index]
+    models = {"a": a, "b": b, "judge": judge}
+    start = FIXED_TIME + timedelta(minutes=i)
+    phases = [Phase(phase_type=pt, model_id=models[PHASE_SPEAKER[pt]], response=TEXTS[pt.value],
+                    timestamp=start, finished_at=start + timedelta(seconds=5), status=PhaseStatus.COMPLETE,
+                    attempts=1, finish_reason="stop", usage=Usage(input_tokens=300, output_tokens=80, cost_usd=0.001),
+                    latency=5.0)
+              for pt in PHASE_ORDER]
+    base = {"alpha": 8, "beta": 6, "gamma": 7}
+
+    def scores(model: str, shift: int) -> Scores:
+        return Scores(**{c: max(1, min(10, base[model] + shift + (k + i) % 3 - 1)) for k, c in enumerate(CRITERIA)})
+
+    # the second dilemma is harder for everyone, most of all for the responding team
+    judgment = Judgment(team_a_scores=scores(a, -dilemma_index), team_b_scores=scores(b, -2 * dilemma_index),
+                        overall_analysis="Fixed.", raw_response="{}", parse_method="json", judge_model=judge)
+    return Round(id=f"r-snap{i:04d}", dilemma_id=d.id, dilemma_title=d.title, team_a_model=a, team_b_model=b,
+                 judge_model=judge, phases=phases, judgment=judgment, timestamp=start,
+                 finished_at=start + timedelta(minutes=1), status=RoundStatus.COMPLETE, tournament_id=SNAP_TID,
+                 schedule_key=f"k{i}")
+
+
+def _write_snapshot_tournament(store: ResultsStore) -> None:
+    trio = ("alpha", "beta", "gamma")
+    i = 0
+    for dilemma_index in (0, 1):
+        for a in trio:
+            for b in trio:
+                if a != b:
+                    judge = next(m for m in trio if m not in (a, b))
+                    store.save_round(_snapshot_round(i, dilemma_index, a, b, judge))
+                    i += 1
+    store.save_tournament(Tournament(id=SNAP_TID, name="fixed trio", created=FIXED_TIME,
+                                     finished_at=FIXED_TIME + timedelta(hours=1), status=TournamentStatus.COMPLETE,
+                                     models=list(trio), dilemmas=["D1", "D2"], total_rounds=i))
+
+
+def test_tournament_screen_charts_snapshot(snap_compare, make_app, store: ResultsStore) -> None:
+    _write_snapshot_tournament(store)
+    app = make_app(snapshot=True)
+
+    async def run(pilot: Pilot) -> None:
+        screen = TournamentScreen()
+        app.push_screen(screen)
+        await _wait_until(lambda: len(screen.saved) == 1)
+        screen.query_one("#tournament-path", Input).cursor_blink = False
+        tabs = screen.query_one(TabbedContent)
+        tabs.active = "tab-saved"
+        await pilot.pause()
+        screen.query_one("#saved-tournaments", DataTable).focus()
+        await pilot.press("enter")
+        await _wait_until(lambda: screen.analysed_id == SNAP_TID)
+        tabs.active = "tab-charts"
+        await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
