@@ -26,6 +26,8 @@ class EbtuiApp(App[None]):
         Binding("question_mark", "help", "Help", show=False, id="app.help2"),
         Binding("f2", "new_round", "New round", id="app.new_round"),
         Binding("f3", "browse_results", "Results", id="app.results"),
+        # shown in the help and the palette; hidden from the footer so the other screens' snapshots hold
+        Binding("f4", "tournament", "Tournament", show=False, id="app.tournament"),
         Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
     ]
 
@@ -90,6 +92,25 @@ class EbtuiApp(App[None]):
             self.notify("A round is running: cancel it (x) or wait for it to finish.", severity="warning")
             return
         self.push_screen(ResultsScreen())
+
+    def action_tournament(self) -> None:
+        from ebtui.tui.screens.live import LiveRoundScreen
+        from ebtui.tui.screens.tournament import TournamentScreen
+
+        if isinstance(self.screen, TournamentScreen):
+            return
+        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
+            self.notify("A round is running: cancel it (x) or wait for it to finish.", severity="warning")
+            return
+        # installed: leaving the screen keeps it, so a running tournament goes on and F4 comes back to it
+        if not self.is_screen_installed("tournament"):
+            self.install_screen(TournamentScreen(), "tournament")
+        screen = self.get_screen("tournament")
+        if screen in self.screen_stack:
+            while self.screen is not screen:
+                self.pop_screen()
+        else:
+            self.push_screen(screen)
 
     def action_open_document(self) -> None:
         self.action_new_round()

@@ -15,6 +15,8 @@ class EbtuiCommands(Provider):
             ("New round", "Pick a dilemma and models and start a round (F2)", app.action_new_round),  # type: ignore[attr-defined]
             ("Browse results", "Saved rounds, filtered by model, dilemma, judge, status (F3)",
              app.action_browse_results),  # type: ignore[attr-defined]
+            ("Tournament", "Plan, run and analyse a tournament from a tournament.toml (F4)",
+             app.action_tournament),  # type: ignore[attr-defined]
             ("Open document", "Load another dilemma .docx", app.action_open_document),  # type: ignore[attr-defined]
             ("Switch theme", "Pick a colour theme, built-in or from themes/ (ctrl+t)", app.action_change_theme),
             ("Help", "Keys and screens (F1)", app.action_help),  # type: ignore[attr-defined]

@@ -68,6 +68,8 @@ class Services:
     #: seconds, monotonic; snapshot tests pass a fixed clock so elapsed times never change
     clock: Callable[[], float] = time.monotonic
     model_details: dict[str, str] = field(default_factory=dict)
+    #: the ebtui.config.ModelsConfig the app was opened with (the Tournament screen plans against it)
+    models_config: Any = None
 
     def start_round(self, request: RoundRequest) -> AsyncIterator[RoundEvent]:
         """Build the clients (ConfigError for a missing key) and start the core's round engine."""
@@ -101,4 +103,5 @@ def default_services(document: str | Path | None = None, models_file: str | Path
         make_clients=lambda wanted: build_clients(config, wanted),
         document=doc_path,
         model_details=details,
+        models_config=config,
     )
