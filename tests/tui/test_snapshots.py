@@ -21,6 +21,7 @@ SIZE = (120, 40)
 
 async def _settle(pilot: Pilot) -> None:
     app = pilot.app
+    await pilot.pause()  # let a just-pushed screen mount its inputs first
     for screen in app.screen_stack:
         for field in screen.query(Input):
             field.cursor_blink = False

@@ -76,12 +76,17 @@ class LiveRoundScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
-        self.set_interval(0.1, self._refresh_status)
+        self.set_interval(0.1, self._tick)
         self._set_state("running", "Running — x cancels.")
         self.run_round()
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self.query_one(f"#{PANE_OF[phase_type]}", RolePane).view(phase_type)
+
+    async def _tick(self) -> None:
+        for view in self.query(PhaseView):
+            await view.flush()  # text that arrived since the last batch (a slow or stalled model)
+        self._refresh_status()
 
     def _refresh_status(self) -> None:
         for pane in self.query(RolePane):

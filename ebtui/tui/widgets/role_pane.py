@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -13,6 +14,9 @@ from textual.widgets.markdown import MarkdownStream
 
 from ebtui.core.records import Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
+
+#: how often queued text is handed to the Markdown widget while a phase streams
+FLUSH_INTERVAL_S = 0.05
 
 PHASE_LABELS: dict[PhaseType, str] = {
     PhaseType.PRESENTATION: "Presentation",
@@ -54,6 +58,8 @@ class PhaseView(Vertical):
         self.cost: float | None = None
         self.attempt = 1
         self._stream: MarkdownStream | None = None
+        self._pending: list[str] = []
+        self._last_flush = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(PHASE_LABELS[self.phase_type], classes="phase-title", markup=False)
@@ -93,14 +99,27 @@ class PhaseView(Vertical):
         self._set_state(PhaseStatus.RUNNING)
 
     async def write(self, text: str) -> None:
+        """Queue streamed text; it reaches the widget in batches (about 20 a second), not per token."""
         if self.status != PhaseStatus.RUNNING:
             return
+        self.tokens += 1
+        self._pending.append(text)
+        if time.monotonic() - self._last_flush >= FLUSH_INTERVAL_S:
+            await self.flush()
+
+    async def flush(self) -> None:
+        if not self._pending or self.status != PhaseStatus.RUNNING:
+            return
+        # stripped as a whole, so an escape sequence split across two deltas is still caught
+        text = strip_control("".join(self._pending))
+        self._pending.clear()
+        self._last_flush = time.monotonic()
         if self._stream is None:  # created on the first text, so a stream that never ran is never stopped
             self._stream = Markdown.get_stream(self.markdown)
-        self.tokens += 1
-        await self._stream.write(strip_control(text))
+        await self._stream.write(text)
 
     async def _stop_stream(self) -> None:
+        self._pending.clear()  # whatever happens next replaces the text: the final answer, or nothing
         if self._stream is None:
             return
         stream, self._stream = self._stream, None
