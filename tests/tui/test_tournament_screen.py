@@ -190,6 +190,34 @@ async def test_cancel_saves_incomplete_and_start_resumes(tournament_app, store: 
         assert len(rounds) == 6 and all(r.status == RoundStatus.COMPLETE for r in rounds)
 
 
+async def test_f4_and_the_palette_open_it_and_a_run_survives_leaving(tournament_app, store: ResultsStore,
+                                                                      tmp_path: Path) -> None:
+    ids = [d.id for d in load_dilemmas()[:2]]
+    toml = _tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)  # ./tournament.toml: filled in
+    app = tournament_app(latency=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, TournamentScreen)
+        assert screen.query_one("#tournament-path", Input).value == "tournament.toml"
+        await _wait_until(lambda: screen.state == "planned")  # the default file's plan is read at once
+        assert screen.plan.config.source.resolve() == toml.resolve()
+        await pilot.press("ctrl+r")
+        await _wait_until(lambda: screen.progress is not None)
+        await pilot.press("escape")  # leave while it runs: it goes on
+        assert not isinstance(app.screen, TournamentScreen) and screen.state == "running"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"tournament")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await _wait_until(lambda: app.screen is screen)
+        await _wait_until(lambda: screen.state == "finished")
+        assert store.load_tournament(screen.plan.tournament_id).status == TournamentStatus.COMPLETE
+        assert screen.finished.progress.already_done == 0  # one uninterrupted run
+
+
 def test_bar_chart_draws_eighths_and_missing_values() -> None:
     assert bar_cells(5.0, 0.0, 10.0, 10) == "█████"
     assert bar_cells(10.0, 0.0, 10.0, 4) == "████"
