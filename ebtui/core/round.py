@@ -16,6 +16,10 @@ Persistence: with a store, the round is saved after every phase transition (star
 skipped), so a crash loses at most the phase in flight. A process killed outright (kill -9) leaves the
 round on disk with status "running" and the phase in flight "running": readers must treat a running round
 whose process is gone as interrupted (incomplete); `run_round(..., resume=round)` continues it.
+Given a ResultsStore, the engine hands its saves to the store's BackgroundSaver (one writer thread per
+store: the event loop never waits for a disk) and waits for the round's last write before it yields
+RoundFinished; a phase that has just finished is in flight until its write lands (see BackgroundSaver).
+Any other saver (a tournament's own write-behind, a test's recorder) gets `save_round` calls in place.
 
 Cancellation (the TUI's cancel button, Ctrl-C): running phases are marked CANCELLED with their partial
 text, the round is saved INCOMPLETE, and the CancelledError propagates.
@@ -24,6 +28,7 @@ text, the round is saved INCOMPLETE, and the CancelledError propagates.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import time
@@ -54,6 +59,7 @@ from ebtui.core.records import (
     RoundStatus,
     utcnow,
 )
+from ebtui.core.store import BackgroundSaver, ResultsStore
 from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying
 
 log = logging.getLogger(__name__)
@@ -143,14 +149,29 @@ class _Engine:
         self.round = round_
         self.clients = clients
         self.store = store
+        self.background: BackgroundSaver | None = (
+            store.background_saver() if isinstance(store, ResultsStore) else None
+        )
         self.kept = kept
         self.buffers: dict[PhaseType, list[str]] = {}
         self.emit: Callable[[RoundEvent | object], None] = lambda ev: None
 
     # -- bookkeeping -----------------------------------------------------------------------------------
     def save(self) -> None:
-        if self.store is not None:
+        if self.background is not None:
+            self.background.save_round(self.round)
+        elif self.store is not None:
             self.store.save_round(self.round)
+
+    async def landed(self) -> None:
+        """Wait (without blocking the loop) until the round's saves are on disk; raise a failed write."""
+        if self.background is not None:
+            await asyncio.wrap_future(self.background.landed(self.round.id))
+
+    def landed_now(self, timeout: float = 60.0) -> None:
+        """The same, blocking: for the cancellation path, where awaiting could be cancelled again."""
+        if self.background is not None:
+            self.background.landed(self.round.id).result(timeout)
 
     def model_for(self, pt: PhaseType) -> str:
         speaker = PHASE_SPEAKER[pt]
@@ -201,8 +222,8 @@ class _Engine:
         )
 
     # -- running ---------------------------------------------------------------------------------------
-    async def orchestrate(self, queue: asyncio.Queue[Any]) -> None:
-        self.emit = queue.put_nowait
+    async def orchestrate(self, queue: _EventQueue) -> None:
+        self.emit = queue.put
         try:
             await self.step(PhaseType.PRESENTATION)
             try:
@@ -213,7 +234,7 @@ class _Engine:
                 raise eg.exceptions[0] from eg
             await self.step(PhaseType.JUDGMENT)
         finally:
-            queue.put_nowait(_END)
+            queue.put(_END)
 
     async def response_then_rebuttal(self) -> None:
         await self.step(PhaseType.RESPONSE)
@@ -377,6 +398,31 @@ class _Engine:
 _END = object()
 
 
+class _EventQueue:
+    """The engine → consumer hand-off: a deque and one wake-up future (an asyncio.Queue costs a future and
+    several calls per item; a zero-latency model streams thousands of deltas a round)."""
+
+    __slots__ = ("items", "waiter")
+
+    def __init__(self) -> None:
+        self.items: collections.deque[Any] = collections.deque()
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: Any) -> None:
+        self.items.append(item)
+        w = self.waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    async def wait(self) -> None:
+        if not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+
+
 async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
     for pt in PHASE_ORDER:  # announce what a resumed (or reused) round already has
         ph = engine.round.phase(pt)
@@ -384,13 +430,15 @@ async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
             yield PhaseFinished(engine.round.id, ph)
     if PhaseType.JUDGMENT in engine.kept and engine.round.judgment is not None:
         yield JudgmentParsed(engine.round.id, engine.round.judgment)
-    engine.save()
+    # no save here: the first step saves at once (its phase starting, skipped, or kept through to finish)
 
-    queue: asyncio.Queue[Any] = asyncio.Queue()
+    queue = _EventQueue()
     task = asyncio.ensure_future(engine.orchestrate(queue))
+    items = queue.items
     try:
         while True:
-            event = await queue.get()
+            await queue.wait()
+            event = items.popleft()
             if event is _END:
                 break
             yield event
@@ -400,6 +448,7 @@ async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
         stopped = isinstance(exc, asyncio.CancelledError | GeneratorExit | KeyboardInterrupt)
         try:
             engine.interrupt("cancelled" if stopped else f"internal: {type(exc).__name__}: {exc}")
+            engine.landed_now()
         finally:
             task.cancel()
             with contextlib.suppress(BaseException):
@@ -408,6 +457,7 @@ async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
                 task.exception()  # retrieved: no "never retrieved" warning
         raise
     engine.finish()
+    await engine.landed()
     yield RoundFinished(engine.round)
 
 
