@@ -46,6 +46,7 @@ import concurrent.futures
 import contextlib
 import fcntl
 import gc
+import heapq
 import itertools
 import json
 import logging
@@ -85,6 +86,12 @@ FILTERS = (
     "limit", "newest_first",
 )
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+#: the index fields every filter and the sort order need, kept as columns in index.check.json so that
+#: `load_rounds` on a freshly opened store need not parse the whole index (6 MB at 10,000 rounds)
+LIGHT_FIELDS = (
+    "id", "ts", "dilemma_id", "team_a", "team_b", "judge", "tournament_id", "status", "needs_review",
+    "exchange_id", "schedule_key",
+)
 
 
 class StoreError(Exception):
@@ -123,17 +130,25 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         _fsync_dir(path.parent)
 
 
-def _parse_json(raw: bytes) -> Any:
-    """Parse a large JSON document (index.json: 6 MB at 10,000 rounds) fast: pydantic-core's parser
-    (about twice json.loads), with the cyclic GC paused — building 300,000 small objects otherwise
-    triggers collections that each walk all of them."""
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC around a bulk load: building hundreds of thousands of small objects otherwise
+    triggers collections that each walk all of them (a third of the time of a 10,000-round open). Safe
+    across threads: the GC ends enabled if it was enabled when the first of them began."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return pydantic_core.from_json(raw, cache_strings="keys")
+        yield
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _parse_json(raw: bytes) -> Any:
+    """Parse a large JSON document (index.json: 6 MB at 10,000 rounds) fast: pydantic-core's parser
+    (about twice json.loads), with the cyclic GC paused."""
+    with _gc_paused():
+        return pydantic_core.from_json(raw, cache_strings="keys")
 
 
 def _stamp(st: os.stat_result) -> tuple[int, int, int]:
@@ -217,6 +232,10 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "size": stamp[2],
         "saved_ns": saved_ns,
     }
+
+
+def _order(e: dict[str, Any]) -> tuple[float, str]:
+    return (e["ts"], e["id"])
 
 
 def entry_scores(entry: dict[str, Any], team: Team) -> dict[str, int | None]:
@@ -327,6 +346,8 @@ class ResultsStore:
         #: (None: it may not); kept up to date across its own saves
         self._verified: int | None = None
         self._bg: BackgroundSaver | None = None
+        #: index.check.json's filter columns, for load_rounds before the index is loaded
+        self._light: tuple[tuple[int, int, int] | None, dict[str, list[Any]]] | None = None
         _OPEN_STORES.add(self)
         if not _ATEXIT_REGISTERED:
             atexit.register(_flush_open_stores)
@@ -377,7 +398,13 @@ class ResultsStore:
         with self._lock:
             if self._flock_depth == 0:
                 if self._lock_fd is None:
-                    self.rounds_dir.mkdir(parents=True, exist_ok=True)
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    try:
+                        self.rounds_dir.mkdir()
+                        if self._verified == _MISSING:  # created empty by us: still matches the index
+                            self._verified = self._dir_mtime()
+                    except FileExistsError:
+                        pass
                     self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             self._flock_depth += 1
@@ -544,25 +571,94 @@ class ResultsStore:
             self._merge_disk_index_if_changed()
             assert self._entries is not None
             rows = [e for e in self._entries.values() if match(e)]
-        rows.sort(key=lambda e: (e["ts"], e["id"]), reverse=newest_first)
-        if limit is not None:
-            rows = rows[:limit]
-        return [dict(e) for e in rows]
+        with _gc_paused():
+            if limit is not None and limit < len(rows):  # the first page of a big store: no full sort
+                pick = heapq.nlargest if newest_first else heapq.nsmallest
+                rows = pick(limit, rows, key=_order)
+            else:
+                rows.sort(key=_order, reverse=newest_first)
+            return [dict(e) for e in rows]
 
     def load_rounds(self, **filters: Any) -> list[Round]:
         """The rounds `query(**filters)` names, loaded from their files. An unreadable file is skipped,
         logged and recorded in `problems` (never deleted)."""
+        ids = self._light_ids(filters)
+        if ids is None:
+            ids = [e["id"] for e in self.query(**filters)]
         out: list[Round] = []
-        for entry in self.query(**filters):
-            try:
-                out.append(self.load_round(entry["id"]))
-            except StoreError as exc:
-                log.warning("%s", exc)
-                self._problem(str(self.round_path(entry["id"])), str(exc))
+        with _gc_paused():  # 182 rounds are ~10,000 tracked objects: one collection after, not dozens during
+            for rid in ids:
+                try:
+                    out.append(self.load_round(rid))
+                except StoreError as exc:
+                    log.warning("%s", exc)
+                    self._problem(str(self.round_path(rid)), str(exc))
         return out
 
+    def _light_ids(self, filters: dict[str, Any]) -> list[str] | None:
+        """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has
+        not loaded the index yet and the note is trusted (else None: use the index)."""
+        spec = self._filter_spec(filters)
+        with self._lock:
+            if self._entries is not None:
+                return None
+            stamp = _stat_stamp(self.index_path)
+            light = self._light
+            if light is None or light[0] != stamp:
+                trusted = self._trusted_note(stamp)
+                cols = trusted[1].get("columns") if trusted is not None else None
+                if (
+                    not isinstance(cols, dict)
+                    or set(cols) != set(LIGHT_FIELDS)
+                    or not all(isinstance(c, list) for c in cols.values())
+                    or len({len(c) for c in cols.values()}) != 1
+                ):
+                    return None
+                light = self._light = (stamp, cols)
+        cols = light[1]
+        model, seats, statuses, plain, limit, newest_first = spec
+        equal = [(cols[key], want) for key, want in plain]
+        if model is not None and len(seats) == 1:
+            equal.insert(0, (cols[seats[0]], model))
+        idx: list[int] | None = None
+        for col, want in equal:
+            idx = [i for i, v in enumerate(col) if v == want] if idx is None else [i for i in idx if col[i] == want]
+        if idx is None:
+            idx = list(range(len(cols["id"])))
+        if model is not None and len(seats) > 1:
+            a, b, j = (cols[s] for s in seats)
+            idx = [i for i in idx if a[i] == model or b[i] == model or j[i] == model]
+        if statuses is not None:
+            st = cols["status"]
+            idx = [i for i in idx if st[i] in statuses]
+        ids, ts = cols["id"], cols["ts"]
+        try:
+            idx.sort(key=lambda i: (ts[i], ids[i]), reverse=newest_first)
+        except TypeError:  # a note edited by hand: the index decides
+            return None
+        if limit is not None:
+            idx = idx[:limit]
+        return [ids[i] for i in idx]
+
+    @classmethod
+    def _matcher(cls, filters: dict[str, Any]) -> tuple[Any, int | None, bool]:
+        model, seats, statuses, plain, limit, newest_first = cls._filter_spec(filters)
+
+        def match(e: dict[str, Any]) -> bool:
+            if model is not None and not any(e.get(s) == model for s in seats):
+                return False
+            if statuses is not None and e.get("status") not in statuses:
+                return False
+            return all(e.get(key) == want for key, want in plain)
+
+        return match, limit, newest_first
+
     @staticmethod
-    def _matcher(filters: dict[str, Any]) -> tuple[Any, int | None, bool]:
+    def _filter_spec(
+        filters: dict[str, Any],
+    ) -> tuple[Any, tuple[str, ...], set[str] | None, list[tuple[str, Any]], int | None, bool]:
+        """Check the filters; (model, its seats, statuses, [(index field, wanted value)], limit,
+        newest_first)."""
         unknown = sorted(set(filters) - set(FILTERS))
         if unknown:
             raise TypeError(f"unknown filter(s) {', '.join(unknown)}; known filters: {', '.join(FILTERS)}")
@@ -596,15 +692,7 @@ class ResultsStore:
             )
             if name in f
         ]
-
-        def match(e: dict[str, Any]) -> bool:
-            if model is not None and not any(e.get(s) == model for s in seats):
-                return False
-            if statuses is not None and e.get("status") not in statuses:
-                return False
-            return all(e.get(key) == want for key, want in plain)
-
-        return match, limit, bool(f.get("newest_first", False))
+        return model, seats, statuses, plain, limit, bool(f.get("newest_first", False))
 
     # ----------------------------------------------------------------------------------------- overrides
 
@@ -731,21 +819,31 @@ class ResultsStore:
     def _trusted_dir_mtime(self) -> int | None:
         """The rounds folder's mtime if index.check.json shows index.json still matches every round file
         (see the module's docstring), else None (the full check is needed)."""
-        try:
-            note = json.loads(self.check_path.read_bytes())
-            ok = (
-                isinstance(note, dict)
-                and note.get("format") == INDEX_FORMAT
-                and note.get("index") == list(self._index_stamp or ())
-            )
-        except (OSError, ValueError):
+        trusted = self._trusted_note(self._index_stamp)
+        return trusted[0] if trusted is not None else None
+
+    def _trusted_note(self, index_stamp: tuple[int, int, int] | None) -> tuple[int, dict[str, Any]] | None:
+        if index_stamp is None:
             return None
+        try:
+            raw = self.check_path.read_bytes()
+        except OSError:
+            return None
+        try:
+            note = _parse_json(raw)
+        except ValueError:
+            return None
+        ok = (
+            isinstance(note, dict)
+            and note.get("format") == INDEX_FORMAT
+            and note.get("index") == list(index_stamp)
+        )
         if not ok or self._markers():
             return None
         mtime = self._dir_mtime()
         if mtime == _MISSING or note.get("rounds_mtime_ns") != mtime or note.get("count") != self._count_files():
             return None
-        return mtime
+        return mtime, note
 
     def _write_check(self) -> None:
         """Note that index.json matches every round file (caller holds the flock; the index is on disk) —
@@ -755,11 +853,14 @@ class ResultsStore:
             return
         if self._markers() or self._dir_mtime() != self._verified:
             return
+        assert self._entries is not None
+        docs = list(self._entries.values())
         note = {
             "format": INDEX_FORMAT,
             "index": list(self._index_stamp),
             "rounds_mtime_ns": self._verified,
             "count": self._count_files(),
+            "columns": {k: [e.get(k) for e in docs] for k in LIGHT_FIELDS},
         }
         try:
             atomic_write(self.check_path, json.dumps(note).encode("utf-8"), durable=False)
