@@ -1,11 +1,18 @@
 """A round as it happens: Team A, Team B and the judge streaming side by side.
 
 The screen only routes the core's events to panes; the transcript of record lives in the core (and in the
-store, which the engine writes after each phase).
+store, which the engine writes after each phase, off the event loop through the store's BackgroundSaver).
+
+The round worker never waits for the screen: it queues each event and goes back to the models, so a round
+runs at the models' pace however slowly the terminal paints. A timer (PUMP_INTERVAL_S) drains the queue in
+order — text into the panes' buffers, phase changes into the panes — and hands each pane's new text to its
+Markdown stream in one piece.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from rich.text import Text
@@ -39,6 +46,10 @@ PANE_OF: dict[PhaseType, str] = {
     PhaseType.RESPONSE: "pane-b",
     PhaseType.JUDGMENT: "pane-judge",
 }
+#: how often queued events and text reach the panes (seconds)
+PUMP_INTERVAL_S = 0.1
+#: how often the panes' status lines (tokens, elapsed, cost) are recomputed
+STATUS_INTERVAL_S = 0.25
 
 
 class LiveRoundScreen(Screen[None]):
@@ -55,7 +66,11 @@ class LiveRoundScreen(Screen[None]):
         self._events = events
         self.round: Round | None = None
         self.round_id: str | None = None
-        self.state = "starting"  # starting, running, finished, cancelled, failed
+        self.state = "starting"  # starting, running, cancelling, finished, cancelled, failed
+        self._inbox: deque[RoundEvent] = deque()
+        self._drain_lock = asyncio.Lock()
+        self._views: dict[PhaseType, PhaseView] = {}
+        self._panes: list[RolePane] = []
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -76,20 +91,19 @@ class LiveRoundScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
-        self.set_interval(0.1, self._tick)
+        # looked up once: a query walks every Markdown block of the panes
+        self._panes = list(self.query(RolePane))
+        self._views = {v.phase_type: v for pane in self._panes for v in pane.views()}
+        self.set_interval(PUMP_INTERVAL_S, self._drain)
+        self.set_interval(STATUS_INTERVAL_S, self._refresh_status)
         self._set_state("running", "Running — x cancels.")
         self.run_round()
 
     def view(self, phase_type: PhaseType) -> PhaseView:
-        return self.query_one(f"#{PANE_OF[phase_type]}", RolePane).view(phase_type)
-
-    async def _tick(self) -> None:
-        for view in self.query(PhaseView):
-            await view.flush()  # text that arrived since the last batch (a slow or stalled model)
-        self._refresh_status()
+        return self._views[phase_type]
 
     def _refresh_status(self) -> None:
-        for pane in self.query(RolePane):
+        for pane in self._panes:
             pane.refresh_status(self.clock)
 
     def _set_state(self, state: str, message: str) -> None:
@@ -109,13 +123,23 @@ class LiveRoundScreen(Screen[None]):
     @work(exclusive=True, group="round", exit_on_error=False)
     async def run_round(self) -> None:
         async for event in self._events():
-            await self._route(event)
+            self._inbox.append(event)  # no screen work here: see the module docstring
+
+    async def _drain(self) -> None:
+        """Show the queued events in order, then hand each pane's new text to its Markdown stream."""
+        async with self._drain_lock:
+            while self._inbox:
+                event = self._inbox.popleft()
+                if isinstance(event, TextDelta):
+                    self._views[event.phase_type].add(event.text)
+                else:
+                    await self._route(event)
+            for view in self._views.values():
+                await view.flush()
 
     async def _route(self, event: RoundEvent) -> None:
         now = self.clock()
-        if isinstance(event, TextDelta):
-            await self.view(event.phase_type).write(event.text)
-        elif isinstance(event, PhaseStarted):
+        if isinstance(event, PhaseStarted):
             self.round_id = event.round_id
             self.view(event.phase_type).start(now, event.attempt)
         elif isinstance(event, PhaseRetrying):
@@ -127,16 +151,16 @@ class LiveRoundScreen(Screen[None]):
         elif isinstance(event, JudgmentParsed):
             pass  # shown on the score card once the round is saved
         elif isinstance(event, RoundFinished):
-            self._finished(event.round)
+            await self._finished(event.round)
 
-    def _finished(self, round_: Round) -> None:
+    async def _finished(self, round_: Round) -> None:
         self.round = round_
         self.round_id = round_.id
-        for view in self.query(PhaseView):
+        for view in self._views.values():
             if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
                 phase = round_.phase(view.phase_type)
                 if phase is not None and phase.status != view.status:
-                    view.show_final(phase)
+                    await view.show_final(phase)
         judgment = round_.judgment
         review = " — the judgment needs review" if judgment is not None and judgment.effective_needs_review() else ""
         err = f": {strip_control(round_.error)}" if round_.error else ""
@@ -149,9 +173,11 @@ class LiveRoundScreen(Screen[None]):
     async def _worker_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "round":
             return
+        if event.state in (WorkerState.CANCELLED, WorkerState.ERROR, WorkerState.SUCCESS):
+            await self._drain()  # what the round said before it stopped comes first
         if event.state == WorkerState.CANCELLED:
             now = self.clock()
-            for view in self.query(PhaseView):
+            for view in self._views.values():
                 if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
                     await view.fail(None, now, PhaseStatus.CANCELLED)
             self._set_state("cancelled", "Cancelled — what finished is saved; the round is incomplete. "
@@ -161,7 +187,7 @@ class LiveRoundScreen(Screen[None]):
         elif event.state == WorkerState.ERROR:
             error = strip_control(str(event.worker.error))
             now = self.clock()
-            for view in self.query(PhaseView):
+            for view in self._views.values():
                 if view.status == PhaseStatus.RUNNING:
                     await view.fail(None, now, PhaseStatus.FAILED, error)
             self._set_state("failed", f"The round stopped: {error}")

@@ -1,22 +1,34 @@
-"""One role's pane in the live round: its phases, each streaming into its own Markdown widget."""
+"""One role's pane in the live round: its phases, each streaming into Markdown.
+
+Cost model (see benchmarks/RESULTS.md, figure 4): the round's events are only *queued* here; text reaches
+the widgets in batches on the live screen's timer (~20 a second), never per token. Textual's Markdown makes a
+widget per block, and every append re-lays out the widget holding them, so a long phase streams into a
+chain of Markdown *segments*: once the live segment holds SEGMENT_BLOCKS blocks, the next text starts a new
+one at a paragraph boundary, and the sealed segments are never touched (nor re-laid out) again.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import time
+import re
 from collections.abc import Callable
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ebtui.core.records import Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
 
-#: how often queued text is handed to the Markdown widget while a phase streams
-FLUSH_INTERVAL_S = 0.05
+#: blocks the live Markdown segment may hold before new text starts another segment
+SEGMENT_BLOCKS = 30
+_FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 
 PHASE_LABELS: dict[PhaseType, str] = {
     PhaseType.PRESENTATION: "Presentation",
@@ -27,11 +39,60 @@ PHASE_LABELS: dict[PhaseType, str] = {
 }
 
 
-class PhaseView(Vertical):
-    """A phase's title, an in-place note (retry / failure) and the streamed text.
+def _cut_point(before: str, text: str) -> int | None:
+    """Where `text` (following `before` in one Markdown document) may be split into two documents: after
+    the last blank line outside a code fence, before a line that is not indented (so no code block or list
+    item continues across the cut; a loose list may restart there). None if there is no such place."""
+    pos = len(text)
+    while True:
+        pos = text.rfind("\n\n", 0, pos)
+        if pos < 0:
+            return None
+        cut = pos + 2
+        following = text[cut:cut + 1]
+        if following and following not in " \t\n" and len(_FENCE.findall(before + text[:cut])) % 2 == 0:
+            return cut
 
-    Text is appended through a MarkdownStream (it batches appends the widget cannot keep up with); when
-    the phase finishes the stream stops and the widget is set once to the core's authoritative text.
+
+class SealedMarkdown(Widget):
+    """Markdown text that no longer changes, as one widget: rendered once per width (Rich's Markdown
+    renderer, links inert) and then only copied to the screen — a handful of Textual Markdown blocks
+    would each be a widget to style, measure and paint on every frame."""
+
+    DEFAULT_CSS = """
+    SealedMarkdown { height: auto; }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.source = text
+        self._markdown = RichMarkdown(text, hyperlinks=False)
+        self._lines: list[Strip] = []
+        self._width = -1
+
+    def _render_for(self, width: int) -> list[Strip]:
+        if width != self._width:
+            console = self.app.console
+            options = console.options.update_width(max(width, 1))
+            lines = console.render_lines(self._markdown, options, pad=False)
+            self._lines = [Strip(line).simplify() for line in lines]
+            self._width = width
+        return self._lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._render_for(width))
+
+    def render_line(self, y: int) -> Strip:
+        lines = self._render_for(self.content_size.width)
+        return lines[y] if y < len(lines) else Strip.blank(self.content_size.width)
+
+
+class PhaseView(Vertical):
+    """A phase's title, an in-place note (retry / failure) and its text in one or more Markdown segments.
+
+    `add(text)` only queues; `flush()` (the screen's timer) hands the queue to the live segment's
+    MarkdownStream. When the phase finishes the stream stops; the core's authoritative text replaces what
+    streamed only when the two differ.
     """
 
     DEFAULT_CSS = """
@@ -59,7 +120,8 @@ class PhaseView(Vertical):
         self.attempt = 1
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
-        self._last_flush = 0.0
+        self._sealed: list[str] = []  # the text of the sealed segments, in order
+        self._live_text = ""  # the text handed to the live (last) segment
 
     def compose(self) -> ComposeResult:
         yield Static(PHASE_LABELS[self.phase_type], classes="phase-title", markup=False)
@@ -68,11 +130,18 @@ class PhaseView(Vertical):
 
     @property
     def markdown(self) -> Markdown:
-        return self.query_one(Markdown)
+        """The live (last) Markdown segment."""
+        return self.query(Markdown).last()
+
+    @property
+    def segments(self) -> list[Widget]:
+        """The sealed segments, then the live one."""
+        return [*self.query(SealedMarkdown), self.markdown]
 
     @property
     def text(self) -> str:
-        return self.markdown.source
+        """The text shown (every segment's), without what is still queued."""
+        return "".join(self._sealed) + self._live_text
 
     def _set_state(self, status: PhaseStatus) -> None:
         self.status = status
@@ -98,28 +167,50 @@ class PhaseView(Vertical):
         self.attempt = attempt
         self._set_state(PhaseStatus.RUNNING)
 
-    async def write(self, text: str) -> None:
-        """Queue streamed text; it reaches the widget in batches (about 20 a second), not per token."""
+    def add(self, text: str) -> None:
+        """Queue streamed text (no widget work: the screen's timer calls `flush`)."""
         if self.status != PhaseStatus.RUNNING:
             return
         self.tokens += 1
         self._pending.append(text)
-        if time.monotonic() - self._last_flush >= FLUSH_INTERVAL_S:
-            await self.flush()
 
     async def flush(self) -> None:
+        """Hand the queued text to the live segment (a new segment first when the live one is full)."""
         if not self._pending or self.status != PhaseStatus.RUNNING:
             return
-        # stripped as a whole, so an escape sequence split across two deltas is still caught
+        # stripped as a whole batch, so an escape sequence split across two deltas is still caught
         text = strip_control("".join(self._pending))
         self._pending.clear()
-        self._last_flush = time.monotonic()
+        if not text:
+            return
+        live = self.markdown
+        if len(live.children) >= SEGMENT_BLOCKS:
+            cut = _cut_point(self._live_text, text)
+            if cut is not None:
+                await self._write(text[:cut])
+                await self._stop_stream()
+                await self._seal()
+                text = text[cut:]
+        await self._write(text)
+
+    async def _seal(self) -> None:
+        """Turn the live segment's text into one widget rendered once, and empty the live segment."""
+        live, sealed = self.markdown, self._live_text
+        self._sealed.append(sealed)
+        self._live_text = ""
+        with self.app.batch_update():
+            await self.mount(SealedMarkdown(sealed), before=live)
+            await live.update("")
+
+    async def _write(self, text: str) -> None:
+        if not text:
+            return
         if self._stream is None:  # created on the first text, so a stream that never ran is never stopped
             self._stream = Markdown.get_stream(self.markdown)
+        self._live_text += text
         await self._stream.write(text)
 
     async def _stop_stream(self) -> None:
-        self._pending.clear()  # whatever happens next replaces the text: the final answer, or nothing
         if self._stream is None:
             return
         stream, self._stream = self._stream, None
@@ -127,48 +218,69 @@ class PhaseView(Vertical):
             await stream.stop()
         except asyncio.CancelledError:
             # MarkdownStream.stop() re-raises the cancel of its own task when that task had not started
-            # yet; only a cancel aimed at us (the round worker) may propagate.
+            # yet; only a cancel aimed at us may propagate.
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise
 
+    async def _show(self, text: str) -> None:
+        """Replace whatever is shown with `text` (one segment)."""
+        self._pending.clear()
+        await self._stop_stream()
+        sealed = list(self.query(SealedMarkdown))
+        if sealed:
+            await self.remove_children(sealed)
+        self._sealed, self._live_text = [], text
+        await self.markdown.update(text)
+
     async def retry(self, attempt: int, error: str) -> None:
         """The call restarts: what streamed so far is void and goes."""
-        await self._stop_stream()
-        await self.markdown.update("")
+        await self._show("")
         self.tokens = 0
         self.attempt = attempt
         self.note(f"retrying (attempt {attempt}): {error}")
 
     async def finish(self, phase: Phase, now: float) -> None:
-        await self._stop_stream()
         self.finished_at = now
         self.tokens = phase.usage.output_tokens or self.tokens
         self.cost = phase.usage.cost_usd
-        await self.markdown.update(strip_control(phase.response))
+        final = strip_control(phase.response)
+        await self.flush()
+        await self._stop_stream()
+        if self.text != final:  # the streamed text is not the answer of record (or not all of it)
+            await self._show(final)
         self.note("")
         self._set_state(PhaseStatus.COMPLETE)
 
     async def fail(self, phase: Phase | None, now: float, status: PhaseStatus = PhaseStatus.FAILED,
                    error: str | None = None) -> None:
         """Failed, skipped or cancelled: streamed text is not an answer, so it is cleared."""
-        await self._stop_stream()
         if phase is not None:
             status, error = phase.status, phase.error
         self.finished_at = now if self.started_at is not None else None
-        await self.markdown.update("")
+        await self._show("")
         self.note(f"{status.value}: {error}" if error else status.value)
         self._set_state(status)
 
-    def show_final(self, phase: Phase) -> None:
-        """A finished phase from a saved round (no streaming)."""
+    async def show_final(self, phase: Phase) -> None:
+        """A phase's outcome from the finished round, where its own events did not say (no streaming)."""
         if phase.status == PhaseStatus.COMPLETE:
-            self.markdown.update(strip_control(phase.response))
+            await self._show(strip_control(phase.response))
             self.tokens = phase.usage.output_tokens
             self.cost = phase.usage.cost_usd
         else:
+            await self._show("")
             self.note(f"{phase.status.value}: {phase.error}" if phase.error else phase.status.value)
         self._set_state(phase.status)
+
+
+class PaneScroll(VerticalScroll):
+    """The pane's scrolling body. Focus restyles this widget only: Textual's default restyles every
+    descendant on a focus change, i.e. every Markdown block of the pane (seconds with a long transcript),
+    and no rule here depends on the body's focus."""
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        self.app.stylesheet.update_nodes([self], animate=True)
 
 
 class RolePane(Vertical):
@@ -188,18 +300,21 @@ class RolePane(Vertical):
         self.phase_types = phases
         self.border_title = f"{role} · {strip_control(model)}"
         self._follow_from = 0.0  # where we last scrolled to; above it, the reader has scrolled up
+        # kept, not queried: a query walks every Markdown block below
+        self._views = [PhaseView(pt) for pt in phases]
+        self._status = Static("waiting", classes="pane-status", markup=False)
+        self._status_text = "waiting"
+        self._body = PaneScroll(*self._views)
 
     def compose(self) -> ComposeResult:
-        yield Static("waiting", classes="pane-status", markup=False)
-        with VerticalScroll():
-            for pt in self.phase_types:
-                yield PhaseView(pt)
+        yield self._status
+        yield self._body
 
     def view(self, phase_type: PhaseType) -> PhaseView:
-        return self.query_one(f"#phase-{phase_type.value}", PhaseView)
+        return next(v for v in self._views if v.phase_type == phase_type)
 
     def views(self) -> list[PhaseView]:
-        return list(self.query(PhaseView))
+        return list(self._views)
 
     def refresh_status(self, clock: Callable[[], float]) -> None:
         """Update the one-line status; called on a timer (~10 Hz), never per token."""
@@ -223,10 +338,10 @@ class RolePane(Vertical):
             text = f"{label}: {state} · {tokens} tok · {elapsed:.1f}s{cost}"
         if running:
             # follow the text as it streams, unless the reader has scrolled up to read
-            body = self.query_one(VerticalScroll)
+            body = self._body
             if body.scroll_y >= self._follow_from - 1:
                 body.scroll_end(animate=False, immediate=False)
                 self._follow_from = body.max_scroll_y
-        status = self.query_one(".pane-status", Static)
-        if str(status.render()) != text:
-            status.update(text)
+        if self._status_text != text:
+            self._status_text = text
+            self._status.update(text)
