@@ -57,7 +57,8 @@ def _run_round(request: RoundRequest, clients: dict[str, ModelClient], store: An
 
 @dataclass
 class Services:
-    dilemmas: list[Dilemma]
+    #: None until the document is read: the setup screen paints first and loads it in a thread worker
+    dilemmas: list[Dilemma] | None
     model_names: list[str]
     default_model: str
     store: Any  # ebtui.core.store.ResultsStore (or anything with its methods)
@@ -79,7 +80,10 @@ class Services:
 
 def default_services(document: str | Path | None = None, models_file: str | Path | None = None,
                      store: str | Path | None = None) -> Services:
-    """The real thing. Raises ConfigError / DocumentError for bad --models / --document (the caller reports)."""
+    """The real thing. Raises ConfigError / DocumentError for bad --models / --document (the caller reports).
+
+    A document named on the command line is read now, so a bad one is a one-line error before the screen
+    opens; the built-in one (known good) is left for the setup screen to load after its first paint."""
     from ebtui.config import load_models_config
     from ebtui.core.store import ResultsStore
     from ebtui.locations import store_dir
@@ -87,7 +91,7 @@ def default_services(document: str | Path | None = None, models_file: str | Path
 
     config = load_models_config(models_file)
     doc_path = Path(document) if document else None
-    dilemmas = _load_document(doc_path)
+    dilemmas = _load_document(doc_path) if doc_path is not None else None
     names = list(config.models)
     details = {}
     for name, cfg in config.models.items():

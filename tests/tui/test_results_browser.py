@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
 from tui_helpers import EntriesStore, fixed_round, synthetic_entries
 
-from ebtui.tui.screens.results import PAGE_ROWS, ResultFilters, ResultsScreen, filter_entries
+from ebtui.tui.screens.results import PAGE_ROWS, PREFETCH_ROWS, ResultFilters, ResultsScreen, filter_entries
 from ebtui.tui.screens.round_view import RoundScreen
 from ebtui.tui.widgets.score_card import ScoreCard
 
@@ -92,3 +93,32 @@ async def test_find_a_saved_round_and_open_it(make_app, store) -> None:
         card = round_screen.query_one(ScoreCard)
         assert card.round.id == "r-bbbbbbbbbbbb"
         assert card.query_one(".card-review").has_class("-shown")
+
+
+async def test_the_newest_page_shows_before_the_whole_index_is_read(make_app) -> None:
+    entries = synthetic_entries(2 * PAGE_ROWS + 100)
+    gate = threading.Event()
+    store = EntriesStore(entries, full_query_gate=gate)
+    app = make_app(store=store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await _wait_until(lambda: table.row_count == PAGE_ROWS)
+        assert not screen.complete and store.calls[0] == PAGE_ROWS
+        newest = max(entries, key=lambda e: (e["ts"], e["id"]))
+        assert screen.shown[0]["id"] == newest["id"]
+        assert "reading the rest" in str(screen.query_one("#results-count").render())
+        table.move_cursor(row=10)
+        gate.set()
+        await _wait_until(lambda: screen.complete)
+        await pilot.pause()
+        assert f"{len(entries)} of {len(entries)}" in str(screen.query_one("#results-count").render())
+        assert table.row_count == PAGE_ROWS and table.cursor_row == 10  # the table was kept, not rebuilt
+        # nearing the end of the table adds the next page
+        table.focus()
+        table.move_cursor(row=PAGE_ROWS - PREFETCH_ROWS)
+        await pilot.pause()
+        assert table.row_count == 2 * PAGE_ROWS
+        assert [e["id"] for e in screen.shown] == [e["id"] for e in screen.matched[: 2 * PAGE_ROWS]]

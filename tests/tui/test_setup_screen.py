@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual.widgets import OptionList, Select
+from tui_helpers import make_dilemmas
 
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.widgets.dilemma_card import DilemmaCard
@@ -65,3 +67,30 @@ def _real_loader(path):
     from ebtui.core.dilemmas import load_dilemmas
 
     return load_dilemmas(path)
+
+
+async def test_the_screen_paints_before_the_document_is_read(make_app) -> None:
+    release = threading.Event()
+
+    def slow_loader(path):
+        assert path is None  # the built-in document
+        assert release.wait(20)
+        return make_dilemmas()
+
+    app = make_app(dilemmas=None, load_document=slow_loader)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SetupScreen) and screen.document_loading
+        assert "Loading dilemmas" in str(screen.query_one("#document-label").render())
+        await pilot.press("ctrl+r")  # too early: a message, not a crash
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        assert any("still loading" in n.message for n in app._notifications)
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.query_one("#dilemma-list", OptionList).option_count == 2
+        assert app.services.dilemmas is not None and not screen.document_loading
+        assert "The Lighthouse Keeper's Log" in screen.query_one(DilemmaCard).source
+        assert not any("Loaded" in n.message for n in app._notifications)  # the app's own document: no toast

@@ -141,14 +141,20 @@ def synthetic_entries(n: int) -> list[dict[str, Any]]:
 class EntriesStore:
     """Stands in for the store's index where a test needs thousands of entries without writing rounds."""
 
-    def __init__(self, entries: list[dict[str, Any]], rounds: dict[str, Round] | None = None) -> None:
+    def __init__(self, entries: list[dict[str, Any]], rounds: dict[str, Round] | None = None,
+                 full_query_gate: Any = None) -> None:
         self.entries = entries
         self.rounds = rounds or {}
+        self.full_query_gate = full_query_gate  # a threading.Event a whole-index query waits for
+        self.calls: list[int | None] = []  # the limit of each query
 
-    def query(self, newest_first: bool = False, **filters: Any) -> list[dict[str, Any]]:
+    def query(self, newest_first: bool = False, limit: int | None = None, **filters: Any) -> list[dict[str, Any]]:
         assert not filters, "the browser filters in memory"
+        self.calls.append(limit)
+        if limit is None and self.full_query_gate is not None:
+            assert self.full_query_gate.wait(20), "the test never released the whole-index query"
         rows = sorted(self.entries, key=lambda e: (e["ts"], e["id"]), reverse=newest_first)
-        return [dict(e) for e in rows]
+        return [dict(e) for e in rows[:limit]]
 
     def load_round(self, round_id: str) -> Round:
         return self.rounds[round_id]

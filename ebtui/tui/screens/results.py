@@ -1,4 +1,9 @@
-"""Saved rounds from the store's index, filtered in memory; Enter opens one."""
+"""Saved rounds from the store's index, filtered in memory; Enter opens one.
+
+A big store opens fast: the newest page comes first (`query(limit=PAGE_ROWS, newest_first=True)`) and is on
+screen while the rest of the index is read in the same thread worker; the table then grows a page at a
+time as the cursor nears its end (or with m), since a DataTable measures every row it holds.
+"""
 
 from __future__ import annotations
 
@@ -23,8 +28,10 @@ COLUMNS = (("When", "when", 16), ("Dilemma", "dilemma", 12), ("Team A", "a", 12)
            ("Judge", "judge", 12), ("A : B", "totals", 7), ("Status", "status", 10), ("Review", "review", 8),
            ("Tournament", "tournament", 10))
 #: rows put in the table at once: a DataTable measures every cell it holds, so thousands of rows would
-#: make each filter keystroke cost seconds; more are added on demand (m)
+#: make each filter keystroke cost seconds; more are added as the cursor nears the end (or with m)
 PAGE_ROWS = 500
+#: rows from the end of the table at which the next page is added
+PREFETCH_ROWS = 50
 REVIEW_CHOICES = [("needs review", "yes"), ("reviewed / fine", "no")]
 
 
@@ -92,9 +99,10 @@ class ResultsScreen(Screen[None]):
     ]
 
     class EntriesLoaded(Message):
-        def __init__(self, entries: list[dict[str, Any]]) -> None:
+        def __init__(self, entries: list[dict[str, Any]], complete: bool = True) -> None:
             super().__init__()
             self.entries = entries
+            self.complete = complete  # False: only the newest page; the rest follows
 
     def __init__(self) -> None:
         super().__init__()
@@ -103,6 +111,7 @@ class ResultsScreen(Screen[None]):
         self.matched: list[dict[str, Any]] = []
         self._debounce: Timer | None = None
         self.limit = PAGE_ROWS
+        self.complete = False  # every index entry is loaded (not only the newest page)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,7 +143,12 @@ class ResultsScreen(Screen[None]):
     def _load(self) -> None:
         store = self.app.services.store  # type: ignore[attr-defined]
         try:
-            entries = store.query(newest_first=True)
+            first = store.query(newest_first=True, limit=PAGE_ROWS)
+            if len(first) == PAGE_ROWS:  # there may be more: show this page while reading the rest
+                self.post_message(self.EntriesLoaded(first, complete=False))
+                entries = store.query(newest_first=True)
+            else:
+                entries = first
         except Exception as exc:  # an unreadable store is a message, not a crash
             self.app.call_from_thread(self.notify, f"Could not read the results store: {exc}", severity="error")
             entries = []
@@ -142,8 +156,16 @@ class ResultsScreen(Screen[None]):
 
     @on(EntriesLoaded)
     def _loaded(self, event: EntriesLoaded) -> None:
+        first_page_shown = not self.complete and bool(self.shown)
         self.entries = event.entries
-        self.apply_filters()
+        self.complete = event.complete
+        if first_page_shown and event.complete:
+            matched = filter_entries(self.entries, self.current_filters())
+            if [e["id"] for e in matched[: len(self.shown)]] == [e["id"] for e in self.shown]:
+                self.matched = matched  # the table already holds the right rows: keep it (and the cursor)
+                self._show_count()
+                return
+        self.apply_filters(keep_limit=event.complete)
 
     def current_filters(self) -> ResultFilters:
         def text(id_: str) -> str:
@@ -168,17 +190,33 @@ class ResultsScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         table.add_rows([entry_row(e) for e in self.shown])
-        count = f"{len(self.matched)} of {len(self.entries)} rounds"
-        if len(self.shown) < len(self.matched):
-            count += f" (newest {len(self.shown)} shown; m shows more)"
-        if not self.entries:
-            count = "No saved rounds yet — start one with F2."
+        self._show_count()
+
+    def _show_count(self) -> None:
+        if not self.complete:
+            count = f"newest {len(self.shown)} rounds shown; reading the rest of the index…"
+        else:
+            count = f"{len(self.matched)} of {len(self.entries)} rounds"
+            if len(self.shown) < len(self.matched):
+                count += f" (newest {len(self.shown)} in the table; more as you scroll, or m)"
+            if not self.entries:
+                count = "No saved rounds yet — start one with F2."
         self.query_one("#results-count", Static).update(count + ("  ·  enter opens a round" if self.shown else ""))
 
     def action_more(self) -> None:
-        if len(self.shown) < len(self.matched):
-            self.limit += PAGE_ROWS
-            self.apply_filters(keep_limit=True)
+        """Add the next page of matching rounds to the table (without rebuilding it)."""
+        if len(self.shown) >= len(self.matched):
+            return
+        self.limit += PAGE_ROWS
+        page = self.matched[len(self.shown): self.limit]
+        self.shown = self.shown + page
+        self.query_one(DataTable).add_rows([entry_row(e) for e in page])
+        self._show_count()
+
+    @on(DataTable.RowHighlighted, "#results-table")
+    def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= len(self.shown) - PREFETCH_ROWS:
+            self.action_more()
 
     @on(Input.Changed)
     def _text_changed(self) -> None:

@@ -37,15 +37,17 @@ class SetupScreen(Screen[None]):
             self.request = request
 
     class DocumentLoaded(Message):
-        def __init__(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
+        def __init__(self, path: Path | None, dilemmas: list[Dilemma], *, initial: bool = False) -> None:
             super().__init__()
             self.path = path
             self.dilemmas = dilemmas
+            self.initial = initial  # the app's own document, loaded after the first paint
 
     def __init__(self) -> None:
         super().__init__()
         self.dilemmas: list[Dilemma] = []
         self.document: Path | None = None
+        self.document_loading = False  # the app's document is still being read
 
     def compose(self) -> ComposeResult:
         services = self.app.services  # type: ignore[attr-defined]
@@ -81,8 +83,14 @@ class SetupScreen(Screen[None]):
     def on_mount(self) -> None:
         services = self.app.services  # type: ignore[attr-defined]
         self.sub_title = "New round"
-        self._show_document(services.document, services.dilemmas)
         self.query_one("#dilemma-list", OptionList).focus()
+        if services.dilemmas is None:  # paint first, read the document in a thread
+            self.document_loading = True
+            self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
+            self.query_one(DilemmaCard).update("*Loading the dilemmas…*")
+            self.load_document(services.document, initial=True)
+        else:
+            self._show_document(services.document, services.dilemmas)
 
     def _show_document(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
         self.document = path
@@ -119,7 +127,8 @@ class SetupScreen(Screen[None]):
     def action_start(self) -> None:
         dilemma = self.selected_dilemma
         if dilemma is None:
-            self.notify("Pick a dilemma first.", severity="warning")
+            self.notify("The dilemmas are still loading." if self.document_loading else "Pick a dilemma first.",
+                        severity="warning")
             return
         models = {}
         for role_id, role_label in ROLES:
@@ -156,7 +165,7 @@ class SetupScreen(Screen[None]):
         self.app.push_screen(OpenDocumentModal(self.document), opened)
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
-    def load_document(self, path: Path | None) -> None:
+    def load_document(self, path: Path | None, initial: bool = False) -> None:
         """Read a .docx off the UI thread; a bad file is a notification naming it, never a crash."""
         services = self.app.services  # type: ignore[attr-defined]
         try:
@@ -166,20 +175,27 @@ class SetupScreen(Screen[None]):
         except Exception as exc:  # DocumentError carries the loader's clear message; anything else too
             self.app.call_from_thread(self.notify, strip_control(str(exc)) or repr(exc),
                                       title="Could not open the document", severity="error", timeout=10)
+            if initial:
+                self.post_message(self.DocumentLoaded(path, [], initial=True))
             return
         if not dilemmas:
-            self.app.call_from_thread(self.notify, f"{path}: no dilemmas found", severity="error")
+            self.app.call_from_thread(self.notify, f"{path or 'the built-in document'}: no dilemmas found",
+                                      severity="error")
+            if initial:
+                self.post_message(self.DocumentLoaded(path, [], initial=True))
             return
         if caught:
             first = strip_control(str(caught[0].message))
             more = f" (and {len(caught) - 1} more)" if len(caught) > 1 else ""
             self.app.call_from_thread(self.notify, first + more, title="Document warnings", severity="warning",
                                       timeout=8)
-        self.post_message(self.DocumentLoaded(path, dilemmas))
+        self.post_message(self.DocumentLoaded(path, dilemmas, initial=initial))
 
     @on(DocumentLoaded)
     def _document_loaded(self, event: DocumentLoaded) -> None:
         services = self.app.services  # type: ignore[attr-defined]
         services.dilemmas, services.document = event.dilemmas, event.path
+        self.document_loading = False
         self._show_document(event.path, event.dilemmas)
-        self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
+        if not event.initial:
+            self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
