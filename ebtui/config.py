@@ -58,7 +58,8 @@ PROVIDERS: dict[str, ProviderPreset] = {
     "llamacpp": ProviderPreset("openai", "http://localhost:8080/v1", None, extras=_OPENAI_EXTRAS),
     "openai_compatible": ProviderPreset("openai", None, None, extras=_OPENAI_EXTRAS),
     "local": ProviderPreset("local", needs_model=False,
-                            extras=frozenset({"model_path", "n_ctx", "n_threads", "seed", "top_p"})),
+                            extras=frozenset({"model_path", "n_ctx", "n_threads", "seed", "top_p", "answer_words",
+                                              "json_string_chars", "json_max_tokens", "repeat_penalty"})),
     "scripted": ProviderPreset("scripted", needs_model=False, supports_temperature=False,
                                extras=frozenset({"latency_s", "tokens_per_second", "judge_mode", "seed",
                                                  "rules", "faults"})),
@@ -213,6 +214,12 @@ def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path
             raise bad(key, f"must be a number >= 0 (got {value!r})")
         if key in ("n_ctx", "n_threads") and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
             raise bad(key, f"must be a positive integer (got {value!r})")
+        if key in ("answer_words", "json_string_chars", "json_max_tokens") and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise bad(key, f"must be an integer >= 0 (got {value!r})")
+        if key == "repeat_penalty" and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
+            raise bad(key, f"must be a number > 0 (got {value!r})")
         if key in ("json_schema", "cache_system") and not isinstance(value, bool):
             raise bad(key, f"must be true or false (got {value!r})")
         if key == "judge_mode" and value not in ("valid", "malformed", "prose", "out_of_range"):

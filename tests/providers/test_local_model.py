@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from ebtui.cli import cli
-from ebtui.config import load_models_config
+from ebtui.config import ConfigError, load_models_config, parse_model
 from ebtui.providers.base import Completion, Delta, ProviderError
-from ebtui.providers.local import find_gguf
+from ebtui.providers.local import answer_word_limit, bound_schema, find_gguf, text_grammar
 from ebtui.providers.registry import build_client
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
@@ -33,19 +33,16 @@ def test_models_check_local_returns_real_text() -> None:
 async def test_local_streams_and_follows_a_schema() -> None:
     client = build_client(load_models_config().get("local"))
     items: list[object] = []
-    try:
-        async for item in client.stream("Name one color.", "Answer with one word.", max_tokens=24):
-            items.append(item)
-    except ProviderError as exc:  # a chatty answer is cut off: an error, with what streamed kept for the record
-        assert exc.kind == "truncated"
-        text = exc.partial_text
-    else:
-        done = items[-1]
-        assert isinstance(done, Completion)
-        assert done.usage.input_tokens > 0 and done.usage.output_tokens > 0
-        text = done.text
+    # a chatty answer would be cut off at 24 tokens; the word grammar makes it end first (at most 8 words)
+    async for item in client.stream("Name one color.", "Answer with one word.", max_tokens=24):
+        items.append(item)
+    done = items[-1]
+    assert isinstance(done, Completion) and done.finish_reason == "stop"
+    assert done.usage.input_tokens > 0 and 0 < done.usage.output_tokens <= 24
+    text = done.text
     deltas = [i for i in items if isinstance(i, Delta)]
     assert deltas and text == "".join(d.text for d in deltas) and text.strip()
+    assert len(text.split()) <= answer_word_limit(120, 24) == 8
     schema = {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}
     judged = await client.generate("Rate the sky from 1 to 10.", "Answer in JSON.", json_schema=schema,
                                    max_tokens=24)
@@ -74,3 +71,77 @@ async def test_local_without_llama_is_unavailable_with_a_hint(monkeypatch: pytes
         await client.generate("hi", "sys")
     assert info.value.kind == "unavailable" and info.value.attempts == 1
     assert "pip install 'ebtui[local]'" in str(info.value)
+
+
+@pytest.mark.local_model
+@needs_llama
+async def test_a_rambling_answer_ends_within_its_word_bound(tmp_path) -> None:
+    """Asked for something long, the model still stops on its own (finish "stop") at the configured bound."""
+    models = tmp_path / "models.toml"
+    models.write_text('[models.local]\nprovider = "local"\nanswer_words = 30\nseed = 3\n')
+    client = build_client(load_models_config(models).get("local"))
+    done = await client.generate("Write a very long essay, at least 2000 words, about the history of ethics.",
+                                 "You are a helpful assistant.", max_tokens=400)
+    assert done.finish_reason == "stop" and done.text.strip()
+    assert len(done.text.split()) <= 30
+    assert done.usage.output_tokens < 400
+
+
+@pytest.mark.local_model
+@needs_llama
+async def test_json_scores_stay_in_their_range_and_strings_end(tmp_path) -> None:
+    models = tmp_path / "models.toml"
+    models.write_text('[models.local]\nprovider = "local"\njson_string_chars = 40\nseed = 5\n')
+    client = build_client(load_models_config(models).get("local"))
+    schema = {"type": "object", "properties": {
+        "score": {"type": "integer", "minimum": 1, "maximum": 10},
+        "why": {"type": "string"}}, "required": ["score", "why"], "additionalProperties": False}
+    done = await client.generate("Rate this plan from 1 to 10 and say why: eat cake for every meal.",
+                                 "Answer in JSON.", json_schema=schema)
+    reply = json.loads(done.text)
+    assert list(reply) == ["score", "why"]  # the schema's order, scores first
+    assert 1 <= reply["score"] <= 10 and len(reply["why"]) <= 40
+
+
+def test_text_grammar_and_word_limit() -> None:
+    assert text_grammar(5).splitlines()[0] == "root ::= word (sep word){0,4}"
+    assert "{1,24}" in text_grammar(5)
+    assert answer_word_limit(120, 512) == 120
+    assert answer_word_limit(120, 100) == 46  # two tokens a word, with a little room
+    assert answer_word_limit(120, 4) == 1
+    assert answer_word_limit(0, 512) == 0  # no bound
+
+
+def test_bound_schema_caps_strings_and_makes_small_ranges_enums() -> None:
+    from ebtui.core.judgment import JUDGMENT_SCHEMA
+
+    before = json.dumps(JUDGMENT_SCHEMA)
+    bounded = bound_schema(JUDGMENT_SCHEMA, 300)
+    assert json.dumps(JUDGMENT_SCHEMA) == before  # the shared schema is left alone
+    team = bounded["properties"]["team_a"]["properties"]
+    assert team["justification"]["maxLength"] == 300
+    assert bounded["properties"]["overall_analysis"]["maxLength"] == 300
+    score = team["scores"]["properties"]["consistency"]
+    assert score["enum"] == list(range(1, 11)) and "type" not in score and score["description"]
+    assert list(bounded["properties"]) == list(JUDGMENT_SCHEMA["properties"])  # order kept
+    kept = bound_schema({"type": "object", "properties": {
+        "s": {"type": "string", "maxLength": 5}, "big": {"type": "integer", "minimum": 0, "maximum": 10_000},
+        "items": {"type": "array", "items": {"type": "string"}}}}, 50)
+    assert kept["properties"]["s"]["maxLength"] == 5
+    assert kept["properties"]["big"] == {"type": "integer", "minimum": 0, "maximum": 10_000}
+    assert kept["properties"]["items"]["items"]["maxLength"] == 50
+    assert bound_schema({"type": "string"}, 0) == {"type": "string"}
+
+
+@pytest.mark.parametrize(("field", "value", "ok"), [
+    ("answer_words", 60, True), ("answer_words", 0, True), ("answer_words", -1, False),
+    ("answer_words", "many", False), ("json_string_chars", 200, True), ("json_max_tokens", True, False),
+    ("repeat_penalty", 1.2, True), ("repeat_penalty", 0, False),
+])
+def test_local_length_settings_are_checked(field: str, value: object, ok: bool) -> None:
+    table = {"provider": "local", field: value}
+    if ok:
+        assert parse_model("local", table, None).extras[field] == value
+    else:
+        with pytest.raises(ConfigError, match=field):
+            parse_model("local", table, None)
