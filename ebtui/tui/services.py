@@ -68,6 +68,7 @@ class Services:
     run_round: Callable[[RoundRequest, dict[str, ModelClient], Any], AsyncIterator[RoundEvent]] = _run_round
     #: seconds, monotonic; snapshot tests pass a fixed clock so elapsed times never change
     clock: Callable[[], float] = time.monotonic
+    #: shown dimmed after each model's name in the pickers (see `model_detail`)
     model_details: dict[str, str] = field(default_factory=dict)
     #: the ebtui.config.ModelsConfig the app was opened with (the Tournament screen plans against it)
     models_config: Any = None
@@ -76,6 +77,17 @@ class Services:
         """Build the clients (ConfigError for a missing key) and start the core's round engine."""
         clients = self.make_clients([request.team_a, request.team_b, request.judge])
         return self.run_round(request, clients, self.store)
+
+
+def model_detail(name: str, provider: str | None, model: str | None) -> str:
+    """What the model picker shows after a model's name: provider/model, each said once and only when it
+    adds something (`scripted` is just "scripted", not "scripted (scripted: scripted)")."""
+    parts: list[str] = []
+    for part in (provider, model):
+        part = str(part or "").strip()
+        if part and part != name and part not in parts:
+            parts.append(part)
+    return "/".join(parts)
 
 
 def default_services(document: str | Path | None = None, models_file: str | Path | None = None,
@@ -93,12 +105,7 @@ def default_services(document: str | Path | None = None, models_file: str | Path
     doc_path = Path(document) if document else None
     dilemmas = _load_document(doc_path) if doc_path is not None else None
     names = list(config.models)
-    details = {}
-    for name, cfg in config.models.items():
-        try:
-            details[name] = cfg.describe()
-        except Exception:  # a description is cosmetic; never let it stop the app
-            details[name] = cfg.provider
+    details = {name: model_detail(name, cfg.provider, cfg.model) for name, cfg in config.models.items()}
     return Services(
         dilemmas=dilemmas,
         model_names=names,

@@ -68,7 +68,7 @@ def test_pick_watch_correct_and_find_a_round_in_a_real_terminal(tmp_path: Path) 
         assert tmux.run("display", "-p", "-t", "e2e", "#{window_width}x#{window_height}").strip() == "140x45"
         # focus: dilemma list → preview → Team A → Team B → Judge; pick the prose judge (every score missing)
         tmux.keys("Down", "Tab", "Tab", "Tab", "Tab", "Enter")
-        tmux.wait_for("prose-judge (scripted)")  # the judge's picker is open
+        tmux.wait_for("prose-judge  scripted")  # the judge's picker is open: name, then provider once
         tmux.keys("Down", "Enter")
         time.sleep(0.5)
         tmux.keys("C-r")

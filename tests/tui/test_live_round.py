@@ -128,3 +128,66 @@ async def test_replayed_round_fills_every_pane(make_app) -> None:
         await _wait_until(lambda: screen.state == "finished")
         for phase in round_.phases:
             assert screen.view(phase.phase_type).text == phase.response
+
+
+def test_cut_points_respect_code_fences_and_indented_lines() -> None:
+    from ebtui.tui.widgets.role_pane import _cut_point
+
+    assert _cut_point("", "one\n\ntwo") == 5
+    assert _cut_point("", "no blank line") is None
+    assert _cut_point("", "para\n\n    indented code") is None  # the next line continues a block
+    fenced = "```\ncode\n\nmore code\n```\n\nafter"
+    assert fenced[_cut_point("", fenced):] == "after"  # not inside the fence
+    assert _cut_point("```python\n", "x = 1\n\ny = 2") is None  # a fence opened earlier is still open
+
+
+async def test_a_long_phase_streams_into_sealed_segments_and_keeps_its_text(make_app) -> None:
+    from ebtui.tui.widgets.role_pane import SEGMENT_BLOCKS, SealedMarkdown
+
+    paragraphs = [f"Paragraph {i}: the keeper weighs **duty** against *mercy*." for i in range(3 * SEGMENT_BLOCKS)]
+    long_text = "## A long presentation\n\n" + "\n\n".join(paragraphs) + "\n\n- one\n- two\n"
+    round_ = fixed_round(texts={"presentation": long_text})
+    app = make_app(run_round=lambda request, clients, store: events_from_round(round_, pause=0.0005))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        await _wait_until(lambda: screen.state == "finished", timeout=60)
+        view = screen.view(PhaseType.PRESENTATION)
+        sealed = list(view.query(SealedMarkdown))
+        assert sealed, "a long phase is sealed into once-rendered segments"
+        assert view.text == long_text  # streamed in pieces, the same text as the answer of record
+        assert len(view.markdown.children) <= SEGMENT_BLOCKS + 2  # the live segment stays small
+        blocks = len(list(view.walk_children()))
+        assert blocks < 2 * SEGMENT_BLOCKS + 20, blocks  # the DOM does not grow with the text
+        shown = "".join(s.source for s in sealed) + view.markdown.source
+        assert shown == long_text
+
+
+async def test_the_footer_drops_cancel_once_the_round_is_over(make_app) -> None:
+    round_ = fixed_round()
+    go_on = asyncio.Event()
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        await go_on.wait()
+        async for event in events_from_round(round_):
+            yield event
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        await _wait_until(lambda: screen.round_id is not None)
+        assert "cancel_round" in _footer_actions(screen) and "score_card" not in _footer_actions(screen)
+        go_on.set()
+        await _wait_until(lambda: screen.state == "finished")
+        await pilot.pause()
+        actions = _footer_actions(screen)
+        assert "cancel_round" not in actions and {"score_card", "back"} <= actions
+
+
+def _footer_actions(screen) -> set[str]:
+    """The screen's own actions the footer offers now (bindings whose check_action allows them)."""
+    return {b.binding.action for b in screen.active_bindings.values() if b.node is screen and b.enabled}

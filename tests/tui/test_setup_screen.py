@@ -94,3 +94,23 @@ async def test_the_screen_paints_before_the_document_is_read(make_app) -> None:
         assert app.services.dilemmas is not None and not screen.document_loading
         assert "The Lighthouse Keeper's Log" in screen.query_one(DilemmaCard).source
         assert not any("Loaded" in n.message for n in app._notifications)  # the app's own document: no toast
+
+
+def test_model_labels_say_provider_and_model_once() -> None:
+    from ebtui.tui.services import model_detail
+
+    assert model_detail("scripted", "scripted", "scripted") == ""
+    assert model_detail("prose-judge", "scripted", None) == "scripted"
+    assert model_detail("claude", "anthropic", "claude-sonnet-4-6") == "anthropic/claude-sonnet-4-6"
+    assert model_detail("gpt", "openai", "openai") == "openai"
+
+
+async def test_the_picker_shows_the_name_then_the_detail_dimmed(make_app) -> None:
+    app = make_app(model_details={"local": "local/echo-1", "scripted": ""})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        select = app.screen.query_one("#team-a", Select)
+        labels = {value: label for label, value in select._options}
+        assert labels["local"].plain == "local  local/echo-1"
+        assert [span.style for span in labels["local"].spans] == ["dim"]
+        assert labels["scripted"].plain == "scripted"

@@ -76,9 +76,13 @@ class SetupScreen(Screen[None]):
                 yield Static("", id="setup-hint", markup=False)
         yield Footer()
 
-    def _model_label(self, name: str) -> str:
+    def _model_label(self, name: str) -> Text:
+        """The name, then provider/model dimmed (once, and only what the name does not already say)."""
         detail = self.app.services.model_details.get(name)  # type: ignore[attr-defined]
-        return strip_control(detail or name)
+        label = Text(strip_control(name))
+        if detail:
+            label.append(f"  {strip_control(detail)}", style="dim")
+        return label
 
     def on_mount(self) -> None:
         services = self.app.services  # type: ignore[attr-defined]
