@@ -1124,13 +1124,16 @@ class BackgroundSaver:
             err = self._failed.pop(rid, None)
             if err is not None:
                 raise err
-            if self.closed:  # after close(): write in place
-                return self.store.save_round(snapshot)
-            n = self._handed[rid] = self._handed.get(rid, 0) + 1
-            self._pending.pop(rid, None)  # re-insert: writes follow the order of the last hand-offs
-            self._pending[rid] = (n, snapshot)
-            self._cond.notify_all()
-        return self.store.round_path(rid)
+            if not self.closed:
+                n = self._handed[rid] = self._handed.get(rid, 0) + 1
+                self._pending.pop(rid, None)  # re-insert: writes follow the order of the last hand-offs
+                self._pending[rid] = (n, snapshot)
+                self._cond.notify_all()
+                return self.store.round_path(rid)
+        # after close(): in place, once the thread has written what it still held (order per round)
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
+        return self.store.save_round(snapshot)
 
     def landed(self, round_id: str) -> concurrent.futures.Future[Path]:
         """A future done when everything handed over for this round so far is on disk (its exception:

@@ -994,7 +994,10 @@ class TournamentRunner:
         self._emit(TournamentStarted(self.tournament, self.progress()))
 
         sem = asyncio.Semaphore(self.config.concurrency)
-        writer = _WriteBehindSaver(self.store) if self._write_behind and work else None
+        # the store's own writer thread (ebtui.core.store.BackgroundSaver): handed to the engine as the saver,
+        # so a round's end does not wait for its write either; flushed below
+        writer = self.store.background_saver() if self._write_behind and work else None
+        errors_before = len(writer.errors) if writer is not None else 0
         self.saver = writer or self.store
         try:
             for ex, existing in work:
@@ -1005,10 +1008,11 @@ class TournamentRunner:
                 await asyncio.gather(*list(self._tasks), return_exceptions=True)
         finally:
             if writer is not None:
-                await asyncio.shield(asyncio.to_thread(writer.close))
+                await asyncio.shield(asyncio.to_thread(writer.flush))
                 self.saver = self.store
-        if writer is not None and writer.errors:
-            log.error("%d round save(s) failed; first: %s", len(writer.errors), writer.errors[0])
+        failed = writer.errors[errors_before:] if writer is not None else []
+        if failed:
+            log.error("%d round save(s) failed; first: %s", len(failed), failed[0])
 
         rounds = [r for r in (self._existing(sr.round_id(self.tournament_id)) for sr in self.schedule.rounds) if r]
         complete = sum(1 for r in rounds if r.status == RoundStatus.COMPLETE)
@@ -1174,67 +1178,6 @@ class TournamentRunner:
             return
         result.id = rid
         self._finished_round(sr, result)
-
-
-class _WriteBehindSaver:
-    """Saves rounds from a thread, so the store's fsyncs never block the event loop (where every round's
-    streams are read). The engine's save hands over a snapshot at once; the thread writes the newest
-    snapshot of each round (older ones of the same round are superseded, not written), in order. A crash
-    can lose only what the thread had not yet written — the last phase transition or so."""
-
-    def __init__(self, store: Any) -> None:
-        import threading
-
-        self.store = store
-        self.errors: list[str] = []
-        self._pending: dict[str, Round] = {}
-        self._busy = False
-        self._closed = False
-        self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._work, name="ebtui-round-writer", daemon=True)
-        self._thread.start()
-
-    def save_round(self, round_: Round) -> Any:
-        # The engine replaces lists and mutates only phases in place: copying the round and its phases
-        # (shallowly) is a consistent snapshot, at a fraction of a deep copy's cost.
-        snapshot = round_.model_copy(update={"phases": [p.model_copy() for p in round_.phases]})
-        with self._cond:
-            if self._closed:  # after close (should not happen): write in place
-                return self.store.save_round(snapshot)
-            self._pending.pop(round_.id, None)  # re-insert: keep the order of last saves
-            self._pending[round_.id] = snapshot
-            self._cond.notify_all()
-        return self.store.round_path(round_.id)
-
-    def _work(self) -> None:
-        while True:
-            with self._cond:
-                while not self._pending and not self._closed:
-                    self._cond.wait()
-                if not self._pending and self._closed:
-                    return
-                batch, self._pending = self._pending, {}
-                self._busy = True
-            for snapshot in batch.values():
-                try:
-                    self.store.save_round(snapshot)
-                except Exception as exc:  # noqa: BLE001 - recorded and reported by the runner
-                    log.exception("saving round %s failed", snapshot.id)
-                    self.errors.append(f"{snapshot.id}: {exc}")
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
-
-    def flush(self) -> None:
-        with self._cond:
-            while self._pending or self._busy:
-                self._cond.wait()
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        self._thread.join()
 
 
 class _IdPinningSaver:
