@@ -941,15 +941,20 @@ class ResultsStore:
         self._verified = verified
         if not files and not changed:
             return changed
-        try:
-            with self._writing():
-                self._clean_dead_markers()
-                if changed or self._index_stamp is None:
+        if changed or self._index_stamp is None:
+            try:
+                with self._writing():
+                    self._clean_dead_markers()
                     self._flush_locked(force=True)
-                else:
+            except OSError as exc:  # a read-only store can still be browsed
+                log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
+        else:
+            try:  # the index matched: only note that (so the next open skips this check)
+                with self._writing():
+                    self._clean_dead_markers()
                     self._write_check()
-        except OSError as exc:  # a read-only store can still be browsed
-            log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
+            except OSError as exc:  # read-only: nothing to fix, every open does the full check
+                log.debug("%s: cannot note the checked index (%s)", self.check_path, exc)
         return changed
 
     def refresh(self) -> int:
