@@ -1096,13 +1096,15 @@ class BackgroundSaver:
     newer one), in the order of hand-off, through `store.save_round` (atomic file, index, flock).
 
     What a crash can lose. The thread never waits between writes: as soon as one write ends it starts on
-    the newest snapshots. So the round file on disk is never more than one write behind: it holds at
-    least the snapshot that was newest when the thread's current write began (or, if idle, the newest
-    one). A crash (kill -9, power loss with fsync on) therefore loses the phases in flight plus at most
-    the hand-offs made during the one write in progress — a phase that has just finished is "in flight"
-    until its write lands, a few milliseconds (one atomic write, ~10 ms with fsync). `landed(round_id)`,
-    `flush()` and `close()` wait for the writes; the round engine waits for a round's last write before it
-    reports the round finished, so RoundFinished still means "on disk".
+    the newest snapshots. It works in passes (each writes every round with changes once, in the order of
+    their last hand-off), so a snapshot handed over waits for at most the pass in progress, then is written
+    in the next (or superseded by a newer one written in its place): with one round in flight it is on
+    disk within two write times (a few milliseconds; ~10-25 ms with fsync on a busy disk), with C rounds
+    within two passes of at most C writes. Each round file is thus at most one write behind the engine. A crash (kill -9, or power loss with fsync on) loses the
+    phases in flight plus at most the transitions handed over in that window — a phase that has just
+    finished is "in flight" until its write lands. `landed(round_id)`, `flush()` and `close()` wait for
+    the writes; the round engine waits for a round's last write before it reports the round finished, so
+    RoundFinished still means "on disk".
 
     A write that fails is logged, recorded in `errors`, raised by `landed()` for that round and by the
     round's next `save_round` (so the engine stops on a broken store as it would saving in place).
