@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -19,7 +20,9 @@ from textual.widgets.option_list import Option
 from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.services import RoundRequest
-from ebtui.tui.widgets.dilemma_card import DilemmaCard
+
+if TYPE_CHECKING:
+    from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
 
@@ -57,7 +60,10 @@ class SetupScreen(Screen[None]):
                 yield Label("", id="document-label")
                 yield OptionList(id="dilemma-list")
             with VerticalScroll(id="preview"):
-                yield DilemmaCard(id="dilemma-preview")
+                if services.dilemmas is not None:
+                    yield self._new_card()
+                else:  # the preview (Textual's Markdown: ~0.1 s of imports) comes with the document
+                    yield Static("Loading the dilemmas…", id="preview-loading", markup=False)
             with Vertical(id="options"):
                 for role_id, role_label in ROLES:
                     yield Label(role_label, classes="option-label")
@@ -76,6 +82,16 @@ class SetupScreen(Screen[None]):
                 yield Static("", id="setup-hint", markup=False)
         yield Footer()
 
+    @staticmethod
+    def _new_card() -> DilemmaCard:
+        from ebtui.tui.widgets.dilemma_card import DilemmaCard
+
+        return DilemmaCard(id="dilemma-preview")
+
+    def _card(self) -> DilemmaCard | None:
+        cards = self.query("#dilemma-preview")
+        return cards.first() if cards else None  # type: ignore[return-value]
+
     def _model_label(self, name: str) -> Text:
         """The name, then provider/model dimmed (once, and only what the name does not already say)."""
         detail = self.app.services.model_details.get(name)  # type: ignore[attr-defined]
@@ -91,8 +107,8 @@ class SetupScreen(Screen[None]):
         if services.dilemmas is None:  # paint first, read the document in a thread
             self.document_loading = True
             self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
-            self.query_one(DilemmaCard).update("*Loading the dilemmas…*")
-            self.load_document(services.document, initial=True)
+            # after the first frame: the reading thread would otherwise compete with the first paint
+            self.call_after_refresh(self.load_document, services.document, True)
         else:
             self._show_document(services.document, services.dilemmas)
 
@@ -109,7 +125,9 @@ class SetupScreen(Screen[None]):
         )
         if dilemmas:
             options.highlighted = 0
-        self.query_one(DilemmaCard).show(dilemmas[0] if dilemmas else None)
+        card = self._card()
+        if card is not None:
+            card.show(dilemmas[0] if dilemmas else None)
 
     @property
     def selected_dilemma(self) -> Dilemma | None:
@@ -120,7 +138,9 @@ class SetupScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#dilemma-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self.query_one(DilemmaCard).show(self.selected_dilemma)
+        card = self._card()
+        if card is not None:
+            card.show(self.selected_dilemma)
         self.query_one("#preview").scroll_home(animate=False)
 
     @on(OptionList.OptionSelected, "#dilemma-list")
@@ -172,6 +192,8 @@ class SetupScreen(Screen[None]):
     def load_document(self, path: Path | None, initial: bool = False) -> None:
         """Read a .docx off the UI thread; a bad file is a notification naming it, never a crash."""
         services = self.app.services  # type: ignore[attr-defined]
+        import ebtui.tui.widgets.dilemma_card  # noqa: F401  (imported here, off the UI thread, for the preview)
+
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -196,10 +218,14 @@ class SetupScreen(Screen[None]):
         self.post_message(self.DocumentLoaded(path, dilemmas, initial=initial))
 
     @on(DocumentLoaded)
-    def _document_loaded(self, event: DocumentLoaded) -> None:
+    async def _document_loaded(self, event: DocumentLoaded) -> None:
         services = self.app.services  # type: ignore[attr-defined]
         services.dilemmas, services.document = event.dilemmas, event.path
         self.document_loading = False
+        placeholder = self.query("#preview-loading")
+        if placeholder:
+            await placeholder.remove()
+            await self.query_one("#preview").mount(self._new_card())
         self._show_document(event.path, event.dilemmas)
         if not event.initial:
             self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
