@@ -27,7 +27,7 @@ class EbtuiApp(App[None]):
         Binding("f2", "new_round", "New round", id="app.new_round"),
         Binding("f3", "browse_results", "Results", id="app.results"),
         # shown in the help and the palette; hidden from the footer so the other screens' snapshots hold
-        Binding("f4", "tournament", "Tournament", show=False, id="app.tournament"),
+        Binding("f4", "tournament", "Tournament", id="app.tournament"),
         Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
     ]
 

@@ -122,9 +122,10 @@ consistency test, and a judge scores both teams on seven criteria.
 | key | action |
 |---|---|
 | `F1` / `?` | this help |
-| `ctrl+p` | command palette (new round, browse results, open document, switch theme, help) |
+| `ctrl+p` | command palette (new round, browse results, tournament, open document, switch theme, help) |
 | `F2` | new round (setup) |
 | `F3` | browse saved results |
+| `F4` | tournaments: plan, run, cancel/resume, analysis and charts |
 | `ctrl+t` | switch theme |
 | `ctrl+q` | quit |
 
@@ -157,6 +158,14 @@ in place.
 ## Results
 Type in the filters to narrow the table (model, dilemma, judge, tournament), pick a status or
 needs-review; `enter` opens a round (transcript and score card); `ctrl+l` reloads from the store.
+
+## Tournament
+| key | action |
+|---|---|
+| `enter` | read the plan of the tournament file (dry run: rounds, calls, tokens, cost) |
+| `ctrl+r` | start the tournament (or resume it, if it was saved before) |
+| `ctrl+x` | cancel (rounds in flight are saved; start again to resume) |
+| `ctrl+l` | reload the list of saved tournaments |
 
 Themes: built-in ones plus TOML/JSON files in `./themes` or your config dir's `ebtui/themes`.
 """
