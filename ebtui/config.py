@@ -194,6 +194,9 @@ def parse_model(name: str, table: Any, source: Path | None) -> ModelConfig:
         raise ConfigError(_where(source, name, "base_url", "missing: provider 'openai_compatible' needs a base_url"))
     if name in BUILTIN_NAMES and provider == name and not data.get("model"):
         data["model"] = builtin_models()[name].model
+    if provider == "local":  # one generation at a time per process, slow first tokens: as the built-in
+        for key in ("max_concurrency", "max_tokens", "stall_timeout_s"):
+            data.setdefault(key, getattr(builtin_models()["local"], key))
     _check_extras(name, provider, extras, source)
     try:
         return ModelConfig(name=name, extras=extras, source=source, **data)

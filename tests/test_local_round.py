@@ -32,7 +32,7 @@ ANSWER_WORDS = 50  # short, still a few sentences of the model's own reasoning
 async def test_local_model_plays_a_whole_round(tmp_path: Path) -> None:
     models = tmp_path / "models.toml"
     models.write_text(
-        f"[models.local]\nprovider = \"local\"\nmax_tokens = 512\nstall_timeout_s = 120\nseed = 7\n"
+        f"[models.local]\nprovider = \"local\"\nseed = 7\n"
         f"answer_words = {ANSWER_WORDS}\njson_string_chars = 120\n"
     )
     config = load_models_config(models)

@@ -23,6 +23,7 @@ models.toml, with the defaults below.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import copy
 import importlib.util
 import json
@@ -90,8 +91,27 @@ def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int | None) -> An
             if seed is not None:
                 kwargs["seed"] = seed
             llm = Llama(**kwargs)
+            if not _models:
+                atexit.register(_close_models)
             _models[key] = llm
         return llm
+
+
+def _close_models() -> None:
+    """Free llama.cpp's memory before the interpreter tears its modules down (else __del__ fails noisily).
+    Not while a generation is still running in a worker thread: then the process's end frees it."""
+    if not _run_lock.acquire(timeout=2.0):
+        return
+    try:
+        with _models_lock:
+            for llm in _models.values():
+                try:
+                    llm.close()
+                except Exception:  # noqa: BLE001, S110 - the process is ending either way
+                    pass
+            _models.clear()
+    finally:
+        _run_lock.release()
 
 
 class LocalClient(ModelClient):

@@ -145,3 +145,14 @@ def test_local_length_settings_are_checked(field: str, value: object, ok: bool) 
     else:
         with pytest.raises(ConfigError, match=field):
             parse_model("local", table, None)
+
+
+def test_a_tuned_local_model_keeps_the_builtin_limits() -> None:
+    """[models.local] with only a bound changed is still one call at a time with the built-in's patience."""
+    builtin = load_models_config().get("local")
+    tuned = parse_model("local", {"provider": "local", "answer_words": 60}, None)
+    other = parse_model("tiny", {"provider": "local", "max_tokens": 256}, None)
+    for cfg in (tuned, other):
+        assert cfg.max_concurrency == builtin.max_concurrency == 1
+        assert cfg.stall_timeout_s == builtin.stall_timeout_s
+    assert tuned.max_tokens == builtin.max_tokens and other.max_tokens == 256
