@@ -229,10 +229,22 @@ def test_kill_9_during_the_rebuttal_leaves_a_readable_store(tmp_path: Path) -> N
     assert r.phase("response").status == PhaseStatus.COMPLETE and r.phase("response").response
     assert r.phase("rebuttal").status == PhaseStatus.RUNNING
     assert r.judgment is None
-    # a fresh store reads it back and finds it by query (the index is rebuilt from the files if need be)
+    # a fresh store reads it back and shows it as it is: incomplete, interrupted, the phase in flight failed
     fresh = ResultsStore(store)
-    assert fresh.load_round(r.id) == r
-    assert [e["id"] for e in fresh.query(status="running")] == [r.id]
+    shown = fresh.load_round(r.id)
+    assert shown.status == RoundStatus.INCOMPLETE
+    assert shown.error and "interrupted" in shown.error
+    assert shown.phase("rebuttal").status == PhaseStatus.FAILED
+    assert shown.phase("rebuttal").error_kind == "interrupted"
+    assert shown.phase("rebuttal").response == ""  # partial text never becomes a response
+    assert shown.phase("presentation") == r.phase("presentation")
+    assert shown.phase("response") == r.phase("response")
+    [entry] = fresh.query(status="incomplete")
+    assert entry["id"] == r.id and entry["interrupted"] is True
+    assert fresh.query(status="running") == []
+    # the CLI lists it under incomplete, marked as interrupted
+    out = ebtui("rounds", "list", "--status", "incomplete", "--store", str(store))
+    assert out.returncode == 0 and r.id in out.stdout and "interrupted" in out.stdout
 
 
 async def test_a_killed_round_resumes_to_completion(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def list_rounds(
             _clean(e.get("team_a")),
             _clean(e.get("team_b")),
             _clean(e.get("judge")),
-            _clean(e.get("status")),
+            _clean("interrupted" if e.get("interrupted") else e.get("status")),
             "review" if e.get("needs_review") else "",
             _num(e.get("total_a")) + ("*" if e.get("overrides") else ""),
             _num(e.get("total_b")),

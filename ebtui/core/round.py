@@ -48,6 +48,7 @@ from ebtui.core.events import (
     TextDelta,
 )
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
+from ebtui.core.liveness import WRITER_KEY, writer_stamp
 from ebtui.core.records import (
     PHASE_ORDER,
     PHASE_SPEAKER,
@@ -119,7 +120,11 @@ def new_round(spec: RoundSpec) -> Round:
         schedule_key=spec.schedule_key,
         blind_judge=spec.blind_judge,
         document=spec.document,
-        settings={"max_tokens": spec.max_tokens, "dilemma": spec.dilemma.model_dump(mode="json")},
+        settings={
+            "max_tokens": spec.max_tokens,
+            "dilemma": spec.dilemma.model_dump(mode="json"),
+            WRITER_KEY: writer_stamp(),
+        },
         **fields,
     )
     round_.exchange_id = round_.id
@@ -501,6 +506,7 @@ async def run_round(
         round_.finished_at = None
         round_.exchange_id = round_.exchange_id or round_.id
         round_.settings.setdefault("dilemma", spec.dilemma.model_dump(mode="json"))
+        round_.settings[WRITER_KEY] = writer_stamp()
     else:
         round_ = new_round(spec)
         kept = set()

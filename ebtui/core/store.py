@@ -66,11 +66,13 @@ from tinydb import TinyDB
 from tinydb.middlewares import CachingMiddleware
 from tinydb.storages import Storage
 
+from ebtui.core.liveness import WRITER_KEY, interrupted
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
     Judgment,
     Override,
+    PhaseStatus,
     Round,
     RoundStatus,
     Team,
@@ -213,6 +215,8 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "exchange_id": round_.exchange_id or round_.id,
         "schedule_key": round_.schedule_key,
         "status": str(round_.status),
+        # who is playing a running round, so readers can tell a killed one (see core/liveness.py)
+        "writer": round_.settings.get(WRITER_KEY) if round_.status == RoundStatus.RUNNING else None,
         "has_judgment": j is not None,
         "needs_review": j.effective_needs_review() if j else False,
         # effective scores (overrides applied) as lists in CRITERIA order, None where missing
@@ -236,6 +240,39 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
 
 def _order(e: dict[str, Any]) -> tuple[float, str]:
     return (e["ts"], e["id"])
+
+
+def entry_status(entry: dict[str, Any]) -> str:
+    """An index entry's status as readers should see it: a running round whose writer is gone is
+    incomplete (interrupted)."""
+    status = str(entry.get("status"))
+    if interrupted(status, entry.get("writer")):
+        return RoundStatus.INCOMPLETE.value
+    return status
+
+
+def _shown(entry: dict[str, Any]) -> dict[str, Any]:
+    out = dict(entry)
+    status = entry_status(entry)
+    if status != out.get("status"):
+        out["status"] = status
+        out["interrupted"] = True
+    return out
+
+
+def mark_interrupted(round_: Round) -> None:
+    """A loaded round whose writer died mid-play, as readers should see it (in memory; the file is
+    rewritten only when something saves the round again): incomplete, with the phase in flight failed."""
+    stamp = round_.settings.get(WRITER_KEY)
+    who = f"pid {stamp[1]}" if isinstance(stamp, list | tuple) and len(stamp) == 3 else "its process"
+    reason = f"interrupted: the process playing this round ({who}) stopped"
+    for ph in round_.phases:
+        if ph.status in (PhaseStatus.RUNNING, PhaseStatus.PENDING):
+            ph.status = PhaseStatus.FAILED
+            ph.error_kind = "interrupted"
+            ph.error = reason
+    round_.status = RoundStatus.INCOMPLETE
+    round_.error = round_.error or reason
 
 
 def entry_scores(entry: dict[str, Any], team: Team) -> dict[str, int | None]:
@@ -544,6 +581,8 @@ class ResultsStore:
             raise StoreError(f"{path}: not a readable round ({where}: {first.get('msg', exc)})") from None
         with self._lock:
             self._cache_put(round_id, stamp, text)
+        if interrupted(round_.status, round_.settings.get(WRITER_KEY)):
+            mark_interrupted(round_)
         return round_
 
     def _problem(self, path: str, reason: str) -> None:
@@ -577,7 +616,7 @@ class ResultsStore:
                 rows = pick(limit, rows, key=_order)
             else:
                 rows.sort(key=_order, reverse=newest_first)
-            return [dict(e) for e in rows]
+            return [_shown(e) for e in rows]
 
     def load_rounds(self, **filters: Any) -> list[Round]:
         """The rounds `query(**filters)` names, loaded from their files. An unreadable file is skipped,
@@ -630,6 +669,8 @@ class ResultsStore:
             idx = [i for i in idx if a[i] == model or b[i] == model or j[i] == model]
         if statuses is not None:
             st = cols["status"]
+            if any(st[i] == RoundStatus.RUNNING.value for i in idx):
+                return None  # a running round may be interrupted: that takes the index's writer stamps
             idx = [i for i in idx if st[i] in statuses]
         ids, ts = cols["id"], cols["ts"]
         try:
@@ -647,7 +688,7 @@ class ResultsStore:
         def match(e: dict[str, Any]) -> bool:
             if model is not None and not any(e.get(s) == model for s in seats):
                 return False
-            if statuses is not None and e.get("status") not in statuses:
+            if statuses is not None and entry_status(e) not in statuses:
                 return False
             return all(e.get(key) == want for key, want in plain)
 
