@@ -51,6 +51,8 @@ class BenchResult:
     seconds: float = 0.0  # how long the benchmark itself took
     max_rss_mb: float | None = None
     error: str | None = None
+    started: str = ""  # when the benchmark ran (UTC, set by the harness)
+    load: str = ""  # load average (1/5/15 min) when it started and ended (set by the harness)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,12 +64,15 @@ class BenchResult:
             "seconds": self.seconds,
             "max_rss_mb": self.max_rss_mb,
             "error": self.error,
+            "started": self.started,
+            "load": self.load,
         }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> BenchResult:
         r = cls(d["name"], d["title"], method=d.get("method", ""), details=list(d.get("details", [])),
-                seconds=d.get("seconds", 0.0), max_rss_mb=d.get("max_rss_mb"), error=d.get("error"))
+                seconds=d.get("seconds", 0.0), max_rss_mb=d.get("max_rss_mb"), error=d.get("error"),
+                started=d.get("started", ""), load=d.get("load", ""))
         r.figures = [Figure(**f) for f in d.get("figures", [])]
         return r
 

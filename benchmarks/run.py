@@ -2,7 +2,8 @@
 
 Each benchmark runs in its own fresh interpreter (so its peak memory, `ru_maxrss`, is its own and no
 benchmark warms another's caches); the parent collects the figures and writes benchmarks/RESULTS.md with
-the machine, the date, each figure with its target and PASS/MISS, and how it was measured.
+the machine, the date, each figure with its target and PASS/MISS, and how it was measured. The figures are
+kept in RESULTS.json too, so `--only NAME` re-runs one benchmark and replaces only its sections.
 """
 
 from __future__ import annotations
@@ -121,19 +122,46 @@ def _load() -> str:
         return "n/a"
 
 
+def data_path(out: Path) -> Path:
+    """The figures behind a results file, as JSON (RESULTS.md -> RESULTS.json): what `--only` merges into."""
+    return out.with_suffix(".json")
+
+
+def load_previous(out: Path) -> list[BenchResult]:
+    """The results a previous run wrote next to `out` (none if there is no readable data file)."""
+    try:
+        data = json.loads(data_path(out).read_text(encoding="utf-8"))
+        return [BenchResult.from_json(d) for d in data["results"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def merge(previous: list[BenchResult], new: list[BenchResult]) -> list[BenchResult]:
+    """`previous` with the benchmarks in `new` replaced (or added), in the harness's order."""
+    by_name = {r.name: r for r in previous}
+    by_name.update({r.name: r for r in new})
+    order = {n: i for i, n in enumerate(NAMES)}
+    return sorted(by_name.values(), key=lambda r: order.get(r.name, len(order)))
+
+
 def render(results: list[BenchResult], *, quick: bool, started: dt.datetime, total_s: float, load_before: str,
-           load_after: str, idle_mb: float) -> str:
+           load_after: str, idle_mb: float, ran: list[str] | None = None) -> str:
     m = machine()
+    ran = [r.name for r in results] if ran is None else ran
+    kept = [r for r in results if r.name not in ran]
     out = [
         "# ebtui benchmarks — results",
         "",
         "Written by `python -m benchmarks.run`" + (" --quick (a shortened smoke run: figures not representative)"
                                                    if quick else "") + ". Do not edit by hand; re-run instead.",
         "",
-        f"- Date: {started.strftime('%Y-%m-%d %H:%M UTC')}; the whole run took {total_s:.0f} s",
+        f"- Date: {started.strftime('%Y-%m-%d %H:%M UTC')} ({', '.join(ran)}; {total_s:.0f} s)"
+        + (f"; kept from earlier runs, each with its own date below: {', '.join(r.name for r in kept)}"
+           if kept else ""),
         *(f"- {k}: {v}" for k, v in m.items()),
         f"- Load average (1/5/15 min) before: {load_before}; after: {load_after}. The machine is shared (other "
-        "engineers' test suites run on it), so timings carry that noise.",
+        "engineers' test suites run on it), so timings carry that noise; each benchmark's own load is in the "
+        "table below.",
         "",
         "## Summary",
         "",
@@ -148,6 +176,12 @@ def render(results: list[BenchResult], *, quick: bool, started: dt.datetime, tot
         for f in r.figures:
             note = f" ({f.note})" if f.note else ""
             out.append(f"| {num} | {f.name} | {f.value_text()}{note} | {f.target or '—'} | {f.verdict() or '—'} |")
+    out += ["", "## Runs", "",
+            "| Benchmark | Started | Load average (1/5/15 min) at start → end | Run time | Peak memory |",
+            "|---|---|---|---|---|"]
+    for r in results:
+        rss = f"{r.max_rss_mb:.0f} MB" if r.max_rss_mb else "—"
+        out.append(f"| {r.name} | {r.started or '—'} | {r.load or '—'} | {r.seconds:.0f} s | {rss} |")
     mem = [r for r in results if r.name in MEMORY and r.max_rss_mb]
     if mem:
         out += ["", "## Peak memory", "",
@@ -157,6 +191,8 @@ def render(results: list[BenchResult], *, quick: bool, started: dt.datetime, tot
             out.append(f"- {r.title}: {r.max_rss_mb:.0f} MB")
     for r in results:
         out += ["", f"## {r.title}", ""]
+        if r.started or r.load:
+            out += [f"Run {r.started or '—'}; load average {r.load or '—'}.", ""]
         if r.error:
             out += ["The benchmark failed:", "", "```", r.error.strip(), "```"]
             continue
@@ -178,35 +214,58 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="tiny sizes and short durations (a smoke run)")
     ap.add_argument("--only", action="append", choices=NAMES, metavar="NAME",
-                    help=f"run only this benchmark (repeatable): {', '.join(NAMES)}")
+                    help=f"run only this benchmark (repeatable): {', '.join(NAMES)}; the others' sections are "
+                    "kept from the previous run's data file (RESULTS.json)")
     ap.add_argument("--out", type=Path, default=None, help="where to write the results (default "
-                    "benchmarks/RESULTS.md; a --quick run writes nothing unless --out is given)")
+                    "benchmarks/RESULTS.md, with its data in RESULTS.json; a --quick run writes nothing unless "
+                    "--out is given)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per benchmark")
+    ap.add_argument("--render", action="store_true", help="run nothing: rewrite the results file from its data "
+                    "file (RESULTS.json) and NOTES.md")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         run_child(args.child, args.quick, args.json)
         return 0
-    names = args.only or list(NAMES)
+    if args.render:
+        out = args.out or RESULTS
+        data = json.loads(data_path(out).read_text(encoding="utf-8"))
+        run = data["run"]
+        out.write_text(render([BenchResult.from_json(d) for d in data["results"]], quick=data["quick"],
+                              started=dt.datetime.fromisoformat(run["started"]), total_s=run["total_s"],
+                              load_before=run["load_before"], load_after=run["load_after"],
+                              idle_mb=run["idle_mb"], ran=run["ran"]), encoding="utf-8")
+        print(f"benchmarks: wrote {out}", file=sys.stderr)
+        return 0
+    names = list(dict.fromkeys(args.only or NAMES))
     started = dt.datetime.now(dt.UTC)
     load_before = _load()
     t0 = time.perf_counter()
     results: list[BenchResult] = []
     for name in names:
-        print(f"benchmarks: {name} …", file=sys.stderr, flush=True)
+        print(f"benchmarks: {name} … (load {_load()})", file=sys.stderr, flush=True)
+        when, load0 = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), _load()
         r = run_in_subprocess(name, args.quick, args.timeout)
+        r.started, r.load = when, f"{load0} → {_load()}"
         results.append(r)
         if r.error:
             print(f"benchmarks: {name} FAILED: {r.error.splitlines()[0]}", file=sys.stderr)
         for f in r.figures:
             print(f"  {f.name}: {f.value_text()} {('[' + f.verdict() + ']') if f.verdict() else ''}",
                   file=sys.stderr)
-    text = render(results, quick=args.quick, started=started, total_s=time.perf_counter() - t0,
-                  load_before=load_before, load_after=_load(), idle_mb=idle_rss_mb())
     out = args.out if args.out is not None else (None if args.quick else RESULTS)
+    every = results
+    if out is not None and args.only:
+        every = merge(load_previous(out), results)
+    run = {"started": started.isoformat(), "total_s": time.perf_counter() - t0, "load_before": load_before,
+           "load_after": _load(), "idle_mb": idle_rss_mb(), "ran": names}
+    text = render(every, quick=args.quick, started=started, total_s=run["total_s"], load_before=load_before,
+                  load_after=run["load_after"], idle_mb=run["idle_mb"], ran=names)
     if out is not None:
         out.write_text(text, encoding="utf-8")
+        data = {"quick": args.quick, "run": run, "results": [r.to_json() for r in every]}
+        data_path(out).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"benchmarks: wrote {out}", file=sys.stderr)
     else:
         print(text)

@@ -5,6 +5,8 @@ Targets are reported by the harness, never asserted here: timings on a shared ma
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +29,37 @@ def test_quick_harness_writes_results(tmp_path: Path) -> None:
     assert "## 2. Overhead" in text and "## 6. Cost" in text
     assert "benchmark failed" not in text
     rows = [line for line in text.splitlines() if line.startswith("| 2 |")]
-    assert len(rows) == 4 and all(("PASS" in r) != ("MISS" in r) for r in rows)
+    assert len(rows) == 5 and all(("PASS" in r) != ("MISS" in r) for r in rows)
     cost_rows = [line for line in text.splitlines() if line.startswith("| 6 |")]
     assert {"openai", "anthropic", "google"} <= {r.split("|")[2].split()[0] for r in cost_rows}
+    # the figures are kept beside the Markdown, for a later --only run to merge into
+    assert (tmp_path / "RESULTS.json").exists()
+
+
+def test_only_merges_into_the_previous_results(tmp_path: Path) -> None:
+    from benchmarks.common import BenchResult, Figure
+    from benchmarks.run import load_previous, merge, render
+
+    def result(name: str, title: str, value: float, started: str) -> BenchResult:
+        r = BenchResult(name, title, [Figure(f"{name} figure", value, "ms", "< 1 ms", value < 1)], method="m",
+                        started=started, load="0.50 / 0.40 / 0.30 → 0.60 / 0.40 / 0.30")
+        return r
+
+    out = tmp_path / "RESULTS.md"
+    old = [result("orchestration", "1. Orchestration", 0.5, "2026-01-01 10:00 UTC"),
+           result("overhead", "2. Overhead", 3.0, "2026-01-01 10:05 UTC")]
+    (tmp_path / "RESULTS.json").write_text(
+        json.dumps({"quick": False, "results": [r.to_json() for r in old]}), encoding="utf-8")
+    new = [result("overhead", "2. Overhead", 0.7, "2026-02-02 12:00 UTC")]
+    merged = merge(load_previous(out), new)
+    assert [r.name for r in merged] == ["orchestration", "overhead"]
+    assert merged[1].figures[0].value == 0.7 and merged[0].started == "2026-01-01 10:00 UTC"
+    text = render(merged, quick=False, started=dt.datetime(2026, 2, 2, 12, tzinfo=dt.UTC), total_s=5,
+                  load_before="x", load_after="y", idle_mb=50.0, ran=["overhead"])
+    assert "kept from earlier runs, each with its own date below: orchestration" in text
+    assert "Run 2026-01-01 10:00 UTC; load average 0.50 / 0.40 / 0.30" in text  # the kept section's own date
+    assert "| 2 | overhead figure | 0.7 ms | < 1 ms | PASS |" in text
+    assert "3 ms" not in text  # the replaced figure is gone
 
 
 def test_unknown_benchmark_is_a_clear_error() -> None:
