@@ -20,25 +20,6 @@ from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
 from ebtui.core.safe_text import strip_control
 
 
-def _fmt_duration(s: float | None) -> str:
-    if s is None:
-        return "?"
-    s = int(round(s))
-    if s >= 3600:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    if s >= 60:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s}s"
-
-
-def _fmt_tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1e6:.1f}M"
-    if n >= 10_000:
-        return f"{n / 1e3:.0f}k"
-    return str(n)
-
-
 class ProgressLine:
     """One status line on stderr: in place on a terminal, else a line every `interval_s` seconds."""
 
@@ -50,15 +31,7 @@ class ProgressLine:
         self._width = 0
 
     def text(self, p: Any) -> str:
-        budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
-        fail = f" · {p.incomplete} not complete" if p.incomplete else ""
-        stop = " · BUDGET REACHED, finishing calls in flight" if p.budget_stopped else ""
-        return (
-            f"[{p.finished}/{p.total} rounds] {p.done} complete{fail} · {p.calls_in_flight} calls in flight"
-            f" · {_fmt_tokens(p.input_tokens)} in / {_fmt_tokens(p.output_tokens)} out tokens"
-            f" · ${p.cost_usd:.4f}{budget} · {_fmt_duration(p.elapsed_s)} elapsed"
-            f" · ETA {_fmt_duration(p.eta_s)}{stop}"
-        )
+        return p.describe()
 
     def update(self, p: Any, *, force: bool = False) -> None:
         now = time.monotonic()

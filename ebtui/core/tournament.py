@@ -746,6 +746,41 @@ class Progress:
     def finished(self) -> int:
         return self.done + self.incomplete
 
+    def describe(self) -> str:
+        """One line for a progress display (the CLI's stderr line, the app's tournament screen)."""
+        budget = f" of ${self.budget_usd:.2f}" if self.budget_usd is not None else ""
+        failed = f" · {self.incomplete} not complete" if self.incomplete else ""
+        earlier = f" ({self.already_done} from before)" if self.already_done else ""
+        stop = " · budget reached: finishing calls in flight" if self.budget_stopped else ""
+        return (
+            f"{self.finished}/{self.total} rounds · {self.done} complete{earlier}{failed}"
+            f" · {self.calls_in_flight} calls in flight"
+            f" · {fmt_tokens(self.input_tokens)} in / {fmt_tokens(self.output_tokens)} out tokens"
+            f" · ${self.cost_usd:.4f}{budget} · {fmt_duration(self.elapsed_s)} elapsed"
+            f" · ETA {fmt_duration(self.eta_s)}{stop}"
+        )
+
+
+def fmt_duration(s: float | None) -> str:
+    """12s, 3m05s, 1h02m; "?" when unknown."""
+    if s is None:
+        return "?"
+    s = int(round(s))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+def fmt_tokens(n: int) -> str:
+    """678, 12k, 1.2M."""
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1e3:.0f}k"
+    return str(n)
+
 
 @dataclass(frozen=True)
 class TournamentStarted:

@@ -36,6 +36,7 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
 DEFAULT_FILE = "tournament.toml"
@@ -48,34 +49,9 @@ _SPACE = re.compile(r"\s+")
 
 
 # -- formatting (pure) --------------------------------------------------------------------------------
-def fmt_duration(s: float | None) -> str:
-    if s is None:
-        return "?"
-    s = int(round(s))
-    if s >= 3600:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    if s >= 60:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s}s"
-
-
-def fmt_tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1e6:.1f}M"
-    if n >= 10_000:
-        return f"{n / 1e3:.0f}k"
-    return str(n)
-
-
 def progress_text(p: Any) -> str:
     """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
-    budget = f" of ${p.budget_usd:.2f}" if p.budget_usd is not None else ""
-    failed = f" · {p.incomplete} not complete" if p.incomplete else ""
-    earlier = f" ({p.already_done} from before)" if p.already_done else ""
-    stop = " · budget reached: finishing calls in flight" if p.budget_stopped else ""
-    return (f"{p.finished}/{p.total} rounds · {p.done} complete{earlier}{failed} · {p.calls_in_flight} calls in "
-            f"flight · {fmt_tokens(p.input_tokens)} in / {fmt_tokens(p.output_tokens)} out tokens · "
-            f"${p.cost_usd:.4f}{budget} · {fmt_duration(p.elapsed_s)} elapsed · ETA {fmt_duration(p.eta_s)}{stop}")
+    return str(p.describe())
 
 
 def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
