@@ -199,7 +199,7 @@ class LocalClient(ModelClient):
         if self.seed is not None:
             params["seed"] = self.seed
         if json_schema is not None:
-            bounded = bound_schema(json_schema, self.json_string_chars)
+            bounded = bound_schema(json_schema, json_string_limit(json_schema, self.json_string_chars, limit))
             params["grammar"] = await asyncio.to_thread(_json_grammar, json.dumps(bounded))
             params["repeat_penalty"] = 1.0  # keys and scores repeat by design
         else:
@@ -265,6 +265,35 @@ def text_grammar(words: int) -> str:
     )
 
 
+def json_string_limit(schema: Any, string_chars: int, max_tokens: int) -> int:
+    """`string_chars`, or fewer when the schema's strings at that length would not fit in max_tokens: the
+    fixed part (keys, punctuation, numbers) is counted at 1.5 characters a token (a grammar makes a model
+    spell keys out in small pieces), the strings at three."""
+    if string_chars <= 0:
+        return 0
+    strings = 0
+    fixed = 2
+
+    def walk(node: Any) -> None:
+        nonlocal strings, fixed
+        if not isinstance(node, dict):
+            return
+        if node.get("type") == "string" and "maxLength" not in node and "enum" not in node:
+            strings += 1
+        fixed += 4  # a value's punctuation and a number
+        for name, sub in (node.get("properties") or {}).items():
+            fixed += len(name) + 4
+            walk(sub)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"])
+
+    walk(schema)
+    if not strings:
+        return string_chars
+    room = max_tokens - fixed * 2 // 3 - 16
+    return max(8, min(string_chars, room * 3 // strings))
+
+
 def bound_schema(schema: Any, string_chars: int) -> Any:
     """A copy of a JSON schema that a small model cannot make endless or out of range: strings without a
     maxLength get `string_chars` (0: left alone); an integer range of at most 100 values becomes an enum."""
@@ -306,7 +335,10 @@ def _text_grammar(words: int) -> Any:
 def _json_grammar(schema_json: str) -> Any:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return _cached_grammar(("json", schema_json), lambda: json_schema_to_gbnf(schema_json))
+    # compact JSON: no optional space after a key, a colon or a comma (the converter allows one, and a small
+    # model spends a token on each); the parsers do not care, the token budget does
+    return _cached_grammar(("json", schema_json),
+                           lambda: json_schema_to_gbnf(schema_json).replace('space ::= " "?', 'space ::= ""'))
 
 
 def _cached_grammar(key: tuple[str, Any], source: Any) -> Any:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from ebtui.cli import cli
 from ebtui.config import ConfigError, load_models_config, parse_model
 from ebtui.providers.base import Completion, Delta, ProviderError
-from ebtui.providers.local import answer_word_limit, bound_schema, find_gguf, text_grammar
+from ebtui.providers.local import answer_word_limit, bound_schema, find_gguf, json_string_limit, text_grammar
 from ebtui.providers.registry import build_client
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
@@ -156,3 +156,29 @@ def test_a_tuned_local_model_keeps_the_builtin_limits() -> None:
         assert cfg.max_concurrency == builtin.max_concurrency == 1
         assert cfg.stall_timeout_s == builtin.stall_timeout_s
     assert tuned.max_tokens == builtin.max_tokens and other.max_tokens == 256
+
+
+def test_json_strings_shrink_to_fit_a_small_max_tokens() -> None:
+    from ebtui.core.judgment import JUDGMENT_SCHEMA
+
+    assert json_string_limit(JUDGMENT_SCHEMA, 320, 1024) == 320
+    shorter = json_string_limit(JUDGMENT_SCHEMA, 320, 400)
+    assert 8 <= shorter < 320
+    assert json_string_limit(JUDGMENT_SCHEMA, 320, 50) == 8  # never nothing at all
+    assert json_string_limit(JUDGMENT_SCHEMA, 0, 50) == 0  # unbounded stays unbounded
+    assert json_string_limit({"type": "object", "properties": {"n": {"type": "integer"}}}, 320, 50) == 320
+
+
+@pytest.mark.local_model
+@needs_llama
+async def test_a_judgment_fits_a_small_max_tokens() -> None:
+    """The judge's JSON, strings shortened to fit, ends inside a max_tokens a user might pick."""
+    from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
+
+    client = build_client(load_models_config().get("local"))
+    prompt = ("Team A said a carer should split time fairly between two parents. Team B said the sicker parent "
+              "needs more. Score both teams from 1 to 10 on each criterion and justify the scores.")
+    done = await client.generate(prompt, "You are a judge.", json_schema=JUDGMENT_SCHEMA, max_tokens=400)
+    assert done.finish_reason == "stop" and done.usage.output_tokens <= 400
+    judgment = parse_judgment(done.text)
+    assert judgment.parse_method == "json" and not judgment.team_a_scores.missing()
