@@ -13,11 +13,13 @@ a failed call. So every answer is bounded by a grammar that makes it reach its e
   most 24 characters), fewer when max_tokens is small (about two tokens a word of margin). After the last word
   the grammar allows nothing but the end of the answer.
 - JSON: the schema is compiled to a grammar (llama-cpp-python's json-schema-to-GBNF), after two rewrites
-  that keep it short and valid: every string without a maxLength gets `json_string_chars`, and a small
-  integer range (minimum/maximum) becomes an enum, which that converter enforces (it ignores the bounds).
-  A JSON answer may use `json_max_tokens` when the caller gives no max_tokens.
-Sampling discourages repetition (`repeat_penalty` on free text). All of these are extras of the model in
-models.toml, with the defaults below.
+  that keep it short and valid: every string without a maxLength gets `json_string_chars` (fewer when they
+  would not fit in max_tokens), and a small integer range (minimum/maximum) becomes an enum, which that
+  converter enforces (it ignores the bounds); the JSON is compact (no optional spaces). A JSON answer may use
+  `json_max_tokens` when the caller gives no max_tokens. A max_tokens too small for the schema's keys is
+  still a cut-off, and a failure.
+Sampling discourages repetition (`repeat_penalty` on free text only: in JSON it makes scores count 1, 2, 3…).
+All of these are extras of the model in models.toml, with the defaults below.
 """
 
 from __future__ import annotations
