@@ -165,7 +165,8 @@ def _stream_events(rate: float, seconds: float, counter: dict[str, int]) -> Any:
 
 def bench_streaming(quick: bool = False) -> BenchResult:
     res = BenchResult("streaming", "4. Live streaming: three panes at 300 tokens/s in total")
-    seconds = 4.0 if quick else 60.0
+    # --quick streams 4 s (EBTUI_BENCH_STREAM_S sets another length, for profiling)
+    seconds = float(os.environ.get("EBTUI_BENCH_STREAM_S", "4")) if quick else 60.0
     rate = 300.0
     from ebtui.core.dilemmas import load_dilemmas
     from ebtui.core.store import ResultsStore
