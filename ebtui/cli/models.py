@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 
 import click
@@ -81,11 +82,13 @@ async def _check_one(cfg: ModelConfig, max_tokens: int) -> CheckResult:
         return CheckResult(cfg.name, False, None, str(exc))
     except Exception as exc:  # noqa: BLE001 - an SDK refusing its settings is this model's failure
         return CheckResult(cfg.name, False, None, f"cannot create the client: {type(exc).__name__}: {exc}")
+    started = time.perf_counter()
     try:
         completion = await client.generate(CHECK_PROMPT, CHECK_SYSTEM, max_tokens=max_tokens)
     except ProviderError as exc:
         if exc.kind == "truncated" and exc.partial_text.strip():  # it answered; the check asked for little
-            return CheckResult(cfg.name, True, None, f"answered (cut off at {max_tokens} tokens): "
+            elapsed = time.perf_counter() - started
+            return CheckResult(cfg.name, True, elapsed, f"answered (cut off at {max_tokens} tokens): "
                                                      f"{_snippet(exc.partial_text)}")
         return CheckResult(cfg.name, False, None, f"{exc} [after {exc.attempts} attempt(s)]")
     finally:
