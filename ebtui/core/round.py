@@ -1,8 +1,10 @@
 """The round engine: the one orchestrator of a round, used by the CLI, the TUI and tournaments.
 
 `run_round` is an async generator of events (ebtui.core.events). The engine holds the authoritative
-transcript (a Round); events are cheap notifications (one per streamed piece of text) and carry the
-finished Phase objects, not copies of the round.
+transcript (a Round); events are cheap notifications and carry the finished Phase objects, not copies of
+the round. Streamed text arrives as TextDelta events: one per piece the model streamed, except that pieces
+of one phase the consumer has not yet taken are joined into one event (see _EventQueue) — the same text,
+in the same order, in fewer events when the model streams faster than the consumer reads.
 
 Order of play: the presentation first; then the response → rebuttal chain and, concurrently, the
 consistency test (it depends only on the presentation); the judgment last, once all four are in.
@@ -160,6 +162,7 @@ class _Engine:
         self.kept = kept
         self.buffers: dict[PhaseType, list[str]] = {}
         self.emit: Callable[[RoundEvent | object], None] = lambda ev: None
+        self.emit_text: Callable[[str, PhaseType, str], None] = lambda rid, pt, text: None
 
     # -- bookkeeping -----------------------------------------------------------------------------------
     def save(self) -> None:
@@ -229,6 +232,7 @@ class _Engine:
     # -- running ---------------------------------------------------------------------------------------
     async def orchestrate(self, queue: _EventQueue) -> None:
         self.emit = queue.put
+        self.emit_text = queue.put_text
         try:
             await self.step(PhaseType.PRESENTATION)
             try:
@@ -298,14 +302,16 @@ class _Engine:
         buf = self.buffers[pt] = []
         t0 = time.monotonic()
         completion: Completion | None = None
+        append, emit_text = buf.append, self.emit_text  # the per-delta path: kept to two calls
         try:
             async for item in client.stream(
                 prompt, prompts.SYSTEM_PROMPT, json_schema=json_schema, max_tokens=self.spec.max_tokens
             ):
                 if isinstance(item, Delta):
-                    if item.text:
-                        buf.append(item.text)
-                        self.emit(TextDelta(rid, pt, item.text))
+                    text = item.text
+                    if text:
+                        append(text)
+                        emit_text(rid, pt, text)
                 elif isinstance(item, Retrying):
                     buf.clear()
                     phase.attempts = item.attempt
@@ -403,9 +409,31 @@ class _Engine:
 _END = object()
 
 
+class _TextRun:
+    """Text of one phase queued for the consumer, not yet taken: consecutive deltas of the same phase
+    join it (one TextDelta instead of one per piece), so a model that streams faster than the consumer
+    reads costs one event per event-loop turn, not one per token."""
+
+    __slots__ = ("round_id", "phase_type", "parts")
+
+    def __init__(self, round_id: str, phase_type: PhaseType, text: str) -> None:
+        self.round_id = round_id
+        self.phase_type = phase_type
+        self.parts = [text]
+
+    def event(self) -> TextDelta:
+        parts = self.parts
+        return TextDelta(self.round_id, self.phase_type, parts[0] if len(parts) == 1 else "".join(parts))
+
+
 class _EventQueue:
     """The engine → consumer hand-off: a deque and one wake-up future (an asyncio.Queue costs a future and
-    several calls per item; a zero-latency model streams thousands of deltas a round)."""
+    several calls per item; a zero-latency model streams thousands of deltas a round).
+
+    Text is coalesced: a delta whose phase is also the phase of the last item still queued (not yet taken
+    by the consumer) is appended to that item, so the consumer sees the same text, in the same order
+    relative to every other event, in fewer TextDelta events. Nothing is merged across another event (a
+    PhaseRetrying, another phase's text, a phase transition), and text the consumer has taken is final."""
 
     __slots__ = ("items", "waiter")
 
@@ -419,6 +447,15 @@ class _EventQueue:
         if w is not None and not w.done():
             w.set_result(None)
 
+    def put_text(self, round_id: str, phase_type: PhaseType, text: str) -> None:
+        items = self.items
+        if items:
+            last = items[-1]
+            if type(last) is _TextRun and last.phase_type is phase_type and last.round_id == round_id:
+                last.parts.append(text)
+                return  # the consumer has a wake-up pending already (it has not taken `last`)
+        self.put(_TextRun(round_id, phase_type, text))
+
     async def wait(self) -> None:
         if not self.items:
             self.waiter = asyncio.get_running_loop().create_future()
@@ -426,6 +463,10 @@ class _EventQueue:
                 await self.waiter
             finally:
                 self.waiter = None
+
+    def take(self) -> Any:
+        item = self.items.popleft()
+        return item.event() if type(item) is _TextRun else item
 
 
 async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
@@ -439,11 +480,11 @@ async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
 
     queue = _EventQueue()
     task = asyncio.ensure_future(engine.orchestrate(queue))
-    items = queue.items
+    take = queue.take
     try:
         while True:
             await queue.wait()
-            event = items.popleft()
+            event = take()
             if event is _END:
                 break
             yield event

@@ -16,6 +16,7 @@ Policy (the spec: exponential backoff, 3 attempts):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from typing import Any
@@ -107,11 +108,14 @@ class RetryingClient(ModelClient):
                 if sem is not None:
                     await sem.acquire()
                 try:
-                    async for item in self._one_attempt(prompt, system_prompt, json_schema, max_tokens):
-                        if isinstance(item, Completion):
-                            yield item.model_copy(update={"attempts": attempt})
-                            return
-                        yield item
+                    # closed here, not whenever it is collected: the inner call ends before its slot is freed
+                    attempt_items = self._one_attempt(prompt, system_prompt, json_schema, max_tokens)
+                    async with contextlib.aclosing(attempt_items):
+                        async for item in attempt_items:
+                            if isinstance(item, Completion):
+                                yield item.model_copy(update={"attempts": attempt})
+                                return
+                            yield item
                 finally:
                     if sem is not None:
                         sem.release()
@@ -134,20 +138,30 @@ class RetryingClient(ModelClient):
     async def _one_attempt(
         self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None
     ) -> AsyncIterator[StreamItem]:
-        """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error."""
+        """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error.
+
+        Only the time spent waiting for the inner stream counts (not the consumer's time between items).
+        The guard is one timer per call, not one per item (asyncio.wait_for would start a task per token)."""
         agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
         stall = self.policy.stall_timeout_s
         partial: list[str] = []
+        guard = _StallGuard(stall) if stall else None
         try:
             while True:
                 try:
-                    if stall:
-                        item = await asyncio.wait_for(anext(agen), stall)
+                    if guard is not None:
+                        guard.arm()
+                        try:
+                            item = await anext(agen)
+                        finally:
+                            guard.deadline = None
                     else:
                         item = await anext(agen)
                 except StopAsyncIteration:
                     return
-                except TimeoutError:
+                except asyncio.CancelledError:
+                    if guard is None or not guard.expired():
+                        raise
                     raise ProviderError(
                         "stall", f"{self.name}: no token for {stall:g}s", partial_text="".join(partial)
                     ) from None
@@ -155,7 +169,61 @@ class RetryingClient(ModelClient):
                     partial.append(item.text)
                 yield item
         finally:
+            if guard is not None:
+                guard.stop()
             await agen.aclose()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class _StallGuard:
+    """A deadline for the wait on the next item, checked by one lazily re-armed timer.
+
+    `arm()` before each wait sets the deadline (now + `timeout`); the wait's end clears it. The timer
+    fires at the earliest deadline it knows; finding a later one (items kept coming) it re-arms for that,
+    finding none (not waiting) it lapses until the next `arm()`; finding it passed, it cancels the waiting
+    task, and `expired()` turns that cancellation into a stall (a cancellation from elsewhere stays one).
+    """
+
+    __slots__ = ("timeout", "deadline", "loop", "task", "handle", "fired", "cancelling")
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.deadline: float | None = None
+        self.loop = asyncio.get_running_loop()
+        self.task: asyncio.Task[Any] | None = None
+        self.handle: asyncio.TimerHandle | None = None
+        self.fired = False
+        self.cancelling = 0
+
+    def arm(self) -> None:
+        self.deadline = self.loop.time() + self.timeout
+        self.task = asyncio.current_task()
+        if self.handle is None:
+            self.handle = self.loop.call_at(self.deadline, self._check)
+
+    def _check(self) -> None:
+        self.handle = None
+        deadline, task = self.deadline, self.task
+        if deadline is None or task is None or task.done():
+            return
+        if self.loop.time() < deadline:
+            self.handle = self.loop.call_at(deadline, self._check)
+            return
+        self.fired = True
+        self.cancelling = task.cancelling()
+        task.cancel()
+
+    def expired(self) -> bool:
+        """True if the CancelledError being handled is this guard's own (and undo that cancellation)."""
+        if not self.fired or self.task is None:
+            return False
+        self.fired = False
+        return self.task.uncancel() <= self.cancelling
+
+    def stop(self) -> None:
+        self.deadline = None
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None

@@ -28,6 +28,20 @@ def _h(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
 
 
+class _PathHash:
+    """`_h(seed, prompt, path)` for many paths of one prompt, hashing the (long) prompt once."""
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, seed: str, prompt: str) -> None:
+        self.prefix = hashlib.sha256(f"{seed}\x1f{prompt}\x1f".encode())
+
+    def __call__(self, path: str) -> int:
+        h = self.prefix.copy()
+        h.update(path.encode())
+        return int.from_bytes(h.digest()[:8], "big")
+
+
 def count_tokens(text: str) -> int:
     """A rough, deterministic token count (about 4 characters a token)."""
     return max(1, (len(text) + 3) // 4) if text else 0
@@ -123,7 +137,7 @@ class ScriptedClient(ModelClient):
                 "Both teams engaged thoughtfully. Team A articulated a clear principle; Team B raised "
                 "stakeholders Team A had missed. Overall a strong exchange."
             )
-        value = self._instance(schema, prompt, "$")
+        value = self._instance(schema, prompt, "$", _PathHash(self.seed, prompt))
         if self.judge_mode == "out_of_range":
             _poke_first_int(value, 11)
         text = json.dumps(value, indent=2)
@@ -132,23 +146,24 @@ class ScriptedClient(ModelClient):
             return text[: int(len(text) * 0.6)]
         return text
 
-    def _instance(self, schema: dict[str, Any], prompt: str, path: str) -> Any:
+    def _instance(self, schema: dict[str, Any], prompt: str, path: str, h: _PathHash | None = None) -> Any:
+        h = h or _PathHash(self.seed, prompt)
         t = schema.get("type")
         if "enum" in schema:
-            return schema["enum"][_h(self.seed, prompt, path) % len(schema["enum"])]
+            return schema["enum"][h(path) % len(schema["enum"])]
         if t == "object" or "properties" in schema:
             props = schema.get("properties", {})
-            return {k: self._instance(v, prompt, f"{path}.{k}") for k, v in props.items()}
+            return {k: self._instance(v, prompt, f"{path}.{k}", h) for k, v in props.items()}
         if t == "array":
-            return [self._instance(schema.get("items", {}), prompt, f"{path}[0]")]
+            return [self._instance(schema.get("items", {}), prompt, f"{path}[0]", h)]
         if t == "integer" or t == "number":
             lo = int(schema.get("minimum", 1))
             hi = int(schema.get("maximum", 10))
             # judges differ from each other but stay in a plausible band
             band_lo = lo + (hi - lo) * 3 // 9
-            return band_lo + _h(self.seed, prompt, path) % (hi - band_lo + 1)
+            return band_lo + h(path) % (hi - band_lo + 1)
         if t == "boolean":
-            return bool(_h(self.seed, prompt, path) % 2)
+            return bool(h(path) % 2)
         leaf = path.rsplit(".", 1)[-1].replace("_", " ")
         return f"Scripted assessment of {leaf}: the reasoning was explicit and acknowledged uncertainty."
 
@@ -184,19 +199,27 @@ class ScriptedClient(ModelClient):
         first_token: float | None = None
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
         out: list[str] = []
-        for i, tok in enumerate(tokens):
-            if fault and fault.after_tokens and i >= fault.after_tokens:
-                raise ProviderError(
-                    fault.kind, f"{self.name}: {fault.message}", partial_text="".join(out)  # type: ignore[arg-type]
-                )
-            if delay:
-                await asyncio.sleep(delay)
-            elif i % 64 == 63:
-                await asyncio.sleep(0)  # stay cooperative even at infinite speed
-            if first_token is None:
-                first_token = time.perf_counter() - start
-            out.append(tok)
-            yield Delta(tok)
+        if not delay and not (fault and fault.after_tokens):  # the zero-latency path: nothing per token but the yield
+            first_token = time.perf_counter() - start if tokens else None
+            for i, tok in enumerate(tokens):
+                if i & 63 == 63:
+                    await asyncio.sleep(0)  # stay cooperative even at infinite speed
+                yield Delta(tok)
+            out = tokens
+        else:
+            for i, tok in enumerate(tokens):
+                if fault and fault.after_tokens and i >= fault.after_tokens:
+                    raise ProviderError(
+                        fault.kind, f"{self.name}: {fault.message}", partial_text="".join(out)  # type: ignore[arg-type]
+                    )
+                if delay:
+                    await asyncio.sleep(delay)
+                elif i % 64 == 63:
+                    await asyncio.sleep(0)  # stay cooperative even at infinite speed
+                if first_token is None:
+                    first_token = time.perf_counter() - start
+                out.append(tok)
+                yield Delta(tok)
         full = "".join(out)
         if finish == "length":
             raise ProviderError("truncated", f"{self.name}: cut off at max_tokens={max_tokens}", partial_text=full)
