@@ -111,6 +111,11 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _round_bytes(round_: Round) -> bytes:
+    """A round file's bytes: `model_dump_json(indent=2)` encoded as UTF-8, without the str in between."""
+    return round_.__pydantic_serializer__.to_json(round_, indent=2)
+
+
 def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -466,7 +471,7 @@ class ResultsStore:
             with self._writing():
                 path = self.round_path(rid)
                 self._keep_foreign_overrides(round_, path)
-                data = round_.model_dump_json(indent=2).encode("utf-8")
+                data = _round_bytes(round_)
                 self._write_round_file(path, data)
                 self._after_write(rid, round_, path, data)
                 if self._flush_due():
@@ -776,7 +781,7 @@ class ResultsStore:
                 # a round engine using this same store instance still holds the round without it
                 self._foreign.setdefault(round_id, {})[_override_key(override)] = override
                 path = self.round_path(round_id)
-                data = round_.model_dump_json(indent=2).encode("utf-8")
+                data = _round_bytes(round_)
                 self._write_round_file(path, data)
                 self._after_write(round_id, round_, path, data)
                 self._flush_locked()  # overrides are rare and precious: index them now
