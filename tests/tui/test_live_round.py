@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from tui_helpers import events_from_round, fixed_round
 
@@ -147,7 +148,7 @@ async def test_a_long_phase_streams_into_sealed_segments_and_keeps_its_text(make
     paragraphs = [f"Paragraph {i}: the keeper weighs **duty** against *mercy*." for i in range(3 * SEGMENT_BLOCKS)]
     long_text = "## A long presentation\n\n" + "\n\n".join(paragraphs) + "\n\n- one\n- two\n"
     round_ = fixed_round(texts={"presentation": long_text})
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_, pause=0.0005))
+    app = make_app(run_round=lambda request, clients, store: events_from_round(round_, pause=0.01))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
@@ -191,3 +192,88 @@ async def test_the_footer_drops_cancel_once_the_round_is_over(make_app) -> None:
 def _footer_actions(screen) -> set[str]:
     """The screen's own actions the footer offers now (bindings whose check_action allows them)."""
     return {b.binding.action for b in screen.active_bindings.values() if b.node is screen and b.enabled}
+
+
+async def _streaming_screen(pilot, app, go_on: asyncio.Event, round_) -> LiveRoundScreen:
+    await pilot.pause()
+    await pilot.press("ctrl+r")
+    screen = app.screen
+    assert isinstance(screen, LiveRoundScreen)
+    await _wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0)
+    return screen
+
+
+async def test_a_key_goes_ahead_of_queued_text_for_a_bounded_number_of_pumps(make_app) -> None:
+    from ebtui.tui.screens import live
+    from ebtui.tui.widgets.role_pane import PaneScroll
+
+    round_ = fixed_round()
+    go_on = asyncio.Event()
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        yield TextDelta(round_.id, PhaseType.PRESENTATION, "first words ")
+        await go_on.wait()
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await _streaming_screen(pilot, app, go_on, round_)
+        view = screen.view(PhaseType.PRESENTATION)
+        await _wait_until(lambda: view.text == "first words ")
+        screen.query(PaneScroll).first().focus()
+        await pilot.press("end")  # a key the focused pane handles still tells the screen
+        assert screen._last_input > float("-inf")
+        screen._last_input = time.monotonic()  # as if just pressed, however long the press took here
+        # text queued just after the key waits: the pump skips its turn (at most MAX_SKIPS in a row)
+        screen._inbox.append(TextDelta(round_.id, PhaseType.PRESENTATION, "more"))
+        skipped = 0
+        while "more" not in view.text:
+            assert skipped <= live.MAX_SKIPS
+            await screen._pump()
+            skipped += 1
+        assert 2 <= skipped <= live.MAX_SKIPS + 1  # skipped at least once, never more than the bound
+        assert view.text == "first words more"
+        # once the key is older than INPUT_QUIET_S, text goes straight through
+        await asyncio.sleep(live.INPUT_QUIET_S + 0.05)
+        screen._inbox.append(TextDelta(round_.id, PhaseType.PRESENTATION, " again"))
+        await screen._pump()
+        assert view.text == "first words more again"
+        go_on.set()
+        screen.action_cancel_round()
+
+
+async def test_the_pane_follows_the_stream_until_the_reader_scrolls_up(make_app) -> None:
+    from ebtui.tui.widgets.role_pane import PaneScroll
+
+    round_ = fixed_round()
+    go_on = asyncio.Event()
+    paragraph = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        for _ in range(40):
+            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
+        await go_on.wait()
+        for _ in range(10):
+            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
+        await asyncio.Event().wait()  # still running
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await _streaming_screen(pilot, app, go_on, round_)
+        view = screen.view(PhaseType.PRESENTATION)
+        body = screen.query_one("#pane-a").query_one(PaneScroll)
+        await _wait_until(lambda: view.text.count("keeper") == 40)
+        await pilot.pause()
+        await _wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
+        body.focus()
+        await pilot.press("home")  # the reader scrolls up to read: the stream must not pull them down
+        await _wait_until(lambda: body.scroll_y == 0)
+        go_on.set()
+        await _wait_until(lambda: view.text.count("keeper") == 50)
+        await pilot.pause()
+        await asyncio.sleep(0.3)
+        assert body.scroll_y == 0
+        await pilot.press("end")  # back at the end: following again
+        await _wait_until(lambda: body.scroll_y == body.max_scroll_y)
+        screen.action_cancel_round()

@@ -5,18 +5,21 @@ store, which the engine writes after each phase, off the event loop through the 
 
 The round worker never waits for the screen: it queues each event and goes back to the models, so a round
 runs at the models' pace however slowly the terminal paints. A timer (PUMP_INTERVAL_S) drains the queue in
-order — text into the panes' buffers, phase changes into the panes — and hands each pane's new text to its
-Markdown stream in one piece.
+order — text into the panes' buffers, phase changes into the panes — and appends each pane's new text to its
+Markdown in one piece, all panes in one batch (one layout, one frame), with the status lines every
+STATUS_INTERVAL_S in the same batch. Keys go first: a pump turn is skipped while input is queued or just
+after a key (INPUT_QUIET_S), so a key's frame does not wait behind text layout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -46,10 +49,25 @@ PANE_OF: dict[PhaseType, str] = {
     PhaseType.RESPONSE: "pane-b",
     PhaseType.JUDGMENT: "pane-judge",
 }
-#: how often queued events and text reach the panes (seconds)
-PUMP_INTERVAL_S = 0.1
-#: how often the panes' status lines (tokens, elapsed, cost) are recomputed
-STATUS_INTERVAL_S = 0.25
+#: how often queued events and text reach the panes (seconds): every pump costs a layout and a frame, so
+#: few of them (4 a second) leave the event loop free for keys
+PUMP_INTERVAL_S = 0.25
+#: how often the pump also recomputes the panes' status lines (tokens, elapsed, cost)
+STATUS_INTERVAL_S = 0.5
+#: pump turns skipped in a row at most, so a stream of input cannot starve the text
+MAX_SKIPS = 2
+#: after a key, the text waits this long (seconds) so the key's own frame is not held up by text layout
+INPUT_QUIET_S = 0.15
+
+
+def _input_pending(*pumps: object) -> bool:
+    """Whether a key or mouse event waits in one of these message pumps' queues (the app's, the focused
+    widget's): the pump then skips its turn, so input is handled (and painted) before more text."""
+    for pump in pumps:
+        queue = getattr(getattr(pump, "_message_queue", None), "_queue", None)
+        if queue and any(isinstance(m, events.InputEvent) for m in queue):
+            return True
+    return False
 
 
 class LiveRoundScreen(Screen[None]):
@@ -71,6 +89,9 @@ class LiveRoundScreen(Screen[None]):
         self._drain_lock = asyncio.Lock()
         self._views: dict[PhaseType, PhaseView] = {}
         self._panes: list[RolePane] = []
+        self._skipped = 0  # pump turns skipped in a row for pending input
+        self._last_input = float("-inf")  # when the last key reached this screen (monotonic)
+        self._status_at = float("-inf")  # when the pump last refreshed the status lines (monotonic)
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -94,10 +115,13 @@ class LiveRoundScreen(Screen[None]):
         # looked up once: a query walks every Markdown block of the panes
         self._panes = list(self.query(RolePane))
         self._views = {v.phase_type: v for pane in self._panes for v in pane.views()}
-        self.set_interval(PUMP_INTERVAL_S, self._drain)
-        self.set_interval(STATUS_INTERVAL_S, self._refresh_status)
+        self.set_interval(PUMP_INTERVAL_S, self._pump)
         self._set_state("running", "Running — x cancels.")
         self.run_round()
+
+    def on_key(self, _event: events.Key) -> None:
+        # keys bubble here from the focused pane (not stopped: bindings still run)
+        self._last_input = time.monotonic()
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self._views[phase_type]
@@ -125,8 +149,24 @@ class LiveRoundScreen(Screen[None]):
         async for event in self._events():
             self._inbox.append(event)  # no screen work here: see the module docstring
 
+    async def _pump(self) -> None:
+        """The timer's turn: drain, unless input is waiting (it goes first; the text waits one turn)."""
+        recent = time.monotonic() - self._last_input < INPUT_QUIET_S
+        if self._skipped < MAX_SKIPS and (recent or _input_pending(self.app, self.app.focused)):
+            self._skipped += 1
+            return
+        self._skipped = 0
+        with self.app.batch_update():
+            await self._drain()
+            for pane in self._panes:
+                pane.follow()
+            now = time.monotonic()
+            if now - self._status_at >= STATUS_INTERVAL_S - 0.01:
+                self._status_at = now
+                self._refresh_status()
+
     async def _drain(self) -> None:
-        """Show the queued events in order, then hand each pane's new text to its Markdown stream."""
+        """Show the queued events in order, then append each pane's new text to its Markdown (one batch)."""
         async with self._drain_lock:
             while self._inbox:
                 event = self._inbox.popleft()
@@ -134,8 +174,9 @@ class LiveRoundScreen(Screen[None]):
                     self._views[event.phase_type].add(event.text)
                 else:
                     await self._route(event)
-            for view in self._views.values():
-                await view.flush()
+            with self.app.batch_update():
+                for view in self._views.values():
+                    await view.flush()
 
     async def _route(self, event: RoundEvent) -> None:
         now = self.clock()

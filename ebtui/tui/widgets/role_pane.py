@@ -1,15 +1,15 @@
 """One role's pane in the live round: its phases, each streaming into Markdown.
 
 Cost model (see benchmarks/RESULTS.md, figure 4): the round's events are only *queued* here; text reaches
-the widgets in batches on the live screen's timer (~20 a second), never per token. Textual's Markdown makes a
+the widgets in batches on the live screen's pump (4 a second), never per token, and the three panes' batches
+are appended in one `batch_update`, so a pump costs one layout and one frame. Textual's Markdown makes a
 widget per block, and every append re-lays out the widget holding them, so a long phase streams into a
 chain of Markdown *segments*: once the live segment holds SEGMENT_BLOCKS blocks, the next text starts a new
-one at a paragraph boundary, and the sealed segments are never touched (nor re-laid out) again.
+one at a paragraph boundary, and the sealed segments are rendered once and never touched again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 
@@ -21,13 +21,13 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from ebtui.core.records import Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
 
-#: blocks the live Markdown segment may hold before new text starts another segment
-SEGMENT_BLOCKS = 30
+#: blocks the live Markdown segment may hold before new text starts another segment: few, because every
+#: block on screen is a widget to style, lay out and paint at every update (30 here cost 60% more CPU)
+SEGMENT_BLOCKS = 3
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 
 PHASE_LABELS: dict[PhaseType, str] = {
@@ -90,9 +90,10 @@ class SealedMarkdown(Widget):
 class PhaseView(Vertical):
     """A phase's title, an in-place note (retry / failure) and its text in one or more Markdown segments.
 
-    `add(text)` only queues; `flush()` (the screen's timer) hands the queue to the live segment's
-    MarkdownStream. When the phase finishes the stream stops; the core's authoritative text replaces what
-    streamed only when the two differ.
+    `add(text)` only queues; `flush()` (the screen's pump) appends the queue to the live segment's Markdown
+    in one piece — the pump does what a `MarkdownStream` would (gather fragments while the widget is busy),
+    and appending directly lets the screen put all three panes' appends in one batch, i.e. one frame. When
+    the phase finishes, the core's authoritative text replaces what streamed only when the two differ.
     """
 
     DEFAULT_CSS = """
@@ -118,7 +119,6 @@ class PhaseView(Vertical):
         self.finished_at: float | None = None
         self.cost: float | None = None
         self.attempt = 1
-        self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._sealed: list[str] = []  # the text of the sealed segments, in order
         self._live_text = ""  # the text handed to the live (last) segment
@@ -188,7 +188,6 @@ class PhaseView(Vertical):
             cut = _cut_point(self._live_text, text)
             if cut is not None:
                 await self._write(text[:cut])
-                await self._stop_stream()
                 await self._seal()
                 text = text[cut:]
         await self._write(text)
@@ -205,28 +204,12 @@ class PhaseView(Vertical):
     async def _write(self, text: str) -> None:
         if not text:
             return
-        if self._stream is None:  # created on the first text, so a stream that never ran is never stopped
-            self._stream = Markdown.get_stream(self.markdown)
         self._live_text += text
-        await self._stream.write(text)
-
-    async def _stop_stream(self) -> None:
-        if self._stream is None:
-            return
-        stream, self._stream = self._stream, None
-        try:
-            await stream.stop()
-        except asyncio.CancelledError:
-            # MarkdownStream.stop() re-raises the cancel of its own task when that task had not started
-            # yet; only a cancel aimed at us may propagate.
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
+        await self.markdown.append(text)
 
     async def _show(self, text: str) -> None:
         """Replace whatever is shown with `text` (one segment)."""
         self._pending.clear()
-        await self._stop_stream()
         sealed = list(self.query(SealedMarkdown))
         if sealed:
             await self.remove_children(sealed)
@@ -246,7 +229,6 @@ class PhaseView(Vertical):
         self.cost = phase.usage.cost_usd
         final = strip_control(phase.response)
         await self.flush()
-        await self._stop_stream()
         if self.text != final:  # the streamed text is not the answer of record (or not all of it)
             await self._show(final)
         self.note("")
@@ -299,7 +281,6 @@ class RolePane(Vertical):
         self.model = model
         self.phase_types = phases
         self.border_title = f"{role} · {strip_control(model)}"
-        self._follow_from = 0.0  # where we last scrolled to; above it, the reader has scrolled up
         # kept, not queried: a query walks every Markdown block below
         self._views = [PhaseView(pt) for pt in phases]
         self._status = Static("waiting", classes="pane-status", markup=False)
@@ -316,8 +297,21 @@ class RolePane(Vertical):
     def views(self) -> list[PhaseView]:
         return list(self._views)
 
+    def follow(self) -> None:
+        """Keep the end of the streaming text in view (called once per pump), unless the reader has scrolled
+        up. The body is anchored once its text overflows it: the compositor then keeps it at the end in the
+        same layout pass as the new text (one frame per update, not a second frame to scroll). Scrolling up
+        releases the anchor, scrolling back to the end restores it. Not anchored while the text fits, where
+        an anchor would bottom-align it."""
+        body = self._body
+        if body.max_scroll_y > 0:
+            if not body.is_anchored:
+                body.anchor()
+        elif body.is_anchored:
+            body.anchor(False)
+
     def refresh_status(self, clock: Callable[[], float]) -> None:
-        """Update the one-line status; called on a timer (~10 Hz), never per token."""
+        """Update the one-line status; called by the screen's pump (every STATUS_INTERVAL_S), never per token."""
         views = self.views()
         running = [v for v in views if v.status == PhaseStatus.RUNNING]
         self.set_class(bool(running), "-active")
@@ -336,12 +330,6 @@ class RolePane(Vertical):
             cost = f" · ${sum(costs):.4f}" if costs else ""
             tokens = sum(v.tokens for v in views)
             text = f"{label}: {state} · {tokens} tok · {elapsed:.1f}s{cost}"
-        if running:
-            # follow the text as it streams, unless the reader has scrolled up to read
-            body = self._body
-            if body.scroll_y >= self._follow_from - 1:
-                body.scroll_end(animate=False, immediate=False)
-                self._follow_from = body.max_scroll_y
         if self._status_text != text:
             self._status_text = text
             self._status.update(text)
