@@ -451,7 +451,7 @@ class _EventQueue:
         items = self.items
         if items:
             last = items[-1]
-            if type(last) is _TextRun and last.phase_type is phase_type and last.round_id == round_id:
+            if type(last) is _TextRun and last.phase_type is phase_type:  # one queue per round
                 last.parts.append(text)
                 return  # the consumer has a wake-up pending already (it has not taken `last`)
         self.put(_TextRun(round_id, phase_type, text))

@@ -116,16 +116,32 @@ def _round_bytes(round_: Round) -> bytes:
     return round_.__pydantic_serializer__.to_json(round_, indent=2)
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file."""
+class _Abandoned(Exception):
+    """A background write given up before its rename because a newer snapshot of the round is waiting
+    (the file keeps its previous whole content; the newer snapshot is written next)."""
+
+
+# the writer thread's "is a newer snapshot of this round waiting?" check, seen by the write it is doing
+_write_ctx = threading.local()
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True, abandon: Any = None) -> None:
+    """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file.
+
+    `abandon` (a callable, optional): asked before the fsync and before the rename; if it answers True
+    the temporary file is removed, `path` is left as it was and _Abandoned is raised."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
+        if abandon is not None and abandon():
+            raise _Abandoned(str(path))
         if durable:
             os.fsync(fd)
+        if abandon is not None and abandon():
+            raise _Abandoned(str(path))
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
@@ -483,7 +499,11 @@ class ResultsStore:
         next open trust index.json: the marker first, then whether the folder changed only by us."""
         self._mark_unindexed()
         before = self._dir_mtime()
-        atomic_write(path, data, durable=self.durable)
+        try:
+            atomic_write(path, data, durable=self.durable, abandon=getattr(_write_ctx, "abandon", None))
+        except _Abandoned:  # a temporary file came and went: the folder still changed only by us
+            self._verified = self._dir_mtime() if before == self._verified else None
+            raise
         after = self._dir_mtime()
         self._verified = after if before == self._verified else None
 
@@ -1146,7 +1166,11 @@ class BackgroundSaver:
     their last hand-off), so a snapshot handed over waits for at most the pass in progress, then is written
     in the next (or superseded by a newer one written in its place): with one round in flight it is on
     disk within two write times (a few milliseconds; ~10-25 ms with fsync on a busy disk), with C rounds
-    within two passes of at most C writes. Each round file is thus at most one write behind the engine. A crash (kill -9, or power loss with fsync on) loses the
+    within two passes of at most C writes. Each round file is thus at most one write behind the engine.
+    A write whose round has a newer snapshot waiting by the time it reaches its fsync or its rename is
+    given up there (its temporary file removed, the round file untouched) and the newer one is written
+    next; a round's write is never given up twice in a row, so the bound above still holds, and the newest
+    state lands sooner (the engine's final save need not wait for a stale write's fsync). A crash (kill -9, or power loss with fsync on) loses the
     phases in flight plus at most the transitions handed over in that window — a phase that has just
     finished is "in flight" until its write lands. `landed(round_id)`, `flush()` and `close()` wait for
     the writes; the round engine waits for a round's last write before it reports the round finished, so
@@ -1167,6 +1191,8 @@ class BackgroundSaver:
         self._failed: dict[str, BaseException] = {}  # round id -> error of its last write, not yet raised
         self._waiters: dict[str, list[tuple[int, concurrent.futures.Future[Path]]]] = {}
         self._busy = False
+        self._abandoned: set[str] = set()  # rounds whose last write was given up for a newer snapshot
+        self.abandoned = 0  # writes given up so (for measurements)
         self._thread = threading.Thread(target=self._work, name="ebtui-round-writer", daemon=True)
         self._thread.start()
 
@@ -1218,12 +1244,24 @@ class BackgroundSaver:
                 self._busy = True
             for rid, (n, snapshot) in batch.items():
                 err: BaseException | None = None
+                # a newer snapshot of this round handed over meanwhile: give this write up before its
+                # fsync/rename and write the newer one next — but never twice in a row, so a round whose
+                # hand-offs come faster than its writes still reaches the disk every other write
+                may_abandon = rid not in self._abandoned
+                _write_ctx.abandon = (lambda rid=rid: rid in self._pending) if may_abandon else None
                 try:
                     self.store.save_round(snapshot)
+                except _Abandoned:
+                    self._abandoned.add(rid)
+                    self.abandoned += 1
+                    continue  # not written: its waiters wait for the newer snapshot (already pending)
                 except Exception as exc:  # recorded; raised to the round's engine
                     log.exception("saving round %s failed", rid)
                     self.errors.append(f"{rid}: {exc}")
                     err = exc
+                finally:
+                    _write_ctx.abandon = None
+                self._abandoned.discard(rid)
                 with self._cond:
                     self._written[rid] = n
                     if err is not None:
