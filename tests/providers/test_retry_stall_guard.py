@@ -37,19 +37,19 @@ def _client(inner: ModelClient, stall: float) -> RetryingClient:
 
 
 async def test_steady_items_each_within_the_timeout_never_stall() -> None:
-    # 10 gaps of 0.04 s under a 0.1 s timeout: 0.4 s in all, far past one timeout — the timer re-arms
-    inner = Paced([f"w{i} " for i in range(10)], [0.04] * 10)
-    out = await _client(inner, 0.1).generate("p", "s")
-    assert out.text == "".join(f"w{i} " for i in range(10)) and inner.calls == 1
+    # 12 gaps of 0.03 s under a 0.2 s timeout: 0.36 s in all, well past one timeout — the timer re-arms
+    inner = Paced([f"w{i} " for i in range(12)], [0.03] * 12)
+    out = await _client(inner, 0.2).generate("p", "s")
+    assert out.text == "".join(f"w{i} " for i in range(12)) and inner.calls == 1
 
 
 async def test_a_slow_consumer_is_not_a_stalled_model() -> None:
     inner = Paced(["a ", "b ", "c"], [0.0, 0.0, 0.0])
     got: list[str] = []
-    async for item in _client(inner, 0.05).stream("p", "s"):
+    async for item in _client(inner, 0.1).stream("p", "s"):
         if isinstance(item, Delta):
             got.append(item.text)
-            await asyncio.sleep(0.12)  # the consumer is slow: not counted against the model
+            await asyncio.sleep(0.25)  # the consumer is slow: not counted against the model
     assert got == ["a ", "b ", "c"]
 
 
