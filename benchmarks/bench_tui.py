@@ -224,7 +224,7 @@ def bench_streaming(quick: bool = False) -> BenchResult:
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
             frames_during.append((len(app.frames) - f0) / wall)
             counter["window"] = counter["tokens"] - n0
-            await asyncio.sleep(0.3)  # one more pump: what reached the panes
+            await asyncio.sleep(1.0)  # a few more pumps (0.25 s each, up to two skipped after a key)
             counter["shown"] = sum(v.tokens for v in app.screen._views.values())
             screen = app.screen
             for worker in screen.workers:
