@@ -121,3 +121,40 @@ def test_no_rounds_is_a_clear_error(tournament_store: dict[str, Any], tmp_path: 
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"ebtui: error: no rounds in {tmp_path / 'empty'}; nothing to report"]
+
+
+def test_a_model_classifies_the_consistency_answers_and_is_named(tournament_store: dict[str, Any],
+                                                                 tmp_path: Path) -> None:
+    import csv
+
+    root, tid = tournament_store["root"], tournament_store["tid"]
+    models = tmp_path / "models.toml"
+    models.write_text(
+        '[models.reader]\nprovider = "scripted"\n'
+        'rules = [{match = "", reply = \'{"label": "acknowledged_refinement", "quote": ""}\'}]\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "classified"
+    result = invoke("report", "--store", str(root), "--tournament", tid, "--out", str(out),
+                    "--models", str(models), "--classifier", "reader")
+    assert result.exit_code == 0, result.output
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "Classified by: model:reader" in text
+    with open(out / "consistency_answers__effective.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    exchanges = {r.exchange_id or r.id for r in ResultsStore(root).load_rounds(tournament=tid)
+                 if r.phase("consistency_test") is not None and r.phase("consistency_test").response}
+    assert len(rows) == len(exchanges) > 0
+    assert {(row["class"], row["classifier"]) for row in rows} == {("acknowledged_refinement", "model:reader")}
+    # the default stays the documented rules
+    rules_text = (root / "reports" / tid / "report.md")
+    if rules_text.exists():
+        assert "model:reader" not in rules_text.read_text(encoding="utf-8")
+
+
+def test_an_unknown_classifier_is_a_clear_error(tournament_store: dict[str, Any], tmp_path: Path) -> None:
+    root, tid = tournament_store["root"], tournament_store["tid"]
+    result = invoke("report", "--store", str(root), "--tournament", tid, "--out", str(tmp_path / "x"),
+                    "--classifier", "nobody")
+    assert result.exit_code == 2
+    assert "nobody" in result.output and "Traceback" not in result.output

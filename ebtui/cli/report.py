@@ -17,9 +17,15 @@ from ebtui.cli.common import CliError, ctx_option
 @click.option("--model", help="Only rounds in which this model took part (any seat).")
 @click.option("--dilemma", help="Only rounds on this dilemma id.")
 @click.option("--title", help="The report's title.")
+@click.option("--classifier", metavar="MODEL",
+              help="Classify the consistency-test answers with this model (from models.toml) instead of the "
+                   "documented rules; the report names the classifier.")
+@click.option("--models", "models_file", type=click.Path(dir_okay=False),
+              help="models.toml: the classifier, and each model's provider for the judge-family table.")
 @click.pass_context
 def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
-           model: str | None, dilemma: str | None, title: str | None) -> None:
+           model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
+           models_file: str | None) -> None:
     """Write a Markdown report with tables, charts and CSVs; print its path."""
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
@@ -50,9 +56,46 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
+    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, rounds)
     try:
-        path = write_report(rounds, out, title=title, tournament=tournament)
+        path = write_report(rounds, out, title=title, tournament=tournament, classifications=classifications,
+                            families=families)
     except OSError as exc:
         raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     click.echo(f"{len(rounds)} rounds", err=True)
     click.echo(str(path))
+
+
+def _from_models(models_file: str | None, classifier: str | None, rounds: list) -> tuple[dict | None, dict | None]:
+    """What models.toml adds to a report: each model's provider (for the judge-family table) and, with
+    --classifier, a model's classification of every consistency-test answer. Without --models and
+    --classifier an unreadable default models.toml is no reason to refuse a report."""
+    import asyncio
+
+    from ebtui.config import ConfigError, load_models_config
+
+    try:
+        config = load_models_config(models_file)
+    except ConfigError as exc:
+        if models_file or classifier:
+            raise CliError(str(exc)) from None
+        return None, None
+    families = {name: cfg.provider for name, cfg in config.models.items()}
+    if not classifier:
+        return families, None
+    from ebtui.core.analysis import classify_consistency_answers_with_model
+    from ebtui.providers.registry import build_clients
+
+    try:
+        client = build_clients(config, [classifier])[classifier]
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+    async def classify() -> dict:
+        try:
+            return await classify_consistency_answers_with_model(rounds, client)
+        finally:
+            await client.aclose()
+
+    click.echo(f"classifying consistency-test answers with {classifier}…", err=True)
+    return families, asyncio.run(classify())
