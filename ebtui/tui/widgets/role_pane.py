@@ -326,10 +326,12 @@ class RolePane(Vertical):
             state = current.status.value if current.status != PhaseStatus.RUNNING else "streaming"
             if current.status == PhaseStatus.RUNNING and current.attempt > 1:
                 state = f"streaming, attempt {current.attempt}"
+            # the phase's own tokens and time; the pane's (the role's) totals when it has played several phases
             costs = [v.cost for v in views if v.cost is not None]
             cost = f" · ${sum(costs):.4f}" if costs else ""
             tokens = sum(v.tokens for v in views)
-            text = f"{label}: {state} · {tokens} tok · {elapsed:.1f}s{cost}"
+            total = f" · role {tokens} tok" if tokens != current.tokens else ""
+            text = f"{label}: {state} · {current.tokens} tok · {elapsed:.1f}s{total}{cost}"
         if self._status_text != text:
             self._status_text = text
             self._status.update(text)
