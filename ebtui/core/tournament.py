@@ -1163,20 +1163,13 @@ class TournamentRunner:
 
     def _exchange_snapshot(self, spec: Any, round_id: str, phases: dict[PhaseType, Any]) -> Round:
         """The exchange so far (phases 1-4), as judge_exchange needs it, before the primary round ends."""
-        return Round(
-            id=round_id,
-            exchange_id=round_id,
-            dilemma_id=spec.dilemma.id,
-            dilemma_title=spec.dilemma.title,
-            team_a_model=spec.team_a,
-            team_b_model=spec.team_b,
-            judge_model=spec.judge,
-            tournament_id=self.tournament_id,
-            phases=[phases[pt].model_copy(deep=True) for pt in _EXCHANGE_PHASES],
-            settings={"max_tokens": spec.max_tokens, "dilemma": spec.dilemma.model_dump(mode="json")},
-            document=spec.document,
-            blind_judge=spec.blind_judge,
-        )
+        from ebtui.core.round import new_round
+
+        snapshot = new_round(spec)
+        snapshot.id = snapshot.exchange_id = round_id
+        snapshot.tournament_id = self.tournament_id
+        snapshot.phases = [phases[pt].model_copy(deep=True) for pt in _EXCHANGE_PHASES]
+        return snapshot
 
     async def _panel_judge(self, source: Round, sr: ScheduledRound) -> None:
         import inspect
