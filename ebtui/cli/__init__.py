@@ -6,13 +6,15 @@ and a headless command never imports Textual.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 
 import click
 
 from ebtui import __version__
-from ebtui.cli.common import CliError
+from ebtui.cli.common import EXIT_INTERRUPTED, CliError
 
 # name -> (module:attribute, one-line help shown by `ebtui --help` without importing the module)
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -64,8 +66,21 @@ def cli(ctx: click.Context, document: str | None, models_file: str | None, store
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Click without its standalone handling, so that Ctrl-C anywhere (loading a document, opening the
+    store, between rounds) is one line and exit code 130, never a traceback or click's "Aborted!"."""
     try:
-        cli.main(args=argv, prog_name="ebtui", standalone_mode=True)
-    except CliError as exc:  # raised outside click's own handling (e.g. from the TUI start-up)
-        click.echo(f"ebtui: error: {exc.message}", err=True)
+        code = cli.main(args=argv, prog_name="ebtui", standalone_mode=False)
+    except CliError as exc:
+        exc.show()
         sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # usage errors: click's own message and exit code
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("\nebtui: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # `ebtui ... | head`: the reader went away
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -11,6 +11,7 @@ from ebtui.core.safe_text import strip_control
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
 class CliError(click.ClickException):

@@ -1,0 +1,87 @@
+"""Checks made before any model call is spent, each failing with one line naming what is wrong and where.
+
+The front ends run them after loading the document and resolving the models (those raise their own
+one-line errors) and before the first call: a round whose answers cannot be saved must not be paid for.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class PreflightError(Exception):
+    """One line: what is wrong and where."""
+
+
+def _probe(directory: Path) -> None:
+    """Create and remove a file in `directory` (a real write: permissions, read-only mounts, a full disk)."""
+    fd, name = tempfile.mkstemp(prefix=".ebtui-probe-", dir=directory)
+    try:
+        os.write(fd, b"ebtui")
+    finally:
+        os.close(fd)
+        os.unlink(name)
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or type(exc).__name__
+
+
+def check_store_writable(root: str | os.PathLike[str]) -> Path:
+    """Raise PreflightError unless the results store at `root` can be written (created if it is missing).
+
+    Nothing is created here: a missing store is checked through its nearest existing parent. Existing
+    sub-folders (rounds, tournaments, reports) and files (index.json, .lock) are checked too.
+    """
+    root = Path(root).expanduser()
+    shown = str(root)
+    if root.exists() and not root.is_dir():
+        raise PreflightError(f"results store {shown} is not a directory")
+    if not root.exists():
+        parent = root.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise PreflightError(f"results store {shown} cannot be created: {parent} is not a directory")
+        try:
+            _probe(parent)
+        except OSError as exc:
+            raise PreflightError(f"results store {shown} cannot be created in {parent}: {_reason(exc)}") from None
+        return root
+    dirs = [root] + [root / sub for sub in ("rounds", "tournaments", "reports") if (root / sub).exists()]
+    for d in dirs:
+        if not d.is_dir():
+            raise PreflightError(f"results store {shown}: {d} is not a directory")
+        try:
+            _probe(d)
+        except OSError as exc:
+            raise PreflightError(f"results store directory {d} is not writable: {_reason(exc)}") from None
+    for name in ("index.json", ".lock"):
+        f = root / name
+        if f.exists() and not os.access(f, os.W_OK):
+            raise PreflightError(f"results store file {f} is not writable: permission denied")
+    return root
+
+
+def command_hint(words: Iterable[str], options: Iterable[tuple[str, object]]) -> str:
+    """A command line to paste as is: the words, then each option given (None/False left out, True a flag),
+    every value shell-quoted."""
+    parts = [shlex.quote(str(w)) for w in words]
+    for flag, value in options:
+        if value is None or value is False:
+            continue
+        parts.append(flag)
+        if value is not True:
+            parts.append(shlex.quote(str(value)))
+    return " ".join(parts)
