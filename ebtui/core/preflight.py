@@ -28,6 +28,14 @@ def _probe(directory: Path) -> None:
         os.unlink(name)
 
 
+def _marked_read_only(path: Path) -> bool:
+    """No write permission bit at all (chmod a-w): read-only by intent, also for root, who could write."""
+    try:
+        return path.stat().st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
 def _reason(exc: OSError) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
@@ -54,6 +62,8 @@ def check_store_writable(root: str | os.PathLike[str]) -> Path:
             parent = parent.parent
         if not parent.is_dir():
             raise PreflightError(f"results store {shown} cannot be created: {parent} is not a directory")
+        if _marked_read_only(parent):
+            raise PreflightError(f"results store {shown} cannot be created in {parent}: it is read-only")
         try:
             _probe(parent)
         except OSError as exc:
@@ -63,13 +73,15 @@ def check_store_writable(root: str | os.PathLike[str]) -> Path:
     for d in dirs:
         if not d.is_dir():
             raise PreflightError(f"results store {shown}: {d} is not a directory")
+        if _marked_read_only(d):
+            raise PreflightError(f"results store directory {d} is not writable: it is read-only (no write permission)")
         try:
             _probe(d)
         except OSError as exc:
             raise PreflightError(f"results store directory {d} is not writable: {_reason(exc)}") from None
     for name in ("index.json", ".lock"):
         f = root / name
-        if f.exists() and not os.access(f, os.W_OK):
+        if f.exists() and (not os.access(f, os.W_OK) or _marked_read_only(f)):
             raise PreflightError(f"results store file {f} is not writable: permission denied")
     return root
 
