@@ -36,7 +36,7 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
-from ebtui.core.tournament import fmt_tokens
+from ebtui.core.tournament import fmt_duration, fmt_tokens
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
 DEFAULT_FILE = "tournament.toml"
@@ -52,6 +52,56 @@ _SPACE = re.compile(r"\s+")
 def progress_text(p: Any) -> str:
     """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
     return str(p.describe())
+
+
+class Breakdown:
+    """Progress per pairing (Team A vs Team B) and per model (any role), with an ETA for each.
+
+    A row's ETA assumes the rounds left are played in schedule order (the runner starts them in that order)
+    at this run's pace so far: the row is done when its last remaining round is, k rounds from now."""
+
+    def __init__(self, scheduled: Sequence[Any]) -> None:
+        self.order = [r.schedule_key for r in scheduled]
+        self.rows: dict[str, dict[str, int]] = {}
+        self.members: dict[str, list[str]] = {}  # row -> schedule keys
+        self.finished: dict[str, bool] = {}  # schedule key -> complete (False: ended otherwise)
+        for r in scheduled:
+            for row in self.rows_of(r):
+                self.rows.setdefault(row, {"total": 0})["total"] += 1
+                self.members.setdefault(row, []).append(r.schedule_key)
+
+    @staticmethod
+    def rows_of(r: Any) -> list[str]:
+        models = dict.fromkeys([r.team_a, r.team_b, r.judge])
+        return [f"{r.team_a} vs {r.team_b}", *(f"model {m}" for m in models)]
+
+    def mark(self, schedule_key: str, complete: bool) -> None:
+        self.finished[schedule_key] = complete
+
+    def table(self, progress: Any) -> list[tuple[str, str, str, str, str]]:
+        """(row, done/total, bar, not complete, ETA) — pairings first, then models."""
+        remaining = [k for k in self.order if k not in self.finished]
+        position = {k: i + 1 for i, k in enumerate(remaining)}
+        played = max(0, progress.finished - progress.already_done) if progress is not None else 0
+        pace = progress.elapsed_s / played if progress is not None and played else None
+        out = []
+        for row in sorted(self.rows, key=lambda r: (r.startswith("model "), r)):
+            keys = self.members[row]
+            total = len(keys)
+            done = sum(1 for k in keys if self.finished.get(k))
+            failed = sum(1 for k in keys if k in self.finished and not self.finished[k])
+            left = [position[k] for k in keys if k in position]
+            if not left:
+                eta = "done"
+            elif pace is None:
+                eta = "?"
+            else:
+                eta = fmt_duration(max(left) * pace)
+            width = 12
+            fill = round(width * (done + failed) / total) if total else width
+            bar = "█" * fill + "░" * (width - fill)
+            out.append((row, f"{done}/{total}", bar, str(failed) if failed else "", eta))
+        return out
 
 
 def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
@@ -140,6 +190,7 @@ class TournamentScreen(Screen[None]):
         # priority so it works from the path field; when nothing runs, ctrl+x falls through to Input's cut
         Binding("ctrl+x", "cancel_tournament", "Cancel run", id="tournament.cancel", priority=True),
         Binding("ctrl+l", "reload_saved", "Reload list", id="tournament.reload"),
+        Binding("ctrl+s", "export", "Export report", id="tournament.export"),
         Binding("escape", "back", "Back", id="tournament.back"),
     ]
 
@@ -178,6 +229,7 @@ class TournamentScreen(Screen[None]):
         self.estimate: Any = None
         self.runner: Any = None
         self.progress: Any = None
+        self.breakdown: Breakdown | None = None
         self.finished: Any = None  # the TournamentFinished event of the last run
         self.failures: list[str] = []
         self.analysis: dict[str, list[Any]] | None = None  # view -> tables
@@ -205,6 +257,7 @@ class TournamentScreen(Screen[None]):
             with TabPane("Progress", id="tab-progress"):
                 yield ProgressBar(id="tournament-progress", show_eta=False)
                 yield Static("Not started.", id="progress-stats", markup=False)
+                yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
             with TabPane("Analysis", id="tab-analysis"):
                 with Horizontal(id="analysis-pickers"):
@@ -232,6 +285,8 @@ class TournamentScreen(Screen[None]):
         saved = self.query_one("#saved-tournaments", DataTable)
         for label, width in SAVED_COLUMNS:
             saved.add_column(label, width=width)
+        breakdown = self.query_one("#progress-breakdown", DataTable)
+        breakdown.add_columns("pairing / model", "done", "progress", "not complete", "ETA")
         self.set_interval(0.1, self._show_progress)
         self.action_reload_saved()
         path = self.query_one("#tournament-path", Input)
@@ -358,6 +413,7 @@ class TournamentScreen(Screen[None]):
         self.failures = []
         self.query_one("#progress-failures", Static).update("")
         self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
+        self.breakdown = self._new_breakdown(self.plan)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -375,6 +431,10 @@ class TournamentScreen(Screen[None]):
                 progress = getattr(event, "progress", None)
                 if progress is not None:
                     self.progress = progress
+                if isinstance(event, RoundCompleted | RoundNotRun) and self.breakdown is not None:
+                    ok = isinstance(event, RoundCompleted) and event.round.status.value == "complete"
+                    self.breakdown.mark(event.scheduled.schedule_key, ok)
+                    self._shown_progress = None  # redraw the rows too
                 if isinstance(event, RoundCompleted) and event.round.status.value != "complete":
                     self._failure(f"{event.scheduled.schedule_key}: {event.round.status.value}"
                                   + (f" — {event.round.error}" if event.round.error else ""))
@@ -402,6 +462,62 @@ class TournamentScreen(Screen[None]):
         self._shown_progress = p
         self.query_one("#tournament-progress", ProgressBar).update(total=max(1, p.total), progress=p.finished)
         self.query_one("#progress-stats", Static).update(progress_text(p))
+        if self.breakdown is not None:
+            table = self.query_one("#progress-breakdown", DataTable)
+            table.clear()
+            for row in self.breakdown.table(p):
+                table.add_row(*(Text(strip_control(cell)) for cell in row))
+
+    def _new_breakdown(self, plan: Any) -> Breakdown | None:
+        """Rows for the plan's schedule; rounds complete before this run (a resume) count as done."""
+        try:
+            scheduled = plan.schedule.rounds
+        except AttributeError:
+            return None
+        breakdown = Breakdown(scheduled)
+        try:
+            for doc in self.services.store.query(tournament=plan.tournament_id, status="complete"):
+                if doc.get("schedule_key"):
+                    breakdown.mark(doc["schedule_key"], True)
+        except Exception:  # noqa: BLE001 - an unreadable index only loses the resume's head start
+            pass
+        return breakdown
+
+    # -- export ---------------------------------------------------------------------------------------
+    def action_export(self) -> None:
+        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
+        under <store>/reports/<tournament>/, and say where."""
+        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
+        if tid is None:
+            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
+            return
+        out = Path(self.services.store.root) / "reports" / tid
+        self._message(f"Exporting {tid} to {out}…")
+        self._export(tid, out)
+
+    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
+    def _export(self, tid: str, out: Path) -> None:
+        from ebtui.core.report import write_report
+
+        try:
+            rounds = self.services.store.load_rounds(tournament=tid)
+            if not rounds:
+                raise ValueError(f"tournament {tid} has no saved rounds")
+            try:
+                tournament = self.services.store.load_tournament(tid)
+            except Exception:  # noqa: BLE001 - the report is still useful without its header
+                tournament = None
+            report = write_report(rounds, out, title=f"Tournament {tid}", tournament=tournament)
+            csvs = len(list(out.glob("*.csv")))
+            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
+        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
+            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
+            self.app.call_from_thread(self._message, text, error=True)
+            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
+            return
+        text = f"Exported to {out}: {Path(report).name}, {csvs} CSV files, {Path(shot).name}"
+        self.app.call_from_thread(self._message, text)
+        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)
 
     def _tournament_finished(self, event: Any) -> None:
         self.finished = event
