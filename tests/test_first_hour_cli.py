@@ -108,6 +108,13 @@ def test_read_only_store_is_one_line_naming_it_before_any_call(read_only_store) 
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and str(store) in proc.stderr
 
 
+def test_the_app_refuses_a_read_only_store_before_opening(read_only_store) -> None:  # noqa: ANN001
+    store, kw = read_only_store
+    proc = ebtui("--store", str(store), timeout=30, stdin=subprocess.DEVNULL, **kw)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and str(store) in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_store_under_a_file_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "afile"
     blocker.write_text("x")
