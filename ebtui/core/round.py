@@ -50,7 +50,7 @@ from ebtui.core.events import (
     RoundFinished,
 )
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
-from ebtui.core.liveness import WRITER_KEY, writer_stamp
+from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
     PHASE_ORDER,
     PHASE_SPEAKER,
@@ -59,6 +59,7 @@ from ebtui.core.records import (
     PhaseStatus,
     PhaseType,
     Round,
+    RoundSettings,
     RoundStatus,
     utcnow,
 )
@@ -122,11 +123,11 @@ def new_round(spec: RoundSpec) -> Round:
         schedule_key=spec.schedule_key,
         blind_judge=spec.blind_judge,
         document=spec.document,
-        settings={
-            "max_tokens": spec.max_tokens,
-            "dilemma": spec.dilemma.model_dump(mode="json"),
-            WRITER_KEY: writer_stamp(),
-        },
+        settings=RoundSettings(
+            max_tokens=spec.max_tokens,
+            dilemma=spec.dilemma.model_dump(mode="json"),
+            writer=writer_stamp(),
+        ),
         **fields,
     )
     round_.exchange_id = round_.id
@@ -483,8 +484,9 @@ async def run_round(
         round_.error = None
         round_.finished_at = None
         round_.exchange_id = round_.exchange_id or round_.id
-        round_.settings.setdefault("dilemma", spec.dilemma.model_dump(mode="json"))
-        round_.settings[WRITER_KEY] = writer_stamp()
+        if round_.settings.dilemma is None:
+            round_.settings.dilemma = spec.dilemma.model_dump(mode="json")
+        round_.settings.writer = writer_stamp()
     else:
         round_ = new_round(spec)
         kept = set()
@@ -514,7 +516,7 @@ async def judge_exchange(
     new round's id (tournaments use deterministic ids so a re-run overwrites rather than duplicates).
     """
     if dilemma is None:
-        snapshot = source.settings.get("dilemma")
+        snapshot = source.settings.dilemma
         if not snapshot:
             raise ValueError(f"round {source.id} carries no dilemma snapshot; pass dilemma=")
         dilemma = Dilemma.model_validate(snapshot)
@@ -532,7 +534,7 @@ async def judge_exchange(
         tournament_id=tournament_id,
         schedule_key=schedule_key,
         round_id=round_id,
-        max_tokens=source.settings.get("max_tokens"),
+        max_tokens=source.settings.max_tokens,
         document=source.document,
     )
     round_ = new_round(spec)

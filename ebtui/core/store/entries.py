@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ebtui.core.liveness import WRITER_KEY, interrupted
+from ebtui.core.liveness import interrupted
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
@@ -49,7 +49,7 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "schedule_key": round_.schedule_key,
         "status": str(round_.status),
         # who is playing a running round, so readers can tell a killed one (see core/liveness.py)
-        "writer": round_.settings.get(WRITER_KEY) if round_.status == RoundStatus.RUNNING else None,
+        "writer": round_.settings.writer if round_.status == RoundStatus.RUNNING else None,
         "has_judgment": j is not None,
         "needs_review": j.effective_needs_review() if j else False,
         # effective scores (overrides applied) as lists in CRITERIA order, None where missing
@@ -96,7 +96,7 @@ def shown(entry: dict[str, Any]) -> dict[str, Any]:
 def mark_interrupted(round_: Round) -> None:
     """A loaded round whose writer died mid-play, as readers should see it (in memory; the file is
     rewritten only when something saves the round again): incomplete, with the phase in flight failed."""
-    stamp = round_.settings.get(WRITER_KEY)
+    stamp = round_.settings.writer
     who = f"pid {stamp[1]}" if isinstance(stamp, list | tuple) and len(stamp) == 3 else "its process"
     reason = f"interrupted: the process playing this round ({who}) stopped"
     for ph in round_.phases:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ebtui.core.liveness import WRITER_KEY, interrupted
+from ebtui.core.liveness import interrupted
 from ebtui.core.records import Override, Round, Team, Tournament
 from ebtui.core.store.entries import (
     index_entry,
@@ -179,7 +179,7 @@ class RoundFilesMixin(IndexMixin):
             raise StoreError(f"{path}: not a readable round ({where}: {first.get('msg', exc)})") from None
         with self._lock:
             self._cache_put(round_id, stamp, text)
-        if interrupted(round_.status, round_.settings.get(WRITER_KEY)):
+        if interrupted(round_.status, round_.settings.writer):
             mark_interrupted(round_)
         return round_
 
