@@ -153,3 +153,20 @@ def _sizes() -> list[tuple[str, int]]:
 def test_no_module_is_over_600_lines(rel: str) -> None:
     n = sum(1 for _ in (PKG / rel).open(encoding="utf-8"))
     assert n <= MAX_LINES, f"ebtui/{rel} has {n} lines (at most {MAX_LINES}): split it"
+
+
+#: modules already held to mypy's strict mode (pyproject [tool.mypy]); the rest of core/providers follows
+TYPED_CLEAN = [
+    "ebtui/core/store", "ebtui/core/tournament", "ebtui/core/round.py", "ebtui/core/events.py",
+    "ebtui/core/records.py", "ebtui/core/liveness.py", "ebtui/errors.py", "ebtui/launcher.py",
+]
+
+
+def test_mypy_is_clean_on_the_typed_modules() -> None:
+    pytest.importorskip("mypy", reason="mypy is in the test extra: pip install -e '.[test]'")
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", *TYPED_CLEAN],
+        capture_output=True, text=True, cwd=PKG.parent, timeout=600,
+    )
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert out.returncode == 0 and not errors, out.stdout + out.stderr

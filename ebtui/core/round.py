@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -391,7 +391,7 @@ class _Engine:
 
     def finish(self) -> None:
         r = self.round
-        statuses = {pt: (r.phase(pt).status if r.phase(pt) else None) for pt in PHASE_ORDER}
+        statuses = {pt: (ph.status if (ph := r.phase(pt)) else None) for pt in PHASE_ORDER}
         if all(s == PhaseStatus.COMPLETE for s in statuses.values()):
             r.status = RoundStatus.COMPLETE
             r.error = None
@@ -407,7 +407,7 @@ class _Engine:
         self.save()
 
 
-async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
+async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
     for pt in PHASE_ORDER:  # announce what a resumed (or reused) round already has
         ph = engine.round.phase(pt)
         if pt in engine.kept and ph is not None:
@@ -460,7 +460,7 @@ async def run_round(
     store: RoundSaver | None = None,
     *,
     resume: Round | None = None,
-) -> AsyncIterator[RoundEvent]:
+) -> AsyncGenerator[RoundEvent, None]:
     """Play (or resume) one round, yielding its events; the last event is RoundFinished.
 
     `clients` maps model names (spec.team_a, spec.team_b, spec.judge) to clients. With `resume`, the
@@ -508,7 +508,7 @@ async def judge_exchange(
     schedule_key: str | None = None,
     dilemma: Dilemma | None = None,
     round_id: str | None = None,
-) -> AsyncIterator[RoundEvent]:
+) -> AsyncGenerator[RoundEvent, None]:
     """Judge an existing exchange again (a judge panel): a new Round sharing the source's phases 1-4.
 
     The new round has `reused_from` set on the copied phases and the source's exchange id; only the

@@ -119,7 +119,7 @@ def stat_stamp(path: Path) -> Stamp | None:
 # --------------------------------------------------------------------------------------------- TinyDB parts
 
 
-class AtomicJSONStorage(Storage):  # type: ignore[misc]
+class AtomicJSONStorage(Storage):
     """TinyDB storage writing index.json atomically (TinyDB's JSONStorage rewrites the file in place, so a
     crash in the middle of a write would leave it truncated)."""
 

@@ -369,7 +369,7 @@ class IndexMixin:
                 self._merge(self._read_index())
             except (OSError, ValueError, TypeError, AttributeError):
                 pass  # corrupt on disk: ours (plus the round files) replaces it
-        db = TinyDB(self.index_path, durable=self.durable, storage=CachingMiddleware(AtomicJSONStorage))
+        db = TinyDB(self.index_path, durable=self.durable, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[no-untyped-call]
         try:
             db.drop_tables()  # all of this lands in the cache; close() writes the file once
             db.table("rounds").insert_multiple(self._entries.values())

@@ -113,7 +113,7 @@ class ResultsStore(RoundFilesMixin):
                 yield
             finally:
                 self._flock_depth -= 1
-                if self._flock_depth == 0:
+                if self._flock_depth == 0 and self._lock_fd is not None:
                     fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
     # ----------------------------------------------------------------------------------------- rounds

@@ -174,7 +174,8 @@ class RoundFilesMixin(IndexMixin):
         try:
             round_ = Round.model_validate_json(text)
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
+            errors = exc.errors()
+            first: dict[str, Any] = dict(errors[0]) if errors else {}
             where = ".".join(str(p) for p in first.get("loc", ())) or "file"
             raise StoreError(f"{path}: not a readable round ({where}: {first.get('msg', exc)})") from None
         with self._lock:
@@ -266,7 +267,8 @@ class RoundFilesMixin(IndexMixin):
         try:
             return Tournament.model_validate_json(text)
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
+            errors = exc.errors()
+            first: dict[str, Any] = dict(errors[0]) if errors else {}
             raise StoreError(f"{path}: not a readable tournament ({first.get('msg', exc)})") from None
 
     def list_tournaments(self) -> list[Tournament]:

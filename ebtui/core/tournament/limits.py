@@ -196,7 +196,9 @@ class LimitedClient(ModelClient):
                             self.stats.cost_usd += actual or 0.0
                         yield item
                 finally:
-                    await agen.aclose()
+                    close = getattr(agen, "aclose", None)  # an async generator: end it now
+                    if close is not None:
+                        await close()
                 ok = True
             except ProviderError as exc:
                 if exc.kind == "rate_limit" and self.provider_limiter:
