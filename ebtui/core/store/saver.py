@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import logging
 import threading
+from datetime import date, datetime, timedelta
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from ebtui.core.records import Round
 from ebtui.core.store.files import _Abandoned, check_id, write_ctx
@@ -15,6 +20,45 @@ if TYPE_CHECKING:
     from ebtui.core.store.results_store import ResultsStore
 
 log = logging.getLogger("ebtui.core.store")
+
+
+#: values shared as they are between a round and its snapshot (they cannot change)
+_IMMUTABLE = (str, int, float, bool, bytes, type(None), datetime, date, timedelta, Enum)
+
+
+def _own(value: Any) -> Any:
+    """`value` with every model, list, dict and set in it copied, immutable leaves shared."""
+    if isinstance(value, _IMMUTABLE):
+        return value
+    if isinstance(value, BaseModel):
+        out = copy.copy(value)  # its own __dict__, extras and fields-set
+        fields = out.__dict__
+        for key, item in fields.items():
+            if not isinstance(item, _IMMUTABLE):
+                fields[key] = _own(item)
+        extra = out.__pydantic_extra__
+        if extra:
+            for key, item in extra.items():
+                extra[key] = _own(item)
+        return out
+    if isinstance(value, list):
+        return [_own(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _own(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_own(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return type(value)(_own(v) for v in value)
+    return copy.deepcopy(value)
+
+
+def frozen_copy(round_: Round) -> Round:
+    """A copy of `round_` that shares no mutable object with it (every model, list, dict and set is its
+    own; only immutable values — strings, numbers, datetimes, enums — are shared), so the writer thread
+    can read it, and change it, while the engine goes on changing the original. A third of the time of
+    `model_copy(deep=True)`: the phases' long texts are strings and need no copying."""
+    copied: Round = _own(round_)
+    return copied
 
 
 class BackgroundSaver:
@@ -66,7 +110,7 @@ class BackgroundSaver:
     def save_round(self, round_: Round) -> Path:
         rid = check_id("round", round_.id)
         self.store.merge_known_overrides(round_)  # on the caller's thread: its live judgment sees them
-        snapshot = round_.model_copy(deep=True)
+        snapshot = frozen_copy(round_)
         with self._cond:
             err = self._failed.pop(rid, None)
             if err is not None:
