@@ -1,4 +1,5 @@
-"""The command line: bare `ebtui` opens the Textual app; subcommands are headless.
+"""The command line: the headless subcommands (bare `ebtui` opens the app through ebtui.launcher, which
+hands this group an `open_app` callable; the CLI never imports the TUI).
 
 Subcommands live in their own modules and are imported only when used, so `ebtui --help` stays fast
 and a headless command never imports Textual.
@@ -6,15 +7,12 @@ and a headless command never imports Textual.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import os
-import sys
 
 import click
 
 from ebtui import __version__
-from ebtui.cli.common import EXIT_INTERRUPTED, CliError
+from ebtui.cli.common import CliError
 
 # name -> (module:attribute, one-line help shown by `ebtui --help` without importing the module)
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -60,27 +58,13 @@ def cli(ctx: click.Context, document: str | None, models_file: str | None, store
     ctx.ensure_object(dict)
     ctx.obj.update(document=document, models_file=models_file, store=store)
     if ctx.invoked_subcommand is None:
-        from ebtui.tui.app import run_app
-
-        run_app(document=document, models_file=models_file, store=store)
+        open_app = ctx.obj.get("open_app")
+        if open_app is None:
+            raise CliError("no app to open from here: run `ebtui` or `python -m ebtui` (ebtui.launcher:main); "
+                           "an `ebtui` script installed before the launcher moved needs `pip install -e .`")
+        open_app(document=document, models_file=models_file, store=store)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Click without its standalone handling, so that Ctrl-C anywhere (loading a document, opening the
-    store, between rounds) is one line and exit code 130, never a traceback or click's "Aborted!"."""
-    try:
-        code = cli.main(args=argv, prog_name="ebtui", standalone_mode=False)
-    except CliError as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # usage errors: click's own message and exit code
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        click.echo("\nebtui: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except BrokenPipeError:  # `ebtui ... | head`: the reader went away
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+    """The headless CLI alone (subcommands only); the `ebtui` console script is ebtui.launcher:main."""
+    cli.main(args=argv, prog_name="ebtui", standalone_mode=True)

@@ -10,9 +10,9 @@ from test_tournament_screen import _open, _plan, _tournament_toml, _wait_until, 
 from textual.widgets import DataTable, Static
 
 from ebtui.core.dilemmas import load_dilemmas
-from ebtui.core.schedule import ScheduledRound
+from ebtui.core.tournament.schedule import ScheduledRound
 from ebtui.core.store import ResultsStore
-from ebtui.tui.screens.tournament import Breakdown
+from ebtui.tui.screens.tournament_progress import Breakdown
 
 
 @dataclass

@@ -36,7 +36,8 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
-from ebtui.core.tournament import fmt_duration, fmt_tokens
+from ebtui.core.tournament import fmt_tokens
+from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
 DEFAULT_FILE = "tournament.toml"
@@ -52,56 +53,6 @@ _SPACE = re.compile(r"\s+")
 def progress_text(p: Any) -> str:
     """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
     return str(p.describe())
-
-
-class Breakdown:
-    """Progress per pairing (Team A vs Team B) and per model (any role), with an ETA for each.
-
-    A row's ETA assumes the rounds left are played in schedule order (the runner starts them in that order)
-    at this run's pace so far: the row is done when its last remaining round is, k rounds from now."""
-
-    def __init__(self, scheduled: Sequence[Any]) -> None:
-        self.order = [r.schedule_key for r in scheduled]
-        self.rows: dict[str, dict[str, int]] = {}
-        self.members: dict[str, list[str]] = {}  # row -> schedule keys
-        self.finished: dict[str, bool] = {}  # schedule key -> complete (False: ended otherwise)
-        for r in scheduled:
-            for row in self.rows_of(r):
-                self.rows.setdefault(row, {"total": 0})["total"] += 1
-                self.members.setdefault(row, []).append(r.schedule_key)
-
-    @staticmethod
-    def rows_of(r: Any) -> list[str]:
-        models = dict.fromkeys([r.team_a, r.team_b, r.judge])
-        return [f"{r.team_a} vs {r.team_b}", *(f"model {m}" for m in models)]
-
-    def mark(self, schedule_key: str, complete: bool) -> None:
-        self.finished[schedule_key] = complete
-
-    def table(self, progress: Any) -> list[tuple[str, str, str, str, str]]:
-        """(row, done/total, bar, not complete, ETA) — pairings first, then models."""
-        remaining = [k for k in self.order if k not in self.finished]
-        position = {k: i + 1 for i, k in enumerate(remaining)}
-        played = max(0, progress.finished - progress.already_done) if progress is not None else 0
-        pace = progress.elapsed_s / played if progress is not None and played else None
-        out = []
-        for row in sorted(self.rows, key=lambda r: (r.startswith("model "), r)):
-            keys = self.members[row]
-            total = len(keys)
-            done = sum(1 for k in keys if self.finished.get(k))
-            failed = sum(1 for k in keys if k in self.finished and not self.finished[k])
-            left = [position[k] for k in keys if k in position]
-            if not left:
-                eta = "done"
-            elif pace is None:
-                eta = "?"
-            else:
-                eta = fmt_duration(max(left) * pace)
-            width = 12
-            fill = round(width * (done + failed) / total) if total else width
-            bar = "█" * fill + "░" * (width - fill)
-            out.append((row, f"{done}/{total}", bar, str(failed) if failed else "", eta))
-        return out
 
 
 def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
@@ -183,7 +134,7 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(Screen[None]):
+class TournamentScreen(TournamentExport, Screen[None]):
     CSS_PATH = "tournament.tcss"
     BINDINGS = [
         Binding("ctrl+r", "start", "Start / resume", id="tournament.start", priority=True),
@@ -349,7 +300,7 @@ class TournamentScreen(Screen[None]):
         from ebtui.config import ConfigError
         from ebtui.core.store import StoreError
         from ebtui.core.tournament import TournamentSetupError, plan_tournament
-        from ebtui.core.tournament_config import TournamentConfigError, load_tournament_config
+        from ebtui.core.tournament.config import TournamentConfigError, load_tournament_config
 
         try:
             config = load_tournament_config(path)
@@ -413,7 +364,7 @@ class TournamentScreen(Screen[None]):
         self.failures = []
         self.query_one("#progress-failures", Static).update("")
         self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
-        self.breakdown = self._new_breakdown(self.plan)
+        self.breakdown = new_breakdown(self.plan, self.services.store)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -468,56 +419,6 @@ class TournamentScreen(Screen[None]):
             for row in self.breakdown.table(p):
                 table.add_row(*(Text(strip_control(cell)) for cell in row))
 
-    def _new_breakdown(self, plan: Any) -> Breakdown | None:
-        """Rows for the plan's schedule; rounds complete before this run (a resume) count as done."""
-        try:
-            scheduled = plan.schedule.rounds
-        except AttributeError:
-            return None
-        breakdown = Breakdown(scheduled)
-        try:
-            for doc in self.services.store.query(tournament=plan.tournament_id, status="complete"):
-                if doc.get("schedule_key"):
-                    breakdown.mark(doc["schedule_key"], True)
-        except Exception:  # noqa: BLE001 - an unreadable index only loses the resume's head start
-            pass
-        return breakdown
-
-    # -- export ---------------------------------------------------------------------------------------
-    def action_export(self) -> None:
-        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
-        under <store>/reports/<tournament>/, and say where."""
-        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
-        if tid is None:
-            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
-            return
-        out = Path(self.services.store.root) / "reports" / tid
-        self._message(f"Exporting {tid} to {out}…")
-        self._export(tid, out)
-
-    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
-    def _export(self, tid: str, out: Path) -> None:
-        from ebtui.core.report import write_report
-
-        try:
-            rounds = self.services.store.load_rounds(tournament=tid)
-            if not rounds:
-                raise ValueError(f"tournament {tid} has no saved rounds")
-            try:
-                tournament = self.services.store.load_tournament(tid)
-            except Exception:  # noqa: BLE001 - the report is still useful without its header
-                tournament = None
-            report = write_report(rounds, out, title=f"Tournament {tid}", tournament=tournament)
-            csvs = len(list(out.glob("*.csv")))
-            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
-        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
-            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
-            self.app.call_from_thread(self._message, text, error=True)
-            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
-            return
-        text = f"Exported to {out}: {Path(report).name}, {csvs} CSV files, {Path(shot).name}"
-        self.app.call_from_thread(self._message, text)
-        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)
 
     def _tournament_finished(self, event: Any) -> None:
         self.finished = event
