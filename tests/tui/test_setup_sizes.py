@@ -82,3 +82,30 @@ def test_start_is_visible_at_80x24_in_a_real_terminal(tmp_path: Path) -> None:
         assert "demo-a" in shown and "demo-b" in shown and "demo-judge" in shown, shown
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+async def test_a_round_without_a_consistency_case_shows_the_phase_skipped(make_app, store) -> None:
+    import asyncio
+
+    from ebtui.core.records import NO_CONSISTENCY_CASE, PhaseStatus, PhaseType
+    from ebtui.tui.widgets.role_pane import PhaseView
+
+    dilemmas = make_dilemmas()
+    dilemmas[0].consistency_case = ""
+    app = make_app(dilemmas=dilemmas)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        screen = app.screen
+        for _ in range(400):
+            if getattr(screen, "state", "") != "running":
+                break
+            await asyncio.sleep(0.05)
+        assert screen.state == "finished"
+        views = {v.phase_type: v for v in screen.query(PhaseView)}
+        assert views[PhaseType.CONSISTENCY_TEST].status == PhaseStatus.SKIPPED
+        saved = store.load_round(screen.round.id)
+        cons = saved.phase(PhaseType.CONSISTENCY_TEST)
+        assert cons.error_kind == NO_CONSISTENCY_CASE and cons.prompt == ""
+        assert saved.status.value == "complete" and saved.judgment is not None
