@@ -10,8 +10,8 @@ from test_tournament_screen import _open, _plan, _tournament_toml, _wait_until, 
 from textual.widgets import DataTable, Static
 
 from ebtui.core.dilemmas import load_dilemmas
-from ebtui.core.tournament.schedule import ScheduledRound
 from ebtui.core.store import ResultsStore
+from ebtui.core.tournament.schedule import ScheduledRound
 from ebtui.tui.screens.tournament_progress import Breakdown
 
 
