@@ -14,8 +14,8 @@ the GGUF file.
 A model this small rambles: left alone it repeats itself until max_tokens cuts it off, and a cut-off answer is
 a failed call. So every answer is bounded by a grammar that makes it reach its end well within max_tokens:
 - free text: at most `answer_words` words (separated by a space, a line break or a blank line, each word at
-  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin). After the last word
-  the grammar allows nothing but the end of the answer.
+  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin), ending on a
+  sentence mark (. ! ?). After the last word the grammar allows nothing but the end of the answer.
 - JSON: the schema is compiled to a grammar (llama-cpp-python's json-schema-to-GBNF), after two rewrites
   that keep it short and valid: every string without a maxLength gets `json_string_chars` (fewer when they
   would not fit in max_tokens), and a small integer range (minimum/maximum) becomes an enum, which that
@@ -353,11 +353,14 @@ def answer_word_limit(answer_words: int, max_tokens: int) -> int:
 
 
 def text_grammar(words: int) -> str:
-    """GBNF for free text of at most `words` words; once they are written, only the end may follow."""
+    """GBNF for free text of at most `words` words that ends on a sentence mark: the answer may stop after
+    any word ending in . ! ? (or a closing quote/bracket after one), and its last allowed word must end so
+    — the bound never leaves a sentence cut off mid-word ("they had to deal, withholding, thems")."""
     return (
-        f"root ::= word (sep word){{0,{words - 1}}}\n"
+        f"root ::= (word sep){{0,{words - 1}}} last\n"
         'sep ::= " " | "\\n" | "\\n\\n"\n'
         f"word ::= [^ \\t\\n]{{1,{WORD_CHARS}}}\n"
+        f'last ::= [^ \\t\\n]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
     )
 
 
