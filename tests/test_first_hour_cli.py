@@ -243,14 +243,19 @@ async def test_engine_never_sends_a_consistency_prompt_without_a_case(tmp_path: 
 
 # -- Ctrl-C during `ebtui tournament`: the hint carries --models and --store ------------------------------
 
-def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("before", [False, True], ids=["options-after", "options-before-the-command"])
+def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path, before: bool) -> None:
     store = tmp_path / "ts"
     models = tmp_path / "models.toml"
     models.write_text("".join(f'[models.{n}]\nprovider = "scripted"\ntokens_per_second = 400\n' for n in "xyz"))
     config = tmp_path / "t.toml"
     config.write_text('name = "hint"\nmodels = ["x", "y", "z"]\ndilemmas = ["fidelity_slider"]\n'
                       'judges = "rotate"\nconcurrency = 1\n')
-    args = ["tournament", str(config), "--models", str(models), "--store", str(store)]
+    document = ROOT / "ebtui" / "data" / "builtin_dilemmas.docx"
+    if before:  # `ebtui --document D --models M --store S tournament CONFIG`
+        args = ["--document", str(document), "--models", str(models), "--store", str(store), "tournament", str(config)]
+    else:
+        args = ["tournament", str(config), "--models", str(models), "--store", str(store)]
     proc = subprocess.Popen([sys.executable, "-m", "ebtui", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**env(), "EBTUI_STORE_FSYNC": "0"})
     try:
@@ -263,7 +268,11 @@ def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path
     assert "Traceback" not in err
     hint = err.split("Resume with:", 1)[1].strip().splitlines()[0]
     words = shlex.split(hint)
-    assert words[:3] == ["ebtui", "tournament", str(config)] and "--resume" in words
+    if before:
+        assert words[:5] == ["ebtui", "--document", str(document), "tournament", str(config)]
+    else:
+        assert words[:3] == ["ebtui", "tournament", str(config)]
+    assert "--resume" in words
     assert words[words.index("--models") + 1] == str(models)
     assert words[words.index("--store") + 1] == str(store)
     again = ebtui(*words[1:], timeout=240, env={**env(), "EBTUI_STORE_FSYNC": "0"})

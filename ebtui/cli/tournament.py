@@ -194,8 +194,10 @@ def tournament(
     if concurrency is not None:
         cfg.concurrency = concurrency
     cfg_label = config or str(cfg.source or "CONFIG")
+    root_document: str | None = None
     if cfg.document is None and (doc := ctx_option(ctx, "document", None)):
         cfg.document = str(Path(doc).resolve())  # `ebtui --document X tournament ...`
+        root_document = doc
 
     try:
         models_cfg = load_models_config(models_file)
@@ -237,7 +239,11 @@ def tournament(
 
     def hint(resume_line: str) -> str:
         extra = command_hint([], given)
-        return f"{resume_line} {extra}" if extra else resume_line
+        line = f"{resume_line} {extra}" if extra else resume_line
+        if root_document is not None:  # `tournament` has no --document: it goes before the subcommand
+            line = line.replace("ebtui tournament ", f"{command_hint(['ebtui'], [('--document', root_document)])} "
+                                                    "tournament ", 1)
+        return line
 
     try:
         exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, hint))
