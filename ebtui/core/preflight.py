@@ -69,16 +69,21 @@ def check_store_writable(root: str | os.PathLike[str]) -> Path:
         except OSError as exc:
             raise PreflightError(f"results store {shown} cannot be created in {parent}: {_reason(exc)}") from None
         return root
-    dirs = [root] + [root / sub for sub in ("rounds", "tournaments", "reports") if (root / sub).exists()]
-    for d in dirs:
+    # a real write in the store's own folder only: a probe inside rounds/ would change its mtime, which the
+    # store's fast open takes as "round files changed" (a full re-check of the index)
+    if _marked_read_only(root):
+        raise PreflightError(f"results store directory {root} is not writable: it is read-only (no write permission)")
+    try:
+        _probe(root)
+    except OSError as exc:
+        raise PreflightError(f"results store directory {root} is not writable: {_reason(exc)}") from None
+    for d in (root / sub for sub in ("rounds", "tournaments", "reports")):
+        if not d.exists():
+            continue
         if not d.is_dir():
             raise PreflightError(f"results store {shown}: {d} is not a directory")
-        if _marked_read_only(d):
-            raise PreflightError(f"results store directory {d} is not writable: it is read-only (no write permission)")
-        try:
-            _probe(d)
-        except OSError as exc:
-            raise PreflightError(f"results store directory {d} is not writable: {_reason(exc)}") from None
+        if _marked_read_only(d) or not os.access(d, os.W_OK | os.X_OK):
+            raise PreflightError(f"results store directory {d} is not writable: permission denied")
     for name in ("index.json", ".lock"):
         f = root / name
         if f.exists() and (not os.access(f, os.W_OK) or _marked_read_only(f)):
