@@ -31,6 +31,19 @@ pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the local model's extra 
 MODELS = '[models.crashy]\nprovider = "local"\nattempts = 1\n'
 
 
+def _children(pid: int) -> list[str]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            if f"\nPPid:\t{pid}\n" in status:
+                out.append(entry.name)
+    return out
+
+
 def models_file(tmp_path: Path) -> Path:
     p = tmp_path / "models.toml"
     p.write_text(MODELS)
@@ -111,7 +124,8 @@ def test_sigint_during_a_local_round_is_clean(tmp_path: Path) -> None:
                 break
             time.sleep(0.1)
         time.sleep(1.5)  # the model is streaming now
-        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        children = _children(proc.pid)
+        assert children, "the local model's worker process was not running"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
