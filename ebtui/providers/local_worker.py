@@ -108,7 +108,7 @@ def main() -> None:
 def _grammar(spec: dict[str, Any] | None, cache: dict[str, Any]) -> Any:
     if not spec:
         return None
-    from llama_cpp import LlamaGrammar
+    from llama_cpp.llama_grammar import LlamaGrammar
 
     from ebtui.providers.local import json_grammar_source, text_grammar
 
