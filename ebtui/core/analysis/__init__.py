@@ -58,7 +58,6 @@ from ebtui.core.analysis.results import (
     analyse_fit,
     has_overrides,
     judge_vs_human,
-    report_json,
 )
 from ebtui.core.analysis.tables import cross_model, dilemma_difficulty, model_comparison
 from ebtui.core.records import Round
@@ -91,6 +90,6 @@ __all__ = [
     "classify_consistency_answers_with_model", "classify_consistency_with_model", "cluster_mean",
     "consistency_analysis", "coverage", "cross_model", "dilemma_difficulty", "exchange_key", "exchanges",
     "family_function", "fit", "framework_usage", "has_overrides", "icc_2_1", "interval", "judge_agreement",
-    "judge_vs_human", "model_comparison", "model_family", "phase_text", "report_json", "resolve_families",
+    "judge_vs_human", "model_comparison", "model_family", "phase_text", "resolve_families",
     "team_scores", "view_name",
 ]

@@ -83,7 +83,7 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
             Xf = Xf.copy()
             Xf[:, fam_col] = 0.0  # no contrast in this resample: the column drops out (its estimate is NaN)
             has_fam = False
-        est: Estimates = solve(d, Xf, d.y[rows], new_dil, G, has_family=has_fam)
+        est: Estimates = solve(d, Xf, d.y[rows], new_dil, G, has_family=has_fam, fast=True)
         out[b] = est.vector()
     return out
 
@@ -106,10 +106,8 @@ def cluster_mean(values: Sequence[float], clusters: Sequence[str], *, seed: int 
     G = len(names)
     if G < MIN_CLUSTERS:
         return est, Interval(None, None, FEWER)
-    groups = [vals[idx == g] for g in range(G)]
-    rng = np.random.default_rng(seed)
-    draws = np.empty(replicates)
-    for b in range(replicates):
-        picks = rng.integers(0, G, size=G)
-        draws[b] = np.concatenate([groups[g] for g in picks]).mean()
+    sums = np.bincount(idx, weights=vals, minlength=G)
+    counts = np.bincount(idx, minlength=G).astype(float)
+    picks = np.random.default_rng(seed).integers(0, G, size=(replicates, G))
+    draws = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)  # the mean of each resample's values
     return est, interval(est, draws, G, clip=clip)

@@ -63,7 +63,7 @@ def resolve_families(names: Iterable[str], config: Any | None = None) -> dict[st
     for n in names:
         cfg = models.get(n)
         if cfg is not None:
-            out[n] = (getattr(cfg, "family", None) or cfg.provider).lower()
+            out[n] = (cfg.family or cfg.provider).lower()
         else:
             out[n] = model_family(n)
     return out

@@ -35,7 +35,7 @@ from ebtui.core.analysis.bootstrap import (
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import JointFit, fit
-from ebtui.core.records import CRITERIA, Round
+from ebtui.core.records import Round
 from ebtui.core.views.means import model_criterion_means, model_means
 
 ADJUSTMENT_PARAGRAPH = (
@@ -250,23 +250,3 @@ def judge_vs_human(rounds: Sequence[Round], *, seed: int = DEFAULT_SEED,
 
 def has_overrides(rounds: Sequence[Round]) -> bool:
     return any(r.judgment is not None and r.judgment.active_overrides() for r in rounds)
-
-
-def report_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
-                seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES,
-                extra_tables: Sequence[Table] = ()) -> dict[str, Any]:
-    """The object `ebtui report --json` prints: the as-judged fit's tables at the top level; with overrides,
-    the same tables with overrides applied under "with_overrides" and the judge-vs-human table."""
-    base = analyse_fit(rounds, families=families, seed=seed, replicates=replicates)
-    out: dict[str, Any] = {"view": VIEW_AS_JUDGED, "rounds": len(rounds), "dilemmas": base.dilemmas,
-                           "excluded": base.fit.excluded.as_dict() if base.fit else {"rounds": len(rounds)},
-                           "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma"},
-                           "criteria": list(CRITERIA), **base.json()}
-    if has_overrides(rounds):
-        eff = analyse_fit(rounds, families=families, effective=True, seed=seed, replicates=replicates)
-        out["with_overrides"] = {k: v for k, v in eff.json().items() if k != "criteria_by_model"}
-        jvh = judge_vs_human(rounds, seed=seed, replicates=replicates)
-        out["judge_vs_human"] = jvh.as_dicts() if jvh else []
-    for t in extra_tables:
-        out.setdefault(t.key, t.as_dicts())
-    return out
