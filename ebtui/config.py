@@ -245,9 +245,13 @@ def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path
             raise bad(key, "must be a table of string values")
         if key == "rules" and not (
             isinstance(value, list)
-            and all(isinstance(r, dict) and isinstance(r.get("reply"), str) for r in value)
+            and all(isinstance(r, dict) and isinstance(r.get("reply"), str)
+                    and (isinstance(r.get("match", ""), str)
+                         or (isinstance(r["match"], list) and all(isinstance(m, str) for m in r["match"])))
+                    for r in value)
         ):
-            raise bad(key, "must be a list of tables with 'match' and 'reply' strings")
+            raise bad(key, "must be a list of tables with 'match' (a string or a list of strings, all of which "
+                           "must occur) and 'reply' strings")
         if key == "faults" and not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):
             raise bad(key, "must be a list of tables (kind, match, times, after_tokens)")
 

@@ -197,7 +197,7 @@ class ReportData:
     tables: dict[str, list[Table]] = field(default_factory=dict)  # key -> as-judged first, then with overrides
 
     def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "rounds": self.rounds, "dilemmas": self.as_judged.dilemmas,
+        out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
                                "excluded": self.as_judged.fit.excluded.as_dict() if self.as_judged.fit else {},
                                "bootstrap": {"seed": self.as_judged.seed, "replicates": self.as_judged.replicates,
                                              "unit": "dilemma", "confidence": 0.95},
