@@ -246,7 +246,7 @@ def build_report_data(
         tables["judge_vs_human"] = [data.judge_vs_human]
     for effective in ((False, True) if overrides else (False,)):
         for t in an.analyse(rounds, effective=effective, classifications=classifications):
-            if t.view == an.VIEW_AS_JUDGED or t.key not in ("judge_agreement", "judge_correlation"):
+            if not effective or t.key not in ("judge_agreement", "judge_correlation"):  # agreement: parsed only
                 tables.setdefault(t.key, []).append(t)
     for t in an.framework_usage(rounds):
         tables[t.key] = [t]

@@ -18,6 +18,7 @@ Intervals come from ebtui.core.analysis.bootstrap (a cluster bootstrap over dile
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -194,7 +195,12 @@ def solve(d: Design, X_fixed: np.ndarray, y: np.ndarray, dil_idx: np.ndarray, n_
     """Fit one OLS (statsmodels; `fast`: the normal equations, same estimates) and read the estimates off its
     coefficients."""
     X = np.hstack([X_fixed, sum_code(dil_idx, n_dil)])
-    params = least_squares(X, y) if fast else np.asarray(sm.OLS(y, X).fit().params)
+    if fast:
+        params = least_squares(X, y)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a rank-deficient design is reported in the notes
+            params = np.asarray(sm.OLS(y, X).fit().params)
     M, J = len(d.models), len(d.judges)
     k = 1
     skill = effects(params[k:k + M - 1]) if M > 1 else np.zeros(1)
@@ -234,9 +240,20 @@ def fit(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: 
     if not obs:
         return None
     d = Design.build(obs)
-    X_fixed = d.fixed_part()
-    X = np.hstack([X_fixed, sum_code(d.dilemma_idx, len(d.dilemmas))])
-    full_rank = int(np.linalg.matrix_rank(X)) == X.shape[1]
+
+    def design() -> tuple[np.ndarray, np.ndarray, bool]:
+        xf = d.fixed_part()
+        x = np.hstack([xf, sum_code(d.dilemma_idx, len(d.dilemmas))])
+        return xf, x, int(np.linalg.matrix_rank(x)) == x.shape[1]
+
+    X_fixed, X, full_rank = design()
+    for term in ("has_family", "has_seat"):  # a term the data cannot separate from the others is dropped
+        if not full_rank and getattr(d, term):
+            setattr(d, term, False)
+            X_fixed, X, full_rank = design()
+            d.notes.append("same-family preference not estimable: not separable from the models and judges"
+                           if term == "has_family" else
+                           "seat effect not estimable (not separable from the models): left out of the fit")
     if not full_rank:
         d.notes.append("the design is not of full rank (some judges and models never meet): the affected "
                        "contrasts are not identified")
