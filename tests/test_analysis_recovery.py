@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from sim_truth import Truth, default_truth, generate, true_adjusted_means, true_offsets
 
 from ebtui.cli import cli
+from ebtui.core.analysis import analyse_fit
 from ebtui.core.records import Override
 from ebtui.core.report import build_report_data
 from ebtui.core.store import ResultsStore
@@ -159,7 +160,8 @@ def test_interval_coverage_is_about_95_percent_over_many_seeds() -> None:
         truth = default_truth()
         truth.family_pref = 0.3
         rounds = generate(truth, dilemmas=5, seed=1000 + seed)
-        out = build_report_data(rounds, families=truth.family, replicates=200).json()
+        fitted = analyse_fit(rounds, families=truth.family, replicates=200)  # the tables report --json prints
+        out = fitted.json()
         want, offs = true_adjusted_means(truth), true_offsets(truth)
         hits["model"] += [m["ci_low"] <= want[m["model"]] <= m["ci_high"] for m in out["models"]]
         hits["judge"] += [j["ci_low"] <= offs[j["judge"]] <= j["ci_high"] for j in out["judges"]]
