@@ -263,12 +263,12 @@ def criteria_wide(table: Table) -> Table:
     """criteria_by_model shown with models as rows and criteria as columns (the same numbers)."""
     rows = table.as_dicts()
     models = sorted({str(r["model"]) for r in rows})
-    cell = {(r["model"], r["criterion"]): (r["raw_mean"], r["n"]) for r in rows}
+    cell: dict[tuple[str, str], tuple[Cell, int]] = {
+        (str(r["model"]), str(r["criterion"])): (r["raw_mean"], int(r["n"] or 0)) for r in rows}
     out: list[list[Cell]] = []
     for m in models:
-        ns = {cell.get((m, c), (None, 0))[1] for c in CRITERIA}
-        out.append([m, *[cell.get((m, c), (None, 0))[0] for c in CRITERIA],
-                    "/".join(str(n) for n in sorted(ns))])  # type: ignore[arg-type]
+        ns = sorted({cell.get((m, c), (None, 0))[1] for c in CRITERIA})
+        out.append([m, *[cell.get((m, c), (None, 0))[0] for c in CRITERIA], "/".join(str(n) for n in ns)])
     return Table(table.key, table.title, ["model", *CRITERIA, "n"], out, view=table.view, notes=table.notes)
 
 
@@ -283,7 +283,7 @@ def _render_table(t: Table, shown: Table | None = None) -> list[str]:
 
 
 def _override_lines(rounds: Sequence[Round]) -> list[str]:
-    rows = []
+    rows: list[list[Cell]] = []
     for r in sorted(rounds, key=lambda r: r.id):
         if r.judgment is None:
             continue

@@ -15,6 +15,7 @@ from scipy import stats
 
 from ebtui.core.analysis.common import (  # noqa: F401
     OVERALL,
+    SEATS,
     Cell,
     Exchange,
     Table,
@@ -73,7 +74,7 @@ def judge_agreement(rounds: Sequence[Round], **_ignored: object) -> tuple[Table,
     panels = _panels(rounds)
     panel_rounds = [r for ex in panels for r in ex.rounds]
     judges = sorted({r.judge_model for r in panel_rounds if r.judgment is not None})
-    units = [(ex, team) for ex in panels for team in ("a", "b")]
+    units = [(ex, team) for ex in panels for team in SEATS]
     view = view_name(effective)
     cov = coverage(panel_rounds, effective)
 

@@ -30,6 +30,7 @@ ROLES: dict[Team, str] = {"a": "presenting", "b": "responding"}
 VIEW_EFFECTIVE = "effective"
 VIEW_AS_JUDGED = "as_judged"
 VIEW_BOTH = "both"  # the table reads no scores
+SEATS: tuple[Team, Team] = ("a", "b")
 
 
 @dataclass
@@ -161,7 +162,7 @@ class Exchange:
 
     def text(self, phase: PhaseType) -> str | None:
         # prefer the round that ran the phase itself over one that copied it
-        for r in sorted(self.rounds, key=lambda r: (r.phase(phase) is not None and bool(r.phase(phase).reused_from))):
+        for r in sorted(self.rounds, key=lambda r: (p := r.phase(phase)) is not None and bool(p.reused_from)):
             t = phase_text(r, phase)
             if t is not None:
                 return t

@@ -79,7 +79,8 @@ def observations(rounds: Sequence[Round], family_of: Callable[[str], str], *,
             continue
         got = 0
         ex.scores_expected += 2 * len(CRITERIA)
-        for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
+        for team, model in seats:
             s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
             same = family_of(model) == family_of(r.judge_model)
             for c, v in s.as_dict().items():

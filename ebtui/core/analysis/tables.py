@@ -11,6 +11,7 @@ from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
 from ebtui.core.analysis.common import (  # noqa: F401
     OVERALL,
     ROLES,
+    SEATS,
     Cell,
     Table,
     _mean,
@@ -29,7 +30,7 @@ def model_comparison(rounds: Sequence[Round], *, effective: bool = True) -> Tabl
     (cluster bootstrap over dilemmas; blank below 3 dilemmas, with the reason)."""
     values: dict[tuple[str, Team, str], list[tuple[float, str]]] = defaultdict(list)
     for ex in exchanges(rounds):
-        for team in ("a", "b"):
+        for team in SEATS:
             means = ex.criterion_means(team, effective)
             for c, v in means.items():
                 if v is not None:
@@ -39,7 +40,7 @@ def model_comparison(rounds: Sequence[Round], *, effective: bool = True) -> Tabl
                 values[(ex.model(team), team, OVERALL)].append((overall, ex.dilemma_id))
     rows: list[list[Cell]] = []
     for model in _models(rounds):
-        for team in ("a", "b"):
+        for team in SEATS:
             for c in (*CRITERIA, OVERALL):
                 got = values.get((model, team, c), [])
                 if not got and c == OVERALL:
@@ -79,6 +80,11 @@ def dilemma_difficulty(rounds: Sequence[Round], *, effective: bool = True) -> Ta
     rows: list[list[Cell]] = []
     for d in sorted(set(titles)):
         model_means = {m: float(np.mean(vs)) for m, vs in per.get(d, {}).items() if vs}
+        mean: float | None
+        spread: float | None
+        sd: float | None
+        low: str | None
+        high: str | None
         if model_means:
             arr = np.array(list(model_means.values()))
             mean = float(np.mean(arr))
@@ -126,8 +132,8 @@ def cross_model(rounds: Sequence[Round], *, effective: bool = True) -> tuple[Tab
         if v is not None:
             cells[(ex.team_a_model, ex.team_b_model)].append(v)
     cols = ["team_a_model", *b_models]
-    means = [[a, *[_mean(cells.get((a, b), [])) for b in b_models]] for a in a_models]
-    counts = [[a, *[len(cells.get((a, b), [])) for b in b_models]] for a in a_models]
+    means: list[list[Cell]] = [[a, *[_mean(cells.get((a, b), [])) for b in b_models]] for a in a_models]
+    counts: list[list[Cell]] = [[a, *[len(cells.get((a, b), [])) for b in b_models]] for a in a_models]
     cov = coverage(rounds, effective)
     view = view_name(effective)
     return (

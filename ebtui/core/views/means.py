@@ -86,8 +86,12 @@ def model_criterion_means(rounds: Sequence[Round], *, effective: bool) -> dict[t
             for c, v in (seat_scores(r, team, effective) or {}).items():
                 if v is not None:
                     vals[(model, c)].append(v)
-    return {(m, c): ((sum(v) / len(v)) if (v := vals.get((m, c), [])) else None, len(v))
-            for m in sorted(models) for c in CRITERIA}
+    out: dict[tuple[str, str], tuple[float | None, int]] = {}
+    for m in sorted(models):
+        for c in CRITERIA:
+            got = vals.get((m, c), [])
+            out[(m, c)] = ((sum(got) / len(got)) if got else None, len(got))
+    return out
 
 
 __all__ = ["ModelMean", "model_means", "model_criterion_means", "rounds_with_team_seat", "plays_in"]
