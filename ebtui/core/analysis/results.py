@@ -167,10 +167,12 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
         ["model", "criterion", "raw_mean", "n"],
         [[m, c, v, n] for (m, c), (v, n) in crit.items()], view=VIEW_AS_JUDGED,
         notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
-               "overrides not applied; n: scores."])
+               "overrides not applied; n: scores.", common_notes[0]])
 
     a.tables["self_debate"] = _self_debate(jf, view, seed, replicates)
     a.tables["dilemmas"] = _dilemmas(jf, rounds, view)
+    for key in ("self_debate", "dilemmas"):
+        a.tables[key].notes.append(common_notes[0])
     return a
 
 
