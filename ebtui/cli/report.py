@@ -4,6 +4,7 @@ numbers as one JSON object on stdout and write nothing."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -80,7 +81,8 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     click.echo(str(path))
 
 
-def _from_models(models_file: str | None, classifier: str | None, rounds: list) -> tuple[dict | None, dict | None]:
+def _from_models(models_file: str | None, classifier: str | None,
+                 rounds: list[Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
     """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
     models.toml: the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
     classification of every consistency-test answer. Without --models and --classifier an unreadable default
@@ -108,7 +110,7 @@ def _from_models(models_file: str | None, classifier: str | None, rounds: list) 
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 
-    async def classify() -> dict:
+    async def classify() -> dict[str, Any]:
         try:
             return await classify_consistency_answers_with_model(rounds, client)
         finally:

@@ -84,7 +84,7 @@ def csv_name(table: Table) -> str:
 # ---- charts ------------------------------------------------------------------------------------------
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -106,7 +106,7 @@ def chart_models(table: Table, path: Path) -> Path | None:
     lo = [m - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
     hi = [float(r["ci_high"]) - m if r["ci_high"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
     ax.errorbar(means, ys, xerr=[lo, hi], fmt="o", capsize=4, label="adjusted mean, 95% interval")
-    raw = [float(r["raw_mean"]) if r["raw_mean"] is not None else float("nan") for r in rows]  # type: ignore[arg-type]
+    raw = [float(r["raw_mean"]) if r["raw_mean"] is not None else float("nan") for r in rows]
     ax.plot(raw, ys, "x", color="grey", label="raw mean")
     ax.set_yticks(ys, [str(r["model"]) for r in rows])
     ax.set_xlim(1, 10)
@@ -211,7 +211,8 @@ class ReportData:
             out["with_overrides"] = {**{k: v for k, v in self.with_overrides.json().items()
                                         if k in FIT_KEYS_BOTH_VIEWS}, **extra}
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
-        return _finite(out)
+        clean: dict[str, Any] = _finite(out)
+        return clean
 
 
 def _finite(value: Any) -> Any:

@@ -186,9 +186,10 @@ def least_squares(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     few dozen columns of 0/±1, so X'X is small and well conditioned; singular: minimum-norm solution)."""
     xtx, xty = X.T @ X, X.T @ y
     try:
-        return np.linalg.solve(xtx, xty)
+        params: np.ndarray = np.linalg.solve(xtx, xty)
     except np.linalg.LinAlgError:
-        return np.linalg.lstsq(xtx, xty, rcond=None)[0]
+        params = np.linalg.lstsq(xtx, xty, rcond=None)[0]
+    return params
 
 
 def solve(d: Design, X_fixed: np.ndarray, y: np.ndarray, dil_idx: np.ndarray, n_dil: int,
