@@ -198,7 +198,7 @@ class ReportData:
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
-                               "excluded": self.as_judged.fit.excluded.as_dict() if self.as_judged.fit else {},
+                               "excluded": self.as_judged.excluded.as_dict(),
                                "bootstrap": {"seed": self.as_judged.seed, "replicates": self.as_judged.replicates,
                                              "unit": "dilemma", "confidence": 0.95},
                                "criteria": list(CRITERIA), **self.as_judged.json()}
@@ -330,7 +330,7 @@ def write_report(
 
     statuses = Counter(str(r.status) for r in rounds)
     n_ex = len(an.exchanges(rounds))
-    excluded = data.as_judged.fit.excluded.describe() if data.as_judged.fit else f"no score in {len(rounds)} rounds"
+    excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
     if tournament is not None:
         lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (id {md_escape(tournament.id)}), "

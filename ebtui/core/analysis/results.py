@@ -34,7 +34,7 @@ from ebtui.core.analysis.bootstrap import (
 )
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
 from ebtui.core.analysis.families import family_function
-from ebtui.core.analysis.fit import JointFit, fit
+from ebtui.core.analysis.fit import Excluded, JointFit, fit, observations
 from ebtui.core.records import Round
 from ebtui.core.views.means import model_criterion_means, model_means
 
@@ -61,6 +61,7 @@ class Analysis:
     dilemmas: int = 0
     seed: int = DEFAULT_SEED
     replicates: int = DEFAULT_REPLICATES
+    excluded: Excluded = field(default_factory=Excluded)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -80,9 +81,10 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
     view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
     family_of = family_function(families)
     jf = fit(rounds, family_of, effective=effective)
-    a = Analysis(view, jf, seed=seed, replicates=replicates)
+    a = Analysis(view, jf, seed=seed, replicates=replicates,
+                 excluded=jf.excluded if jf else observations(rounds, family_of, effective=effective)[1])
     raw = model_means(rounds, effective=effective)
-    excluded_note = (jf.excluded.describe() if jf else f"no score in {len(rounds)} rounds")
+    excluded_note = a.excluded.describe()
     common_notes = [f"Excluded: {excluded_note}."]
     if jf is not None:
         common_notes += jf.design.notes
