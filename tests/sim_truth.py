@@ -37,9 +37,9 @@ def default_truth() -> Truth:
 
 
 def generate(truth: Truth, *, dilemmas: int = 6, repeats: int = 1, seed: int = 0,
-             tournament_id: str = "t-truth", self_debates: bool = True) -> list[Round]:
+             tournament_id: str = "t-truth", self_debates: bool = True, rotate: bool = False) -> list[Round]:
     """Every ordered pairing (plus self-debates) on every dilemma, `repeats` times, each judged by every
-    model that is not on a team (a panel). Scores are integers 1-10, rounded from the truth plus noise."""
+    model that is not on a team (a panel; `rotate`: one of them, in turn). Scores are integers 1-10, rounded from the truth plus noise."""
     rng = np.random.default_rng(seed)
     models = sorted(truth.skill)
     d_ids = [f"d{i + 1}" for i in range(dilemmas)]
@@ -55,6 +55,8 @@ def generate(truth: Truth, *, dilemmas: int = 6, repeats: int = 1, seed: int = 0
                 k += 1
                 ex = f"x{k:04d}"
                 judges = [j for j in truth.severity if j not in (a, b)]
+                if rotate:
+                    judges = [judges[k % len(judges)]]
                 for j in judges:
                     scores = {}
                     for team, m in (("a", a), ("b", b)):

@@ -153,6 +153,19 @@ def test_no_family_contrast_is_said_not_guessed() -> None:
     assert fam["estimate"] is None and fam["interval_note"] == "not estimable"
 
 
+def test_recovery_with_one_rotating_judge_per_round() -> None:
+    truth = default_truth()
+    out = analyse_fit(generate(truth, dilemmas=5, seed=21, rotate=True, repeats=2), families=truth.family,
+                      replicates=150).json()
+    means = {m["model"]: m["mean"] for m in out["models"]}
+    offsets = {j["judge"]: j["offset"] for j in out["judges"]}
+    for (a, b), d in truth.pair_diffs(true_adjusted_means(truth)).items():
+        assert abs(means[a] - means[b] - d) <= TOL
+    for (a, b), d in truth.pair_diffs(true_offsets(truth)).items():
+        assert abs(offsets[a] - offsets[b] - d) <= TOL
+    assert abs(out["family_preference"]["estimate"] - truth.family_pref) <= 0.3
+
+
 @pytest.mark.slow
 def test_interval_coverage_is_about_95_percent_over_many_seeds() -> None:
     hits: dict[str, list[bool]] = {"model": [], "judge": [], "family": []}

@@ -183,13 +183,9 @@ def _self_debate(jf: JointFit | None, view: str, seed: int, replicates: int) -> 
     if jf is not None:
         per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
         dil: dict[str, str] = {}
-        model_of: dict[str, str] = {}
         for o in jf.design.obs:
-            key = (o.round_id, o.seat)
             per[(o.round_id, o.model)][o.seat].append(o.score)
             dil[o.round_id] = o.dilemma
-            model_of[o.round_id] = o.model
-            del key
         gaps: dict[str, list[tuple[float, str]]] = defaultdict(list)
         for (rid, model), seats in per.items():
             if seats["a"] and seats["b"]:  # the model sat in both seats: a self-debate
