@@ -165,3 +165,34 @@ def test_an_unknown_classifier_is_a_clear_error(tournament_store: dict[str, Any]
                     "--classifier", "nobody")
     assert result.exit_code == 2
     assert "nobody" in result.output and "Traceback" not in result.output
+
+
+def test_json_is_one_object_with_the_report_numbers_and_writes_nothing(tournament_store: dict[str, Any],
+                                                                      tmp_path: Path) -> None:
+    import json
+
+    root, tid = tournament_store["root"], tournament_store["tid"]
+    before = sorted(p for p in root.rglob("*") if "reports" not in p.parts)
+    result = invoke("report", "--store", str(root), "--tournament", tid, "--json")
+    assert result.exit_code == 0, result.output
+    assert sorted(p for p in root.rglob("*") if "reports" not in p.parts) == before
+    out = json.loads(result.stdout)
+    rounds = ResultsStore(root).load_rounds(tournament=tid)
+    judged = [r for r in rounds if r.judgment is not None]
+    missing = sum(len(r.judgment.parsed_scores(t).missing()) for r in judged for t in "ab")
+    assert out["excluded"]["scores_missing"] == missing and out["n_rounds"] == len(rounds)
+    # the one override: judge minus human, and the with-overrides view beside the as-judged one
+    ov = next(r for r in rounds if r.id == tournament_store["override_round"])
+    o = ov.judgment.active_overrides()[("a", "consistency")]
+    assert out["judge_vs_human"] == [{"judge": ov.judge_model, "n": 1, "n_dilemmas": 1,
+                                      "offset_vs_human": float(o.parsed_value - o.value), "ci_low": None,
+                                      "ci_high": None, "interval_note": "fewer than 3 dilemmas"}]
+    assert {"models", "judges", "family_preference"} <= set(out["with_overrides"])
+    # two dilemmas: every interval blank, with the reason
+    assert all(m["ci_low"] is None and m["interval_note"] == "fewer than 3 dilemmas" for m in out["models"])
+    # the report's Markdown shows the same adjusted means
+    md = invoke("report", "--store", str(root), "--tournament", tid, "--out", str(tmp_path / "md"))
+    text = Path(md.stdout.strip()).read_text(encoding="utf-8")
+    for m in out["models"]:
+        if m["mean"] is not None:
+            assert f"| {m['model']} | {m['family']} | {m['mean']:.2f} |" in text
