@@ -209,7 +209,7 @@ class ReportData:
             extra = {k: ts[1].as_dicts() for k, ts in self.tables.items()
                      if len(ts) > 1 and k not in self.as_judged.tables}
             out["with_overrides"] = {**{k: v for k, v in self.with_overrides.json().items()
-                                        if k in FIT_KEYS_BOTH_VIEWS}, **extra}
+                                        if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
         clean: dict[str, Any] = _finite(out)
         return clean

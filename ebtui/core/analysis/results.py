@@ -62,9 +62,10 @@ class Analysis:
     seed: int = DEFAULT_SEED
     replicates: int = DEFAULT_REPLICATES
     excluded: Excluded = field(default_factory=Excluded)
+    info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
 
     def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"fit": self.info}
         for key, t in self.tables.items():
             rows = t.as_dicts()
             out[key] = rows[0] if key == "family_preference" else rows
@@ -93,6 +94,12 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
     draws = replicate_fits(jf, replicates=replicates, seed=seed) if jf else np.zeros((0, 0))
     if G < MIN_CLUSTERS:
         common_notes.append(f"Intervals blank: {FEWER} ({G}).")
+    if jf is not None:
+        a.info = {"n_scores": len(jf.design.y), "models": len(jf.design.models), "judges": len(jf.design.judges),
+                  "dilemmas": G, "criteria": len(jf.design.criteria), "residual_sd": jf.residual_sd,
+                  "seat_gap": jf.estimates.seat_gap if jf.design.has_seat else None, "full_rank": jf.full_rank,
+                  "replicates_used": int(np.isfinite(draws[:, 0]).sum()) if draws.size else 0,
+                  "notes": list(jf.design.notes)}
 
     # models
     rows: list[list[Cell]] = []
