@@ -38,6 +38,7 @@ from textual.worker import Worker, WorkerState
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
+from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
 DEFAULT_FILE = "tournament.toml"
@@ -211,6 +212,7 @@ class TournamentScreen(TournamentExport, Screen[None]):
                 yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
             with TabPane("Analysis", id="tab-analysis"):
+                yield AnalysisView(id="analysis-fit")
                 with Horizontal(id="analysis-pickers"):
                     yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
                     yield Select(VIEWS, value="effective", allow_blank=False, id="analysis-view-select")
@@ -414,10 +416,7 @@ class TournamentScreen(TournamentExport, Screen[None]):
         self.query_one("#tournament-progress", ProgressBar).update(total=max(1, p.total), progress=p.finished)
         self.query_one("#progress-stats", Static).update(progress_text(p))
         if self.breakdown is not None:
-            table = self.query_one("#progress-breakdown", DataTable)
-            table.clear()
-            for row in self.breakdown.table(p):
-                table.add_row(*(Text(strip_control(cell)) for cell in row))
+            self.breakdown.fill(self.query_one("#progress-breakdown", DataTable), p)
 
 
     def _tournament_finished(self, event: Any) -> None:
@@ -479,6 +478,7 @@ class TournamentScreen(TournamentExport, Screen[None]):
 
         rounds = self.services.store.load_rounds(tournament=tournament_id)
         tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
+        self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
         self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
 
     @on(AnalysisReady)

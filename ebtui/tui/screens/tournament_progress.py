@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 
 from ebtui.core.safe_text import strip_control
@@ -35,6 +36,12 @@ class Breakdown:
 
     def mark(self, schedule_key: str, complete: bool) -> None:
         self.finished[schedule_key] = complete
+
+    def fill(self, table: Any, progress: Any) -> None:
+        """Show the rows in a DataTable (its columns: pairing / model, done, progress, not complete, ETA)."""
+        table.clear()
+        for row in self.table(progress):
+            table.add_row(*(Text(strip_control(cell)) for cell in row))
 
     def table(self, progress: Any) -> list[tuple[str, str, str, str, str]]:
         """(row, done/total, bar, not complete, ETA) — pairings first, then models."""
