@@ -154,12 +154,13 @@ _DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
 _NOT_COUNT = (
-    r"(?![ \t]*(?:%|(?!(?:points?|pts|out|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
+    r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
     r"|vs|compared|than|here|overall|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
     r"(?![A-Za-z]))[A-Za-z]))"
 )
-# "7 out of 10 test cases" is a count, whatever its denominator
+# "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
 _DEN = _DEN + _NOT_COUNT
+_NOT_COUNT = _NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
 _NUM_RE = re.compile(rf"{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
 _NUM_DEN_RE = re.compile(rf"{_NUM}{_DEN}")
 # a number out of ten ("8/10", "8 out of 10"): preferred in a stretch of text; another denominator is not
@@ -227,11 +228,20 @@ def _score_in(line: str, start: int, end: int) -> _Val | None:
 
 
 def _score_in_cell(cell: str) -> _Val | None:
+    """A table cell's or JSON string's score: "8", "**8**", "8/10", "8 (strong)", "Score: 8" — a number that
+    opens the cell, or one out of ten. Anything else ("between 3 and 1", "not a 9", "7 out of 10 test cases")
+    is not a score."""
     cell = cell.strip()
     if not cell:
         return None
-    m = _NUM_DEN_RE.search(cell) or _NUM_RE.search(cell)
-    return _val(m) if m else None
+    m = _NUM_TEN_RE.search(cell)
+    if m and not _skipped(cell, m.start("num"), m.end()):
+        return _val(m)
+    lead = re.match(r"[\s*_~`>\"'(\[]*(?:(?:score|rating|grade|mark)[ \t]*[:=\-–—]?[ \t]*)?", cell, re.IGNORECASE)
+    m = _NUM_RE.match(cell, lead.end() if lead else 0)
+    if m and not _skipped(cell, m.start("num"), m.end()):
+        return _val(m)
+    return None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -618,6 +628,8 @@ class _TextReader:
         crits: list[re.Match[str]] = []
         if self.mentions_left > 0 and any(w in low for w, _ in _CRIT_KEYWORDS):
             for m in _CRIT_RE.finditer(clean):
+                if re.search(r"\d[ \t]*$", clean[max(0, m.start() - 8):m.start()]):
+                    continue  # "3 stakeholders", "2 frameworks": a count, not the criterion's label
                 crits.append(m)
                 self.mentions_left -= 1
                 if self.mentions_left <= 0:
