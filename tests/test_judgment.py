@@ -577,6 +577,29 @@ def test_sample_replies(path: Path) -> None:
     for key in ("team_a_justification", "team_b_justification", "overall_analysis"):
         if key in expected:
             assert expected[key] in getattr(j, key)
+    if "review" in expected:  # the checklist: (team, criterion, kind), "-" for the whole team / judgment
+        got = sorted([i.team or "-", i.criterion or "-", i.kind] for i in j.review_items)
+        assert got == sorted(expected["review"]), j.review_reasons
+    for src in j.provenance:  # every score's source text is in the reply, word for word
+        assert src.text and src.text in path.read_text(), src
+
+
+def test_real_ethics_bowl_judge_replies_read_like_their_runner() -> None:
+    """Judge replies of a public Ethics Bowl run (frontier judges), read in place: the scores its own runner
+    parsed without error, no review flag (they are clean)."""
+    from conftest import SHARED_FIXTURES
+
+    files = sorted((SHARED_FIXTURES / "eb_rounds").glob("*.json"))
+    if not files:
+        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {SHARED_FIXTURES / 'eb_rounds'}")
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        reply = next(p["response"] for p in data["phases"] if p["phase_type"] == "judgment")
+        j = parse_judgment(reply, team_a_id=data["team_a_model"], team_b_id=data["team_b_model"])
+        assert not data["judgment"].get("parse_errors"), f.name  # so the runner's numbers are the judge's
+        assert j.team_a_scores.as_dict() == data["judgment"]["team_a_scores"], f.name
+        assert j.team_b_scores.as_dict() == data["judgment"]["team_b_scores"], f.name
+        assert not j.needs_review, (f.name, j.review_reasons)
 
 
 def test_there_are_sample_replies() -> None:

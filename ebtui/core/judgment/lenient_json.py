@@ -76,13 +76,13 @@ class _Lenient:
             return self._string()
         m = self._NUMBER.match(self.s, self.i)
         if m:
-            if m.end() >= self.n:
-                raise EOFError  # "1" might have been "10"
+            if m.end() >= self.n or not self.s[m.end():].strip():
+                raise EOFError  # "1" might have been "10" (a reply cut off after a number, a newline or two)
             self.i = m.end()
             num = _Num(m.group(0))
             d = self._DEN.match(self.s, self.i)
             if d:
-                if d.end() >= self.n:
+                if d.end() >= self.n or not self.s[d.end():].strip():
                     raise EOFError
                 num.den = d.group(1)
                 self.i = d.end()

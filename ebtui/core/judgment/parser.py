@@ -954,18 +954,21 @@ def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) 
             draft = next((i for i, f in enumerate(use[:-1]) if _DRAFT_RE.search(f.source[:400])), None)
             if draft is not None:
                 use = use[: draft + 1] + [_Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
+            # one score given twice ("8/10" in a section, "8" in a summary table) is one value
+            key = lambda f: f.value if f.value is not None else f"?{f.shown}"  # noqa: E731
             shown = list(dict.fromkeys(f.shown for f in use))
+            distinct = list(dict.fromkeys(key(f) for f in use))
             chosen = use[0]
             corrected_from: str | None = None
-            if len(shown) > 1:
+            if len(distinct) > 1:
                 last_corr = max((i for i, f in enumerate(use) if f.corrective), default=None)
                 later = use[last_corr:] if last_corr is not None else []
-                if last_corr is not None and all(f.shown == use[last_corr].shown for f in later) and any(
-                    f.shown != use[last_corr].shown for f in use[:last_corr]
+                if last_corr is not None and all(key(f) == key(use[last_corr]) for f in later) and any(
+                    key(f) != key(use[last_corr]) for f in use[:last_corr]
                 ):
                     chosen = use[last_corr]
-                    corrected_from = ", ".join(x for x in dict.fromkeys(f.shown for f in use[:last_corr])
-                                               if x != chosen.shown)
+                    corrected_from = ", ".join(dict.fromkeys(f.shown for f in use[:last_corr]
+                                                             if key(f) != key(chosen)))
                 else:
                     items.append(ReviewReason(
                         team=team, criterion=crit, kind="conflict",
