@@ -254,7 +254,7 @@ class _JsonCandidate:
     repairs: set[str] = field(default_factory=set)
 
 
-_OBJ_START = re.compile(r"\{\s*[\"'“\w]")
+_OBJ_START = re.compile(r"\{\s*(?:(?://[^\n]*|/\*.{0,400}?\*/)\s*){0,8}[\"'“\w]", re.DOTALL)
 _DECODER = json.JSONDecoder(object_pairs_hook=_Obj, parse_float=_Num, parse_int=_Num, parse_constant=_Num)
 _MAX_CANDIDATES = 64
 

@@ -203,7 +203,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
     # prose, and corrections written after the JSON
     tcol = _Collector()
-    _TextReader(tcol, rx).read("".join(pieces))
+    _TextReader(tcol, rx).read("".join(pieces), text)
 
     whole: list[ReviewReason] = []
     col = jcol

@@ -94,6 +94,8 @@ _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
+_HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
+_NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
 
 
@@ -125,7 +127,10 @@ class _TextReader:
         self.recent: list[str] = []  # the last few non-empty lines (for "Revised table:" above a table)
 
     # -- lines ----------------------------------------------------------------------------------------
-    def read(self, text: str) -> None:
+    def read(self, text: str, original: str | None = None) -> None:
+        """Read `text` (the reply with its JSON blanked out, same length); sources are quoted from
+        `original` (the reply itself) at the same offsets."""
+        self.original = original if original is not None and len(original) == len(text) else text
         table: list[tuple[int, str]] = []
         offset = 0
         for raw in text.splitlines(keepends=True):
@@ -138,7 +143,7 @@ class _TextReader:
             if table:
                 self.table(table)
                 table = []
-            self.col.ctx = _Ctx(pos=at + len(raw) - len(raw.lstrip()), source=raw.strip(), kind="line",
+            self.col.ctx = _Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
                                 corrective=self.st.corrective, via=self.st.via)
             self.line(raw)
             if raw.strip():
@@ -153,6 +158,9 @@ class _TextReader:
         body = "\n".join(self.buffers["overall"]).strip()
         if body:
             self.col.overall.append(body)
+
+    def _orig(self, at: int, raw: str) -> str:
+        return self.original[at:at + len(raw)].strip()
 
     def line(self, raw: str) -> None:
         if "~~" in raw:
@@ -255,6 +263,8 @@ class _TextReader:
             lang = _CORR_LANG.search(sent)
             if not lang:
                 continue
+            if _HYPOTHETICAL.search(sent) or _NEGATION.search(sent, 0, lang.start()):
+                continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
             crits = {_crit_name(m.group(0)) for m in _CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
             teams = {_team_of_match(m) for m in tms}
@@ -381,7 +391,7 @@ class _TextReader:
             if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
                 continue
             rows.append(cells)
-            where.append((at + len(raw) - len(raw.lstrip()), raw.strip()))
+            where.append((at + len(raw) - len(raw.lstrip()), self._orig(at, raw)))
         if not rows:
             return
         header = rows[0]

@@ -150,7 +150,7 @@ _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
 _NOT_COUNT = (
     r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
-    r"|vs|compared|than|here|overall|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
+    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
     r"(?![A-Za-z]))[A-Za-z]))"
 )
 # "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
