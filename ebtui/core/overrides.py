@@ -129,7 +129,7 @@ def parse_team(team: Any) -> Team:
     t = str(team).strip().lower().removeprefix("team_").removeprefix("team ").removeprefix("team").strip()
     if t not in TEAMS:
         raise OverrideError(f"unknown team {team!r}: give a or b")
-    return t  # type: ignore[return-value]
+    return t
 
 
 def parse_criterion(name: Any) -> str:
@@ -194,7 +194,8 @@ def apply_override(store: Any, round_id: str, team: Any, criterion: Any, value: 
     """Validate and save one override through the store (the judge's parsed value is kept)."""
     req = check_override(team, criterion, value, note, clear=clear)
     try:
-        return store.apply_override(round_id, req.team, req.criterion, req.value, req.note, author=author)
+        updated: Round = store.apply_override(round_id, req.team, req.criterion, req.value, req.note, author=author)
+        return updated
     except ValueError as exc:  # the store's own checks (no override to clear, ...)
         raise OverrideError(str(exc)) from None
 
@@ -210,7 +211,7 @@ def accept_as_parsed(store: Any, round_id: str, team: Any, criterion: Any, note:
     """Record that a human reviewed one parsed score and accepts it as it is (a missing one stays missing)."""
     t = parse_team(team)
     c = parse_criterion(criterion)
-    round_ = store.load_round(round_id)
+    round_: Round = store.load_round(round_id)
     if round_.judgment is None:
         raise OverrideError(f"round {round_id}: the judge gave no judgment; there is nothing to accept (score it)")
     round_.judgment.overrides.append(acceptance(round_.judgment, t, c, "" if note is None else str(note), author))

@@ -45,6 +45,11 @@ _KIND_WORDS = {"json": "JSON", "json_repaired": "repaired JSON", "table": "a tab
                "prose": "prose", "correction": "a correction"}
 
 
+def _key(f: _Found) -> int | str:
+    """What makes two readings one value: the score ("8/10" and "8" are one), else what was written."""
+    return f.value if f.value is not None else f"?{f.shown}"
+
+
 def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) -> Judgment:
     """Resolve what was found into one value per score, its provenance and the review checklist."""
     scores: dict[str, Scores] = {}
@@ -68,20 +73,19 @@ def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) 
             if draft is not None:
                 use = use[: draft + 1] + [_Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
             # one score given twice ("8/10" in a section, "8" in a summary table) is one value
-            key = lambda f: f.value if f.value is not None else f"?{f.shown}"  # noqa: E731
             shown = list(dict.fromkeys(f.shown for f in use))
-            distinct = list(dict.fromkeys(key(f) for f in use))
+            distinct = list(dict.fromkeys(_key(f) for f in use))
             chosen = use[0]
             corrected_from: str | None = None
             if len(distinct) > 1:
                 last_corr = max((i for i, f in enumerate(use) if f.corrective), default=None)
                 later = use[last_corr:] if last_corr is not None else []
-                if last_corr is not None and all(key(f) == key(use[last_corr]) for f in later) and any(
-                    key(f) != key(use[last_corr]) for f in use[:last_corr]
+                if last_corr is not None and all(_key(f) == _key(use[last_corr]) for f in later) and any(
+                    _key(f) != _key(use[last_corr]) for f in use[:last_corr]
                 ):
                     chosen = use[last_corr]
                     corrected_from = ", ".join(dict.fromkeys(f.shown for f in use[:last_corr]
-                                                             if key(f) != key(chosen)))
+                                                             if _key(f) != _key(chosen)))
                 else:
                     items.append(ReviewReason(
                         team=team, criterion=crit, kind="conflict",

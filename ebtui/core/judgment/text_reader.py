@@ -332,18 +332,19 @@ class _TextReader:
             segment = clean[cm.end():end]
             pairs = self._pairs(segment, cm.end())
             if pairs:
-                for t, v, via in pairs:
-                    self.col.add_val(t, crit, v, "lines", via=via)
+                for t, pv, pvia in pairs:
+                    self.col.add_val(t, crit, pv, "lines", via=pvia)
                 scored = True
                 continue
             # a team named after the score belongs to what follows it, not to this criterion
             first_team = self.rx.search(segment)
             if first_team:
                 end = cm.end() + first_team.start()
-            v = _score_in(clean, cm.end(), end)
-            if v is None:
+            found = _score_in(clean, cm.end(), end)
+            if found is None:
                 continue
-            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
+            v = found
+            team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
             via = _via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
