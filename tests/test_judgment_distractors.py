@@ -194,3 +194,19 @@ def test_a_team_named_by_model_id_is_read_and_flagged_once_per_team() -> None:
     assert j.team_b_scores.as_dict() == dict(zip(CRITERIA, B, strict=True))
     assert [(r.team, r.criterion, r.kind) for r in j.review_items] == [("a", None, "team_by_name"),
                                                                        ("b", None, "team_by_name")]
+
+
+def test_numbers_next_to_another_criterion_or_in_a_hypothetical_are_not_its_score() -> None:
+    listed = "Team A: " + ", ".join(f"{v}/10 on {CRITERION_LABELS[c].lower()}" for c, v in zip(CRITERIA, A, strict=True))
+    j = parse_judgment(listed)
+    assert j.team_a_scores.as_dict() == dict(zip(CRITERIA, A, strict=True))  # each number is the next label's
+    assert j.needs_review and {p.kind for p in j.provenance} == {"prose"}  # read, and looked at
+    j = parse_judgment("## Team A\nPrinciple articulation: 8, which is better than the 6 for consistency they nearly got.")
+    assert j.team_a_scores.principle_articulation == 8 and j.team_a_scores.consistency is None
+    base = json.dumps(_schema())
+    for aside in ("I'd raise Team A's intellectual honesty score to a 9 if they had conceded earlier.",
+                  "I would not lower Team A's consistency to 5, despite the wobble.",
+                  "Team A changed its answer from 2 to 1 in the consistency test."):
+        j = parse_judgment(base + "\n\n" + aside)
+        assert j.team_a_scores.as_dict() == dict(zip(CRITERIA, A, strict=True)), aside
+        assert not j.needs_review, (aside, j.review_reasons)

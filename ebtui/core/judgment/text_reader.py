@@ -94,6 +94,11 @@ _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
+_NUM_BEFORE_CRIT = re.compile(
+    rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
+    r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
+)
+_LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
 _NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
@@ -324,11 +329,32 @@ class _TextReader:
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
         scored = False
         ti = 0  # teams named before the current criterion (both lists are in order: one linear pass)
+        # "8/10 on principle articulation, 7/10 on consistency": a number that introduces a criterion is that
+        # criterion's, never the one before it
+        before: list[re.Match[str] | None] = []
+        for idx, cm in enumerate(crits):
+            lo = crits[idx - 1].end() if idx else 0
+            m = _NUM_BEFORE_CRIT.search(clean, lo, cm.start())
+            # only in a list of such scores ("Team A: 8/10 on X, 7/10 on Y"), never in a sentence ("better
+            # than the 6 for consistency they nearly got")
+            if m is not None and not _LIST_GAP.fullmatch(self.rx.sub(" ", clean[lo:m.start("num")])):
+                m = None
+            before.append(m)
         for idx, cm in enumerate(crits):
             while ti < len(teams) and teams[ti].end() <= cm.start():
                 ti += 1
             crit = _crit_name(cm.group(0))
             end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
+            nxt = before[idx + 1] if idx + 1 < len(crits) else None
+            if nxt is not None:
+                end = min(end, nxt.start("num"))
+            pre = before[idx]
+            if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
+                team = _team_of_match(teams[ti - 1]) if ti else self.st.team
+                self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
+                                 kind="prose")  # read, but a human should look: the score comes before its label
+                scored = True
+                continue
             segment = clean[cm.end():end]
             pairs = self._pairs(segment, cm.end())
             if pairs:
