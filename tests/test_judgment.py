@@ -587,11 +587,10 @@ def test_sample_replies(path: Path) -> None:
 def test_real_ethics_bowl_judge_replies_read_like_their_runner() -> None:
     """Judge replies of a public Ethics Bowl run (frontier judges), read in place: the scores its own runner
     parsed without error, no review flag (they are clean)."""
-    from conftest import SHARED_FIXTURES
-
-    files = sorted((SHARED_FIXTURES / "eb_rounds").glob("*.json"))
+    shared = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"  # ROOT.parent / shared / fixtures
+    files = sorted((shared / "eb_rounds").glob("*.json"))
     if not files:
-        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {SHARED_FIXTURES / 'eb_rounds'}")
+        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {shared / 'eb_rounds'}")
     for f in files:
         data = json.loads(f.read_text(encoding="utf-8"))
         reply = next(p["response"] for p in data["phases"] if p["phase_type"] == "judgment")
