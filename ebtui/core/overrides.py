@@ -206,32 +206,38 @@ def acceptance(judgment: Judgment, team: Team, criterion: str, note: str = "", a
                     author=author, kind="accept")
 
 
+def _no_judgment(round_id: str) -> OverrideError:
+    return OverrideError(f"round {round_id}: the judge gave no judgment; there is nothing to accept (score it)")
+
+
 def accept_as_parsed(store: Any, round_id: str, team: Any, criterion: Any, note: Any = "", *,
                      author: str = "") -> Round:
     """Record that a human reviewed one parsed score and accepts it as it is (a missing one stays missing)."""
     t = parse_team(team)
     c = parse_criterion(criterion)
-    round_: Round = store.load_round(round_id)
-    if round_.judgment is None:
-        raise OverrideError(f"round {round_id}: the judge gave no judgment; there is nothing to accept (score it)")
-    round_.judgment.overrides.append(acceptance(round_.judgment, t, c, "" if note is None else str(note), author))
-    store.save_round(round_)
-    return round_
+    text = "" if note is None else str(note)
+
+    def build(round_: Round) -> list[Override]:
+        if round_.judgment is None:
+            raise _no_judgment(round_id)
+        return [acceptance(round_.judgment, t, c, text, author)]
+
+    updated: Round = store.add_overrides(round_id, build)
+    return updated
 
 
 def accept_all(store: Any, round_id: str, note: Any = "", *, author: str = "") -> tuple[Round, int]:
     """Accept every score of the judgment that is not already addressed (overridden or accepted); returns the
     round and how many acceptances were recorded."""
-    round_ = store.load_round(round_id)
-    j = round_.judgment
-    if j is None:
-        raise OverrideError(f"round {round_id}: the judge gave no judgment; there is nothing to accept (score it)")
-    added = 0
-    for t in TEAMS:
-        for c in CRITERIA:
-            if not score_action(j, t, c):
-                j.overrides.append(acceptance(j, t, c, "" if note is None else str(note), author))
-                added += 1
-    if added:
-        store.save_round(round_)
-    return round_, added
+    text = "" if note is None else str(note)
+    added: list[Override] = []
+
+    def build(round_: Round) -> list[Override]:
+        j = round_.judgment
+        if j is None:
+            raise _no_judgment(round_id)
+        added[:] = [acceptance(j, t, c, text, author) for t in TEAMS for c in CRITERIA if not score_action(j, t, c)]
+        return list(added)
+
+    updated: Round = store.add_overrides(round_id, build)
+    return updated, len(added)
