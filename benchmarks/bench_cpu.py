@@ -71,9 +71,8 @@ def cpu_per_call(rounds: int, tmp: Path, durable: bool = True) -> tuple[float, f
 def model_only_per_call(rounds: int) -> float:
     """CPU ms per call of the scripted models alone: the same streams (four team replies and the judge's JSON
     a round, token by token at the same pace) consumed by a bare loop — the model's share, not ebtui's."""
-    from ebtui.core import prompts
+    from ebtui.core import judgment, prompts
     from ebtui.core.dilemmas import load_dilemmas
-    from ebtui.core import judgment
 
     clients = _clients()
     d = load_dilemmas()[0]

@@ -459,8 +459,10 @@ class PaneScroll(VerticalScroll):
     Focus restyles this widget only: Textual's default restyles every descendant on a focus change, and no
     rule here depends on the body's focus."""
 
-    def watch_has_focus(self, _has_focus: bool) -> None:
+    def watch_has_focus(self, has_focus: bool) -> None:
         self.app.stylesheet.update_nodes([self], animate=True)
+        if self.parent is not None:  # the pane shows which one the keys go to (its title, reversed)
+            self.parent.set_class(has_focus, "-focused")
 
     @property
     def following(self) -> bool:
@@ -501,6 +503,7 @@ class RolePane(Vertical):
     DEFAULT_CSS = """
     RolePane { border: round $panel-lighten-2; height: 1fr; width: 1fr; }
     RolePane.-active { border: round $accent; }
+    RolePane.-focused { border-title-style: reverse bold; }
     RolePane > .pane-status { color: $text-muted; height: auto; max-height: 2; padding: 0 1; }
     RolePane > VerticalScroll { padding: 0 1; }
     """
