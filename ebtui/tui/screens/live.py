@@ -50,8 +50,9 @@ PANE_OF: dict[PhaseType, str] = {
     PhaseType.JUDGMENT: "pane-judge",
 }
 #: how often queued events and text reach the panes (seconds): each pump renders only the new text (a
-#: paragraph at most per phase) and costs one frame; 10 a second reads as continuous streaming
-PUMP_INTERVAL_S = 0.1
+#: paragraph at most per phase) and costs one frame; 8 a second reads as continuous streaming and leaves the
+#: loop idle most of the time, so a key rarely waits behind a frame
+PUMP_INTERVAL_S = 0.125
 #: how often the pump also recomputes the panes' status lines (tokens, elapsed, cost)
 STATUS_INTERVAL_S = 0.5
 
