@@ -16,7 +16,6 @@ from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.services import Services
 from ebtui.tui.themes import DEFAULT_THEME, ThemeFileError, builtin_themes, user_themes
 
-
 #: the cycle collector's thresholds while the app runs. Streaming allocates many short-lived objects (Textual
 #: makes a Strip with its caches for every painted line); with Python's default (700, 10, 10) a full collection
 #: — a scan of every object the app holds, 100-300 ms on a loaded 2-core machine — ran about once a second
