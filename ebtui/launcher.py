@@ -13,6 +13,12 @@ from ebtui.errors import UsageError
 
 def open_app(document: str | Path | None = None, models_file: str | Path | None = None,
              store: str | Path | None = None) -> None:
+    import gc
+
+    # no cycle collection while the app starts (imports, styles, the first screen: a few hundred thousand
+    # objects that live as long as the app); the app freezes them and turns collection back on once its
+    # first frame is up (ebtui.tui.app._tune_gc)
+    gc.disable()
     from ebtui.tui.app import run_app
 
     run_app(document=document, models_file=models_file, store=store)

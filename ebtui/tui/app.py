@@ -31,6 +31,7 @@ def _tune_gc() -> None:
     Reference counting still frees everything as usual; only cyclic garbage waits longer."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    gc.enable()  # the launcher turns it off for the start-up
 
 
 class EbtuiApp(App[None]):
