@@ -39,7 +39,7 @@ def _frame_app(services: Any) -> Any:
         CSS_PATH = str(Path(sys.modules[EbtuiApp.__module__].__file__ or "").parent / "ebtui.tcss")
 
         def __init__(self, services: Any) -> None:
-            super().__init__(services, load_user_themes=False)
+            super().__init__(services, load_user_themes=False, tune_gc=True)  # as in a terminal
             self.frames: list[float] = []
             self.frame_cpu: list[float] = []  # process CPU time at each frame
             self.frame_event = asyncio.Event()

@@ -50,8 +50,12 @@ class EbtuiApp(App[None]):
     ]
 
     def __init__(self, services: Services, *, load_user_themes: bool = True, theme: str | None = None,
-                 snapshot: bool = False) -> None:
+                 snapshot: bool = False, tune_gc: bool | None = None) -> None:
         super().__init__()
+        #: freeze start-up objects and raise the collector's thresholds after the first frame (see _tune_gc);
+        #: by default only in a real terminal — in tests the process outlives many apps, and frozen objects
+        #: are never cycle-collected
+        self._gc_tuning = tune_gc
         self.services = services
         self._load_user_themes = load_user_themes
         self._theme_errors: list[str] = []
@@ -79,7 +83,8 @@ class EbtuiApp(App[None]):
         for error in self._theme_errors:
             self.notify(strip_control(error), title="Theme file skipped", severity="warning", timeout=10)
         self.push_screen(SetupScreen())
-        self.call_after_refresh(_tune_gc)
+        if self._gc_tuning if self._gc_tuning is not None else not self.is_headless:
+            self.call_after_refresh(_tune_gc)
 
     # -- actions -------------------------------------------------------------------------------
     def _setup_screen(self) -> SetupScreen | None:

@@ -51,3 +51,27 @@ def test_default_services_have_the_dilemmas_before_the_first_frame(tmp_path: Pat
 
     s = default_services()
     assert s.dilemmas == load_dilemmas(None)
+
+
+async def test_the_collector_is_tuned_after_the_first_frame_only_when_asked(make_app) -> None:
+    import gc
+
+    from ebtui.tui.app import GC_THRESHOLDS
+
+    before = gc.get_threshold()
+    try:
+        app = make_app()  # headless (a test): left alone by default
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+        assert gc.get_threshold() == before
+        app = make_app()
+        app._gc_tuning = True  # as in a terminal
+        gc.disable()  # as the launcher leaves it during start-up
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            assert gc.get_threshold() == GC_THRESHOLDS and gc.isenabled()
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+        gc.enable()
