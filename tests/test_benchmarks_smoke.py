@@ -77,6 +77,7 @@ def test_the_terminal_benchmarks_models_file_streams_long_team_replies(tmp_path:
     path = tmp_path / "models.toml"
     path.write_text(models_toml(repeat=3), encoding="utf-8")
     client = build_clients(load_models_config(path), ["bench"])["bench"]
+    client = getattr(client, "inner", client)  # the scripted model inside the retry wrapper
     assert client.tokens_per_second == TOKENS_PER_S  # type: ignore[attr-defined]
     # a short presentation, then long replies, so Team B's response and Team A's consistency test overlap
     assert client.reply_for("x\n# Your task: Team A's presentation\n", "", None) == SHORT_REPLY  # type: ignore[attr-defined]
