@@ -14,7 +14,7 @@ from typing import Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
-from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 from ebtui.providers.errors import classify, from_status
 
 DEFAULT_MAX_TOKENS = 4096
@@ -48,6 +48,14 @@ def _stream_error(name: str, error: dict[str, Any]) -> ProviderError:
     if err.retryable:
         err.kind = "stream"  # it happened mid-stream: restart the call
     return err
+
+
+def usage_tokens(u: dict[str, Any]) -> tuple[int, int, int]:
+    """(cache reads, cache writes, all input tokens) of a Messages API `usage`: its input_tokens excludes
+    cache reads and writes; the total is what was sent."""
+    cached = u.get("cache_read_input_tokens") or 0
+    written = u.get("cache_creation_input_tokens") or 0
+    return cached, written, (u.get("input_tokens") or 0) + cached + written
 
 
 class AnthropicClient(ModelClient):
@@ -108,7 +116,7 @@ class AnthropicClient(ModelClient):
         reason: FinishReason | None = None
         raw_reason: str | None = None
         stopped = False
-        input_tokens = output_tokens = cached = 0
+        input_tokens = output_tokens = cached = written = 0
         started = False
         try:
             stream = await self._client.messages.create(**params)
@@ -123,9 +131,7 @@ class AnthropicClient(ModelClient):
                     etype = event.get("type") or sse.event
                     if etype == "message_start":
                         u = event["message"].get("usage") or {}
-                        cached = u.get("cache_read_input_tokens") or 0
-                        # input_tokens excludes cache reads and writes; the total is what was sent
-                        input_tokens = (u.get("input_tokens") or 0) + cached + (u.get("cache_creation_input_tokens") or 0)
+                        cached, written, input_tokens = usage_tokens(u)
                         output_tokens = u.get("output_tokens") or 0
                     elif etype == "content_block_delta":
                         delta = event.get("delta") or {}
@@ -153,8 +159,8 @@ class AnthropicClient(ModelClient):
             raise err from exc
         if not stopped:
             reason = None  # no message_stop: the stream was cut short, whatever it said before
-        usage = with_cost(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached),
-                          self.cfg.price_in, self.cfg.price_out)
+        usage = cost_for(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
+                               cache_write_tokens=written), self.cfg)
         yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
                      max_tokens=params["max_tokens"])
 

@@ -21,7 +21,9 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0  # input tokens served from the provider's prompt cache
+    cache_write_tokens: int = 0  # input tokens written to the prompt cache (Anthropic bills them extra)
     cost_usd: float | None = None  # None when no price is configured
+    batch: bool = False  # answered through the provider's batch API (billed at its batch price)
 
     def __add__(self, other: Usage) -> Usage:
         cost = None
@@ -31,7 +33,9 @@ class Usage(BaseModel):
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost_usd=cost,
+            batch=self.batch and other.batch,
         )
 
 
