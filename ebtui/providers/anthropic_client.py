@@ -2,8 +2,9 @@
 
 anthropic 2.x speaks API version 2026-10-21, which has no temperature/top_p/top_k: this client sends no
 sampling settings (config rejects `temperature` for this provider). The system prompt carries a
-`cache_control` breakpoint so repeated phases with the same system prompt read it from the prompt cache;
-cache reads are reported as `cached_tokens`.
+`cache_control` breakpoint, and so does the end of the prompt's stable prefix (see
+`ebtui.providers.base.PROMPT_CACHE_BREAK`), so repeated phases read both from the prompt cache; cache reads
+are reported as `cached_tokens`, cache writes as `cache_write_tokens`, and both are priced as such.
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import (
+    Delta,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+    split_cacheable,
+)
 from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 from ebtui.providers.errors import classify, from_status
 
@@ -81,12 +90,21 @@ class AnthropicClient(ModelClient):
         return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
                          base_url=self.cfg.effective_base_url)
 
+    def _content(self, prompt: str) -> str | list[dict[str, Any]]:
+        """The user message: with a cache breakpoint after the prompt's stable prefix (rules, rubric and
+        dilemma in ebtui's prompts), so every phase of every round on that dilemma reads it from the cache."""
+        prefix, rest = split_cacheable(prompt)
+        if not prefix or not self.cache_system:
+            return prompt
+        return [{"type": "text", "text": prefix, "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": rest}]
+
     def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
                 max_tokens: int | None) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.cfg.model,
             "max_tokens": max_tokens or self.cfg.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": self._content(prompt)}],
             "stream": True,
         }
         if system_prompt:

@@ -12,6 +12,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+#: A prompt may open with a stable prefix (the same in many calls) ended by this separator. Providers that
+#: cache prompts explicitly put a cache breakpoint there (Anthropic) or key their cache routing on the text
+#: before it (OpenAI's prompt_cache_key). It is ordinary text (a Markdown rule) and is sent as it is.
+PROMPT_CACHE_BREAK = "\n\n---\n\n"
+
+
+def split_cacheable(prompt: str) -> tuple[str, str]:
+    """(stable prefix, rest) at the first PROMPT_CACHE_BREAK; ("", prompt) when there is none."""
+    i = prompt.find(PROMPT_CACHE_BREAK)
+    if i <= 0:
+        return "", prompt
+    return prompt[:i], prompt[i:]
+
+
 FinishReason = Literal["stop", "length", "refusal", "content_filter", "error", "unknown"]
 
 

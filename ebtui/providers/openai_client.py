@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage
+from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
 from ebtui.providers.common import Timer, cost_for, finish, prompt_cache_key, safe_repr
 from ebtui.providers.errors import classify
 
@@ -68,9 +68,9 @@ class OpenAIClient(ModelClient):
                 params[key] = cfg.extras[key]
         key = cfg.extras.get("prompt_cache_key")
         if key is None and cfg.provider == "openai":  # compatible servers may reject the unknown field
-            key = prompt_cache_key(system_prompt)
+            key = prompt_cache_key(system_prompt + split_cacheable(prompt)[0])
         if key:
-            # routes calls sharing the system prompt (rules, rubric, dilemma) to the same cache
+            # routes calls sharing the system prompt and the prompt's stable prefix to the same cache
             params["prompt_cache_key"] = key
         if json_schema is not None and self.supports_json_schema:
             params["response_format"] = {
