@@ -164,6 +164,11 @@ def _dry_run_json(est: Any) -> str:
 @click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
 @click.option("--concurrency", type=click.IntRange(1, 1024), help="Override the config's concurrency.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: the estimate as JSON.")
+@click.option("--batch", is_flag=True,
+              help="Send the calls of models whose provider has a batch API through it, wave by wave, at "
+                   "about half the price (the others stream as usual). See docs/BATCH.md.")
+@click.option("--batch-poll-max", type=click.FloatRange(1, 3600), default=60.0, show_default=True,
+              help="With --batch: the longest wait between two polls of a batch, in seconds.")
 @click.pass_context
 def tournament(
     ctx: click.Context,
@@ -175,6 +180,8 @@ def tournament(
     models_file: str | None,
     concurrency: int | None,
     as_json: bool,
+    batch: bool = False,
+    batch_poll_max: float = 60.0,
 ) -> None:
     """Run a tournament from a tournament.toml (see tournament.example.toml).
 
@@ -209,6 +216,12 @@ def tournament(
 
     if dry_run:
         est = plan.estimate()
+        if batch:
+            from ebtui.cli.batch_view import batch_dry_run
+
+            click.echo(batch_dry_run(plan, est, as_json, _dry_run_json(est) if as_json else
+                                     _dry_run_report(est, cfg, eff_budget)))
+            return
         click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
         return
 
@@ -219,8 +232,14 @@ def tournament(
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 
+    coordinator = None
+    if batch:
+        from ebtui.cli.batch_view import setup_batch
+
+        clients, coordinator = setup_batch(plan, clients, root, batch_poll_max)
+        cfg_label += " --batch"  # the resume hint repeats it
     try:
-        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label))
+        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, coordinator))
     except StoreError as exc:
         raise CliError(f"results store: {exc}") from None
     except TournamentBusyError as exc:
@@ -230,7 +249,8 @@ def tournament(
     ctx.exit(exit_code)
 
 
-async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str) -> int:
+async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str,
+               coordinator: Any = None) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
     from ebtui.core.tournament import (
         RoundCompleted,
@@ -242,6 +262,10 @@ async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_la
     cfg, tid = plan.config, plan.tournament_id
     runner = plan.runner(clients, store, budget_usd=budget, progress_interval_s=0.25)
     line = ProgressLine()
+    if coordinator is not None:
+        from ebtui.cli.batch_view import BatchMessages
+
+        coordinator.on_change = BatchMessages(coordinator, line.message)
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -280,6 +304,8 @@ async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_la
                 line.update(ev.progress, force=isinstance(ev, TournamentFinished))
     finally:
         line.close()
+        if coordinator is not None:
+            await coordinator.aclose()
         for client in clients.values():
             try:
                 await client.aclose()
