@@ -38,6 +38,7 @@ from textual.worker import Worker, WorkerState
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
+from ebtui.tui.widgets.batch_status import BatchStatus
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
@@ -206,6 +207,7 @@ class TournamentScreen(Screen[None]):
                 yield ProgressBar(id="tournament-progress", show_eta=False)
                 yield Static("Not started.", id="progress-stats", markup=False)
                 yield Static("", id="progress-failures", markup=False)
+                yield BatchStatus(id="batch-status")
             with TabPane("Analysis", id="tab-analysis"):
                 with Horizontal(id="analysis-pickers"):
                     yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
@@ -333,6 +335,7 @@ class TournamentScreen(Screen[None]):
         table.clear()
         table.add_rows(plan_rows(event.estimate))
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
+        self.query_one(BatchStatus).show(self.services.store.root, event.plan.tournament_id)
         self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
 
     # -- running --------------------------------------------------------------------------------------
