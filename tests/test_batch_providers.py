@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,3 +136,49 @@ def test_which_models_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert supports_batch(cfg("vllm", batch=True))
     assert not supports_batch(cfg("openai", batch=False))
     assert not supports_batch(parse_model("scripted", {}, None))
+
+
+async def test_gemini_batch_mode_against_a_recorded_exchange(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+
+    from ebtui.providers.batch.google_batch import GoogleBatchClient
+
+    exchange = json.loads((Path(__file__).parent / "data" / "gemini_batch_exchange.json").read_text())
+    seen: list[httpx.Request] = []
+    polls = iter([exchange["running"], exchange["succeeded"], exchange["succeeded"]])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.method == "POST" and request.url.path.endswith("models/gemini-2.5-flash:batchGenerateContent"):
+            return httpx.Response(200, json=exchange["create"])
+        if request.method == "GET" and request.url.path.endswith("batches/ebtui-test-123"):
+            return httpx.Response(200, json=next(polls))
+        return httpx.Response(404, json={"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+
+    monkeypatch.setenv("EBTUI_TEST_KEY", "gm-test-batch")
+    cfg = parse_model("gem", {"provider": "google", "model": "gemini-2.5-flash", "api_key_env": "EBTUI_TEST_KEY",
+                              "price_in": 0.3, "price_out": 2.5, "max_tokens": 400}, None)
+    client = GoogleBatchClient(cfg, http_options={
+        "httpx_async_client": httpx.AsyncClient(transport=httpx.MockTransport(handler))})
+    reqs = [BatchRequest("item-1", "Be careful.", "Question one?", max_tokens=400),
+            BatchRequest("item-2", "Be careful.", "Question two?", max_tokens=400),
+            BatchRequest("item-3", "Be careful.", "Question three?", max_tokens=400)]
+    bid = await client.submit(reqs, label="ebtui-T-gem-w1")
+    assert bid == "batches/ebtui-test-123"
+    body = json.loads(seen[0].content)
+    inlined = body["batch"]["inputConfig"]["requests"]["requests"]
+    assert [r["metadata"]["key"] for r in inlined] == ["item-1", "item-2", "item-3"]
+    assert inlined[0]["request"]["contents"][0]["parts"][0]["text"] == "Question one?"
+    assert inlined[0]["request"]["systemInstruction"]["parts"][0]["text"] == "Be careful."
+    assert inlined[0]["request"]["generationConfig"]["maxOutputTokens"] == 400
+    assert (await client.poll(bid)).status == "in_progress"
+    state = await client.poll(bid)
+    assert state.status == "done" and state.ended
+    res = await client.results(bid)
+    ok, cut, failed = res.items["item-1"], res.items["item-2"], res.items["item-3"]
+    assert isinstance(ok, Completion) and ok.text == "A considered answer."
+    assert (ok.usage.input_tokens, ok.usage.cached_tokens, ok.usage.output_tokens) == (2400, 2048, 120)
+    # cached input at a quarter of the input price (Gemini's implicit cache), then the batch's half
+    assert ok.usage.cost_usd == pytest.approx((352 * 0.3 + 2048 * 0.075 + 120 * 2.5) / 1e6 * 0.5)
+    assert isinstance(cut, ProviderError) and cut.kind == "truncated"  # matched by key, not by position
+    assert isinstance(failed, ProviderError) and failed.kind == "server" and failed.retryable
