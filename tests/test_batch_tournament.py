@@ -25,11 +25,11 @@ EXCHANGE = [PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL, Phas
 
 @pytest.fixture
 def fast_batches(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """llmock's batches are ready 3 s after creation; 1 s here keeps the suite fast (the server runs in
+    """llmock's batches are ready 3 s after creation; 0.3 s here keeps the suite fast (the server runs in
     this process, in a thread)."""
     from llmock.routers import batch as llmock_batch
 
-    monkeypatch.setattr(llmock_batch, "_BATCH_DELAY", 1.0)
+    monkeypatch.setattr(llmock_batch, "_BATCH_DELAY", 0.3)
     return llmock
 
 
@@ -99,7 +99,7 @@ def check_complete(store: Path) -> list[Any]:
         for p in r.phases:
             assert p.status == PhaseStatus.COMPLETE and p.response.strip()
             assert p.usage.batch and p.usage.cost_usd and p.usage.cost_usd > 0
-            assert p.latency is not None and p.latency >= 0.9  # the batch's time, not a stream's
+            assert p.latency is not None and p.latency >= 0.25  # the batch's time, not a stream's
     return rounds
 
 
@@ -125,7 +125,7 @@ def test_batch_tournament_completes_with_judgments(fast_batches: Any, tmp_path: 
     llmock = fast_batches
     models, tour, store = write_configs(tmp_path, llmock)
     t0 = time.monotonic()
-    proc = subprocess.run(cli(models, store, str(tour), "--batch", "--batch-poll-max", "1"), env=env(),
+    proc = subprocess.run(cli(models, store, str(tour), "--batch", "--batch-poll-max", "0.5"), env=env(),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rounds = check_complete(store)
@@ -145,7 +145,7 @@ def test_batch_tournament_completes_with_judgments(fast_batches: Any, tmp_path: 
 def test_kill_after_first_batch_then_resume_submits_nothing_twice(fast_batches: Any, tmp_path: Path) -> None:
     llmock = fast_batches
     models, tour, store = write_configs(tmp_path, llmock)
-    proc = subprocess.Popen(cli(models, store, str(tour), "--batch", "--batch-poll-max", "1"), env=env(),
+    proc = subprocess.Popen(cli(models, store, str(tour), "--batch", "--batch-poll-max", "0.5"), env=env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 60
     ledger_dir = store / "batches"
@@ -159,7 +159,7 @@ def test_kill_after_first_batch_then_resume_submits_nothing_twice(fast_batches: 
     first = creations(llmock)
     assert first >= 1
     tid = tournament_id(store)
-    resumed = subprocess.run(cli(models, store, "--resume", tid, "--batch", "--batch-poll-max", "1"), env=env(),
+    resumed = subprocess.run(cli(models, store, "--resume", tid, "--batch", "--batch-poll-max", "0.5"), env=env(),
                              capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     check_complete(store)
@@ -172,7 +172,7 @@ def test_batch_rounds_equal_streamed_rounds_at_half_the_cost(fast_batches: Any, 
     llmock = fast_batches
     models, tour, store = write_configs(tmp_path, llmock)
     streamed_store = tmp_path / "streamed"
-    batch = subprocess.run(cli(models, store, str(tour), "--batch", "--batch-poll-max", "1"), env=env(),
+    batch = subprocess.run(cli(models, store, str(tour), "--batch", "--batch-poll-max", "0.5"), env=env(),
                            capture_output=True, text=True, timeout=120)
     assert batch.returncode == 0, batch.stderr[-3000:]
     streamed = subprocess.run(cli(models, streamed_store, str(tour)), env=env(), capture_output=True, text=True,

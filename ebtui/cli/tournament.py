@@ -167,7 +167,7 @@ def _dry_run_json(est: Any) -> str:
 @click.option("--batch", is_flag=True,
               help="Send the calls of models whose provider has a batch API through it, wave by wave, at "
                    "about half the price (the others stream as usual). See docs/BATCH.md.")
-@click.option("--batch-poll-max", type=click.FloatRange(1, 3600), default=60.0, show_default=True,
+@click.option("--batch-poll-max", type=click.FloatRange(0.5, 3600), default=60.0, show_default=True,
               help="With --batch: the longest wait between two polls of a batch, in seconds.")
 @click.pass_context
 def tournament(

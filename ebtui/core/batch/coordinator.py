@@ -123,7 +123,7 @@ class BatchCoordinator:
             else:
                 cid = f"{key}-{self.ledger.occurrences(key)}"
                 self._claimed.add(cid)
-                self.ledger.items[cid] = ItemRecord(key=key, model=model, phase=phase_of(prompt))
+                self.ledger.add_item(cid, ItemRecord(key=key, model=model, phase=phase_of(prompt)))
                 req = BatchRequest(cid, system_prompt, prompt, json_schema, max_tokens)
                 self._enqueue(model, _Pending(cid, req, fut))
             result = await fut
@@ -183,7 +183,7 @@ class BatchCoordinator:
         if batch_id is None:
             assert error is not None
             for p in chunk:  # nothing was submitted: the items are not in any batch
-                self.ledger.items.pop(p.cid, None)
+                self.ledger.drop_item(p.cid)
                 self._claimed.discard(p.cid)
                 p.future.set_result(ProviderError(error.kind, f"batch submission failed: {error.message}",
                                                   status=error.status))
@@ -216,7 +216,7 @@ class BatchCoordinator:
             for cid in intent.items:
                 it = self.ledger.items.get(cid)
                 if it is not None and it.batch is None:
-                    del self.ledger.items[cid]
+                    self.ledger.drop_item(cid)
         self.ledger.intents.clear()
         self.ledger.save()
 
@@ -298,14 +298,12 @@ class BatchCoordinator:
             if item.retryable and it.batch in self.ledger.batches:
                 self.ledger.batches[it.batch].retried += 1
         else:
+            # "done": answered for a round nobody in this run asks for (yet); a later run that asks reads it
+            # again from the provider (answers are not kept in the ledger)
             it.state = "consumed" if waiters else "done"
         for fut in waiters:
             if not fut.done():
                 fut.set_result(item)
-        if not waiters and isinstance(item, Completion):
-            # answered for a round nobody in this run asks for (yet): keep it for a later run; it will be
-            # read again from the provider then, since answers are not stored in the ledger
-            it.state = "pending"
 
     def _fail_items(self, rec: BatchRecord, error: ProviderError) -> None:
         for cid in rec.items:
@@ -319,7 +317,7 @@ class BatchCoordinator:
 
     # -- for front ends --------------------------------------------------------------------------------
     def views(self) -> list[dict[str, Any]]:
-        return batch_views(self.ledger.to_json())
+        return batch_views(self.ledger.batches_json())
 
     async def aclose(self) -> None:
         for task in [*self._flushers.values(), *self._pollers.values()]:
@@ -354,7 +352,7 @@ def batch_views(ledger_json: dict[str, Any] | None) -> list[dict[str, Any]]:
             "wave": b.get("wave", 0),
             "phases": ", ".join(sorted(b.get("phases", {}))),
             "state": state,
-            "total": b.get("total", 0) or len(b.get("items", [])),
+            "total": b.get("total", 0) or len(b.get("items", ())),
             "completed": b.get("completed", 0),
             "failed": b.get("failed", 0),
             "retried": b.get("retried", 0),

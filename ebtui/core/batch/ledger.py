@@ -100,6 +100,7 @@ class BatchLedger:
         self.items: dict[str, ItemRecord] = {}
         self.intents: list[Intent] = []
         self.waves: dict[str, int] = {}  # model -> batches submitted so far
+        self._by_key: dict[str, list[str]] = {}  # request hash -> custom ids (an index over items)
 
     @classmethod
     def open(cls, store_root: str | Path, tournament_id: str) -> BatchLedger:
@@ -116,6 +117,9 @@ class BatchLedger:
             self.items = {cid: ItemRecord(**it) for cid, it in data.get("items", {}).items()}
             self.intents = [Intent(**i) for i in data.get("intents", [])]
             self.waves = {str(k): int(v) for k, v in data.get("waves", {}).items()}
+            self._by_key = {}
+            for cid, it in self.items.items():
+                self._by_key.setdefault(it.key, []).append(cid)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise LedgerError(f"{self.path}: unreadable batch ledger: {exc}") from None
 
@@ -134,15 +138,31 @@ class BatchLedger:
         _atomic_write(self.path, json.dumps(self.to_json(), indent=1, ensure_ascii=False).encode("utf-8"))
 
     # -- queries -----------------------------------------------------------------------------------------
+    def add_item(self, cid: str, item: ItemRecord) -> None:
+        self.items[cid] = item
+        self._by_key.setdefault(item.key, []).append(cid)
+
+    def drop_item(self, cid: str) -> None:
+        item = self.items.pop(cid, None)
+        if item is not None and cid in self._by_key.get(item.key, []):
+            self._by_key[item.key].remove(cid)
+
     def occurrences(self, key: str) -> int:
-        return sum(1 for it in self.items.values() if it.key == key)
+        """How many items were ever made for this request hash (the next item's n)."""
+        return max((int(cid.rsplit("-", 1)[1]) + 1 for cid in self._by_key.get(key, [])), default=0)
 
     def reusable(self, key: str, exclude: set[str]) -> str | None:
         """An item with this request hash whose answer is pending or waiting to be handed out, if any."""
-        for cid, it in self.items.items():
-            if it.key == key and cid not in exclude and it.state in ("pending", "done") and it.batch:
+        for cid in self._by_key.get(key, []):
+            it = self.items[cid]
+            if cid not in exclude and it.state in ("pending", "done") and it.batch:
                 return cid
         return None
+
+    def batches_json(self) -> dict[str, Any]:
+        """The batches without their items (what front ends show)."""
+        return {"batches": [{k: v for k, v in asdict(b).items() if k != "items"} | {"total": b.total or len(b.items)}
+                            for b in sorted(self.batches.values(), key=lambda b: b.submitted_at)]}
 
     def open_batches(self) -> list[BatchRecord]:
         return [b for b in self.batches.values() if not b.results_read]
