@@ -142,3 +142,34 @@ async def test_polling_starts_soon_and_backs_off_to_the_cap(tmp_path) -> None:
     assert gaps[0] < 1.0  # the first poll soon after submission
     assert all(g < 0.3 + 0.25 for g in gaps[1:])  # never longer than the cap (plus scheduling slack)
     assert gaps[-1] >= 0.25  # and it did back off to the cap
+
+
+async def test_a_batch_whose_id_was_never_saved_is_found_by_its_label(llmock: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path) -> None:
+    """Killed between the provider's answer and the ledger write: the intent names the label; OpenAI's batch
+    metadata finds the batch, so the wave is not submitted again."""
+    from ebtui.core.batch import request_key
+    from ebtui.core.batch.ledger import Intent, ItemRecord
+
+    cfg = _openai_cfg(llmock, monkeypatch)
+    prompts = ["Is the lighthouse keeper right?", "Is the ferry captain right?"]
+    bc = batch_client(cfg)
+    cids = [f"{request_key('gpt', 'sys', p, None, None)}-0" for p in prompts]
+    label = "ebtui-T4-gpt-w1"
+    await bc.submit([BatchRequest(c, "sys", p) for c, p in zip(cids, prompts, strict=True)], label=label)
+    await bc.aclose()
+    ledger = BatchLedger.open(tmp_path, "T4")
+    ledger.waves["gpt"] = 1
+    for c in cids:
+        ledger.add_item(c, ItemRecord(key=c[:-2], model="gpt", phase="call"))
+    ledger.intents.append(Intent(label=label, model="gpt", items=cids, at=time.time()))
+    ledger.save()
+
+    coord = BatchCoordinator(BatchLedger.open(tmp_path, "T4"), {"gpt": batch_client(cfg)}, FAST)
+    client = coord.client("gpt", OpenAIClient(cfg))
+    answers = await asyncio.gather(*(client.generate(p, "sys") for p in prompts))
+    await coord.aclose()
+    assert all(a.usage.batch for a in answers)
+    assert _creations(llmock) == 1  # adopted, not submitted again
+    final = json.loads(ledger_path(tmp_path, "T4").read_text())
+    assert final["intents"] == [] and len(final["batches"]) == 1

@@ -100,7 +100,9 @@ class BatchCoordinator:
         self._waiters: dict[str, list[asyncio.Future[Completion | ProviderError]]] = {}
         self._claimed: set[str] = set()  # items handed to (or awaited by) a request of this run
         self.submitted: list[str] = []  # batch ids submitted by this run
-        self._recover_intents()
+        self._recovery_lock = asyncio.Lock()
+        self._stale_intents = list(ledger.intents)  # left by an earlier run that was killed mid-submission
+        self._recovered = not self._stale_intents
 
     # -- the model-facing side --------------------------------------------------------------------------
     def client(self, name: str, stream_client: ModelClient) -> BatchingClient:
@@ -109,6 +111,8 @@ class BatchCoordinator:
     async def complete(self, model: str, prompt: str, system_prompt: str, *, json_schema: dict[str, Any] | None,
                        max_tokens: int | None) -> Completion:
         """The model's answer through its batch API. Raises ProviderError (after item retries)."""
+        if not self._recovered:  # every request waits for it: an adopted batch's items are reusable
+            await self._recover_intents()
         key = request_key(model, system_prompt, prompt, json_schema, max_tokens)
         last: ProviderError | None = None
         for attempt in range(1, self.settings.item_attempts + 1):
@@ -205,20 +209,43 @@ class BatchCoordinator:
         self.on_change()
         self._ensure_poller(batch_id)
 
-    def _recover_intents(self) -> None:
-        """Items of a submission that was interrupted before its id was saved: forget them (they are asked
-        for again), and keep the intent's label in the log so a person can find the batch."""
-        if not self.ledger.intents:
-            return
-        for intent in self.ledger.intents:
-            log.warning("batch %s (model %s) may have been submitted without its id being saved; its %d "
-                        "items are submitted again", intent.label, intent.model, len(intent.items))
-            for cid in intent.items:
-                it = self.ledger.items.get(cid)
-                if it is not None and it.batch is None:
-                    self.ledger.drop_item(cid)
-        self.ledger.intents.clear()
-        self.ledger.save()
+    async def _recover_intents(self) -> None:
+        """A submission interrupted between the provider's answer and the write of its id left an intent.
+        Look its batch up by label where the provider can (OpenAI metadata, Gemini display name) and adopt
+        it; otherwise forget its items (they are asked for again) and name the label in the log."""
+        async with self._recovery_lock:
+            if self._recovered:
+                return
+            intents, self._stale_intents = self._stale_intents, []
+            self.ledger.intents = [i for i in self.ledger.intents if i not in intents]
+            for intent in intents:
+                client = self.clients.get(intent.model)
+                found: str | None = None
+                if client is not None:
+                    try:
+                        found = await client.find(intent.label)
+                    except ProviderError as exc:
+                        log.warning("%s: looking up batch %s failed: %s", intent.model, intent.label, exc)
+                items = [cid for cid in intent.items if cid in self.ledger.items]
+                if found and found not in self.ledger.batches:
+                    phases: dict[str, int] = {}
+                    for cid in items:
+                        it = self.ledger.items[cid]
+                        it.batch = found
+                        phases[it.phase] = phases.get(it.phase, 0) + 1
+                    self.ledger.batches[found] = BatchRecord(
+                        id=found, model=intent.model, provider=client.provider if client else "", label=intent.label,
+                        wave=self.ledger.waves.get(intent.model, 0), submitted_at=intent.at, items=items,
+                        total=len(items), phases=phases)
+                    log.info("%s: batch %s (%s) found and adopted", intent.model, found, intent.label)
+                    continue
+                log.warning("batch %s (model %s) may have been submitted without its id being saved; its %d "
+                            "items are submitted again", intent.label, intent.model, len(items))
+                for cid in items:
+                    if self.ledger.items[cid].batch is None:
+                        self.ledger.drop_item(cid)
+            self.ledger.save()
+            self._recovered = True
 
     # -- polling ---------------------------------------------------------------------------------------
     def _ensure_poller(self, batch_id: str) -> None:

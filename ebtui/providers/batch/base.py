@@ -78,6 +78,11 @@ class BatchClient(abc.ABC):
     async def results(self, batch_id: str) -> BatchResults:
         """Per-item results of an ended batch. Raises ProviderError."""
 
+    async def find(self, label: str) -> str | None:
+        """The id of a batch submitted with this label, when the provider can look batches up by label
+        (OpenAI metadata, Gemini display name); None when it cannot or there is none."""
+        return None
+
     async def cancel(self, batch_id: str) -> None:  # noqa: B027 - optional
         """Ask the provider to cancel the batch."""
 

@@ -146,6 +146,19 @@ class GoogleBatchClient(BatchClient):
         return item_completion(self.name, self.model, "".join(parts), reason, usage, raw_reason=raw,
                                max_tokens=self.cfg.max_tokens)
 
+    async def find(self, label: str, *, limit: int = 1000) -> str | None:
+        try:
+            n = 0
+            async for job in await self._client.aio.batches.list(config={"page_size": 100}):
+                if job.display_name == label[:120]:
+                    return job.name
+                n += 1
+                if n >= limit:
+                    break
+        except Exception as exc:  # noqa: BLE001
+            raise classify(self.name, exc, streaming=False) from exc
+        return None
+
     async def cancel(self, batch_id: str) -> None:
         try:
             await self._client.aio.batches.cancel(name=batch_id)

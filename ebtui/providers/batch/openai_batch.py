@@ -141,6 +141,19 @@ class OpenAIBatchClient(BatchClient):
         return item_completion(self.name, body.get("model") or self.model, message.get("content") or "", reason,
                                usage, raw_reason=raw, max_tokens=self.cfg.max_tokens)
 
+    async def find(self, label: str, *, limit: int = 1000) -> str | None:
+        try:
+            n = 0
+            async for b in self._client.batches.list(limit=100):
+                if (b.metadata or {}).get("ebtui") == label[:500]:
+                    return b.id
+                n += 1
+                if n >= limit:
+                    break
+        except Exception as exc:  # noqa: BLE001
+            raise classify(self.name, exc, streaming=False) from exc
+        return None
+
     async def cancel(self, batch_id: str) -> None:
         try:
             await self._client.batches.cancel(batch_id)
