@@ -82,13 +82,20 @@ def dilemma_block(dilemma: Dilemma) -> str:
 
 
 CRITERIA_RUBRIC: list[tuple[str, str]] = [
-    ("Principle articulation", "how clearly the team states and explains the principles it relies on"),
-    ("Consistency", "whether the team applies its principles consistently, including to the consistency case"),
-    ("Stakeholder recognition", "how fully the team identifies and weighs everyone affected"),
-    ("Uncertainty integration", "how honestly the team acknowledges and reasons about uncertainty"),
-    ("Framework awareness", "whether the team names its moral frameworks and sees their limits"),
-    ("Intellectual honesty", "whether the team concedes good points, updates, and avoids evasion"),
-    ("Constructive engagement", "how charitably and usefully the team engages the other side"),
+    ("Principle articulation", "how clearly the team states and explains the principles it relies on — a "
+     "strong team names its principle, says why it holds, and shows how it leads to the conclusion"),
+    ("Consistency", "whether the team applies its principles consistently, including to the consistency case — "
+     "a strong team either applies its principle the same way or names a morally relevant difference"),
+    ("Stakeholder recognition", "how fully the team identifies and weighs everyone affected — including the "
+     "absent, the voiceless and those easy to overlook, and not only the parties who speak"),
+    ("Uncertainty integration", "how honestly the team acknowledges and reasons about uncertainty — about the "
+     "facts, about the consequences, and about its own moral view"),
+    ("Framework awareness", "whether the team names its moral frameworks and sees their limits — and notices "
+     "where different frameworks would disagree about the case"),
+    ("Intellectual honesty", "whether the team concedes good points, updates, and avoids evasion — a change "
+     "of view in response to a good argument counts in its favour"),
+    ("Constructive engagement", "how charitably and usefully the team engages the other side — addressing the "
+     "strongest version of the other view and building on it"),
 ]
 
 
