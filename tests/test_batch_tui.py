@@ -79,7 +79,7 @@ async def test_the_tournament_screen_shows_a_planned_tournaments_batches(tmp_pat
     from ebtui.config import load_models_config
     from ebtui.core.dilemmas import load_dilemmas
     from ebtui.core.store import ResultsStore
-    from ebtui.core.tournament_config import load_tournament_config
+    from ebtui.core.tournament.config import load_tournament_config
     from ebtui.providers.registry import build_clients
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.tournament import TournamentScreen

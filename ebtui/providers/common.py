@@ -8,6 +8,14 @@ from typing import Any
 from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
 
 
+def cost_usd(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
+    """The one list-price formula: USD from prices per million tokens (None: the model has no price).
+    `with_cost` refines it for cached and cache-written input tokens and batch discounts."""
+    if price_in is None and price_out is None:
+        return None
+    return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
+
+
 #: what a cached input token costs, as a share of the input price, when models.toml gives no
 #: `price_cached_in`: Anthropic cache reads 0.1x; Gemini 2.5 implicit cache 0.25x; OpenAI 0.5x for the
 #: gpt-4o family (newer models are cheaper: set price_cached_in). Other providers: full price.

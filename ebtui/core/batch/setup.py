@@ -41,7 +41,7 @@ def prepare_batch(
     """(clients for the runner, coordinator or None when no model of the tournament has a batch API).
     Mutates `plan.config` and `plan.models_config` (runtime settings only). Raises LedgerError when the
     tournament's batch ledger cannot be read and ConfigError for a missing key."""
-    from ebtui.core.tournament_config import Limits
+    from ebtui.core.tournament.config import Limits
 
     config, models_config = plan.config, plan.models_config
     names = batch_model_names(config.all_model_names(), models_config)
@@ -79,9 +79,7 @@ def prepare_batch(
         })
     plan.models_config = models_config.model_copy(update={"models": models})
     if hasattr(plan, "infos"):
-        from ebtui.core import tournament as _t
+        from ebtui.core.tournament.costs import model_infos
 
-        make_infos = getattr(_t, "model_infos", None)
-        if make_infos is not None:
-            plan.infos = make_infos(config.all_model_names(), {}, plan.models_config)
+        plan.infos = model_infos(config.all_model_names(), {}, plan.models_config)
     return out, coord
