@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 
-from benchmarks.bench_cost import RULES, Call, CacheRule, cached_tokens, tokens, tournament_calls
+from benchmarks.bench_cost import RULES, CacheRule, Call, cached_tokens, tokens, tournament_calls
 from benchmarks.common import BenchResult, Figure
 from ebtui.core.records import PhaseType
 from ebtui.providers.base import split_cacheable

@@ -61,7 +61,7 @@ async def test_batch_round_trip(family: str, llmock: Any, monkeypatch: pytest.Mo
     assert not first.ended  # llmock makes every batch wait 3 s
     assert set(res.items) == {"item-1", "item-2"}
     texts = set()
-    for cid, item in res.items.items():
+    for _cid, item in res.items.items():
         assert isinstance(item, Completion), item
         assert item.text.strip()
         texts.add(item.text)

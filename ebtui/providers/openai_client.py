@@ -66,12 +66,12 @@ class OpenAIClient(ModelClient):
         for key in ("top_p", "seed", "reasoning_effort"):
             if key in cfg.extras:
                 params[key] = cfg.extras[key]
-        key = cfg.extras.get("prompt_cache_key")
-        if key is None and cfg.provider == "openai":  # compatible servers may reject the unknown field
-            key = prompt_cache_key(system_prompt + split_cacheable(prompt)[0])
-        if key:
+        cache_key: str | None = cfg.extras.get("prompt_cache_key")
+        if cache_key is None and cfg.provider == "openai":  # compatible servers may reject the unknown field
+            cache_key = prompt_cache_key(system_prompt + split_cacheable(prompt)[0])
+        if cache_key:
             # routes calls sharing the system prompt and the prompt's stable prefix to the same cache
-            params["prompt_cache_key"] = key
+            params["prompt_cache_key"] = cache_key
         if json_schema is not None and self.supports_json_schema:
             params["response_format"] = {
                 "type": "json_schema",

@@ -176,6 +176,7 @@ def read_ledger(store_root: str | Path, tournament_id: str) -> dict[str, Any] | 
     """The ledger as plain data (for front ends showing batch states), or None when there is none."""
     path = ledger_path(store_root, tournament_id)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return data if isinstance(data, dict) else None

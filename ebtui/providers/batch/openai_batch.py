@@ -64,7 +64,7 @@ class OpenAIBatchClient(BatchClient):
         try:
             upload = await self._client.files.create(file=(f"{label}.jsonl", data), purpose="batch")
             batch = await self._client.batches.create(
-                input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
+                input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h",
                 metadata={"ebtui": label[:500]},
             )
         except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
@@ -120,13 +120,13 @@ class OpenAIBatchClient(BatchClient):
         body = response.get("body") or {}
         if error or status != 200:
             err = (body.get("error") if isinstance(body, dict) else None) or error or {}
-            message = str(err.get("message") or err.get("code") or f"HTTP {status}")
-            return from_status(self.name, status or 500, message, code=str(err.get("code") or ""))
+            text = str(err.get("message") or err.get("code") or f"HTTP {status}")
+            return from_status(self.name, status or 500, text, code=str(err.get("code") or ""))
         choices = body.get("choices") or []
         choice = next((c for c in choices if not c.get("index")), None)
         if choice is None:
             return ProviderError("empty", f"{self.name}: the batch item has no choice")
-        message = choice.get("message") or {}
+        msg: dict[str, Any] = choice.get("message") or {}
         u = body.get("usage") or {}
         details = u.get("prompt_tokens_details") or {}
         usage = Usage(input_tokens=u.get("prompt_tokens") or 0, output_tokens=u.get("completion_tokens") or 0,
@@ -136,9 +136,9 @@ class OpenAIBatchClient(BatchClient):
 
         raw = choice.get("finish_reason")
         reason = _FINISH.get(raw, "unknown") if raw else None
-        if message.get("refusal"):
-            reason, raw = "refusal", message["refusal"]
-        return item_completion(self.name, body.get("model") or self.model, message.get("content") or "", reason,
+        if msg.get("refusal"):
+            reason, raw = "refusal", msg["refusal"]
+        return item_completion(self.name, body.get("model") or self.model, msg.get("content") or "", reason,
                                usage, raw_reason=raw, max_tokens=self.cfg.max_tokens)
 
     async def find(self, label: str, *, limit: int = 1000) -> str | None:
