@@ -173,3 +173,41 @@ async def test_a_batch_whose_id_was_never_saved_is_found_by_its_label(llmock: An
     assert _creations(llmock) == 1  # adopted, not submitted again
     final = json.loads(ledger_path(tmp_path, "T4").read_text())
     assert final["intents"] == [] and len(final["batches"]) == 1
+
+
+async def test_a_wave_too_large_for_one_batch_is_split(tmp_path) -> None:
+    from ebtui.providers.scripted import ScriptedClient
+
+    flaky = FlakyBatch()
+    flaky.max_bytes = 2500  # about two requests (each counted as its text + 1000 bytes of envelope)
+    coord = BatchCoordinator(BatchLedger.open(tmp_path, "T5"), {"flaky": flaky},
+                             BatchSettings(poll_first_s=0.05, poll_max_s=0.1, gather_s=0.05, max_items=10))
+    client = coord.client("flaky", ScriptedClient(name="flaky"))
+    answers = await asyncio.gather(*(client.generate(f"good {i}", "s") for i in range(5)))
+    await coord.aclose()
+    assert [a.text for a in answers] == [f"answer to good {i}" for i in range(5)]
+    assert [len(v) for v in flaky.batches.values()] == [2, 2, 1]
+
+
+def test_anthropic_batches_use_one_hour_cache_breakpoints(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.providers.base import PROMPT_CACHE_BREAK
+    from ebtui.providers.batch.anthropic_batch import AnthropicBatchClient
+
+    monkeypatch.setenv("EBTUI_TEST_KEY", "sk-test-batch")
+    cfg = parse_model("a", {"provider": "anthropic", "model": "claude-sonnet-4-6", "api_key_env": "EBTUI_TEST_KEY",
+                            "price_in": 3.0, "price_out": 15.0}, None)
+    c = AnthropicBatchClient(cfg)
+    prompt = "STABLE DILEMMA" + PROMPT_CACHE_BREAK + "the exchange and the task"
+    params = c.params(BatchRequest("x-0", "the rules", prompt))
+    assert params["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    first, rest = params["messages"][0]["content"]
+    assert first == {"type": "text", "text": "STABLE DILEMMA", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert first["text"] + rest["text"] == prompt and "cache_control" not in rest
+    # the streaming client keeps the default 5-minute breakpoints, at the same place
+    streamed = c._chat._params(prompt, "the rules", None, None)
+    assert streamed["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    item = c.item({"type": "succeeded", "message": {
+        "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 100, "cache_creation_input_tokens": 1000, "output_tokens": 10}}})
+    assert isinstance(item, Completion) and item.usage.cache_write_tokens == 1000
+    assert item.usage.cost_usd == pytest.approx((100 * 3.0 + 1000 * 6.0 + 10 * 15.0) / 1e6 * 0.5)

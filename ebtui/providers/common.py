@@ -50,14 +50,15 @@ def with_cost(
     return usage.model_copy(update={"cost_usd": cost * discount})
 
 
-def cost_for(usage: Usage, cfg: Any, *, discount: float = 1.0) -> Usage:
+def cost_for(usage: Usage, cfg: Any, *, discount: float = 1.0, cache_write_share: float | None = None) -> Usage:
     """`with_cost` with a model's configured prices and its provider's cache prices."""
     family = cfg.family if hasattr(cfg, "family") else ""
     cached = getattr(cfg, "price_cached_in", None)
     if cached is None and cfg.price_in is not None:
         cached = cfg.price_in * CACHE_READ_SHARE.get(family, 1.0)
-    return with_cost(usage, cfg.price_in, cfg.price_out, price_cached_in=cached,
-                     cache_write_share=CACHE_WRITE_SHARE.get(family, 1.0), discount=discount)
+    write = CACHE_WRITE_SHARE.get(family, 1.0) if cache_write_share is None else cache_write_share
+    return with_cost(usage, cfg.price_in, cfg.price_out, price_cached_in=cached, cache_write_share=write,
+                     discount=discount)
 
 
 def prompt_cache_key(system_prompt: str) -> str:

@@ -158,8 +158,16 @@ class BatchCoordinator:
             if quiet >= s.gather_s or time.monotonic() - started >= s.gather_max_s:
                 break
             await asyncio.sleep(max(0.05, s.gather_s - quiet))
+        limit = self.clients[model].max_bytes
         while self._queues.get(model):
-            chunk, self._queues[model] = self._queues[model][: s.max_items], self._queues[model][s.max_items:]
+            queue = self._queues[model]
+            n = size = 0
+            while n < len(queue) and n < s.max_items:
+                size += len(queue[n].request.prompt) + len(queue[n].request.system_prompt) + 1000
+                if n and size > limit:
+                    break
+                n += 1
+            chunk, self._queues[model] = queue[:n], queue[n:]
             await self._submit(model, chunk)
 
     async def _submit(self, model: str, chunk: list[_Pending]) -> None:

@@ -24,7 +24,15 @@ from ebtui.providers.common import cost_for, safe_repr
 from ebtui.providers.errors import classify, from_status
 
 
+#: a 1-hour cache write costs twice the input price
+CACHE_WRITE_1H = 2.0
+#: a batch may hold 100,000 requests or 256 MB
+MAX_BATCH_BYTES = 200_000_000
+
+
 class AnthropicBatchClient(BatchClient):
+    max_bytes = MAX_BATCH_BYTES
+
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
         from ebtui.providers.anthropic_client import AnthropicClient
 
@@ -41,8 +49,17 @@ class AnthropicBatchClient(BatchClient):
                          base_url=self.cfg.effective_base_url)
 
     def params(self, req: BatchRequest) -> dict[str, Any]:
+        """The streaming client's params, without `stream`, and with 1-hour cache breakpoints: a batch's
+        items are processed over minutes to hours, longer than the default 5-minute cache lives."""
         params = self._chat._params(req.prompt, req.system_prompt, req.json_schema, req.max_tokens)
         params.pop("stream", None)
+        blocks = list(params.get("system") or [])
+        for message in params.get("messages", []):
+            if isinstance(message.get("content"), list):
+                blocks += message["content"]
+        for block in blocks:
+            if "cache_control" in block:
+                block["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
         return params
 
     async def submit(self, requests: list[BatchRequest], *, label: str) -> str:
@@ -102,7 +119,7 @@ class AnthropicBatchClient(BatchClient):
             cached, written, total_in = usage_tokens(msg.get("usage") or {})
             usage = Usage(input_tokens=total_in, output_tokens=(msg.get("usage") or {}).get("output_tokens") or 0,
                           cached_tokens=cached, cache_write_tokens=written, batch=True)
-            usage = cost_for(usage, self.cfg, discount=self.discount)
+            usage = cost_for(usage, self.cfg, discount=self.discount, cache_write_share=CACHE_WRITE_1H)
             text = "".join(b.get("text") or "" for b in msg.get("content") or [] if b.get("type") == "text")
             raw = msg.get("stop_reason")
             if raw == "model_context_window_exceeded":

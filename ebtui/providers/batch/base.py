@@ -65,6 +65,8 @@ class BatchClient(abc.ABC):
     provider: str
     model: str
     discount: float = DEFAULT_BATCH_DISCOUNT
+    #: the most request text one batch may carry (a batch is split before it)
+    max_bytes: int = 100_000_000
 
     @abc.abstractmethod
     async def submit(self, requests: list[BatchRequest], *, label: str) -> str:

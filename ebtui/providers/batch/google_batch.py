@@ -44,6 +44,8 @@ def _state_name(state: Any) -> str:
 
 
 class GoogleBatchClient(BatchClient):
+    max_bytes = 16_000_000  # inline requests may total 20 MB
+
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT,
                  http_options: dict[str, Any] | None = None) -> None:
         from ebtui.providers.google_client import GoogleClient

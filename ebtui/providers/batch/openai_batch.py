@@ -36,6 +36,8 @@ _STATUS: dict[str, BatchStatus] = {
 
 
 class OpenAIBatchClient(BatchClient):
+    max_bytes = 180_000_000  # the input file may be 200 MB
+
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
         from ebtui.providers.openai_client import OpenAIClient
 
