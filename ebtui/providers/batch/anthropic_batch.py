@@ -23,7 +23,6 @@ from ebtui.providers.batch.base import (
 from ebtui.providers.common import cost_for, safe_repr
 from ebtui.providers.errors import classify, from_status
 
-
 #: a 1-hour cache write costs twice the input price
 CACHE_WRITE_1H = 2.0
 #: a batch may hold 100,000 requests or 256 MB
