@@ -457,6 +457,7 @@ class TournamentScreen(Screen[None]):
     # -- analysis -------------------------------------------------------------------------------------
     def show_analysis(self, tournament_id: str) -> None:
         self.query_one("#analysis-coverage", Static).update(Text(f"Analysing {strip_control(tournament_id)}…"))
+        self.query_one(BatchStatus).show(self.services.store.root, tournament_id)
         self._analyse(tournament_id)
 
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
