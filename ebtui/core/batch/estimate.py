@@ -17,8 +17,9 @@ from ebtui.providers.common import CACHE_READ_SHARE, CACHE_WRITE_SHARE
 
 #: providers' smallest cacheable prefix, in tokens (OpenAI, Anthropic Sonnet/Opus, Gemini 2.5 Flash)
 MIN_CACHEABLE_TOKENS = 1024
-#: families whose servers cache prompt prefixes (automatically, or at ebtui's breakpoints)
-CACHING_FAMILIES = frozenset({"openai", "anthropic", "google"})
+#: providers whose servers cache prompt prefixes and bill cached tokens less (automatically, or at ebtui's
+#: breakpoints); OpenAI-compatible presets are not assumed to
+CACHING_PROVIDERS = frozenset({"openai", "anthropic", "google"})
 
 
 def _calls_per_dilemma(schedule: Any) -> dict[str, Counter[str]]:
@@ -53,7 +54,7 @@ def batch_estimate(plan: Any, est: Any, *, batch: bool = True) -> dict[str, Any]
         disc = DEFAULT_BATCH_DISCOUNT if batches else 1.0
         family = cfg.family if cfg is not None else ""
         cached = writes = 0
-        if family in CACHING_FAMILIES:
+        if cfg is not None and cfg.provider in CACHING_PROVIDERS:
             for d, counts in per_dilemma.items():
                 n = counts.get(m, 0)
                 if n and prefix_tokens.get(d, 0) >= MIN_CACHEABLE_TOKENS:
