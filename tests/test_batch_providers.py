@@ -182,3 +182,14 @@ async def test_gemini_batch_mode_against_a_recorded_exchange(monkeypatch: pytest
     assert ok.usage.cost_usd == pytest.approx((352 * 0.3 + 2048 * 0.075 + 120 * 2.5) / 1e6 * 0.5)
     assert isinstance(cut, ProviderError) and cut.kind == "truncated"  # matched by key, not by position
     assert isinstance(failed, ProviderError) and failed.kind == "server" and failed.retryable
+
+
+def test_minimum_cacheable_prefix_per_model() -> None:
+    from ebtui.core.batch.estimate import min_cacheable_tokens
+
+    assert min_cacheable_tokens("openai", "gpt-5-mini") == 1024
+    assert min_cacheable_tokens("anthropic", "claude-sonnet-4-5") == 1024
+    assert min_cacheable_tokens("anthropic", "claude-sonnet-4-6") == 2048
+    assert min_cacheable_tokens("anthropic", "claude-haiku-4-5") == 4096
+    assert min_cacheable_tokens("google", "gemini-2.5-flash") == 2048
+    assert min_cacheable_tokens("google", "gemini-3-pro") == 4096

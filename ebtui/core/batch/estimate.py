@@ -2,21 +2,37 @@
 
 Built on the dry run's estimate (calls and tokens per model from the actual prompts). Expected cache savings
 assume each model reads the stable prefix of a dilemma's prompts (system prompt, dilemma, rubric) from the
-cache on every call on that dilemma after its first, when the prefix reaches the provider's minimum
-cacheable length. They are an expectation, not a promise: caches expire (Anthropic's after 5 minutes
+cache on every call on that dilemma after its first, when the prefix reaches the model's minimum cacheable
+length (`min_cacheable_tokens`). They are an expectation, not a promise: caches expire (Anthropic's after 5 minutes
 unused) and hits inside batches are best-effort.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
 from ebtui.providers.batch import DEFAULT_BATCH_DISCOUNT, supports_batch
 from ebtui.providers.common import CACHE_READ_SHARE, CACHE_WRITE_SHARE
 
-#: providers' smallest cacheable prefix, in tokens (OpenAI, Anthropic Sonnet/Opus, Gemini 2.5 Flash)
+#: the smallest cacheable prefix, in tokens, when nothing more specific is known (OpenAI, older Claude)
 MIN_CACHEABLE_TOKENS = 1024
+
+
+def min_cacheable_tokens(provider: str, model: str) -> int:
+    """The provider's minimum cacheable prefix for this model, as published: Claude Sonnet 4.6 2,048, Opus
+    4.5+ and Haiku 4.5 4,096, other Claude 1,024; Gemini 3 4,096, Gemini 2.5 2,048; OpenAI 1,024."""
+    m = model.lower()
+    if provider == "anthropic":
+        if re.search(r"opus-4-[5-9]|haiku-4-5", m):
+            return 4096
+        if re.search(r"sonnet-4-[6-9]", m):
+            return 2048
+        return 1024
+    if provider == "google":
+        return 4096 if re.search(r"gemini-[3-9]", m) else 2048
+    return MIN_CACHEABLE_TOKENS
 #: providers whose servers cache prompt prefixes and bill cached tokens less (automatically, or at ebtui's
 #: breakpoints); OpenAI-compatible presets are not assumed to
 CACHING_PROVIDERS = frozenset({"openai", "anthropic", "google"})
@@ -55,9 +71,10 @@ def batch_estimate(plan: Any, est: Any, *, batch: bool = True) -> dict[str, Any]
         family = cfg.family if cfg is not None else ""
         cached = writes = 0
         if cfg is not None and cfg.provider in CACHING_PROVIDERS:
+            minimum = min_cacheable_tokens(cfg.provider, cfg.model)
             for d, counts in per_dilemma.items():
                 n = counts.get(m, 0)
-                if n and prefix_tokens.get(d, 0) >= MIN_CACHEABLE_TOKENS:
+                if n and prefix_tokens.get(d, 0) >= minimum:
                     cached += (n - 1) * prefix_tokens[d]
                     writes += prefix_tokens[d]
         savings = 0.0
