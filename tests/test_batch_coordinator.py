@@ -144,33 +144,45 @@ async def test_polling_starts_soon_and_backs_off_to_the_cap(tmp_path) -> None:
     assert gaps[-1] >= 0.25  # and it did back off to the cap
 
 
-async def test_a_batch_whose_id_was_never_saved_is_found_by_its_label(llmock: Any, monkeypatch: pytest.MonkeyPatch,
-                                                                      tmp_path) -> None:
-    """Killed between the provider's answer and the ledger write: the intent names the label; OpenAI's batch
-    metadata finds the batch, so the wave is not submitted again."""
+@pytest.mark.parametrize("family", ["openai", "anthropic"])
+async def test_a_batch_whose_id_was_never_saved_is_found_and_adopted(family: str, llmock: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Killed between the provider's answer and the ledger write: the intent names the label, the time and the
+    item count; OpenAI's batch metadata (or, for Anthropic, the one batch of that size created then) finds the
+    batch, so the wave is not submitted again."""
     from ebtui.core.batch import request_key
     from ebtui.core.batch.ledger import Intent, ItemRecord
 
-    cfg = _openai_cfg(llmock, monkeypatch)
-    prompts = ["Is the lighthouse keeper right?", "Is the ferry captain right?"]
+    if family == "openai":
+        cfg = _openai_cfg(llmock, monkeypatch)
+    else:
+        monkeypatch.setenv("EBTUI_TEST_KEY", "sk-test-batch")
+        cfg = parse_model("gpt", {"provider": "anthropic", "model": "claude-sonnet-4-6",
+                                  "base_url": llmock.base_url("anthropic"), "api_key_env": "EBTUI_TEST_KEY"}, None)
+    prompts = ["Is the lighthouse keeper right?", "Is the ferry captain right?", "Is the archivist right?"]
     bc = batch_client(cfg)
     cids = [f"{request_key('gpt', 'sys', p, None, None)}-0" for p in prompts]
     label = "ebtui-T4-gpt-w1"
+    at = time.time()
     await bc.submit([BatchRequest(c, "sys", p) for c, p in zip(cids, prompts, strict=True)], label=label)
     await bc.aclose()
     ledger = BatchLedger.open(tmp_path, "T4")
     ledger.waves["gpt"] = 1
     for c in cids:
         ledger.add_item(c, ItemRecord(key=c[:-2], model="gpt", phase="call"))
-    ledger.intents.append(Intent(label=label, model="gpt", items=cids, at=time.time()))
+    ledger.intents.append(Intent(label=label, model="gpt", items=cids, at=at))
     ledger.save()
 
+    stream = (OpenAIClient if family == "openai" else __import__(
+        "ebtui.providers.anthropic_client", fromlist=["AnthropicClient"]).AnthropicClient)(cfg)
     coord = BatchCoordinator(BatchLedger.open(tmp_path, "T4"), {"gpt": batch_client(cfg)}, FAST)
-    client = coord.client("gpt", OpenAIClient(cfg))
+    client = coord.client("gpt", stream)
     answers = await asyncio.gather(*(client.generate(p, "sys") for p in prompts))
     await coord.aclose()
     assert all(a.usage.batch for a in answers)
-    assert _creations(llmock) == 1  # adopted, not submitted again
+    created = sum(1 for r in llmock.requests if r.method == "POST" and
+                  (r.path.endswith("/v1/batches") or r.path.endswith("/v1/messages/batches")))
+    assert created == 1  # adopted, not submitted again
     final = json.loads(ledger_path(tmp_path, "T4").read_text())
     assert final["intents"] == [] and len(final["batches"]) == 1
 

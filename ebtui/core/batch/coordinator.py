@@ -231,7 +231,8 @@ class BatchCoordinator:
                 found: str | None = None
                 if client is not None:
                     try:
-                        found = await client.find(intent.label)
+                        found = await client.find(intent.label, since=intent.at, count=len(intent.items),
+                                                  exclude=frozenset(self.ledger.batches))
                     except ProviderError as exc:
                         log.warning("%s: looking up batch %s failed: %s", intent.model, intent.label, exc)
                 items = [cid for cid in intent.items if cid in self.ledger.items]

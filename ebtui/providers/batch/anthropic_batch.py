@@ -135,6 +135,25 @@ class AnthropicBatchClient(BatchClient):
             return ProviderError("timeout", f"{self.name}: the batch item expired before it was processed")
         return ProviderError("server", f"{self.name}: the batch item was {rtype or 'not processed'}")
 
+    async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
+                   limit: int = 1000) -> str | None:
+        matches: list[str] = []
+        try:
+            n = 0
+            async for b in self._client.messages.batches.list(limit=100):
+                n += 1
+                created = b.created_at.timestamp()
+                c = b.request_counts
+                total = (c.processing or 0) + (c.succeeded or 0) + (c.errored or 0) + (c.canceled or 0) + \
+                    (c.expired or 0)
+                if b.id not in exclude and since - 5 <= created <= since + 60 and total == count:
+                    matches.append(b.id)
+                if n >= limit:
+                    break
+        except Exception as exc:  # noqa: BLE001
+            raise classify(self.name, exc, streaming=False) from exc
+        return matches[0] if len(matches) == 1 else None
+
     async def cancel(self, batch_id: str) -> None:
         try:
             await self._client.messages.batches.cancel(batch_id)

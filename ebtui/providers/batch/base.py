@@ -80,9 +80,12 @@ class BatchClient(abc.ABC):
     async def results(self, batch_id: str) -> BatchResults:
         """Per-item results of an ended batch. Raises ProviderError."""
 
-    async def find(self, label: str) -> str | None:
-        """The id of a batch submitted with this label, when the provider can look batches up by label
-        (OpenAI metadata, Gemini display name); None when it cannot or there is none."""
+    async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset()
+                   ) -> str | None:
+        """The id of a batch this process's predecessor submitted — with this label (OpenAI metadata, Gemini
+        display name), or (Anthropic, whose batches carry no label) the one batch of `count` requests created
+        within a minute after `since` (unix time) — not in `exclude`; None when there is none. A wrong match
+        costs nothing but a wait: its results lack the caller's custom ids, whose items are then retried."""
         return None
 
     async def cancel(self, batch_id: str) -> None:  # noqa: B027 - optional

@@ -148,11 +148,12 @@ class GoogleBatchClient(BatchClient):
         return item_completion(self.name, self.model, "".join(parts), reason, usage, raw_reason=raw,
                                max_tokens=self.cfg.max_tokens)
 
-    async def find(self, label: str, *, limit: int = 1000) -> str | None:
+    async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
+                   limit: int = 1000) -> str | None:
         try:
             n = 0
             async for job in await self._client.aio.batches.list(config={"page_size": 100}):
-                if job.display_name == label[:120]:
+                if job.display_name == label[:120] and job.name not in exclude:
                     return job.name
                 n += 1
                 if n >= limit:

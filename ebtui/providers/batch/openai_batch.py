@@ -143,11 +143,12 @@ class OpenAIBatchClient(BatchClient):
         return item_completion(self.name, body.get("model") or self.model, msg.get("content") or "", reason,
                                usage, raw_reason=raw, max_tokens=self.cfg.max_tokens)
 
-    async def find(self, label: str, *, limit: int = 1000) -> str | None:
+    async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
+                   limit: int = 1000) -> str | None:
         try:
             n = 0
             async for b in self._client.batches.list(limit=100):
-                if (b.metadata or {}).get("ebtui") == label[:500]:
+                if (b.metadata or {}).get("ebtui") == label[:500] and b.id not in exclude:
                     return b.id
                 n += 1
                 if n >= limit:
