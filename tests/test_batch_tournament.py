@@ -104,14 +104,18 @@ def check_complete(store: Path) -> list[Any]:
 
 
 def check_ledger(store: Path, tid: str, llmock: Any) -> dict[str, Any]:
+    """Every call of the rounds is one item of one batch: nothing asked twice, nothing submitted twice."""
     ledger = json.loads((store / "batches" / f"{tid}.json").read_text())
+    rs = ResultsStore(store)
+    calls = sum(1 for p in (store / "rounds").glob("*.json") for ph in rs.load_round(p.stem).phases
+                if ph.reused_from is None)
     seen: dict[str, str] = {}
     for b in ledger["batches"]:
         for cid in b["items"]:
             assert cid not in seen, f"item {cid} in batches {seen[cid]} and {b['id']}"
             seen[cid] = b["id"]
-    # every item is its request's first: nothing was asked twice
-    assert all(cid.endswith("-0") for cid in seen)
+    assert len(seen) == calls
+    assert all(it["state"] == "consumed" for it in ledger["items"].values())
     assert creations(llmock) == len(ledger["batches"])  # every batch created is in the ledger, once
     return ledger
 
@@ -209,3 +213,33 @@ def test_dry_run_json_shows_the_batch_price_at_about_half(tmp_path: Path, llmock
     plain = subprocess.run(cli(models, store, str(tour), "--batch", "--dry-run"), env=env(),
                            capture_output=True, text=True, timeout=60)
     assert "batch price" in plain.stdout and "List price" in plain.stdout
+
+
+@pytest.mark.slow
+def test_a_judge_panel_in_batch_mode(fast_batches: Any, tmp_path: Path) -> None:
+    """Four models, every exchange judged by the two models not playing: the panel's judgments join the
+    judgment wave; every round completes, nothing is streamed, nothing is asked twice."""
+    llmock = fast_batches
+    models, tour, store = write_configs(tmp_path, llmock)
+    models.write_text(models.read_text() + f"""
+[models.judge2]
+provider = "anthropic"
+model = "claude-haiku-4-5"
+base_url = "{llmock.base_url('anthropic')}"
+api_key_env = "EBTUI_TEST_KEY"
+price_in = 1.0
+price_out = 5.0
+""")
+    ids = [d.id for d in load_dilemmas()[:1]]
+    tour.write_text(f'name = "panel"\nmodels = ["gpt", "claude", "judge", "judge2"]\ndilemmas = {json.dumps(ids)}\n'
+                    'judges = "panel"\nself_debates = false\n')
+    proc = subprocess.run(cli(models, store, str(tour), "--batch", "--batch-poll-max", "0.5"), env=env(),
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rounds = check_complete(store)
+    assert len(rounds) == 24  # 12 ordered pairings x 2 judges
+    assert sum(1 for r in rounds if any(p.reused_from for p in r.phases)) == 12  # the panel's second judgments
+    assert chat_calls(llmock) == 0
+    ledger = check_ledger(store, tournament_id(store), llmock)
+    judged = sum(b["phases"].get("judgment", 0) for b in ledger["batches"])
+    assert judged == 24
