@@ -223,3 +223,19 @@ def test_anthropic_batches_use_one_hour_cache_breakpoints(monkeypatch: pytest.Mo
         "usage": {"input_tokens": 100, "cache_creation_input_tokens": 1000, "output_tokens": 10}}})
     assert isinstance(item, Completion) and item.usage.cache_write_tokens == 1000
     assert item.usage.cost_usd == pytest.approx((100 * 3.0 + 1000 * 6.0 + 10 * 15.0) / 1e6 * 0.5)
+
+
+async def test_a_broken_batch_api_fails_the_items_instead_of_hanging(tmp_path) -> None:
+    from ebtui.providers.scripted import ScriptedClient
+
+    class Broken(FlakyBatch):
+        async def poll(self, batch_id: str) -> BatchState:
+            raise RuntimeError("unexpected payload")
+
+    coord = BatchCoordinator(BatchLedger.open(tmp_path, "T6"), {"flaky": Broken()},
+                             BatchSettings(poll_first_s=0.05, poll_max_s=0.1, gather_s=0.05))
+    client = coord.client("flaky", ScriptedClient(name="flaky"))
+    with pytest.raises(ProviderError) as err:
+        await asyncio.wait_for(client.generate("good", "s"), 10)
+    await coord.aclose()
+    assert "unexpected payload" in str(err.value) and err.value.attempts == 3  # retried as items, then failed

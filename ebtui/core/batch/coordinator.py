@@ -27,7 +27,7 @@ from typing import Any
 
 from ebtui.core.batch.ledger import BatchLedger, BatchRecord, Intent, ItemRecord
 from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem
-from ebtui.providers.batch import BatchClient, BatchRequest
+from ebtui.providers.batch import BatchClient, BatchRequest, BatchResults
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,7 @@ class BatchCoordinator:
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._waiters: dict[str, list[asyncio.Future[Completion | ProviderError]]] = {}
         self._claimed: set[str] = set()  # items handed to (or awaited by) a request of this run
+        self._results: dict[str, BatchResults] = {}  # results read in this run, by batch id
         self.submitted: list[str] = []  # batch ids submitted by this run
         self._recovery_lock = asyncio.Lock()
         self._stale_intents = list(ledger.intents)  # left by an earlier run that was killed mid-submission
@@ -151,6 +152,17 @@ class BatchCoordinator:
             self._flushers[model] = asyncio.create_task(self._flush(model))
 
     async def _flush(self, model: str) -> None:
+        try:
+            await self._gather_and_submit(model)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must not leave rounds waiting forever
+            log.exception("%s: batch submission failed", model)
+            for p in self._queues.pop(model, []):
+                if not p.future.done():
+                    p.future.set_result(ProviderError("server", f"batch submission: {type(exc).__name__}: {exc}"))
+
+    async def _gather_and_submit(self, model: str) -> None:
         s = self.settings
         started = time.monotonic()
         while True:
@@ -263,6 +275,17 @@ class BatchCoordinator:
             self._pollers[batch_id] = asyncio.create_task(self._poll(batch_id))
 
     async def _poll(self, batch_id: str) -> None:
+        try:
+            await self._poll_batch(batch_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must not leave rounds waiting forever: their items fail (and retry)
+            log.exception("batch %s: polling failed", batch_id)
+            rec = self.ledger.batches.get(batch_id)
+            if rec is not None:
+                self._fail_items(rec, ProviderError("server", f"batch {batch_id}: {type(exc).__name__}: {exc}"))
+
+    async def _poll_batch(self, batch_id: str) -> None:
         rec = self.ledger.batches[batch_id]
         client = self.clients.get(rec.model)
         if client is None:
@@ -295,9 +318,13 @@ class BatchCoordinator:
         await self._read_results(rec, client)
 
     async def _read_results(self, rec: BatchRecord, client: BatchClient) -> None:
+        results = self._results.get(rec.id)
         for attempt in range(1, 6):
+            if results is not None:
+                break
             try:
                 results = await client.results(rec.id)
+                self._results[rec.id] = results  # items claimed later in this run are served from here
                 break
             except ProviderError as exc:
                 if not exc.retryable or attempt == 5:
@@ -306,6 +333,7 @@ class BatchCoordinator:
                                                         status=exc.status))
                     return
                 await asyncio.sleep(min(self.settings.poll_max_s, 2.0 ** attempt))
+        assert results is not None
         elapsed = max(0.0, (rec.ended_at or time.time()) - rec.submitted_at)
         failed = 0
         for cid in rec.items:
