@@ -52,7 +52,7 @@ def with_cost(
 
 def cost_for(usage: Usage, cfg: Any, *, discount: float = 1.0, cache_write_share: float | None = None) -> Usage:
     """`with_cost` with a model's configured prices and its provider's cache prices."""
-    family = cfg.family if hasattr(cfg, "family") else ""
+    family = getattr(cfg, "client_type", "")  # which API it speaks (not the model family)
     cached = getattr(cfg, "price_cached_in", None)
     if cached is None and cfg.price_in is not None:
         cached = cfg.price_in * CACHE_READ_SHARE.get(family, 1.0)

@@ -68,7 +68,7 @@ def batch_estimate(plan: Any, est: Any, *, batch: bool = True) -> dict[str, Any]
         list_cost = est.cost_usd.get(m)
         batches = bool(batch and cfg is not None and supports_batch(cfg))
         disc = DEFAULT_BATCH_DISCOUNT if batches else 1.0
-        family = cfg.family if cfg is not None else ""
+        family = cfg.client_type if cfg is not None else ""
         cached = writes = 0
         if cfg is not None and cfg.provider in CACHING_PROVIDERS:
             minimum = min_cacheable_tokens(cfg.provider, cfg.model)

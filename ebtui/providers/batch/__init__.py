@@ -38,7 +38,7 @@ BATCH_PROVIDERS = frozenset({"openai", "anthropic", "google", "together", "qwen"
 
 def supports_batch(cfg: ModelConfig) -> bool:
     """Whether the model's calls can go through a batch API (models.toml `batch` overrides the default)."""
-    if cfg.family not in ("openai", "anthropic", "google"):
+    if cfg.client_type not in ("openai", "anthropic", "google"):
         return False
     flag = cfg.extras.get("batch")
     if flag is not None:
@@ -50,11 +50,11 @@ def batch_client(cfg: ModelConfig) -> BatchClient | None:
     """The model's batch client, or None when it has no batch API. Raises ConfigError for a missing key."""
     if not supports_batch(cfg):
         return None
-    if cfg.family == "anthropic":
+    if cfg.client_type == "anthropic":
         from ebtui.providers.batch.anthropic_batch import AnthropicBatchClient
 
         return AnthropicBatchClient(cfg)
-    if cfg.family == "google":
+    if cfg.client_type == "google":
         from ebtui.providers.batch.google_batch import GoogleBatchClient
 
         return GoogleBatchClient(cfg)
