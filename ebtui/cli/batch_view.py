@@ -57,6 +57,16 @@ def batch_dry_run(plan: Any, est: Any, as_json: bool, plain: str) -> str:
     return "\n".join(lines)
 
 
+def pending_note(coordinator: Any) -> str:
+    """A line naming the batches still running at the providers (a stopped run's resume collects them)."""
+    pending = [v for v in coordinator.views() if v["state"] in ("submitted", "in_progress")]
+    if not pending:
+        return ""
+    items = sum(v["total"] for v in pending)
+    return (f"{len(pending)} submitted batch(es) with {items} item(s) not collected yet (the providers run them "
+            "and bill them anyway); resuming with --batch collects their answers instead of asking again.")
+
+
 class BatchMessages:
     """Prints a line when a batch is submitted or ends (the coordinator's on_change)."""
 

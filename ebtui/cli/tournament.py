@@ -305,7 +305,11 @@ async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_la
     finally:
         line.close()
         if coordinator is not None:
+            from ebtui.cli.batch_view import pending_note
+
             await coordinator.aclose()
+            if note := pending_note(coordinator):
+                click.echo(note, err=True)
         for client in clients.values():
             try:
                 await client.aclose()
