@@ -19,6 +19,14 @@ from ebtui.providers.openai_client import OpenAIClient
 FAST = BatchSettings(poll_first_s=0.5, poll_max_s=1.0, gather_s=0.3)
 
 
+@pytest.fixture(autouse=True)
+def _quick_llmock_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llmock's batches are ready 3 s after creation; 0.5 s here (its server runs in this process)."""
+    from llmock.routers import batch as llmock_batch
+
+    monkeypatch.setattr(llmock_batch, "_BATCH_DELAY", 0.5)
+
+
 def _openai_cfg(llmock: Any, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("EBTUI_TEST_KEY", "sk-test-batch")
     return parse_model("gpt", {"provider": "openai", "model": "gpt-4o-mini", "base_url": llmock.base_url("openai"),

@@ -17,6 +17,15 @@ from ebtui.providers.batch import BatchRequest, batch_client, supports_batch
 from ebtui.providers.batch.anthropic_batch import AnthropicBatchClient
 from ebtui.providers.batch.openai_batch import OpenAIBatchClient
 
+
+@pytest.fixture(autouse=True)
+def _quick_llmock_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llmock's batches are ready 3 s after creation; 0.5 s here (its server runs in this process)."""
+    from llmock.routers import batch as llmock_batch
+
+    monkeypatch.setattr(llmock_batch, "_BATCH_DELAY", 0.5)
+
+
 FAMILIES = {
     "openai": ("openai", "openai", "gpt-4o-mini"),
     "anthropic": ("anthropic", "anthropic", "claude-sonnet-4-6"),
