@@ -57,7 +57,9 @@ def render_batches(rows: list[dict[str, Any]], now: float | None = None) -> Text
 
 
 class BatchStatus(Static):
-    """`show(store_root, tournament_id)` starts watching a tournament's batches."""
+    """`show(store_root, tournament_id)` starts watching a tournament's batches. On a screen with a `plan`
+    (its `tournament_id`) and an `analysed_id` — the tournament screen — it follows whichever of the two
+    changed last by itself, reading the store from the app's services."""
 
     DEFAULT_CSS = "BatchStatus { height: auto; max-height: 14; overflow-y: auto; }"
 
@@ -67,6 +69,7 @@ class BatchStatus(Static):
         self.store_root: Path | None = None
         self.tournament_id: str | None = None
         self.rows: list[dict[str, Any]] = []
+        self._seen: tuple[str | None, str | None] = (None, None)
 
     def on_mount(self) -> None:
         self.display = False
@@ -76,7 +79,19 @@ class BatchStatus(Static):
         self.store_root, self.tournament_id = Path(store_root), tournament_id
         self.refresh_rows()
 
+    def _follow_screen(self) -> None:
+        screen = self.screen
+        plan = getattr(screen, "plan", None)
+        seen = (getattr(plan, "tournament_id", None), getattr(screen, "analysed_id", None))
+        for new, old in zip(seen, self._seen, strict=True):
+            if new and new != old:
+                store = getattr(getattr(self.app, "services", None), "store", None)
+                if store is not None:
+                    self.store_root, self.tournament_id = Path(store.root), new
+        self._seen = seen
+
     def refresh_rows(self) -> None:
+        self._follow_screen()
         if self.store_root is None or self.tournament_id is None:
             return
         self.rows = batch_views(read_ledger(self.store_root, self.tournament_id))
