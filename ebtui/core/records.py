@@ -291,6 +291,9 @@ class RoundSettings(BaseModel):
     dilemma: dict[str, Any] | None = None
     #: who is playing a running round (see ebtui.core.liveness.writer_stamp)
     writer: list[Any] | None = None
+    #: model -> family (models.toml `family`, else provider) of the round's seats, as configured when it was
+    #: played, so the same-family statistics do not depend on the models.toml found at report time
+    families: dict[str, str] | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         """A setting by name (a field or an extra key), as the dict this used to be allowed."""
