@@ -1,0 +1,77 @@
+"""`ebtui import eb PATH...`: bring rounds played by the public Ethics Bowl runner into the results store."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import click
+
+from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
+
+
+@click.group(name="import")
+def import_group() -> None:
+    """Import rounds played by other programs (see docs/IMPORT.md)."""
+
+
+@import_group.command(name="eb")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--tournament", help="Group the imported rounds under this tournament (created if new).")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.option("--document", type=click.Path(dir_okay=False),
+              help="Dilemma .docx whose dilemmas (by the runner's ids) the rounds use; without it, or for ids "
+                   "it lacks, the dilemma is taken from the round's own prompts.")
+@click.pass_context
+def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store: str | None,
+       document: str | None) -> None:
+    """Import round files of the public Ethics Bowl runner (moral_reasoning_quality_evaluation).
+
+    PATH is a round .json file, a folder of them (or the run's folder) or its all_rounds.jsonl. Importing
+    the same rounds again adds nothing. A score the runner could not read (it wrote 5) is imported as
+    missing and the round is flagged for review.
+    """
+    from ebtui.core.importers.eb import RUNNER, import_rounds
+    from ebtui.core.store import ResultsStore, StoreError
+    from ebtui.locations import store_dir
+
+    root = store_dir(ctx_option(ctx, "store", store))
+    dilemmas = None
+    doc_path = ctx_option(ctx, "document", document)
+    if doc_path:
+        from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_dilemmas
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DilemmaWarning)
+                dilemmas = load_dilemmas(doc_path)
+        except DocumentError as exc:
+            raise CliError(str(exc)) from None
+    if root.exists() and not root.is_dir():
+        raise CliError(f"{root}: not a folder (give --store DIR)")
+    results = ResultsStore(root)
+    try:
+        result = import_rounds(paths, results, tournament=tournament, dilemmas=dilemmas,
+                               document=str(doc_path or ""))
+    except StoreError as exc:
+        raise CliError(f"{root}: {exc}") from None
+    for problem in result.problems:
+        click.echo(f"ebtui: import: {problem}", err=True)
+    review = [r for r in result.imported if r.judgment is not None and r.judgment.needs_review]
+    defaulted = sum(len(r.imported.defaulted) for r in result.imported if r.imported)
+    disagree = sum(len(r.imported.disagreements) for r in result.imported if r.imported)
+    parts = [f"imported {len(result.imported)} round(s) from {RUNNER} into {root}"]
+    if result.tournament is not None:
+        parts.append(f"tournament {result.tournament.id!r}")
+    if result.already:
+        parts.append(f"{len(result.already)} already in the store (left as they are)")
+    if result.duplicates:
+        parts.append(f"{len(result.duplicates)} read twice (e.g. .json and .jsonl) counted once")
+    click.echo("; ".join(parts))
+    if review:
+        click.echo(f"{len(review)} round(s) need review: {defaulted} score(s) the runner could not read and "
+                   f"filled with 5 are missing; {disagree} score(s) where ebtui's parser reads the reply "
+                   f"differently (the runner's value kept). See `ebtui rounds list --needs-review`.")
+    if result.problems:
+        click.echo(f"{len(result.problems)} file(s) or line(s) could not be imported", err=True)
+        sys.exit(EXIT_INCOMPLETE)

@@ -1,0 +1,654 @@
+"""Import rounds played by the public Ethics Bowl runner (moral_reasoning_quality_evaluation).
+
+That runner writes each finished round twice: as `rounds/NNN_<dilemma>_<a>-vs-<b>_judge-<j>.json` and as one
+line of `rounds/all_rounds.jsonl`. A round holds `id, dilemma_id, team_a_model, team_b_model, judge_model,
+phases[], judgment, status, next_phase, timestamp, error, is_self_debate`; a phase holds `phase_type`,
+`model_id`, `prompt`, `response`, `timestamp` (when the answer came back, naive UTC),
+`response_time_seconds`, `tokens_used`, `input_tokens`, `output_tokens`.
+
+What becomes of it (docs/IMPORT.md says the same for users):
+
+- Phases presentation/response/rebuttal/consistency_test/judgment become ebtui's phases of the same name
+  (started = timestamp - response_time_seconds, finished = timestamp). Phases ebtui has no type for —
+  `consistency_test_b`, Team B's consistency test — are kept whole in `Round.imported.extra_phases`.
+- The judge's reply is re-read by ebtui's own parser (`parse_judgment`). The runner's recorded scores stay
+  the *parsed* scores (provenance "imported"), so tables of imported runs match the runner's own — except
+  a score the runner could not read: it wrote 5 and a `parse_errors` line ("Could not parse X for Team B");
+  that 5 was never given by the judge, so it becomes missing (None) and the round needs review. Where
+  ebtui's re-parse disagrees with a recorded score, the recorded one is kept and the round is flagged.
+- The dilemma comes from the loaded document when it holds the runner's dilemma id, otherwise it is built
+  from what the round's prompts show the models (title, category, scenario, questions, the responding
+  team's extra context, the consistency case) and kept in `Round.imported.dilemma`.
+- Round ids are deterministic (source round id + a hash of the source record), so importing the same
+  files again — or the `.json` files and the `.jsonl` of one run together — adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ebtui.core.records import (
+    CRITERIA,
+    Dilemma,
+    Imported,
+    Judgment,
+    Phase,
+    PhaseStatus,
+    PhaseType,
+    Round,
+    RoundStatus,
+    Scores,
+    Team,
+    Tournament,
+    TournamentStatus,
+)
+from ebtui.providers.base import Usage
+
+__all__ = [
+    "RUNNER",
+    "EBImportError",
+    "ImportProblem",
+    "ImportResult",
+    "SourceRecord",
+    "convert_round",
+    "defaulted_scores",
+    "dilemma_from_prompts",
+    "import_rounds",
+    "imported_round_id",
+    "read_sources",
+    "runner_criteria_table",
+]
+
+#: the name ebtui records as a round's original runner
+RUNNER = "moral_reasoning_quality_evaluation"
+
+_PHASES: dict[str, PhaseType] = {
+    "presentation": PhaseType.PRESENTATION,
+    "response": PhaseType.RESPONSE,
+    "rebuttal": PhaseType.REBUTTAL,
+    "consistency_test": PhaseType.CONSISTENCY_TEST,
+    "judgment": PhaseType.JUDGMENT,
+}
+_TEAMS: dict[str, Team] = {"A": "a", "B": "b"}
+# the runner's two messages for a score it filled with 5 (judgment_parser.py)
+_DEFAULTED = (
+    re.compile(r"could not parse\s+(?P<crit>[a-z_]+)\s+for\s+team\s+(?P<team>[ab])\b", re.I),
+    re.compile(r"invalid score format for\s+(?P<crit>[a-z_]+)\s+in\s+team\s+(?P<team>[ab])\b", re.I),
+)
+_NO_TEXT = {"no justification provided", "no overall analysis provided"}
+_REQUIRED = ("id", "dilemma_id", "team_a_model", "team_b_model", "judge_model")
+
+
+class EBImportError(ValueError):
+    """A record that cannot be read as one of that runner's rounds; str() says what is wrong."""
+
+
+@dataclass
+class SourceRecord:
+    """One round record as read from a file."""
+
+    data: dict[str, Any]
+    path: Path
+    line: int | None = None  # 1-based, for .jsonl
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+
+@dataclass
+class ImportProblem:
+    """A file (or a line of one) that could not be imported."""
+
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass
+class ImportResult:
+    imported: list[Round] = field(default_factory=list)
+    #: (round id, where) of rounds the store already held (a second import adds nothing)
+    already: list[tuple[str, str]] = field(default_factory=list)
+    #: (round id, where) of records read twice in this import (e.g. both a .json and the .jsonl)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[ImportProblem] = field(default_factory=list)
+    tournament: Tournament | None = None
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems)
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def read_sources(paths: Iterable[str | Path]) -> tuple[list[SourceRecord], list[ImportProblem]]:
+    """Every round record in the given files and folders, and one problem per unreadable file or line.
+
+    A folder gives its `*.json` and `*.jsonl` files (and those of a `rounds/` folder inside it, so a run's
+    folder works too); a run's `manifest.json` and `checkpoints/` are not rounds and are passed over.
+    """
+    records: list[SourceRecord] = []
+    problems: list[ImportProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            problems.append(ImportProblem(str(path), "no such file or folder"))
+            continue
+        if path.is_dir():
+            files = _folder_files(path)
+            if not files:
+                problems.append(ImportProblem(str(path), "folder holds no .json or .jsonl round files"))
+            for f in files:
+                _read_file(f, records, problems, in_folder=True)
+        else:
+            _read_file(path, records, problems, in_folder=False)
+    return records, problems
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    out: list[Path] = []
+    for d in (folder, folder / "rounds"):
+        if d.is_dir():
+            out.extend(sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")
+                              and p.suffix.lower() in (".json", ".jsonl")))
+    return out
+
+
+def _read_file(path: Path, records: list[SourceRecord], problems: list[ImportProblem], *, in_folder: bool) -> None:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.append(ImportProblem(str(path), f"cannot read: {exc.strerror or exc}"))
+        return
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problems.append(ImportProblem(str(path), f"not UTF-8 text (byte {exc.start}); not a round file"))
+        return
+    if not text.strip():
+        problems.append(ImportProblem(str(path), "empty file"))
+        return
+    if path.suffix.lower() == ".jsonl":
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(ImportProblem(f"{path}:{n}", f"not valid JSON ({exc.msg} at column {exc.colno})"))
+                continue
+            if not isinstance(obj, dict):
+                problems.append(ImportProblem(f"{path}:{n}", "not a round (a JSON object was expected)"))
+                continue
+            records.append(SourceRecord(obj, path, n))
+        return
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(ImportProblem(str(path), f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"))
+        return
+    if isinstance(obj, dict) and "phases" not in obj and isinstance(obj.get("rounds"), list) and "tournament_id" in obj:
+        if not in_folder:  # a run's manifest lists rounds but holds none of their text
+            problems.append(ImportProblem(str(path), "a run manifest, not a round file (give the rounds/ folder)"))
+        return
+    if isinstance(obj, list):
+        for i, item in enumerate(obj, 1):
+            if isinstance(item, dict):
+                records.append(SourceRecord(item, path, i))
+            else:
+                problems.append(ImportProblem(f"{path}[{i}]", "not a round (a JSON object was expected)"))
+        return
+    if not isinstance(obj, dict):
+        problems.append(ImportProblem(str(path), "not a round (a JSON object was expected)"))
+        return
+    records.append(SourceRecord(obj, path))
+
+
+# --------------------------------------------------------------------------------------------- ids
+
+
+def content_hash(data: dict[str, Any]) -> str:
+    canon = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def imported_round_id(data: dict[str, Any]) -> str:
+    """"eb-<first 8 of the runner's id>-<12 hex of a hash of the runner's id and the record>"."""
+    source = str(data.get("id", ""))
+    digest = hashlib.sha256(f"{source}\n{content_hash(data)}".encode()).hexdigest()[:12]
+    prefix = re.sub(r"[^A-Za-z0-9]+", "", source)[:8] or "x"
+    return f"eb-{prefix}-{digest}"
+
+
+# --------------------------------------------------------------------------------------------- converting
+
+
+def _when(value: Any, where: str, name: str) -> datetime | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise EBImportError(f"{name} is not a date-time ({value!r})")
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise EBImportError(f"{name} is not a date-time ({value!r})") from None
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt  # the runner writes naive UTC (utcnow)
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _str(data: dict[str, Any], key: str) -> str:
+    v = data.get(key)
+    if not isinstance(v, str) or not v.strip():
+        raise EBImportError(f"missing or empty {key!r}" if v in (None, "") else f"{key!r} is not text ({v!r})")
+    return v
+
+
+def defaulted_scores(parse_errors: Iterable[Any]) -> tuple[set[tuple[Team, str]], list[str]]:
+    """(team, criterion) pairs the runner filled with 5, and the parse_errors lines that say something else."""
+    found: set[tuple[Team, str]] = set()
+    other: list[str] = []
+    for line in parse_errors or []:
+        text = str(line)
+        for rx in _DEFAULTED:
+            m = rx.search(text)
+            if m and m.group("crit").lower() in CRITERIA:
+                found.add((_TEAMS[m.group("team").upper()], m.group("crit").lower()))
+                break
+        else:
+            other.append(text)
+    return found, other
+
+
+def _section(text: str, heading: str) -> str | None:
+    """The text under "## <heading>" up to the next "## " heading (None when absent)."""
+    m = re.search(rf"^##\s*{heading}\s*$\n(?P<body>.*?)(?=^##\s|\Z)", text, re.M | re.S | re.I)
+    return m.group("body").strip() if m else None
+
+
+def dilemma_from_prompts(dilemma_id: str, prompts: dict[str, str], source: str = "") -> Dilemma:
+    """The dilemma as the round's prompts showed it to the models (the runner's prompt layout)."""
+    pres = prompts.get("presentation", "")
+    title = ""
+    for key in ("presentation", "response", "judgment"):
+        m = re.search(r"^##\s*The Dilemma:\s*(?P<t>.+?)\s*$", prompts.get(key, ""), re.M)
+        if m:
+            title = m.group("t")
+            break
+    if not title:
+        m = re.search(r'(?:presentation|response) (?:on|to) ["\u201c](?P<t>[^"\u201d]+)["\u201d]',
+                      prompts.get("consistency_test", "") + prompts.get("consistency_test_b", ""))
+        title = m.group("t") if m else dilemma_id.replace("_", " ").title()
+    category = ""
+    scenario = ""
+    body = _section(pres, r"The Dilemma:.*?") or _section(prompts.get("judgment", ""), r"The Dilemma:.*?") or ""
+    body = re.split(r"^---\s*$", body, maxsplit=1, flags=re.M)[0].strip()
+    m = re.match(r"\*\*Category:\*\*\s*(?P<c>[^\n]*)\n?(?P<rest>.*)", body, re.S)
+    if m:
+        category, scenario = m.group("c").strip(), m.group("rest").strip()
+    else:
+        scenario = body
+    questions = []
+    qtext = _section(pres, r"Questions to Address:")
+    if qtext:
+        questions = [re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", ln).strip() for ln in qtext.splitlines()]
+        questions = [q for q in questions if q]
+    features = []
+    extra = _section(prompts.get("response", ""), r"Additional Context \(not shared with presenting team\):")
+    if extra:
+        for ln in extra.splitlines():
+            ln = re.sub(r"^\s*[-*]\s+", "", ln).strip()
+            if ln:
+                features.append(re.sub(r"^\*\*(.+?)\*\*:\s*", r"\1: ", ln))
+    consistency = ""
+    ctext = _section(prompts.get("consistency_test", "") or prompts.get("consistency_test_b", ""),
+                     r"A Structurally Similar Case:")
+    if ctext:
+        ctext = re.sub(r"^Consider the following case, which shares structural features with the original "
+                       r"dilemma:\s*", "", ctext)
+        consistency = ctext.strip()
+    return Dilemma(
+        id=dilemma_id,
+        title=title,
+        category=category,
+        core_scenario=scenario,
+        questions=questions,
+        asymmetric_features=features,
+        consistency_case=consistency,
+        metadata={"imported_from": RUNNER},
+        source=source,
+    )
+
+
+def _phase(raw: dict[str, Any], pt: PhaseType, i: int) -> Phase:
+    model_id = raw.get("model_id")
+    if not isinstance(model_id, str) or not model_id:
+        raise EBImportError(f"phase {i} ({raw.get('phase_type')}) has no model_id")
+    end = _when(raw.get("timestamp"), "", f"phase {i} timestamp")
+    seconds = raw.get("response_time_seconds")
+    latency = float(seconds) if isinstance(seconds, int | float) and not isinstance(seconds, bool) else None
+    start = end - timedelta(seconds=latency) if end is not None and latency is not None else end
+    response = raw.get("response")
+    response = response if isinstance(response, str) else ""
+    inp, out = _int_or_none(raw.get("input_tokens")), _int_or_none(raw.get("output_tokens"))
+    total = _int_or_none(raw.get("tokens_used"))
+    fields: dict[str, Any] = dict(
+        phase_type=pt,
+        model_id=model_id,
+        prompt=raw.get("prompt") if isinstance(raw.get("prompt"), str) else "",
+        response=response if response.strip() else "",
+        finished_at=end,
+        latency=latency,
+        attempts=1,
+        usage=Usage(input_tokens=inp or 0, output_tokens=out or 0),
+        tokens_used=total,  # the runner's own total, kept beside the split
+    )
+    if start is not None:
+        fields["timestamp"] = start
+    if response.strip():
+        fields["status"] = PhaseStatus.COMPLETE
+        fields["finish_reason"] = "stop"
+    else:
+        fields.update(status=PhaseStatus.FAILED, error_kind="empty",
+                      error="the original runner recorded an empty answer for this phase")
+    return Phase(**fields)
+
+
+def _scores_of(raw: Any) -> dict[str, int | None]:
+    raw = raw if isinstance(raw, dict) else {}
+    return {c: _int_or_none(raw.get(c)) for c in CRITERIA}
+
+
+def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -> Judgment | None:
+    """The round's judgment: the runner's recorded scores as parsed (defaults removed), checked against
+    ebtui's own re-parse of the judge's reply."""
+    from ebtui.core.judgment import parse_judgment
+
+    team_a, team_b, judge = data["team_a_model"], data["team_b_model"], data["judge_model"]
+    runner = data.get("judgment") if isinstance(data.get("judgment"), dict) else None
+    mine = parse_judgment(raw_reply, team_a_id=team_a, team_b_id=team_b) if raw_reply else None
+    if runner is None and mine is None:
+        return None
+    reasons: list[str] = []
+    sources: dict[str, dict[str, str]] = {"a": {}, "b": {}}
+    if runner is None:
+        assert mine is not None
+        judgment = mine
+        for t in ("a", "b"):
+            for c, v in mine.parsed_scores(t).as_dict().items():  # type: ignore[arg-type]
+                sources[t][c] = "missing" if v is None else "ebtui"
+        reasons.append("the original runner recorded no judgment; the scores are ebtui's own reading of the "
+                       "judge's reply")
+        judgment.review_reasons = list(dict.fromkeys([*judgment.review_reasons, *reasons]))
+        judgment.needs_review = True
+        judgment.judge_model = judgment.judge_model or judge
+        imported.score_sources = sources
+        return judgment
+    defaulted, other_errors = defaulted_scores(runner.get("parse_errors") or [])
+    imported.runner_parse_errors = [str(e) for e in runner.get("parse_errors") or []]
+    imported.defaulted = sorted(defaulted)
+    recorded = {"a": _scores_of(runner.get("team_a_scores")), "b": _scores_of(runner.get("team_b_scores"))}
+    imported.runner_scores = recorded
+    parsed: dict[str, dict[str, int | None]] = {"a": {}, "b": {}}
+    for t in ("a", "b"):
+        label = "Team A" if t == "a" else "Team B"
+        ours = mine.parsed_scores(t).as_dict() if mine is not None else {}  # type: ignore[arg-type]
+        for c in CRITERIA:
+            r = recorded[t][c]
+            e = ours.get(c)
+            if (t, c) in defaulted:
+                parsed[t][c] = None
+                sources[t][c] = "missing"
+                seen = f"ebtui's parser reads {e} there" if e is not None else "ebtui's parser finds no score either"
+                reasons.append(f"{label} {c}: the original runner could not read this score and recorded 5, "
+                               f"which the judge never gave; it is missing ({seen}) — set it by override")
+                continue
+            if r is None or not 1 <= r <= 10:
+                parsed[t][c] = None
+                sources[t][c] = "missing"
+                reasons.append(f"{label} {c}: the original runner recorded no usable score ({r!r})")
+                continue
+            parsed[t][c] = r
+            sources[t][c] = "imported"
+            if mine is not None and e != r:
+                imported.disagreements.append({"team": t, "criterion": c, "runner": r, "ebtui": e})
+                reasons.append(f"{label} {c}: the original runner recorded {r}; ebtui's parser reads "
+                               f"{e if e is not None else 'no score'} in the same reply (the recorded {r} is kept)")
+    for e in other_errors:
+        reasons.append(f"the original runner noted: {e}")
+    if mine is None:
+        reasons.append("the file holds no judge reply to check the recorded scores against")
+
+    def text(key: str, fallback: str) -> str:
+        v = runner.get(key)
+        v = v.strip() if isinstance(v, str) else ""
+        return fallback if not v or v.lower() in _NO_TEXT else v
+
+    imported.score_sources = sources
+    return Judgment(
+        team_a_scores=Scores(**parsed["a"]),
+        team_b_scores=Scores(**parsed["b"]),
+        team_a_justification=text("team_a_justification", mine.team_a_justification if mine else ""),
+        team_b_justification=text("team_b_justification", mine.team_b_justification if mine else ""),
+        overall_analysis=text("overall_analysis", mine.overall_analysis if mine else ""),
+        raw_response=raw_reply or "",
+        needs_review=bool(reasons),
+        review_reasons=reasons,
+        parse_method="imported",
+        judge_model=judge,
+    )
+
+
+def convert_round(
+    record: SourceRecord,
+    *,
+    dilemmas: dict[str, Dilemma] | None = None,
+    document: str = "",
+    tournament_id: str | None = None,
+) -> Round:
+    """One of the runner's round records as an ebtui Round. Raises EBImportError saying what is wrong."""
+    data = record.data
+    if "phases" not in data and "judgment" not in data:
+        raise EBImportError("not a round of the Ethics Bowl runner (no 'phases' or 'judgment')")
+    for key in _REQUIRED:
+        _str(data, key)
+    phases_raw = data.get("phases") or []
+    if not isinstance(phases_raw, list):
+        raise EBImportError("'phases' is not a list")
+    source_file = str(record.path.resolve())
+    run = record.path.resolve().parent
+    source_run = run.parent.name if run.name == "rounds" else run.name
+    imported = Imported(
+        runner=RUNNER,
+        source_file=source_file,
+        source_line=record.line,
+        source_round_id=str(data["id"]),
+        source_run=source_run,
+        content_sha256=content_hash(data),
+    )
+    phases: dict[PhaseType, Phase] = {}
+    prompts: dict[str, str] = {}
+    raw_reply: str | None = None
+    for i, ph in enumerate(phases_raw, 1):
+        if not isinstance(ph, dict):
+            raise EBImportError(f"phase {i} is not an object")
+        name = ph.get("phase_type")
+        if not isinstance(name, str) or not name:
+            raise EBImportError(f"phase {i} has no phase_type")
+        if isinstance(ph.get("prompt"), str):
+            prompts.setdefault(name, ph["prompt"])
+        pt = _PHASES.get(name)
+        converted = _phase(ph, pt or PhaseType.CONSISTENCY_TEST, i)
+        if pt is None:  # consistency_test_b (Team B's consistency test) and anything newer
+            imported.extra_phases[name] = converted
+            continue
+        phases[pt] = converted  # a phase recorded twice (a retry): the later one is the one judged
+        if pt == PhaseType.JUDGMENT and isinstance(ph.get("response"), str) and ph["response"].strip():
+            raw_reply = ph["response"]
+    dilemma_id = data["dilemma_id"]
+    doc_dilemma = (dilemmas or {}).get(dilemma_id)
+    if doc_dilemma is None:
+        imported.dilemma = dilemma_from_prompts(dilemma_id, prompts, source=f"imported from {source_file}")
+    title = doc_dilemma.title if doc_dilemma else imported.dilemma.title  # type: ignore[union-attr]
+    judgment = _judgment(data, raw_reply, imported)
+    ordered = [phases[pt] for pt in _PHASES.values() if pt in phases]
+    status_raw = str(data.get("status") or "")
+    error = data.get("error") if isinstance(data.get("error"), str) and data.get("error") else None
+    complete = all(pt in phases and phases[pt].status == PhaseStatus.COMPLETE for pt in _PHASES.values())
+    if status_raw == "complete" and complete and judgment is not None:
+        status = RoundStatus.COMPLETE
+    elif PhaseType.PRESENTATION not in phases or phases[PhaseType.PRESENTATION].status != PhaseStatus.COMPLETE:
+        status = RoundStatus.FAILED
+    else:
+        status = RoundStatus.INCOMPLETE
+    if status != RoundStatus.COMPLETE and error is None:
+        error = f"the original runner left this round {status_raw or 'without a status'}" + (
+            "" if complete else "; phases missing or empty")
+    started = _when(data.get("timestamp"), "", "timestamp")
+    ends = [p.finished_at for p in ordered if p.finished_at is not None]
+    rid = imported_round_id(data)
+    round_ = Round(
+        id=rid,
+        dilemma_id=dilemma_id,
+        dilemma_title=title,
+        team_a_model=data["team_a_model"],
+        team_b_model=data["team_b_model"],
+        judge_model=data["judge_model"],
+        phases=ordered,
+        judgment=judgment,
+        finished_at=max(ends) if ends else None,
+        status=status,
+        error=error,
+        tournament_id=tournament_id,
+        exchange_id=rid,
+        settings={"imported_from": RUNNER, "is_self_debate": bool(data.get("is_self_debate"))},
+        document=document if doc_dilemma is not None else "",
+        imported=imported,
+    )
+    if started is not None:
+        round_.timestamp = started
+    return round_
+
+
+# --------------------------------------------------------------------------------------------- importing
+
+
+def _tournament_id(name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name.strip()).strip("-._")[:100]
+    return slug if slug and slug[0].isalnum() else "t-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
+def import_rounds(
+    paths: Iterable[str | Path],
+    store: Any,
+    *,
+    tournament: str | None = None,
+    dilemmas: Iterable[Dilemma] | None = None,
+    document: str = "",
+) -> ImportResult:
+    """Import every round the paths hold into `store` (a ResultsStore). Rounds already in the store are
+    left as they are (a human may have overridden scores since); bad files are reported, the rest import."""
+    from ebtui.core.store import StoreError
+
+    result = ImportResult()
+    records, result.problems = read_sources(paths)
+    by_id = {d.id: d for d in dilemmas or []}
+    tid: str | None = None
+    if tournament:
+        existing = next((t for t in store.list_tournaments() if tournament in (t.id, t.name)), None)
+        if existing is not None:
+            result.tournament = existing
+        else:
+            result.tournament = Tournament(
+                id=_tournament_id(tournament), name=tournament, status=TournamentStatus.COMPLETE,
+                document=document, note=f"imported from {RUNNER} round files",
+                config={"imported_from": RUNNER},
+            )
+        tid = result.tournament.id
+    seen: set[str] = set()
+    for rec in records:
+        try:
+            round_ = convert_round(rec, dilemmas=by_id, document=document, tournament_id=tid)
+        except EBImportError as exc:
+            result.problems.append(ImportProblem(rec.where, str(exc)))
+            continue
+        except (ValueError, TypeError) as exc:  # a value pydantic refuses; one line, never a traceback
+            msg = " ".join(str(exc).split())
+            result.problems.append(ImportProblem(rec.where, f"not a readable round ({msg[:200]})"))
+            continue
+        if round_.id in seen:
+            result.duplicates.append((round_.id, rec.where))
+            continue
+        seen.add(round_.id)
+        if store.round_path(round_.id).exists():
+            result.already.append((round_.id, rec.where))
+            continue
+        try:
+            store.save_round(round_)
+        except (StoreError, OSError) as exc:
+            result.problems.append(ImportProblem(rec.where, f"cannot save into the store: {exc}"))
+            continue
+        result.imported.append(round_)
+    if result.tournament is not None and (result.imported or result.already):
+        t = result.tournament
+        rounds = [*result.imported]
+        for rid, _ in result.already:
+            try:
+                rounds.append(store.load_round(rid))
+            except StoreError:
+                pass
+        t.models = sorted(set(t.models) | {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)})
+        t.dilemmas = sorted(set(t.dilemmas) | {r.dilemma_id for r in rounds})
+        t.total_rounds = len(store.query(tournament=t.id))
+        ends = [r.finished_at for r in rounds if r.finished_at is not None]
+        if ends:
+            t.finished_at = max([*ends, *([t.finished_at] if t.finished_at else [])])
+        store.save_tournament(t)
+    return result
+
+
+# --------------------------------------------------------------------------------------------- checking
+
+
+def runner_criteria_table(records: Iterable[SourceRecord | dict[str, Any]], *, drop_defaulted: bool = True,
+                          ) -> dict[tuple[str, str], tuple[float, int]]:
+    """(model, criterion) -> (mean, n) over every team seat a model played, from the runner's recorded
+    scores — the runner's own "Scores by Criterion" table, with its defaulted 5s left out (drop_defaulted)
+    or counted as it counted them. Used to check an import against the runner's published numbers."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for rec in records:
+        data = rec.data if isinstance(rec, SourceRecord) else rec
+        j = data.get("judgment")
+        if not isinstance(j, dict):
+            continue
+        defaulted, _ = defaulted_scores(j.get("parse_errors") or [])
+        for t, key in (("a", "team_a_model"), ("b", "team_b_model")):
+            scores = _scores_of(j.get(f"team_{t}_scores"))
+            for c, v in scores.items():
+                if v is None or (drop_defaulted and (t, c) in defaulted):
+                    continue
+                sums.setdefault((data[key], c), []).append(v)
+    return {k: (sum(v) / len(v), len(v)) for k, v in sums.items()}
+
+
+def iter_imported(rounds: Iterable[Round]) -> Iterator[Round]:
+    return (r for r in rounds if r.imported is not None)
