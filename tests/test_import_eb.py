@@ -1,0 +1,310 @@
+"""`ebtui import eb`: the public Ethics Bowl runner's round files into ebtui rounds.
+
+Always-run tests use round files generated from this project's own text (tests/eb_synth.py) with known
+scores; the two real files in ../shared/fixtures/eb_rounds are read in place when present.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ebtui.cli import cli
+from ebtui.core.importers.eb import defaulted_scores, import_rounds, read_sources, runner_criteria_table
+from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, RoundStatus
+from ebtui.core.store import ResultsStore
+from tests.conftest import SHARED_FIXTURES
+from tests.eb_synth import MODELS, make_round, make_run, write_run
+
+EB_ROUNDS = SHARED_FIXTURES / "eb_rounds"
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "lite_run" / "rounds"
+    write_run(folder, make_run())
+    return folder
+
+
+def _import(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["import", "eb", *args, "--store", str(tmp_path / "store")])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _means(rounds: list[Round]) -> dict[tuple[str, str], tuple[float, int]]:
+    """Per model and criterion: mean and n of the parsed scores (no overrides) over every team seat."""
+    vals: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for r in rounds:
+        assert r.judgment is not None
+        for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+            for c, v in r.judgment.parsed_scores(team).as_dict().items():
+                if v is not None:
+                    vals[(model, c)].append(v)
+    return {k: (sum(v) / len(v), len(v)) for k, v in vals.items()}
+
+
+def _runner_table(records: list[dict], *, keep_defaults: bool) -> dict[tuple[str, str], tuple[float, int]]:
+    """The runner's "Scores by Criterion": recorded scores over every seat (its 5s counted, or not)."""
+    vals: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for rec in records:
+        j = rec["judgment"]
+        bad = {(line.split()[-1].lower(), line.split()[3]) for line in j["parse_errors"]}
+        for t, key in (("a", "team_a_model"), ("b", "team_b_model")):
+            for c, v in j[f"team_{t}_scores"].items():
+                if keep_defaults or (t, c) not in bad:
+                    vals[(rec[key], c)].append(v)
+    return {k: (sum(v) / len(v), len(v)) for k, v in vals.items()}
+
+
+# ---------------------------------------------------------------------------------------- one round
+
+
+def test_one_file_becomes_a_round_with_phases_timings_tokens_and_dilemma(run_dir: Path, tmp_path: Path) -> None:
+    src = sorted(run_dir.glob("001_*.json"))[0]
+    data = json.loads(src.read_text())
+    code, out, err = _import(tmp_path, str(src))
+    assert code == 0, err
+    assert "imported 1 round" in out
+    (r,) = ResultsStore(tmp_path / "store").load_rounds()
+    assert (r.team_a_model, r.team_b_model, r.judge_model) == (MODELS[0], MODELS[1], MODELS[2])
+    assert r.status == RoundStatus.COMPLETE
+    assert [p.phase_type for p in r.phases] == [PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL,
+                                                 PhaseType.CONSISTENCY_TEST, PhaseType.JUDGMENT]
+    for raw, ph in zip([p for p in data["phases"] if p["phase_type"] != "consistency_test_b"], r.phases,
+                       strict=True):
+        end = datetime.fromisoformat(raw["timestamp"]).replace(tzinfo=UTC)
+        assert ph.finished_at == end  # the runner stamps a phase when its answer arrives
+        assert ph.timestamp == end - timedelta(seconds=raw["response_time_seconds"])
+        assert ph.latency == raw["response_time_seconds"]
+        assert (ph.usage.input_tokens, ph.usage.output_tokens) == (raw["input_tokens"], raw["output_tokens"])
+        assert ph.prompt == raw["prompt"] and ph.response == raw["response"]
+        assert ph.model_id == raw["model_id"] and ph.status == PhaseStatus.COMPLETE
+    # Team B's consistency test has no ebtui phase type: kept whole, with its speaker
+    b_test = r.imported.extra_phases["consistency_test_b"]
+    assert b_test.model_id == MODELS[1] and b_test.response.startswith("Consistency B 1")
+    # provenance
+    assert r.imported.runner == "moral_reasoning_quality_evaluation"
+    assert r.imported.source_file == str(src.resolve())
+    assert r.imported.source_round_id == data["id"] and r.imported.source_run == "lite_run"
+    # the dilemma as the prompts gave it (no document loaded)
+    d = r.imported.dilemma
+    assert (d.id, d.title, d.category) == ("lighthouse_keeper", "The Lighthouse Keeper", "Duty And Care")
+    assert r.dilemma_title == "The Lighthouse Keeper"
+    assert d.core_scenario.startswith("A keeper on a remote island") and d.core_scenario.endswith("channel.")
+    assert d.questions == ["Should she leave the lamp?", "Does it matter that the ferry is only probably at sea?",
+                           "Would a standing order from the harbour master change the answer?"]
+    assert d.asymmetric_features == ["Hidden Fact: The ferry captain has radar but rarely uses it."]
+    assert d.consistency_case.startswith("A night nurse") and "Structural Parallel" in d.consistency_case
+    # scores: the judge's own, all read, nothing flagged
+    j = r.judgment
+    assert j.parsed_scores("a").as_dict() == data["judgment"]["team_a_scores"]
+    assert j.parsed_scores("b").as_dict() == data["judgment"]["team_b_scores"]
+    assert not j.needs_review and j.parse_method == "imported"
+    assert j.raw_response == data["phases"][-1]["response"]
+    assert set(r.imported.score_sources["a"].values()) == {"imported"}
+
+
+def test_a_defaulted_five_is_missing_and_needs_review(run_dir: Path, tmp_path: Path) -> None:
+    src = sorted(run_dir.glob("003_*.json"))[0]
+    data = json.loads(src.read_text())
+    assert data["judgment"]["team_b_scores"]["intellectual_honesty"] == 5  # what the runner recorded
+    assert "Could not parse intellectual_honesty for Team B" in data["judgment"]["parse_errors"]
+    code, _, err = _import(tmp_path, str(src))
+    assert code == 0, err
+    (r,) = ResultsStore(tmp_path / "store").load_rounds()
+    b = r.judgment.parsed_scores("b")
+    assert b.intellectual_honesty is None and b.consistency is None
+    assert r.judgment.effective_scores("b").missing() == ["consistency", "intellectual_honesty"]
+    # every other score is the runner's
+    others = {c: v for c, v in data["judgment"]["team_b_scores"].items()
+              if c not in ("intellectual_honesty", "consistency")}
+    assert {c: v for c, v in b.as_dict().items() if v is not None} == others
+    assert r.judgment.needs_review and r.judgment.effective_needs_review()
+    assert any("Team B intellectual_honesty" in x and "recorded 5" in x for x in r.judgment.review_reasons)
+    assert sorted(r.imported.defaulted) == [("b", "consistency"), ("b", "intellectual_honesty")]
+    assert r.imported.runner_scores["b"]["intellectual_honesty"] == 5  # kept for the record
+    assert r.imported.score_sources["b"]["intellectual_honesty"] == "missing"
+    listed = CliRunner().invoke(cli, ["rounds", "list", "--needs-review", "--store", str(tmp_path / "store")])
+    assert r.id in listed.stdout
+
+
+def test_runner_value_wins_over_a_disagreeing_reparse_and_is_flagged(run_dir: Path, tmp_path: Path) -> None:
+    # round 5: the judge wrote "Framework Awareness: 12"; the runner clamped it to 10, ebtui reads no score
+    src = sorted(run_dir.glob("005_*.json"))[0]
+    data = json.loads(src.read_text())
+    assert "Framework Awareness: 12" in data["phases"][-1]["response"]
+    _import(tmp_path, str(src))
+    (r,) = ResultsStore(tmp_path / "store").load_rounds()
+    assert r.judgment.parsed_scores("a").framework_awareness == 10
+    assert r.imported.score_sources["a"]["framework_awareness"] == "imported"
+    (dis,) = r.imported.disagreements
+    assert dis["team"] == "a" and dis["criterion"] == "framework_awareness" and dis["runner"] == 10
+    assert dis["ebtui"] != 10
+    assert r.judgment.needs_review
+    assert any("Team A framework_awareness" in x for x in r.judgment.review_reasons)
+
+
+def test_defaulted_lines_are_read_as_that_runner_writes_them() -> None:
+    found, other = defaulted_scores([
+        "Could not parse intellectual_honesty for Team B",
+        "Invalid score format for consistency in Team A",
+        "Team A justification not extracted",
+    ])
+    assert found == {("b", "intellectual_honesty"), ("a", "consistency")}
+    assert other == ["Team A justification not extracted"]
+
+
+# ---------------------------------------------------------------------------------------- many rounds
+
+
+def test_folder_jsonl_and_both_give_the_same_rounds_and_twice_adds_nothing(run_dir: Path, tmp_path: Path) -> None:
+    code, out, err = _import(tmp_path, str(run_dir))  # the folder holds the .json files AND all_rounds.jsonl
+    assert code == 0, err
+    store = ResultsStore(tmp_path / "store")
+    ids = {e["id"] for e in store.query()}
+    assert len(ids) == 6
+    assert "6 read twice" in out
+    code, out, _ = _import(tmp_path, str(run_dir / "all_rounds.jsonl"))
+    assert code == 0 and "imported 0 round" in out and "6 already" in out
+    code, _, _ = _import(tmp_path, str(run_dir.parent))  # the run's folder (rounds/ inside) works too
+    assert code == 0
+    assert {e["id"] for e in ResultsStore(tmp_path / "store").query()} == ids
+
+
+def test_jsonl_alone_and_json_files_alone_give_the_same_ids(run_dir: Path, tmp_path: Path) -> None:
+    s1, s2 = ResultsStore(tmp_path / "s1"), ResultsStore(tmp_path / "s2")
+    r1 = import_rounds([run_dir / "all_rounds.jsonl"], s1)
+    r2 = import_rounds(sorted(run_dir.glob("*.json")), s2)
+    assert not r1.problems and not r2.problems
+    assert sorted(r.id for r in r1.imported) == sorted(r.id for r in r2.imported)
+    assert len(r1.imported) == 6
+    assert r1.imported[0].imported.source_line == 1
+
+
+def test_an_edited_source_round_is_a_new_round(run_dir: Path, tmp_path: Path) -> None:
+    src = sorted(run_dir.glob("001_*.json"))[0]
+    store = ResultsStore(tmp_path / "s")
+    first = import_rounds([src], store).imported[0]
+    data = json.loads(src.read_text())
+    data["judgment"]["team_a_scores"]["consistency"] = 1 if data["judgment"]["team_a_scores"]["consistency"] != 1 else 2
+    src.write_text(json.dumps(data))
+    second = import_rounds([src], store).imported[0]
+    assert second.id != first.id and second.id.split("-")[1] == first.id.split("-")[1]
+
+
+def test_tournament_groups_rounds(run_dir: Path, tmp_path: Path) -> None:
+    code, out, err = _import(tmp_path, str(run_dir), "--tournament", "Spring migration")
+    assert code == 0, err
+    store = ResultsStore(tmp_path / "store")
+    (t,) = store.list_tournaments()
+    assert t.name == "Spring migration" and t.total_rounds == 6
+    assert set(t.models) == set(MODELS) and t.dilemmas == ["lighthouse_keeper", "orchard_ledger"]
+    assert len(store.load_rounds(tournament=t.id)) == 6
+    # the name again finds the same tournament
+    code, _, _ = _import(tmp_path, str(run_dir), "--tournament", "Spring migration")
+    assert code == 0 and len(ResultsStore(tmp_path / "store").list_tournaments()) == 1
+
+
+def test_bad_files_get_one_line_each_and_the_rest_import(run_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "broken.json").write_text('{"id": "x", "phases": [', encoding="utf-8")
+    nomodel = json.loads(sorted(run_dir.glob("002_*.json"))[0].read_text())
+    del nomodel["team_a_model"]
+    (bad / "nomodel.json").write_text(json.dumps(nomodel), encoding="utf-8")
+    (bad / "lines.jsonl").write_text(
+        (run_dir / "all_rounds.jsonl").read_text().splitlines()[0] + "\nnot json\n", encoding="utf-8")
+    (bad / "empty.json").write_bytes(b"")
+    good = sorted(run_dir.glob("00[45]_*.json"))
+    code, out, err = _import(tmp_path, str(bad), *map(str, good), str(tmp_path / "absent.json"))
+    assert code != 0
+    lines = [ln for ln in err.splitlines() if ln.startswith("ebtui: import: ")]
+    assert len(lines) == 5
+    assert any("broken.json: not valid JSON" in ln for ln in lines)
+    assert any("nomodel.json: missing or empty 'team_a_model'" in ln for ln in lines)
+    assert any("lines.jsonl:2: not valid JSON" in ln for ln in lines)
+    assert any("empty.json: empty file" in ln for ln in lines)
+    assert any("absent.json: no such file" in ln for ln in lines)
+    assert "Traceback" not in err
+    assert len(ResultsStore(tmp_path / "store").query()) == 3  # the two good files and the good jsonl line
+
+
+def test_unfinished_round_is_incomplete_not_running(tmp_path: Path) -> None:
+    rec = make_round(1, "orchard_ledger", "alpha-1", "beta-2.5", "gamma-3", {c: 7 for c in CRITERIA},
+                     {c: 6 for c in CRITERIA}, status="in_progress")
+    rec["phases"] = rec["phases"][:2]
+    rec["judgment"] = None
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(rec))
+    res = import_rounds([p], ResultsStore(tmp_path / "s"))
+    (r,) = res.imported
+    assert r.status == RoundStatus.INCOMPLETE and r.judgment is None and r.error
+
+
+def test_old_round_files_without_the_field_still_load() -> None:
+    r = Round(dilemma_id="d", team_a_model="a", team_b_model="b", judge_model="j")
+    data = json.loads(r.model_dump_json())
+    data.pop("imported")
+    assert Round.model_validate(data).imported is None
+
+
+# ---------------------------------------------------------------------------------------- the numbers
+
+
+def test_raw_means_equal_the_runner_table_except_defaulted_cells(run_dir: Path, tmp_path: Path) -> None:
+    records = [json.loads(line) for line in (run_dir / "all_rounds.jsonl").read_text().splitlines()]
+    code, _, err = _import(tmp_path, str(run_dir))
+    assert code == 0, err
+    ours = _means(ResultsStore(tmp_path / "store").load_rounds())
+    published = _runner_table(records, keep_defaults=True)  # what the runner itself printed
+    real = _runner_table(records, keep_defaults=False)  # the same without its invented 5s
+    defaulted = {(records[2]["team_b_model"], "intellectual_honesty"), (records[2]["team_b_model"], "consistency")}
+    assert set(ours) == set(published)
+    for key, (mean, n) in published.items():
+        if key in defaulted:
+            assert ours[key][1] == n - 1
+            assert ours[key][0] == pytest.approx(real[key][0], abs=1e-9)
+        else:
+            assert ours[key] == (pytest.approx(mean, abs=0.01), n)
+    assert runner_criteria_table(read_sources([run_dir / "all_rounds.jsonl"])[0]) == pytest.approx(real)
+
+
+# ---------------------------------------------------------------------------------------- the real files
+
+
+@pytest.fixture
+def shared_rounds() -> Path:
+    if not EB_ROUNDS.is_dir():
+        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {EB_ROUNDS}")
+    return EB_ROUNDS
+
+
+def test_shared_runner_files_import_with_the_recorded_scores(shared_rounds: Path, tmp_path: Path) -> None:
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(shared_rounds.glob("*.json"))]
+    store = ResultsStore(tmp_path / "s")
+    res = import_rounds([shared_rounds], store)
+    assert not res.problems and len(res.imported) == len(records) == 2
+    again = import_rounds([shared_rounds], store)
+    assert not again.imported and len(again.already) == 2
+    rounds = store.load_rounds()
+    by_source = {r.imported.source_round_id: r for r in rounds}
+    for rec in records:
+        r = by_source[rec["id"]]
+        assert r.status == RoundStatus.COMPLETE and "consistency_test_b" in r.imported.extra_phases
+        assert r.dilemma_title == "The Gradient Entity" and len(r.imported.dilemma.questions) == 3
+        for t in ("a", "b"):
+            assert r.judgment.parsed_scores(t).as_dict() == rec["judgment"][f"team_{t}_scores"]
+    ours = _means(rounds)
+    assert ours == pytest.approx(_runner_table(records, keep_defaults=True))
+
+
+def test_shared_runner_files_ebtui_reparse_agrees(shared_rounds: Path, tmp_path: Path) -> None:
+    """Evidence for the judgment parser: its reading of the real judge replies against the runner's."""
+    res = import_rounds([shared_rounds], ResultsStore(tmp_path / "s"))
+    disagreements = [(r.imported.source_round_id, d) for r in res.imported for d in r.imported.disagreements]
+    assert disagreements == []
