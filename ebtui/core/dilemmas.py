@@ -19,7 +19,7 @@ import re
 import unicodedata
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +95,59 @@ _PROBES_TITLE = re.compile(r"\bprobes?\b", re.I)
 _LABEL = re.compile(r"^(?P<label>[^\W\d_][\w /&'\u2019()-]{0,48}?)\s*[:\uff1a]\s*(?P<rest>.*)$", re.S)
 # hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
 _HAND_MARKER = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
+# the first cell of a numbered table row: "1", "1.", "(1)", "a)", "iv.", "Q1", "#1", a bullet
+_CELL_NUMBER = re.compile(
+    r"^(?:(?:q|no\.?|#)\s*)?(?:\(?\d{1,3}[.):]?|\(?[a-z][.)]|\([a-z]\)|\(?[ivxlc]{1,5}[.)]?)$"
+    r"|^[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-]$",
+    re.I,
+)
 _WS = re.compile(r"\s+")
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+# inline enumerations in one paragraph: how the first marker looks, and how to spell marker k (0-based)
+_INLINE_KINDS: tuple[tuple[re.Pattern[str], Callable[[int], str]], ...] = (
+    (re.compile(r"^1[.)]\s+"), lambda k: rf"{k + 1}[.)]"),
+    (re.compile(r"^\(1\)\s*"), lambda k: rf"\({k + 1}\)"),
+    (re.compile(r"^\(a\)\s*", re.I), lambda k: rf"\({chr(97 + k)}\)"),
+    (re.compile(r"^a\)\s+", re.I), lambda k: rf"{chr(97 + k)}\)"),
+    (re.compile(r"^\(i\)\s*", re.I), lambda k: rf"\({_ROMAN[k]}\)" if k < len(_ROMAN) else r"(?!)"),
+    (re.compile(r"^i[.)]\s+", re.I), lambda k: rf"{_ROMAN[k]}[.)]" if k < len(_ROMAN) else r"(?!)"),
+)
+
+
+def split_inline_list(text: str) -> list[str]:
+    """"1. A? 2. B? 3. C?" (or "(a) ... (b) ...", "1) ... 2) ...", "(i) ... (ii) ...") typed in one paragraph
+    -> ["A?", "B?", "C?"]; anything else -> [text]. The markers must start the text and count up from the
+    first; where a marker's text also occurs inside an item, the one after a sentence end is taken."""
+    text = text.strip()
+    for first, spell in _INLINE_KINDS:
+        m = first.match(text)
+        if not m:
+            continue
+        starts = [(0, m.end())]  # (marker start, item start)
+        pos = m.end()
+        k = 1
+        while True:
+            rx = re.compile(rf"(?<=\s)(?P<mark>{spell(k)})(?=\s)", re.I)
+            found = [x for x in rx.finditer(text, pos)]
+            if not found:
+                break
+            after_stop = [x for x in found if re.search(r"[.?!;:,)\u201d\"']\s*$", text[:x.start()])]
+            pick = (after_stop or found)[0]
+            starts.append((pick.start(), pick.end()))
+            pos = pick.end()
+            k += 1
+        if len(starts) < 2:
+            continue
+        items = []
+        for i, (_, item_start) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+            item = text[item_start:end].strip().rstrip(";,").strip()
+            if item.lower().endswith((" and", " or")) and i + 1 < len(starts):
+                item = item.rsplit(" ", 1)[0].rstrip(";,").strip()
+            items.append(item)
+        if all(items):
+            return items
+    return [text]
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 
 
@@ -282,7 +334,8 @@ class _Reader:
                     yield from self.walk(content, parent)
 
     def table(self, table) -> Iterator[_Para]:
-        """A "label | content" table gives labelled sections; any other table gives one line per row."""
+        """A "label | content" table gives labelled sections; a numbered table gives list items; any other
+        table gives one line per row."""
         rows = []
         for row in table.rows:
             cells = []
@@ -291,10 +344,13 @@ class _Reader:
                     continue
                 cells.append(cell)
             rows.append(cells)
+        plain: list = []  # consecutive rows that are not "label | content", read together
         for cells in rows:
             if len(cells) == 2:
                 label = _norm(cells[0].text).rstrip(":\uff1a").strip()
                 if _label_key(label) or _DILEMMA_TITLE.match(label):
+                    yield from self._plain_rows(plain)
+                    plain = []
                     inner = [p for p in self.walk(cells[1]._tc, cells[1]) if p.text]
                     if _DILEMMA_TITLE.match(label) and not _label_key(label):
                         yield _Para(text=label, all_bold=True, bold_prefix=label)
@@ -306,8 +362,29 @@ class _Reader:
                         yield _Para(text=f"{label}:", forced_label=label)
                         yield from inner
                     continue
-            texts = [_norm(c.text) for c in cells]
-            line = " | ".join(t for t in texts if t)
+            plain.append(cells)
+        yield from self._plain_rows(plain)
+
+    def _plain_rows(self, rows: list) -> Iterator[_Para]:
+        """Rows that are not "label | content": a list given as a table (the item number in the first
+        column, the item in the next) gives one list item per row with the number dropped, its header row
+        ("No. | Question") dropped; any other table gives one line per row."""
+        texts = [[_norm(c.text) for c in cells] for cells in rows]
+        numbered = [len(t) >= 2 and bool(_CELL_NUMBER.match(t[0])) and any(t[1:]) for t in texts]
+        if sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1 and (numbered[0] or len(texts) >= 2):
+            for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
+                if not is_item:
+                    if i == 0 and all(len(x.split()) <= 3 for x in t):
+                        continue  # a header row
+                    line = " | ".join(x for x in t if x)
+                    if line:
+                        yield _Para(text=line)
+                    continue
+                item = " | ".join(x for x in t[1:] if x)
+                yield _Para(text=item, is_list=True)
+            return
+        for t in texts:
+            line = " | ".join(x for x in t if x)
             if line:
                 yield _Para(text=line)
 
@@ -332,6 +409,10 @@ class _Reader:
         is_list = is_list or style_list
         if heading is None and outline is not None and outline < 9:
             heading = outline + 1
+        if heading is not None:
+            # LibreOffice saves heading styles with outline numbering (numPr on the style): a heading is
+            # still a heading, not a list item
+            is_list = False
         bold_prefix: list[str] = []
         all_bold = bool(text)
         leading = True
@@ -513,6 +594,10 @@ class _Builder:
     def _add(section: str, text: str, is_list: bool, text_parts: dict[str, list[str]],
              lists: dict[str, list[str]]) -> None:
         if section in _LIST_SECTIONS:
+            items = split_inline_list(text)
+            if len(items) > 1:  # "Questions: 1. ... 2. ... 3. ..." in one paragraph
+                lists[section].extend(items)
+                return
             item = _HAND_MARKER.sub("", text, count=1).strip()
             if item:
                 lists[section].append(item)
