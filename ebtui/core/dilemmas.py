@@ -94,10 +94,10 @@ _DILEMMA_TITLE = re.compile(r"^dilemma\s+(?:\d+[a-z]?|[ivxlc]+)\s*(?:[:.)\u2013\
 _PROBES_TITLE = re.compile(r"\bprobes?\b", re.I)
 _LABEL = re.compile(r"^(?P<label>[^\W\d_][\w /&'\u2019()-]{0,48}?)\s*[:\uff1a]\s*(?P<rest>.*)$", re.S)
 # hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
-_HAND_MARKER = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
+_HAND_MARKER = re.compile(r"^\s*(?:(?i:q(?:uestion)?)\s*\d{1,3}\s*[.:)]|\(?\d{1,3}[.)]|[a-z]\.|\(?[ivx]{1,4}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
 # the first cell of a numbered table row: "1", "1.", "(1)", "a)", "iv.", "Q1", "#1", a bullet
 _CELL_NUMBER = re.compile(
-    r"^(?:(?:q|no\.?|#)\s*)?(?:\(?\d{1,3}[.):]?|\(?[a-z][.)]|\([a-z]\)|\(?[ivxlc]{1,5}[.)]?)$"
+    r"^(?:(?:q|no\.?|#|item|question)\s*)?(?:\(?\d{1,3}[.):]?|\(?[a-z][.)]|\([a-z]\)|\(?[ivx]{1,4}[.)]|\([ivx]{1,4}\))$"
     r"|^[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-]$",
     re.I,
 )
@@ -365,12 +365,17 @@ class _Reader:
             plain.append(cells)
         yield from self._plain_rows(plain)
 
+    def _auto_numbered(self, cell) -> bool:
+        """A cell whose only content is Word/LibreOffice numbering (the number lives in numPr, not the text)."""
+        return any(self.para(p).is_list for p in cell.paragraphs)
+
     def _plain_rows(self, rows: list) -> Iterator[_Para]:
         """Rows that are not "label | content": a list given as a table (the item number in the first
         column, the item in the next) gives one list item per row with the number dropped, its header row
         ("No. | Question") dropped; any other table gives one line per row."""
         texts = [[_norm(c.text) for c in cells] for cells in rows]
-        numbered = [len(t) >= 2 and bool(_CELL_NUMBER.match(t[0])) and any(t[1:]) for t in texts]
+        numbered = [len(t) >= 2 and any(t[1:]) and (bool(_CELL_NUMBER.match(t[0])) or (
+            not t[0] and self._auto_numbered(cells[0]))) for t, cells in zip(texts, rows, strict=True)]
         if sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1 and (numbered[0] or len(texts) >= 2):
             for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
                 if not is_item:

@@ -4,6 +4,7 @@ Each source becomes:
 - pandoc_<name>.docx   pandoc straight to Word (pandoc's own numbering and table XML)
 - lo_<name>.docx       pandoc to ODT, then LibreOffice: soffice --headless --convert-to docx:"MS Word 2007 XML"
 - lohtml_<name>.docx   pandoc to HTML, then LibreOffice's HTML import, then LibreOffice's Word export
+- lort_<name>.docx     the pandoc .docx opened and saved again by LibreOffice (a Word file re-saved in Writer)
 
 Needs pandoc and soffice (Debian: apt-get install pandoc libreoffice-writer-nogui). The outputs are
 committed, so tests run without these tools; tests/test_dilemmas_docx_fixtures.py regenerates them into a
@@ -60,6 +61,16 @@ def build(out: Path) -> list[Path]:
                            check=True, timeout=120)
             produced = _soffice(html, tmp, profile, infilter="HTML (StarWriter)")
             target = out / f"lohtml_{name}.docx"
+            shutil.move(produced, target)
+            made.append(target)
+            rt_in = tmp / "rt_in"
+            rt_out = tmp / "rt_out"
+            rt_in.mkdir(exist_ok=True)
+            rt_out.mkdir(exist_ok=True)
+            source = rt_in / f"{name}.docx"
+            shutil.copy(out / f"pandoc_{name}.docx", source)
+            produced = _soffice(source, rt_out, profile)
+            target = out / f"lort_{name}.docx"
             shutil.move(produced, target)
             made.append(target)
     return made
