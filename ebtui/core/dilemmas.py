@@ -114,6 +114,31 @@ _INLINE_KINDS: tuple[tuple[re.Pattern[str], Callable[[int], str]], ...] = (
 )
 
 
+def _ordinals(cells: list[str]) -> list[int | None]:
+    """The positions a table's number cells give ("3." -> 3, "(b)" -> 2, "Q2" -> 2, "ii." -> 2); None for an
+    empty (auto-numbered) cell or a bullet. Single letters are read as roman numerals when that counts up."""
+    cores = [re.sub(r"^(?:q|no\.?|#|item|question)\s*", "", c.strip(), flags=re.I).strip("().:").lower()
+             for c in cells]
+
+    def read(core: str, roman: bool) -> int | None:
+        if not core:
+            return None
+        if core.isdigit():
+            return int(core)
+        if roman and core in _ROMAN:
+            return _ROMAN.index(core) + 1
+        if len(core) == 1 and core.isalpha():
+            return ord(core) - 96
+        if core in _ROMAN:
+            return _ROMAN.index(core) + 1
+        return None
+
+    letters = [read(c, False) for c in cores]
+    if letters and letters[0] == 9:  # "i", "ii", ... rather than the ninth letter
+        return [read(c, True) for c in cores]
+    return letters
+
+
 def split_inline_list(text: str) -> list[str]:
     """"1. A? 2. B? 3. C?" (or "(a) ... (b) ...", "1) ... 2) ...", "(i) ... (ii) ...") typed in one paragraph
     -> ["A?", "B?", "C?"]; anything else -> [text]. The markers must start the text and count up from the
@@ -376,7 +401,12 @@ class _Reader:
         texts = [[_norm(c.text) for c in cells] for cells in rows]
         numbered = [len(t) >= 2 and any(t[1:]) and (bool(_CELL_NUMBER.match(t[0])) or (
             not t[0] and self._auto_numbered(cells[0]))) for t, cells in zip(texts, rows, strict=True)]
-        if sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1 and (numbered[0] or len(texts) >= 2):
+        # the numbers must count up from the first (1, 2, 3 / a, b / i, ii): "10 | 40 pounds" rows are data
+        ordinals = _ordinals([t[0] for t, n in zip(texts, numbered, strict=True) if n])
+        counts_up = all(o is None for o in ordinals) or (
+            None not in ordinals and ordinals == list(range(ordinals[0], ordinals[0] + len(ordinals)))  # type: ignore[arg-type]
+            and ordinals[0] in (0, 1))
+        if counts_up and sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1:
             for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
                 if not is_item:
                     if i == 0 and all(len(x.split()) <= 3 for x in t):
