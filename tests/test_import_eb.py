@@ -308,3 +308,43 @@ def test_shared_runner_files_ebtui_reparse_agrees(shared_rounds: Path, tmp_path:
     res = import_rounds([shared_rounds], ResultsStore(tmp_path / "s"))
     disagreements = [(r.imported.source_round_id, d) for r in res.imported for d in r.imported.disagreements]
     assert disagreements == []
+
+
+# ---------------------------------------------------------------------------------------- marks
+
+
+def test_imported_rounds_are_marked_in_rounds_show_and_the_browser(run_dir: Path, tmp_path: Path) -> None:
+    from ebtui.tui.screens.results import entry_row
+
+    src = sorted(run_dir.glob("001_*.json"))[0]
+    _import(tmp_path, str(src))
+    store = ResultsStore(tmp_path / "store")
+    (entry,) = store.query()
+    shown = CliRunner().invoke(cli, ["rounds", "show", entry["id"], "--store", str(tmp_path / "store")])
+    assert f"Imported from moral_reasoning_quality_evaluation: {src.resolve()}" in shown.stdout
+    assert "⇩" in str(entry_row(entry)[6])
+    native = dict(entry, id="r-0123456789ab")
+    assert "⇩" not in str(entry_row(native)[6])
+
+
+def test_document_dilemmas_are_used_when_the_document_has_the_id(run_dir: Path, tmp_path: Path) -> None:
+    import docx
+
+    doc = docx.Document()
+    doc.add_heading("Dilemma 1: The Lighthouse Keeper", level=2)
+    p = doc.add_paragraph()
+    p.add_run("Category:").bold = True
+    p.add_run(" Duty")
+    doc.add_paragraph("A keeper and a storm.")
+    p = doc.add_paragraph()
+    p.add_run("Question:").bold = True
+    p.add_run(" Leave the lamp?")
+    path = tmp_path / "d.docx"
+    doc.save(str(path))
+    code, _, err = _import(tmp_path, str(run_dir / "all_rounds.jsonl"), "--document", str(path))
+    assert code == 0, err
+    rounds = ResultsStore(tmp_path / "store").load_rounds()
+    keeper = [r for r in rounds if r.dilemma_id == "lighthouse_keeper"]
+    orchard = [r for r in rounds if r.dilemma_id == "orchard_ledger"]
+    assert keeper and all(r.imported.dilemma is None and r.document == str(path) for r in keeper)
+    assert orchard and all(r.imported.dilemma.title == "The Orchard Ledger" and r.document == "" for r in orchard)

@@ -7,6 +7,7 @@ time as the cursor nears its end (or with m), since a DataTable measures every r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -75,6 +76,8 @@ def _total(e: dict[str, Any], team: str) -> str:
 def entry_row(e: dict[str, Any]) -> tuple[Text | str, ...]:
     s = strip_control
     status = str(e.get("status") or "")
+    if e.get("imported") or re.match(r"eb-[A-Za-z0-9]{1,8}-[0-9a-f]{12}$", str(e.get("id") or "")):
+        status += " ⇩"  # imported from another runner (`ebtui import`); the round view names the source
     review = Text("⚠ review", style="bold yellow") if e.get("needs_review") else Text("")
     when = str(e.get("timestamp") or "")[:16].replace("T", " ")
     return (
