@@ -363,7 +363,7 @@ class _Reader:
         table gives one line per row."""
         rows = []
         for row in table.rows:
-            cells = []
+            cells: list = []
             for cell in row.cells:
                 if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
                     continue
@@ -403,9 +403,9 @@ class _Reader:
             not t[0] and self._auto_numbered(cells[0]))) for t, cells in zip(texts, rows, strict=True)]
         # the numbers must count up from the first (1, 2, 3 / a, b / i, ii): "10 | 40 pounds" rows are data
         ordinals = _ordinals([t[0] for t, n in zip(texts, numbered, strict=True) if n])
-        counts_up = all(o is None for o in ordinals) or (
-            None not in ordinals and ordinals == list(range(ordinals[0], ordinals[0] + len(ordinals)))  # type: ignore[arg-type]
-            and ordinals[0] in (0, 1))
+        known = [o for o in ordinals if o is not None]
+        counts_up = not known or (len(known) == len(ordinals) and known[0] in (0, 1)
+                                  and known == list(range(known[0], known[0] + len(known))))
         if counts_up and sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1:
             for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
                 if not is_item:

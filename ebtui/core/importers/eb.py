@@ -433,8 +433,8 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
                 imported.disagreements.append({"team": t, "criterion": c, "runner": r, "ebtui": e})
                 reasons.append(f"{label} {c}: the original runner recorded {r}; ebtui's parser reads "
                                f"{e if e is not None else 'no score'} in the same reply (the recorded {r} is kept)")
-    for e in other_errors:
-        reasons.append(f"the original runner noted: {e}")
+    for note in other_errors:
+        reasons.append(f"the original runner noted: {note}")
     if mine is None:
         reasons.append("the file holds no judge reply to check the recorded scores against")
 
@@ -445,8 +445,8 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
 
     imported.score_sources = sources
     return Judgment(
-        team_a_scores=Scores(**parsed["a"]),
-        team_b_scores=Scores(**parsed["b"]),
+        team_a_scores=Scores.model_validate(parsed["a"]),
+        team_b_scores=Scores.model_validate(parsed["b"]),
         team_a_justification=text("team_a_justification", mine.team_a_justification if mine else ""),
         team_b_justification=text("team_b_justification", mine.team_b_justification if mine else ""),
         overall_analysis=text("overall_analysis", mine.overall_analysis if mine else ""),
