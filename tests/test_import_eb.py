@@ -348,3 +348,33 @@ def test_document_dilemmas_are_used_when_the_document_has_the_id(run_dir: Path, 
     orchard = [r for r in rounds if r.dilemma_id == "orchard_ledger"]
     assert keeper and all(r.imported.dilemma is None and r.document == str(path) for r in keeper)
     assert orchard and all(r.imported.dilemma.title == "The Orchard Ledger" and r.document == "" for r in orchard)
+
+
+def test_tournament_given_later_groups_rounds_already_imported(run_dir: Path, tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    code, _, _ = _import(tmp_path, str(run_dir))
+    assert code == 0
+    store = ResultsStore(store_dir)
+    rid = store.query()[0]["id"]
+    store.apply_override(rid, "a", "consistency", 3, "checked by hand")
+    code, out, _ = _import(tmp_path, str(run_dir), "--tournament", "later")
+    assert code == 0 and "6 of them now in the tournament" in out
+    store = ResultsStore(store_dir)
+    assert len(store.query()) == 6 and len(store.load_rounds(tournament="later")) == 6
+    assert store.load_round(rid).judgment.effective_scores("a").consistency == 3  # the override survives
+    code, out, _ = _import(tmp_path, str(run_dir), "--tournament", "other")
+    assert "6 of them stay in tournament(s) later" in out
+    assert len(ResultsStore(store_dir).load_rounds(tournament="later")) == 6
+
+
+def test_no_runner_judgment_uses_ebtuis_parse_and_flags(tmp_path: Path) -> None:
+    rec = make_round(2, "orchard_ledger", "alpha-1", "beta-2.5", "gamma-3", {c: 7 for c in CRITERIA},
+                     {c: 6 for c in CRITERIA})
+    rec["judgment"] = None
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(rec))
+    (r,) = import_rounds([p], ResultsStore(tmp_path / "s")).imported
+    assert r.judgment.parsed_scores("a").as_dict() == {c: 7 for c in CRITERIA}
+    assert r.judgment.parsed_scores("b").as_dict() == {c: 6 for c in CRITERIA}
+    assert set(r.imported.score_sources["a"].values()) == {"ebtui"}
+    assert r.judgment.needs_review and any("recorded no judgment" in x for x in r.judgment.review_reasons)

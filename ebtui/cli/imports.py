@@ -65,6 +65,11 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store
         parts.append(f"tournament {result.tournament.id!r}")
     if result.already:
         parts.append(f"{len(result.already)} already in the store (left as they are)")
+    if result.grouped:
+        parts.append(f"{len(result.grouped)} of them now in the tournament")
+    if result.elsewhere:
+        others = sorted({t for _, t in result.elsewhere})
+        parts.append(f"{len(result.elsewhere)} of them stay in tournament(s) {', '.join(others)}")
     if result.duplicates:
         parts.append(f"{len(result.duplicates)} read twice (e.g. .json and .jsonl) counted once")
     click.echo("; ".join(parts))

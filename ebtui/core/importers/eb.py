@@ -123,6 +123,10 @@ class ImportResult:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
     tournament: Tournament | None = None
+    #: rounds already in the store, without a tournament, now put in the one given
+    grouped: list[str] = field(default_factory=list)
+    #: (round id, its tournament) of rounds already in the store under another tournament (left there)
+    elsewhere: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -601,6 +605,8 @@ def import_rounds(
         seen.add(round_.id)
         if store.round_path(round_.id).exists():
             result.already.append((round_.id, rec.where))
+            if tid is not None:
+                _group(store, round_.id, tid, rec.where, result)
             continue
         try:
             store.save_round(round_)
@@ -624,6 +630,23 @@ def import_rounds(
             t.finished_at = max([*ends, *([t.finished_at] if t.finished_at else [])])
         store.save_tournament(t)
     return result
+
+
+def _group(store: Any, round_id: str, tid: str, where: str, result: ImportResult) -> None:
+    """A round imported before without a tournament joins the one now named (nothing else changes)."""
+    from ebtui.core.store import StoreError
+
+    try:
+        existing = store.load_round(round_id)
+    except StoreError as exc:
+        result.problems.append(ImportProblem(where, f"already in the store but unreadable there: {exc}"))
+        return
+    if existing.tournament_id is None:
+        existing.tournament_id = tid
+        store.save_round(existing)
+        result.grouped.append(round_id)
+    elif existing.tournament_id != tid:
+        result.elsewhere.append((round_id, existing.tournament_id))
 
 
 # --------------------------------------------------------------------------------------------- checking
