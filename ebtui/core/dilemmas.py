@@ -19,10 +19,11 @@ import re
 import unicodedata
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ebtui.core.doclists import HAND_MARKER, split_inline_list, table_rows
 from ebtui.core.records import Dilemma
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "dilemma_id",
     "load_dilemmas",
     "load_document",
+    "split_inline_list",
 ]
 
 
@@ -93,86 +95,7 @@ _LABELS: dict[str, str] = {
 _DILEMMA_TITLE = re.compile(r"^dilemma\s+(?:\d+[a-z]?|[ivxlc]+)\s*(?:[:.)\u2013\u2014-]\s*(?P<title>.+))?$", re.I)
 _PROBES_TITLE = re.compile(r"\bprobes?\b", re.I)
 _LABEL = re.compile(r"^(?P<label>[^\W\d_][\w /&'\u2019()-]{0,48}?)\s*[:\uff1a]\s*(?P<rest>.*)$", re.S)
-# hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
-_HAND_MARKER = re.compile(r"^\s*(?:(?i:q(?:uestion)?)\s*\d{1,3}\s*[.:)]|\(?\d{1,3}[.)]|[a-z]\.|\(?[ivx]{1,4}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
-# the first cell of a numbered table row: "1", "1.", "(1)", "a)", "iv.", "Q1", "#1", a bullet
-_CELL_NUMBER = re.compile(
-    r"^(?:(?:q|no\.?|#|item|question)\s*)?(?:\(?\d{1,3}[.):]?|\(?[a-z][.)]|\([a-z]\)|\(?[ivx]{1,4}[.)]|\([ivx]{1,4}\))$"
-    r"|^[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-]$",
-    re.I,
-)
 _WS = re.compile(r"\s+")
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
-# inline enumerations in one paragraph: how the first marker looks, and how to spell marker k (0-based)
-_INLINE_KINDS: tuple[tuple[re.Pattern[str], Callable[[int], str]], ...] = (
-    (re.compile(r"^1[.)]\s+"), lambda k: rf"{k + 1}[.)]"),
-    (re.compile(r"^\(1\)\s*"), lambda k: rf"\({k + 1}\)"),
-    (re.compile(r"^\(a\)\s*", re.I), lambda k: rf"\({chr(97 + k)}\)"),
-    (re.compile(r"^a\)\s+", re.I), lambda k: rf"{chr(97 + k)}\)"),
-    (re.compile(r"^\(i\)\s*", re.I), lambda k: rf"\({_ROMAN[k]}\)" if k < len(_ROMAN) else r"(?!)"),
-    (re.compile(r"^i[.)]\s+", re.I), lambda k: rf"{_ROMAN[k]}[.)]" if k < len(_ROMAN) else r"(?!)"),
-)
-
-
-def _ordinals(cells: list[str]) -> list[int | None]:
-    """The positions a table's number cells give ("3." -> 3, "(b)" -> 2, "Q2" -> 2, "ii." -> 2); None for an
-    empty (auto-numbered) cell or a bullet. Single letters are read as roman numerals when that counts up."""
-    cores = [re.sub(r"^(?:q|no\.?|#|item|question)\s*", "", c.strip(), flags=re.I).strip("().:").lower()
-             for c in cells]
-
-    def read(core: str, roman: bool) -> int | None:
-        if not core:
-            return None
-        if core.isdigit():
-            return int(core)
-        if roman and core in _ROMAN:
-            return _ROMAN.index(core) + 1
-        if len(core) == 1 and core.isalpha():
-            return ord(core) - 96
-        if core in _ROMAN:
-            return _ROMAN.index(core) + 1
-        return None
-
-    letters = [read(c, False) for c in cores]
-    if letters and letters[0] == 9:  # "i", "ii", ... rather than the ninth letter
-        return [read(c, True) for c in cores]
-    return letters
-
-
-def split_inline_list(text: str) -> list[str]:
-    """"1. A? 2. B? 3. C?" (or "(a) ... (b) ...", "1) ... 2) ...", "(i) ... (ii) ...") typed in one paragraph
-    -> ["A?", "B?", "C?"]; anything else -> [text]. The markers must start the text and count up from the
-    first; where a marker's text also occurs inside an item, the one after a sentence end is taken."""
-    text = text.strip()
-    for first, spell in _INLINE_KINDS:
-        m = first.match(text)
-        if not m:
-            continue
-        starts = [(0, m.end())]  # (marker start, item start)
-        pos = m.end()
-        k = 1
-        while True:
-            rx = re.compile(rf"(?<=\s)(?P<mark>{spell(k)})(?=\s)", re.I)
-            found = [x for x in rx.finditer(text, pos)]
-            if not found:
-                break
-            after_stop = [x for x in found if re.search(r"[.?!;:,)\u201d\"']\s*$", text[:x.start()])]
-            pick = (after_stop or found)[0]
-            starts.append((pick.start(), pick.end()))
-            pos = pick.end()
-            k += 1
-        if len(starts) < 2:
-            continue
-        items = []
-        for i, (_, item_start) in enumerate(starts):
-            end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
-            item = text[item_start:end].strip().rstrip(";,").strip()
-            if item.lower().endswith((" and", " or")) and i + 1 < len(starts):
-                item = item.rsplit(" ", 1)[0].rstrip(";,").strip()
-            items.append(item)
-        if all(items):
-            return items
-    return [text]
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 
 
@@ -395,33 +318,11 @@ class _Reader:
         return any(self.para(p).is_list for p in cell.paragraphs)
 
     def _plain_rows(self, rows: list) -> Iterator[_Para]:
-        """Rows that are not "label | content": a list given as a table (the item number in the first
-        column, the item in the next) gives one list item per row with the number dropped, its header row
-        ("No. | Question") dropped; any other table gives one line per row."""
+        """Rows that are not "label | content": see doclists.table_rows (a numbered table is a list)."""
         texts = [[_norm(c.text) for c in cells] for cells in rows]
-        numbered = [len(t) >= 2 and any(t[1:]) and (bool(_CELL_NUMBER.match(t[0])) or (
-            not t[0] and self._auto_numbered(cells[0]))) for t, cells in zip(texts, rows, strict=True)]
-        # the numbers must count up from the first (1, 2, 3 / a, b / i, ii): "10 | 40 pounds" rows are data
-        ordinals = _ordinals([t[0] for t, n in zip(texts, numbered, strict=True) if n])
-        known = [o for o in ordinals if o is not None]
-        counts_up = not known or (len(known) == len(ordinals) and known[0] in (0, 1)
-                                  and known == list(range(known[0], known[0] + len(known))))
-        if counts_up and sum(numbered) >= 1 and sum(numbered) >= len(texts) - 1:
-            for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
-                if not is_item:
-                    if i == 0 and all(len(x.split()) <= 3 for x in t):
-                        continue  # a header row
-                    line = " | ".join(x for x in t if x)
-                    if line:
-                        yield _Para(text=line)
-                    continue
-                item = " | ".join(x for x in t[1:] if x)
-                yield _Para(text=item, is_list=True)
-            return
-        for t in texts:
-            line = " | ".join(x for x in t if x)
-            if line:
-                yield _Para(text=line)
+        auto = [not t[0] and self._auto_numbered(cells[0]) if t else False for t, cells in zip(texts, rows, strict=True)]
+        for text, is_item in table_rows(texts, auto):
+            yield _Para(text=text, is_list=is_item)
 
     def para(self, p) -> _Para:
         from docx.text.run import Run
@@ -633,7 +534,7 @@ class _Builder:
             if len(items) > 1:  # "Questions: 1. ... 2. ... 3. ..." in one paragraph
                 lists[section].extend(items)
                 return
-            item = _HAND_MARKER.sub("", text, count=1).strip()
+            item = HAND_MARKER.sub("", text, count=1).strip()
             if item:
                 lists[section].append(item)
         else:
@@ -650,11 +551,11 @@ class _Builder:
                 into.setdefault(group, [])
                 continue
             if group is None:
-                if not p.is_list and not _HAND_MARKER.match(p.text):
+                if not p.is_list and not HAND_MARKER.match(p.text):
                     continue  # an introductory sentence, not a probe
                 group = "General"
                 into.setdefault(group, [])
-            item = _HAND_MARKER.sub("", p.text, count=1).strip()
+            item = HAND_MARKER.sub("", p.text, count=1).strip()
             if item:
                 into[group].append(item)
 
