@@ -378,3 +378,13 @@ def test_no_runner_judgment_uses_ebtuis_parse_and_flags(tmp_path: Path) -> None:
     assert r.judgment.parsed_scores("b").as_dict() == {c: 6 for c in CRITERIA}
     assert set(r.imported.score_sources["a"].values()) == {"ebtui"}
     assert r.judgment.needs_review and any("recorded no judgment" in x for x in r.judgment.review_reasons)
+
+
+def test_provenance_lines_for_reports(run_dir: Path, tmp_path: Path) -> None:
+    from ebtui.core.importers.eb import provenance_lines
+
+    res = import_rounds([run_dir / "all_rounds.jsonl"], ResultsStore(tmp_path / "s"))
+    native = Round(dilemma_id="d", team_a_model="a", team_b_model="b", judge_model="j")
+    (line,) = provenance_lines([*res.imported, native])
+    assert line.startswith("6 round(s) imported from moral_reasoning_quality_evaluation (run lite_run, 1 source")
+    assert "2 score(s) the runner defaulted to 5 are missing; 1 disagreement(s)" in line

@@ -69,6 +69,7 @@ __all__ = [
     "dilemma_from_prompts",
     "import_rounds",
     "imported_round_id",
+    "provenance_lines",
     "read_sources",
     "runner_criteria_table",
 ]
@@ -508,3 +509,22 @@ def runner_criteria_table(records: Iterable[SourceRecord | dict[str, Any]], *, d
     return {k: (sum(v) / len(v), len(v)) for k, v in sums.items()}
 
 
+
+
+def provenance_lines(rounds: Iterable[Round]) -> list[str]:
+    """One line per imported run among the rounds, for reports: "12 rounds imported from <runner> (run
+    <folder>): 3 scores the runner defaulted to 5 are missing, 1 disagreement with ebtui's parser"."""
+    groups: dict[tuple[str, str], list[Round]] = {}
+    for r in rounds:
+        if r.imported is not None:
+            groups.setdefault((r.imported.runner, r.imported.source_run), []).append(r)
+    lines = []
+    for (runner, run), rs in sorted(groups.items()):
+        defaulted = sum(len(r.imported.defaulted) for r in rs if r.imported)
+        disagree = sum(len(r.imported.disagreements) for r in rs if r.imported)
+        files = sorted({r.imported.source_file for r in rs if r.imported})
+        where = f"run {run}" if run else "files"
+        lines.append(f"{len(rs)} round(s) imported from {runner} ({where}, {len(files)} source file(s)): "
+                     f"{defaulted} score(s) the runner defaulted to 5 are missing; {disagree} disagreement(s) "
+                     "with ebtui's parser (the runner's value kept)")
+    return lines
