@@ -117,3 +117,57 @@ def test_a_data_table_with_numbers_is_not_a_list(tmp_path: Path) -> None:
         (d,) = load_document(path).dilemmas
     assert "10 | people on the ferry" in d.core_scenario and "40 | people on the quay" in d.core_scenario
     assert d.questions == ["Who pays for it?", "Must he tell her?"]
+
+
+def _base_doc() -> docx.document.Document:
+    doc = docx.Document()
+    doc.add_heading("Dilemma 1: The Shared Ladder", level=2)
+    p = doc.add_paragraph()
+    p.add_run("Category:").bold = True
+    p.add_run(" Neighbours")
+    doc.add_paragraph("Two neighbours share a ladder; one breaks it while the other is away.")
+    return doc
+
+
+def _load_one(doc: docx.document.Document, tmp_path: Path):
+    path = tmp_path / "t.docx"
+    doc.save(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DilemmaWarning)
+        (d,) = load_document(path).dilemmas
+    return d
+
+
+def test_label_in_a_merged_first_row_of_a_numbered_table(tmp_path: Path) -> None:
+    doc = _base_doc()
+    table = doc.add_table(rows=3, cols=2)
+    merged = table.rows[0].cells[0].merge(table.rows[0].cells[1])
+    merged.text = "Questions:"
+    for row, (n, q) in zip(table.rows[1:], [("1", "Who pays for it?"), ("2", "Must he tell her?")], strict=True):
+        row.cells[0].text, row.cells[1].text = n, q
+    d = _load_one(doc, tmp_path)
+    assert d.questions == ["Who pays for it?", "Must he tell her?"]
+    assert "Questions" not in d.core_scenario
+
+
+def test_bold_label_without_colon_then_inline_numbers(tmp_path: Path) -> None:
+    doc = _base_doc()
+    p = doc.add_paragraph()
+    p.add_run("Questions").bold = True
+    p.add_run(" 1. Who pays for it? 2. Must he tell her? 3. Should they buy a new one together?")
+    d = _load_one(doc, tmp_path)
+    assert d.questions == ["Who pays for it?", "Must he tell her?", "Should they buy a new one together?"]
+
+
+def test_numbered_sub_items_belong_to_their_question(tmp_path: Path) -> None:
+    doc = _base_doc()
+    p = doc.add_paragraph()
+    p.add_run("Questions:").bold = True
+    for text, level in [("Who pays for it?", 1), ("if it was old,", 2), ("if it was new?", 2),
+                        ("Must he tell her?", 1)]:
+        para = doc.add_paragraph(text)
+        num_pr = para._p.get_or_add_pPr().get_or_add_numPr()
+        num_pr.get_or_add_ilvl().val = level
+        num_pr.get_or_add_numId().val = 1
+    d = _load_one(doc, tmp_path)
+    assert d.questions == ["Who pays for it? if it was old, if it was new?", "Must he tell her?"]

@@ -18,12 +18,11 @@ from __future__ import annotations
 import re
 import unicodedata
 import warnings
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ebtui.core.doclists import HAND_MARKER, split_inline_list, table_rows
+from ebtui.core.doclists import HAND_MARKER, open_docx, split_inline_list, table_rows
 from ebtui.core.records import Dilemma
 
 __all__ = [
@@ -155,42 +154,7 @@ def load_document(path: str | Path | None = None) -> DilemmaDocument:
 
 
 def _open_docx(path: Path):  # -> docx.document.Document
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    if not path.exists():
-        raise DocumentError(path, "no such file")
-    if path.is_dir():
-        raise DocumentError(path, "is a directory, not a .docx file")
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(8)
-    except OSError as exc:
-        raise DocumentError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if not head:
-        raise DocumentError(path, "empty file (0 bytes), not a .docx document")
-    if head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise DocumentError(path, "is a legacy Word .doc (or other OLE) file, not a .docx; save it as .docx")
-    if not head.startswith(b"PK"):
-        raise DocumentError(path, "not a .docx file (a .docx is a zip package; this is not one)")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            if "word/document.xml" not in names:
-                raise DocumentError(path, "not a Word .docx file (zip package without word/document.xml)")
-            bad = zf.testzip()
-            if bad is not None:
-                raise DocumentError(path, f"corrupt .docx (damaged zip member {bad})")
-    except zipfile.BadZipFile as exc:
-        raise DocumentError(path, f"corrupt .docx (bad zip: {exc})") from None
-    except (OSError, EOFError) as exc:
-        raise DocumentError(path, f"corrupt .docx ({exc})") from None
-    try:
-        return docx.Document(str(path))
-    except PackageNotFoundError:
-        raise DocumentError(path, "not a Word .docx file") from None
-    except Exception as exc:  # lxml / KeyError / ValueError from a damaged package
-        raise DocumentError(path, f"corrupt .docx ({type(exc).__name__}: {exc})") from None
+    return open_docx(path, DocumentError)
 
 
 @dataclass
@@ -204,6 +168,7 @@ class _Para:
     bold_prefix: str = ""
     # a two-column "label | content" table row is turned into a label paragraph plus its content
     forced_label: str | None = None
+    level: int = 0  # list level (w:ilvl) of a numbered paragraph
 
 
 def _norm(text: str) -> str:
@@ -332,11 +297,13 @@ class _Reader:
         p_pr = p._p.pPr
         outline = None
         is_list = False
+        level = 0
         style_id = None
         if p_pr is not None:
             num_pr = p_pr.numPr
             if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
                 is_list = True
+                level = num_pr.ilvl.val if num_pr.ilvl is not None else 0
             ol = p_pr.find(qn("w:outlineLvl"))
             if ol is not None:
                 outline = int(ol.get(qn("w:val"), "9"))
@@ -370,7 +337,7 @@ class _Reader:
             elif leading:
                 bold_prefix.append(rt)
         return _Para(text=text, heading=heading, is_list=is_list, all_bold=all_bold,
-                     bold_prefix=_norm("".join(bold_prefix)))
+                     bold_prefix=_norm("".join(bold_prefix)), level=level)
 
 
 def _style_chain(style) -> Iterator:
@@ -420,6 +387,10 @@ class _Builder:
             key = _label_key(m.group("label"))
             if key:
                 return key, m.group("rest").strip()
+        # a bold label without a colon: "**Questions** 1. ... 2. ..."
+        key = _label_key(p.bold_prefix) if p.bold_prefix and not p.is_list else None
+        if key and p.text.startswith(p.bold_prefix):
+            return key, p.text[len(p.bold_prefix):].strip()
         return None
 
     def _title_of(self, p: _Para, nxt: _Para | None) -> tuple[str, bool] | None:
@@ -488,6 +459,7 @@ class _Builder:
         text_parts: dict[str, list[str]] = {"core_scenario": [], "consistency_case": []}
         lists: dict[str, list[str]] = {k: [] for k in _LIST_SECTIONS}
         section = "core_scenario"  # text before the first label is the scenario
+        list_base: dict[str, int] = {}  # the list level of a section's first numbered item
         for p in block.paras:
             label = self._label_of(p)
             if label is not None:
@@ -510,6 +482,11 @@ class _Builder:
                 if rest:
                     self._add(section, rest, False, text_parts, lists)
                 continue
+            if p.is_list and section in _LIST_SECTIONS:
+                base = list_base.setdefault(section, p.level)
+                if p.level > base and lists[section]:  # a sub-item belongs to the item above it
+                    lists[section][-1] += " " + HAND_MARKER.sub("", p.text, count=1).strip()
+                    continue
             self._add(section, p.text, p.is_list, text_parts, lists)
         title = block.title
         record = Dilemma(

@@ -1,13 +1,18 @@
 """List items as people type them in documents: hand-typed markers ("1.", "(a)", "Q3."), inline
 enumerations in one paragraph ("1. ... 2. ... 3. ..."), and the number column of a list given as a table.
-Used by the dilemma loader (ebtui.core.dilemmas)."""
+Also: opening a .docx with one clear error per problem. Used by the dilemma loader (ebtui.core.dilemmas)."""
 
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-__all__ = ["CELL_NUMBER", "HAND_MARKER", "counts_up", "ordinals", "split_inline_list", "table_rows"]
+__all__ = [
+    "CELL_NUMBER", "HAND_MARKER", "counts_up", "open_docx", "ordinals", "split_inline_list", "table_rows",
+]
 
 # hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
 HAND_MARKER = re.compile(r"^\s*(?:(?i:q(?:uestion)?)\s*\d{1,3}\s*[.:)]|\(?\d{1,3}[.)]|[a-z]\.|\(?[ivx]{1,4}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
@@ -115,7 +120,48 @@ def table_rows(texts: list[list[str]], auto_numbered: list[bool]) -> list[tuple[
         for i, (t, is_item) in enumerate(zip(texts, numbered, strict=True)):
             if is_item:
                 out.append((" | ".join(x for x in t[1:] if x), True))
-            elif not (i == 0 and all(len(x.split()) <= 3 for x in t)):  # a header row is dropped
+            elif not (i == 0 and sum(1 for x in t if x) >= 2 and all(len(x.split()) <= 3 for x in t)):
+                # a header row ("No. | Question") is dropped; a one-cell row ("Questions:") is kept
                 out.append((" | ".join(x for x in t if x), False))
         return [(line, item) for line, item in out if line]
     return [(line, False) for line in (" | ".join(x for x in t if x) for t in texts) if line]
+
+
+def open_docx(path: Path, error: Callable[[Path, str], Exception]) -> Any:
+    """The python-docx Document of a .docx file, or `error(path, problem)` raised naming what is wrong."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    if not path.exists():
+        raise error(path, "no such file")
+    if path.is_dir():
+        raise error(path, "is a directory, not a .docx file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise error(path, f"cannot be read ({exc.strerror or exc})") from None
+    if not head:
+        raise error(path, "empty file (0 bytes), not a .docx document")
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise error(path, "is a legacy Word .doc (or other OLE) file, not a .docx; save it as .docx")
+    if not head.startswith(b"PK"):
+        raise error(path, "not a .docx file (a .docx is a zip package; this is not one)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if "word/document.xml" not in names:
+                raise error(path, "not a Word .docx file (zip package without word/document.xml)")
+            bad = zf.testzip()
+            if bad is not None:
+                raise error(path, f"corrupt .docx (damaged zip member {bad})")
+    except zipfile.BadZipFile as exc:
+        raise error(path, f"corrupt .docx (bad zip: {exc})") from None
+    except (OSError, EOFError) as exc:
+        raise error(path, f"corrupt .docx ({exc})") from None
+    try:
+        return docx.Document(str(path))
+    except PackageNotFoundError:
+        raise error(path, "not a Word .docx file") from None
+    except Exception as exc:  # lxml / KeyError / ValueError from a damaged package
+        raise error(path, f"corrupt .docx ({type(exc).__name__}: {exc})") from None
