@@ -388,3 +388,22 @@ def test_provenance_lines_for_reports(run_dir: Path, tmp_path: Path) -> None:
     (line,) = provenance_lines([*res.imported, native])
     assert line.startswith("6 round(s) imported from moral_reasoning_quality_evaluation (run lite_run, 1 source")
     assert "2 score(s) the runner defaulted to 5 are missing; 1 disagreement(s)" in line
+
+
+def test_a_round_saved_twice_in_the_jsonl_imports_once_as_its_latest_save(tmp_path: Path) -> None:
+    rec = make_round(4, "orchard_ledger", "alpha-1", "beta-2.5", "gamma-3", {c: 7 for c in CRITERIA},
+                     {c: 6 for c in CRITERIA})
+    early = json.loads(json.dumps(rec))
+    early["phases"] = early["phases"][:3]
+    early["judgment"] = None
+    early["status"] = "in_progress"
+    path = tmp_path / "all_rounds.jsonl"
+    path.write_text(json.dumps(early) + "\n" + json.dumps(rec) + "\n", encoding="utf-8")
+    res = import_rounds([path], ResultsStore(tmp_path / "s"))
+    (r,) = res.imported
+    assert r.status == RoundStatus.COMPLETE and r.imported.source_line == 2
+    assert res.superseded == [f"{path}:1"]
+    # the order in the file does not matter
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(early) + "\n", encoding="utf-8")
+    res = import_rounds([path], ResultsStore(tmp_path / "s2"))
+    assert [x.imported.source_line for x in res.imported] == [1] and res.superseded == [f"{path}:2"]

@@ -70,6 +70,8 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store
     if result.elsewhere:
         others = sorted({t for _, t in result.elsewhere})
         parts.append(f"{len(result.elsewhere)} of them stay in tournament(s) {', '.join(others)}")
+    if result.superseded:
+        parts.append(f"{len(result.superseded)} earlier save(s) of a round passed over for its latest save")
     if result.duplicates:
         parts.append(f"{len(result.duplicates)} read twice (e.g. .json and .jsonl) counted once")
     click.echo("; ".join(parts))

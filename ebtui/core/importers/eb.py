@@ -105,6 +105,8 @@ class ImportResult:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
     tournament: Tournament | None = None
+    #: where records were passed over because a later save of the same runner round was read
+    superseded: list[str] = field(default_factory=list)
     #: rounds already in the store, without a tournament, now put in the one given
     grouped: list[str] = field(default_factory=list)
     #: (round id, its tournament) of rounds already in the store under another tournament (left there)
@@ -424,6 +426,7 @@ def import_rounds(
                 config={"imported_from": RUNNER},
             )
         tid = result.tournament.id
+    records, result.superseded = _latest_saves(records)
     seen: set[str] = set()
     for rec in records:
         try:
@@ -466,6 +469,29 @@ def import_rounds(
             t.finished_at = max([*ends, *([t.finished_at] if t.finished_at else [])])
         store.save_tournament(t)
     return result
+
+
+def _latest_saves(records: list[SourceRecord]) -> tuple[list[SourceRecord], list[str]]:
+    """One record per runner round id: the runner appends a round to all_rounds.jsonl each time it saves
+    it, so a round saved again (resumed, re-run) can appear with older content. The complete save with the
+    latest phase wins; the others are reported (where), not imported as extra rounds."""
+    def rank(rec: SourceRecord) -> tuple[bool, str, int]:
+        raw = rec.data.get("phases")
+        phases: list[Any] = raw if isinstance(raw, list) else []
+        last = max((str(p.get("timestamp") or "") for p in phases if isinstance(p, dict)), default="")
+        return (rec.data.get("status") == "complete", last, len(phases))
+
+    hashes = {id(rec): content_hash(rec.data) for rec in records}
+    best: dict[str, SourceRecord] = {}
+    for rec in records:
+        key = str(rec.data.get("id", ""))
+        if key and (key not in best or hashes[id(rec)] != hashes[id(best[key])] and rank(rec) >= rank(best[key])):
+            best[key] = rec
+    kept = [rec for rec in records if not rec.data.get("id")
+            or hashes[id(rec)] == hashes[id(best[str(rec.data["id"])])]]
+    kept_ids = {id(rec) for rec in kept}
+    dropped = [rec.where for rec in records if id(rec) not in kept_ids]
+    return kept, dropped
 
 
 def _group(store: Any, round_id: str, tid: str, where: str, result: ImportResult) -> None:
