@@ -16,7 +16,7 @@ from ebtui.core.records import PhaseType, Round, RoundStatus
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import RoundCompleted, TournamentFinished, TournamentRunner
-from ebtui.core.tournament_config import TournamentConfig
+from ebtui.core.tournament.config import TournamentConfig
 from ebtui.providers.scripted import ScriptedClient
 
 P = PhaseType

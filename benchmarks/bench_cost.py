@@ -22,7 +22,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PhaseType, Round
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentRunner
-from ebtui.core.tournament_config import TournamentConfig
+from ebtui.core.tournament.config import TournamentConfig
 
 
 def tokens(text: str) -> int:

@@ -1,4 +1,4 @@
-from ebtui.cli import main
+from ebtui.launcher import main
 
 if __name__ == "__main__":
     main()

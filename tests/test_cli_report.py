@@ -17,7 +17,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentFinished, TournamentRunner
-from ebtui.core.tournament_config import parse_tournament_config
+from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
 
 

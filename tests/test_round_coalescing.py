@@ -121,9 +121,9 @@ async def test_the_text_of_record_is_the_models_whatever_the_events() -> None:
 
 def test_the_queue_joins_only_into_an_untaken_item_of_the_same_phase() -> None:
     """Unit level: the queue merges only into an untaken text item of the same phase."""
-    from ebtui.core.round import _EventQueue
+    from ebtui.core.events import EventQueue
 
-    q = _EventQueue()
+    q = EventQueue()
     q.put_text("r", PhaseType.RESPONSE, "a")
     q.put_text("r", PhaseType.RESPONSE, "b")
     q.put_text("r", PhaseType.CONSISTENCY_TEST, "c")

@@ -12,7 +12,6 @@ import pytest
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round, RoundStatus, TournamentStatus
-from ebtui.core.schedule import ScheduleError, build_schedule
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import (
     AdaptiveLimiter,
@@ -22,11 +21,12 @@ from ebtui.core.tournament import (
     estimate_tournament,
     summarize_rounds,
 )
-from ebtui.core.tournament_config import (
+from ebtui.core.tournament.config import (
     TournamentConfigError,
     load_tournament_config,
     parse_tournament_config,
 )
+from ebtui.core.tournament.schedule import ScheduleError, build_schedule
 from ebtui.providers.base import ModelClient, StreamItem
 from ebtui.providers.retry import RetryingClient, RetryPolicy
 from ebtui.providers.scripted import ScriptedClient, ScriptedFault

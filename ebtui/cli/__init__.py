@@ -1,4 +1,5 @@
-"""The command line: bare `ebtui` opens the Textual app; subcommands are headless.
+"""The command line: the headless subcommands (bare `ebtui` opens the app through ebtui.launcher, which
+hands this group an `open_app` callable; the CLI never imports the TUI).
 
 Subcommands live in their own modules and are imported only when used, so `ebtui --help` stays fast
 and a headless command never imports Textual.
@@ -7,7 +8,6 @@ and a headless command never imports Textual.
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
@@ -59,14 +59,13 @@ def cli(ctx: click.Context, document: str | None, models_file: str | None, store
     ctx.ensure_object(dict)
     ctx.obj.update(document=document, models_file=models_file, store=store)
     if ctx.invoked_subcommand is None:
-        from ebtui.tui.app import run_app
-
-        run_app(document=document, models_file=models_file, store=store)
+        open_app = ctx.obj.get("open_app")
+        if open_app is None:
+            raise CliError("no app to open from here: run `ebtui` or `python -m ebtui` (ebtui.launcher:main); "
+                           "an `ebtui` script installed before the launcher moved needs `pip install -e .`")
+        open_app(document=document, models_file=models_file, store=store)
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        cli.main(args=argv, prog_name="ebtui", standalone_mode=True)
-    except CliError as exc:  # raised outside click's own handling (e.g. from the TUI start-up)
-        click.echo(f"ebtui: error: {exc.message}", err=True)
-        sys.exit(exc.exit_code)
+    """The headless CLI alone (subcommands only); the `ebtui` console script is ebtui.launcher:main."""
+    cli.main(args=argv, prog_name="ebtui", standalone_mode=True)

@@ -7,14 +7,15 @@ from typing import IO, Any
 import click
 
 from ebtui.core.safe_text import strip_control
+from ebtui.errors import EXIT_USAGE, UsageError
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-EXIT_USAGE = 2
 
 
-class CliError(click.ClickException):
-    """A usage or input problem: printed as one line, exit code 2, never a traceback."""
+class CliError(click.ClickException, UsageError):
+    """A usage or input problem: printed as one line, exit code 2, never a traceback (click shows it
+    inside a command; the launcher shows any other UsageError the same way)."""
 
     exit_code = EXIT_USAGE
 

@@ -67,7 +67,7 @@ class ProgressLine:
 def _load_config(config_path: str | None, resume: str | None, store_opt: str | None) -> tuple[Any, Path]:
     """The tournament config (from CONFIG, or from the stored tournament when only --resume is given)
     and the store directory."""
-    from ebtui.core.tournament_config import (
+    from ebtui.core.tournament.config import (
         TournamentConfigError,
         load_tournament_config,
         parse_tournament_config,

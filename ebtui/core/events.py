@@ -6,7 +6,10 @@ Past-tense dataclasses, cheap to create (one per streamed token).
 
 from __future__ import annotations
 
+import asyncio
+import collections
 from dataclasses import dataclass
+from typing import Any
 
 from ebtui.core.records import Judgment, Phase, PhaseType, Round
 
@@ -61,3 +64,69 @@ class RoundFinished:
 
 
 RoundEvent = PhaseStarted | TextDelta | PhaseRetrying | PhaseFinished | PhaseFailed | JudgmentParsed | RoundFinished
+
+
+# ------------------------------------------------------------------ the engine -> consumer hand-off
+
+#: put on an EventQueue by the round engine when it has nothing more to say
+END = object()
+
+
+class TextRun:
+    """Text of one phase queued for the consumer, not yet taken: consecutive deltas of the same phase
+    join it (one TextDelta instead of one per piece), so a model that streams faster than the consumer
+    reads costs one event per event-loop turn, not one per token."""
+
+    __slots__ = ("round_id", "phase_type", "parts")
+
+    def __init__(self, round_id: str, phase_type: PhaseType, text: str) -> None:
+        self.round_id = round_id
+        self.phase_type = phase_type
+        self.parts = [text]
+
+    def event(self) -> TextDelta:
+        parts = self.parts
+        return TextDelta(self.round_id, self.phase_type, parts[0] if len(parts) == 1 else "".join(parts))
+
+
+class EventQueue:
+    """The engine → consumer hand-off: a deque and one wake-up future (an asyncio.Queue costs a future and
+    several calls per item; a zero-latency model streams thousands of deltas a round).
+
+    Text is coalesced: a delta whose phase is also the phase of the last item still queued (not yet taken
+    by the consumer) is appended to that item, so the consumer sees the same text, in the same order
+    relative to every other event, in fewer TextDelta events. Nothing is merged across another event (a
+    PhaseRetrying, another phase's text, a phase transition), and text the consumer has taken is final."""
+
+    __slots__ = ("items", "waiter")
+
+    def __init__(self) -> None:
+        self.items: collections.deque[Any] = collections.deque()
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: Any) -> None:
+        self.items.append(item)
+        w = self.waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    def put_text(self, round_id: str, phase_type: PhaseType, text: str) -> None:
+        items = self.items
+        if items:
+            last = items[-1]
+            if type(last) is TextRun and last.phase_type is phase_type:  # one queue per round
+                last.parts.append(text)
+                return  # the consumer has a wake-up pending already (it has not taken `last`)
+        self.put(TextRun(round_id, phase_type, text))
+
+    async def wait(self) -> None:
+        if not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+
+    def take(self) -> Any:
+        item = self.items.popleft()
+        return item.event() if type(item) is TextRun else item

@@ -13,7 +13,7 @@ import os
 import socket
 from typing import Any
 
-WRITER_KEY = "writer"  # in Round.settings
+WRITER_KEY = "writer"  # the field of Round.settings (RoundSettings.writer) holding writer_stamp()
 
 
 def _start_ticks(pid: int) -> int | None:

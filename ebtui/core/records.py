@@ -256,6 +256,29 @@ class RoundStatus(StrEnum):
     FAILED = "failed"  # nothing usable (the presentation itself failed)
 
 
+class RoundSettings(BaseModel):
+    """How a round was played, beyond its seats: kept in the round file under "settings".
+
+    Unknown keys (from other tools or later versions) are kept as they are, so every old file loads and
+    saves back unchanged in them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    #: the max_tokens every call of the round was given (None: each model's own)
+    max_tokens: int | None = None
+    #: the dilemma as it was played (Dilemma.model_dump(mode="json")), so a judge panel can re-judge it
+    dilemma: dict[str, Any] | None = None
+    #: who is playing a running round (see ebtui.core.liveness.writer_stamp)
+    writer: list[Any] | None = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A setting by name (a field or an extra key), as the dict this used to be allowed."""
+        value = getattr(self, key, None)
+        if value is None and self.model_extra:
+            value = self.model_extra.get(key)
+        return default if value is None else value
+
+
 class Round(Record):
     id: str = Field(default_factory=lambda: new_id("r-"))
     dilemma_id: str
@@ -275,7 +298,7 @@ class Round(Record):
     #: a stable key within a tournament (dilemma, pairing, repeat, judge) used for resume
     schedule_key: str | None = None
     blind_judge: bool = False
-    settings: dict[str, Any] = Field(default_factory=dict)
+    settings: RoundSettings = Field(default_factory=RoundSettings)
     document: str = ""  # path of the dilemma document used
     #: set on rounds imported from another program's files (see ebtui/core/importers/)
     imported: Imported | None = None

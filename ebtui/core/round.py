@@ -3,7 +3,7 @@
 `run_round` is an async generator of events (ebtui.core.events). The engine holds the authoritative
 transcript (a Round); events are cheap notifications and carry the finished Phase objects, not copies of
 the round. Streamed text arrives as TextDelta events: one per piece the model streamed, except that pieces
-of one phase the consumer has not yet taken are joined into one event (see _EventQueue) — the same text,
+of one phase the consumer has not yet taken are joined into one event (see ebtui.core.events.EventQueue) — the same text,
 in the same order, in fewer events when the model streams faster than the consumer reads.
 
 Order of play: the presentation first; then the response → rebuttal chain and, concurrently, the
@@ -30,16 +30,17 @@ text, the round is saved INCOMPLETE, and the CancelledError propagates.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ebtui.core import prompts
 from ebtui.core.events import (
+    END,
+    EventQueue,
     JudgmentParsed,
     PhaseFailed,
     PhaseFinished,
@@ -47,10 +48,9 @@ from ebtui.core.events import (
     PhaseStarted,
     RoundEvent,
     RoundFinished,
-    TextDelta,
 )
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
-from ebtui.core.liveness import WRITER_KEY, writer_stamp
+from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
     PHASE_ORDER,
     PHASE_SPEAKER,
@@ -59,6 +59,7 @@ from ebtui.core.records import (
     PhaseStatus,
     PhaseType,
     Round,
+    RoundSettings,
     RoundStatus,
     utcnow,
 )
@@ -122,11 +123,11 @@ def new_round(spec: RoundSpec) -> Round:
         schedule_key=spec.schedule_key,
         blind_judge=spec.blind_judge,
         document=spec.document,
-        settings={
-            "max_tokens": spec.max_tokens,
-            "dilemma": spec.dilemma.model_dump(mode="json"),
-            WRITER_KEY: writer_stamp(),
-        },
+        settings=RoundSettings(
+            max_tokens=spec.max_tokens,
+            dilemma=spec.dilemma.model_dump(mode="json"),
+            writer=writer_stamp(),
+        ),
         **fields,
     )
     round_.exchange_id = round_.id
@@ -230,7 +231,7 @@ class _Engine:
         )
 
     # -- running ---------------------------------------------------------------------------------------
-    async def orchestrate(self, queue: _EventQueue) -> None:
+    async def orchestrate(self, queue: EventQueue) -> None:
         self.emit = queue.put
         self.emit_text = queue.put_text
         try:
@@ -243,7 +244,7 @@ class _Engine:
                 raise eg.exceptions[0] from eg
             await self.step(PhaseType.JUDGMENT)
         finally:
-            queue.put(_END)
+            queue.put(END)
 
     async def response_then_rebuttal(self) -> None:
         await self.step(PhaseType.RESPONSE)
@@ -390,7 +391,7 @@ class _Engine:
 
     def finish(self) -> None:
         r = self.round
-        statuses = {pt: (r.phase(pt).status if r.phase(pt) else None) for pt in PHASE_ORDER}
+        statuses = {pt: (ph.status if (ph := r.phase(pt)) else None) for pt in PHASE_ORDER}
         if all(s == PhaseStatus.COMPLETE for s in statuses.values()):
             r.status = RoundStatus.COMPLETE
             r.error = None
@@ -406,70 +407,7 @@ class _Engine:
         self.save()
 
 
-_END = object()
-
-
-class _TextRun:
-    """Text of one phase queued for the consumer, not yet taken: consecutive deltas of the same phase
-    join it (one TextDelta instead of one per piece), so a model that streams faster than the consumer
-    reads costs one event per event-loop turn, not one per token."""
-
-    __slots__ = ("round_id", "phase_type", "parts")
-
-    def __init__(self, round_id: str, phase_type: PhaseType, text: str) -> None:
-        self.round_id = round_id
-        self.phase_type = phase_type
-        self.parts = [text]
-
-    def event(self) -> TextDelta:
-        parts = self.parts
-        return TextDelta(self.round_id, self.phase_type, parts[0] if len(parts) == 1 else "".join(parts))
-
-
-class _EventQueue:
-    """The engine → consumer hand-off: a deque and one wake-up future (an asyncio.Queue costs a future and
-    several calls per item; a zero-latency model streams thousands of deltas a round).
-
-    Text is coalesced: a delta whose phase is also the phase of the last item still queued (not yet taken
-    by the consumer) is appended to that item, so the consumer sees the same text, in the same order
-    relative to every other event, in fewer TextDelta events. Nothing is merged across another event (a
-    PhaseRetrying, another phase's text, a phase transition), and text the consumer has taken is final."""
-
-    __slots__ = ("items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: collections.deque[Any] = collections.deque()
-        self.waiter: asyncio.Future[None] | None = None
-
-    def put(self, item: Any) -> None:
-        self.items.append(item)
-        w = self.waiter
-        if w is not None and not w.done():
-            w.set_result(None)
-
-    def put_text(self, round_id: str, phase_type: PhaseType, text: str) -> None:
-        items = self.items
-        if items:
-            last = items[-1]
-            if type(last) is _TextRun and last.phase_type is phase_type:  # one queue per round
-                last.parts.append(text)
-                return  # the consumer has a wake-up pending already (it has not taken `last`)
-        self.put(_TextRun(round_id, phase_type, text))
-
-    async def wait(self) -> None:
-        if not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-
-    def take(self) -> Any:
-        item = self.items.popleft()
-        return item.event() if type(item) is _TextRun else item
-
-
-async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
+async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
     for pt in PHASE_ORDER:  # announce what a resumed (or reused) round already has
         ph = engine.round.phase(pt)
         if pt in engine.kept and ph is not None:
@@ -478,14 +416,14 @@ async def _drive(engine: _Engine) -> AsyncIterator[RoundEvent]:
         yield JudgmentParsed(engine.round.id, engine.round.judgment)
     # no save here: the first step saves at once (its phase starting, skipped, or kept through to finish)
 
-    queue = _EventQueue()
+    queue = EventQueue()
     task = asyncio.ensure_future(engine.orchestrate(queue))
     take = queue.take
     try:
         while True:
             await queue.wait()
             event = take()
-            if event is _END:
+            if event is END:
                 break
             yield event
         await task  # surface an engine/store error
@@ -522,7 +460,7 @@ async def run_round(
     store: RoundSaver | None = None,
     *,
     resume: Round | None = None,
-) -> AsyncIterator[RoundEvent]:
+) -> AsyncGenerator[RoundEvent, None]:
     """Play (or resume) one round, yielding its events; the last event is RoundFinished.
 
     `clients` maps model names (spec.team_a, spec.team_b, spec.judge) to clients. With `resume`, the
@@ -546,8 +484,9 @@ async def run_round(
         round_.error = None
         round_.finished_at = None
         round_.exchange_id = round_.exchange_id or round_.id
-        round_.settings.setdefault("dilemma", spec.dilemma.model_dump(mode="json"))
-        round_.settings[WRITER_KEY] = writer_stamp()
+        if round_.settings.dilemma is None:
+            round_.settings.dilemma = spec.dilemma.model_dump(mode="json")
+        round_.settings.writer = writer_stamp()
     else:
         round_ = new_round(spec)
         kept = set()
@@ -569,7 +508,7 @@ async def judge_exchange(
     schedule_key: str | None = None,
     dilemma: Dilemma | None = None,
     round_id: str | None = None,
-) -> AsyncIterator[RoundEvent]:
+) -> AsyncGenerator[RoundEvent, None]:
     """Judge an existing exchange again (a judge panel): a new Round sharing the source's phases 1-4.
 
     The new round has `reused_from` set on the copied phases and the source's exchange id; only the
@@ -577,7 +516,7 @@ async def judge_exchange(
     new round's id (tournaments use deterministic ids so a re-run overwrites rather than duplicates).
     """
     if dilemma is None:
-        snapshot = source.settings.get("dilemma")
+        snapshot = source.settings.dilemma
         if not snapshot:
             raise ValueError(f"round {source.id} carries no dilemma snapshot; pass dilemma=")
         dilemma = Dilemma.model_validate(snapshot)
@@ -595,7 +534,7 @@ async def judge_exchange(
         tournament_id=tournament_id,
         schedule_key=schedule_key,
         round_id=round_id,
-        max_tokens=source.settings.get("max_tokens"),
+        max_tokens=source.settings.max_tokens,
         document=source.document,
     )
     round_ = new_round(spec)

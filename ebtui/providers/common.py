@@ -8,11 +8,18 @@ from typing import Any
 from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
 
 
+def cost_usd(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
+    """The one cost formula: USD from prices per million tokens (None: the model has no price)."""
+    if price_in is None and price_out is None:
+        return None
+    return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
+
+
 def with_cost(usage: Usage, price_in: float | None, price_out: float | None) -> Usage:
     """Cost in USD from prices per million tokens (cached input tokens billed at the input price)."""
-    if price_in is None and price_out is None:
+    cost = cost_usd(usage.input_tokens, usage.output_tokens, price_in, price_out)
+    if cost is None:
         return usage
-    cost = (usage.input_tokens * (price_in or 0.0) + usage.output_tokens * (price_out or 0.0)) / 1e6
     return usage.model_copy(update={"cost_usd": cost})
 
 

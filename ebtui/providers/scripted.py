@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.common import with_cost
 
 JudgeMode = Literal["valid", "malformed", "prose", "out_of_range"]
 
@@ -226,8 +227,7 @@ class ScriptedClient(ModelClient):
         if not full.strip():
             raise ProviderError("empty", f"{self.name}: empty answer")
         usage = Usage(input_tokens=count_tokens(system_prompt) + count_tokens(prompt), output_tokens=len(tokens))
-        if self.price_in is not None or self.price_out is not None:
-            usage.cost_usd = (usage.input_tokens * (self.price_in or 0) + usage.output_tokens * (self.price_out or 0)) / 1e6
+        usage = with_cost(usage, self.price_in, self.price_out)
         yield Completion(
             text=full,
             finish_reason="stop",

@@ -145,13 +145,13 @@ class EbtuiApp(App[None]):
 def run_app(document: str | Path | None = None, models_file: str | Path | None = None,
             store: str | Path | None = None) -> None:
     """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
-    from ebtui.cli.common import CliError
     from ebtui.config import ConfigError
     from ebtui.core.dilemmas import DocumentError
+    from ebtui.errors import UsageError
     from ebtui.tui.services import default_services
 
     try:
         services = default_services(document=document, models_file=models_file, store=store)
     except (ConfigError, DocumentError) as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     EbtuiApp(services).run()

@@ -31,7 +31,7 @@ from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA, Judgment
 from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.store import ResultsStore
-from ebtui.core.tournament_config import TournamentConfig, TournamentConfigError, load_tournament_config
+from ebtui.core.tournament.config import TournamentConfig, TournamentConfigError, load_tournament_config
 from ebtui.providers.scripted import ScriptedClient
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

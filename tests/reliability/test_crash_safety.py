@@ -19,7 +19,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, Tournament
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import make_schedule
-from ebtui.core.tournament_config import load_tournament_config
+from ebtui.core.tournament.config import load_tournament_config
 
 MODELS = ["alpha", "beta", "gamma"]
 

@@ -25,7 +25,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, TournamentStatus
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentRunner, make_schedule
-from ebtui.core.tournament_config import parse_tournament_config
+from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.registry import build_clients
 
 ATTEMPTS = 3  # the default `attempts` of a model: tries per call, the first included

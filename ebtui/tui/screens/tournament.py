@@ -294,7 +294,7 @@ class TournamentScreen(Screen[None]):
         from ebtui.config import ConfigError
         from ebtui.core.store import StoreError
         from ebtui.core.tournament import TournamentSetupError, plan_tournament
-        from ebtui.core.tournament_config import TournamentConfigError, load_tournament_config
+        from ebtui.core.tournament.config import TournamentConfigError, load_tournament_config
 
         try:
             config = load_tournament_config(path)

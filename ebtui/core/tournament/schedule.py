@@ -15,7 +15,11 @@ import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ebtui.core.records import Dilemma
+    from ebtui.core.tournament.config import TournamentConfig
 
 Role = Literal["presenting", "responding", "judging"]
 
@@ -158,3 +162,31 @@ def build_schedule(
             seen[(j, b)] += 1
         exchanges.append(Exchange(d, a, b, n, chosen))
     return Schedule(exchanges=exchanges, models=list(models), dilemma_ids=list(dilemma_ids), judge_mode=mode)
+
+
+def make_schedule(config: TournamentConfig, dilemmas: list[Dilemma]) -> Schedule:
+    """The config's schedule over the loaded dilemmas. Raises ScheduleError naming what is wrong."""
+    known = [d.id for d in dilemmas]
+    if config.dilemmas == "all":
+        chosen = known
+    else:
+        unknown = [d for d in config.dilemmas if d not in known]
+        if unknown:
+            where = f"{config.source}: " if config.source else ""
+            raise ScheduleError(
+                f"{where}field dilemmas: unknown dilemma id(s) {', '.join(unknown)} (the document has: "
+                f"{', '.join(known) or 'none'})"
+            )
+        chosen = list(config.dilemmas)
+    try:
+        return build_schedule(
+            config.models,
+            chosen,
+            judges=config.judges,
+            self_debates=config.self_debates,
+            rounds_per_pairing=config.rounds_per_pairing,
+            seed=config.seed,
+        )
+    except ScheduleError as exc:
+        where = f"{config.source}: " if config.source else ""
+        raise ScheduleError(f"{where}{exc}") from None

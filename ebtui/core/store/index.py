@@ -1,0 +1,406 @@
+"""The store's index: index.json (TinyDB, batched writes), index.check.json (the note that lets an open
+skip the full check) and the reconciliation with the round files. See ebtui/core/store/__init__.py for
+the design."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from tinydb import TinyDB
+from tinydb.middlewares import CachingMiddleware
+
+from ebtui.core.records import Override, Round
+from ebtui.core.store.entries import INDEX_FORMAT, LIGHT_FIELDS, index_entry, shown, valid_entry
+from ebtui.core.store.files import (
+    AtomicJSONStorage,
+    Stamp,
+    atomic_write,
+    gc_paused,
+    parse_json,
+    stamp_of,
+    stat_stamp,
+)
+from ebtui.core.store.query import RoundFilter
+
+log = logging.getLogger("ebtui.core.store")
+
+MARKER_IDS = itertools.count()
+MARKER_PREFIX = ".unindexed-"
+MISSING = -1  # the rounds folder's "mtime" while it does not exist
+
+
+class IndexMixin:
+    """The index half of ResultsStore (in-memory documents, index.json, index.check.json)."""
+
+    # state owned by ResultsStore.__init__ (see there)
+    root: Path
+    durable: bool
+    problems: list[tuple[str, str]]
+    index_writes: int
+    _lock: threading.RLock
+    _entries: dict[str, dict[str, Any]] | None
+    _dirty: set[str]
+    _index_stamp: Stamp | None
+    _written: dict[str, Stamp]
+    _foreign: dict[str, dict[tuple[Any, ...], Override]]
+    _foreign_lock: threading.Lock
+    _cache: OrderedDict[str, tuple[Stamp, bytes]]
+    _last_flush: float
+    _marker: Path | None
+    _verified: int | None
+    _light: tuple[Stamp | None, dict[str, list[Any]]] | None
+    FLUSH_MIN_SAVES: int
+    FLUSH_FRACTION: int
+    FLUSH_SECONDS: float
+    CACHE_SIZE: int
+
+    @property
+    def rounds_dir(self) -> Path:
+        return self.root / "rounds"
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / "index.json"
+
+    @property
+    def check_path(self) -> Path:
+        return self.root / "index.check.json"
+
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def _problem(self, path: str, reason: str) -> None:
+        if (path, reason) not in self.problems:
+            self.problems.append((path, reason))
+
+    def _cache_put(self, rid: str, stamp: Stamp, text: bytes) -> None:
+        # The cache holds JSON text, not Round objects: callers get their own objects to mutate freely,
+        # and reading a file is the cost saved (parsing is fast in pydantic-core).
+        self._cache[rid] = (stamp, text)
+        self._cache.move_to_end(rid)
+        while len(self._cache) > self.CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    def _dir_mtime(self) -> int:
+        try:
+            return os.stat(self.rounds_dir).st_mtime_ns
+        except FileNotFoundError:
+            return MISSING
+
+    def _markers(self) -> list[str]:
+        try:
+            return [n for n in os.listdir(self.root) if n.startswith(MARKER_PREFIX)]
+        except FileNotFoundError:
+            return []
+
+    def _count_files(self) -> int:
+        try:
+            return sum(1 for n in os.listdir(self.rounds_dir) if n.endswith(".json") and not n.startswith("."))
+        except FileNotFoundError:
+            return 0
+
+    def query(self, **filters: Any) -> list[dict[str, Any]]:
+        """Index documents matching all filters, oldest first (`newest_first=True` reverses; `limit=N`).
+
+        Filters: model (any role, or the one named by role: team_a, team_b or judge), dilemma (id),
+        judge (model), tournament (id), status (one or several), needs_review (bool, after overrides),
+        exchange (exchange id), schedule_key.
+        """
+        spec = RoundFilter.parse(filters)
+        with self._lock:
+            self._ensure_loaded()
+            self._merge_disk_index_if_changed()
+            assert self._entries is not None
+            entries = list(self._entries.values())
+        with gc_paused():
+            return [shown(e) for e in spec.select(entries)]
+
+    def _light_ids(self, filters: dict[str, Any]) -> list[str] | None:
+        """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has
+        not loaded the index yet and the note is trusted (else None: use the index)."""
+        spec = RoundFilter.parse(filters)
+        with self._lock:
+            if self._entries is not None:
+                return None
+            stamp = stat_stamp(self.index_path)
+            light = self._light
+            if light is None or light[0] != stamp:
+                trusted = self._trusted_note(stamp)
+                cols = trusted[1].get("columns") if trusted is not None else None
+                if (
+                    not isinstance(cols, dict)
+                    or set(cols) != set(LIGHT_FIELDS)
+                    or not all(isinstance(c, list) for c in cols.values())
+                    or len({len(c) for c in cols.values()}) != 1
+                ):
+                    return None
+                light = self._light = (stamp, cols)
+        return spec.column_ids(light[1])
+
+    def _read_index(self) -> dict[str, dict[str, Any]]:
+        """index.json through TinyDB; raises on a corrupt file."""
+        db = TinyDB(self.index_path, durable=self.durable, storage=AtomicJSONStorage)
+        try:
+            # the table's raw documents: Table.all() would wrap each in a Document copy (slow at 10,000)
+            table = (db.storage.read() or {}).get("rounds") or {}
+        finally:
+            db.close()
+        if not isinstance(table, dict):
+            raise ValueError("the rounds table is not a JSON object")
+        return {doc["id"]: doc for doc in table.values() if valid_entry(doc)}
+
+    def _ensure_loaded(self) -> None:
+        """First use: load index.json, then bring it up to date with the round files."""
+        if self._entries is not None:
+            return
+        entries: dict[str, dict[str, Any]] = {}
+        self._index_stamp = stat_stamp(self.index_path)
+        readable = False
+        if self._index_stamp is not None:
+            try:
+                entries = self._read_index()
+                readable = True
+            except (OSError, ValueError, TypeError, AttributeError) as exc:
+                log.warning("%s: unreadable index (%s); rebuilding it from the round files", self.index_path, exc)
+                entries = {}
+        self._entries = entries
+        if readable:
+            verified = self._trusted_dir_mtime()
+            if verified is not None:
+                self._verified = verified
+                return
+        self._reconcile()
+
+    def _trusted_dir_mtime(self) -> int | None:
+        """The rounds folder's mtime if index.check.json shows index.json still matches every round file
+        (see the module's docstring), else None (the full check is needed)."""
+        trusted = self._trusted_note(self._index_stamp)
+        return trusted[0] if trusted is not None else None
+
+    def _trusted_note(self, index_stamp: tuple[int, int, int] | None) -> tuple[int, dict[str, Any]] | None:
+        if index_stamp is None:
+            return None
+        try:
+            raw = self.check_path.read_bytes()
+        except OSError:
+            return None
+        try:
+            note = parse_json(raw)
+        except ValueError:
+            return None
+        ok = (
+            isinstance(note, dict)
+            and note.get("format") == INDEX_FORMAT
+            and note.get("index") == list(index_stamp)
+        )
+        if not ok or self._markers():
+            return None
+        mtime = self._dir_mtime()
+        if mtime == MISSING or note.get("rounds_mtime_ns") != mtime or note.get("count") != self._count_files():
+            return None
+        return mtime, note
+
+    def _write_check(self) -> None:
+        """Note that index.json matches every round file (caller holds the flock; the index is on disk) —
+        only when that is known: no writer has unindexed saves, and the rounds folder changed only by this
+        instance's own saves since it last compared the index with the files."""
+        if self._index_stamp is None or self._verified is None or self._verified == MISSING:
+            return
+        if self._markers() or self._dir_mtime() != self._verified:
+            return
+        assert self._entries is not None
+        docs = list(self._entries.values())
+        note = {
+            "format": INDEX_FORMAT,
+            "index": list(self._index_stamp),
+            "rounds_mtime_ns": self._verified,
+            "count": self._count_files(),
+            "columns": {k: [e.get(k) for e in docs] for k in LIGHT_FIELDS},
+        }
+        try:
+            atomic_write(self.check_path, json.dumps(note).encode("utf-8"), durable=False)
+        except OSError as exc:  # only a speed-up: the next open does the full check
+            log.debug("%s: cannot write (%s)", self.check_path, exc)
+
+    def _clean_dead_markers(self) -> None:
+        """Markers of processes that are gone (caller holds the flock, after a full check that took in
+        whatever they saved)."""
+        for name in self._markers():
+            try:
+                pid = int(name[len(MARKER_PREFIX):].split("-", 1)[0])
+            except ValueError:
+                continue
+            if pid == os.getpid():
+                continue
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.root / name)
+            except OSError:
+                pass  # alive (another user's process)
+
+    def _scan(self) -> dict[str, tuple[int, int, int]]:
+        out: dict[str, tuple[int, int, int]] = {}
+        try:
+            it = os.scandir(self.rounds_dir)
+        except FileNotFoundError:
+            return out
+        with it:
+            for de in it:
+                name = de.name
+                if name.startswith(".") or not name.endswith(".json"):
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    out[name[:-5]] = stamp_of(de.stat())
+        return out
+
+    def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
+        path = self.rounds_dir / f"{rid}.json"
+        try:
+            text = path.read_bytes()
+            round_ = Round.model_validate_json(text)
+        except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self._problem(str(path), reason)
+            log.warning("%s: unreadable round file skipped (%s)", path, reason)
+            return None
+        if round_.id != rid:
+            self._problem(str(path), f"file name does not match round id {round_.id!r}")
+            log.warning("%s: round id %r does not match the file name; skipped", path, round_.id)
+            return None
+        self._cache_put(rid, stamp, text)
+        return index_entry(round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=stamp[1])
+
+    def _reconcile(self) -> int:
+        """Re-index round files whose size/mtime differ from their index document; drop documents whose
+        file is gone. Returns how many documents changed; writes the index if any did (and it can)."""
+        assert self._entries is not None
+        verified = self._dir_mtime()  # before the scan: a change during it makes the two differ later
+        files = self._scan()
+        changed = 0
+        for rid, stamp in files.items():
+            e = self._entries.get(rid)
+            if e is not None and e.get("mtime_ns") == stamp[1] and e.get("size") == stamp[2]:
+                continue
+            entry = self._index_file(rid, stamp)
+            if entry is None:
+                self._entries.pop(rid, None)
+            else:
+                self._entries[rid] = entry
+                self._dirty.add(rid)
+            changed += 1
+        for rid in [r for r in self._entries if r not in files]:
+            del self._entries[rid]
+            changed += 1
+        self._verified = verified
+        if not files and not changed:
+            return changed
+        if changed or self._index_stamp is None:
+            try:
+                with self._writing():
+                    self._clean_dead_markers()
+                    self._flush_locked(force=True)
+            except OSError as exc:  # a read-only store can still be browsed
+                log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
+        else:
+            try:  # the index matched: only note that (so the next open skips this check)
+                with self._writing():
+                    self._clean_dead_markers()
+                    self._write_check()
+            except OSError as exc:  # read-only: nothing to fix, every open does the full check
+                log.debug("%s: cannot note the checked index (%s)", self.check_path, exc)
+        return changed
+
+    def refresh(self) -> int:
+        """Pick up rounds other processes saved but have not indexed yet (a directory scan)."""
+        with self._lock:
+            if self._entries is None:
+                self._ensure_loaded()
+                return 0
+            self._merge_disk_index_if_changed()
+            return self._reconcile()
+
+    def _merge_disk_index_if_changed(self) -> None:
+        """Another process wrote index.json: take its newer documents (cheap: one stat when unchanged)."""
+        stamp = stat_stamp(self.index_path)
+        if stamp is None or stamp == self._index_stamp:
+            return
+        try:
+            disk = self._read_index()
+        except (OSError, ValueError, TypeError, AttributeError):
+            return  # being replaced or corrupt; the round files stay the truth
+        self._index_stamp = stamp
+        self._merge(disk)
+
+    def _merge(self, disk: dict[str, dict[str, Any]]) -> None:
+        assert self._entries is not None
+        for rid, e in disk.items():
+            mine = self._entries.get(rid)
+            if mine is None or e["saved_ns"] > mine["saved_ns"]:
+                self._entries[rid] = e
+                self._dirty.discard(rid)
+
+    def _flush_due(self) -> bool:
+        if not self._dirty:
+            return False
+        assert self._entries is not None
+        if len(self._dirty) >= max(self.FLUSH_MIN_SAVES, len(self._entries) // self.FLUSH_FRACTION):
+            return True
+        return time.monotonic() - self._last_flush >= self.FLUSH_SECONDS
+
+    def _flush_locked(self, *, force: bool = False) -> None:
+        """Write index.json (caller holds the flock): merge in what other writers flushed, then write."""
+        if self._entries is None or (not self._dirty and not force):
+            return
+        stamp = stat_stamp(self.index_path)
+        if stamp is not None and stamp != self._index_stamp:
+            try:
+                self._merge(self._read_index())
+            except (OSError, ValueError, TypeError, AttributeError):
+                pass  # corrupt on disk: ours (plus the round files) replaces it
+        db = TinyDB(self.index_path, durable=self.durable, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[no-untyped-call]
+        try:
+            db.drop_tables()  # all of this lands in the cache; close() writes the file once
+            db.table("rounds").insert_multiple(self._entries.values())
+            db.table("meta").insert(
+                {"format": INDEX_FORMAT, "rounds": len(self._entries), "written_ns": time.time_ns()}
+            )
+        finally:
+            db.close()
+        self._index_stamp = stat_stamp(self.index_path)
+        self._dirty.clear()
+        self._last_flush = time.monotonic()
+        self.index_writes += 1
+        if self._marker is not None:  # index.json now holds every save of this instance
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._marker)
+            self._marker = None
+        self._write_check()
+
+    def rebuild_index(self) -> int:
+        """Rebuild index.json from the round files alone. Unreadable files are skipped, logged and listed
+        in `problems`, never deleted. Returns the number of rounds indexed."""
+        with self._lock, self._writing():
+            self.problems = []
+            self._entries = {}
+            self._verified = self._dir_mtime()
+            for rid, stamp in self._scan().items():
+                entry = self._index_file(rid, stamp)
+                if entry is not None:
+                    self._entries[rid] = entry
+            self._index_stamp = None  # do not merge the old index back in
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.index_path)
+            self._flush_locked(force=True)
+            return len(self._entries)

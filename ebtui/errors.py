@@ -1,0 +1,12 @@
+"""Errors both front ends share, in a neutral place so the TUI and the CLI never import each other."""
+
+from __future__ import annotations
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input (a file, a flag, a models.toml): shown as one line `ebtui: error: ...` with exit code 2,
+    never a traceback. The TUI raises it before its screen opens; the CLI's CliError is one too."""
+
+    exit_code = EXIT_USAGE
