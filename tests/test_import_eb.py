@@ -407,3 +407,11 @@ def test_a_round_saved_twice_in_the_jsonl_imports_once_as_its_latest_save(tmp_pa
     path.write_text(json.dumps(rec) + "\n" + json.dumps(early) + "\n", encoding="utf-8")
     res = import_rounds([path], ResultsStore(tmp_path / "s2"))
     assert [x.imported.source_line for x in res.imported] == [1] and res.superseded == [f"{path}:2"]
+
+
+def test_imported_round_carries_the_dilemma_snapshot_for_rejudging(run_dir: Path, tmp_path: Path) -> None:
+    from ebtui.core.records import Dilemma
+
+    (r, *_) = import_rounds([run_dir / "all_rounds.jsonl"], ResultsStore(tmp_path / "s")).imported
+    snap = Dilemma.model_validate(r.settings.dilemma)
+    assert snap == r.imported.dilemma and snap.id == r.dilemma_id

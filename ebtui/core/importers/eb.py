@@ -382,7 +382,9 @@ def convert_round(
         error=error,
         tournament_id=tournament_id,
         exchange_id=rid,
-        settings={"imported_from": RUNNER, "is_self_debate": bool(data.get("is_self_debate"))},
+        settings={"imported_from": RUNNER, "is_self_debate": bool(data.get("is_self_debate")),
+                  # the dilemma as played, so an ebtui judge panel can re-judge the exchange
+                  "dilemma": (doc_dilemma or imported.dilemma).model_dump(mode="json")},  # type: ignore[union-attr]
         document=document if doc_dilemma is not None else "",
         imported=imported,
     )
