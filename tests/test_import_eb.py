@@ -415,3 +415,16 @@ def test_imported_round_carries_the_dilemma_snapshot_for_rejudging(run_dir: Path
     (r, *_) = import_rounds([run_dir / "all_rounds.jsonl"], ResultsStore(tmp_path / "s")).imported
     snap = Dilemma.model_validate(r.settings.dilemma)
     assert snap == r.imported.dilemma and snap.id == r.dilemma_id
+
+
+async def test_an_ebtui_judge_can_rejudge_an_imported_exchange(run_dir: Path, tmp_path: Path) -> None:
+    from ebtui.core.round import judge_exchange
+    from ebtui.providers.scripted import ScriptedClient
+
+    store = ResultsStore(tmp_path / "s")
+    (source, *_) = import_rounds([run_dir / "all_rounds.jsonl"], store).imported
+    events = [e async for e in judge_exchange(source, "scripted-judge", ScriptedClient("scripted-judge"), store)]
+    new = events[-1].round
+    assert new.status == RoundStatus.COMPLETE and new.exchange_id == source.id and new.imported is None
+    assert new.phase("presentation").response == source.phase("presentation").response
+    assert new.judgment is not None and not new.judgment.parsed_scores("a").missing()
