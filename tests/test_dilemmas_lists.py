@@ -171,3 +171,22 @@ def test_numbered_sub_items_belong_to_their_question(tmp_path: Path) -> None:
         num_pr.get_or_add_numId().val = 1
     d = _load_one(doc, tmp_path)
     assert d.questions == ["Who pays for it? if it was old, if it was new?", "Must he tell her?"]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["1. Who pays?", "1) Who pays?", "(1) Who pays?", "1: Who pays?", "1 - Who pays?", "1 \u2013 Who pays?",
+     "Q1. Who pays?", "Question 1: Who pays?", "a) Who pays?", "(a) Who pays?", "a. Who pays?", "iv. Who pays?",
+     "\u2022 Who pays?", "- Who pays?"],
+)
+def test_hand_typed_markers_are_dropped(typed: str) -> None:
+    from ebtui.core.doclists import HAND_MARKER
+
+    assert HAND_MARKER.sub("", typed, count=1) == "Who pays?"
+
+
+@pytest.mark.parametrize("text", ["3 people drown if she waits.", "10% of the harvest is lost.", "Is 2 too many?"])
+def test_text_starting_with_a_number_keeps_it(text: str) -> None:
+    from ebtui.core.doclists import HAND_MARKER
+
+    assert HAND_MARKER.sub("", text, count=1) == text

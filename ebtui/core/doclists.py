@@ -15,7 +15,10 @@ __all__ = [
 ]
 
 # hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
-HAND_MARKER = re.compile(r"^\s*(?:(?i:q(?:uestion)?)\s*\d{1,3}\s*[.:)]|\(?\d{1,3}[.)]|[a-z]\.|\(?[ivx]{1,4}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
+HAND_MARKER = re.compile(
+    r"^\s*(?:(?i:q(?:uestion)?)\s*\d{1,3}\s*[.:)]|\(?\d{1,3}[.):]|\d{1,3}\s+[\u2013\u2014-]|[a-z]\.|\(?[ivx]{1,4}[.)]"
+    r"|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+"
+)
 # the first cell of a numbered table row: "1", "1.", "(1)", "a)", "iv.", "Q1", "#1", a bullet
 CELL_NUMBER = re.compile(
     r"^(?:(?:q|no\.?|#|item|question)\s*)?(?:\(?\d{1,3}[.):]?|\(?[a-z][.)]|\([a-z]\)|\(?[ivx]{1,4}[.)]|\([ivx]{1,4}\))$"
