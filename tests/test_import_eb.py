@@ -428,3 +428,20 @@ async def test_an_ebtui_judge_can_rejudge_an_imported_exchange(run_dir: Path, tm
     assert new.status == RoundStatus.COMPLETE and new.exchange_id == source.id and new.imported is None
     assert new.phase("presentation").response == source.phase("presentation").response
     assert new.judgment is not None and not new.judgment.parsed_scores("a").missing()
+
+
+def test_results_folder_with_several_runs_and_a_tournament_per_run(tmp_path: Path) -> None:
+    results = tmp_path / "ethics_bowls"
+    run = make_run()
+    write_run(results / "lite_a" / "rounds", run[:3])
+    write_run(results / "lite_b" / "rounds", run[3:])
+    (results / "lite_a" / "checkpoints").mkdir()
+    (results / "lite_a" / "checkpoints" / "x.json").write_text(json.dumps(run[0]))
+    (results / "lite_a" / "manifest.json").write_text(json.dumps({"tournament_id": "t", "rounds": []}))
+    code, out, err = _import(tmp_path, str(results), "--tournament-per-run")
+    assert code == 0, err
+    store = ResultsStore(tmp_path / "store")
+    assert {t.name: t.total_rounds for t in store.list_tournaments()} == {"lite_a": 3, "lite_b": 3}
+    assert len(store.query()) == 6
+    code, _, err = _import(tmp_path, str(results), "--tournament-per-run", "--tournament", "x")
+    assert code == 2 and "not both" in err

@@ -18,16 +18,20 @@ def import_group() -> None:
 @import_group.command(name="eb")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--tournament", help="Group the imported rounds under this tournament (created if new).")
+@click.option("--tournament-per-run", "per_run", is_flag=True,
+              help="Group each run's rounds under a tournament named after the run's folder "
+                   "(for importing the runner's whole results folder).")
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
 @click.option("--document", type=click.Path(dir_okay=False),
               help="Dilemma .docx whose dilemmas (by the runner's ids) the rounds use; without it, or for ids "
                    "it lacks, the dilemma is taken from the round's own prompts.")
 @click.pass_context
-def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store: str | None,
+def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, per_run: bool, store: str | None,
        document: str | None) -> None:
     """Import round files of the public Ethics Bowl runner (moral_reasoning_quality_evaluation).
 
-    PATH is a round .json file, a folder of them (or the run's folder) or its all_rounds.jsonl. Importing
+    PATH is a round .json file, a folder of them (or the run's folder, or the folder of all runs) or its
+    all_rounds.jsonl. Importing
     the same rounds again adds nothing. A score the runner could not read (it wrote 5) is imported as
     missing and the round is flagged for review.
     """
@@ -35,6 +39,8 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
+    if tournament and per_run:
+        raise CliError("give --tournament NAME or --tournament-per-run, not both")
     root = store_dir(ctx_option(ctx, "store", store))
     dilemmas = None
     doc_path = ctx_option(ctx, "document", document)
@@ -52,7 +58,7 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store
     results = ResultsStore(root)
     try:
         result = import_rounds(paths, results, tournament=tournament, dilemmas=dilemmas,
-                               document=str(doc_path or ""))
+                               document=str(doc_path or ""), per_run=per_run)
     except StoreError as exc:
         raise CliError(f"{root}: {exc}") from None
     for problem in result.problems:
@@ -61,8 +67,10 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, store
     defaulted = sum(len(r.imported.defaulted) for r in result.imported if r.imported)
     disagree = sum(len(r.imported.disagreements) for r in result.imported if r.imported)
     parts = [f"imported {len(result.imported)} round(s) from {RUNNER} into {root}"]
-    if result.tournament is not None:
-        parts.append(f"tournament {result.tournament.id!r}")
+    if result.tournaments:
+        names = ", ".join(repr(t.id) for t in result.tournaments[:5])
+        more = f" and {len(result.tournaments) - 5} more" if len(result.tournaments) > 5 else ""
+        parts.append(f"tournament{'s' if len(result.tournaments) > 1 else ''} {names}{more}")
     if result.already:
         parts.append(f"{len(result.already)} already in the store (left as they are)")
     if result.grouped:

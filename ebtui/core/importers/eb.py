@@ -40,6 +40,7 @@ from ebtui.core.importers.eb_source import (
     SourceRecord,
     dilemma_from_prompts,
     read_sources,
+    source_run,
 )
 from ebtui.core.records import (
     CRITERIA,
@@ -104,7 +105,9 @@ class ImportResult:
     #: (round id, where) of records read twice in this import (e.g. both a .json and the .jsonl)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
-    tournament: Tournament | None = None
+    tournament: Tournament | None = None  # the one --tournament named
+    #: every tournament that received rounds (one per run with per_run)
+    tournaments: list[Tournament] = field(default_factory=list)
     #: where records were passed over because a later save of the same runner round was read
     superseded: list[str] = field(default_factory=list)
     #: rounds already in the store, without a tournament, now put in the one given
@@ -317,14 +320,12 @@ def convert_round(
     if not isinstance(phases_raw, list):
         raise EBImportError("'phases' is not a list")
     source_file = str(record.path.resolve())
-    run = record.path.resolve().parent
-    source_run = run.parent.name if run.name == "rounds" else run.name
     imported = Imported(
         runner=RUNNER,
         source_file=source_file,
         source_line=record.line,
         source_round_id=str(data["id"]),
-        source_run=source_run,
+        source_run=source_run(record.path),
         content_sha256=content_hash(data),
     )
     phases: dict[PhaseType, Phase] = {}
@@ -408,29 +409,34 @@ def import_rounds(
     tournament: str | None = None,
     dilemmas: Iterable[Dilemma] | None = None,
     document: str = "",
+    per_run: bool = False,
 ) -> ImportResult:
     """Import every round the paths hold into `store` (a ResultsStore). Rounds already in the store are
-    left as they are (a human may have overridden scores since); bad files are reported, the rest import."""
+    left as they are (a human may have overridden scores since); bad files are reported, the rest import.
+    `tournament` groups every round under one tournament; `per_run` groups each run's rounds under a
+    tournament named after the run's folder."""
     from ebtui.core.store import StoreError
 
     result = ImportResult()
     records, result.problems = read_sources(paths)
     by_id = {d.id: d for d in dilemmas or []}
-    tid: str | None = None
-    if tournament:
-        existing = next((t for t in store.list_tournaments() if tournament in (t.id, t.name)), None)
-        if existing is not None:
-            result.tournament = existing
-        else:
-            result.tournament = Tournament(
-                id=_tournament_id(tournament), name=tournament, status=TournamentStatus.COMPLETE,
-                document=document, note=f"imported from {RUNNER} round files",
-                config={"imported_from": RUNNER},
-            )
-        tid = result.tournament.id
+    known = store.list_tournaments() if (tournament or per_run) else []
+    by_name: dict[str, Tournament] = {}
+
+    def tournament_for(name: str) -> Tournament:
+        if name not in by_name:
+            existing = next((t for t in known if name in (t.id, t.name)), None)
+            by_name[name] = existing or Tournament(
+                id=_tournament_id(name), name=name, status=TournamentStatus.COMPLETE, document=document,
+                note=f"imported from {RUNNER} round files", config={"imported_from": RUNNER})
+        return by_name[name]
+
     records, result.superseded = _latest_saves(records)
     seen: set[str] = set()
+    members: dict[str, list[str]] = {}  # tournament id -> round ids imported or found in this import
     for rec in records:
+        name = tournament or (source_run(rec.path) if per_run else None)
+        tid = tournament_for(name).id if name else None
         try:
             round_ = convert_round(rec, dilemmas=by_id, document=document, tournament_id=tid)
         except EBImportError as exc:
@@ -444,6 +450,8 @@ def import_rounds(
             result.duplicates.append((round_.id, rec.where))
             continue
         seen.add(round_.id)
+        if tid is not None:
+            members.setdefault(tid, []).append(round_.id)
         if store.round_path(round_.id).exists():
             result.already.append((round_.id, rec.where))
             if tid is not None:
@@ -455,14 +463,15 @@ def import_rounds(
             result.problems.append(ImportProblem(rec.where, f"cannot save into the store: {exc}"))
             continue
         result.imported.append(round_)
-    if result.tournament is not None and (result.imported or result.already):
-        t = result.tournament
-        rounds = [*result.imported]
-        for rid, _ in result.already:
+    for t in by_name.values():
+        rounds = []
+        for rid in members.get(t.id, []):
             try:
                 rounds.append(store.load_round(rid))
             except StoreError:
                 pass
+        if not rounds:
+            continue
         t.models = sorted(set(t.models) | {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)})
         t.dilemmas = sorted(set(t.dilemmas) | {r.dilemma_id for r in rounds})
         t.total_rounds = len(store.query(tournament=t.id))
@@ -470,6 +479,8 @@ def import_rounds(
         if ends:
             t.finished_at = max([*ends, *([t.finished_at] if t.finished_at else [])])
         store.save_tournament(t)
+        result.tournaments.append(t)
+    result.tournament = by_name.get(tournament) if tournament else None
     return result
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ebtui.core.records import Dilemma
 
-__all__ = ["RUNNER", "ImportProblem", "SourceRecord", "dilemma_from_prompts", "read_sources"]
+__all__ = ["RUNNER", "ImportProblem", "SourceRecord", "dilemma_from_prompts", "read_sources", "source_run"]
 
 #: the name ebtui records as a round's original runner
 RUNNER = "moral_reasoning_quality_evaluation"
@@ -67,12 +67,27 @@ def read_sources(paths: Iterable[str | Path]) -> tuple[list[SourceRecord], list[
 
 
 def _folder_files(folder: Path) -> list[Path]:
+    """The folder's round files, its rounds/ folder's (a run's folder), or else those of every rounds/
+    folder below it (the runner's results folder, one run per subfolder); never checkpoints/."""
+    def files(d: Path) -> list[Path]:
+        return sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")
+                      and p.suffix.lower() in (".json", ".jsonl"))
+
     out: list[Path] = []
     for d in (folder, folder / "rounds"):
         if d.is_dir():
-            out.extend(sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith(".")
-                              and p.suffix.lower() in (".json", ".jsonl")))
+            out.extend(files(d))
+    if not out:
+        for d in sorted(folder.rglob("rounds")):
+            if d.is_dir() and "checkpoints" not in d.relative_to(folder).parts:
+                out.extend(files(d))
     return out
+
+
+def source_run(path: Path) -> str:
+    """The runner's run (folder) name for a round file: the folder holding rounds/, else the file's folder."""
+    parent = path.resolve().parent
+    return parent.parent.name if parent.name == "rounds" else parent.name
 
 
 def _read_file(path: Path, records: list[SourceRecord], problems: list[ImportProblem], *, in_folder: bool) -> None:
