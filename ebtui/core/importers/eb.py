@@ -71,6 +71,7 @@ __all__ = [
     "import_rounds",
     "imported_round_id",
     "provenance_lines",
+    "provenance_summary",
     "read_sources",
     "runner_criteria_table",
 ]
@@ -550,20 +551,28 @@ def runner_criteria_table(records: Iterable[SourceRecord | dict[str, Any]], *, d
 
 
 
-def provenance_lines(rounds: Iterable[Round]) -> list[str]:
-    """One line per imported run among the rounds, for reports: "12 rounds imported from <runner> (run
-    <folder>): 3 scores the runner defaulted to 5 are missing, 1 disagreement with ebtui's parser"."""
-    groups: dict[tuple[str, str], list[Round]] = {}
+def provenance_summary(rounds: Iterable[Round]) -> list[dict[str, Any]]:
+    """Per imported run among the rounds (for a report's JSON): runner, run, n_rounds, source_files,
+    defaulted (scores the runner wrote as 5, now missing), disagreements (with ebtui's parser)."""
+    groups: dict[tuple[str, str], list[Imported]] = {}
     for r in rounds:
         if r.imported is not None:
-            groups.setdefault((r.imported.runner, r.imported.source_run), []).append(r)
-    lines = []
-    for (runner, run), rs in sorted(groups.items()):
-        defaulted = sum(len(r.imported.defaulted) for r in rs if r.imported)
-        disagree = sum(len(r.imported.disagreements) for r in rs if r.imported)
-        files = sorted({r.imported.source_file for r in rs if r.imported})
-        where = f"run {run}" if run else "files"
-        lines.append(f"{len(rs)} round(s) imported from {runner} ({where}, {len(files)} source file(s)): "
-                     f"{defaulted} score(s) the runner defaulted to 5 are missing; {disagree} disagreement(s) "
-                     "with ebtui's parser (the runner's value kept)")
-    return lines
+            groups.setdefault((r.imported.runner, r.imported.source_run), []).append(r.imported)
+    return [
+        {"runner": runner, "run": run, "n_rounds": len(imps),
+         "source_files": sorted({i.source_file for i in imps}),
+         "defaulted": sum(len(i.defaulted) for i in imps),
+         "disagreements": sum(len(i.disagreements) for i in imps)}
+        for (runner, run), imps in sorted(groups.items())
+    ]
+
+
+def provenance_lines(rounds: Iterable[Round]) -> list[str]:
+    """One line per imported run among the rounds, for reports: "12 round(s) imported from <runner> (run
+    <folder>, 12 source file(s)): 3 score(s) the runner defaulted to 5 are missing; 1 disagreement(s)..."."""
+    return [
+        f"{g['n_rounds']} round(s) imported from {g['runner']} ({'run ' + g['run'] if g['run'] else 'files'}, "
+        f"{len(g['source_files'])} source file(s)): {g['defaulted']} score(s) the runner defaulted to 5 are "
+        f"missing; {g['disagreements']} disagreement(s) with ebtui's parser (the runner's value kept)"
+        for g in provenance_summary(rounds)
+    ]
