@@ -445,3 +445,16 @@ def test_results_folder_with_several_runs_and_a_tournament_per_run(tmp_path: Pat
     assert len(store.query()) == 6
     code, _, err = _import(tmp_path, str(results), "--tournament-per-run", "--tournament", "x")
     assert code == 2 and "not both" in err
+
+
+def test_json_outcome(run_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    code, out, err = _import(tmp_path, str(run_dir / "all_rounds.jsonl"), str(tmp_path / "bad.json"), "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert len(data["imported"]) == 6 and data["defaulted_scores"] == 2 and data["disagreements"] == 1
+    assert sum(x["needs_review"] for x in data["imported"]) == 2
+    assert data["imported"][0]["source"].endswith("all_rounds.jsonl:1")
+    assert [p["where"] for p in data["problems"]] == [str(tmp_path / "bad.json")]
+    code, out, _ = _import(tmp_path, str(run_dir / "all_rounds.jsonl"), "--json")
+    assert code == 0 and json.loads(out)["imported"] == [] and len(json.loads(out)["already"]) == 6

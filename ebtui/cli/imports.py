@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 
@@ -25,9 +26,10 @@ def import_group() -> None:
 @click.option("--document", type=click.Path(dir_okay=False),
               help="Dilemma .docx whose dilemmas (by the runner's ids) the rounds use; without it, or for ids "
                    "it lacks, the dilemma is taken from the round's own prompts.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object on stdout.")
 @click.pass_context
 def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, per_run: bool, store: str | None,
-       document: str | None) -> None:
+       document: str | None, as_json: bool) -> None:
     """Import round files of the public Ethics Bowl runner (moral_reasoning_quality_evaluation).
 
     PATH is a round .json file, a folder of them (or the run's folder, or the folder of all runs) or its
@@ -66,6 +68,22 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, per_r
     review = [r for r in result.imported if r.judgment is not None and r.judgment.needs_review]
     defaulted = sum(len(r.imported.defaulted) for r in result.imported if r.imported)
     disagree = sum(len(r.imported.disagreements) for r in result.imported if r.imported)
+    if as_json:
+        click.echo(json.dumps({
+            "store": str(root), "runner": RUNNER,
+            "imported": [{"id": r.id, "source_round_id": r.imported.source_round_id if r.imported else None,
+                          "source": f"{r.imported.source_file}" + (f":{r.imported.source_line}" if r.imported
+                                                                   and r.imported.source_line else "")
+                          if r.imported else None, "needs_review": r in review} for r in result.imported],
+            "already": [rid for rid, _ in result.already], "duplicates": len(result.duplicates),
+            "superseded": result.superseded, "grouped": result.grouped,
+            "tournaments": [t.id for t in result.tournaments], "defaulted_scores": defaulted,
+            "disagreements": disagree,
+            "problems": [{"where": p.where, "message": p.message} for p in result.problems],
+        }, ensure_ascii=False))
+        if result.problems:
+            sys.exit(EXIT_INCOMPLETE)
+        return
     parts = [f"imported {len(result.imported)} round(s) from {RUNNER} into {root}"]
     if result.tournaments:
         names = ", ".join(repr(t.id) for t in result.tournaments[:5])
