@@ -32,7 +32,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class ProviderPreset:
-    family: str  # which client implements it: anthropic, openai, google, local, scripted
+    client: str  # which client implements it: anthropic, openai, google, local, scripted (not the model family)
     base_url: str | None = None
     api_key_env: str | None = None
     needs_model: bool = True
@@ -88,6 +88,8 @@ class ModelConfig(BaseModel):
     backoff_s: float = Field(default=1.0, ge=0)  # first retry waits about this long, doubling after
     backoff_max_s: float = Field(default=30.0, ge=0)
     retry_after_max_s: float = Field(default=60.0, ge=0)  # a longer Retry-After is a failure, not a wait
+    #: the model family for the same-family preference (default: the provider); not the client type
+    family: str | None = Field(default=None, min_length=1)
     extras: dict[str, Any] = Field(default_factory=dict)
     source: Path | None = Field(default=None, exclude=True)  # the file it came from (None: built in)
 
@@ -96,8 +98,14 @@ class ModelConfig(BaseModel):
         return PROVIDERS[self.provider]
 
     @property
-    def family(self) -> str:
-        return self.preset.family
+    def client_type(self) -> str:
+        """Which client implements the provider (every OpenAI-compatible preset is "openai")."""
+        return self.preset.client
+
+    @property
+    def model_family(self) -> str:
+        """The family of the model for the statistics: `family` when set, else the provider."""
+        return self.family or self.provider
 
     @property
     def effective_base_url(self) -> str | None:
@@ -237,9 +245,13 @@ def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path
             raise bad(key, "must be a table of string values")
         if key == "rules" and not (
             isinstance(value, list)
-            and all(isinstance(r, dict) and isinstance(r.get("reply"), str) for r in value)
+            and all(isinstance(r, dict) and isinstance(r.get("reply"), str)
+                    and (isinstance(r.get("match", ""), str)
+                         or (isinstance(r["match"], list) and all(isinstance(m, str) for m in r["match"])))
+                    for r in value)
         ):
-            raise bad(key, "must be a list of tables with 'match' and 'reply' strings")
+            raise bad(key, "must be a list of tables with 'match' (a string or a list of strings, all of which "
+                           "must occur) and 'reply' strings")
         if key == "faults" and not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):
             raise bad(key, "must be a list of tables (kind, match, times, after_tokens)")
 

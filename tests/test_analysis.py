@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -73,14 +74,46 @@ def test_model_family_heuristic(name: str, provider: str | None, family: str) ->
     assert an.model_family(name, provider) == family
 
 
-def test_summarize_uses_a_t_interval_and_leaves_small_samples_blank() -> None:
-    assert an.summarize([]) == an.Summary(0, None, None, None, None)
-    assert an.summarize([4.0]) == an.Summary(1, 4.0, None, None, None)
-    assert an.summarize([5.0, 5.0, 5.0]).ci_low == 5.0
-    xs = [3.0, 5.0, 6.0, 9.0]
-    s = an.summarize(xs)
-    lo, hi = stats.t.interval(0.95, 3, loc=5.75, scale=stats.sem(xs))
-    assert (s.n, s.mean) == (4, 5.75) and s.ci_low == pytest.approx(lo) and s.ci_high == pytest.approx(hi)
+def test_interval_rules_blank_below_three_dilemmas_never_zero_width_clipped_to_the_scale() -> None:
+    draws = np.random.default_rng(0).normal(5.0, 0.2, 400)
+    assert an.interval(5.0, draws, 2) == an.Interval(None, None, "fewer than 3 dilemmas")
+    iv = an.interval(5.0, draws, 5)
+    half = stats.t.ppf(0.975, 4) * np.std(draws, ddof=1) * np.sqrt(5 / 4)
+    assert iv.low == pytest.approx(5.0 - half) and iv.high == pytest.approx(5.0 + half) and iv.note == ""
+    assert an.interval(5.0, np.full(400, 5.0), 5) == an.Interval(None, None, "no spread across dilemma resamples")
+    top = an.interval(9.9, np.random.default_rng(1).normal(9.9, 0.5, 400), 4, clip=(1.0, 10.0))
+    assert top.high == 10.0 and top.low < 9.9
+    # a plain mean over clusters: the same rules
+    mean, iv = an.cluster_mean([8.0, 8.0, 8.0], ["d1", "d2", "d3"])
+    assert mean == 8.0 and iv.low is None and iv.note == "no spread across dilemma resamples"
+    mean, iv = an.cluster_mean([6.0, 7.0], ["d1", "d2"])
+    assert mean == 6.5 and iv.note == "fewer than 3 dilemmas"
+    vals, clusters = [5.0, 6.0, 7.0, 6.5, 5.5, 8.0], ["d1", "d1", "d2", "d2", "d3", "d3"]
+    assert an.cluster_mean(vals, clusters) == an.cluster_mean(vals, clusters)  # seeded
+
+
+def test_icc_matches_shrout_and_fleiss() -> None:
+    # Shrout & Fleiss (1979), Table 2: six targets, four judges; ICC(2,1) = 0.29
+    data = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
+    assert an.icc_2_1(data) == pytest.approx(0.29, abs=0.005)
+    assert an.icc_2_1(data[:1]) is None
+
+
+def test_family_comes_from_models_toml_then_provider_then_the_name(tmp_path) -> None:
+    from ebtui.config import ConfigError, load_models_config
+
+    path = tmp_path / "models.toml"
+    path.write_text('[models.house]\nprovider = "openai_compatible"\nbase_url = "http://x/v1"\nmodel = "m"\n'
+                    'family = "Mistral"\n[models.grok]\nprovider = "xai"\nmodel = "grok-4"\n'
+                    '[models.claude]\nprovider = "anthropic"\nmodel = "claude-x"\n', encoding="utf-8")
+    config = load_models_config(path)
+    assert config.get("grok").client_type == "openai" and config.get("grok").model_family == "xai"
+    fams = an.resolve_families(["house", "grok", "claude", "gemini-2.5-pro", "mystery"], config)
+    assert fams == {"house": "mistral", "grok": "xai", "claude": "anthropic", "gemini-2.5-pro": "google",
+                    "mystery": "mystery"}
+    path.write_text('[models.bad]\nprovider = "openai"\nmodel = "m"\nfamily = ""\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="family"):
+        load_models_config(path)
 
 
 def test_missing_scores_are_left_out_never_zero() -> None:
@@ -119,11 +152,18 @@ def test_panel_is_one_observation_and_overrides_only_change_the_effective_view()
 
 def test_tables_cope_with_no_rounds_and_no_panels() -> None:
     tables = an.analyse([])
-    assert all(t.rows == [] or t.key == "judge_alpha" for t in tables)
-    alpha = next(t for t in tables if t.key == "judge_alpha")
-    assert all(r[-1] is None for r in alpha.rows)
-    single = an.analyse([make_round("r1", sa=dict.fromkeys(CRITERIA, 5))])
-    assert next(t for t in single if t.key == "judge_offsets").rows == []
+    assert all(t.rows == [] or t.key == "judge_agreement" for t in tables)
+    agreement = next(t for t in tables if t.key == "judge_agreement")
+    assert all(r[4] is None and r[6] is None for r in agreement.rows)
+    empty = an.analyse_fit([])
+    assert empty.fit is None and all(t.rows == [] for k, t in empty.tables.items()
+                                     if k not in ("family_preference", "criteria_by_model"))
+    single = an.analyse_fit([make_round("r1", sa=dict.fromkeys(CRITERIA, 5), sb=dict.fromkeys(CRITERIA, 7))])
+    judges = single.tables["judges"].as_dicts()
+    assert [(j["judge"], j["offset"], j["ci_low"], j["interval_note"]) for j in judges] == [
+        ("j1", 0.0, None, "only one judge")]
+    models = {m["model"]: m for m in single.tables["models"].as_dicts()}
+    assert models["m1"]["raw_mean"] == 5.0 and models["m1"]["interval_note"] == "fewer than 3 dilemmas"
 
 
 def _answer_round() -> Round:

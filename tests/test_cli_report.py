@@ -67,7 +67,10 @@ def test_report_for_a_scripted_tournament(tournament_store: dict[str, Any]) -> N
     assert "1 human overrides are in force" in text and "checked by hand" in text
     for img in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
         assert (path.parent / img).is_file()
-    assert len(list(path.parent.glob("*.csv"))) == 24
+    from ebtui.core.report import build_tables
+
+    tables = build_tables(ResultsStore(root).load_rounds(tournament=tid))
+    assert len(list(path.parent.glob("*.csv"))) == sum(len(ts) for ts in tables.values())
     # the recomputation from the store's round files: the prose judge's rounds have no scores
     rounds = ResultsStore(root).load_rounds(tournament=tid)
     prose = [r for r in rounds if r.judge_model == "qwen-d"]
@@ -78,7 +81,9 @@ def test_report_for_a_scripted_tournament(tournament_store: dict[str, Any]) -> N
     assert f"{missing} of {14 * len(judged)} scores missing" in text
     # the presenting consistency mean of the overridden model, both views, from the rounds
     ov = next(r for r in rounds if r.id == tournament_store["override_round"])
-    for effective, heading in ((True, "With human overrides applied"), (False, "As judged")):
+    import csv
+
+    for effective, view in ((True, "effective"), (False, "as_judged")):
         per_ex: dict[str, list[int]] = {}
         for r in rounds:
             if r.team_a_model == ov.team_a_model and r.judgment is not None:
@@ -86,12 +91,13 @@ def test_report_for_a_scripted_tournament(tournament_store: dict[str, Any]) -> N
                 if s.consistency is not None:
                     per_ex.setdefault(r.exchange_id or r.id, []).append(s.consistency)
         want = statistics.fmean(statistics.fmean(v) for v in per_ex.values())
-        section = text.split("#### Model comparison: mean score per criterion by role — " + heading)[1]
-        line = next(ln for ln in section.splitlines()
-                    if ln.startswith(f"| {ov.team_a_model} | presenting | consistency |"))
-        assert line.split("|")[5].strip() == f"{want:.2f}"
-        assert line.split("|")[4].strip() == str(len(per_ex))
-    assert set(CRITERIA) <= {c.replace("\\", "") for c in re.findall(r"\| presenting \| ([\w\\]+) \|", text)}
+        with open(path.parent / f"model_comparison__{view}.csv", encoding="utf-8") as fh:
+            row = next(r for r in csv.DictReader(fh) if (r["model"], r["role"], r["criterion"])
+                       == (ov.team_a_model, "presenting", "consistency"))
+        assert float(row["mean"]) == pytest.approx(want) and int(row["n"]) == len(per_ex)
+    # models as rows, criteria as columns
+    header = next(ln for ln in text.splitlines() if ln.startswith("| model | principle"))
+    assert [c.replace("\\", "") for c in header.strip("| ").split(" | ")] == ["model", *CRITERIA, "n"]
 
 
 def test_report_filters_and_out_dir(tournament_store: dict[str, Any], tmp_path: Path) -> None:
@@ -101,7 +107,8 @@ def test_report_filters_and_out_dir(tournament_store: dict[str, Any], tmp_path: 
     assert result.exit_code == 0, result.output
     assert Path(result.stdout.strip()) == out / "report.md"
     text = (out / "report.md").read_text(encoding="utf-8")
-    n = len(ResultsStore(root).load_rounds(model="gpt-b"))
+    n = len([r for r in ResultsStore(root).load_rounds() if "gpt-b" in (r.team_a_model, r.team_b_model)])
+    assert n < len(ResultsStore(root).load_rounds(model="gpt-b"))  # the store's filter also has its judging
     assert text.startswith("# ebtui report: all rounds (model gpt-b)") and f"- Rounds: {n} (" in text
     d = ResultsStore(root).load_rounds(tournament=tid)[0].dilemma_id
     result = invoke("report", "--store", str(root), "--dilemma", d, "--tournament", tid)
@@ -158,3 +165,34 @@ def test_an_unknown_classifier_is_a_clear_error(tournament_store: dict[str, Any]
                     "--classifier", "nobody")
     assert result.exit_code == 2
     assert "nobody" in result.output and "Traceback" not in result.output
+
+
+def test_json_is_one_object_with_the_report_numbers_and_writes_nothing(tournament_store: dict[str, Any],
+                                                                      tmp_path: Path) -> None:
+    import json
+
+    root, tid = tournament_store["root"], tournament_store["tid"]
+    before = sorted(p for p in root.rglob("*") if "reports" not in p.parts)
+    result = invoke("report", "--store", str(root), "--tournament", tid, "--json")
+    assert result.exit_code == 0, result.output
+    assert sorted(p for p in root.rglob("*") if "reports" not in p.parts) == before
+    out = json.loads(result.stdout)
+    rounds = ResultsStore(root).load_rounds(tournament=tid)
+    judged = [r for r in rounds if r.judgment is not None]
+    missing = sum(len(r.judgment.parsed_scores(t).missing()) for r in judged for t in "ab")
+    assert out["excluded"]["scores_missing"] == missing and out["n_rounds"] == len(rounds)
+    # the one override: judge minus human, and the with-overrides view beside the as-judged one
+    ov = next(r for r in rounds if r.id == tournament_store["override_round"])
+    o = ov.judgment.active_overrides()[("a", "consistency")]
+    assert out["judge_vs_human"] == [{"judge": ov.judge_model, "n": 1, "n_dilemmas": 1,
+                                      "offset_vs_human": float(o.parsed_value - o.value), "ci_low": None,
+                                      "ci_high": None, "interval_note": "fewer than 3 dilemmas"}]
+    assert {"models", "judges", "family_preference"} <= set(out["with_overrides"])
+    # two dilemmas: every interval blank, with the reason
+    assert all(m["ci_low"] is None and m["interval_note"] == "fewer than 3 dilemmas" for m in out["models"])
+    # the report's Markdown shows the same adjusted means
+    md = invoke("report", "--store", str(root), "--tournament", tid, "--out", str(tmp_path / "md"))
+    text = Path(md.stdout.strip()).read_text(encoding="utf-8")
+    for m in out["models"]:
+        if m["mean"] is not None:
+            assert f"| {m['model']} | {m['family']} | {m['mean']:.2f} |" in text

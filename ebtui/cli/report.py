@@ -1,8 +1,10 @@
-"""`ebtui report`: write the Markdown report (tables in both views, PNG charts, one CSV per table)."""
+"""`ebtui report`: write the Markdown report (PNG charts, one CSV per table), or with --json print the same
+numbers as one JSON object on stdout and write nothing."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,19 +16,22 @@ from ebtui.cli.common import CliError, ctx_option
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Where to write the report (default <store>/reports/<tournament or 'all'>/).")
-@click.option("--model", help="Only rounds in which this model took part (any seat).")
+@click.option("--model", help="Only rounds in which this model is Team A or Team B (not rounds it only judged).")
 @click.option("--dilemma", help="Only rounds on this dilemma id.")
 @click.option("--title", help="The report's title.")
 @click.option("--classifier", metavar="MODEL",
               help="Classify the consistency-test answers with this model (from models.toml) instead of the "
                    "documented rules; the report names the classifier.")
 @click.option("--models", "models_file", type=click.Path(dir_okay=False),
-              help="models.toml: the classifier, and each model's provider for the judge-family table.")
+              help="models.toml: the classifier, and each model's family (family, else provider) for the "
+                   "same-family preference.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the statistics as one JSON object on stdout instead; write no files.")
 @click.pass_context
 def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
            model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
-           models_file: str | None) -> None:
-    """Write a Markdown report with tables, charts and CSVs; print its path."""
+           models_file: str | None, as_json: bool) -> None:
+    """Write a Markdown report with tables, charts and CSVs and print its path (--json: print the numbers)."""
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
@@ -41,15 +46,19 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
                 tournament = results.load_tournament(tournament_id)
             except StoreError:
                 tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
-        rounds = results.load_rounds(tournament=tournament_id, model=model, dilemma=dilemma)
+        rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
+    if model:
+        from ebtui.core.views.means import rounds_with_team_seat
+
+        rounds = rounds_with_team_seat(rounds, model)
     if not rounds:
         what = [f"tournament {tournament_id!r}" if tournament_id else "",
                 f"model {model!r}" if model else "", f"dilemma {dilemma!r}" if dilemma else ""]
         filt = ", ".join(w for w in what if w)
         raise CliError(f"no rounds in {root}" + (f" matching {filt}" if filt else "") + "; nothing to report")
-    from ebtui.core.report import write_report  # scipy/matplotlib: imported only when there is work to do
+    from ebtui.core.report import build_report_data, write_report  # statsmodels/matplotlib: only when needed
 
     out = Path(out_dir) if out_dir else root / "reports" / (tournament_id or "all")
     if title is None:
@@ -57,30 +66,40 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
     families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, rounds)
+    data = build_report_data(rounds, classifications=classifications, families=families)
+    if as_json:
+        import json
+
+        obj = {"filters": {"tournament": tournament_id, "model": model, "dilemma": dilemma}, **data.json()}
+        click.echo(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+        return
     try:
-        path = write_report(rounds, out, title=title, tournament=tournament, classifications=classifications,
-                            families=families)
+        path = write_report(rounds, out, title=title, tournament=tournament, data=data)
     except OSError as exc:
         raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     click.echo(f"{len(rounds)} rounds", err=True)
     click.echo(str(path))
 
 
-def _from_models(models_file: str | None, classifier: str | None, rounds: list) -> tuple[dict | None, dict | None]:
-    """What models.toml adds to a report: each model's provider (for the judge-family table) and, with
-    --classifier, a model's classification of every consistency-test answer. Without --models and
-    --classifier an unreadable default models.toml is no reason to refuse a report."""
+def _from_models(models_file: str | None, classifier: str | None,
+                 rounds: list[Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+    """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
+    models.toml: the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
+    classification of every consistency-test answer. Without --models and --classifier an unreadable default
+    models.toml is no reason to refuse a report (every family then comes from the name heuristic)."""
     import asyncio
 
     from ebtui.config import ConfigError, load_models_config
+    from ebtui.core.analysis.families import resolve_families
 
+    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
     try:
         config = load_models_config(models_file)
     except ConfigError as exc:
         if models_file or classifier:
             raise CliError(str(exc)) from None
-        return None, None
-    families = {name: cfg.provider for name, cfg in config.models.items()}
+        return resolve_families(names, None), None
+    families = resolve_families(names, config)
     if not classifier:
         return families, None
     from ebtui.core.analysis import classify_consistency_answers_with_model
@@ -91,7 +110,7 @@ def _from_models(models_file: str | None, classifier: str | None, rounds: list) 
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 
-    async def classify() -> dict:
+    async def classify() -> dict[str, Any]:
         try:
             return await classify_consistency_answers_with_model(rounds, client)
         finally:

@@ -1,4 +1,5 @@
-"""The report: report.md with every analysis table in both views, PNG charts, and one CSV per table.
+"""The report: report.md (the joint fit's tables first, then the descriptive ones; the with-overrides view only
+where overrides exist), PNG charts with interval bars, one CSV per table, and the JSON of `report --json`.
 
 Model text quoted in the report is inert: control sequences are stripped (safe_text.strip_control) and
 Markdown/HTML-significant characters are escaped in table cells, so ANSI/OSC escapes, Rich markup such as
@@ -8,11 +9,14 @@ Markdown/HTML-significant characters are escaped in table cells, so ANSI/OSC esc
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table
@@ -80,7 +84,7 @@ def csv_name(table: Table) -> str:
 # ---- charts ------------------------------------------------------------------------------------------
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,24 +93,25 @@ def _pyplot():
     return plt
 
 
-def chart_model_criteria(table: Table, path: Path) -> Path | None:
-    """Grouped bars: per criterion, each model's mean as presenting team."""
-    rows = [r for r in table.as_dicts() if r["role"] == "presenting" and r["criterion"] in CRITERIA]
-    models = sorted({str(r["model"]) for r in rows})
-    if not models:
+def chart_models(table: Table, path: Path) -> Path | None:
+    """Adjusted mean per model with its 95% interval (bar), the raw mean as a cross."""
+    rows = [r for r in table.as_dicts() if r["mean"] is not None]
+    if not rows:
         return None
+    rows.sort(key=lambda r: float(r["mean"]))  # type: ignore[arg-type]
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    width = 0.8 / len(models)
-    for i, m in enumerate(models):
-        vals = {r["criterion"]: r["mean"] for r in rows if r["model"] == m}
-        ys = [vals.get(c) if vals.get(c) is not None else float("nan") for c in CRITERIA]  # missing: no bar
-        ax.bar([k + i * width for k in range(len(CRITERIA))], ys, width, label=m)
-    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(CRITERIA))])
-    ax.set_xticklabels([c.replace("_", "\n") for c in CRITERIA], fontsize=8)
-    ax.set_ylim(0, 10)
-    ax.set_ylabel("mean score (Team A, presenting)")
-    ax.legend(fontsize=8)
+    fig, ax = plt.subplots(figsize=(7.5, 0.55 * len(rows) + 1.6))
+    ys = list(range(len(rows)))
+    means = [float(r["mean"]) for r in rows]  # type: ignore[arg-type]
+    lo = [m - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
+    hi = [float(r["ci_high"]) - m if r["ci_high"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
+    ax.errorbar(means, ys, xerr=[lo, hi], fmt="o", capsize=4, label="adjusted mean, 95% interval")
+    raw = [float(r["raw_mean"]) if r["raw_mean"] is not None else float("nan") for r in rows]
+    ax.plot(raw, ys, "x", color="grey", label="raw mean")
+    ax.set_yticks(ys, [str(r["model"]) for r in rows])
+    ax.set_xlim(1, 10)
+    ax.set_xlabel("score (1-10)")
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -137,19 +142,20 @@ def chart_cross_model(table: Table, path: Path) -> Path | None:
 
 
 def chart_judge_offsets(table: Table, path: Path) -> Path | None:
-    rows = [r for r in table.as_dicts() if r["mean_offset"] is not None]
+    """Each judge's offset from the average judge with its 95% interval."""
+    rows = [r for r in table.as_dicts() if r["offset"] is not None]
     if not rows:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.5))
-    ys = range(len(rows))
-    means = [float(r["mean_offset"]) for r in rows]  # type: ignore[arg-type]
-    lo = [m - float(r["ci95_low"]) if r["ci95_low"] is not None else 0 for m, r in zip(means, rows, strict=True)]
-    hi = [float(r["ci95_high"]) - m if r["ci95_high"] is not None else 0 for m, r in zip(means, rows, strict=True)]
-    ax.errorbar(means, list(ys), xerr=[lo, hi], fmt="o", capsize=4)
+    fig, ax = plt.subplots(figsize=(7, 0.55 * len(rows) + 1.5))
+    ys = list(range(len(rows)))
+    means = [float(r["offset"]) for r in rows]  # type: ignore[arg-type]
+    lo = [m - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
+    hi = [float(r["ci_high"]) - m if r["ci_high"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
+    ax.errorbar(means, ys, xerr=[lo, hi], fmt="o", capsize=4)
     ax.axvline(0, color="grey", linewidth=1)
-    ax.set_yticks(list(ys), [str(r["judge"]) for r in rows])
-    ax.set_xlabel("mean offset from the other judges (95% CI)")
+    ax.set_yticks(ys, [str(r["judge"]) for r in rows])
+    ax.set_xlabel("offset from the average judge (95% interval; negative = harsh)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -158,61 +164,138 @@ def chart_judge_offsets(table: Table, path: Path) -> Path | None:
 
 # ---- the report -------------------------------------------------------------------------------------------
 
-SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("1. Model comparison", ("model_comparison",)),
-    ("2. Dilemma difficulty", ("dilemma_difficulty",)),
-    ("3. Cross-model matrix", ("cross_model", "cross_model_n")),
-    ("4. Consistency", ("consistency_summary", "consistency_answers")),
-    ("5. Framework usage", ("framework_usage", "framework_quotes")),
-    ("6. Judge agreement", ("judge_alpha", "judge_correlation", "judge_offsets", "judge_family")),
-    ("7. Self-debate", ("self_debate",)),
-)
-
 VIEW_HEADINGS = {
     an.VIEW_EFFECTIVE: "With human overrides applied",
     an.VIEW_AS_JUDGED: "As judged (judges' scores, no overrides)",
     an.VIEW_BOTH: "Both views (reads no scores)",
 }
 
+#: (heading, table keys) in the order the report shows them
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("1. Models", ("models", "criteria_by_model")),
+    ("2. Judges", ("judges", "judge_vs_human", "family_preference")),
+    ("3. Judge agreement", ("judge_agreement", "judge_correlation")),
+    ("4. Dilemmas", ("dilemmas", "dilemma_difficulty")),
+    ("5. Cross-model matrix", ("cross_model", "cross_model_n")),
+    ("6. Self-debate", ("self_debate",)),
+    ("7. Consistency", ("consistency_summary", "consistency_answers")),
+    ("8. Framework usage", ("framework_usage", "framework_quotes")),
+)
 
-def build_tables(
+#: fit tables shown with overrides applied too (when overrides exist); criteria_by_model is as parsed by definition
+FIT_KEYS_BOTH_VIEWS = ("models", "judges", "family_preference", "self_debate", "dilemmas")
+
+
+@dataclass
+class ReportData:
+    """Everything a report, its CSVs, `report --json` and the TUI show — computed once."""
+
+    rounds: int
+    as_judged: an.Analysis
+    with_overrides: an.Analysis | None  # None: no override in force (the views would be identical)
+    judge_vs_human: Table | None
+    tables: dict[str, list[Table]] = field(default_factory=dict)  # key -> as-judged first, then with overrides
+
+    def json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
+                               "excluded": self.as_judged.excluded.as_dict(),
+                               "bootstrap": {"seed": self.as_judged.seed, "replicates": self.as_judged.replicates,
+                                             "unit": "dilemma", "confidence": 0.95},
+                               "criteria": list(CRITERIA), **self.as_judged.json()}
+        for key, ts in self.tables.items():
+            if key not in out:
+                out[key] = ts[0].as_dicts()
+        if self.with_overrides is not None:
+            extra = {k: ts[1].as_dicts() for k, ts in self.tables.items()
+                     if len(ts) > 1 and k not in self.as_judged.tables}
+            out["with_overrides"] = {**{k: v for k, v in self.with_overrides.json().items()
+                                        if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
+        out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
+        clean: dict[str, Any] = _finite(out)
+        return clean
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN: a non-finite number becomes null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def build_report_data(
     rounds: Sequence[Round],
     *,
     classifications: Mapping[str, ConsistencyClassification] | None = None,
     families: Mapping[str, str] | None = None,
-) -> dict[str, list[Table]]:
-    """table key -> its tables (effective view first, then as judged; or the one view-free table)."""
-    out: dict[str, list[Table]] = {}
-    for effective in (True, False):
-        for t in an.analyse(rounds, effective=effective, classifications=classifications, families=families):
-            out.setdefault(t.key, []).append(t)
+    seed: int = an.DEFAULT_SEED,
+    replicates: int = an.DEFAULT_REPLICATES,
+) -> ReportData:
+    overrides = an.has_overrides(rounds)
+    base = an.analyse_fit(rounds, families=families, seed=seed, replicates=replicates)
+    eff = an.analyse_fit(rounds, families=families, effective=True, seed=seed, replicates=replicates) \
+        if overrides else None
+    data = ReportData(len(rounds), base, eff, an.judge_vs_human(rounds, seed=seed, replicates=replicates))
+    tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
+    if eff is not None:
+        for k in FIT_KEYS_BOTH_VIEWS:
+            tables[k].append(eff.tables[k])
+    if data.judge_vs_human is not None:
+        tables["judge_vs_human"] = [data.judge_vs_human]
+    for effective in ((False, True) if overrides else (False,)):
+        for t in an.analyse(rounds, effective=effective, classifications=classifications):
+            if not effective or t.key not in ("judge_agreement", "judge_correlation"):  # agreement: parsed only
+                tables.setdefault(t.key, []).append(t)
     for t in an.framework_usage(rounds):
-        out[t.key] = [t]
-    return out
+        tables[t.key] = [t]
+    data.tables = tables
+    return data
 
 
-def _render_table(t: Table) -> list[str]:
+def build_tables(rounds: Sequence[Round], **kwargs: Any) -> dict[str, list[Table]]:
+    """table key -> its tables (as judged first, then with overrides where overrides exist)."""
+    return build_report_data(rounds, **kwargs).tables
+
+
+def criteria_wide(table: Table) -> Table:
+    """criteria_by_model shown with models as rows and criteria as columns (the same numbers)."""
+    rows = table.as_dicts()
+    models = sorted({str(r["model"]) for r in rows})
+    cell: dict[tuple[str, str], tuple[Cell, int]] = {
+        (str(r["model"]), str(r["criterion"])): (r["raw_mean"], int(r["n"] or 0)) for r in rows}
+    out: list[list[Cell]] = []
+    for m in models:
+        ns = sorted({cell.get((m, c), (None, 0))[1] for c in CRITERIA})
+        out.append([m, *[cell.get((m, c), (None, 0))[0] for c in CRITERIA], "/".join(str(n) for n in ns)])
+    return Table(table.key, table.title, ["model", *CRITERIA, "n"], out, view=table.view, notes=table.notes)
+
+
+def _render_table(t: Table, shown: Table | None = None) -> list[str]:
     lines = [f"#### {md_escape(t.title)} — {VIEW_HEADINGS[t.view]}", ""]
     if t.coverage is not None:
         lines += [f"Left out as missing: {t.coverage.describe()}.", ""]
-    lines += [table_to_markdown(t), ""]
+    lines += [table_to_markdown(shown or t), ""]
     lines += [f"- {md_escape(n)}" for n in t.notes]
     lines += [f"- CSV: [{csv_name(t)}]({csv_name(t)})", ""]
     return lines
 
 
 def _override_lines(rounds: Sequence[Round]) -> list[str]:
-    rows = []
+    rows: list[list[Cell]] = []
     for r in sorted(rounds, key=lambda r: r.id):
         if r.judgment is None:
             continue
         for (team, crit), ov in sorted(r.judgment.active_overrides().items()):
             rows.append([r.id, r.judge_model, team, crit, ov.parsed_value, ov.value, ov.note])
     if not rows:
-        return ["No human overrides: the two views are identical.", ""]
+        return ["No human overrides: every table shows the judges' scores as parsed.", ""]
     t = Table("overrides", "Overrides in force", ["round", "judge", "team", "criterion", "judged", "override", "note"],
               rows, text_columns=frozenset({"note"}))
-    return [f"{len(rows)} human overrides are in force; they are the only differences between the two views:", "",
+    return [f"{len(rows)} human overrides are in force. Score tables are shown as judged and, below each, with "
+            "the overrides applied; the judge-vs-human table compares the two.", "",
             table_to_markdown(t), ""]
 
 
@@ -224,28 +307,30 @@ def write_report(
     tournament: Tournament | None = None,
     classifications: Mapping[str, ConsistencyClassification] | None = None,
     families: Mapping[str, str] | None = None,
+    data: ReportData | None = None,
 ) -> Path:
     """Write report.md, the charts and one CSV per table into out_dir; return the path of report.md."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tables = build_tables(rounds, classifications=classifications, families=families)
+    data = data or build_report_data(rounds, classifications=classifications, families=families)
+    tables = data.tables
     for ts in tables.values():
         for t in ts:
             write_csv(t, out / csv_name(t))
 
     charts: dict[str, list[tuple[str, str]]] = {}
-    eff = {k: v[0] for k, v in tables.items()}
+    first = {k: v[0] for k, v in tables.items()}
     for key, fn, name, alt in (
-        ("model_comparison", chart_model_criteria, "model_criteria.png", "Mean score per criterion and model"),
+        ("models", chart_models, "models.png", "Adjusted mean per model with 95% intervals; crosses: raw means"),
+        ("judges", chart_judge_offsets, "judge_offsets.png", "Judge offsets from the average judge, 95% intervals"),
         ("cross_model", chart_cross_model, "cross_model.png", "Cross-model heatmap"),
-        ("judge_offsets", chart_judge_offsets, "judge_offsets.png", "Judge offsets with 95% CI"),
     ):
-        if fn(eff[key], out / name) is not None:
+        if key in first and fn(first[key], out / name) is not None:
             charts.setdefault(key, []).append((name, alt))
 
     statuses = Counter(str(r.status) for r in rounds)
     n_ex = len(an.exchanges(rounds))
-    cov_eff, cov_raw = an.coverage(rounds, True), an.coverage(rounds, False)
+    excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
     if tournament is not None:
         lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (id {md_escape(tournament.id)}), "
@@ -256,35 +341,39 @@ def write_report(
         f"- Models: {', '.join(md_escape(m) for m in an._models(rounds))}",
         f"- Judges: {', '.join(md_escape(j) for j in sorted({r.judge_model for r in rounds}))}",
         f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
+        f"- Excluded: {md_escape(excluded)}",
         f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         "",
-        "## How missing data was handled",
+        "## How to read this report",
         "",
-        "A score the judge did not give is missing: it is left out of every mean and count, never treated "
-        "as 0. Rounds without a judgment (failed or unfinished) are left out of every score table. Each "
-        "table says how many rounds and scores it left out.",
-        f"With overrides applied: {cov_eff.describe()}. As judged: {cov_raw.describe()}.",
+        md_escape(an.ADJUSTMENT_PARAGRAPH),
         "",
-        "A judge panel (several judges scoring the same exchange) counts as one observation per team: its "
-        "scores are averaged per criterion first (except in the judge-agreement tables, which compare them). "
-        "Confidence intervals are 95% Student-t intervals (scipy); n < 2 leaves them blank.",
-        "",
-        "Every table appears twice: with human overrides applied, and as judged.",
+        "A score the judge did not give is missing: it is left out of every mean and count, never treated as 0. "
+        "Rounds without a judgment (failed or incomplete) are left out. The model and assumptions are in "
+        "docs/STATISTICS.md.",
         "",
         "## Overrides",
         "",
         *_override_lines(rounds),
     ]
     for heading, keys in SECTIONS:
+        present = [k for k in keys if k in tables]
+        if not present:
+            continue
         lines += [f"## {heading}", ""]
-        for key in keys:
+        for key in present:
             for name, alt in charts.get(key, []):
-                lines += [f"![{alt} (with overrides applied)]({name})", ""]
+                lines += [f"![{alt}]({name})", ""]
             for t in tables[key]:
-                lines += _render_table(t)
+                lines += _render_table(t, criteria_wide(t) if key == "criteria_by_model" else None)
+    shown = {k for _, keys in SECTIONS for k in keys}
+    rest = [csv_name(t) for k, ts in tables.items() if k not in shown for t in ts]
+    if rest:
+        lines += ["## More tables (CSV only)", "", *[f"- [{n}]({n})" for n in rest], ""]
     path = out / "report.md"
     path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     return path
 
 
-__all__ = ["write_report", "build_tables", "table_to_markdown", "write_csv", "md_escape"]
+__all__ = ["write_report", "build_tables", "build_report_data", "ReportData", "table_to_markdown", "write_csv",
+           "md_escape"]

@@ -23,7 +23,7 @@ def retry_policy(cfg: ModelConfig) -> RetryPolicy:
 
 def build_raw_client(cfg: ModelConfig) -> ModelClient:
     """The provider's client without the retry wrapper. Raises ConfigError when its key is missing."""
-    family = cfg.family
+    family = cfg.client_type
     if family == "scripted":
         from ebtui.providers.scripted import scripted_from_config
 

@@ -50,8 +50,11 @@ def count_tokens(text: str) -> int:
 
 @dataclass
 class ScriptRule:
-    match: str  # a substring of the prompt ("" matches everything)
+    match: str | tuple[str, ...]  # a substring of the prompt ("" matches everything), or several: all must occur
     reply: str
+
+    def matches(self, prompt: str) -> bool:
+        return all(m in prompt for m in ((self.match,) if isinstance(self.match, str) else self.match))
 
 
 @dataclass
@@ -108,7 +111,7 @@ class ScriptedClient(ModelClient):
     # -- what it says ---------------------------------------------------------------------------
     def reply_for(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None) -> str:
         for rule in self.rules:
-            if rule.match in prompt:
+            if rule.matches(prompt):
                 return rule.reply
         if json_schema is not None:
             return self._judge_reply(prompt, json_schema)
@@ -255,7 +258,8 @@ def scripted_from_config(cfg: Any) -> ScriptedClient:
     """A ScriptedClient from a `provider = "scripted"` ModelConfig (latency_s, tokens_per_second, judge_mode,
     seed, rules = [{match, reply}], faults = [{kind, match, times, after_tokens, message}])."""
     ex = dict(cfg.extras)
-    rules = [ScriptRule(match=str(r.get("match", "")), reply=str(r["reply"])) for r in ex.get("rules", [])]
+    rules = [ScriptRule(match=tuple(str(m) for m in r["match"]) if isinstance(r.get("match"), list)
+                        else str(r.get("match", "")), reply=str(r["reply"])) for r in ex.get("rules", [])]
     faults = [
         ScriptedFault(
             kind=str(f.get("kind", "server")),

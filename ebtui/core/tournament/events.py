@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.tournament.schedule import ScheduledRound
+from ebtui.core.views.means import model_criterion_means, model_means
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -81,10 +82,16 @@ class TournamentSummary:
         return "\n".join(lines)
 
 
+def _criterion_table(rounds: list[Round]) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, float | None]] = defaultdict(dict)
+    for (m, c), (mean, n) in model_criterion_means(rounds, effective=True).items():
+        if n:
+            out[m][c] = mean
+    return dict(out)
+
+
 def summarize_rounds(rounds: Iterable[Round]) -> TournamentSummary:
     rounds = list(rounds)
-    by_model: dict[str, list[float]] = defaultdict(list)
-    by_crit: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     by_role: dict[tuple[str, str], list[float]] = defaultdict(list)
     by_dilemma: dict[str, list[float]] = defaultdict(list)
     by_judge: dict[str, list[float]] = defaultdict(list)
@@ -101,12 +108,8 @@ def summarize_rounds(rounds: Iterable[Round]) -> TournamentSummary:
             s = j.effective_scores(team)  # type: ignore[arg-type]
             missing += len(s.missing())
             mean = s.mean()
-            for c, v in s.as_dict().items():
-                if v is not None:
-                    by_crit[model][c].append(v)
             if mean is None:
                 continue
-            by_model[model].append(mean)
             by_role[(model, role)].append(mean)
             by_dilemma[r.dilemma_id].append(mean)
             by_judge[r.judge_model].append(mean)
@@ -116,8 +119,10 @@ def summarize_rounds(rounds: Iterable[Round]) -> TournamentSummary:
         rounds=len(rounds),
         scored_rounds=scored,
         missing_scores=missing,
-        by_model={m: (_mean(v), len(v)) for m, v in by_model.items()},
-        by_model_criterion={m: {c: _mean([float(x) for x in v]) for c, v in cs.items()} for m, cs in by_crit.items()},
+        # the one "mean per model" (views.means): every score a model's teams got, counted per exchange
+        by_model={m: (mm.mean, mm.n_exchanges) for m, mm in model_means(rounds, effective=True).items()
+                  if mm.n_scores},
+        by_model_criterion=_criterion_table(rounds),
         by_model_role={k: (_mean(v), len(v)) for k, v in by_role.items()},
         by_dilemma={d: (_mean(v), len(v)) for d, v in by_dilemma.items()},
         matrix={k: (_mean(a), _mean(b), max(len(a), len(b))) for k, (a, b) in pair.items()},

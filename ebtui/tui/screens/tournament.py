@@ -37,6 +37,7 @@ from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
+from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
 DEFAULT_FILE = "tournament.toml"
@@ -207,6 +208,7 @@ class TournamentScreen(Screen[None]):
                 yield Static("Not started.", id="progress-stats", markup=False)
                 yield Static("", id="progress-failures", markup=False)
             with TabPane("Analysis", id="tab-analysis"):
+                yield AnalysisView(id="analysis-fit")
                 with Horizontal(id="analysis-pickers"):
                     yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
                     yield Select(VIEWS, value="effective", allow_blank=False, id="analysis-view-select")
@@ -462,6 +464,7 @@ class TournamentScreen(Screen[None]):
 
         rounds = self.services.store.load_rounds(tournament=tournament_id)
         tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
+        self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
         self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
 
     @on(AnalysisReady)

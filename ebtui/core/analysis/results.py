@@ -1,0 +1,259 @@
+"""The statistics every front end shows: one computation, turned into Tables (Markdown, CSV, TUI) and into the
+JSON object of `ebtui report --json`. Nothing here is computed twice.
+
+Tables (keys are the JSON keys):
+* models — judge-adjusted mean per model (joint fit, ebtui.core.analysis.fit) with its 95% interval, the raw
+  mean beside it (ebtui.core.views.means), n;
+* judges — each judge's offset from the average judge (sums to zero), interval, n;
+* family_preference — the same-family preference, adjusted for skill and severity;
+* criteria_by_model — raw mean per model and criterion, judges' parsed scores, both team seats;
+* judge_vs_human — only where humans overrode scores: each judge's score minus the human's;
+* self_debate — Team A minus Team B when a model debates itself, against the gap the fit expects;
+* dilemmas — each dilemma's difficulty effect from the fit (how much harder or easier than average).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ebtui.core.analysis.bootstrap import (
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    FEWER,
+    MIN_CLUSTERS,
+    SCALE,
+    Interval,
+    cluster_mean,
+    interval,
+    replicate_fits,
+)
+from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
+from ebtui.core.analysis.families import family_function
+from ebtui.core.analysis.fit import Excluded, JointFit, fit, observations
+from ebtui.core.records import Round
+from ebtui.core.views.means import model_criterion_means, model_means
+
+ADJUSTMENT_PARAGRAPH = (
+    "How the adjusted scores are made: every score is explained at once by the model that was scored, the "
+    "seat it sat in (Team A or B), the judge who gave it, whether that judge is of the model's own family, the "
+    "dilemma, and the criterion (one least-squares fit over all the scores). A model's adjusted mean is what "
+    "the fit says it would score from the average judge, on the average dilemma, in the average seat, with no "
+    "family preference. This matters because a model never judges its own rounds, so each model meets a "
+    "different mix of harsh and lenient judges; the raw mean beside it is the plain average of the scores it "
+    "got. A judge's offset is how much higher (+) or lower (−) it scores than the average judge. The 95% "
+    "intervals come from resampling whole dilemmas (rounds on one dilemma are not independent); with fewer "
+    f"than {MIN_CLUSTERS} dilemmas they are left blank."
+)
+
+
+@dataclass
+class Analysis:
+    """Every fit-based table for one view, and the JSON form."""
+
+    view: str
+    fit: JointFit | None
+    tables: dict[str, Table] = field(default_factory=dict)
+    dilemmas: int = 0
+    seed: int = DEFAULT_SEED
+    replicates: int = DEFAULT_REPLICATES
+    excluded: Excluded = field(default_factory=Excluded)
+    info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
+
+    def json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"fit": self.info}
+        for key, t in self.tables.items():
+            rows = t.as_dicts()
+            out[key] = rows[0] if key == "family_preference" else rows
+        return out
+
+
+def _iv(iv: Interval) -> tuple[float | None, float | None, str]:
+    return iv.low, iv.high, iv.note
+
+
+def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None, effective: bool = False,
+                seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES) -> Analysis:
+    """The joint fit and its tables for one view (effective=False: the judges' parsed scores)."""
+    view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
+    family_of = family_function(families)
+    jf = fit(rounds, family_of, effective=effective)
+    a = Analysis(view, jf, seed=seed, replicates=replicates,
+                 excluded=jf.excluded if jf else observations(rounds, family_of, effective=effective)[1])
+    raw = model_means(rounds, effective=effective)
+    excluded_note = a.excluded.describe()
+    common_notes = [f"Excluded: {excluded_note}."]
+    if jf is not None:
+        common_notes += jf.design.notes
+    G = len(jf.design.dilemmas) if jf else 0
+    a.dilemmas = G
+    draws = replicate_fits(jf, replicates=replicates, seed=seed) if jf else np.zeros((0, 0))
+    if G < MIN_CLUSTERS:
+        common_notes.append(f"Intervals blank: {FEWER} ({G}).")
+    if jf is not None:
+        a.info = {"n_scores": len(jf.design.y), "models": len(jf.design.models), "judges": len(jf.design.judges),
+                  "dilemmas": G, "criteria": len(jf.design.criteria), "residual_sd": jf.residual_sd,
+                  "seat_gap": jf.estimates.seat_gap if jf.design.has_seat else None, "full_rank": jf.full_rank,
+                  "replicates_used": int(np.isfinite(draws[:, 0]).sum()) if draws.size else 0,
+                  "notes": list(jf.design.notes)}
+
+    # models
+    rows: list[list[Cell]] = []
+    M = len(jf.design.models) if jf else 0
+    for m_name, mm in raw.items():
+        mean = lo = hi = None
+        note = "no score"
+        if jf is not None and m_name in jf.design.models:
+            i = jf.design.models.index(m_name)
+            est = float(np.clip(jf.estimates.adjusted[i], *SCALE))
+            mean = est
+            lo, hi, note = _iv(interval(est, draws[:, i] if draws.size else np.zeros(0), G, clip=SCALE))
+        rows.append([m_name, family_of(m_name), mean, lo, hi, mm.mean, mm.n_rounds, mm.n_exchanges,
+                     mm.n_dilemmas, mm.n_scores, note])
+    a.tables["models"] = Table(
+        "models", "Models: judge-adjusted mean score (95% interval) and raw mean",
+        ["model", "family", "mean", "ci_low", "ci_high", "raw_mean", "n_rounds", "n_exchanges", "n_dilemmas",
+         "n_scores", "interval_note"], rows, view=view,
+        notes=["mean: adjusted (average judge, average dilemma, average seat and criterion, no family "
+               "preference); raw_mean: the plain mean of the model's scores (ebtui.core.views.means). n_rounds "
+               "counts judged rounds where the model sat at Team A or B (never rounds it only judged).",
+               *common_notes])
+
+    # judges
+    rows = []
+    judge_rounds: dict[str, set[str]] = defaultdict(set)
+    judge_scores: dict[str, list[float]] = defaultdict(list)
+    if jf is not None:
+        for o in jf.design.obs:
+            judge_rounds[o.judge].add(o.round_id)
+            judge_scores[o.judge].append(o.score)
+        for j, name in enumerate(jf.design.judges):
+            est = float(jf.estimates.offsets[j])
+            col = draws[:, M + j] if draws.size else np.zeros(0)
+            lo, hi, note = _iv(interval(est, col, G) if len(jf.design.judges) > 1
+                               else Interval(None, None, "only one judge"))
+            rows.append([name, family_of(name), est, lo, hi, len(judge_rounds[name]), len(judge_scores[name]),
+                         float(np.mean(judge_scores[name])), note])
+    a.tables["judges"] = Table(
+        "judges", "Judges: offset from the average judge (95% interval; negative = harsh)",
+        ["judge", "family", "offset", "ci_low", "ci_high", "n", "n_scores", "raw_mean_given", "interval_note"],
+        rows, view=view,
+        notes=["offset: the judge's severity term in the joint fit, relative to the average judge (the offsets "
+               "sum to zero), with the models it scored taken into account; n: rounds it scored; "
+               "raw_mean_given: the plain mean of the scores it gave.", *common_notes])
+
+    # family preference
+    fam_est = fam_lo = fam_hi = None
+    fam_note = "no score"
+    n_same = n_same_scores = 0
+    if jf is not None:
+        seats = {(o.round_id, o.seat) for o in jf.design.obs if o.same_family}
+        n_same = len(seats)
+        n_same_scores = int(jf.design.family.sum())
+        J = len(jf.design.judges)
+        if jf.design.has_family:
+            fam_est = float(jf.estimates.family_pref)
+            col = draws[:, M + J] if draws.size else np.zeros(0)
+            fam_lo, fam_hi, fam_note = _iv(interval(fam_est, col, G))
+        else:
+            fam_note = "not estimable"
+    a.tables["family_preference"] = Table(
+        "family_preference", "Same-family preference: extra points a judge gives a model of its own family",
+        ["estimate", "ci_low", "ci_high", "n", "n_scores", "interval_note"],
+        [[fam_est, fam_lo, fam_hi, n_same, n_same_scores, fam_note]], view=view,
+        notes=["estimate: the same_family term of the joint fit, i.e. adjusted for the models' skill and the "
+               "judges' severity; n: team seats scored by a judge of the same family. Families: "
+               "family in models.toml, else provider, else a name heuristic (docs/STATISTICS.md).", *common_notes])
+
+    # criteria by model (always the judges' parsed scores: comparable with other Ethics Bowl runners)
+    crit = model_criterion_means(rounds, effective=False)
+    a.tables["criteria_by_model"] = Table(
+        "criteria_by_model", "Raw mean per model and criterion (judges' scores as parsed, both seats)",
+        ["model", "criterion", "raw_mean", "n"],
+        [[m, c, v, n] for (m, c), (v, n) in crit.items()], view=VIEW_AS_JUDGED,
+        notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
+               "overrides not applied; n: scores.", common_notes[0]])
+
+    a.tables["self_debate"] = _self_debate(jf, view, seed, replicates)
+    a.tables["dilemmas"] = _dilemmas(jf, rounds, view)
+    for key in ("self_debate", "dilemmas"):
+        a.tables[key].notes.append(common_notes[0])
+    return a
+
+
+def _self_debate(jf: JointFit | None, view: str, seed: int, replicates: int) -> Table:
+    rows: list[list[Cell]] = []
+    if jf is not None:
+        per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
+        dil: dict[str, str] = {}
+        for o in jf.design.obs:
+            per[(o.round_id, o.model)][o.seat].append(o.score)
+            dil[o.round_id] = o.dilemma
+        gaps: dict[str, list[tuple[float, str]]] = defaultdict(list)
+        for (rid, model), seats in per.items():
+            if seats["a"] and seats["b"]:  # the model sat in both seats: a self-debate
+                gaps[model].append((float(np.mean(seats["a"]) - np.mean(seats["b"])), dil[rid]))
+        expected = jf.predict_gap()
+        for model in sorted(gaps):
+            vals = [g - expected for g, _ in gaps[model]]
+            est, iv = cluster_mean(vals, [d for _, d in gaps[model]], seed=seed, replicates=replicates)
+            rows.append([model, len(vals), float(np.mean([g for g, _ in gaps[model]])), expected, est,
+                         iv.low, iv.high, iv.note])
+    return Table(
+        "self_debate", "Self-debate: Team A minus Team B when a model debates itself, against the expected gap",
+        ["model", "n", "observed_gap", "expected_gap", "difference", "ci_low", "ci_high", "interval_note"],
+        rows, view=view,
+        notes=["expected_gap: the fit's seat effect (Team A minus Team B, same model, judge and dilemma). A "
+               "difference near 0 means self-debates score as any other pairing; a negative one that Team B "
+               "fares better against itself than expected. The interval treats the expected gap as known."])
+
+
+def _dilemmas(jf: JointFit | None, rounds: Sequence[Round], view: str) -> Table:
+    titles = {r.dilemma_id: r.dilemma_title for r in rounds}
+    rows: list[list[Cell]] = []
+    if jf is not None:
+        n: dict[str, set[str]] = defaultdict(set)
+        raw: dict[str, list[float]] = defaultdict(list)
+        for o in jf.design.obs:
+            n[o.dilemma].add(o.round_id)
+            raw[o.dilemma].append(o.score)
+        for i, d in enumerate(jf.design.dilemmas):
+            rows.append([d, titles.get(d, ""), float(jf.estimates.difficulty[i]), float(np.mean(raw[d])),
+                         len(n[d])])
+        rows.sort(key=lambda r: (r[2], r[0]))
+    return Table("dilemmas", "Dilemmas: difficulty effect (negative = harder than average)",
+                 ["dilemma", "title", "effect", "raw_mean", "n_rounds"], rows, view=view,
+                 text_columns=frozenset({"title"}),
+                 notes=["effect: the dilemma's term in the joint fit (sums to zero over the dilemmas)."])
+
+
+def judge_vs_human(rounds: Sequence[Round], *, seed: int = DEFAULT_SEED,
+                   replicates: int = DEFAULT_REPLICATES) -> Table | None:
+    """Where humans overrode a score the judge gave: judge minus human, per judge (None: no such override)."""
+    diffs: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for r in rounds:
+        if r.judgment is None:
+            continue
+        for (_team, _crit), ov in r.judgment.active_overrides().items():
+            if ov.parsed_value is not None and ov.value is not None:
+                diffs[r.judge_model].append((float(ov.parsed_value - ov.value), r.dilemma_id))
+    if not diffs:
+        return None
+    rows: list[list[Cell]] = []
+    for j in sorted(diffs):
+        est, iv = cluster_mean([v for v, _ in diffs[j]], [d for _, d in diffs[j]], seed=seed,
+                               replicates=replicates)
+        rows.append([j, len(diffs[j]), len({d for _, d in diffs[j]}), est, iv.low, iv.high, iv.note])
+    return Table("judge_vs_human", "Judges against the humans: the judge's score minus the human's override",
+                 ["judge", "n", "n_dilemmas", "offset_vs_human", "ci_low", "ci_high", "interval_note"], rows,
+                 view=VIEW_EFFECTIVE,
+                 notes=["Only overridden scores the judge had given (a filled-in missing score has nothing to "
+                        "compare). Positive: the judge scored higher than the human."])
+
+
+def has_overrides(rounds: Sequence[Round]) -> bool:
+    return any(r.judgment is not None and r.judgment.active_overrides() for r in rounds)

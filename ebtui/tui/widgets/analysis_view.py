@@ -1,0 +1,105 @@
+"""The TUI's view of the joint fit: judge-adjusted model means and judge offsets with their 95% intervals, the
+raw mean beside, n, and the same-family preference — the very Table objects the report, the CSVs and
+`ebtui report --json` show (ebtui.core.analysis.results), drawn as text with an interval track.
+
+Names come from models.toml or round files: they pass through `strip_control` and are rendered as plain Text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ebtui.core.safe_text import strip_control
+
+TRACK = 30  # cells for the 1-10 scale
+
+
+def _f(x: Any, signed: bool = False) -> str:
+    if x is None:
+        return "  —  "
+    return f"{float(x):+.2f}" if signed else f"{float(x):.2f}"
+
+
+def interval_track(low: float | None, mid: float | None, high: float | None, lo: float, hi: float,
+                   width: int = TRACK) -> str:
+    """A one-line picture of an interval on the lo..hi scale: ├──●──┤ (no interval: the point alone)."""
+    cells = [" "] * width
+
+    def pos(v: float) -> int:
+        return max(0, min(width - 1, round((v - lo) / (hi - lo) * (width - 1))))
+
+    if low is not None and high is not None:
+        a, b = pos(low), pos(high)
+        for i in range(a, b + 1):
+            cells[i] = "─"
+        cells[a], cells[b] = "├", "┤"
+    if mid is not None:
+        cells[pos(mid)] = "●"
+    return "".join(cells)
+
+
+def _name(x: Any, width: int) -> str:
+    text = strip_control(str(x)).replace("\n", " ")
+    return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
+
+
+def render_fit(tables: Mapping[str, Any]) -> Text:
+    """The models, judges and family-preference tables as text (tables: key -> Table with as_dicts())."""
+    out = Text()
+    models = tables["models"].as_dicts() if "models" in tables else []
+    judges = tables["judges"].as_dicts() if "judges" in tables else []
+    if not models:
+        return Text("No scores to analyse yet.", style="dim")
+    w = max([len(str(m["model"])) for m in models] + [len(str(j["judge"])) for j in judges] + [5])
+    w = min(w, 28)
+    out.append("Models: judge-adjusted mean (95% interval), raw mean\n", style="bold")
+    for m in sorted(models, key=lambda r: -(r["mean"] if r["mean"] is not None else -1)):
+        ci = f"[{_f(m['ci_low'])}, {_f(m['ci_high'])}]" if m["ci_low"] is not None else f"({m['interval_note']})"
+        out.append(f"  {_name(m['model'], w)} ")
+        out.append(interval_track(m["ci_low"], m["mean"], m["ci_high"], 1.0, 10.0), style="cyan")
+        out.append(f" {_f(m['mean'])} {ci}  raw {_f(m['raw_mean'])}  n={m['n_rounds']} rounds, "
+                   f"{m['n_dilemmas']} dilemmas\n")
+    if judges:
+        out.append("Judges: offset from the average judge (95% interval; negative = harsh)\n", style="bold")
+        for j in judges:
+            ci = f"[{_f(j['ci_low'], True)}, {_f(j['ci_high'], True)}]" if j["ci_low"] is not None \
+                else f"({j['interval_note']})"
+            out.append(f"  {_name(j['judge'], w)} ")
+            out.append(interval_track(j["ci_low"], j["offset"], j["ci_high"], -2.0, 2.0), style="magenta")
+            out.append(f" {_f(j['offset'], True)} {ci}  n={j['n']}\n")
+    if "family_preference" in tables and tables["family_preference"].rows:
+        f = tables["family_preference"].as_dicts()[0]
+        ci = f"[{_f(f['ci_low'], True)}, {_f(f['ci_high'], True)}]" if f["ci_low"] is not None \
+            else f"({f['interval_note']})"
+        out.append("Same-family preference: ", style="bold")
+        out.append(f"{_f(f['estimate'], True)} {ci}  n={f['n']} team seats\n")
+    return out
+
+
+def fit_for_view(rounds: Any, services: Any = None) -> Any:
+    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml."""
+    from ebtui.core.analysis import analyse_fit, resolve_families
+
+    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
+    families = resolve_families(names, getattr(services, "models_config", None))
+    return analyse_fit(rounds, families=families)
+
+
+class AnalysisView(Static):
+    """Shows one `ebtui.core.analysis.Analysis` (call `show`)."""
+
+    DEFAULT_CSS = """
+    AnalysisView { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.analysis: Any = None
+
+    def show(self, analysis: Any) -> None:
+        self.analysis = analysis
+        self.update(render_fit(analysis.tables) if analysis is not None else Text(""))
