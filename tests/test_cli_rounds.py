@@ -99,7 +99,8 @@ def test_show_prints_the_transcript_and_the_score_card_with_missing_flagged(root
     assert "Prompt for" not in out  # prompts only with --prompts
     card = out[out.index("CRITERION"):]
     consistency = next(line for line in card.splitlines() if line.startswith("Consistency"))
-    assert consistency.split() == ["Consistency", "—", "!", "—", "!", "6", "6"]
+    # A: parsed missing, effective missing and open for review, read: missing; B: 6, 6, read before provenance
+    assert consistency.split() == ["Consistency", "—", "!", "—", "!", "?", "-", "6", "6", "?"]
     assert "missing" in card and "Needs review" in card
     # hostile model text is inert: no escape sequences or control characters reach the terminal
     assert "\x1b" not in out and "\x9b" not in out and "\x00" not in out and "\x07" not in out
@@ -146,7 +147,7 @@ def test_override_and_clear(root: Path) -> None:
         (["r-first", "--team", "a", "--criterion", "consistency", "--value", "seven", "--note", "x"], "1 to 10"),
         (["r-first", "--team", "c", "--criterion", "consistency", "--value", "5", "--note", "x"], "unknown team"),
         (["r-first", "--team", "a", "--criterion", "charm", "--value", "5", "--note", "x"], "unknown criterion"),
-        (["r-first", "--team", "a", "--criterion", "consistency", "--value", "5"], "--note is required"),
+        (["r-first", "--team", "a", "--criterion", "consistency", "--value", "5"], "note is required"),
         (["r-first", "--team", "a", "--criterion", "consistency"], "either --value N or --clear"),
         (["r-first", "--team", "a", "--criterion", "consistency", "--clear"], "no override to clear"),
         (["r-nope", "--team", "a", "--criterion", "consistency", "--value", "5", "--note", "x"], "r-nope.json"),
@@ -183,3 +184,113 @@ def test_as_a_real_subprocess(root: Path) -> None:
     assert ResultsStore(root).load_round("r-first").judgment.effective_scores("b").framework_awareness == 3
     out = subprocess.run([*exe, "rounds", "show", "r-nope"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.startswith("ebtui: error:")
+
+
+# ---- the review checklist through the CLI, over a real store -----------------------------------------------
+
+PROSE_ONLY = (
+    "Both teams engaged seriously with the dilemma. Team A built its case on a clear duty of candour and held "
+    "to it under pressure; Team B pressed hard on the stakeholders Team A left out. I would not put numbers on "
+    "this exchange: it was close, and in my view the difference lay in tone rather than substance."
+)
+
+
+def _judged_round(root: Path, round_id: str, reply: str) -> None:
+    from ebtui.core.judgment import parse_judgment
+
+    r = make_round(5, round_id=round_id, dilemma="d9")
+    r.judgment = parse_judgment(reply, team_a_id=r.team_a_model, team_b_id=r.team_b_model)
+    s = ResultsStore(root, durable=False)
+    s.save_round(r)
+    s.close()
+
+
+def _review_ids(root: Path) -> list[str]:
+    code, out, _ = _run("rounds", "list", "--needs-review", "--json", "--store", str(root))
+    assert code == 0, out
+    return [e["id"] for e in json.loads(out)]
+
+
+def test_a_round_the_judge_did_not_score_stays_in_review_until_all_14_are_overridden(root: Path) -> None:
+    from ebtui.core.records import CRITERIA
+
+    _judged_round(root, "r-noscores", PROSE_ONLY)
+    assert "r-noscores" in _review_ids(root)
+    pairs = [(t, c) for t in ("a", "b") for c in CRITERIA]
+    for n, (team, crit) in enumerate(pairs):
+        code, out, err = _run("rounds", "override", "r-noscores", "--team", team, "--criterion", crit,
+                              "--value", str(3 + n % 7), "--note", "scored by hand from the prose", "--store", str(root))
+        assert code == 0, err
+        still = "r-noscores" in _review_ids(root)
+        assert still is (n < len(pairs) - 1), (n, team, crit)  # listed until the 14th override, not after
+    code, out, _ = _run("rounds", "show", "r-noscores", "--json", "--store", str(root))
+    data = json.loads(out)
+    j = data["judgment"]
+    assert all(v is None for v in j["team_a_scores"].values() if not isinstance(v, int) or v is None)
+    assert [j["team_a_scores"][c] for c in CRITERIA] == [None] * 7  # the parsed nulls are kept
+    assert [j["team_b_scores"][c] for c in CRITERIA] == [None] * 7
+    assert len([o for o in j["overrides"] if o["kind"] == "score"]) == 14
+    assert all(o["parsed_value"] is None for o in j["overrides"])
+
+
+def test_one_override_clears_only_its_own_reason_and_accept_is_recorded(root: Path) -> None:
+    # consistency for A read from prose (a guess), B's framework awareness missing
+    reply = "\n".join([
+        "## Team A",
+        "Principle articulation: 8", "Stakeholder recognition: 7", "Uncertainty integration: 6",
+        "Framework awareness: 7", "Intellectual honesty: 8", "Constructive engagement: 7",
+        "Consistency was mostly steady across the test, so I give it 6/10.",
+        "## Team B",
+        "Principle articulation: 6", "Consistency: 7", "Stakeholder recognition: 8", "Uncertainty integration: 7",
+        "Intellectual honesty: 6", "Constructive engagement: 8",
+    ])
+    _judged_round(root, "r-mixed", reply)
+    assert "r-mixed" in _review_ids(root)
+    # overriding A's principle (not under review) clears nothing
+    code, _, err = _run("rounds", "override", "r-mixed", "--team", "a", "--criterion", "principle_articulation",
+                        "--value", "9", "--note", "re-read", "--store", str(root))
+    assert code == 0, err
+    assert "r-mixed" in _review_ids(root)
+    # scoring B's missing framework awareness leaves A's prose-read consistency open
+    code, _, err = _run("rounds", "override", "r-mixed", "--team", "b", "--criterion", "framework_awareness",
+                        "--value", "7", "--note", "the judge forgot it", "--store", str(root))
+    assert code == 0, err
+    assert "r-mixed" in _review_ids(root)
+    code, out, _ = _run("rounds", "show", "r-mixed", "--store", str(root))
+    assert "[ ] Team A Consistency" in out and "[x] Team B Framework awareness" in out
+    assert "prose (interpreted)" in out and "so I give it 6/10" in out  # the source line is printed
+    # accepting A's consistency as parsed addresses the last reason, and is recorded
+    code, out, err = _run("rounds", "accept", "r-mixed", "--team", "a", "--criterion", "consistency",
+                          "--note", "the 6 is what the judge meant", "--store", str(root))
+    assert code == 0, err
+    assert "r-mixed" not in _review_ids(root)
+    saved = ResultsStore(root).load_round("r-mixed").judgment
+    acc = [o for o in saved.overrides if o.kind == "accept"]
+    assert [(o.team, o.criterion, o.value, o.note) for o in acc] == [("a", "consistency", 6, "the 6 is what the judge meant")]
+    assert saved.effective_scores("a").consistency == 6
+    # clearing the hand score re-opens B's missing score
+    code, _, err = _run("rounds", "override", "r-mixed", "--team", "b", "--criterion", "framework_awareness",
+                        "--clear", "--store", str(root))
+    assert code == 0, err
+    assert "r-mixed" in _review_ids(root)
+
+
+def test_accept_all_and_its_errors(root: Path) -> None:
+    _judged_round(root, "r-noscores", PROSE_ONLY)
+    code, _, err = _run("rounds", "accept", "r-noscores", "--store", str(root))
+    assert code == 2 and "--all" in err and err.count("\n") == 1
+    code, out, err = _run("rounds", "accept", "r-noscores", "--all", "--note", "no scores: excluded", "--store",
+                          str(root))
+    assert code == 0 and "14 score(s) accepted" in out, err
+    assert "r-noscores" not in _review_ids(root)
+    code, _, err = _run("rounds", "accept", "r-third", "--all", "--store", str(root))
+    assert code == 2 and "no judgment" in err
+
+
+def test_the_real_ebtui_command_lists_a_round_needing_review(root: Path) -> None:
+    _judged_round(root, "r-noscores", PROSE_ONLY)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-m", "ebtui", "rounds", "list", "--needs-review", "--json", "--store",
+                           str(root)], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "r-noscores" in [e["id"] for e in json.loads(done.stdout)]

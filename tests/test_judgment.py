@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,29 +76,29 @@ CASES: list[Case] = [
         "trailing-commas",
         schema_json(indent=2).replace('"constructive_engagement": 7', '"constructive_engagement": 7,')
         .replace('"A thoughtful exchange."', '"A thoughtful exchange.",'),
-        A7, B7, "json_repaired", True, ["trailing commas"],
+        A7, B7, "json_repaired", False,
     ),
     Case(
         "repeated-and-missing-commas",
         schema_json(indent=2).replace('"consistency": 7,', '"consistency": 7,,').replace('"consistency": 5,', '"consistency": 5'),
-        A7, B7, "json_repaired", True, ["repeated commas", "missing commas"],
+        A7, B7, "json_repaired", False,
     ),
     Case(
         "single-quotes",
         "{'team_a': {'scores': " + repr(scores(A7)) + ", 'justification': 'Team A's principle was clear'}, "
         "'team_b': {'scores': " + repr(scores(B7)) + ", 'justification': 'ok'}, 'overall_analysis': 'fine'}",
-        A7, B7, "json_repaired", True, ["single quotes"],
+        A7, B7, "json_repaired", False,
     ),
     Case(
         "python-literals-comments-bare-keys",
         "{team_a: {scores: " + json.dumps(scores(A7)) + ", justification: None}, // team A\n"
         "team_b: {scores: " + json.dumps(scores(B7)) + ", justification: 'x'}, overall_analysis: 'y'}",
-        A7, B7, "json_repaired", True, ["unquoted keys", "comments"],
+        A7, B7, "json_repaired", False,
     ),
     Case(
         "raw-newline-in-string",
         schema_json().replace("A stated a clear principle.", "A stated\na clear principle."),
-        A7, B7, "json_repaired", True, ["line breaks inside strings"],
+        A7, B7, "json_repaired", False,
     ),
     Case(
         "truncated-in-team-b",
@@ -114,40 +115,40 @@ CASES: list[Case] = [
         "flat-team-keys",
         json.dumps({"team_a_scores": scores(A7), "team_b_scores": scores(B7),
                     "team_a_justification": "ja", "team_b_justification": "jb", "overall_analysis": "o"}),
-        A7, B7, "json", True, ["not in the requested shape"],
+        A7, B7, "json", False,
     ),
     Case(
         "team-label-keys-and-spelled-criteria",
         json.dumps({"Team A": {CRITERION_LABELS[c]: v for c, v in zip(CRITERIA, A7, strict=True)},
                     "Team B": {CRITERION_LABELS[c].title(): v for c, v in zip(CRITERIA, B7, strict=True)}}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "team-b-first-bare-letters",
         json.dumps({"B": {"scores": scores(B7)}, "A": {"scores": scores(A7)}}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "criterion-major",
         json.dumps({c: {"team_a": a, "team_b": b} for c, a, b in zip(CRITERIA, A7, B7, strict=True)}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "per-criterion-objects",
         json.dumps({"team_a": {c: {"score": v, "justification": "why"} for c, v in zip(CRITERIA, A7, strict=True)},
                     "team_b": {c: {"score": v, "reasoning": "why"} for c, v in zip(CRITERIA, B7, strict=True)}}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "list-of-teams",
         json.dumps({"teams": [{"team": "Team B", "scores": scores(B7)}, {"team": "Team A", "scores": scores(A7)}]}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "list-of-criteria",
         json.dumps({"scores": [{"criterion": CRITERION_LABELS[c], "team_a": a, "team_b": b}
                                for c, a, b in zip(CRITERIA, A7, B7, strict=True)]}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "model-id-keys",
@@ -163,7 +164,7 @@ CASES: list[Case] = [
         "string-scores",
         json.dumps({"team_a": {"scores": {c: f"{v}/10" for c, v in zip(CRITERIA, A7, strict=True)}},
                     "team_b": {"scores": {c: f"{v} out of 10" for c, v in zip(CRITERIA, B7, strict=True)}}}),
-        A7, B7, "json", True,
+        A7, B7, "json", False,
     ),
     Case(
         "json-bad-values",
@@ -177,21 +178,20 @@ CASES: list[Case] = [
     Case(
         "two-json-objects-last-wins",
         "Draft:\n" + schema_json() + "\nOn reflection I was too generous to Team B:\n" + schema_json(b=[5] * 7),
-        A7, [5] * 7, "json", True, ["2 JSON objects"],
+        A7, [5] * 7, "json", True, ["corrected to 5"],
     ),
     Case(
         "json-beats-text",
         "Team A: consistency 3/10 (draft)\n\n" + schema_json(),
-        A7, B7, "json", False,
+        A7, B7, "json", True, ["3/10 corrected to 7"],
     ),
     # ---------------------------------------------------------------- tables
-    Case("table-column-per-team", TABLE_HEADER + TABLE_ROWS + "| **Total** | 52 | 49 |\n", A7, B7, "table", True,
-         ["markdown table"]),
+    Case("table-column-per-team", TABLE_HEADER + TABLE_ROWS + "| **Total** | 52 | 49 |\n", A7, B7, "table", False),
     Case(
         "table-team-b-column-first-bold-and-out-of-ten",
         "| Criterion | Team B (responding) | Team A (presenting) |\n|:--|:-:|:-:|\n"
         + "".join(f"| {CRITERION_LABELS[c]} | **{b}** | {a}/10 |\n" for c, a, b in zip(CRITERIA, A7, B7, strict=True)),
-        A7, B7, "table", True,
+        A7, B7, "table", False,
     ),
     Case(
         "table-bare-letters-abbreviated-criteria",
@@ -199,7 +199,7 @@ CASES: list[Case] = [
         + "".join(f"| {n} | {a} | {b} |\n" for n, a, b in zip(
             ["Principle", "Consistency", "Stakeholders", "Uncertainty", "Frameworks", "Honesty", "Engagement"],
             A7, B7, strict=True)),
-        A7, B7, "table", True,
+        A7, B7, "table", False,
     ),
     Case(
         "table-per-team-under-headings",
@@ -207,13 +207,13 @@ CASES: list[Case] = [
         + "".join(f"| {CRITERION_LABELS[c]} | {v} | because {i} |\n" for i, (c, v) in enumerate(zip(CRITERIA, B7, strict=True)))
         + "\n## Team A\n\n| Criterion | Score | Justification |\n|---|---|---|\n"
         + "".join(f"| {CRITERION_LABELS[c]} | {v} | since {i} |\n" for i, (c, v) in enumerate(zip(CRITERIA, A7, strict=True))),
-        A7, B7, "table", True,
+        A7, B7, "table", False,
     ),
     Case(
         "table-column-per-criterion",
         "| Team | " + " | ".join(CRITERION_LABELS[c] for c in CRITERIA) + " |\n|" + "---|" * 8 + "\n"
         + "| Team A | " + " | ".join(map(str, A7)) + " |\n| Team B | " + " | ".join(map(str, B7)) + " |\n",
-        A7, B7, "table", True,
+        A7, B7, "table", False,
     ),
     Case(
         "table-model-id-columns",
@@ -233,7 +233,7 @@ CASES: list[Case] = [
     Case(
         "lines-under-team-headings-b-first",
         "## Team B\n" + lines_block(B7) + "\n\n## Team A\n" + lines_block(A7),
-        A7, B7, "lines", True, ["lines of text"],
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-dash-bold-out-of-abbreviated",
@@ -242,7 +242,7 @@ CASES: list[Case] = [
         + "\n\n**Team B**\n" + lines_block(B7, ["Principle Articulation", "consistency", "Stakeholder Recognition",
                                                 "Uncertainty integration", "framework_awareness", "Intellectual Honesty",
                                                 "Constructive engagement"], "* **{label}:** **{v}** out of 10"),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-role-headings",
@@ -263,36 +263,36 @@ CASES: list[Case] = [
         "lines-numbered",
         "Team A:\n" + "\n".join(f"{i}. {CRITERION_LABELS[c]}: {v}" for i, (c, v) in enumerate(zip(CRITERIA, A7, strict=True), 1))
         + "\nTeam B:\n" + "\n".join(f"{i}) {CRITERION_LABELS[c]} — {v}" for i, (c, v) in enumerate(zip(CRITERIA, B7, strict=True), 1)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-one-per-team",
         "Team A: " + ", ".join(f"{CRITERION_LABELS[c]} {v}" for c, v in zip(CRITERIA, A7, strict=True))
         + "\nTeam B: " + ", ".join(f"{CRITERION_LABELS[c]} {v}" for c, v in zip(CRITERIA, B7, strict=True)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-pairs-per-criterion",
         "\n".join(f"- {CRITERION_LABELS[c]}: Team A {a}, Team B {b}" for c, a, b in zip(CRITERIA, A7, B7, strict=True)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-criterion-headings",
         "\n".join(f"### {CRITERION_LABELS[c]}\nTeam B: {b}/10\nTeam A: {a}/10\nBoth were fine.\n"
                   for c, a, b in zip(CRITERIA, A7, B7, strict=True)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-criterion-headings-with-explanations",
         "\n".join(f"### {i}. {CRITERION_LABELS[c]}\n- Team A: {a}/10 – a clear principle, few stakeholders\n"
                   f"- Team B: **{b}** – honest engagement\n" for i, (c, a, b) in enumerate(zip(CRITERIA, A7, B7, strict=True), 1)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "lines-score-under-criterion-heading-under-team-heading",
         "# Team A\n" + "".join(f"## {CRITERION_LABELS[c]}\nScore: {v}\nGood work.\n" for c, v in zip(CRITERIA, A7, strict=True))
         + "# Team B\n" + "".join(f"## {CRITERION_LABELS[c]}\n**{v}/10**\n" for c, v in zip(CRITERIA, B7, strict=True)),
-        A7, B7, "lines", True,
+        A7, B7, "lines", False,
     ),
     Case(
         "self-correction-same-line",
@@ -304,7 +304,7 @@ CASES: list[Case] = [
         "self-correction-later-line",
         "## Team A\n" + lines_block(A7) + "\n## Team B\n" + lines_block(B7)
         + "\n\nCorrection — Team A:\nConsistency: 5/10\n",
-        [8, 5, 9, 6, 7, 8, 7], B7, "lines", True, ["(7/10, then 5/10)"],
+        [8, 5, 9, 6, 7, 8, 7], B7, "lines", True, ["7/10 corrected to 5"],
     ),
     Case(
         "self-correction-actually",
@@ -336,12 +336,12 @@ CASES: list[Case] = [
     Case(
         "scores-without-a-team",
         lines_block(A7),
-        NONE7, NONE7, "none", True, ["7 score(s) found without a team"],
+        NONE7, NONE7, "none", True, ["7 score(s) found for no team"],
     ),
     Case(
         "same-id-twice-labels-still-work",
         "## Team A (scripted)\n" + lines_block(A7) + "\n## Team B (scripted)\n" + lines_block(B7),
-        A7, B7, "lines", True, ids=("scripted", "scripted"),
+        A7, B7, "lines", False, ids=("scripted", "scripted"),
     ),
     # ---------------------------------------------------------------- no scores
     Case(
@@ -366,7 +366,16 @@ def test_formats(case: Case) -> None:
     assert j.needs_review is case.review, j.review_reasons
     assert bool(j.review_reasons) is case.review
     for want in case.reasons:
-        assert any(want in r for r in j.review_reasons), (want, j.review_reasons)
+        # "team A: consistency ..." names a checklist item; "team A: all seven ..." all seven of a team's
+        m = re.match(r"team ([ab]): (all seven|\w+)", want, re.IGNORECASE)
+        if m and m.group(2) == "all seven":
+            team = m.group(1).lower()
+            assert {i.criterion for i in j.review_items if i.team == team} >= set(CRITERIA), j.review_items
+        elif m and m.group(2) in CRITERIA:
+            team = m.group(1).lower()
+            assert any(i.team == team and i.criterion == m.group(2) for i in j.review_items), (want, j.review_items)
+        else:
+            assert any(want in r for r in j.review_reasons), (want, j.review_reasons)
     assert j.raw_response == case.text
 
 
@@ -568,6 +577,28 @@ def test_sample_replies(path: Path) -> None:
     for key in ("team_a_justification", "team_b_justification", "overall_analysis"):
         if key in expected:
             assert expected[key] in getattr(j, key)
+    if "review" in expected:  # the checklist: (team, criterion, kind), "-" for the whole team / judgment
+        got = sorted([i.team or "-", i.criterion or "-", i.kind] for i in j.review_items)
+        assert got == sorted(expected["review"]), j.review_reasons
+    for src in j.provenance:  # every score's source text is in the reply, word for word
+        assert src.text and src.text in path.read_text(), src
+
+
+def test_real_ethics_bowl_judge_replies_read_like_their_runner() -> None:
+    """Judge replies of a public Ethics Bowl run (frontier judges), read in place: the scores its own runner
+    parsed without error, no review flag (they are clean)."""
+    shared = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"  # ROOT.parent / shared / fixtures
+    files = sorted((shared / "eb_rounds").glob("*.json"))
+    if not files:
+        pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {shared / 'eb_rounds'}")
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        reply = next(p["response"] for p in data["phases"] if p["phase_type"] == "judgment")
+        j = parse_judgment(reply, team_a_id=data["team_a_model"], team_b_id=data["team_b_model"])
+        assert not data["judgment"].get("parse_errors"), f.name  # so the runner's numbers are the judge's
+        assert j.team_a_scores.as_dict() == data["judgment"]["team_a_scores"], f.name
+        assert j.team_b_scores.as_dict() == data["judgment"]["team_b_scores"], f.name
+        assert not j.needs_review, (f.name, j.review_reasons)
 
 
 def test_there_are_sample_replies() -> None:

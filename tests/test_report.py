@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import math
 import re
 import statistics
@@ -417,4 +418,7 @@ def test_hostile_model_text_is_inert(built: dict[str, Any]) -> None:
     assert "aGk=" not in text  # the OSC 52 payload went with its escape sequence
     for p in built["out"].glob("*.csv"):
         assert "\x1b" not in p.read_text(encoding="utf-8")
-    assert HOSTILE  # the generator put it into a consistency answer and a judge remark
+    # the generator put it into a consistency answer and a judge remark of the rounds the report was built from
+    saved = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((built["path"].parents[2] / "rounds").glob("*.json"))]
+    assert any(HOSTILE in ph.get("response", "") for r in saved for ph in r["phases"] if ph["phase_type"] == "consistency_test")
+    assert any(HOSTILE in (r.get("judgment") or {}).get("team_a_justification", "") for r in saved)

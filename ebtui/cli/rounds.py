@@ -10,6 +10,17 @@ from typing import Any
 import click
 
 from ebtui.cli.common import CliError, ctx_option, echo_untrusted
+from ebtui.core.overrides import (
+    OverrideError,
+    accept_all,
+    accept_as_parsed,
+    apply_override,
+    check_override,
+    describe_target,
+    open_items,
+    parse_criterion,
+    parse_team,
+)
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
@@ -20,7 +31,8 @@ from ebtui.core.records import (
     RoundStatus,
 )
 from ebtui.core.safe_text import strip_control
-from ebtui.core.store import ROLES, ResultsStore, StoreError, normalise_criterion, normalise_team
+from ebtui.core.store import ROLES, ResultsStore, StoreError
+from ebtui.core.views.scores import KIND_LABELS, score_grid
 from ebtui.locations import store_dir
 
 MISSING = "—"
@@ -155,32 +167,39 @@ def _phase_heading(round_: Round, phase: Phase) -> str:
 
 
 def score_card(round_: Round) -> list[str]:
-    """The judgment as a table: criteria × teams, parsed and effective values; missing is — and flagged."""
+    """The judgment as a table (criteria × teams: parsed value, effective value, how it was read), the
+    source text of every score, and the review checklist. Rendered from core.views.scores."""
     j = round_.judgment
     if j is None:
         return ["No judgment: the judge did not score this round (`ebtui rounds override` can score it by hand)."]
-    active = j.active_overrides()
-    headers = ["CRITERION", "A PARSED", "A", "B PARSED", "B"]
+    view = score_grid(j)
+    headers = ["CRITERION", "A PARSED", "A", "HOW", "B PARSED", "B", "HOW"]
     rows: list[list[str]] = []
-    flagged = False
     for crit in CRITERIA:
         row = [CRITERION_LABELS[crit]]
         for team in ("a", "b"):
-            parsed = getattr(j.parsed_scores(team), crit)  # type: ignore[arg-type]
-            eff = getattr(j.effective_scores(team), crit)  # type: ignore[arg-type]
-            row.append(_num(parsed) + (" !" if parsed is None else ""))
-            row.append(_num(eff) + ("*" if (team, crit) in active else "") + (" !" if eff is None else ""))
-            flagged = flagged or parsed is None or eff is None
+            c = view.cell(team, crit)
+            row.append(_num(c.parsed) + (" !" if c.parsed is None else ""))
+            row.append(_num(c.value) + ("*" if c.override else "") + (" !" if c.value is None else "")
+                       + (" ?" if c.review == "open" else ""))
+            row.append(c.mark + (" ok" if c.action == "accept" else ""))
         rows.append(row)
-    totals = ["Total"]
-    for team in ("a", "b"):
-        totals += [_num(j.parsed_scores(team).total()), _num(j.effective_scores(team).total())]  # type: ignore[arg-type]
-    rows.append(totals)
-    lines = _table(headers, rows, right=frozenset({1, 2, 3, 4}))
+    rows.append(["Total", _num(view.parsed_totals["a"]), _num(view.totals["a"]), "",
+                 _num(view.parsed_totals["b"]), _num(view.totals["b"]), ""])
+    lines = _table(headers, rows, right=frozenset({1, 2, 4, 5}))
     lines.insert(len(lines) - 1, lines[1])  # a rule above the totals
-    notes = []
-    if flagged:
-        notes.append(f"! {MISSING} = missing: the judge gave no valid score (never defaulted)")
+    used = sorted({view.cell(t, c).kind for t in ("a", "b") for c in CRITERIA}, key=list(KIND_LABELS).index)
+    lines.append("HOW: " + "; ".join(f"{KIND_LABELS[k][0]} = {KIND_LABELS[k][1]}" for k in used)
+                 + "; ok = accepted as parsed by a human")
+    notes = [f"! {MISSING} = missing: the judge gave no valid score (never defaulted); ? = still to review"]
+    sources = [view.cell(t, c) for t in ("a", "b") for c in CRITERIA if view.cell(t, c).source]
+    if sources:
+        notes.append("Sources (how each score was read, and the exact text):")
+        for c in sources:
+            extra = f" [{_clean(c.note)}]" if c.note else ""
+            notes.append(f"    Team {c.team.upper()} {CRITERION_LABELS[c.criterion]}: {KIND_LABELS[c.kind][1]}"
+                         f"{extra}: {_clean(c.source)[:200]}")
+    active = j.active_overrides()
     if active:
         notes.append("* = overridden by a human:")
         for (team, crit), ov in sorted(active.items()):
@@ -188,9 +207,12 @@ def score_card(round_: Round) -> list[str]:
                 f"    Team {team.upper()} {CRITERION_LABELS[crit]}: {_num(ov.parsed_value)} → {ov.value}"
                 f" ({ov.time.strftime('%Y-%m-%d %H:%M')} UTC){': ' + _clean(ov.note) if ov.note else ''}"
             )
-    if j.effective_needs_review():
-        reasons = "; ".join(_clean(r) for r in j.review_reasons) or "scores missing"
-        notes.append(f"Needs review: {reasons}")
+    if view.items:
+        state = "Needs review" if view.needs_review else "Reviewed"
+        notes.append(f"{state} ({len(view.open_items)} of {len(view.items)} open):")
+        for item in view.items:
+            how = f" ({item.addressed_by})" if item.addressed_by else ""
+            notes.append(f"    [{'x' if item.addressed else ' '}] {_clean(item.reason.message)}{how}")
     return lines + notes
 
 
@@ -273,28 +295,23 @@ def override(
     note: str,
     store: str | None,
 ) -> None:
-    """Override (or with --clear restore) one criterion's score for one team; the parsed score is kept."""
+    """Override (or with --clear restore) one criterion's score for one team; the parsed score is kept.
+
+    A note is required with --value. Scoring by hand is allowed where the judge gave nothing."""
     if clear == (value is not None):
         raise CliError("give either --value N or --clear")
-    number: int | None = None
-    if value is not None:
-        if not re.fullmatch(r"\s*\d+\s*", value) or not 1 <= int(value) <= 10:
-            raise CliError(f"--value must be a whole number from 1 to 10, not {value!r}")
-        number = int(value)
-        if not note.strip():
-            raise CliError("--note is required with --value (say why the score is overridden)")
-    try:
-        t = normalise_team(team)
-        crit = normalise_criterion(criterion)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
     results = _store(ctx, store)
     try:
-        round_ = results.apply_override(round_id, t, crit, number, note)
-    except (StoreError, ValueError) as exc:
+        req = check_override(team, criterion, value, note, clear=clear)
+        t, crit = req.team, req.criterion
+        round_ = apply_override(results, round_id, t, crit, req.value, req.note, clear=clear)
+    except OverrideError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
     finally:
         results.close()
+    number = req.value
     j = round_.judgment
     assert j is not None
     parsed = getattr(j.parsed_scores(t), crit)
@@ -303,4 +320,38 @@ def override(
     click.echo(f"Round {round_id}: Team {t.upper()} {CRITERION_LABELS[crit]} {what}: "
                f"parsed {_num(parsed)}, effective {_num(eff)}.")
     click.echo(f"Totals now: A {_num(j.effective_scores('a').total())}, B {_num(j.effective_scores('b').total())}"
-               + ("  (still needs review)" if j.effective_needs_review() else ""))
+               + (f"  (still needs review: {len(open_items(j))} item(s) open)" if j.effective_needs_review() else ""))
+
+
+@rounds.command("accept")
+@click.argument("round_id")
+@click.option("--team", "team", metavar="a|b", help="Which team's score (with --criterion).")
+@click.option("--criterion", metavar="NAME", help="Criterion name or label, e.g. consistency.")
+@click.option("--all", "accept_every", is_flag=True, help="Accept every score not yet overridden or accepted.")
+@click.option("--note", default="", help="Why the parsed value is right (kept with the acceptance).")
+@click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
+@click.pass_context
+def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str | None, accept_every: bool,
+           note: str, store: str | None) -> None:
+    """Record that the judge's parsed value is right as it is ("accept as parsed"); this addresses the
+    score's review reasons. A missing score accepted stays missing."""
+    if accept_every == bool(team or criterion):
+        raise CliError("give either --team and --criterion, or --all")
+    if not accept_every and not (team and criterion):
+        raise CliError("give both --team and --criterion")
+    results = _store(ctx, store)
+    try:
+        if accept_every:
+            round_, added = accept_all(results, round_id, note)
+            what = f"{added} score(s) accepted as parsed"
+        else:
+            round_ = accept_as_parsed(results, round_id, team, criterion, note)
+            what = f"{describe_target(parse_team(team), parse_criterion(criterion))} accepted as parsed"
+    except (OverrideError, StoreError) as exc:
+        raise CliError(strip_control(str(exc))) from None
+    finally:
+        results.close()
+    j = round_.judgment
+    assert j is not None
+    left = open_items(j)
+    click.echo(f"Round {round_id}: {what}." + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))

@@ -153,6 +153,31 @@ class Scores(Record):
         return sum(vals) / len(vals) if vals else None
 
 
+#: how a score was read from the judge's reply (see docs/JUDGMENT.md)
+PROVENANCE_KINDS: tuple[str, ...] = ("json", "json_repaired", "table", "line", "prose", "correction")
+
+
+class ScoreSource(Record):
+    """Where one parsed score came from: how it was read and the exact text it was read from."""
+
+    team: Team
+    criterion: str
+    kind: str  # one of PROVENANCE_KINDS
+    value: int | None  # the value read (None: read but not a valid score, e.g. 7.5 or 4/5)
+    text: str = ""  # the exact source text (a JSON member, a table row, a line, a sentence)
+    position: int | None = None  # character offset of `text` in the raw reply, where known
+    note: str = ""  # e.g. "corrected from 7"
+
+
+class ReviewReason(Record):
+    """One item of a judgment's review checklist: a team's criterion, a team, or the whole judgment."""
+
+    team: Team | None = None
+    criterion: str | None = None  # None: about the whole team (team set) or the whole judgment
+    kind: str = ""  # missing, invalid, prose, correction, conflict, team_by_name, truncated, parser
+    message: str = ""
+
+
 class Override(Record):
     team: Team
     criterion: str
@@ -161,6 +186,9 @@ class Override(Record):
     note: str = ""
     time: datetime = Field(default_factory=utcnow)
     author: str = ""
+    #: "score": a human's value (value None clears it); "accept": the parsed value was reviewed and accepted
+    #: as it is (value then repeats parsed_value, so a reader that ignores kind still sees the parsed value)
+    kind: Literal["score", "accept"] = "score"
 
     @field_validator("criterion")
     @classmethod
@@ -191,16 +219,32 @@ class Judgment(Record):
     #: history of overrides, oldest first; the last one per (team, criterion) is in force
     overrides: list[Override] = Field(default_factory=list)
     judge_model: str = ""
+    #: how each parsed score was read (one entry per team and criterion the reply gave a value for)
+    provenance: list[ScoreSource] = Field(default_factory=list)
+    #: the review checklist as parsed (review_reasons holds the same messages as plain text); see
+    #: ebtui.core.overrides for how each item is addressed
+    review_items: list[ReviewReason] = Field(default_factory=list)
+
+    def source_of(self, team: Team, criterion: str) -> ScoreSource | None:
+        for src in self.provenance:
+            if src.team == team and src.criterion == criterion:
+                return src
+        return None
 
     def parsed_scores(self, team: Team) -> Scores:
         return self.team_a_scores if team == "a" else self.team_b_scores
 
-    def active_overrides(self) -> dict[tuple[str, str], Override]:
-        """The override in force per (team, criterion); a cleared one (value None) is dropped."""
+    def last_actions(self) -> dict[tuple[str, str], Override]:
+        """The latest human action per (team, criterion): a score, a clearing (value None) or an acceptance."""
         last: dict[tuple[str, str], Override] = {}
         for ov in self.overrides:
             last[(ov.team, ov.criterion)] = ov
-        return {k: v for k, v in last.items() if v.value is not None}
+        return last
+
+    def active_overrides(self) -> dict[tuple[str, str], Override]:
+        """The override in force per (team, criterion); a cleared one (value None) and an acceptance of the
+        parsed value are dropped (the parsed value applies)."""
+        return {k: v for k, v in self.last_actions().items() if v.value is not None and v.kind == "score"}
 
     def effective_scores(self, team: Team) -> Scores:
         parsed = self.parsed_scores(team).as_dict()
@@ -210,13 +254,10 @@ class Judgment(Record):
         return Scores(**parsed)
 
     def effective_needs_review(self) -> bool:
-        """Still needs review once overrides are applied: a score still missing, or unresolved reasons."""
-        if any(self.effective_scores(t).missing() for t in ("a", "b")):
-            return True
-        if not self.needs_review:
-            return False
-        # every reason was about scores and all scores are now present → reviewed
-        return not self.active_overrides()
+        """Still needs review: an item of the review checklist is not addressed yet (ebtui.core.overrides)."""
+        from ebtui.core.overrides import open_items  # the one module holding the review rules
+
+        return bool(open_items(self))
 
 
 class Imported(Record):

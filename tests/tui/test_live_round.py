@@ -56,17 +56,23 @@ async def test_response_and_consistency_stream_at_the_same_time(make_app) -> Non
         screen = app.screen
         both = (PhaseType.RESPONSE, PhaseType.CONSISTENCY_TEST)
         seen_together = False
+        panes_active = False
 
         def check() -> bool:
-            nonlocal seen_together
+            nonlocal seen_together, panes_active
             running = {v.phase_type for v in screen.query(PhaseView) if v.status == PhaseStatus.RUNNING}
             if set(both) <= running:
                 seen_together = True
-                assert screen.query_one("#pane-a").has_class("-active") or True
-            return seen_together or screen.state != "running"
+                # Team A answers the consistency test while Team B responds: both panes show as active
+                # (their status is refreshed by the screen's pump, so this may take a pump or two)
+                panes_active = panes_active or (
+                    screen.query_one("#pane-a").has_class("-active") and screen.query_one("#pane-b").has_class("-active")
+                )
+            return (seen_together and panes_active) or screen.state != "running"
 
         await _wait_until(check, timeout=30)
         assert seen_together
+        assert panes_active
         screen.action_cancel_round()
 
 

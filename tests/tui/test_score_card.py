@@ -78,3 +78,84 @@ async def test_raw_reply_toggles_beside_the_card(make_app, store) -> None:
         assert raw.display
         assert "RAW [bold red]judge[/] reply" in str(card.query_one("#raw-reply").render())
         assert "52 / 70" in str(card.query_one(ScoreGrid).get_cell("total", "a"))
+
+
+PROSE_READ_REPLY = "\n".join([
+    "## Team A",
+    "Principle articulation: 8", "Consistency was steady across the test, so I give it 6/10.",
+    "Stakeholder recognition: 7", "Uncertainty integration: 6", "Framework awareness: 7",
+    "Intellectual honesty: 8", "Constructive engagement: 7",
+    "## Team B",
+    "| Criterion | Score | Max |", "|---|---|---|",
+    "| Principle articulation | 6 | 10 |", "| Consistency | 7 | 10 |", "| Stakeholder recognition | 8 | 10 |",
+    "| Uncertainty integration | 7 | 10 |", "| Framework awareness | 9 | 10 |", "| Intellectual honesty | 6 | 10 |",
+    "| Constructive engagement | 8 | 10 |",
+])
+
+
+async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app, store) -> None:
+    from ebtui.core.judgment import parse_judgment
+
+    round_ = fixed_round(texts={"judgment": PROSE_READ_REPLY})
+    round_.judgment = parse_judgment(PROSE_READ_REPLY, team_a_id="scripted", team_b_id="local")
+    assert round_.judgment.team_a_scores.consistency == 6 and round_.judgment.team_b_scores.framework_awareness == 9
+    store.save_round(round_)
+    app = make_app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.pause()
+        app.push_screen(ScoreCardScreen(round_))
+        await pilot.pause()
+        card = app.screen.query_one(ScoreCard)
+        grid = card.query_one(ScoreGrid)
+        # every cell is marked by how it was read: L labelled line, P prose (open for review), T table
+        assert str(grid.get_cell("principle_articulation", "a")).split() == ["8", "L"]
+        assert str(grid.get_cell("consistency", "a")).split() == ["6", "P", "?"]
+        assert str(grid.get_cell("framework_awareness", "b")).split() == ["9", "T"]
+        assert card.query_one(".card-review").has_class("-shown")
+        # focus shows the exact source line
+        grid.move_cursor(row=1, column=1)
+        await pilot.pause()
+        shown = str(card.query_one("#cell-source").render())
+        assert "prose" in shown and "so I give it 6/10" in shown
+        grid.move_cursor(row=4, column=2)
+        await pilot.pause()
+        assert "| Framework awareness | 9 | 10 |" in str(card.query_one("#cell-source").render())
+        # a accepts the focused guess as parsed: recorded, and the round leaves the review queue
+        grid.move_cursor(row=1, column=1)
+        await pilot.pause()
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        saved = store.load_round(round_.id).judgment
+        assert [(o.kind, o.team, o.criterion, o.value) for o in saved.overrides] == [("accept", "a", "consistency", 6)]
+        assert not saved.effective_needs_review()
+        assert not card.query_one(".card-review").has_class("-shown")
+        assert str(grid.get_cell("consistency", "a")).split() == ["6", "P", "✓"]
+
+
+async def test_an_override_needs_a_note(make_app, store) -> None:
+    round_ = fixed_round(missing=True)
+    store.save_round(round_)
+    app = make_app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.pause()
+        app.push_screen(ScoreCardScreen(round_))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ScoreEditModal)
+        modal.query_one("#score-value", Input).value = "7"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert app.screen is modal  # refused: no note
+        assert "note is required" in str(modal.query_one("#score-error").render())
+        assert modal.query_one("#score-note", Input).has_focus  # the note field is where to type next
+        modal.query_one("#score-note", Input).value = "the judge gave prose only"
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        saved = store.load_round(round_.id).judgment
+        assert saved.active_overrides()[("a", "principle_articulation")].value == 7
+        assert saved.effective_needs_review()  # 13 scores still missing

@@ -153,4 +153,4 @@ def manual_judgment(round_: Round) -> Judgment:
 
 
 def override_key(ov: Override) -> tuple[Any, ...]:
-    return (ov.team, ov.criterion, ov.value, ov.note, ov.time.isoformat(), ov.author)
+    return (ov.team, ov.criterion, ov.value, ov.note, ov.time.isoformat(), ov.author, ov.kind)

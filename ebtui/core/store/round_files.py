@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -222,29 +223,44 @@ class RoundFilesMixin(IndexMixin):
         crit = normalise_criterion(criterion)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10):
             raise ValueError(f"score must be a whole number from 1 to 10, not {value!r}")
+
+        def build(round_: Round) -> list[Override]:
+            judgment = round_.judgment
+            if value is None and (judgment is None or (t, crit) not in judgment.active_overrides()):
+                raise ValueError(f"round {round_id}: team {t.upper()} {crit} has no override to clear")
+            if judgment is None:
+                judgment = round_.judgment = manual_judgment(round_)
+            parsed = getattr(judgment.parsed_scores(t), crit)
+            return [Override(team=t, criterion=crit, parsed_value=parsed, value=value, note=note, author=author)]
+
+        return self.add_overrides(round_id, build)
+
+    def add_overrides(self, round_id: str, build: Callable[[Round], list[Override]]) -> Round:
+        """Append the overrides (scores or acceptances) that `build` makes from the round as it is on disk.
+
+        The file is re-read under the store lock and `build` runs there, so concurrent writers lose nothing;
+        `build` may raise ValueError to refuse. Overrides are indexed at once (they are rare and precious).
+        """
         self._check_id("round", round_id)
         with self._lock:
             self._ensure_loaded()
             with self._writing():
                 round_ = self.load_round(round_id)
-                judgment = round_.judgment
-                if value is None and (judgment is None or (t, crit) not in judgment.active_overrides()):
-                    raise ValueError(f"round {round_id}: team {t.upper()} {crit} has no override to clear")
-                if judgment is None:
-                    judgment = round_.judgment = manual_judgment(round_)
-                parsed = getattr(judgment.parsed_scores(t), crit)
-                override = Override(
-                    team=t, criterion=crit, parsed_value=parsed, value=value, note=note, author=author
-                )
-                judgment.overrides.append(override)
-                # a round engine using this same store instance still holds the round without it
+                added = build(round_)
+                if not added:
+                    return round_
+                assert round_.judgment is not None  # build made or found the judgment it added to
+                round_.judgment.overrides.extend(added)
+                # a round engine using this same store instance still holds the round without them
                 with self._foreign_lock:
-                    self._foreign.setdefault(round_id, {})[override_key(override)] = override
+                    known = self._foreign.setdefault(round_id, {})
+                    for override in added:
+                        known[override_key(override)] = override
                 path = self.round_path(round_id)
                 data = round_bytes(round_)
                 self._write_round_file(path, data)
                 self._after_write(round_id, round_, path, data)
-                self._flush_locked()  # overrides are rare and precious: index them now
+                self._flush_locked()
         return round_
 
     # ----------------------------------------------------------------------------------------- tournaments

@@ -42,7 +42,7 @@ class ScoreEditModal(ModalScreen[tuple[int | None, str] | None]):
                 valid_empty=True,
                 id="score-value",
             )
-            yield Input(value=self.initial_note, placeholder="note (why)", id="score-note")
+            yield Input(value=self.initial_note, placeholder="note: why (required)", id="score-note")
             yield Static("", id="score-error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Save", variant="primary", id="save")
@@ -61,15 +61,18 @@ class ScoreEditModal(ModalScreen[tuple[int | None, str] | None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")
     def _save(self) -> None:
+        from ebtui.core.overrides import OverrideError, check_override  # the rules the CLI applies too
+
         field = self.query_one("#score-value", Input)
         raw = field.value.strip()
-        result = field.validate(raw)
-        if result is not None and not result.is_valid:
-            self.query_one("#score-error", Static).update(f"Score: {'; '.join(result.failure_descriptions)}")
-            field.focus()
+        note = self.query_one("#score-note", Input).value.strip()
+        try:
+            req = check_override(self.team, self.criterion, raw or None, note, clear=not raw)
+        except OverrideError as exc:
+            self.query_one("#score-error", Static).update(str(exc))
+            (self.query_one("#score-note", Input) if "note" in str(exc) else field).focus()
             return
-        value = int(raw) if raw else None
-        self.dismiss((value, self.query_one("#score-note", Input).value.strip()))
+        self.dismiss((req.value, req.note))
 
 
 class OpenDocumentModal(ModalScreen[Path | None]):

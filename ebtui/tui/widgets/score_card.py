@@ -1,7 +1,10 @@
 """The judgment as a grid (criteria × teams) with totals, justifications, analysis and the raw reply.
 
-A cell can be corrected by hand: the override is saved through the store in a thread worker (the UI never
-waits on a file write) and the judge's parsed value stays visible beside it.
+Each cell is marked by how its score was read (J JSON, j repaired JSON, T table, L labelled line, P prose,
+C correction, - missing); the focused cell's source text and review reasons show under the grid. A cell can
+be corrected by hand (a note is required) or accepted as parsed; both go through ebtui.core.overrides (the
+rules the CLI applies) and are saved in a thread worker (the UI never waits on a file write). The judge's
+parsed value stays visible beside an override.
 """
 
 from __future__ import annotations
@@ -18,19 +21,39 @@ from textual.widgets import DataTable, Markdown, Static
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Round, Team
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views.scores import KIND_LABELS, ScoreCell, ScoreGridView, score_grid
 
 TEAMS: tuple[Team, ...] = ("a", "b")
 
 
-def _cell(judgment: Judgment, team: Team, criterion: str, colors: dict[str, str]) -> Text:
-    parsed = judgment.parsed_scores(team).as_dict()[criterion]
-    override = judgment.active_overrides().get((team, criterion))
-    if override is not None:
-        judge = "—" if parsed is None else str(parsed)
-        return Text.assemble((f"{override.value}", "bold"), (" ✎", colors["accent"]), (f" (judge {judge})", "dim"))
-    if parsed is None:
-        return Text("missing", style=f"bold {colors['error']}")
-    return Text(str(parsed))
+def _cell(c: ScoreCell, colors: dict[str, str]) -> Text:
+    review = (" ?", f"bold {colors['accent']}") if c.review == "open" else ("", "")
+    accepted = (" ✓", "dim") if c.action == "accept" else ("", "")
+    mark = (f" {c.mark}", "dim")
+    if c.override is not None:
+        judge = "—" if c.parsed is None else str(c.parsed)
+        return Text.assemble((f"{c.override.value}", "bold"), (" ✎", colors["accent"]), (f" (judge {judge})", "dim"),
+                             mark, review)
+    if c.parsed is None:
+        return Text.assemble(("missing", f"bold {colors['error']}"), mark, accepted, review)
+    return Text.assemble(str(c.parsed), mark, accepted, review)
+
+
+def describe_cell(c: ScoreCell) -> Text:
+    """The focused cell: how its score was read, the exact source text, and its review reasons."""
+    kind = KIND_LABELS.get(c.kind, ("?", c.kind))[1]
+    out = Text.assemble((f"Team {c.team.upper()} · {CRITERION_LABELS[c.criterion]}", "bold"), f" — {kind}")
+    if c.note:
+        out.append(f" ({strip_control(c.note)})", style="dim")
+    if c.source:
+        out.append("\n  “")
+        out.append(strip_control(c.source).replace("\n", " ")[:300], style="italic")
+        out.append("”")
+    for reason in c.reasons:
+        out.append(f"\n  {'✓' if c.review != 'open' else '⚠'} {strip_control(reason)}")
+    if c.action == "accept":
+        out.append("\n  accepted as parsed by a human", style="dim")
+    return out
 
 
 def _total(judgment: Judgment, team: Team, colors: dict[str, str]) -> Text:
@@ -54,6 +77,13 @@ class ScoreGrid(DataTable):
             self.team = team
             self.criterion = criterion
 
+    class Focused(Message):
+        """The cursor is on a team's score (None: on a label or total)."""
+
+        def __init__(self, selected: tuple[Team, str] | None) -> None:
+            super().__init__()
+            self.selected = selected
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="cell", zebra_stripes=True)
 
@@ -62,13 +92,22 @@ class ScoreGrid(DataTable):
         self.add_column("Team A", key="a")
         self.add_column("Team B", key="b")
 
-    def show(self, judgment: Judgment, colors: dict[str, str]) -> None:
+    def show(self, judgment: Judgment, colors: dict[str, str], view: ScoreGridView | None = None) -> None:
+        view = view or score_grid(judgment)
         coordinate = self.cursor_coordinate
         self.clear()
         for crit in CRITERIA:
-            self.add_row(CRITERION_LABELS[crit], *(_cell(judgment, t, crit, colors) for t in TEAMS), key=crit)
+            self.add_row(CRITERION_LABELS[crit], *(_cell(view.cell(t, crit), colors) for t in TEAMS), key=crit)
         self.add_row(Text("Total", style="bold"), *(_total(judgment, t, colors) for t in TEAMS), key="total")
         self.cursor_coordinate = coordinate if coordinate.column else coordinate._replace(column=1)
+
+    @on(DataTable.CellHighlighted)
+    def _highlighted(self, event: DataTable.CellHighlighted) -> None:
+        event.stop()
+        self.post_message(self.Focused(self._selected()))
+
+    def selected(self) -> tuple[Team, str] | None:
+        return self._selected()
 
     def _selected(self) -> tuple[Team, str] | None:
         row_key, col_key = self.coordinate_to_cell_key(self.cursor_coordinate)
@@ -97,6 +136,7 @@ class ScoreCard(Vertical):
     ScoreCard .card-header { padding: 0 1; height: auto; }
     ScoreCard .card-review { padding: 0 1; color: $warning; height: auto; display: none; }
     ScoreCard .card-review.-shown { display: block; }
+    ScoreCard #cell-source { padding: 0 1; height: auto; min-height: 2; color: $text-muted; }
     ScoreCard #card-main { width: 1fr; padding: 0 1; }
     ScoreCard #card-raw { width: 1fr; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
     ScoreCard.-raw #card-raw { display: block; }
@@ -106,6 +146,7 @@ class ScoreCard(Vertical):
 
     BINDINGS = [
         Binding("e", "edit", "Edit score", id="scorecard.edit"),
+        Binding("a", "accept", "Accept as parsed", id="scorecard.accept"),
         Binding("r", "toggle_raw", "Raw reply", id="scorecard.raw"),
     ]
 
@@ -125,6 +166,7 @@ class ScoreCard(Vertical):
         with Horizontal():
             with VerticalScroll(id="card-main"):
                 yield ScoreGrid(id="score-grid")
+                yield Static("", id="cell-source", markup=False)
                 yield Static("Team A justification", classes="card-heading", markup=False)
                 yield Markdown("", id="just-a", open_links=False)
                 yield Static("Team B justification", classes="card-heading", markup=False)
@@ -157,22 +199,61 @@ class ScoreCard(Vertical):
         elif judgment.parse_method:
             header.append(f"  read as: {judgment.parse_method}", style="dim")
         self.query_one(".card-header", Static).update(header)
-        reasons = list(judgment.review_reasons)
+        view = score_grid(r.judgment)
+        self.view = view
         missing = sum(len(judgment.effective_scores(t).missing()) for t in TEAMS)
         review = self.query_one(".card-review", Static)
-        if r.judgment is not None and judgment.effective_needs_review():
-            lines = ["⚠ needs review" + (f" — {missing} score(s) missing" if missing else "")]
-            lines += [f"  • {strip_control(reason)}" for reason in reasons]
-            lines.append("  Select a cell and press Enter (or e) to set a score by hand.")
+        if r.judgment is not None and view.needs_review:
+            lines = [f"⚠ needs review: {len(view.open_items)} of {len(view.items)} item(s) open"
+                     + (f" — {missing} score(s) missing" if missing else "")]
+            lines += [f"  [{'x' if i.addressed else ' '}] {strip_control(i.reason.message)}" for i in view.items]
+            lines.append("  On a cell: Enter (or e) sets a score by hand (a note is required); a accepts it as parsed.")
             review.update(Text("\n".join(lines)))
             review.add_class("-shown")
         else:
             review.remove_class("-shown")
-        self.query_one(ScoreGrid).show(judgment, self._colors())
+        grid = self.query_one(ScoreGrid)
+        grid.show(judgment, self._colors(), view)
+        self._describe(grid.selected())
         self.query_one("#just-a", Markdown).update(strip_control(judgment.team_a_justification) or "*none given*")
         self.query_one("#just-b", Markdown).update(strip_control(judgment.team_b_justification) or "*none given*")
         self.query_one("#analysis", Markdown).update(strip_control(judgment.overall_analysis) or "*none given*")
         self.query_one("#raw-reply", Static).update(Text(strip_control(judgment.raw_response) or "(empty)"))
+
+    def _describe(self, selected: tuple[Team, str] | None) -> None:
+        target = self.query_one("#cell-source", Static)
+        if selected is None or not getattr(self, "view", None):
+            target.update("")
+            return
+        target.update(describe_cell(self.view.cell(*selected)))
+
+    @on(ScoreGrid.Focused)
+    def _focused(self, event: ScoreGrid.Focused) -> None:
+        self._describe(event.selected)
+
+    def action_accept(self) -> None:
+        selected = self.query_one(ScoreGrid).selected()
+        if selected is None:
+            self.app.notify("Pick a Team A or Team B score to accept.", severity="warning")
+            return
+        if self.round.judgment is None:
+            self.app.notify("This round has no judgment to accept; score it by hand (Enter).", severity="warning")
+            return
+        if self.store is None:
+            self.app.notify("Read-only: no results store.", severity="warning")
+            return
+        self._save_acceptance(*selected)
+
+    @work(thread=True, exclusive=True, group="override", exit_on_error=False)
+    def _save_acceptance(self, team: Team, criterion: str) -> None:
+        from ebtui.core.overrides import accept_as_parsed
+
+        try:
+            updated = accept_as_parsed(self.store, self.round.id, team, criterion, "accepted in the score card")
+        except Exception as exc:  # a store error is reported, never a crash of the card
+            self.app.call_from_thread(self.app.notify, f"Could not save the acceptance: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self._saved, updated, "Accepted as parsed.")
 
     def action_toggle_raw(self) -> None:
         self.toggle_class("-raw")
@@ -207,14 +288,16 @@ class ScoreCard(Vertical):
 
     @work(thread=True, exclusive=True, group="override", exit_on_error=False)
     def _save_override(self, team: Team, criterion: str, value: int | None, note: str) -> None:
+        from ebtui.core.overrides import apply_override
+
         try:
-            updated = self.store.apply_override(self.round.id, team, criterion, value, note)
+            updated = apply_override(self.store, self.round.id, team, criterion, value, note, clear=value is None)
         except Exception as exc:  # a store error is reported, never a crash of the card
             self.app.call_from_thread(self.app.notify, f"Could not save the override: {exc}", severity="error")
             return
         self.app.call_from_thread(self._saved, updated)
 
-    def _saved(self, updated: Round) -> None:
+    def _saved(self, updated: Round, message: str = "Override saved.") -> None:
         self.show(updated)
         self.post_message(self.OverrideSaved(updated))
-        self.app.notify("Override saved.")
+        self.app.notify(message)

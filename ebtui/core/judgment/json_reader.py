@@ -1,0 +1,171 @@
+"""Reading scores out of JSON (strict or repaired): the schema's shape and shapes matched by name."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ebtui.core.judgment.lenient_json import _Num, _Obj, _Partial
+from ebtui.core.judgment.provenance import (
+    _Collector,
+    _Found,
+)
+from ebtui.core.judgment.vocabulary import (
+    _crit_of,
+    _score_in_cell,
+    _team_of,
+    _Val,
+    _via_of,
+)
+from ebtui.core.records import CRITERIA, CRITERION_LABELS
+
+
+def _norm_key(key: str) -> str:
+    key = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
+    return re.sub(r"[\s_\-.]+", " ", key).strip().lower()
+
+
+_SCORE_KEYS = {"score", "value", "rating", "points", "grade", "mark", "result"}
+_NAME_KEYS = {"team", "name", "model", "id", "label", "role", "side", "team name", "team id"}
+_CRIT_NAME_KEYS = {"criterion", "criteria", "name", "category", "metric", "dimension", "aspect"}
+_JUST_WORDS = re.compile(
+    r"justif|rational|reason|comment|explan|feedback|assessment|evaluation|notes?\b|analysis|summary|strength|weakness",
+)
+_OVERALL_WORDS = re.compile(r"overall|summary|verdict|comparison|comparative|conclusion|^analysis$|^general")
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text_of(v) for v in value) if t)
+    if isinstance(value, _Obj):
+        return "\n".join(f"{k}: {t}" for k, v in value if (t := _text_of(v)))
+    return ""
+
+
+class _JsonWalker:
+    def __init__(self, col: _Collector, rx: re.Pattern[str], text: str = "") -> None:
+        self.col = col
+        self.rx = rx
+        self.text = text
+        self.cursor = 0
+        self.end = len(text)
+        self.via: dict[str | None, str] = {}
+
+    def start(self, span: tuple[int, int]) -> None:
+        self.cursor, self.end = span
+
+    def team_of_key(self, key: str) -> str | None:
+        return _team_of(key, self.rx)
+
+    def _locate(self, key: str, value: Any) -> None:
+        """Point the context at the member "key": value as written in the reply."""
+        shown = str(value) if not isinstance(value, bool) and value is not None else json.dumps(value)
+        rx = re.compile(rf"[\"'“]?{re.escape(key)}[\"'”]?\s*[:=]\s*[\"'“]?{re.escape(shown)}[\"'”]?")
+        m = rx.search(self.text, self.cursor, min(self.end, self.cursor + 4000))
+        if m:
+            self.col.ctx.pos, self.col.ctx.source = m.start(), m.group(0)
+            self.cursor = m.end()
+        else:  # written some other way (escapes, odd quotes): the member's key and the rest of its line
+            k = re.compile(rf"[\"'“]?{re.escape(key)}[\"'”]?\s*[:=][^\n]{{0,160}}").search(
+                self.text, self.cursor, min(self.end, self.cursor + 4000))
+            self.col.ctx.source = k.group(0).rstrip(", ") if k else ""
+            if k:
+                self.col.ctx.pos = k.start()
+
+    def score(self, team: str | None, crit: str, value: Any, key: str = "") -> None:
+        if isinstance(value, _Partial):
+            return  # cut off: "1" may have been "10"
+        self._locate(key or crit, value)
+        via = self.via.get(team, "label")
+        if isinstance(value, _Num):
+            self.col.add_val(team, crit, _Val(str(value), value.den), "json", via=via)
+        elif isinstance(value, bool) or value is None:
+            shown = json.dumps(value)
+            self.col.add(team, crit, _Found(shown, None, f"given as {shown}", kind=self.col.ctx.kind), "json", via)
+        elif isinstance(value, str):
+            v = _score_in_cell(value)
+            if v is not None:  # "8", "8/10", "8 out of 10"; words with no number are not a score
+                self.col.add_val(team, crit, v, "json", via=via)
+
+    def walk(self, node: Any, team: str | None, crit: str | None, depth: int = 0) -> None:
+        if depth > 64:
+            return
+        if isinstance(node, list) and not isinstance(node, _Obj):
+            for item in node:
+                self.walk(item, team, crit, depth + 1)
+            return
+        if not isinstance(node, _Obj):
+            return
+        # an object that names its own team or criterion: {"team": "A", "scores": {...}}
+        for k, v in node:
+            nk = _norm_key(str(k))
+            if isinstance(v, str) and nk in _NAME_KEYS and (t := self.team_of_key(v)):
+                team = t
+                self.via.setdefault(t, _via_of(list(self.rx.finditer(v))))
+            if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := _crit_of(v)):
+                crit = c
+        for k, v in node:
+            key = str(k)
+            nk = _norm_key(key)
+            kt = self.team_of_key(key)
+            if kt is not None:
+                self.via.setdefault(kt, _via_of(list(self.rx.finditer(key))))
+            kc = _crit_of(key)
+            scalar = not isinstance(v, (list, _Obj))
+            if kc is not None:
+                t = kt or team
+                if scalar and not isinstance(v, _Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
+                    if t:
+                        self.col.justification[t].append(f"{CRITERION_LABELS[kc]}: {v}")
+                elif scalar:
+                    self.score(t, kc, v, key)
+                else:
+                    self.walk(v, t, kc, depth + 1)
+            elif kt is not None:
+                rest = _norm_key(self.rx.sub(" ", key))
+                if isinstance(v, str) and (crit is None or _JUST_WORDS.search(rest)):
+                    self.col.justification[kt].append(str(v))
+                elif scalar and crit is not None:
+                    self.score(kt, crit, v, key)
+                else:
+                    self.walk(v, kt, crit, depth + 1)
+            elif nk in _SCORE_KEYS and scalar and crit is not None:
+                self.score(team, crit, v, key)
+            elif isinstance(v, str) and team is None and _OVERALL_WORDS.search(nk):
+                self.col.overall.append(str(v))
+            elif isinstance(v, str) and _JUST_WORDS.search(nk):
+                if team is not None:
+                    label = f"{CRITERION_LABELS[crit]}: " if crit else ""
+                    self.col.justification[team].append(label + str(v))
+                else:
+                    self.col.overall.append(str(v))
+            elif not scalar:
+                self.walk(v, team, crit, depth + 1)
+
+
+def _is_schema_shape(value: Any) -> bool:
+    """Exactly what JUDGMENT_SCHEMA asks for, every score a bare whole number."""
+    # key order is free (Gemini, for one, may answer in alphabetical order); duplicates are not
+    if not isinstance(value, _Obj) or sorted(k for k, _ in value) != ["overall_analysis", "team_a", "team_b"]:
+        return False
+    d = dict(value)
+    if not isinstance(d["overall_analysis"], str):
+        return False
+    for t in ("team_a", "team_b"):
+        team = d[t]
+        if not isinstance(team, _Obj) or sorted(k for k, _ in team) != ["justification", "scores"]:
+            return False
+        td = dict(team)
+        if not isinstance(td["justification"], str) or not isinstance(td["scores"], _Obj):
+            return False
+        keys = [k for k, _ in td["scores"]]
+        if sorted(keys) != sorted(CRITERIA) or len(keys) != len(CRITERIA):
+            return False
+        if not all(isinstance(v, _Num) and re.fullmatch(r"\d+", v) for _, v in td["scores"]):
+            return False
+    return True
+
+

@@ -1,0 +1,230 @@
+"""Resolving what was read into one value per score, its provenance and the review checklist."""
+
+from __future__ import annotations
+
+import re
+
+from ebtui.core.judgment.json_reader import (
+    _JsonWalker,
+)
+from ebtui.core.judgment.lenient_json import _json_candidates, _JsonCandidate
+from ebtui.core.judgment.provenance import (
+    _Collector,
+    _Ctx,
+    _Found,
+)
+from ebtui.core.judgment.text_reader import (
+    _TextReader,
+)
+from ebtui.core.judgment.vocabulary import (
+    _TEAM_LABEL,
+    _team_regex,
+)
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
+
+# --------------------------------------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------------------------------------
+
+
+def _label(team: str) -> str:
+    return f"Team {_TEAM_LABEL[team]}"
+
+
+def _where(team: str, crit: str) -> str:
+    return f"{_label(team)} {CRITERION_LABELS[crit]}"
+
+
+def _quote(source: str, limit: int = 120) -> str:
+    one = " ".join(source.split())
+    return f"“{one[:limit]}{'…' if len(one) > limit else ''}”"
+
+
+_DRAFT_RE = re.compile(r"(?i)(?<![a-z])(?:draft|preliminary|provisional|tentative|initial[ \t]+(?:scores?|thoughts))(?![a-z])")
+_KIND_WORDS = {"json": "JSON", "json_repaired": "repaired JSON", "table": "a table", "line": "a labelled line",
+               "prose": "prose", "correction": "a correction"}
+
+
+def _key(f: _Found) -> int | str:
+    """What makes two readings one value: the score ("8/10" and "8" are one), else what was written."""
+    return f.value if f.value is not None else f"?{f.shown}"
+
+
+def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) -> Judgment:
+    """Resolve what was found into one value per score, its provenance and the review checklist."""
+    scores: dict[str, Scores] = {}
+    items: list[ReviewReason] = []
+    provenance: list[ScoreSource] = []
+    kinds: list[str] = []
+    for team in ("a", "b"):
+        values: dict[str, int | None] = {}
+        vias: set[str] = set()
+        for crit in CRITERIA:
+            values[crit] = None
+            found = sorted(col.scores[team].get(crit, []), key=lambda f: (f.pos, f.seq))
+            if not found:
+                items.append(ReviewReason(team=team, criterion=crit, kind="missing",
+                                          message=f"{_where(team, crit)}: missing (the judge gave no score)"))
+                continue
+            # prose only counts where nothing structured gave the score (or where it corrects it)
+            use = [f for f in found if f.kind != "prose" or f.corrective] or found
+            # a value the judge called a draft is superseded by any later one
+            draft = next((i for i, f in enumerate(use[:-1]) if _DRAFT_RE.search(f.source[:400])), None)
+            if draft is not None:
+                use = use[: draft + 1] + [_Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
+            # one score given twice ("8/10" in a section, "8" in a summary table) is one value
+            shown = list(dict.fromkeys(f.shown for f in use))
+            distinct = list(dict.fromkeys(_key(f) for f in use))
+            chosen = use[0]
+            corrected_from: str | None = None
+            if len(distinct) > 1:
+                last_corr = max((i for i, f in enumerate(use) if f.corrective), default=None)
+                later = use[last_corr:] if last_corr is not None else []
+                if last_corr is not None and all(_key(f) == _key(use[last_corr]) for f in later) and any(
+                    _key(f) != _key(use[last_corr]) for f in use[:last_corr]
+                ):
+                    chosen = use[last_corr]
+                    corrected_from = ", ".join(dict.fromkeys(f.shown for f in use[:last_corr]
+                                                             if _key(f) != _key(chosen)))
+                else:
+                    items.append(ReviewReason(
+                        team=team, criterion=crit, kind="conflict",
+                        message=f"{_where(team, crit)}: given as {' and '.join(shown[:4])} with no correction "
+                                f"({'; '.join(_quote(f.source, 60) for f in use[:3])}); left missing"))
+                    provenance.append(ScoreSource(team=team, criterion=crit, kind=use[-1].kind, value=None,
+                                                  text=use[-1].source, position=use[-1].pos,
+                                                  note=f"conflict: {' vs '.join(shown[:4])}"))
+                    continue
+            vias |= {f.via for f in use}
+            value = chosen.value
+            kind = "correction" if corrected_from is not None else chosen.kind
+            note = f"corrected from {corrected_from} (read from {_KIND_WORDS.get(chosen.kind, chosen.kind)})" \
+                if corrected_from is not None else ""
+            if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text):
+                value = None  # never a score the reply does not hold
+                note = "could not be traced to the reply"
+            if chosen.problem or value is None:
+                problem = chosen.problem or "could not be traced to the reply"
+                items.append(ReviewReason(team=team, criterion=crit, kind="invalid",
+                                          message=f"{_where(team, crit)}: {problem} in {_quote(chosen.source)}; left missing"))
+            elif corrected_from is not None:
+                items.append(ReviewReason(team=team, criterion=crit, kind="correction",
+                                          message=f"{_where(team, crit)}: {corrected_from} corrected to {value} "
+                                                  f"by {_quote(chosen.source)}"))
+            elif kind in ("prose", "correction"):
+                items.append(ReviewReason(team=team, criterion=crit, kind="prose",
+                                          message=f"{_where(team, crit)}: {value} read from prose {_quote(chosen.source)}"))
+            values[crit] = value
+            kinds.append(chosen.kind)
+            provenance.append(ScoreSource(team=team, criterion=crit, kind=kind, value=value, text=chosen.source,
+                                          position=chosen.pos, note=note))
+        for via, how in (("id", "its model id"), ("role", "its role (presenting/responding)")):
+            if via in vias:
+                items.append(ReviewReason(team=team, kind="team_by_name",
+                                          message=f"{_label(team)} was identified by {how}, not as {_label(team)}; "
+                                                  "check the scores went to the right team"))
+        scores[team] = Scores(**values)
+    missing = any(s.missing() for s in scores.values())
+    for note in col.notes:
+        whole.append(ReviewReason(kind="parser", message=note))
+    if col.unattributed and missing:
+        whole.append(ReviewReason(kind="unattributed",
+                                  message=f"{col.unattributed} score(s) found for no team of this round (left out)"))
+    items = whole + items
+    if method not in ("none",) and kinds:
+        if all(k == "json" for k in kinds):
+            method = "json"
+        elif all(k in ("json", "json_repaired") for k in kinds):
+            method = "json_repaired"
+        elif "table" in kinds:
+            method = "table"
+        else:
+            method = "lines"
+    messages = list(dict.fromkeys(i.message for i in items))
+    return Judgment(
+        team_a_scores=scores["a"],
+        team_b_scores=scores["b"],
+        team_a_justification="\n\n".join(j for j in col.justification["a"] if j.strip()).strip(),
+        team_b_justification="\n\n".join(j for j in col.justification["b"] if j.strip()).strip(),
+        overall_analysis="\n\n".join(o for o in col.overall if o.strip()).strip(),
+        raw_response=text,
+        needs_review=bool(items),
+        review_reasons=messages,
+        review_items=items,
+        provenance=provenance,
+        parse_method=method,
+    )
+
+
+def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None) -> Judgment:
+    """Read a judge's reply. Never raises, never invents a score; see docs/JUDGMENT.md."""
+    raw = text if isinstance(text, str) else ""
+    try:
+        return _parse(raw, team_a_id or "", team_b_id or "")
+    except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
+        msg = f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"
+        return Judgment(
+            raw_response=raw,
+            needs_review=True,
+            review_reasons=[msg],
+            review_items=[ReviewReason(kind="parser", message=msg)],
+            parse_method="none",
+        )
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _score_entries(col: _Collector) -> int:
+    return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
+
+
+def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
+    if not text.strip():
+        return _finish(text, _Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
+    rx = _team_regex(team_a_id.strip(), team_b_id.strip())
+
+    # JSON, every object in order (a later object that gives scores corrects an earlier one)
+    jcol = _Collector()
+    walker = _JsonWalker(jcol, rx, text)
+    scored: list[_JsonCandidate] = []
+    pieces: list[str] = []  # the text with its JSON blanked out (same length), for the text reader
+    pos = 0
+    for cand in _json_candidates(text):
+        before = _score_entries(jcol)
+        jcol.ctx = _Ctx(pos=cand.span[0], kind="json" if cand.strict else "json_repaired",
+                        corrective=bool(scored))
+        walker.start(cand.span)
+        walker.walk(cand.value, None, None)
+        if _score_entries(jcol) != before:
+            scored.append(cand)
+        start, end = cand.span
+        pieces.append(text[pos:start])
+        pieces.append(_NOT_NEWLINE.sub(" ", text[start:end]))
+        pos = end
+    pieces.append(text[pos:])
+
+    # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
+    # prose, and corrections written after the JSON
+    tcol = _Collector()
+    _TextReader(tcol, rx).read("".join(pieces), text)
+
+    whole: list[ReviewReason] = []
+    col = jcol
+    for team in ("a", "b"):
+        for crit, found in tcol.scores[team].items():
+            col.scores[team].setdefault(crit, []).extend(found)
+        if not col.justification[team]:
+            col.justification[team] = tcol.justification[team]
+    col.overall = col.overall or tcol.overall
+    col.unattributed += tcol.unattributed
+    col.notes += tcol.notes
+    col.sources |= tcol.sources
+    if any(c.truncated for c in scored):
+        whole.append(ReviewReason(kind="truncated",
+                                  message="the reply was cut off before its JSON ended; only complete scores were kept"))
+    method = "json" if col.count() else "none"
+    if not col.count():
+        whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
+    return _finish(text, col, method, whole)
+

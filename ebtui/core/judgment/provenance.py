@@ -1,0 +1,109 @@
+"""What was found while reading: each candidate score with how it was read and its exact source text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ebtui.core.judgment.vocabulary import (
+    _CRIT_RE,
+    _interpret,
+    _Val,
+)
+
+# --------------------------------------------------------------------------------------------------------
+# What was found, and what it adds up to
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    shown: str
+    value: int | None
+    problem: str | None
+    kind: str = "line"  # json, json_repaired, table, line, prose, correction
+    source: str = ""  # the exact text it was read from
+    pos: int = 0  # offset of that text in the reply
+    corrective: bool = False  # given as a correction of an earlier value
+    via: str = "label"  # how its team was named: label (Team A / team_a), id (model id), role
+    seq: int = 0  # reading order within the reply
+
+
+_TEXT_KINDS = ("line", "prose", "correction")
+
+
+@dataclass
+class _Ctx:
+    """Where the reader is: set before each line, table row or JSON object is read."""
+
+    pos: int = 0
+    source: str = ""
+    clean: str = ""  # the line as read (markup removed): positions of numbers refer to it
+    kind: str = "line"
+    corrective: bool = False
+    via: str = "label"
+
+
+_FILLER = {
+    "score", "scores", "scored", "rating", "ratings", "rated", "grade", "mark", "points", "pts", "for", "team",
+    "teams", "criterion", "criteria", "and", "vs", "out", "of", "the", "a", "b", "s", "presenting", "responding",
+    "presenter", "respondent", "responder", "side", "is", "total", "final", "revised", "corrected", "updated",
+}
+
+
+def _line_kind(clean: str, v: _Val) -> str:
+    """"line" where the number stands as a label's value ("3. Stakeholder recognition - 8", "Team A: 8/10",
+    "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
+    if v.start < 0:
+        return "prose"
+    prefix = clean[: v.start]
+    names = list(_CRIT_RE.finditer(prefix))
+    if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
+        prefix = prefix[names[-1].start():]
+    prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
+    prefix = _CRIT_RE.sub(" ", prefix)
+    prefix = re.sub(r"(?i)\bteam[\s_-]*[ab]\b", " ", prefix)
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"\S*[\d.][\S]*", " ", prefix))
+             if w.lower().replace("’", "'").removesuffix("'s") not in _FILLER]
+    return "line" if not words else "prose"
+
+
+@dataclass
+class _Collector:
+    scores: dict[str, dict[str, list[_Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
+    justification: dict[str, list[str]] = field(default_factory=lambda: {"a": [], "b": []})
+    overall: list[str] = field(default_factory=list)
+    unattributed: int = 0
+    sources: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # review reasons found while reading
+    ctx: _Ctx = field(default_factory=_Ctx)
+    seq: int = 0
+
+    def add(self, team: str | None, crit: str, found: _Found, source: str, via: str | None = None) -> None:
+        if team is None:
+            self.unattributed += 1
+            return
+        c = self.ctx
+        found.pos = c.pos if not found.pos else found.pos
+        found.source = found.source or c.source
+        if found.kind == "line":
+            found.kind = c.kind if source != "lines" else found.kind
+        found.corrective = found.corrective or c.corrective
+        found.via = via or c.via
+        self.seq += 1
+        found.seq = self.seq
+        self.scores[team].setdefault(crit, []).append(found)
+        self.sources.add(source)
+
+    def add_val(self, team: str | None, crit: str, v: _Val, source: str, *, via: str | None = None,
+                kind: str | None = None) -> None:
+        value, problem = _interpret(v)
+        if kind is None:
+            kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
+        self.add(team, crit, _Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
+
+    def count(self) -> int:
+        return sum(len(d) for d in self.scores.values())
+
+
+

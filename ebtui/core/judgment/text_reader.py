@@ -1,0 +1,489 @@
+"""Reading scores out of text: markdown tables, labelled lines, prose and corrections."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ebtui.core.judgment.provenance import (
+    _Collector,
+    _Ctx,
+    _Found,
+)
+from ebtui.core.judgment.vocabulary import (
+    _AFTER_NAME_RE,
+    _CRIT_KEYWORDS,
+    _CRIT_RE,
+    _DEN,
+    _NOT_COUNT,
+    _NUM,
+    _NUM_RE,
+    _STRIKE_RE,
+    _bare_team,
+    _crit_name,
+    _crit_of,
+    _interpret,
+    _score_in,
+    _score_in_cell,
+    _skipped,
+    _team_of,
+    _team_of_match,
+    _Val,
+    _val,
+    _via_of,
+)
+from ebtui.core.records import CRITERION_LABELS
+
+# --------------------------------------------------------------------------------------------------------
+# Text: markdown tables and "Criterion: 8/10" lines under team headings
+# --------------------------------------------------------------------------------------------------------
+
+_HEADING_RE = re.compile(r"\s{0,3}#{1,6}\s")
+_BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
+_MARKUP_RE = re.compile(r"[*`]+")
+_TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
+_OVERALL_LABEL_RE = re.compile(
+    r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
+    r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
+    r"|analysis[ \t]+of[ \t]+the[ \t]+exchange)(?![A-Za-z])[ \t]*(?P<colon>[:—–-])?[ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+_JUST_LABEL_RE = re.compile(
+    r"[\W_]*(?:justification|rationale|reasoning|comments?|explanation|assessment|notes?)(?![A-Za-z])"
+    r"[ \t]*[:—–-][ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+# what may follow a team's name for the line to be a label: "Team A:", "Team A (gpt-4o) -",
+# "Team A's justification:", "Team A" alone — but not "Team B's response was good: ..."
+_LABEL_REST_RE = re.compile(
+    r"(?:[ \t]*\([^()\n]{0,80}\))?(?:[ \t]*[-—–,][ \t]*[\w./ ]{0,40}?(?:\([^()\n]{0,80}\))?)?"
+    r"(?:[ \t]*(?:'s[ \t]+)?(?:justification|rationale|reasoning|scores?|evaluation|assessment|comments?"
+    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–-]|$)",
+    re.IGNORECASE,
+)
+_SCORE_HEADER_RE = re.compile(r"score|rating|points|grade|mark|/ ?10", re.IGNORECASE)
+_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why", re.IGNORECASE)
+_NOT_SCORE_HEADER = re.compile(
+    r"(?i)\b(?:max(?:imum)?|out[ \t]+of|possible|weight(?:ing)?|weighted|rank(?:ing)?|total|sum|avg|average|mean"
+    r"|scale|range|target|threshold|benchmark|previous|prior|old|original|initial)\b"
+)
+# a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
+_THIRD_RE = re.compile(
+    r"(?i)(?<![a-z0-9])team[ \t_-]*(?![ab](?![a-z0-9]))(?:[c-z]|\d{1,2}|one|two|three|three)(?![a-z0-9])"
+    r"|(?<![a-z])(?:previous|other|another|third|earlier|prior|opposing|hypothetical|rival|last|former|different)"
+    r"[ \t]+(?:team|side|group|debater|presenter|respondent)s?(?![a-z])"
+)
+# language that makes a later value a correction of an earlier one
+_CORR_LANG = re.compile(
+    r"(?i)(?<![a-z])(?:should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)|correct(?:ion|ed|ing)?"
+    r"|revis(?:e|ed|ing|ion)|amend(?:ed|ing|ment)?|adjust(?:ed|ing)?|lower(?:ed|ing)?|rais(?:e|ed|ing)"
+    r"|bump(?:ed|ing)?|chang(?:e|ed|ing)|updat(?:e|ed|ing)|on[ \t]+reflection|on[ \t]+second[ \t]+thought"
+    r"|actually|i[ \t]+meant|typo|mistake|erratum)(?![a-z])"
+)
+_CORR_HEADING = re.compile(
+    r"(?i)(?<![a-z])(?:revised|corrected|correction|corrections|updated|amended|erratum|on[ \t]+reflection"
+    r"|on[ \t]+second[ \t]+thought|adjusted)(?![a-z])"
+)
+# a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
+_CN = rf"[*\"']*{_NUM}(?:{_DEN}|{_NOT_COUNT})"
+#: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence)
+_CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
+    (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
+    (re.compile(rf"(?i)(?<![a-z])should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)[ \t]+(?:a[ \t]+)?{_CN}"), False),
+    (re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*\(?(?:and[ \t]+)?not[ \t]+(?:a[ \t]+)?\d"), False),
+    (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
+    (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
+]
+_NUM_BEFORE_CRIT = re.compile(
+    rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
+    r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
+)
+_LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
+_HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
+_NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
+_SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
+
+
+
+
+#: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
+#: reading stops (keeps hostile input fast)
+_MAX_MENTIONS = 2000
+
+
+@dataclass
+class _TextState:
+    team: str | None = None
+    crit: str | None = None
+    section: str | None = None  # "a", "b", "overall" or None: where prose goes
+    via: str = "label"  # how the current team was named
+    corrective: bool = False  # under a "Revised scores" / "Correction" heading
+
+
+class _TextReader:
+    def __init__(self, col: _Collector, rx: re.Pattern[str]) -> None:
+        self.col = col
+        self.rx = rx
+        self.st = _TextState()
+        self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
+        #: text given under an explicit "Justification:" label, preferred to the section's prose
+        self.labelled: dict[str, list[str]] = {"a": [], "b": []}
+        self.mentions_left = _MAX_MENTIONS
+        self.recent: list[str] = []  # the last few non-empty lines (for "Revised table:" above a table)
+
+    # -- lines ----------------------------------------------------------------------------------------
+    def read(self, text: str, original: str | None = None) -> None:
+        """Read `text` (the reply with its JSON blanked out, same length); sources are quoted from
+        `original` (the reply itself) at the same offsets."""
+        self.original = original if original is not None and len(original) == len(text) else text
+        table: list[tuple[int, str]] = []
+        offset = 0
+        for raw in text.splitlines(keepends=True):
+            at = offset
+            offset += len(raw)
+            raw = raw.rstrip("\r\n")
+            if raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
+                table.append((at, raw))
+                continue
+            if table:
+                self.table(table)
+                table = []
+            self.col.ctx = _Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
+                                corrective=self.st.corrective, via=self.st.via)
+            self.line(raw)
+            if raw.strip():
+                self.recent.append(raw)
+                del self.recent[:-3]
+        if table:
+            self.table(table)
+        for key in ("a", "b"):
+            body = "\n".join(self.labelled[key] or self.buffers[key]).strip()
+            if body:
+                self.col.justification[key].append(body)
+        body = "\n".join(self.buffers["overall"]).strip()
+        if body:
+            self.col.overall.append(body)
+
+    def _orig(self, at: int, raw: str) -> str:
+        return self.original[at:at + len(raw)].strip()
+
+    def line(self, raw: str) -> None:
+        if "~~" in raw:
+            raw = _STRIKE_RE.sub(" ", raw)
+        clean = raw.replace("*", "").replace("`", "").strip()
+        if not clean:
+            return
+        self.col.ctx.clean = clean
+        heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
+            len(clean) <= 80 and clean.endswith(":")
+        )
+        heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
+        low = clean.lower()
+        crits: list[re.Match[str]] = []
+        if self.mentions_left > 0 and any(w in low for w, _ in _CRIT_KEYWORDS):
+            for m in _CRIT_RE.finditer(clean):
+                if re.search(r"\d[ \t]*$", clean[max(0, m.start() - 8):m.start()]):
+                    continue  # "3 stakeholders", "2 frameworks": a count, not the criterion's label
+                crits.append(m)
+                self.mentions_left -= 1
+                if self.mentions_left <= 0:
+                    self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
+                    break
+        teams = list(self.rx.finditer(clean))
+        lead, lead_end = self._leading_team(clean, teams)
+        ov = _OVERALL_LABEL_RE.fullmatch(clean)
+        scored = False
+        third = _THIRD_RE.search(clean)
+
+        if crits and _CORR_LANG.search(clean) and self._prose_corrections(clean):
+            return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
+        if heading:
+            self.st.crit = None
+            self.st.corrective = bool(_CORR_HEADING.search(clean))
+            self.col.ctx.corrective = self.st.corrective
+            tset = {_team_of_match(m) for m in teams}
+            if not tset and (bt := _bare_team(clean)):
+                tset = {bt}
+            if not tset and third:  # "## Team C (a hypothetical)", "### The previous team": nobody's scores
+                self.st.team = self.st.section = None
+                return
+            if tset:
+                self.st.via = _via_of([m for m in teams]) if teams else "label"
+            if ov and not crits and not tset:
+                self.st.team = None
+                self.st.section = "overall"
+                if ov.group("rest"):
+                    self.buffers["overall"].append(ov.group("rest"))
+                return
+            if len(tset) == 1:
+                self.st.team = self.st.section = tset.pop()
+            elif len(tset) == 2:
+                self.st.team = self.st.section = None
+            if len(crits) == 1 and not _NUM_RE.search(clean[crits[0].end():]):
+                self.st.crit = _crit_name(crits[0].group(0))
+                return
+        elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
+            self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
+            self.st.via = _via_of(teams[:1]) if teams else "label"
+        elif third and third.start() < 3 and not teams and not crits:
+            self.st.team = self.st.section = None  # "Team C: ..." label line
+            return
+        elif ov and ov.group("colon") and not crits:
+            self.st.team = None
+            self.st.section = "overall"
+            self.buffers["overall"].append(ov.group("rest"))
+            return
+
+        if crits:
+            if self.st.crit is not None and crits[0].start() > 0:
+                # "- Team A: 8/10 — a clear principle" under a criterion heading: the score comes first
+                prefix = clean[: crits[0].start()]
+                scored = self._under_criterion(prefix, [m for m in teams if m.end() <= crits[0].start()])
+            scored = self._criteria_line(clean, crits, teams) or scored
+        elif self.st.crit is not None:
+            scored = self._under_criterion(clean, teams)
+        if lead is not None and crits:
+            self.st.team = lead
+            self.st.via = _via_of(teams[:1]) if teams else "label"
+
+        if heading:
+            return
+        j = _JUST_LABEL_RE.fullmatch(clean)
+        target = self.st.section
+        if lead is not None and not scored:
+            j = _JUST_LABEL_RE.fullmatch(clean, lead_end) or j
+            target = lead
+        if j is not None and target in ("a", "b"):
+            self.labelled[target].append(j.group("rest"))
+        elif target is not None:
+            self.buffers[target].append(raw.strip())
+
+    def _prose_corrections(self, clean: str) -> bool:
+        """Sentences that correct a score: "Team A's consistency should be 5, not 7", "I'd revise Team B's
+        framework awareness to 8", "Correction: consistency (Team A) from 7 to 5". Each needs one criterion,
+        one team (or the section's team) and correction language about a score."""
+        found = False
+        for sm in re.finditer(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?", clean):
+            sent = sm.group(0)
+            lang = _CORR_LANG.search(sent)
+            if not lang:
+                continue
+            if _HYPOTHETICAL.search(sent) or _NEGATION.search(sent, 0, lang.start()):
+                continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
+            crits = {_crit_name(m.group(0)) for m in _CRIT_RE.finditer(sent)}
+            tms = list(self.rx.finditer(sent))
+            teams = {_team_of_match(m) for m in tms}
+            if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
+                continue
+            team = teams.pop() if teams else self.st.team
+            if team is None:
+                continue
+            target = None
+            for rx, needs_talk in _CORR_TARGETS:
+                for m in rx.finditer(sent):
+                    if m.start("num") < lang.start() and rx is not _CORR_TARGETS[0][0]:
+                        continue
+                    if needs_talk and not _SCORE_TALK.search(sent):
+                        continue
+                    if _skipped(sent, m.start("num"), m.end("num")):
+                        continue
+                    target = m
+                    break
+                if target:
+                    break
+            if target is None:
+                continue
+            v = _val(target, corrective=True)
+            value, problem = _interpret(v)
+            self.col.ctx = _Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
+                                source=sent.strip(), clean=sent, kind="correction", corrective=True,
+                                via=_via_of(tms) if tms else self.st.via)
+            self.col.add(team, crits.pop(), _Found(v.shown(), value, problem, kind="correction", corrective=True),
+                         "lines")
+            found = True
+        return found
+
+    def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
+        """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
+        Returns the team and where its name ends."""
+        if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
+            if _LABEL_REST_RE.match(clean, teams[0].end()):
+                return _team_of_match(teams[0]), teams[0].end()
+        bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)
+        if bt and _LABEL_REST_RE.match(clean, bt.end()) and len(clean) > 2 and ":" in clean[bt.end():bt.end() + 3]:
+            return bt.group(1).lower(), bt.end()
+        return None, 0
+
+    def _pairs(self, segment: str, offset: int = 0) -> list[tuple[str, _Val, str]]:
+        """"Team A 8, Team B 6" / "Team A: 8/10 … Team B: 7/10" inside one stretch of text (offset: where
+        the stretch starts in the line)."""
+        out = []
+        for m in self.rx.finditer(segment):
+            n = _AFTER_NAME_RE.match(segment, m.end())
+            if n and not _skipped(segment, n.start("num"), n.end()):
+                v = _val(n)
+                v = _Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
+                out.append((_team_of_match(m), v, _via_of([m])))
+        return out
+
+    def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
+        scored = False
+        ti = 0  # teams named before the current criterion (both lists are in order: one linear pass)
+        # "8/10 on principle articulation, 7/10 on consistency": a number that introduces a criterion is that
+        # criterion's, never the one before it
+        before: list[re.Match[str] | None] = []
+        for idx, cm in enumerate(crits):
+            lo = crits[idx - 1].end() if idx else 0
+            m = _NUM_BEFORE_CRIT.search(clean, lo, cm.start())
+            # only in a list of such scores ("Team A: 8/10 on X, 7/10 on Y"), never in a sentence ("better
+            # than the 6 for consistency they nearly got")
+            if m is not None and not _LIST_GAP.fullmatch(self.rx.sub(" ", clean[lo:m.start("num")])):
+                m = None
+            before.append(m)
+        for idx, cm in enumerate(crits):
+            while ti < len(teams) and teams[ti].end() <= cm.start():
+                ti += 1
+            crit = _crit_name(cm.group(0))
+            end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
+            nxt = before[idx + 1] if idx + 1 < len(crits) else None
+            if nxt is not None:
+                end = min(end, nxt.start("num"))
+            pre = before[idx]
+            if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
+                team = _team_of_match(teams[ti - 1]) if ti else self.st.team
+                self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
+                                 kind="prose")  # read, but a human should look: the score comes before its label
+                scored = True
+                continue
+            segment = clean[cm.end():end]
+            pairs = self._pairs(segment, cm.end())
+            if pairs:
+                for t, pv, pvia in pairs:
+                    self.col.add_val(t, crit, pv, "lines", via=pvia)
+                scored = True
+                continue
+            # a team named after the score belongs to what follows it, not to this criterion
+            first_team = self.rx.search(segment)
+            if first_team:
+                end = cm.end() + first_team.start()
+            found = _score_in(clean, cm.end(), end)
+            if found is None:
+                continue
+            v = found
+            team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
+            via = _via_of([teams[ti - 1]]) if ti else None
+            # a third party named after the team and before the criterion ("unlike the previous team, whose
+            # consistency ...") owns this score, not the team
+            since = teams[ti - 1].end() if ti else 0
+            if _THIRD_RE.search(clean, since, cm.start()):
+                team = None
+            if idx and _CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
+                v = _Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
+            self.col.add_val(team, crit, v, "lines", via=via)
+            scored = True
+        return scored
+
+    def _under_criterion(self, clean: str, teams: list[re.Match[str]]) -> bool:
+        """Lines under a criterion heading: "Team A: 8/10" or "Score: 8"."""
+        crit = self.st.crit
+        assert crit is not None
+        pairs = self._pairs(clean)
+        if pairs:
+            for t, v, via in pairs:
+                self.col.add_val(t, crit, v, "lines", via=via)
+            return True
+        m = re.match(
+            r"[\s\->*]*(?:(?:score|rating|grade|mark|points)[ \t]*[:=\-–—]?[ \t]*)?(?=\d)", clean, re.IGNORECASE
+        )
+        if m and not teams:
+            n = _NUM_RE.match(clean, m.end())
+            # "2. Team A ..." is a list item; "1 = no principle stated" a rubric anchor
+            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]) and not _skipped(clean, n.start("num"), n.end()):
+                self.col.add_val(self.st.team, crit, _val(n), "lines")
+                return True
+        return False
+
+    # -- tables ---------------------------------------------------------------------------------------
+    def table(self, lines: list[tuple[int, str]]) -> None:
+        rows: list[list[str]] = []
+        where: list[tuple[int, str]] = []
+        corrective = self.st.corrective or any(_CORR_HEADING.search(r) for r in self.recent)
+        for at, raw in lines:
+            s = raw.strip()
+            if s.startswith("|"):
+                s = s[1:]
+            if s.endswith("|"):
+                s = s[:-1]
+            cells = [_MARKUP_RE.sub("", _STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
+            if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
+                continue
+            rows.append(cells)
+            where.append((at + len(raw) - len(raw.lstrip()), self._orig(at, raw)))
+        if not rows:
+            return
+        header = rows[0]
+        corrective = corrective or bool(_CORR_HEADING.search(" ".join(header)))
+        row_at = {id(r): w for r, w in zip(rows, where, strict=True)}
+
+        def at_row(row: list[str]) -> None:
+            pos, src = row_at[id(row)]
+            self.col.ctx = _Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
+
+        col_team = {
+            i: t for i, c in enumerate(header) if c and (t := _team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
+        }
+        col_crit = {i: c for i, h in enumerate(header) if h and (c := _crit_of(h))}
+        if col_team and len(set(col_team.values())) <= 2 and not col_crit:
+            # a column per team: | Criterion | Team A | Team B |
+            for row in rows[1:]:
+                crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := _crit_of(cell))), None)
+                if crit is None:
+                    continue  # "Total", "Average"
+                at_row(row)
+                for i, t in col_team.items():
+                    if i < len(row) and (v := _score_in_cell(row[i])):
+                        self.col.add_val(t, crit, v, "table", via=_via_of(list(self.rx.finditer(header[i]))))
+            return
+        if len(col_crit) >= 2:
+            # a column per criterion: | Team | Principle | Consistency | ...
+            for row in rows[1:]:
+                team_cell = next((cell for cell in row[:2] if cell and _team_of(cell, self.rx)), "")
+                team = _team_of(team_cell, self.rx) if team_cell else None
+                at_row(row)
+                for i, crit in col_crit.items():
+                    if i < len(row) and not _NOT_SCORE_HEADER.search(header[i]) and (v := _score_in_cell(row[i])):
+                        self.col.add_val(team, crit, v, "table", via=_via_of(list(self.rx.finditer(team_cell))))
+            return
+        # one table per team: | Criterion | Score | Justification | (the team from the heading above it,
+        # or from a team column in the row)
+        score_col = next((i for i, h in enumerate(header)
+                          if _SCORE_HEADER_RE.search(h) and not _crit_of(h) and not _NOT_SCORE_HEADER.search(h)), None)
+        # columns that never hold the team's score: Max, Out of, Weight, Rank, Total, ...
+
+        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h)), None)
+        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role", h)), None)
+        body = rows[1:] if score_col is not None or just_col is not None or team_col is not None else rows
+        not_score = {i for i, h in enumerate(header) if _NOT_SCORE_HEADER.search(h)} if body is not rows else set()
+        for row in body:
+            crit_at = next((i for i, cell in enumerate(row) if _crit_of(cell)), None)
+            if crit_at is None:
+                continue
+            crit = _crit_of(row[crit_at])
+            assert crit is not None
+            team = self.st.team
+            via = None
+            if team_col is not None and team_col < len(row) and row[team_col].strip():
+                team = _team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
+                via = _via_of(list(self.rx.finditer(row[team_col])))
+            if score_col is not None:
+                v = _score_in_cell(row[score_col]) if score_col < len(row) else None
+            else:
+                v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
+                          if i not in not_score and (x := _score_in_cell(cell))), None)
+            if v is not None:
+                at_row(row)
+                self.col.add_val(team, crit, v, "table", via=via)
+            if just_col is not None and just_col < len(row) and row[just_col] and team is not None:
+                self.buffers[team].append(f"{CRITERION_LABELS[crit]}: {row[just_col]}")
+
+

@@ -1,0 +1,248 @@
+"""Vocabulary: criteria and teams as judges name them, and numbers: what may be a score."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# --------------------------------------------------------------------------------------------------------
+# Vocabulary: criteria and teams as judges actually name them
+# --------------------------------------------------------------------------------------------------------
+
+_S = r"[\s_-]*"  # between words of a name: "principle articulation", "principle_articulation", "PrincipleArt…"
+_S1 = r"[\s_-]+"
+_CRIT_ALTS = "|".join(
+    [
+        rf"principle{_S}articulation",
+        rf"articulation{_S1}of{_S1}(?:the{_S1}|a{_S1}|its{_S1})?principles?",
+        r"principles?",
+        r"articulation",
+        r"consistency",
+        rf"stakeholders?{_S}(?:recognition|analysis|identification|awareness|consideration|mapping)",
+        r"stakeholders?",
+        rf"uncertainty{_S}(?:integration|handling|acknowledge?ment|management)",
+        rf"(?:handling|acknowledge?ment|integration){_S1}of{_S1}uncertainty",
+        r"uncertainty",
+        rf"(?:(?:moral|ethical){_S1})?frameworks?{_S}(?:awareness|use|usage|selection)",
+        rf"(?:moral|ethical){_S1}frameworks?",
+        r"frameworks?",
+        rf"intellectual{_S}(?:honesty|integrity)",
+        r"honesty",
+        rf"constructive{_S}engagement",
+        r"constructiveness",
+        r"engagement",
+    ]
+)
+# (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
+_CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
+_CRIT_KEYWORDS = (
+    ("principle", "principle_articulation"),
+    ("articulation", "principle_articulation"),
+    ("consisten", "consistency"),
+    ("stakeholder", "stakeholder_recognition"),
+    ("uncertain", "uncertainty_integration"),
+    ("framework", "framework_awareness"),
+    ("honest", "intellectual_honesty"),
+    ("integrity", "intellectual_honesty"),
+    ("engage", "constructive_engagement"),
+    ("constructive", "constructive_engagement"),
+)
+
+
+def _crit_name(matched: str) -> str:
+    low = matched.lower()
+    for word, crit in _CRIT_KEYWORDS:
+        if word in low:
+            return crit
+    raise AssertionError(matched)  # unreachable: every alternative holds a keyword
+
+
+def _crit_of(text: str) -> str | None:
+    """The criterion a key or cell names (the first one, if it names several)."""
+    m = _CRIT_RE.search(text)
+    return _crit_name(m.group(0)) if m else None
+
+
+_TEAM_LABEL = {"a": "A", "b": "B"}
+_ROLE_A = rf"present(?:ing|er|ers|ation){_S1}(?:team|side)|presenters?"
+_ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responders?"
+
+
+@lru_cache(maxsize=64)
+def _team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
+    alts = [rf"(?P<ta>team{_S}a)", rf"(?P<tb>team{_S}b)", rf"(?P<ra>{_ROLE_A})", rf"(?P<rb>{_ROLE_B})"]
+    # ids only tell the teams apart when they differ (a model debating itself has one id twice)
+    if a_id and b_id and a_id.lower() != b_id.lower():
+        ids = [("ia", a_id), ("ib", b_id)]
+        ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
+        alts = [rf"(?<![\w./-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+    first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
+    return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
+
+
+def _team_of_match(m: re.Match[str]) -> str:
+    return "a" if (m.lastgroup or "").endswith("a") else "b"
+
+
+def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
+    return {_team_of_match(m) for m in rx.finditer(text)}
+
+
+def _bare_team(text: str) -> str | None:
+    """"A", "**B**:", "(a)" — a team named by its bare letter (only where a whole cell/key/heading is it)."""
+    core = re.sub(r"[^A-Za-z0-9]+", " ", text).strip().lower()
+    return core if core in ("a", "b") else None
+
+
+def _team_of(text: str, rx: re.Pattern[str]) -> str | None:
+    teams = _teams_in(text, rx)
+    if len(teams) == 1:
+        return teams.pop()
+    if not teams:
+        return _bare_team(text)
+    return None  # names both teams
+
+
+# --------------------------------------------------------------------------------------------------------
+# Numbers
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Val:
+    """A score as written: "8", "7.5", "11", "8/100", "7-8"."""
+
+    num: str
+    den: str | None = None
+    upper: str | None = None  # "7-8": a range
+    start: int = -1  # where the number starts in the text it was read from
+    corrective: bool = False  # given as a correction ("actually 6")
+
+    def shown(self) -> str:
+        if self.upper is not None:
+            return f"{self.num}-{self.upper}"
+        return f"{self.num}/{self.den}" if self.den is not None else self.num
+
+
+def _interpret(v: _Val) -> tuple[int | None, str | None]:
+    """(score, None) or (None, why it is not one)."""
+    if v.upper is not None:
+        return None, f"{v.shown()} is a range, not one score"
+    if v.den is not None and v.den not in ("10", "10.0"):
+        return None, f"{v.shown()} is not on the 1-10 scale"
+    if not re.fullmatch(r"\d+(?:\.\d+)?", v.num):
+        return None, f"{v.num} is not a whole number from 1 to 10"
+    whole, _, frac = v.num.partition(".")
+    if frac.strip("0"):
+        return None, f"{v.num} is not a whole number"
+    n = int(whole)
+    if not 1 <= n <= 10:
+        return None, f"{v.num} is outside 1-10"
+    return n, None
+
+
+# a number that may be a score; never part of a longer number, word, fraction or id ("gpt-4", "v2", "1/2")
+# (never the first digits of a longer number: "70%" is not 7, "10 examples" is not 1)
+_NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
+_DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
+_RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
+# after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
+_NOT_COUNT = (
+    r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
+    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
+    r"(?![A-Za-z]))[A-Za-z]))"
+)
+# "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
+_DEN = _DEN + _NOT_COUNT
+_NOT_COUNT = _NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
+_NUM_RE = re.compile(rf"{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
+_NUM_DEN_RE = re.compile(rf"{_NUM}{_DEN}")
+# a number out of ten ("8/10", "8 out of 10"): preferred in a stretch of text; another denominator is not
+_NUM_TEN_RE = re.compile(rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){_NOT_COUNT}")
+# what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
+# "Team A (gpt-4o): 8" has the id removed before this is used
+_SEP = (
+    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
+    r"|earned|is|was|rated|rating|with|of|a|an|grade|mark|points?)(?![A-Za-z])){0,12}?"
+)
+_AFTER_NAME_RE = re.compile(rf"{_SEP}{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})", re.IGNORECASE)
+_AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
+_CORRECTION_RE = re.compile(
+    r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
+    r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
+    r"(?![A-Za-z])[^\d\n]{0,24}?"
+    rf"{_NUM}(?:{_DEN}|{_NOT_COUNT})",
+    re.IGNORECASE,
+)
+_CORRECTION_HINT = re.compile(r"(?i)actual|correct|revis|rather|make|reflect|mean|chang")
+_STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
+
+
+def _val(m: re.Match[str], corrective: bool = False) -> _Val:
+    d = m.groupdict()
+    return _Val(d["num"], d.get("den"), d.get("upper"), m.start("num"), corrective)
+
+
+# a candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9?"), a rubric
+# anchor ("1 = no principle stated"), or a comparison ("higher than 6")
+_NEGATED_BEFORE = re.compile(
+    r"(?i)(?:\bnot|n't|\bnever|\bnor|rather[ \t]+than|instead[ \t]+of|\bthan|\bno|\bwithout|\bfrom)"
+    r"[ \t]*(?:(?:a|an|even|quite|really)[ \t]+)?[*_\"'(]*$"
+)
+_AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \t]*(?:\?|=(?!=)|(?:or|to)[ \t]+\d)")
+
+
+def _skipped(line: str, start: int, end: int) -> bool:
+    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end))
+
+
+def _score_in(line: str, start: int, end: int) -> _Val | None:
+    """The score that line[start:end] (the stretch after a criterion's name) gives, by preference: a
+    self-correction ("actually 6"), a number out of ten ("8/10"), a number right after the name, a number
+    after a colon or dash. A number must start inside the stretch; what follows it is judged on the whole
+    line ("3 stakeholders" stays a count even when the next criterion's name comes right after)."""
+    stop = min(len(line), end + 40)  # enough to see "out of 10" or "stakeholders" after a number
+    if _CORRECTION_HINT.search(line, start, stop):
+        corrections = [m for m in _CORRECTION_RE.finditer(line, start, stop)
+                       if m.start("num") < end and not _skipped(line, m.start("num"), m.end())]
+        if corrections:
+            return _val(corrections[-1], corrective=True)
+    for rx, anchored in ((_NUM_TEN_RE, False), (_AFTER_NAME_RE, True), (_AFTER_COLON_RE, False)):
+        pos = start
+        while pos < stop:
+            m = rx.match(line, pos, stop) if anchored else rx.search(line, pos, stop)
+            if not m or m.start("num") >= end:
+                break
+            if not _skipped(line, m.start("num"), m.end()):
+                return _val(m)
+            if anchored:
+                break
+            pos = m.end("num")
+    return None
+
+
+def _score_in_cell(cell: str) -> _Val | None:
+    """A table cell's or JSON string's score: "8", "**8**", "8/10", "8 (strong)", "Score: 8" — a number that
+    opens the cell, or one out of ten. Anything else ("between 3 and 1", "not a 9", "7 out of 10 test cases")
+    is not a score."""
+    cell = cell.strip()
+    if not cell:
+        return None
+    m = _NUM_TEN_RE.search(cell)
+    if m and not _skipped(cell, m.start("num"), m.end()):
+        return _val(m)
+    lead = re.match(r"[\s*_~`>\"'(\[]*(?:(?:score|rating|grade|mark)[ \t]*[:=\-–—]?[ \t]*)?", cell, re.IGNORECASE)
+    m = _NUM_RE.match(cell, lead.end() if lead else 0)
+    if m and not _skipped(cell, m.start("num"), m.end()):
+        return _val(m)
+    return None
+
+def _via_of(matches: list[re.Match[str]]) -> str:
+    """How a team was named: "label" (Team A, team_a), "id" (the model's id) or "role" (presenting team)."""
+    groups = {m.lastgroup for m in matches}
+    if not groups or groups & {"ta", "tb"}:
+        return "label"
+    if groups & {"ia", "ib"}:
+        return "id"
+    return "role"
