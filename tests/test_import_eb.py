@@ -125,12 +125,32 @@ def test_a_defaulted_five_is_missing_and_needs_review(run_dir: Path, tmp_path: P
               if c not in ("intellectual_honesty", "consistency")}
     assert {c: v for c, v in b.as_dict().items() if v is not None} == others
     assert r.judgment.needs_review and r.judgment.effective_needs_review()
-    assert any("Team B intellectual_honesty" in x and "recorded 5" in x for x in r.judgment.review_reasons)
+    assert any(x.startswith("Team B Intellectual honesty: missing") and "recorded 5" in x
+               for x in r.judgment.review_reasons)
+    assert {(i.team, i.criterion, i.kind) for i in r.judgment.review_items} == {
+        ("b", "consistency", "missing"), ("b", "intellectual_honesty", "missing")}
     assert sorted(r.imported.defaulted) == [("b", "consistency"), ("b", "intellectual_honesty")]
     assert r.imported.runner_scores["b"]["intellectual_honesty"] == 5  # kept for the record
     assert r.imported.score_sources["b"]["intellectual_honesty"] == "missing"
-    listed = CliRunner().invoke(cli, ["rounds", "list", "--needs-review", "--store", str(tmp_path / "store")])
-    assert r.id in listed.stdout
+    assert r.judgment.source_of("b", "intellectual_honesty") is None
+    assert r.judgment.source_of("b", "principle_articulation").kind == "imported"
+    store = str(tmp_path / "store")
+
+    def listed() -> str:
+        return CliRunner().invoke(cli, ["rounds", "list", "--needs-review", "--store", store]).stdout
+
+    assert r.id in listed()
+    run = CliRunner().invoke(cli, ["rounds", "override", r.id, "--team", "b", "--criterion", "intellectual_honesty",
+                                   "--value", "6", "--note", "read by hand", "--store", store])
+    assert run.exit_code == 0, run.stderr
+    assert r.id in listed()  # one of the two defaulted scores is still missing
+    run = CliRunner().invoke(cli, ["rounds", "override", r.id, "--team", "b", "--criterion", "consistency",
+                                   "--value", "7", "--note", "read by hand", "--store", store])
+    assert run.exit_code == 0, run.stderr
+    assert r.id not in listed()
+    back = ResultsStore(tmp_path / "store").load_round(r.id).judgment
+    assert back.parsed_scores("b").intellectual_honesty is None  # the parsed (imported) value stays missing
+    assert back.effective_scores("b").intellectual_honesty == 6
 
 
 def test_runner_value_wins_over_a_disagreeing_reparse_and_is_flagged(run_dir: Path, tmp_path: Path) -> None:
@@ -146,7 +166,21 @@ def test_runner_value_wins_over_a_disagreeing_reparse_and_is_flagged(run_dir: Pa
     assert dis["team"] == "a" and dis["criterion"] == "framework_awareness" and dis["runner"] == 10
     assert dis["ebtui"] != 10
     assert r.judgment.needs_review
-    assert any("Team A framework_awareness" in x for x in r.judgment.review_reasons)
+    (item,) = r.judgment.review_items
+    assert (item.team, item.criterion, item.kind) == ("a", "framework_awareness", "conflict")
+    assert item.message.startswith("Team A Framework awareness: the original runner recorded 10")
+    src = r.judgment.source_of("a", "framework_awareness")
+    assert src.kind == "imported" and src.value == 10 and "ebtui's parser reads" in src.note
+    # a score both read the same way carries ebtui's source text
+    same = r.judgment.source_of("a", "consistency")
+    assert same.kind == "imported" and same.text.strip("- ").startswith("Consistency:")
+    store = str(tmp_path / "store")
+    shown = CliRunner().invoke(cli, ["rounds", "show", r.id, "--store", store]).stdout
+    assert "imported" in shown
+    run = CliRunner().invoke(cli, ["rounds", "accept", r.id, "--team", "a", "--criterion", "framework_awareness",
+                                   "--note", "the judge wrote 12; 10 is the top of the scale", "--store", store])
+    assert run.exit_code == 0, run.stderr
+    assert not ResultsStore(tmp_path / "store").load_round(r.id).judgment.effective_needs_review()
 
 
 def test_defaulted_lines_are_read_as_that_runner_writes_them() -> None:
@@ -367,7 +401,7 @@ def test_tournament_given_later_groups_rounds_already_imported(run_dir: Path, tm
     assert len(ResultsStore(store_dir).load_rounds(tournament="later")) == 6
 
 
-def test_no_runner_judgment_uses_ebtuis_parse_and_flags(tmp_path: Path) -> None:
+def test_no_runner_judgment_uses_ebtuis_parse(tmp_path: Path) -> None:
     rec = make_round(2, "orchard_ledger", "alpha-1", "beta-2.5", "gamma-3", {c: 7 for c in CRITERIA},
                      {c: 6 for c in CRITERIA})
     rec["judgment"] = None
@@ -377,7 +411,8 @@ def test_no_runner_judgment_uses_ebtuis_parse_and_flags(tmp_path: Path) -> None:
     assert r.judgment.parsed_scores("a").as_dict() == {c: 7 for c in CRITERIA}
     assert r.judgment.parsed_scores("b").as_dict() == {c: 6 for c in CRITERIA}
     assert set(r.imported.score_sources["a"].values()) == {"ebtui"}
-    assert r.judgment.needs_review and any("recorded no judgment" in x for x in r.judgment.review_reasons)
+    assert r.judgment.source_of("a", "consistency").kind == "line"  # ebtui's own provenance
+    assert not r.judgment.effective_needs_review()  # a clean reply read by ebtui needs no human
 
 
 def test_provenance_lines_for_reports(run_dir: Path, tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ from ebtui.core.importers.eb_source import (
     read_sources,
     source_run,
 )
+from ebtui.core.overrides import describe_target
 from ebtui.core.records import (
     CRITERIA,
     Dilemma,
@@ -50,9 +51,11 @@ from ebtui.core.records import (
     Phase,
     PhaseStatus,
     PhaseType,
+    ReviewReason,
     Round,
     RoundStatus,
     Scores,
+    ScoreSource,
     Team,
     Tournament,
     TournamentStatus,
@@ -234,21 +237,17 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
     mine = parse_judgment(raw_reply, team_a_id=team_a, team_b_id=team_b) if raw_reply else None
     if runner is None and mine is None:
         return None
-    reasons: list[str] = []
+    items: list[ReviewReason] = []
+    provenance: list[ScoreSource] = []
     sources: dict[str, dict[str, str]] = {"a": {}, "b": {}}
-    if runner is None:
+    if runner is None:  # the reply without the runner's reading: ebtui's parse, with its own checklist
         assert mine is not None
-        judgment = mine
         for t in ("a", "b"):
             for c, v in mine.parsed_scores(t).as_dict().items():
                 sources[t][c] = "missing" if v is None else "ebtui"
-        reasons.append("the original runner recorded no judgment; the scores are ebtui's own reading of the "
-                       "judge's reply")
-        judgment.review_reasons = list(dict.fromkeys([*judgment.review_reasons, *reasons]))
-        judgment.needs_review = True
-        judgment.judge_model = judgment.judge_model or judge
+        mine.judge_model = mine.judge_model or judge
         imported.score_sources = sources
-        return judgment
+        return mine
     defaulted, other_errors = defaulted_scores(runner.get("parse_errors") or [])
     imported.runner_parse_errors = [str(e) for e in runner.get("parse_errors") or []]
     imported.defaulted = sorted(defaulted)
@@ -256,33 +255,40 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
     imported.runner_scores = recorded
     parsed: dict[str, dict[str, int | None]] = {"a": {}, "b": {}}
     for t in ("a", "b"):
-        label = "Team A" if t == "a" else "Team B"
         ours = mine.parsed_scores(t).as_dict() if mine is not None else {}  # type: ignore[arg-type]
         for c in CRITERIA:
-            r = recorded[t][c]
-            e = ours.get(c)
+            r, e = recorded[t][c], ours.get(c)
+            where = describe_target(t, c)
+            theirs = mine.source_of(t, c) if mine is not None else None  # type: ignore[arg-type]
             if (t, c) in defaulted:
                 parsed[t][c] = None
                 sources[t][c] = "missing"
                 seen = f"ebtui's parser reads {e} there" if e is not None else "ebtui's parser finds no score either"
-                reasons.append(f"{label} {c}: the original runner could not read this score and recorded 5, "
-                               f"which the judge never gave; it is missing ({seen}) — set it by override")
+                items.append(ReviewReason(team=t, criterion=c, kind="missing", message=(
+                    f"{where}: missing — the original runner could not read it and recorded 5, which the judge "
+                    f"never gave ({seen}); set it by override")))
                 continue
             if r is None or not 1 <= r <= 10:
                 parsed[t][c] = None
                 sources[t][c] = "missing"
-                reasons.append(f"{label} {c}: the original runner recorded no usable score ({r!r})")
+                items.append(ReviewReason(team=t, criterion=c, kind="missing", message=(
+                    f"{where}: missing — the original runner recorded no usable score ({r!r})")))
                 continue
             parsed[t][c] = r
             sources[t][c] = "imported"
+            note = ""  # agreeing: the kind ("imported") says it all, the text is where ebtui read the same value
             if mine is not None and e != r:
                 imported.disagreements.append({"team": t, "criterion": c, "runner": r, "ebtui": e})
-                reasons.append(f"{label} {c}: the original runner recorded {r}; ebtui's parser reads "
-                               f"{e if e is not None else 'no score'} in the same reply (the recorded {r} is kept)")
-    for note in other_errors:
-        reasons.append(f"the original runner noted: {note}")
-    if mine is None:
-        reasons.append("the file holds no judge reply to check the recorded scores against")
+                reads = f"reads {e}" if e is not None else "reads no score"
+                note = f"ebtui's parser {reads} in the same reply"
+                items.append(ReviewReason(team=t, criterion=c, kind="conflict", message=(
+                    f"{where}: the original runner recorded {r}; ebtui's parser {reads} in the same reply "
+                    f"(the recorded {r} is kept)")))
+            provenance.append(ScoreSource(team=t, criterion=c, kind="imported", value=r, note=note,
+                                          text=theirs.text if theirs is not None and e == r else "",
+                                          position=theirs.position if theirs is not None and e == r else None))
+    for other in other_errors:
+        items.append(ReviewReason(kind="parser", message=f"the original runner noted: {other}"))
 
     def text(key: str, fallback: str) -> str:
         v = runner.get(key)
@@ -297,8 +303,10 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
         team_b_justification=text("team_b_justification", mine.team_b_justification if mine else ""),
         overall_analysis=text("overall_analysis", mine.overall_analysis if mine else ""),
         raw_response=raw_reply or "",
-        needs_review=bool(reasons),
-        review_reasons=reasons,
+        needs_review=bool(items),
+        review_reasons=[i.message for i in items],
+        review_items=items,
+        provenance=provenance,
         parse_method="imported",
         judge_model=judge,
     )
