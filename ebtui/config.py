@@ -164,6 +164,21 @@ def builtin_models() -> dict[str, ModelConfig]:
         "local": ModelConfig(name="local", provider="local", model="SmolLM2-135M-Instruct", max_concurrency=1,
                              max_tokens=512, stall_timeout_s=120.0),
         "scripted": ModelConfig(name="scripted", provider="scripted", model="scripted", max_concurrency=64),
+        **demo_models(),
+    }
+
+
+#: the shipped demo set: scripted models paced like real ones (a first-token delay, then 30-60 tokens a
+#: second), offered when no key is set so a new user sees the three panes stream. Their text is canned.
+DEMO_ROLES = ("demo-a", "demo-b", "demo-judge")
+_DEMO_PACE = {"demo-a": (0.8, 45.0), "demo-b": (1.1, 38.0), "demo-judge": (1.4, 55.0)}
+
+
+def demo_models() -> dict[str, ModelConfig]:
+    return {
+        name: ModelConfig(name=name, provider="scripted", model="demo", max_concurrency=8,
+                          extras={"latency_s": first, "tokens_per_second": tps, "seed": name})
+        for name, (first, tps) in _DEMO_PACE.items()
     }
 
 
@@ -257,7 +272,7 @@ def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path
 
 
 def parse_models(data: dict[str, Any], source: Path | None) -> ModelsConfig:
-    models = builtin_models()
+    models = {name: cfg for name, cfg in builtin_models().items() if name not in DEMO_ROLES}
     unknown = set(data) - {"models", "default"}
     if unknown:
         raise ConfigError(_where(source, None, sorted(unknown)[0], "unknown top-level key (expected [models.NAME])"))
@@ -266,6 +281,8 @@ def parse_models(data: dict[str, Any], source: Path | None) -> ModelsConfig:
         raise ConfigError(_where(source, None, "models", "must be a table of [models.NAME] tables"))
     for name, table in tables.items():
         models[name] = parse_model(name, table, source)
+    for name, cfg in demo_models().items():  # after the file's own models in every list and picker
+        models.setdefault(name, cfg)
     default = data.get("default")
     if default is not None and (not isinstance(default, str) or default not in models):
         raise ConfigError(_where(source, None, "default", f"no model named {default!r}"))
@@ -305,12 +322,23 @@ def load_models_config(explicit: str | Path | None = None) -> ModelsConfig:
     return ModelsConfig(models=builtin_models(), source=None)
 
 
+def default_role_models(config: ModelsConfig) -> tuple[str, str, str]:
+    """Team A, Team B and the judge to preselect: the default model for all three when one is set or has
+    its key; else the demo set (they stream like real models, with no key and no wait)."""
+    name = default_model_name(config)
+    if name != "local" or config.default == "local":
+        return (name, name, name)
+    if all(n in config.models for n in DEMO_ROLES):
+        return DEMO_ROLES
+    return (name, name, name)
+
+
 def default_model_name(config: ModelsConfig) -> str:
     """`default` when set; else the first configured model that needs a key and has it set; else "local"."""
     if config.default:
         return config.default
     for name, cfg in config.models.items():
-        if name in BUILTIN_NAMES:
+        if name in BUILTIN_NAMES or name in DEMO_ROLES:
             continue
         if cfg.key_env and cfg.key_set:
             return name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
 class UsageError(Exception):

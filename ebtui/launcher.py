@@ -5,10 +5,12 @@ TUI only when the app is opened (`ebtui --help` and every subcommand stay fast a
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 
-from ebtui.errors import UsageError
+from ebtui.errors import EXIT_INTERRUPTED, UsageError
 
 
 def open_app(document: str | Path | None = None, models_file: str | Path | None = None,
@@ -19,12 +21,25 @@ def open_app(document: str | Path | None = None, models_file: str | Path | None 
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Click without its standalone handling, so that Ctrl-C anywhere (loading a document, opening the
+    store, between rounds) is one line and exit code 130, never a traceback or click's "Aborted!"."""
     import click
 
     from ebtui.cli import cli
 
     try:
-        cli.main(args=argv, prog_name="ebtui", standalone_mode=True, obj={"open_app": open_app})
+        code = cli.main(args=argv, prog_name="ebtui", standalone_mode=False, obj={"open_app": open_app})
+    except click.ClickException as exc:  # usage errors (CliError: one line) with their exit code
+        exc.show()
+        sys.exit(exc.exit_code)
     except UsageError as exc:  # raised outside click's own handling (e.g. from the TUI start-up)
         click.echo(f"ebtui: error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("\nebtui: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # `ebtui ... | head`: the reader went away
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

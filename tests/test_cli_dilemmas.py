@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ebtui.cli import cli
 
 RECORD_FIELDS = {"id", "title", "category", "core_scenario", "complications", "questions", "asymmetric_features",
-                 "consistency_case", "metadata", "schema_version", "source"}
+                 "consistency_case", "metadata", "schema_version", "source", "has_consistency_case"}
 FIXTURE_IDS = ["gradient_entity", "unborn_parameters", "preference_sculptor", "gardeners_dilemma",
                "collective_veto", "suffering_gradient", "moral_status_lottery", "dependents_transformation"]
 
@@ -65,12 +65,13 @@ def test_plain_listing_is_an_aligned_table() -> None:
     proc = run_ebtui("dilemmas")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["ID", "TITLE", "CATEGORY", "STRUCTURE", "COMPL", "QUEST", "ASYM"]
+    assert lines[0].split() == ["ID", "TITLE", "CATEGORY", "STRUCTURE", "COMPL", "QUEST", "ASYM", "CONSIST"]
     rows = lines[2:10]
     assert len(rows) == 8
     title_col = lines[0].index("TITLE")
     for row in rows:
         assert row[title_col - 2: title_col] == "  " and row[title_col] != " "
+    assert all(row.split()[-1] == "yes" for row in rows)  # every built-in dilemma has a consistency case
     assert "8 dilemmas" in lines[-1]
 
 

@@ -7,10 +7,11 @@ from typing import IO, Any
 import click
 
 from ebtui.core.safe_text import strip_control
-from ebtui.errors import EXIT_USAGE, UsageError
+from ebtui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
+__all__ = ["EXIT_INCOMPLETE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "CliError", "ctx_option", "echo_untrusted"]
 
 
 class CliError(click.ClickException, UsageError):

@@ -60,7 +60,8 @@ def dilemmas(ctx: click.Context, document: str | None, as_json: bool) -> None:
         return
     doc = _load(_document_option(ctx, document))
     if as_json:
-        click.echo(json.dumps([d.model_dump(mode="json") for d in doc.dilemmas], indent=2, ensure_ascii=False))
+        records = [{**d.model_dump(mode="json"), "has_consistency_case": d.has_consistency_case} for d in doc.dilemmas]
+        click.echo(json.dumps(records, indent=2, ensure_ascii=False))
         return
     rows = [
         [
@@ -71,12 +72,16 @@ def dilemmas(ctx: click.Context, document: str | None, as_json: bool) -> None:
             str(len(d.complications)),
             str(len(d.questions)),
             str(len(d.asymmetric_features)),
+            "yes" if d.has_consistency_case else "NONE",
         ]
         for d in doc.dilemmas
     ]
-    for line in _table(rows, ["ID", "TITLE", "CATEGORY", "STRUCTURE", "COMPL", "QUEST", "ASYM"]):
+    for line in _table(rows, ["ID", "TITLE", "CATEGORY", "STRUCTURE", "COMPL", "QUEST", "ASYM", "CONSIST"]):
         click.echo(line)
     click.echo(f"\n{len(doc.dilemmas)} dilemmas from {strip_control(doc.path)}")
+    missing = [d.id for d in doc.dilemmas if not d.has_consistency_case]
+    if missing:
+        click.echo(f"No consistency case (their rounds skip the consistency test): {', '.join(missing)}")
 
 
 def _format(d: Dilemma) -> str:
@@ -93,7 +98,7 @@ def _format(d: Dilemma) -> str:
     lines += section("Complications (shown to Team A)", items(d.complications))
     lines += section("Questions", items(d.questions))
     lines += section("Asymmetric Features (shown to Team B)", items(d.asymmetric_features))
-    lines += section("Consistency Case", d.consistency_case)
+    lines += section("Consistency Case", d.consistency_case or "(none: rounds skip the consistency test)")
     return "\n".join(lines).rstrip() + "\n"
 
 

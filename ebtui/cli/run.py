@@ -1,7 +1,9 @@
 """`ebtui run`: play one round live in the terminal, save it, print where it went.
 
 Exit codes: 0 the round completed; 1 it is incomplete or failed (a phase failed after its retries, or it
-was interrupted with Ctrl-C / SIGTERM) — saved all the same; 2 usage or configuration errors.
+was stopped with SIGTERM) — saved all the same; 2 usage or configuration errors (checked before any model
+call: document, models, keys, a writable store); 130 interrupted with Ctrl-C (the round saved as incomplete,
+with the command that resumes it).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TextIO
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_OK, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option
 from ebtui.config import ConfigError, load_models_config
 from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_document
 from ebtui.core.events import (
@@ -28,6 +30,7 @@ from ebtui.core.events import (
     RoundFinished,
     TextDelta,
 )
+from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
@@ -213,7 +216,11 @@ def _find_dilemma(dilemmas: list[Dilemma], wanted: str, where: str) -> Dilemma:
 
 
 async def _play(
-    spec: RoundSpec, clients: dict[str, ModelClient], store: ResultsStore, printer: LivePrinter
+    spec: RoundSpec,
+    clients: dict[str, ModelClient],
+    store: ResultsStore,
+    printer: LivePrinter,
+    resume: Round | None = None,
 ) -> Round:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -222,7 +229,7 @@ async def _play(
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
     try:
         result: Round | None = None
-        async with contextlib.aclosing(run_round(spec, clients, store)) as events:
+        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as events:
             async for ev in events:
                 printer.handle(ev)
                 if isinstance(ev, RoundFinished):
@@ -246,6 +253,8 @@ async def _play(
 @click.option("--blind-judge", is_flag=True, help="Hide the teams' model ids from the judge.")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Cap on each phase's answer, in tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved Round as JSON on stdout (live text on stderr).")
+@click.option("--resume", "resume_id", metavar="ROUND_ID",
+              help="Continue this saved round (same dilemma and teams): its completed phases are kept.")
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -259,6 +268,7 @@ def run(
     blind_judge: bool,
     max_tokens: int | None,
     as_json: bool,
+    resume_id: str | None,
 ) -> None:
     """Run one round live and save it."""
     document = ctx_option(ctx, "document", document)
@@ -281,8 +291,30 @@ def run(
     except ConfigError as exc:
         raise CliError(strip_control(str(exc))) from None
 
-    results = ResultsStore(store_dir(store))
-    round_id = new_id("r-")
+    root = store_dir(store)
+    try:  # before any model call: a round that cannot be saved is not paid for
+        check_store_writable(root)
+        results = ResultsStore(root)
+        previous = results.load_round(resume_id) if resume_id else None
+    except PreflightError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    except StoreError as exc:
+        raise CliError(f"results store {root}: {strip_control(str(exc))}") from None
+    if previous is not None and (previous.dilemma_id, previous.team_a_model, previous.team_b_model) != (
+        dilemma.id, team_a, team_b
+    ):
+        raise CliError(
+            f"round {resume_id} is {previous.dilemma_id}: Team A {previous.team_a_model} vs Team B "
+            f"{previous.team_b_model}; resume it with that --dilemma, --team-a and --team-b"
+        )
+    round_id = previous.id if previous is not None else new_id("r-")
+    hint = command_hint(
+        ["ebtui", "run"],
+        [("--dilemma", dilemma.id), ("--team-a", team_a), ("--team-b", team_b), ("--judge", judge),
+         ("--document", document), ("--models", models_file), ("--store", store),
+         ("--blind-judge", blind_judge), ("--max-tokens", max_tokens), ("--json", as_json),
+         ("--resume", round_id)],
+    )
     spec = RoundSpec(
         dilemma=dilemma,
         team_a=team_a,
@@ -299,16 +331,18 @@ def run(
         f"Round {round_id}: {strip_control(dilemma.title)} — Team A {team_a} vs Team B {team_b}, judge {judge}",
         file=info,
     )
+    interrupted: int | None = None
     try:
-        result = asyncio.run(_play(spec, clients, results, printer))
-    except (KeyboardInterrupt, asyncio.CancelledError):
+        result = asyncio.run(_play(spec, clients, results, printer, previous))
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        interrupted = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else EXIT_INCOMPLETE
         printer.interrupted()
         try:
             result = results.load_round(round_id)
         except StoreError:
             click.echo("ebtui: interrupted before anything was saved", err=True)
-            sys.exit(EXIT_INCOMPLETE)
-        click.echo("ebtui: interrupted — the round is saved as incomplete", err=True)
+            sys.exit(interrupted)
+        click.echo(f"ebtui: interrupted — the round is saved as incomplete. Resume with:\n  {hint}", err=True)
     except StoreError as exc:
         raise CliError(f"could not save the round: {strip_control(str(exc))}") from None
 
@@ -322,4 +356,8 @@ def run(
     results.flush()
     if as_json:
         click.echo(result.model_dump_json(indent=2))
+    if interrupted is not None:
+        sys.exit(interrupted)
+    if result.status != RoundStatus.COMPLETE:
+        click.echo(f"Resume with:\n  {hint}", file=info)
     sys.exit(EXIT_OK if result.status == RoundStatus.COMPLETE else EXIT_INCOMPLETE)

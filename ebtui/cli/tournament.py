@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import signal
 import sys
 import time
@@ -16,7 +17,7 @@ from typing import Any
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option
 from ebtui.core.safe_text import strip_control
 
 
@@ -193,14 +194,26 @@ def tournament(
     if concurrency is not None:
         cfg.concurrency = concurrency
     cfg_label = config or str(cfg.source or "CONFIG")
+    root_document: str | None = None
     if cfg.document is None and (doc := ctx_option(ctx, "document", None)):
         cfg.document = str(Path(doc).resolve())  # `ebtui --document X tournament ...`
+        root_document = doc
 
     try:
         models_cfg = load_models_config(models_file)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    rs = ResultsStore(root)
+    if not dry_run:  # before any model call: a tournament whose rounds cannot be saved is not paid for
+        from ebtui.core.preflight import PreflightError, check_store_writable
+
+        try:
+            check_store_writable(root)
+        except PreflightError as exc:
+            raise CliError(strip_control(str(exc))) from None
+    try:
+        rs = ResultsStore(root)
+    except StoreError as exc:
+        raise CliError(f"results store {root}: {strip_control(str(exc))}") from None
     try:
         plan = plan_tournament(cfg, models_cfg, rs, resume_id=resume_id)
     except TournamentSetupError as exc:
@@ -219,8 +232,21 @@ def tournament(
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 
+    from ebtui.core.preflight import command_hint
+
+    # the resume line carries every option that was given, so it can be pasted as is
+    given = [("--models", models_file), ("--store", store), ("--concurrency", concurrency)]
+
+    def hint(resume_line: str) -> str:
+        extra = command_hint([], given)
+        line = f"{resume_line} {extra}" if extra else resume_line
+        if root_document is not None:  # `tournament` has no --document: it goes before the subcommand
+            line = line.replace("ebtui tournament ", f"{command_hint(['ebtui'], [('--document', root_document)])} "
+                                                    "tournament ", 1)
+        return line
+
     try:
-        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label))
+        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, hint))
     except StoreError as exc:
         raise CliError(f"results store: {exc}") from None
     except TournamentBusyError as exc:
@@ -230,7 +256,9 @@ def tournament(
     ctx.exit(exit_code)
 
 
-async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str) -> int:
+async def _run(
+    plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str, hint: Any = lambda s: s
+) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
     from ebtui.core.tournament import (
         RoundCompleted,
@@ -245,18 +273,21 @@ async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_la
     loop = asyncio.get_running_loop()
     interrupted = False
 
-    def on_signal() -> None:
-        nonlocal interrupted
+    interrupted_by_sigint = False
+
+    def on_signal(sig: signal.Signals) -> None:
+        nonlocal interrupted, interrupted_by_sigint
         if interrupted:
             return
         interrupted = True
+        interrupted_by_sigint = sig == signal.SIGINT
         line.message("ebtui: stopping — saving what is done (interrupt again to quit at once)")
         runner.cancel()
         loop.remove_signal_handler(signal.SIGINT)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            loop.add_signal_handler(sig, on_signal)
+            loop.add_signal_handler(sig, on_signal, sig)
         except (NotImplementedError, RuntimeError):  # not the main thread / platform without it
             pass
     finished: Any = None
@@ -298,10 +329,10 @@ async def _run(plan: Any, clients: Any, store: Any, budget: float | None, cfg_la
         lim = runner.budget.limit_usd or 0.0
         suggestion = max(lim * 2, lim + 1.0)
         click.echo(f"Budget of ${lim:.2f} reached: no new call was started; everything done is saved. "
-                   f"Resume with a larger budget:\n  {runner.resume_hint(cfg_label, suggestion)}", err=True)
+                   f"Resume with a larger budget:\n  {hint(runner.resume_hint(shlex.quote(cfg_label), suggestion))}", err=True)
     else:
-        click.echo(f"Not complete. Resume with:\n  {runner.resume_hint(cfg_label)}", err=True)
-    return EXIT_INCOMPLETE
+        click.echo(f"Not complete. Resume with:\n  {hint(runner.resume_hint(shlex.quote(cfg_label)))}", err=True)
+    return EXIT_INTERRUPTED if interrupted_by_sigint else EXIT_INCOMPLETE
 
 
 @click.group()

@@ -63,6 +63,11 @@ class Dilemma(Record):
     #: where it came from (document path) — informative only
     source: str = ""
 
+    @property
+    def has_consistency_case(self) -> bool:
+        """False: its rounds skip the consistency test (recorded as skipped, no prompt sent)."""
+        return bool(self.consistency_case.strip())
+
 
 class PhaseType(StrEnum):
     PRESENTATION = "presentation"
@@ -95,8 +100,13 @@ class PhaseStatus(StrEnum):
     RUNNING = "running"
     COMPLETE = "complete"
     FAILED = "failed"
-    SKIPPED = "skipped"  # not run because a phase it needs failed
+    SKIPPED = "skipped"  # not run because a phase it needs failed (or, error_kind NO_CONSISTENCY_CASE, not applicable)
     CANCELLED = "cancelled"
+
+
+#: error_kind of a consistency-test phase SKIPPED because the dilemma has no consistency case: nothing was
+#: sent, and the round can still complete (the judge is told there was no consistency test)
+NO_CONSISTENCY_CASE = "no_consistency_case"
 
 
 class Phase(Record):

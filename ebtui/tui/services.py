@@ -72,6 +72,8 @@ class Services:
     model_details: dict[str, str] = field(default_factory=dict)
     #: the ebtui.config.ModelsConfig the app was opened with (the Tournament screen plans against it)
     models_config: Any = None
+    #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
+    default_roles: tuple[str, str, str] | None = None
 
     def start_round(self, request: RoundRequest) -> AsyncIterator[RoundEvent]:
         """Build the clients (ConfigError for a missing key) and start the core's round engine."""
@@ -96,7 +98,7 @@ def default_services(document: str | Path | None = None, models_file: str | Path
 
     A document named on the command line is read now, so a bad one is a one-line error before the screen
     opens; the built-in one (known good) is left for the setup screen to load after its first paint."""
-    from ebtui.config import load_models_config
+    from ebtui.config import default_role_models, load_models_config
     from ebtui.core.store import ResultsStore
     from ebtui.locations import store_dir
     from ebtui.providers.registry import build_clients, default_model_name
@@ -115,4 +117,5 @@ def default_services(document: str | Path | None = None, models_file: str | Path
         document=doc_path,
         model_details=details,
         models_config=config,
+        default_roles=default_role_models(config),
     )

@@ -84,6 +84,7 @@ async def test_a_rambling_answer_ends_within_its_word_bound(tmp_path) -> None:
                                  "You are a helpful assistant.", max_tokens=400)
     assert done.finish_reason == "stop" and done.text.strip()
     assert len(done.text.split()) <= 30
+    assert done.text.rstrip("\"')*").endswith((".", "!", "?"))  # a whole sentence, not cut mid-word
     assert done.usage.output_tokens < 400
 
 
@@ -104,7 +105,8 @@ async def test_json_scores_stay_in_their_range_and_strings_end(tmp_path) -> None
 
 
 def test_text_grammar_and_word_limit() -> None:
-    assert text_grammar(5).splitlines()[0] == "root ::= word (sep word){0,4}"
+    assert text_grammar(5).splitlines()[0] == "root ::= (word sep){0,4} last"
+    assert "[.!?]" in text_grammar(5).splitlines()[3]  # it ends on a sentence mark
     assert "{1,24}" in text_grammar(5)
     assert answer_word_limit(120, 512) == 120
     assert answer_word_limit(120, 100) == 46  # two tokens a word, with a little room

@@ -65,21 +65,24 @@ class SetupScreen(Screen[None]):
                 else:  # the preview (Textual's Markdown: ~0.1 s of imports) comes with the document
                     yield Static("Loading the dilemmas…", id="preview-loading", markup=False)
             with Vertical(id="options"):
-                for role_id, role_label in ROLES:
+                defaults = getattr(services, "default_roles", None) or (services.default_model,) * 3
+                for (role_id, role_label), preset in zip(ROLES, defaults, strict=True):
                     yield Label(role_label, classes="option-label")
                     yield Select(
                         [(self._model_label(n), n) for n in services.model_names],
-                        value=services.default_model if services.default_model in services.model_names
-                        else Select.NULL,
+                        value=preset if preset in services.model_names else Select.NULL,
                         allow_blank=False,
+                        compact=True,
                         id=role_id,
                     )
-                yield Checkbox("Blind judge (hide model names)", id="blind-judge")
+                yield Checkbox("Blind judge (hide names)", id="blind-judge", compact=True)
                 yield Label("Max tokens per reply", classes="option-label")
-                yield Input(placeholder="model default", id="max-tokens", type="integer",
+                yield Input(placeholder="model default", id="max-tokens", type="integer", compact=True,
                             validators=[Integer(minimum=1, maximum=1_000_000)], valid_empty=True)
-                yield Button("Start round  ctrl+r", variant="primary", id="start")
+                yield Static("", id="consistency-note", markup=False)
                 yield Static("", id="setup-hint", markup=False)
+                # docked at the bottom of its column: visible without scrolling, at 80x24 too
+                yield Button("Start round  ctrl+r", variant="primary", id="start")
         yield Footer()
 
     @staticmethod
@@ -121,13 +124,21 @@ class SetupScreen(Screen[None]):
         options = self.query_one("#dilemma-list", OptionList)
         options.clear_options()
         options.add_options(
-            Option(Text(f"{strip_control(d.id)}  {strip_control(d.title)}"), id=f"d{i}") for i, d in enumerate(dilemmas)
+            Option(self._dilemma_label(d), id=f"d{i}") for i, d in enumerate(dilemmas)
         )
         if dilemmas:
             options.highlighted = 0
         card = self._card()
         if card is not None:
             card.show(dilemmas[0] if dilemmas else None)
+        self._show_consistency_note()
+
+    @staticmethod
+    def _dilemma_label(d: Dilemma) -> Text:
+        label = Text(f"{strip_control(d.id)}  {strip_control(d.title)}")
+        if not d.has_consistency_case:
+            label.append("  (no consistency case)", style="italic dim")
+        return label
 
     @property
     def selected_dilemma(self) -> Dilemma | None:
@@ -136,11 +147,20 @@ class SetupScreen(Screen[None]):
             return None
         return self.dilemmas[index]
 
+    def _show_consistency_note(self) -> None:
+        d = self.selected_dilemma
+        note = "" if d is None or d.has_consistency_case else \
+            "No consistency case: this round skips the consistency test."
+        widget = self.query_one("#consistency-note", Static)
+        widget.update(note)
+        widget.display = bool(note)
+
     @on(OptionList.OptionHighlighted, "#dilemma-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         card = self._card()
         if card is not None:
             card.show(self.selected_dilemma)
+        self._show_consistency_note()
         self.query_one("#preview").scroll_home(animate=False)
 
     @on(OptionList.OptionSelected, "#dilemma-list")

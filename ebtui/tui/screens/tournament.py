@@ -37,6 +37,7 @@ from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
+from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 
@@ -134,13 +135,14 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(Screen[None]):
+class TournamentScreen(TournamentExport, Screen[None]):
     CSS_PATH = "tournament.tcss"
     BINDINGS = [
         Binding("ctrl+r", "start", "Start / resume", id="tournament.start", priority=True),
         # priority so it works from the path field; when nothing runs, ctrl+x falls through to Input's cut
         Binding("ctrl+x", "cancel_tournament", "Cancel run", id="tournament.cancel", priority=True),
         Binding("ctrl+l", "reload_saved", "Reload list", id="tournament.reload"),
+        Binding("ctrl+s", "export", "Export report", id="tournament.export"),
         Binding("escape", "back", "Back", id="tournament.back"),
     ]
 
@@ -179,6 +181,7 @@ class TournamentScreen(Screen[None]):
         self.estimate: Any = None
         self.runner: Any = None
         self.progress: Any = None
+        self.breakdown: Breakdown | None = None
         self.finished: Any = None  # the TournamentFinished event of the last run
         self.failures: list[str] = []
         self.analysis: dict[str, list[Any]] | None = None  # view -> tables
@@ -206,6 +209,7 @@ class TournamentScreen(Screen[None]):
             with TabPane("Progress", id="tab-progress"):
                 yield ProgressBar(id="tournament-progress", show_eta=False)
                 yield Static("Not started.", id="progress-stats", markup=False)
+                yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
             with TabPane("Analysis", id="tab-analysis"):
                 yield AnalysisView(id="analysis-fit")
@@ -234,6 +238,8 @@ class TournamentScreen(Screen[None]):
         saved = self.query_one("#saved-tournaments", DataTable)
         for label, width in SAVED_COLUMNS:
             saved.add_column(label, width=width)
+        breakdown = self.query_one("#progress-breakdown", DataTable)
+        breakdown.add_columns("pairing / model", "done", "progress", "not complete", "ETA")
         self.set_interval(0.1, self._show_progress)
         self.action_reload_saved()
         path = self.query_one("#tournament-path", Input)
@@ -360,6 +366,7 @@ class TournamentScreen(Screen[None]):
         self.failures = []
         self.query_one("#progress-failures", Static).update("")
         self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
+        self.breakdown = new_breakdown(self.plan, self.services.store)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -377,6 +384,10 @@ class TournamentScreen(Screen[None]):
                 progress = getattr(event, "progress", None)
                 if progress is not None:
                     self.progress = progress
+                if isinstance(event, RoundCompleted | RoundNotRun) and self.breakdown is not None:
+                    ok = isinstance(event, RoundCompleted) and event.round.status.value == "complete"
+                    self.breakdown.mark(event.scheduled.schedule_key, ok)
+                    self._shown_progress = None  # redraw the rows too
                 if isinstance(event, RoundCompleted) and event.round.status.value != "complete":
                     self._failure(f"{event.scheduled.schedule_key}: {event.round.status.value}"
                                   + (f" — {event.round.error}" if event.round.error else ""))
@@ -404,6 +415,9 @@ class TournamentScreen(Screen[None]):
         self._shown_progress = p
         self.query_one("#tournament-progress", ProgressBar).update(total=max(1, p.total), progress=p.finished)
         self.query_one("#progress-stats", Static).update(progress_text(p))
+        if self.breakdown is not None:
+            self.breakdown.fill(self.query_one("#progress-breakdown", DataTable), p)
+
 
     def _tournament_finished(self, event: Any) -> None:
         self.finished = event

@@ -1,0 +1,104 @@
+"""Checks made before any model call is spent, each failing with one line naming what is wrong and where.
+
+The front ends run them after loading the document and resolving the models (those raise their own
+one-line errors) and before the first call: a round whose answers cannot be saved must not be paid for.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class PreflightError(Exception):
+    """One line: what is wrong and where."""
+
+
+def _probe(directory: Path) -> None:
+    """Create and remove a file in `directory` (a real write: permissions, read-only mounts, a full disk)."""
+    fd, name = tempfile.mkstemp(prefix=".ebtui-probe-", dir=directory)
+    try:
+        os.write(fd, b"ebtui")
+    finally:
+        os.close(fd)
+        os.unlink(name)
+
+
+def _marked_read_only(path: Path) -> bool:
+    """No write permission bit at all (chmod a-w): read-only by intent, also for root, who could write."""
+    try:
+        return path.stat().st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or type(exc).__name__
+
+
+def check_store_writable(root: str | os.PathLike[str]) -> Path:
+    """Raise PreflightError unless the results store at `root` can be written (created if it is missing).
+
+    Nothing is created here: a missing store is checked through its nearest existing parent. Existing
+    sub-folders (rounds, tournaments, reports) and files (index.json, .lock) are checked too.
+    """
+    root = Path(root).expanduser()
+    shown = str(root)
+    if root.exists() and not root.is_dir():
+        raise PreflightError(f"results store {shown} is not a directory")
+    if not root.exists():
+        parent = root.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise PreflightError(f"results store {shown} cannot be created: {parent} is not a directory")
+        if _marked_read_only(parent):
+            raise PreflightError(f"results store {shown} cannot be created in {parent}: it is read-only")
+        try:
+            _probe(parent)
+        except OSError as exc:
+            raise PreflightError(f"results store {shown} cannot be created in {parent}: {_reason(exc)}") from None
+        return root
+    # a real write in the store's own folder only: a probe inside rounds/ would change its mtime, which the
+    # store's fast open takes as "round files changed" (a full re-check of the index)
+    if _marked_read_only(root):
+        raise PreflightError(f"results store directory {root} is not writable: it is read-only (no write permission)")
+    try:
+        _probe(root)
+    except OSError as exc:
+        raise PreflightError(f"results store directory {root} is not writable: {_reason(exc)}") from None
+    for d in (root / sub for sub in ("rounds", "tournaments", "reports")):
+        if not d.exists():
+            continue
+        if not d.is_dir():
+            raise PreflightError(f"results store {shown}: {d} is not a directory")
+        if _marked_read_only(d) or not os.access(d, os.W_OK | os.X_OK):
+            raise PreflightError(f"results store directory {d} is not writable: permission denied")
+    for name in ("index.json", ".lock"):
+        f = root / name
+        if f.exists() and (not os.access(f, os.W_OK) or _marked_read_only(f)):
+            raise PreflightError(f"results store file {f} is not writable: permission denied")
+    return root
+
+
+def command_hint(words: Iterable[str], options: Iterable[tuple[str, object]]) -> str:
+    """A command line to paste as is: the words, then each option given (None/False left out, True a flag),
+    every value shell-quoted."""
+    parts = [shlex.quote(str(w)) for w in words]
+    for flag, value in options:
+        if value is None or value is False:
+            continue
+        parts.append(flag)
+        if value is not True:
+            parts.append(shlex.quote(str(value)))
+    return " ".join(parts)
