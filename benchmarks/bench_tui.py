@@ -20,12 +20,12 @@ SIZE = (160, 48)
 
 
 def _services(store: Any) -> Any:
-    from ebtui.core.dilemmas import load_dilemmas
     from ebtui.providers.scripted import ScriptedClient
-    from ebtui.tui.services import Services
+    from ebtui.tui.services import Services, cached_builtin_dilemmas
 
     names = ["m1", "m2", "m3"]
-    return Services(dilemmas=load_dilemmas(), model_names=names, default_model="m1", store=store,
+    # as default_services: the built-in dilemmas from their cache, before the app is constructed
+    return Services(dilemmas=cached_builtin_dilemmas(), model_names=names, default_model="m1", store=store,
                     make_clients=lambda wanted: {n: ScriptedClient(n) for n in wanted})
 
 
@@ -39,7 +39,7 @@ def _frame_app(services: Any) -> Any:
         CSS_PATH = str(Path(sys.modules[EbtuiApp.__module__].__file__ or "").parent / "ebtui.tcss")
 
         def __init__(self, services: Any) -> None:
-            super().__init__(services, load_user_themes=False)
+            super().__init__(services, load_user_themes=False, tune_gc=True)  # as in a terminal
             self.frames: list[float] = []
             self.frame_cpu: list[float] = []  # process CPU time at each frame
             self.frame_event = asyncio.Event()
@@ -209,7 +209,10 @@ def bench_streaming(quick: bool = False) -> BenchResult:
                 k += 1
                 body = app.focused
                 if key == "tab":
-                    wall_s, _ = await _time_key(app, "tab", lambda b=body: app.focused is not b, char="\t")
+                    # the change on screen: the newly focused pane's title is drawn reversed
+                    wall_s, _ = await _time_key(
+                        app, "tab", lambda b=body: app.focused is not b and app.focused is not None
+                        and app.focused.parent.has_class("-focused"), char="\t")
                     focus_ms.append(wall_s * 1000)
                 elif body is not None and body.max_scroll_y >= 2:
                     y0 = body.scroll_y
@@ -239,14 +242,14 @@ def bench_streaming(quick: bool = False) -> BenchResult:
     med, p95, worst = median(scroll_ms), percentile(scroll_ms, 0.95), max(scroll_ms, default=float("nan"))
     fmed, fp95 = median(focus_ms), percentile(focus_ms, 0.95)
     cmed = median(scroll_cpu)
+    cp95 = percentile(scroll_cpu, 0.95)
     res.figures = [
-        Figure("Key press (home/end) to the frame showing the focused pane scrolled, median", med, "ms", "< 50 ms",
-               med < 50),
+        Figure("Key press (home/end) to the frame showing the focused pane scrolled, median", med, "ms"),
         Figure("Same, 95th percentile", p95, "ms", "< 50 ms", p95 < 50),
-        Figure("CPU time the app spent between that key press and its frame, median", cmed, "ms", "< 50 ms",
-               cmed < 50),
-        Figure("Key press (tab) to the first frame after focus moved to the next pane, median (p95 in the "
-               "details)", fmed, "ms", "< 50 ms", fmed < 50),
+        Figure("CPU time the app spent between that key press and its frame, 95th percentile", cp95, "ms",
+               "< 50 ms", cp95 < 50),
+        Figure("Key press (tab) to the frame showing the next pane focused (its title reversed), 95th "
+               "percentile (median in the details)", fp95, "ms", "< 50 ms", fp95 < 50),
         Figure(f"Tokens streamed per second (offered: {rate:.0f})", tokens / wall, "tok/s"),
         Figure("CPU time per streamed token (the whole app process)", per_token_us, "µs"),
         Figure("CPU load while streaming (CPU seconds ÷ wall seconds)", cpu / wall * 100, "%"),
@@ -261,8 +264,7 @@ def bench_streaming(quick: bool = False) -> BenchResult:
         "the terminal driver delivers it (`driver.send_message(events.Key)`), without `Pilot.press`, which "
         "waits for the whole app to go idle — never, while text streams. The time runs from the key to the "
         "first frame the compositor hands to the driver in which the change holds (the pane's `scroll_y` "
-        "moved; for tab, the focused widget changed — the live screen gives a focused pane no visible "
-        "style, so that is the key handled and the next frame). Headless Textual composes every frame as it "
+        "moved; for tab, the newly focused pane's title is drawn reversed). Headless Textual composes every frame as it "
         "would for a terminal and skips only the final write. CPU time is `time.process_time()` over the "
         "streaming period ÷ tokens delivered."
     )
@@ -272,7 +274,8 @@ def bench_streaming(quick: bool = False) -> BenchResult:
         f"{len(scroll_ms)} scroll key "
         f"presses: median {med:.1f} ms, p95 {p95:.1f} ms, worst {worst:.1f} ms"
         + (f" ({skipped} skipped: nothing to scroll yet)" if skipped else ""),
-        f"- {len(focus_ms)} tab presses: median {fmed:.1f} ms, p95 {fp95:.1f} ms",
+        f"- {len(focus_ms)} tab presses: median {fmed:.1f} ms, p95 {fp95:.1f} ms; scroll keys' CPU median "
+        f"{cmed:.1f} ms",
         f"- frames composed while streaming: {frames_during[0]:.0f}/s; CPU {cpu:.2f} s over {wall:.1f} s",
     ]
     return res
@@ -297,41 +300,11 @@ def _help_times(n: int) -> list[float]:
     return out
 
 
-def _tmux_first_frame(n: int, tmp: Path) -> tuple[list[float], list[float]] | None:
-    """Seconds from asking tmux for a new window running `ebtui` until the setup screen's text is on the
-    terminal; and the same for a shell `echo` (tmux's own cost, to subtract)."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
-        return None
-    sock = f"ebtui-bench-{os.getpid()}"
-    base = [tmux, "-L", sock, "-f", "/dev/null"]
-    env = {**os.environ, "EBTUI_STORE": str(tmp / "store"), "XDG_CONFIG_HOME": str(tmp / "cfg"),
-           "TERM": "xterm-256color"}
+def _list_filled(screen: Any) -> bool:
+    from textual.widgets import OptionList
 
-    def once(command: str, marker: str, name: str) -> float:
-        t0 = now()
-        subprocess.run([*base, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], env=env,
-                       check=True, cwd=tmp)
-        deadline = t0 + 20
-        while now() < deadline:
-            shown = subprocess.run([*base, "capture-pane", "-p", "-t", name], capture_output=True, text=True,
-                                   env=env).stdout
-            if marker in shown:
-                t = now() - t0
-                break
-            time.sleep(0.005)
-        else:
-            t = float("nan")
-        subprocess.run([*base, "kill-session", "-t", name], env=env, capture_output=True)
-        return t
-
-    try:
-        subprocess.run([*base, "new-session", "-d", "-s", "keep", "sleep 600"], env=env, check=True, cwd=tmp)
-        app = [once(f"{_ebtui_exe()}", "New round", f"app{i}") for i in range(n)]
-        shell = [once("echo READY-MARK; sleep 30", "READY-MARK", f"sh{i}") for i in range(n)]
-    finally:
-        subprocess.run([*base, "kill-server"], env=env, capture_output=True)
-    return app, shell
+    lists = list(screen.query(OptionList))
+    return bool(lists) and lists[0].option_count > 0
 
 
 def _run_test_first_frame(n: int) -> list[float]:
@@ -347,7 +320,8 @@ def _run_test_first_frame(n: int) -> list[float]:
         first: list[float] = []
 
         async def go(app: Any = app, first: list[float] = first) -> None:
-            app.probe = lambda: isinstance(app.screen, SetupScreen)
+            # the first frame that shows the dilemma list filled (not a placeholder)
+            app.probe = lambda: isinstance(app.screen, SetupScreen) and _list_filled(app.screen)
             async with app.run_test(size=SIZE):
                 await asyncio.wait_for(app.frame_event.wait(), 20)
                 first.append(app.frames[-1])
@@ -362,32 +336,22 @@ def bench_startup(quick: bool = False) -> BenchResult:
     res = BenchResult("startup", "5. Start-up")
     n = 3 if quick else 9
     help_s = _help_times(n)
-    h = median(help_s) * 1000
-    res.figures.append(Figure("`ebtui --help`, median wall time (subprocess)", h, "ms", "< 300 ms", h < 300))
-    tmp = Path(tempfile.mkdtemp(prefix="ebtui-bench-start-"))
-    try:
-        tm = _tmux_first_frame(3 if quick else 7, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if tm is not None:
-        app_s, shell_s = tm
-        ff = median(app_s) * 1000
-        base = median(shell_s) * 1000
-        res.figures.append(Figure("TUI first frame in a real terminal (tmux): `ebtui` started → setup screen "
-                                  "on screen, median", ff, "ms", "< 1,000 ms", ff < 1000))
-        res.details.append(f"- tmux: app {', '.join(f'{t * 1000:.0f}' for t in app_s)} ms; tmux's own cost "
-                           f"(a shell echo, same method) median {base:.0f} ms — included above, not subtracted")
-    rt = median(_run_test_first_frame(n)) * 1000
-    res.figures.append(Figure("TUI first frame in process (`run_test`): app constructed → first setup-screen "
-                              "frame, median", rt, "ms", "< 1,000 ms", rt < 1000))
+    h, h95 = median(help_s) * 1000, percentile(help_s, 0.95) * 1000
+    res.figures.append(Figure("`ebtui --help`, wall time (subprocess), 95th percentile (median in the details)",
+                              h95, "ms", "< 300 ms", h95 < 300))
+    ff = _run_test_first_frame(n)
+    rt, rt95 = median(ff) * 1000, percentile(ff, 0.95) * 1000
+    res.figures.append(Figure("TUI in process (`run_test`): services and app constructed → first frame with the "
+                              "dilemma list filled, 95th percentile (median in the details)", rt95, "ms",
+                              "< 1,000 ms", rt95 < 1000))
+    res.details.append(f"- in process: {', '.join(f'{t * 1000:.0f}' for t in ff)} ms (median {rt:.0f} ms); "
+                       "the same from outside, in a terminal, is benchmark 7")
     res.method = (
         f"`ebtui --help` run {n} times as a subprocess of the venv's console script (after one warm-up run "
-        "that writes the bytecode cache), wall time. First frame in a terminal: a private tmux server starts "
-        "a 120×40 window running `ebtui` (empty store, no user config), and `tmux capture-pane` is polled "
-        "every 5 ms until the setup screen's header text “New round” is on the terminal; this includes the "
-        "interpreter start, all imports, loading the built-in dilemmas and the first paint. In process: "
-        "from constructing `EbtuiApp` (modules already imported) to the first composed frame of the setup "
-        "screen under `run_test`."
+        "that writes the bytecode cache), wall time. In process: from building the services (the built-in "
+        "dilemmas from their cache, as `ebtui` does) and constructing `EbtuiApp` (modules already imported) to "
+        "the first composed frame in which the setup screen's dilemma list holds the dilemmas, under "
+        "`run_test`. The time from launching `ebtui` in a real terminal to the list on screen is benchmark 7."
     )
-    res.details.insert(0, f"- `--help`: {', '.join(f'{t * 1000:.0f}' for t in help_s)} ms")
+    res.details.insert(0, f"- `--help`: {', '.join(f'{t * 1000:.0f}' for t in help_s)} ms (median {h:.0f} ms)")
     return res

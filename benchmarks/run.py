@@ -26,7 +26,7 @@ from benchmarks.common import BenchResult
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
-NAMES = ("orchestration", "overhead", "storage", "streaming", "startup", "cost")
+NAMES = ("orchestration", "overhead", "storage", "streaming", "startup", "cost", "terminal", "cpu")
 #: benchmarks whose peak memory the issue asks for
 MEMORY = ("orchestration", "storage")
 
@@ -44,6 +44,10 @@ def _bench(name: str) -> Callable[[bool], BenchResult]:
         from benchmarks.bench_tui import bench_startup as f
     elif name == "cost":
         from benchmarks.bench_cost import bench_cost as f
+    elif name == "cpu":
+        from benchmarks.bench_cpu import bench_cpu as f
+    elif name == "terminal":
+        from benchmarks.bench_terminal import bench_terminal as f
     else:
         raise SystemExit(f"benchmarks: unknown benchmark {name!r} (one of: {', '.join(NAMES)})")
     return f

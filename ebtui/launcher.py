@@ -15,9 +15,18 @@ from ebtui.errors import EXIT_INTERRUPTED, UsageError
 
 def open_app(document: str | Path | None = None, models_file: str | Path | None = None,
              store: str | Path | None = None) -> None:
-    from ebtui.tui.app import run_app
+    import gc
 
-    run_app(document=document, models_file=models_file, store=store)
+    # no cycle collection while the app starts (imports, styles, the first screen: a few hundred thousand
+    # objects that live as long as the app); the app freezes them and turns collection back on once its
+    # first frame is up (ebtui.tui.app._tune_gc)
+    gc.disable()
+    try:
+        from ebtui.tui.app import run_app
+
+        run_app(document=document, models_file=models_file, store=store)
+    finally:
+        gc.enable()  # also when the app never started (a bad --models is a one-line error)
 
 
 def main(argv: list[str] | None = None) -> None:

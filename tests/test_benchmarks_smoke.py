@@ -67,3 +67,18 @@ def test_unknown_benchmark_is_a_clear_error() -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "invalid choice: 'nope'" in proc.stderr
+
+
+def test_the_terminal_benchmarks_models_file_streams_long_team_replies(tmp_path: Path) -> None:
+    from benchmarks.bench_terminal import LONG_PARAGRAPH, SHORT_REPLY, TOKENS_PER_S, models_toml
+    from ebtui.config import load_models_config
+    from ebtui.providers.registry import build_clients
+
+    path = tmp_path / "models.toml"
+    path.write_text(models_toml(repeat=3), encoding="utf-8")
+    client = build_clients(load_models_config(path), ["bench"])["bench"]
+    client = getattr(client, "inner", client)  # the scripted model inside the retry wrapper
+    assert client.tokens_per_second == TOKENS_PER_S  # type: ignore[attr-defined]
+    # a short presentation, then long replies, so Team B's response and Team A's consistency test overlap
+    assert client.reply_for("x\n# Your task: Team A's presentation\n", "", None) == SHORT_REPLY  # type: ignore[attr-defined]
+    assert client.reply_for("x\n# Your task: Team B's response\n", "", None) == LONG_PARAGRAPH * 3  # type: ignore[attr-defined]

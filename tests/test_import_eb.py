@@ -356,9 +356,9 @@ def test_imported_rounds_are_marked_in_rounds_show_and_the_browser(run_dir: Path
     (entry,) = store.query()
     shown = CliRunner().invoke(cli, ["rounds", "show", entry["id"], "--store", str(tmp_path / "store")])
     assert f"Imported from moral_reasoning_quality_evaluation: {src.resolve()}" in shown.stdout
-    assert "⇩" in str(entry_row(entry)[6])
+    assert "⇩" in str(entry_row(entry, ("status",))[0])
     native = dict(entry, id="r-0123456789ab")
-    assert "⇩" not in str(entry_row(native)[6])
+    assert "⇩" not in str(entry_row(native, ("status",))[0])
 
 
 def test_document_dilemmas_are_used_when_the_document_has_the_id(run_dir: Path, tmp_path: Path) -> None:

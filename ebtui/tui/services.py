@@ -7,6 +7,9 @@ factory, a fixed clock.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,9 +37,75 @@ class RoundRequest:
 ClientFactory = Callable[[Iterable[str]], dict[str, ModelClient]]
 
 
+#: the built-in dilemmas, parsed from the .docx and kept as JSON beside it (checked against the .docx's hash, so
+#: a stale one is never used): reading the .docx means python-docx, lxml and the parser, ≈ 0.3 s at start-up
+PACKAGED_CACHE = "builtin_dilemmas.cache.json"
+
+
+def _builtin_key(doc: Path) -> str:
+    """What a cache of the built-in dilemmas must match: the document's bytes and the Dilemma record's fields."""
+    h = hashlib.sha256(doc.read_bytes())
+    h.update(",".join(Dilemma.model_fields).encode())
+    return h.hexdigest()
+
+
+def user_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ebtui"
+
+
+def builtin_cache_paths() -> list[Path]:
+    from ebtui.locations import package_data_dir
+
+    return [package_data_dir() / PACKAGED_CACHE, user_cache_dir() / PACKAGED_CACHE]
+
+
+def cached_builtin_dilemmas() -> list[Dilemma] | None:
+    """The built-in dilemmas from a cache that matches the shipped document, or None (then parse it)."""
+    from ebtui.locations import builtin_document
+
+    try:
+        key = _builtin_key(builtin_document())
+    except OSError:
+        return None
+    for path in builtin_cache_paths():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("key") == key:
+                return [Dilemma.model_validate(d) for d in data["dilemmas"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return None
+
+
+def write_builtin_cache(dilemmas: list[Dilemma], path: Path | None = None) -> Path | None:
+    """Keep the parsed built-in dilemmas for the next start (atomically; a cache that cannot be written is
+    only a slower next start, never an error)."""
+    from ebtui.locations import builtin_document
+
+    path = path or builtin_cache_paths()[1]
+    try:
+        data = {"key": _builtin_key(builtin_document()),
+                "dilemmas": [d.model_dump(mode="json") for d in dilemmas]}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return None
+    return path
+
+
 def _load_document(path: Path | None) -> list[Dilemma]:
     from ebtui.core.dilemmas import load_dilemmas
 
+    if path is None:
+        cached = cached_builtin_dilemmas()
+        if cached is not None:
+            return cached
+        dilemmas = load_dilemmas(None)
+        write_builtin_cache(dilemmas)
+        return dilemmas
     return load_dilemmas(path)
 
 
@@ -97,7 +166,9 @@ def default_services(document: str | Path | None = None, models_file: str | Path
     """The real thing. Raises ConfigError / DocumentError for bad --models / --document (the caller reports).
 
     A document named on the command line is read now, so a bad one is a one-line error before the screen
-    opens; the built-in one (known good) is left for the setup screen to load after its first paint."""
+    opens. The built-in one comes from its cache (a few milliseconds), so the setup screen's first frame
+    already lists the dilemmas; without a usable cache it is left for the setup screen to parse after its
+    first paint (and cached then)."""
     from ebtui.config import default_role_models, load_models_config
     from ebtui.core.store import ResultsStore
     from ebtui.locations import store_dir
@@ -105,7 +176,7 @@ def default_services(document: str | Path | None = None, models_file: str | Path
 
     config = load_models_config(models_file)
     doc_path = Path(document) if document else None
-    dilemmas = _load_document(doc_path) if doc_path is not None else None
+    dilemmas = _load_document(doc_path) if doc_path is not None else cached_builtin_dilemmas()
     names = list(config.models)
     details = {name: model_detail(name, cfg.provider, cfg.model) for name, cfg in config.models.items()}
     return Services(

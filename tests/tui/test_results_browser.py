@@ -63,7 +63,9 @@ async def test_browser_stays_responsive_with_3000_rounds(make_app) -> None:
         assert table.row_count == min(2 * PAGE_ROWS, len(expected))
         screen.query_one("#f-review", Select).value = "yes"
         await pilot.pause()
-        assert table.row_count == len(filter_entries(entries, ResultFilters(model="claude", needs_review=True)))
+        flagged = filter_entries(entries, ResultFilters(model="claude", needs_review=True))
+        assert table.row_count == min(PAGE_ROWS, len(flagged))
+        assert [e["id"] for e in screen.shown] == [e["id"] for e in screen.matched[:PAGE_ROWS]]
 
 
 async def test_find_a_saved_round_and_open_it(make_app, store) -> None:
@@ -122,3 +124,40 @@ async def test_the_newest_page_shows_before_the_whole_index_is_read(make_app) ->
         await pilot.pause()
         assert table.row_count == 2 * PAGE_ROWS
         assert [e["id"] for e in screen.shown] == [e["id"] for e in screen.matched[: 2 * PAGE_ROWS]]
+
+
+def test_columns_stay_legible_at_80_and_use_the_width_at_160() -> None:
+    from ebtui.tui.screens.results import MIN_FLEX, column_layout
+
+    for width in (80, 100, 120, 160, 200):
+        layout = column_layout(width)
+        assert sum(w + 2 for _, _, w in layout) + 2 <= width, width  # fits without a horizontal scroll
+        assert all(w >= min(len(label), MIN_FLEX) for label, _, w in layout), (width, layout)
+        assert {"when", "dilemma", "a", "b", "judge", "totals", "status"} <= {k for _, k, _ in layout}
+    wide = dict((k, w) for _, k, w in column_layout(160))
+    assert "tournament" in wide and wide["a"] >= 18  # the width goes to the names
+    assert sum(w + 2 for w in wide.values()) + 2 >= 150
+
+
+async def test_browser_at_80x24_shows_readable_headers_and_filters(make_app) -> None:
+    entries = synthetic_entries(300)
+    app = make_app(store=EntriesStore(entries))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await _wait_until(lambda: table.row_count > 0 and screen.complete)
+        await pilot.pause()
+        labels = [str(c.label) for c in table.columns.values()]
+        assert labels[:5] == ["When", "Dilemma", "Team A", "Team B", "Judge"]
+        assert all(c.width >= min(len(str(c.label)), 8) for c in table.columns.values())
+        for inp in screen.query(Input):
+            assert inp.content_size.width >= 10, (inp.id, inp.content_size)
+        # flagged rounds still say so without the review column
+        flagged = next(i for i, e in enumerate(screen.shown) if e["needs_review"])
+        assert "⚠" in str(table.get_row_at(flagged)[-1])
+        await pilot.resize_terminal(160, 50)
+        await pilot.pause()
+        assert [str(c.label) for c in table.columns.values()][-1] == "Tournament"
+        assert table.row_count == len(screen.shown)

@@ -5,10 +5,10 @@ store, which the engine writes after each phase, off the event loop through the 
 
 The round worker never waits for the screen: it queues each event and goes back to the models, so a round
 runs at the models' pace however slowly the terminal paints. A timer (PUMP_INTERVAL_S) drains the queue in
-order — text into the panes' buffers, phase changes into the panes — and appends each pane's new text to its
-Markdown in one piece, all panes in one batch (one layout, one frame), with the status lines every
-STATUS_INTERVAL_S in the same batch. Keys go first: a pump turn is skipped while input is queued or just
-after a key (INPUT_QUIET_S), so a key's frame does not wait behind text layout.
+order — text into the phases' buffers, phase changes into the panes — and hands each phase its new text in
+one piece, all panes in one batch (one layout at most, one frame), with the status lines every
+STATUS_INTERVAL_S in the same batch. A pump costs O(new text) (see widgets/role_pane.py), so a key pressed
+while text streams waits at most for one short pump and is painted in the next frame.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -49,31 +49,20 @@ PANE_OF: dict[PhaseType, str] = {
     PhaseType.RESPONSE: "pane-b",
     PhaseType.JUDGMENT: "pane-judge",
 }
-#: how often queued events and text reach the panes (seconds): every pump costs a layout and a frame, so
-#: few of them (4 a second) leave the event loop free for keys
-PUMP_INTERVAL_S = 0.25
+#: how often queued events and text reach the panes (seconds): each pump renders only the new text (a
+#: paragraph at most per phase) and costs one frame; 8 a second reads as continuous streaming and leaves the
+#: loop idle most of the time, so a key rarely waits behind a frame
+PUMP_INTERVAL_S = 0.125
 #: how often the pump also recomputes the panes' status lines (tokens, elapsed, cost)
 STATUS_INTERVAL_S = 0.5
-#: pump turns skipped in a row at most, so a stream of input cannot starve the text
-MAX_SKIPS = 2
-#: after a key, the text waits this long (seconds) so the key's own frame is not held up by text layout
-INPUT_QUIET_S = 0.15
-
-
-def _input_pending(*pumps: object) -> bool:
-    """Whether a key or mouse event waits in one of these message pumps' queues (the app's, the focused
-    widget's): the pump then skips its turn, so input is handled (and painted) before more text."""
-    for pump in pumps:
-        queue = getattr(getattr(pump, "_message_queue", None), "_queue", None)
-        if queue and any(isinstance(m, events.InputEvent) for m in queue):
-            return True
-    return False
 
 
 class LiveRoundScreen(Screen[None]):
     CSS_PATH = "live.tcss"
     BINDINGS = [
-        Binding("x", "cancel_round", "Cancel round", id="live.cancel"),
+        # priority: checked before any focused widget's bindings, so x always reaches the round
+        Binding("x", "cancel_round", "Cancel round", priority=True, id="live.cancel"),
+        Binding("r", "toggle_raw", "Raw judge reply", show=False, id="live.raw"),
         Binding("s", "score_card", "Score card", id="live.score"),
         Binding("escape", "back", "Back", id="live.back"),
     ]
@@ -86,12 +75,10 @@ class LiveRoundScreen(Screen[None]):
         self.round_id: str | None = None
         self.state = "starting"  # starting, running, cancelling, finished, cancelled, failed
         self._inbox: deque[RoundEvent] = deque()
-        self._drain_lock = asyncio.Lock()
         self._views: dict[PhaseType, PhaseView] = {}
         self._panes: list[RolePane] = []
-        self._skipped = 0  # pump turns skipped in a row for pending input
-        self._last_input = float("-inf")  # when the last key reached this screen (monotonic)
         self._status_at = float("-inf")  # when the pump last refreshed the status lines (monotonic)
+        self._drain_lock = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -112,16 +99,11 @@ class LiveRoundScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
-        # looked up once: a query walks every Markdown block of the panes
         self._panes = list(self.query(RolePane))
         self._views = {v.phase_type: v for pane in self._panes for v in pane.views()}
         self.set_interval(PUMP_INTERVAL_S, self._pump)
         self._set_state("running", "Running — x cancels.")
         self.run_round()
-
-    def on_key(self, _event: events.Key) -> None:
-        # keys bubble here from the focused pane (not stopped: bindings still run)
-        self._last_input = time.monotonic()
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self._views[phase_type]
@@ -137,7 +119,7 @@ class LiveRoundScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_round":
-            return self.state == "running"
+            return self.state in ("starting", "running", "cancelling")
         if action == "score_card":
             return self.round is not None and self.state != "running"
         if action == "back":
@@ -150,59 +132,58 @@ class LiveRoundScreen(Screen[None]):
             self._inbox.append(event)  # no screen work here: see the module docstring
 
     async def _pump(self) -> None:
-        """The timer's turn: drain, unless input is waiting (it goes first; the text waits one turn)."""
-        recent = time.monotonic() - self._last_input < INPUT_QUIET_S
-        if self._skipped < MAX_SKIPS and (recent or _input_pending(self.app, self.app.focused)):
-            self._skipped += 1
+        """The timer's turn: show what the round said since the last one (one batch, one frame)."""
+        if not self._inbox and self.state not in ("running", "cancelling"):
             return
-        self._skipped = 0
         with self.app.batch_update():
             await self._drain()
             for pane in self._panes:
-                pane.follow()
+                self.call_after_refresh(pane.follow)  # once the new text is laid out
             now = time.monotonic()
             if now - self._status_at >= STATUS_INTERVAL_S - 0.01:
                 self._status_at = now
                 self._refresh_status()
 
     async def _drain(self) -> None:
-        """Show the queued events in order, then append each pane's new text to its Markdown (one batch)."""
+        """Show the queued events in order, then hand each phase its new text (one batch)."""
         async with self._drain_lock:
             while self._inbox:
                 event = self._inbox.popleft()
                 if isinstance(event, TextDelta):
                     self._views[event.phase_type].add(event.text)
                 else:
-                    await self._route(event)
-            with self.app.batch_update():
-                for view in self._views.values():
-                    await view.flush()
+                    self._route(event)
+            for view in self._views.values():
+                view.flush()
 
-    async def _route(self, event: RoundEvent) -> None:
+    def _route(self, event: RoundEvent) -> None:
         now = self.clock()
         if isinstance(event, PhaseStarted):
             self.round_id = event.round_id
             self.view(event.phase_type).start(now, event.attempt)
         elif isinstance(event, PhaseRetrying):
-            await self.view(event.phase_type).retry(event.attempt, event.error)
+            self.view(event.phase_type).retry(event.attempt, event.error)
         elif isinstance(event, PhaseFinished):
-            await self.view(event.phase.phase_type).finish(event.phase, now)
+            self.view(event.phase.phase_type).finish(event.phase, now)
         elif isinstance(event, PhaseFailed):
-            await self.view(event.phase.phase_type).fail(event.phase, now)
+            self.view(event.phase.phase_type).fail(event.phase, now)
         elif isinstance(event, JudgmentParsed):
-            pass  # shown on the score card once the round is saved
+            self.view(PhaseType.JUDGMENT).show_judgment(event.judgment)
         elif isinstance(event, RoundFinished):
-            await self._finished(event.round)
+            self._finished(event.round)
 
-    async def _finished(self, round_: Round) -> None:
+    def _finished(self, round_: Round) -> None:
         self.round = round_
         self.round_id = round_.id
         for view in self._views.values():
             if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
                 phase = round_.phase(view.phase_type)
                 if phase is not None and phase.status != view.status:
-                    await view.show_final(phase)
+                    view.show_final(phase)
         judgment = round_.judgment
+        judge_view = self.view(PhaseType.JUDGMENT)
+        if judgment is not None and judge_view.judgment is None:
+            judge_view.show_judgment(judgment)
         review = " — the judgment needs review" if judgment is not None and judgment.effective_needs_review() else ""
         err = f": {strip_control(round_.error)}" if round_.error else ""
         self._set_state("finished", f"Round {round_.status.value}{err}{review}. s: score card · escape: back.")
@@ -220,7 +201,7 @@ class LiveRoundScreen(Screen[None]):
             now = self.clock()
             for view in self._views.values():
                 if view.status in (PhaseStatus.PENDING, PhaseStatus.RUNNING):
-                    await view.fail(None, now, PhaseStatus.CANCELLED)
+                    view.fail(None, now, PhaseStatus.CANCELLED)
             self._set_state("cancelled", "Cancelled — what finished is saved; the round is incomplete. "
                             "escape: back.")
             self._refresh_status()
@@ -230,7 +211,7 @@ class LiveRoundScreen(Screen[None]):
             now = self.clock()
             for view in self._views.values():
                 if view.status == PhaseStatus.RUNNING:
-                    await view.fail(None, now, PhaseStatus.FAILED, error)
+                    view.fail(None, now, PhaseStatus.FAILED, error)
             self._set_state("failed", f"The round stopped: {error}")
             self._refresh_status()
             self._load_saved()
@@ -254,10 +235,19 @@ class LiveRoundScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_cancel_round(self) -> None:
+        """Cancel the round's worker, whatever it is doing (a worker not yet started is cancelled too)."""
+        cancelled = False
         for worker in self.workers:
-            if worker.group == "round" and worker.is_running:
+            if worker.group == "round" and not worker.is_finished:
                 worker.cancel()
-                self._set_state("cancelling", "Cancelling…")
+                cancelled = True
+        if cancelled and self.state == "running":
+            self._set_state("cancelling", "Cancelling…")
+
+    def action_toggle_raw(self) -> None:
+        """The judge's pane: its raw reply instead of the parsed scores (or back)."""
+        view = self.view(PhaseType.JUDGMENT)
+        view.show_raw(not view.raw)
 
     def action_score_card(self) -> None:
         if self.round is None:

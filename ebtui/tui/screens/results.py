@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -25,14 +25,38 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
 
-COLUMNS = (("When", "when", 16), ("Dilemma", "dilemma", 12), ("Team A", "a", 12), ("Team B", "b", 12),
-           ("Judge", "judge", 12), ("A : B", "totals", 7), ("Status", "status", 10), ("Review", "review", 8),
-           ("Tournament", "tournament", 10))
-#: rows put in the table at once: a DataTable measures every cell it holds, so thousands of rows would
-#: make each filter keystroke cost seconds; more are added as the cursor nears the end (or with m)
-PAGE_ROWS = 500
+#: (label, key, fixed width or None for a share of what is left, priority: dropped first when narrow)
+COLUMNS = (("When", "when", 16, 0), ("Dilemma", "dilemma", None, 0), ("Team A", "a", None, 0),
+           ("Team B", "b", None, 0), ("Judge", "judge", None, 0), ("A : B", "totals", 7, 0),
+           ("Status", "status", 10, 0), ("Review", "review", 8, 1), ("Tournament", "tournament", None, 2))
+#: a column shared out of the leftover width never gets less than this (a name cut to 2-3 letters says nothing)
+MIN_FLEX = 8
+#: rows put in the table at once: a DataTable measures every cell it holds, so the first page is small (about
+#: three screens, on screen fast) and more are added as the cursor nears the end (or with m)
+PAGE_ROWS = 100
 #: rows from the end of the table at which the next page is added
-PREFETCH_ROWS = 50
+PREFETCH_ROWS = 30
+
+
+def column_layout(width: int) -> list[tuple[str, str, int]]:
+    """The columns that fit `width` cells, with their widths: fixed ones as they are, the rest sharing what is
+    left, never under MIN_FLEX. When that does not fit, the tournament column goes, then the review column
+    (its flag moves into the status) and the date loses its year."""
+    for level in (0, 1, 2):
+        cols = [c for c in COLUMNS if c[3] <= 2 - level]
+        compact = level == 2
+        fixed = {k: (11 if k == "when" and compact else 12 if k == "status" and compact else w)
+                 for _, k, w, _ in cols if w is not None}
+        flex = [k for _, k, w, _ in cols if w is None]
+        left = width - 2 - sum(fixed.values()) - 2 * len(cols)  # 2: the scrollbar; 2 per column: cell padding
+        if left // len(flex) >= MIN_FLEX or compact:
+            share, extra = divmod(max(left, MIN_FLEX * len(flex)), len(flex))
+            widths = {k: share + (1 if i < extra else 0) for i, k in enumerate(flex)}
+            widths.update(fixed)
+            return [(label, k, widths[k]) for label, k, _, _ in cols]
+    raise AssertionError("unreachable")
+
+
 REVIEW_CHOICES = [("needs review", "yes"), ("reviewed / fine", "no")]
 
 
@@ -73,24 +97,28 @@ def _total(e: dict[str, Any], team: str) -> str:
     return "—" if total is None else str(total)
 
 
-def entry_row(e: dict[str, Any]) -> tuple[Text | str, ...]:
+def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[Text | str, ...]:
+    """A row of the table: the cells of `keys` (default: every column). Without a review column the status
+    carries the review flag."""
     s = strip_control
-    status = str(e.get("status") or "")
+    keys = keys or tuple(c[1] for c in COLUMNS)
+    status: Text | str = str(e.get("status") or "")
     if e.get("imported") or re.match(r"eb-[A-Za-z0-9]{1,8}-[0-9a-f]{12}$", str(e.get("id") or "")):
-        status += " ⇩"  # imported from another runner (`ebtui import`); the round view names the source
-    review = Text("⚠ review", style="bold yellow") if e.get("needs_review") else Text("")
-    when = str(e.get("timestamp") or "")[:16].replace("T", " ")
-    return (
-        when,
-        Text(s(str(e.get("dilemma_id") or ""))),
-        Text(s(str(e.get("team_a") or ""))),
-        Text(s(str(e.get("team_b") or ""))),
-        Text(s(str(e.get("judge") or ""))),
-        f"{_total(e, 'a')} : {_total(e, 'b')}",
-        status,
-        review,
-        Text(s(str(e.get("tournament_id") or ""))),
-    )
+        status = f"{status} ⇩"  # imported from another runner (`ebtui import`); the round view names the source
+    if e.get("needs_review") and "review" not in keys:
+        status = Text.assemble(str(status), (" ⚠", "bold yellow"))
+    cells: dict[str, Text | str] = {
+        "when": str(e.get("timestamp") or "")[:16].replace("T", " ")[(5 if "compact" in keys else 0):],
+        "dilemma": Text(s(str(e.get("dilemma_id") or ""))),
+        "a": Text(s(str(e.get("team_a") or ""))),
+        "b": Text(s(str(e.get("team_b") or ""))),
+        "judge": Text(s(str(e.get("judge") or ""))),
+        "totals": f"{_total(e, 'a')} : {_total(e, 'b')}",
+        "status": status,
+        "review": Text("⚠ review", style="bold yellow") if e.get("needs_review") else Text(""),
+        "tournament": Text(s(str(e.get("tournament_id") or ""))),
+    }
+    return tuple(cells[k] for k in keys if k != "compact")
 
 
 class ResultsScreen(Screen[None]):
@@ -115,6 +143,8 @@ class ResultsScreen(Screen[None]):
         self._debounce: Timer | None = None
         self.limit = PAGE_ROWS
         self.complete = False  # every index entry is loaded (not only the newest page)
+        self.column_keys: tuple[str, ...] = ()
+        self._layout_width = -1
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -132,11 +162,29 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "Results"
         table = self.query_one(DataTable)
-        # fixed widths: the table then never measures thousands of cells to size its columns
-        for label, key, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
+        self._set_columns(self.size.width or self.app.size.width)
         table.focus()
         self.action_reload()
+
+    def _set_columns(self, width: int) -> bool:
+        """Columns for this width (fixed widths: the table then never measures thousands of cells to size
+        them). True if they changed."""
+        layout = column_layout(width)
+        keys = tuple(k for _, k, _ in layout)
+        keys += ("compact",) if "review" not in keys else ()
+        if keys == self.column_keys and width == self._layout_width:
+            return False
+        self.column_keys, self._layout_width = keys, width
+        self.set_class(width < 110, "-narrow")
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for label, key, w in layout:
+            table.add_column(label, key=key, width=w)
+        return True
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._layout_width and self._set_columns(event.size.width):
+            self.query_one(DataTable).add_rows([entry_row(e, self.column_keys) for e in self.shown])
 
     def action_reload(self) -> None:
         self.query_one("#results-count", Static).update("Loading…")
@@ -192,7 +240,7 @@ class ResultsScreen(Screen[None]):
         self.shown = self.matched[: self.limit]
         table = self.query_one(DataTable)
         table.clear()
-        table.add_rows([entry_row(e) for e in self.shown])
+        table.add_rows([entry_row(e, self.column_keys) for e in self.shown])
         self._show_count()
 
     def _show_count(self) -> None:
@@ -213,7 +261,7 @@ class ResultsScreen(Screen[None]):
         self.limit += PAGE_ROWS
         page = self.matched[len(self.shown): self.limit]
         self.shown = self.shown + page
-        self.query_one(DataTable).add_rows([entry_row(e) for e in page])
+        self.query_one(DataTable).add_rows([entry_row(e, self.column_keys) for e in page])
         self._show_count()
 
     @on(DataTable.RowHighlighted, "#results-table")

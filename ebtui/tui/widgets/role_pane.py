@@ -1,11 +1,16 @@
-"""One role's pane in the live round: its phases, each streaming into Markdown.
+"""One role's pane in the live round: its phases, each streaming into one widget of pre-rendered lines.
 
-Cost model (see benchmarks/RESULTS.md, figure 4): the round's events are only *queued* here; text reaches
-the widgets in batches on the live screen's pump (4 a second), never per token, and the three panes' batches
-are appended in one `batch_update`, so a pump costs one layout and one frame. Textual's Markdown makes a
-widget per block, and every append re-lays out the widget holding them, so a long phase streams into a
-chain of Markdown *segments*: once the live segment holds SEGMENT_BLOCKS blocks, the next text starts a new
-one at a paragraph boundary, and the sealed segments are rendered once and never touched again.
+Cost model (see benchmarks/RESULTS.md, figure 4): streamed text costs O(new text) per frame. The round's
+events are only *queued* here; the live screen's pump (a few times a second) hands each phase its new text
+in one piece, all panes in one `batch_update`. A phase's text lives in a single `StreamText` widget: the text
+is cut at paragraph boundaries into *chunks* that are rendered once (Rich's Markdown renderer) and kept as
+lines; only the unfinished tail after the last cut is rendered again when text arrives. Streaming therefore
+mounts no widget and styles nothing; a pump re-renders a paragraph at most and repaints only the lines that
+changed (plus, when a pane follows the end, the pane's scroll).
+
+The judge's pane does not render the judge's reply token by token: while the judge writes, it shows progress;
+once the judgment is parsed it shows the scores and justifications (rendered once), and `r` on the live screen
+shows the raw reply instead.
 """
 
 from __future__ import annotations
@@ -13,22 +18,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
-from ebtui.core.records import Phase, PhaseStatus, PhaseType
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
 
-#: blocks the live Markdown segment may hold before new text starts another segment: few, because every
-#: block on screen is a widget to style, lay out and paint at every update (30 here cost 60% more CPU)
-SEGMENT_BLOCKS = 3
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
+#: a tail longer than this with no paragraph boundary (a long tight list, a code block) is still cut at a line
+#: boundary outside a fence, so the text re-rendered per update stays bounded
+MAX_TAIL_CHARS = 2000
 
 PHASE_LABELS: dict[PhaseType, str] = {
     PhaseType.PRESENTATION: "Presentation",
@@ -44,70 +51,175 @@ def _cut_point(before: str, text: str) -> int | None:
     the last blank line outside a code fence, before a line that is not indented (so no code block or list
     item continues across the cut; a loose list may restart there). None if there is no such place."""
     pos = len(text)
+    open_before = len(_FENCE.findall(before)) % 2
     while True:
         pos = text.rfind("\n\n", 0, pos)
         if pos < 0:
             return None
         cut = pos + 2
         following = text[cut:cut + 1]
-        if following and following not in " \t\n" and len(_FENCE.findall(before + text[:cut])) % 2 == 0:
+        if following and following not in " \t\n" and (open_before + len(_FENCE.findall(text, 0, cut))) % 2 == 0:
             return cut
 
 
-class SealedMarkdown(Widget):
-    """Markdown text that no longer changes, as one widget: rendered once per width (Rich's Markdown
-    renderer, links inert) and then only copied to the screen — a handful of Textual Markdown blocks
-    would each be a widget to style, measure and paint on every frame."""
+def _line_cut(text: str) -> int | None:
+    """A fallback cut for a long tail with no paragraph boundary: after the last newline outside a fence that
+    starts a list item or a plain line (a tight list continues as another list: the same lines on screen)."""
+    pos = len(text)
+    while True:
+        pos = text.rfind("\n", 0, pos)
+        if pos <= 0:
+            return None
+        cut = pos + 1
+        following = text[cut:cut + 1]
+        if following and following not in " \t\n" and len(_FENCE.findall(text, 0, cut)) % 2 == 0:
+            return cut
 
-    DEFAULT_CSS = """
-    SealedMarkdown { height: auto; }
+
+def _blank(strip: Strip) -> bool:
+    return not strip.text.strip()
+
+
+class StreamLines:
+    """Text that grows at its end, kept as pre-rendered lines: the model behind a phase's text.
+
+    `append` costs O(new text): finished chunks are rendered once per width and kept; only the tail after the
+    last cut is rendered again. Markdown mode cuts at paragraph boundaries and renders with Rich's Markdown
+    (links inert); plain mode (`markdown=False`) cuts at newlines and renders the text as it is. The text
+    must already be free of control sequences (the caller strips them); it is never read as markup.
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.source = text
-        self._markdown = RichMarkdown(text, hyperlinks=False)
-        self._lines: list[Strip] = []
+    def __init__(self, *, markdown: bool = True) -> None:
+        self.markdown = markdown
+        self._chunks: list[str] = []  # sealed text, in order: rendered once per width
+        self._tail = ""  # the text after the last cut: rendered again after every append
         self._width = -1
+        self._sealed: list[Strip] = []  # the rendered lines of the first `_rendered` chunks
+        self._rendered = 0
+        self._tail_lines: list[Strip] | None = None  # None: to render
+        self._lines: list[Strip] | None = None  # sealed + tail, cached
+        self.renders = 0  # pieces of text rendered (for tests of the cost model)
+        self.rendered_chars = 0  # characters those renders covered
 
-    def _render_for(self, width: int) -> list[Strip]:
+    @property
+    def text(self) -> str:
+        return "".join(self._chunks) + self._tail
+
+    @property
+    def tail(self) -> str:
+        return self._tail
+
+    @property
+    def chunks(self) -> list[str]:
+        return list(self._chunks)
+
+    def _cut(self, tail: str) -> int | None:
+        if not self.markdown:
+            return tail.rfind("\n") + 1 or None
+        cut = _cut_point("", tail)
+        if cut is None and len(tail) > MAX_TAIL_CHARS:
+            cut = _line_cut(tail)
+        return cut
+
+    def append(self, text: str) -> None:
+        if not text:
+            return
+        tail = self._tail + text
+        cut = self._cut(tail)
+        if cut:
+            self._chunks.append(tail[:cut])
+            tail = tail[cut:]
+        self._tail = tail
+        self._tail_lines = self._lines = None
+
+    def set_text(self, text: str) -> None:
+        self._chunks, self._tail = [], ""
+        self._sealed, self._rendered, self._tail_lines, self._lines = [], 0, None, None
+        self.append(text)
+
+    def _render_text(self, text: str, width: int, console: Console) -> list[Strip]:
+        self.renders += 1
+        self.rendered_chars += len(text)
+        if self.markdown:
+            renderable: RenderableType = RichMarkdown(text, hyperlinks=False)
+        else:
+            renderable = Text(text[:-1] if text.endswith("\n") else text)
+        options = console.options.update_width(max(width, 1))
+        return [Strip(line).simplify() for line in console.render_lines(renderable, options, pad=False)]
+
+    def _join(self, lines: list[Strip], more: list[Strip]) -> None:
+        # Rich puts a blank line between Markdown blocks; documents rendered apart need it back
+        if self.markdown and lines and more and not _blank(more[0]):
+            lines.append(Strip.blank(0))
+        lines.extend(more)
+
+    def lines(self, width: int, console: Console) -> list[Strip]:
         if width != self._width:
-            console = self.app.console
-            options = console.options.update_width(max(width, 1))
-            lines = console.render_lines(self._markdown, options, pad=False)
-            self._lines = [Strip(line).simplify() for line in lines]
             self._width = width
-        return self._lines
+            self._sealed, self._rendered, self._tail_lines, self._lines = [], 0, None, None
+        if self._lines is not None:
+            return self._lines
+        while self._rendered < len(self._chunks):
+            self._join(self._sealed, self._render_text(self._chunks[self._rendered], width, console))
+            self._rendered += 1
+        if self._tail_lines is None:
+            self._tail_lines = self._render_text(self._tail, width, console) if self._tail else []
+        lines = list(self._sealed)
+        self._join(lines, self._tail_lines)
+        self._lines = lines
+        return lines
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._render_for(width))
 
-    def render_line(self, y: int) -> Strip:
-        lines = self._render_for(self.content_size.width)
-        return lines[y] if y < len(lines) else Strip.blank(self.content_size.width)
+def judgment_renderable(judgment: Judgment) -> RenderableType:
+    """The parsed judgment, readable: each criterion's scores (a missing one said so, never a number), the
+    totals, the review flag and the justifications. Every piece of model text is plain Text (no markup)."""
+    a, b = judgment.effective_scores("a"), judgment.effective_scores("b")
+    table = Table(box=None, expand=True, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
+    table.add_column("Criterion", ratio=1, overflow="fold")
+    table.add_column("A", justify="right", no_wrap=True)
+    table.add_column("B", justify="right", no_wrap=True)
+
+    def cell(value: int | None) -> Text:
+        return Text("missing", style="bold red") if value is None else Text(str(value))
+
+    for crit in CRITERIA:
+        table.add_row(CRITERION_LABELS[crit], cell(getattr(a, crit)), cell(getattr(b, crit)))
+    ta, tb = a.total(), b.total()
+    table.add_row(Text("Total", style="bold"), Text(str(ta) if ta is not None else "—", style="bold"),
+                  Text(str(tb) if tb is not None else "—", style="bold"))
+    parts: list[RenderableType] = [table]
+    if judgment.effective_needs_review():
+        reasons = "; ".join(strip_control(r) for r in judgment.review_reasons) or "a score is missing"
+        parts.append(Text(f"\n⚠ needs review: {reasons}", style="bold yellow"))
+    for title, body in (("Team A", judgment.team_a_justification), ("Team B", judgment.team_b_justification),
+                        ("Overall", judgment.overall_analysis)):
+        if body:
+            parts.append(Text.assemble("\n", (title, "bold"), "\n", strip_control(body)))
+    parts.append(Text("\nr: the judge's raw reply", style="dim"))
+    return Group(*parts)
 
 
-class PhaseView(Vertical):
-    """A phase's title, an in-place note (retry / failure) and its text in one or more Markdown segments.
+class PhaseView(Widget):
+    """A phase: its title, an in-place note (retry / failure / progress) and its text, drawn as one widget of
+    pre-rendered lines (no child widgets: streaming mounts, styles and lays out nothing).
 
-    `add(text)` only queues; `flush()` (the screen's pump) appends the queue to the live segment's Markdown
-    in one piece — the pump does what a `MarkdownStream` would (gather fragments while the widget is busy),
-    and appending directly lets the screen put all three panes' appends in one batch, i.e. one frame. When
-    the phase finishes, the core's authoritative text replaces what streamed only when the two differ.
+    `add(text)` only queues; `flush()` (the screen's pump) appends the queue in one piece and repaints the
+    lines that changed. When the phase finishes, the core's authoritative text replaces what streamed only
+    when the two differ. The judgment's view shows the parsed judgment (`show_judgment`, rendered once)
+    instead of the raw reply, which `show_raw(True)` brings back.
     """
 
+    COMPONENT_CLASSES = {"phase-view--title", "phase-view--note", "phase-view--progress"}
     DEFAULT_CSS = """
     PhaseView { height: auto; margin-bottom: 1; }
-    PhaseView > .phase-title { color: $text-muted; text-style: bold; }
-    PhaseView.-pending > .phase-title { color: $text-disabled; }
-    PhaseView.-running > .phase-title { color: $accent; }
-    PhaseView.-complete > .phase-title { color: $success; }
-    PhaseView.-failed > .phase-title { color: $error; }
-    PhaseView > .phase-note { color: $warning; display: none; }
-    PhaseView > .phase-note.-shown { display: block; }
-    PhaseView.-failed > .phase-note { color: $error; }
-    PhaseView > Markdown { margin: 0; padding: 0; }
-    PhaseView.-pending > Markdown { display: none; }
+    PhaseView > .phase-view--title { color: $text-muted; text-style: bold; }
+    PhaseView.-pending > .phase-view--title { color: $text-disabled; }
+    PhaseView.-running > .phase-view--title { color: $accent; }
+    PhaseView.-complete > .phase-view--title { color: $success; }
+    PhaseView.-failed > .phase-view--title { color: $error; }
+    PhaseView > .phase-view--note { color: $warning; }
+    PhaseView.-failed > .phase-view--note { color: $error; }
+    PhaseView > .phase-view--progress { color: $text-muted; text-style: italic; }
     """
 
     def __init__(self, phase_type: PhaseType) -> None:
@@ -119,33 +231,104 @@ class PhaseView(Vertical):
         self.finished_at: float | None = None
         self.cost: float | None = None
         self.attempt = 1
+        self.judgment: Judgment | None = None
+        self.raw = False  # the judgment: show the raw reply rather than the summary
+        self.is_judgment = phase_type == PhaseType.JUDGMENT
         self._pending: list[str] = []
-        self._sealed: list[str] = []  # the text of the sealed segments, in order
-        self._live_text = ""  # the text handed to the live (last) segment
+        # the judge's reply is JSON or a scoring sheet: plain text, not Markdown
+        self.stream = StreamLines(markdown=not self.is_judgment)
+        self.title_text = PHASE_LABELS[phase_type]
+        self.note_text = ""
+        self._progress = False  # the note is a progress line, not a warning
+        self._summary: RenderableType | None = None
+        self._head: tuple[int, list[Strip]] | None = None  # (width, title + note lines)
+        self._summary_lines: tuple[int, list[Strip]] | None = None
+        self._lines: list[Strip] | None = None
+        self._width = -1
 
-    def compose(self) -> ComposeResult:
-        yield Static(PHASE_LABELS[self.phase_type], classes="phase-title", markup=False)
-        yield Static("", classes="phase-note", markup=False)
-        yield Markdown("", open_links=False)
-
-    @property
-    def markdown(self) -> Markdown:
-        """The live (last) Markdown segment."""
-        return self.query(Markdown).last()
-
-    @property
-    def segments(self) -> list[Widget]:
-        """The sealed segments, then the live one."""
-        return [*self.query(SealedMarkdown), self.markdown]
-
+    # -- what is shown -----------------------------------------------------------------------------
     @property
     def text(self) -> str:
-        """The text shown (every segment's), without what is still queued."""
-        return "".join(self._sealed) + self._live_text
+        """The text received and shown (for the judgment: one key away), without what is still queued."""
+        return self.stream.text
 
+    def _body_mode(self) -> str:
+        if self.status == PhaseStatus.PENDING:
+            return "none"
+        if self.is_judgment and not self.raw:
+            if self.judgment is not None:
+                return "summary"
+            if self.status == PhaseStatus.RUNNING:
+                return "none"
+        return "text"
+
+    def _render(self, renderable: RenderableType, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update_width(max(width, 1))
+        return [Strip(line).simplify() for line in console.render_lines(renderable, options, pad=False)]
+
+    def _head_lines(self, width: int) -> list[Strip]:
+        if self._head is None or self._head[0] != width:
+            title = Text(self.title_text, style=self.get_component_rich_style("phase-view--title"))
+            lines = self._render(title, width)
+            if self.note_text:
+                style = "phase-view--progress" if self._progress else "phase-view--note"
+                lines += self._render(Text(self.note_text, style=self.get_component_rich_style(style)), width)
+            self._head = (width, lines)
+        return self._head[1]
+
+    def _all_lines(self, width: int) -> list[Strip]:
+        if width != self._width:
+            self._width, self._lines = width, None
+        if self._lines is not None:
+            return self._lines
+        lines = list(self._head_lines(width))
+        mode = self._body_mode()
+        if mode == "text":
+            lines += self.stream.lines(width, self.app.console)
+        elif mode == "summary" and self._summary is not None:
+            if self._summary_lines is None or self._summary_lines[0] != width:
+                self._summary_lines = (width, self._render(self._summary, width))
+            lines += self._summary_lines[1]
+        self._lines = lines
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._all_lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        lines = self._all_lines(width)
+        return lines[y] if y < len(lines) else Strip.blank(width)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._head = None  # the title's colour follows the state classes and the theme
+        self._lines = None
+
+    def _changed(self, *, head: bool = False) -> None:
+        """Repaint what changed: from the first line that differs, or everything with a layout when the
+        height changed (the lines above the change are kept, so a pump re-renders the new text only)."""
+        if head:
+            self._head = None
+        old = self._lines
+        self._lines = None
+        if old is None or self._width < 0 or not self.is_mounted:
+            self.refresh(layout=True)
+            return
+        new = self._all_lines(self._width)
+        if len(new) != len(old):
+            self.refresh(layout=True)
+            return
+        first = next((i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b and a != b), None)
+        if first is not None:
+            self.refresh(Region(0, first, self.size.width, len(new) - first))
+
+    # -- state -------------------------------------------------------------------------------------
     def _set_state(self, status: PhaseStatus) -> None:
         self.status = status
-        self.set_classes(f"-{status.value}")
+        for cls in ("-pending", "-running", "-complete", "-failed", "-skipped", "-cancelled"):
+            self.set_class(cls == f"-{status.value}", cls)
         title = PHASE_LABELS[self.phase_type]
         if status == PhaseStatus.RUNNING:
             title = f"▶ {title}"
@@ -153,12 +336,27 @@ class PhaseView(Vertical):
             title = f"✓ {title}"
         elif status in (PhaseStatus.FAILED, PhaseStatus.SKIPPED, PhaseStatus.CANCELLED):
             title = f"✗ {title} ({status.value})"
-        self.query_one(".phase-title", Static).update(title)
+        self.title_text = title
+        self._update_progress()
+        self._changed(head=True)
+
+    def _update_progress(self) -> None:
+        """The judgment while it streams: a progress note unless the raw reply was asked for."""
+        if not self.is_judgment:
+            return
+        if self.status == PhaseStatus.RUNNING and not self.raw and self.judgment is None:
+            self._set_note("judging… the scores appear when the judge has finished (r: the reply so far)",
+                           progress=True)
+        elif self._progress:
+            self._set_note("")
+
+    def _set_note(self, text: str, *, progress: bool = False) -> None:
+        self.note_text = strip_control(text)
+        self._progress = progress and bool(text)
+        self._changed(head=True)
 
     def note(self, text: str) -> None:
-        note = self.query_one(".phase-note", Static)
-        note.update(Text(strip_control(text)))
-        note.set_class(bool(text), "-shown")
+        self._set_note(text)
 
     def start(self, now: float, attempt: int = 1) -> None:
         if self.status == PhaseStatus.RUNNING:
@@ -168,14 +366,14 @@ class PhaseView(Vertical):
         self._set_state(PhaseStatus.RUNNING)
 
     def add(self, text: str) -> None:
-        """Queue streamed text (no widget work: the screen's timer calls `flush`)."""
+        """Queue streamed text (no widget work: the screen's pump calls `flush`)."""
         if self.status != PhaseStatus.RUNNING:
             return
         self.tokens += 1
         self._pending.append(text)
 
-    async def flush(self) -> None:
-        """Hand the queued text to the live segment (a new segment first when the live one is full)."""
+    def flush(self) -> None:
+        """Hand the queued text to the stream in one piece; repaint only what changed."""
         if not self._pending or self.status != PhaseStatus.RUNNING:
             return
         # stripped as a whole batch, so an escape sequence split across two deltas is still caught
@@ -183,86 +381,120 @@ class PhaseView(Vertical):
         self._pending.clear()
         if not text:
             return
-        live = self.markdown
-        if len(live.children) >= SEGMENT_BLOCKS:
-            cut = _cut_point(self._live_text, text)
-            if cut is not None:
-                await self._write(text[:cut])
-                await self._seal()
-                text = text[cut:]
-        await self._write(text)
+        self.stream.append(text)
+        if self._body_mode() == "text":
+            self._changed()
 
-    async def _seal(self) -> None:
-        """Turn the live segment's text into one widget rendered once, and empty the live segment."""
-        live, sealed = self.markdown, self._live_text
-        self._sealed.append(sealed)
-        self._live_text = ""
-        with self.app.batch_update():
-            await self.mount(SealedMarkdown(sealed), before=live)
-            await live.update("")
-
-    async def _write(self, text: str) -> None:
-        if not text:
-            return
-        self._live_text += text
-        await self.markdown.append(text)
-
-    async def _show(self, text: str) -> None:
-        """Replace whatever is shown with `text` (one segment)."""
+    def _show(self, text: str) -> None:
+        """Replace whatever is shown with `text`."""
         self._pending.clear()
-        sealed = list(self.query(SealedMarkdown))
-        if sealed:
-            await self.remove_children(sealed)
-        self._sealed, self._live_text = [], text
-        await self.markdown.update(text)
+        self.stream.set_text(text)
+        self._changed()
 
-    async def retry(self, attempt: int, error: str) -> None:
+    def show_judgment(self, judgment: Judgment) -> None:
+        """The parsed judgment, rendered once (not per token)."""
+        if not self.is_judgment:
+            return
+        self.judgment = judgment
+        self._summary = judgment_renderable(judgment)
+        self._summary_lines = None
+        self._update_progress()
+        self._changed()
+
+    def show_raw(self, raw: bool) -> None:
+        self.raw = raw
+        self._update_progress()
+        self._changed()
+
+    def retry(self, attempt: int, error: str) -> None:
         """The call restarts: what streamed so far is void and goes."""
-        await self._show("")
+        self._show("")
         self.tokens = 0
         self.attempt = attempt
         self.note(f"retrying (attempt {attempt}): {error}")
 
-    async def finish(self, phase: Phase, now: float) -> None:
+    def finish(self, phase: Phase, now: float) -> None:
         self.finished_at = now
         self.tokens = phase.usage.output_tokens or self.tokens
         self.cost = phase.usage.cost_usd
         final = strip_control(phase.response)
-        await self.flush()
+        self.flush()
         if self.text != final:  # the streamed text is not the answer of record (or not all of it)
-            await self._show(final)
+            self._show(final)
         self.note("")
         self._set_state(PhaseStatus.COMPLETE)
 
-    async def fail(self, phase: Phase | None, now: float, status: PhaseStatus = PhaseStatus.FAILED,
-                   error: str | None = None) -> None:
+    def fail(self, phase: Phase | None, now: float, status: PhaseStatus = PhaseStatus.FAILED,
+             error: str | None = None) -> None:
         """Failed, skipped or cancelled: streamed text is not an answer, so it is cleared."""
         if phase is not None:
             status, error = phase.status, phase.error
         self.finished_at = now if self.started_at is not None else None
-        await self._show("")
-        self.note(f"{status.value}: {error}" if error else status.value)
+        self._show("")
         self._set_state(status)
+        self.note(f"{status.value}: {error}" if error else status.value)
 
-    async def show_final(self, phase: Phase) -> None:
+    def show_final(self, phase: Phase) -> None:
         """A phase's outcome from the finished round, where its own events did not say (no streaming)."""
         if phase.status == PhaseStatus.COMPLETE:
-            await self._show(strip_control(phase.response))
+            self._show(strip_control(phase.response))
             self.tokens = phase.usage.output_tokens
             self.cost = phase.usage.cost_usd
+            self._set_state(phase.status)
         else:
-            await self._show("")
+            self._show("")
+            self._set_state(phase.status)
             self.note(f"{phase.status.value}: {phase.error}" if phase.error else phase.status.value)
-        self._set_state(phase.status)
 
 
 class PaneScroll(VerticalScroll):
-    """The pane's scrolling body. Focus restyles this widget only: Textual's default restyles every
-    descendant on a focus change, i.e. every Markdown block of the pane (seconds with a long transcript),
-    and no rule here depends on the body's focus."""
+    """The pane's scrolling body. It follows the end of the text until the reader scrolls up; scrolling back
+    to the end follows again. Following is Textual's anchor (the compositor keeps the body at its end in the
+    same layout pass as new text), set only while the text overflows the pane: Textual anchors the *bottom*
+    of the content, which would bottom-align text that fits. `follow()` runs after every change the pane
+    sees (each pump, a resize), so a resize that makes the text fit shows it from the top again, and one that
+    makes it overflow keeps the reader's place if they had scrolled up. Home/end/page keys jump without
+    animation, so the frame a key asks for is the next one.
 
-    def watch_has_focus(self, _has_focus: bool) -> None:
+    Focus restyles this widget only: Textual's default restyles every descendant on a focus change, and no
+    rule here depends on the body's focus."""
+
+    def watch_has_focus(self, has_focus: bool) -> None:
         self.app.stylesheet.update_nodes([self], animate=True)
+        if self.parent is not None:  # the pane shows which one the keys go to (its title, reversed)
+            self.parent.set_class(has_focus, "-focused")
+
+    @property
+    def following(self) -> bool:
+        """Whether new text will be in view: it fits, or the body is anchored and at its end."""
+        return self.max_scroll_y == 0 or (self.is_anchored and self.scroll_y >= self.max_scroll_y)
+
+    def follow(self) -> None:
+        """Anchor once the text overflows (a reader who scrolled up has released the anchor: Textual leaves
+        them where they are until they scroll back to the end); un-anchor and show the top when it fits."""
+        if self.max_scroll_y > 0:
+            if not self.is_anchored:
+                self.anchor()
+        elif self.is_anchored or self.scroll_y != 0:
+            self.anchor(False)
+            # the compositor may have left a negative offset (bottom-aligned): back to the top
+            self.scroll_target_y = 0
+            self.scroll_y = 0
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.follow)
+
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
 
 
 class RolePane(Vertical):
@@ -271,6 +503,7 @@ class RolePane(Vertical):
     DEFAULT_CSS = """
     RolePane { border: round $panel-lighten-2; height: 1fr; width: 1fr; }
     RolePane.-active { border: round $accent; }
+    RolePane.-focused { border-title-style: reverse bold; }
     RolePane > .pane-status { color: $text-muted; height: auto; max-height: 2; padding: 0 1; }
     RolePane > VerticalScroll { padding: 0 1; }
     """
@@ -281,7 +514,6 @@ class RolePane(Vertical):
         self.model = model
         self.phase_types = phases
         self.border_title = f"{role} · {strip_control(model)}"
-        # kept, not queried: a query walks every Markdown block below
         self._views = [PhaseView(pt) for pt in phases]
         self._status = Static("waiting", classes="pane-status", markup=False)
         self._status_text = "waiting"
@@ -291,6 +523,10 @@ class RolePane(Vertical):
         yield self._status
         yield self._body
 
+    @property
+    def body(self) -> PaneScroll:
+        return self._body
+
     def view(self, phase_type: PhaseType) -> PhaseView:
         return next(v for v in self._views if v.phase_type == phase_type)
 
@@ -298,21 +534,11 @@ class RolePane(Vertical):
         return list(self._views)
 
     def follow(self) -> None:
-        """Keep the end of the streaming text in view (called once per pump), unless the reader has scrolled
-        up. The body is anchored once its text overflows it: the compositor then keeps it at the end in the
-        same layout pass as the new text (one frame per update, not a second frame to scroll). Scrolling up
-        releases the anchor, scrolling back to the end restores it. Not anchored while the text fits, where
-        an anchor would bottom-align it."""
-        body = self._body
-        if body.max_scroll_y > 0:
-            if not body.is_anchored:
-                body.anchor()
-        elif body.is_anchored:
-            body.anchor(False)
+        self._body.follow()
 
     def refresh_status(self, clock: Callable[[], float]) -> None:
         """Update the one-line status; called by the screen's pump (every STATUS_INTERVAL_S), never per token."""
-        views = self.views()
+        views = self._views
         running = [v for v in views if v.status == PhaseStatus.RUNNING]
         self.set_class(bool(running), "-active")
         current = running[0] if running else next(

@@ -1,0 +1,291 @@
+"""Benchmark 7: the app in a real terminal, measured from outside, as a person sees it.
+
+A private tmux server runs `ebtui` (the venv's console script) in a window; the benchmark only sends keys
+(`tmux send-keys`) and reads the screen (`tmux capture-pane`, polled as fast as tmux answers). Nothing in the
+app is instrumented. Three figures, each over several fresh launches:
+
+- dilemma list visible: from asking tmux for the window to the first capture that shows the built-in
+  dilemmas' titles in the list (not the header, not a "Loading…" placeholder);
+- key press to visible change while both team panes stream from scripted models paced at 150 tokens/s each:
+  `home` / `end` in Team A's pane, alternately, timed from `send-keys` to the first capture in which the pane
+  shows (home) or no longer shows (end) its first line — the change the key asks for, in its final state
+  (the live panes jump without animation, so the first changed frame is the final one);
+- results browser: from F3 to the first capture showing rows of a 10,000-round store.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import BenchResult, Figure, median, percentile
+
+SIZE = (140, 45)
+TOKENS_PER_S = 150
+#: the long reply the team models stream (our own words, Markdown): ≈ 2,400 tokens, 16 s at 150 tokens/s
+LONG_PARAGRAPH = (
+    "The case turns on whether a duty of candour survives when telling the truth predictably harms the "
+    "person it is owed to. A consequentialist weighs the expected welfare of each course; a deontologist asks "
+    "whether anyone is treated merely as a means; a care ethicist asks who depends on whom.\n\n"
+    "- Stakeholders: those deciding now, those affected later, and those represented only by proxy.\n"
+    "- Uncertainty: I hold this view with moderate confidence, about 65%.\n"
+    "- What would change my mind: evidence that the harm is reversible or consented to.\n\n"
+)
+SHORT_REPLY = ("A short presentation.\n\nPrinciple: candour is owed unless it causes grave harm.\n"
+               "Conclusion: tell the truth, gently.")
+
+
+def _ebtui_exe() -> str:
+    exe = Path(sys.executable).parent / "ebtui"
+    return str(exe) if exe.exists() else shutil.which("ebtui") or "ebtui"
+
+
+def _toml_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def models_toml(repeat: int = 30) -> str:
+    long = LONG_PARAGRAPH * repeat
+    return (
+        'default = "bench"\n\n'
+        "[models.bench]\n"
+        'provider = "scripted"\n'
+        f"tokens_per_second = {TOKENS_PER_S}\n\n"
+        "[[models.bench.rules]]\n"
+        "match = \"# Your task: Team A's presentation\"\n"
+        f"reply = {_toml_str(SHORT_REPLY)}\n\n"
+        "[[models.bench.rules]]\n"
+        'match = ""\n'
+        f"reply = {_toml_str(long)}\n"
+    )
+
+
+class Terminal:
+    """One private tmux server (its own socket, no user config) and helpers to drive one window."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmux = shutil.which("tmux") or "tmux"
+        self.base = [self.tmux, "-L", f"ebtui-bench-{os.getpid()}", "-f", "/dev/null"]
+        self.env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "TMUX")}
+        self.env.update({"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp / "cfg")})
+        self.tmp = tmp
+        self.run("new-session", "-d", "-s", "keep", "sleep 3600")
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.base, *args], capture_output=True, text=True, env=self.env,
+                              cwd=self.tmp).stdout
+
+    def start(self, name: str, command: str) -> float:
+        t0 = time.perf_counter()
+        self.run("new-session", "-d", "-s", name, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
+        return t0
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def wait(self, name: str, ok: object, since: float, timeout: float = 30.0) -> float:
+        """Seconds from `since` to the first capture for which ok(screen) holds (nan on timeout)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if ok(self.screen(name)):  # type: ignore[operator]
+                return time.perf_counter() - since
+        return float("nan")
+
+    def keys(self, name: str, *keys: str) -> float:
+        t0 = time.perf_counter()
+        self.run("send-keys", "-t", name, *keys)
+        return t0
+
+    def kill(self, name: str) -> None:
+        self.run("kill-session", "-t", name)
+
+    def close(self) -> None:
+        self.run("kill-server")
+
+
+def _app_command(store: Path, models: Path | None) -> str:
+    env = f"EBTUI_STORE={store}"
+    return f"env {env} {sys.executable} -m ebtui" + (f" --models {models}" if models else "")
+
+
+def _list_markers() -> list[str]:
+    from ebtui.core.dilemmas import load_dilemmas
+
+    # the list shows each dilemma's id and title; ids 2-4 appear nowhere else on the setup screen
+    return [d.id for d in load_dilemmas()[1:4]]
+
+
+def first_frames(term: Terminal, n: int) -> list[float]:
+    markers = _list_markers()
+    out = []
+    for i in range(n):
+        store = term.tmp / f"empty-{i}"
+        name = f"first{i}"
+        t0 = term.start(name, _app_command(store, None))
+        out.append(term.wait(name, lambda s: all(m in s for m in markers), t0))
+        term.kill(name)
+    return out
+
+
+def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 7) -> tuple[list[list[float]], str]:
+    """Per trial, the seconds from each home/end key to the visible change, while both team panes stream."""
+    models = term.tmp / "models.toml"
+    models.write_text(models_toml(), encoding="utf-8")
+    rng = random.Random(seed)
+    markers = _list_markers()
+    out: list[list[float]] = []
+    note = ""
+    for t in range(trials):
+        name = f"keys{t}"
+        store = term.tmp / f"store-keys-{t}"
+        t0 = term.start(name, _app_command(store, models))
+        term.wait(name, lambda s: all(m in s for m in markers), t0)
+        term.keys(name, "C-r")
+        both = term.wait(name, lambda s: "Response: streaming" in s and "Consistency test: streaming" in s,
+                         time.perf_counter(), timeout=40)
+        if both != both:  # nan
+            note = "the round did not reach both team phases streaming: " + term.screen(name)[-400:]
+            term.kill(name)
+            break
+        time.sleep(1.5)  # let Team A's pane overflow so home and end both change what it shows
+        lat: list[float] = []
+        at_home = "✓ Presentation" in term.screen(name)
+        for _ in range(keys_per_trial):
+            time.sleep(rng.uniform(0.1, 0.35))  # keys land at random points of the panes' updates
+            if at_home:
+                t1 = term.keys(name, "End")
+                dt = term.wait(name, lambda s: "✓ Presentation" not in s, t1, timeout=5)
+            else:
+                t1 = term.keys(name, "Home")
+                dt = term.wait(name, lambda s: "✓ Presentation" in s, t1, timeout=5)
+            at_home = not at_home
+            lat.append(dt)
+        still = term.screen(name)
+        if not ("Response: streaming" in still and "Consistency test: streaming" in still):
+            note = f"trial {t}: the team phases had stopped streaming before the last key"
+        out.append(lat)
+        term.keys(name, "x")
+        term.kill(name)
+    return out, note
+
+
+def browser_times(term: Terminal, store: Path, n: int, marker: str) -> list[float]:
+    out = []
+    markers = _list_markers()
+    for i in range(n):
+        name = f"browse{i}"
+        t0 = term.start(name, _app_command(store, None))
+        term.wait(name, lambda s: all(m in s for m in markers), t0)
+        time.sleep(0.3)
+        t1 = term.keys(name, "F3")
+        out.append(term.wait(name, lambda s: s.count(marker) >= 5, t1))
+        term.kill(name)
+    return out
+
+
+def build_store(root: Path, n: int) -> str:
+    """A store of n copies of a real scripted round (as benchmark 3 builds); returns a text every row shows."""
+    from benchmarks.bench_core import template_round, variant
+    from ebtui.core.dilemmas import load_dilemmas
+    from ebtui.core.store import ResultsStore
+
+    store = ResultsStore(root, durable=False)
+    template = template_round()
+    rng = random.Random(3)
+    dilemmas = [d.id for d in load_dilemmas()]
+    models = [f"model-{i}" for i in range(6)]
+    for i in range(1, n + 1):
+        store.save_round(variant(template, i, rng, dilemmas, models, ["t0", "t1"]))
+    store.flush()
+    store.close()
+    return "model-"
+
+
+def _spread(xs: list[float]) -> str:
+    return f"{min(xs) * 1000:.0f}-{max(xs) * 1000:.0f} ms"
+
+
+def bench_terminal(quick: bool = False) -> BenchResult:
+    res = BenchResult("terminal", "7. In a real terminal (tmux), measured from outside")
+    if shutil.which("tmux") is None:
+        res.error = "tmux is not installed"
+        return res
+    n_first = 3 if quick else 7
+    trials = 2 if quick else 5
+    keys = 8 if quick else 24
+    n_rows = 500 if quick else 10_000
+    tmp = Path(tempfile.mkdtemp(prefix="ebtui-bench-term-"))
+    term = Terminal(tmp)
+    try:
+        # tmux's own cost: a shell echo, by the same method
+        shell = []
+        for i in range(5):
+            t0 = term.start(f"sh{i}", "echo READY-MARK; sleep 30")
+            shell.append(term.wait(f"sh{i}", lambda s: "READY-MARK" in s, t0))
+            term.kill(f"sh{i}")
+        polls = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            term.screen("keep")
+            polls.append(time.perf_counter() - t0)
+        first = first_frames(term, n_first)
+        lat, note = key_latencies(term, trials, keys)
+        t_store = time.perf_counter()
+        marker = build_store(tmp / "big-store", n_rows)
+        built = time.perf_counter() - t_store
+        browse = browser_times(term, tmp / "big-store", 3 if quick else 5, marker)
+    finally:
+        term.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    ff_med, ff_p95 = median(first), percentile(first, 0.95)
+    all_keys = [x for trial in lat for x in trial]
+    k_med, k_p95 = median(all_keys), percentile(all_keys, 0.95)
+    trial_p95 = [percentile(t, 0.95) for t in lat if t]
+    b_med, b_p95 = median(browse), percentile(browse, 0.95)
+    ok = all(x == x for x in first + all_keys + browse)  # no nan (a timeout)
+    res.figures = [
+        Figure("`ebtui` started → dilemma list visible, median", ff_med * 1000, "ms"),
+        Figure("Same, 95th percentile", ff_p95 * 1000, "ms", "< 1,000 ms", ok and ff_p95 < 1.0),
+        Figure(f"Key (home/end) → visible change while both team panes stream at {TOKENS_PER_S} tokens/s "
+               "each, median", k_med * 1000, "ms"),
+        Figure("Same, 95th percentile (tmux polling included)", k_p95 * 1000, "ms", "< 80 ms",
+               ok and bool(all_keys) and k_p95 < 0.080),
+        Figure(f"F3 → results browser showing rows of a {n_rows:,}-round store, median", b_med * 1000, "ms"),
+        Figure("Same, 95th percentile", b_p95 * 1000, "ms", "< 1,000 ms", ok and b_p95 < 1.0),
+    ]
+    res.method = (
+        f"A private tmux server (no user config) runs the venv's `ebtui` in a {SIZE[0]}×{SIZE[1]} window "
+        "(TERM=xterm-256color, an empty user config, its own store); the benchmark only sends keys "
+        "(`tmux send-keys`) and reads the screen (`tmux capture-pane -p`, polled back to back: one capture "
+        f"takes ≈ {median(polls) * 1000:.1f} ms here). Nothing in the app is instrumented. "
+        f"Dilemma list: {n_first} launches, from asking tmux for the window to the first capture showing the "
+        "ids of the second to fourth built-in dilemmas (only the list shows them: not the header, not a "
+        "placeholder). "
+        f"Keys: {trials} launches with a models file whose scripted model streams at {TOKENS_PER_S} tokens/s "
+        "(a short presentation, then ≈ 2,400-token replies, so Team B's response and Team A's consistency "
+        f"test stream at the same time); ctrl+r starts the round, and once both are streaming {keys} keys are "
+        "sent at random intervals (0.10-0.35 s) alternating `End` and `Home` in Team A's pane (focused), each "
+        "timed from `send-keys` to the first capture in which the pane's first line (“✓ Presentation”) has "
+        "gone (End) or is back (Home). The panes jump without animation, so that frame is the final one. "
+        f"Browser: a store of {n_rows:,} copies of a real scripted round, {len(browse)} launches, F3 pressed "
+        "once the setup screen is up, timed to the first capture with at least five rows of the table."
+    )
+    res.details = [
+        f"- tmux's own cost: a window running `echo` shows it in {median(shell) * 1000:.0f} ms (median of 5); "
+        f"one capture-pane {median(polls) * 1000:.1f} ms (median), {max(polls) * 1000:.1f} ms (worst) — included "
+        "in the figures, not subtracted",
+        f"- dilemma list: {', '.join(f'{x * 1000:.0f}' for x in first)} ms (spread {_spread(first)})",
+        f"- keys: {len(all_keys)} over {len(lat)} launches; per launch p95 "
+        f"{', '.join(f'{x * 1000:.0f}' for x in trial_p95)} ms; worst {max(all_keys, default=0) * 1000:.0f} ms; "
+        f"spread {_spread(all_keys) if all_keys else '—'}",
+        f"- browser: {', '.join(f'{x * 1000:.0f}' for x in browse)} ms (store built in {built:.1f} s)",
+    ]
+    if note:
+        res.details.append(f"- note: {note}")
+    return res
