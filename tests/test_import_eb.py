@@ -493,3 +493,36 @@ def test_json_outcome(run_dir: Path, tmp_path: Path) -> None:
     assert [p["where"] for p in data["problems"]] == [str(tmp_path / "bad.json")]
     code, out, _ = _import(tmp_path, str(run_dir / "all_rounds.jsonl"), "--json")
     assert code == 0 and json.loads(out)["imported"] == [] and len(json.loads(out)["already"]) == 6
+
+
+def test_report_json_of_an_imported_run_matches_the_runner_table_and_names_the_import(
+        run_dir: Path, tmp_path: Path) -> None:
+    """The contract's path: import twice, then `ebtui report --json`'s criteria_by_model equals the runner's
+    own table except where it defaulted a score (there n is one smaller and the mean is of the real scores)."""
+    records = [json.loads(line) for line in (run_dir / "all_rounds.jsonl").read_text().splitlines()]
+    for _ in range(2):
+        code, _, err = _import(tmp_path, str(run_dir))
+        assert code == 0, err
+    store = str(tmp_path / "store")
+    res = CliRunner().invoke(cli, ["report", "--json", "--store", store])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["n_rounds"] == len(records)
+    got = {(c["model"], c["criterion"]): (c["raw_mean"], c["n"]) for c in out["criteria_by_model"] if c["n"]}
+    published = _runner_table(records, keep_defaults=True)
+    real = _runner_table(records, keep_defaults=False)
+    defaulted = {(records[2]["team_b_model"], "intellectual_honesty"), (records[2]["team_b_model"], "consistency")}
+    assert set(got) == set(published)
+    for key, (mean, n) in published.items():
+        if key in defaulted:
+            assert got[key][1] == n - 1 and got[key][0] == pytest.approx(real[key][0], abs=0.01)
+        else:
+            assert got[key] == (pytest.approx(mean, abs=0.01), n)
+    (imp,) = out["imported"]
+    assert (imp["n_rounds"], imp["defaulted"], imp["disagreements"]) == (len(records), 2, 1)
+    out_dir = tmp_path / "report"
+    res = CliRunner().invoke(cli, ["report", "--store", store, "--out", str(out_dir)])
+    assert res.exit_code == 0, res.output
+    md = (out_dir / "report.md").read_text(encoding="utf-8")
+    line = next(x for x in md.splitlines() if x.startswith("- Imported: "))
+    assert "6 round(s) imported from" in line and "2 score(s) the runner defaulted to 5 are missing" in line
