@@ -154,7 +154,10 @@ def test_score_edit_modal(snap_compare, make_app, store, size, theme) -> None:
 
 # -- results and one round ----------------------------------------------------------------------------------
 def test_results_browser(snap_compare, make_app, size, theme) -> None:
-    app = _themed(make_app(snapshot=True, store=EntriesStore(synthetic_entries(60))), theme)
+    entries = synthetic_entries(60)
+    for i in (57, 58):  # two of the newest rounds imported from the Ethics Bowl runner (`ebtui import eb`): ⇩
+        entries[i]["id"] = f"eb-run1-{i:012x}"
+    app = _themed(make_app(snapshot=True, store=EntriesStore(entries)), theme)
 
     async def run(pilot: Pilot) -> None:
         await pilot.press("f3")
@@ -250,10 +253,30 @@ def test_tournament_progress(snap_compare, tournament_app, size, theme) -> None:
                                    calls_in_flight=2, input_tokens=12_345, output_tokens=2_468, cost_usd=0.0221,
                                    elapsed_s=75.0, eta_s=45.0, budget_usd=None, budget_stopped=False)
         screen._failure(f"{keys[3]}: incomplete — judge: the reply was empty")
+        _write_batch_ledger(app.services.store.root, screen.plan.tournament_id)  # type: ignore[attr-defined]
+        batches = screen.query_one("#batch-status")
+        batches.refresh_rows()  # what its 2 s timer does
+        assert batches.display
         await _wait_until(lambda: screen._shown_progress is screen.progress)  # the screen's own refresh
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+def _write_batch_ledger(store_root: Path, tournament_id: str) -> None:
+    """Two provider batches of the run, both ended (a pending one's age is counted from the wall clock)."""
+    import json
+
+    batches = [
+        {"id": "msgbatch_01snapshotalpha", "model": "alpha", "wave": 1, "phases": {"presentation": 4},
+         "status": "done", "total": 4, "completed": 4, "failed": 0, "submitted_at": 1_000.0, "ended_at": 1_754.0},
+        {"id": "batch_snapshotgamma", "model": "gamma", "wave": 1, "phases": {"judgment": 4},
+         "status": "failed", "total": 4, "completed": 3, "failed": 1, "retried": 1, "submitted_at": 2_000.0,
+         "ended_at": 2_095.0},
+    ]
+    path = Path(store_root) / "batches" / f"{tournament_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"batches": batches}))
 
 
 def test_tournament_analysis(snap_compare, make_app, store: ResultsStore, size, theme) -> None:
