@@ -102,7 +102,7 @@ def test_live_round_mid_stream(snap_compare, make_app, size, theme) -> None:
         await _wait_until(lambda: getattr(app.screen, "state", "") == "running")
         screen = app.screen
         await _wait_until(lambda: not screen._inbox and bool(screen.view(PhaseType.RESPONSE).text))
-        await asyncio.sleep(0.7)  # the pump refreshes the panes' status lines every 0.5 s
+        screen._refresh_status()  # what the pump does every 0.5 s: the panes' status lines, now
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
@@ -115,8 +115,7 @@ def test_live_round_finished(snap_compare, make_app, size, theme) -> None:
 
     async def run(pilot: Pilot) -> None:
         await pilot.press("ctrl+r")
-        await _wait_until(lambda: getattr(app.screen, "state", "") == "finished")
-        await asyncio.sleep(0.7)  # the last status refresh
+        await _wait_until(lambda: getattr(app.screen, "state", "") == "finished")  # its status lines refreshed
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
