@@ -314,7 +314,7 @@ def test_help(snap_compare, make_app, size, theme) -> None:
 
 
 def test_command_palette(snap_compare, make_app, size, theme) -> None:
-    from textual.command import CommandPalette
+    from textual.command import CommandList, CommandPalette
 
     app = _themed(make_app(snapshot=True), theme)
 
@@ -323,7 +323,10 @@ def test_command_palette(snap_compare, make_app, size, theme) -> None:
         app.action_command_palette()
         await _wait_until(lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"result")  # a typed query: the hits are ranked, not listed in arrival order
-        await asyncio.sleep(0.3)  # the palette searches its providers in the background
+        palette = app.screen
+        # the palette searches its providers in a worker: wait until that search is over and has a hit
+        await _wait_until(lambda: palette.query_one(CommandList).option_count >= 1
+                          and all(w.is_finished for w in palette.workers))
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
