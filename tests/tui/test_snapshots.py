@@ -21,6 +21,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 from tui_helpers import (
+    FIXED_TIME,
     EntriesStore,
     events_from_round,
     fixed_round,
@@ -168,6 +169,23 @@ def test_results_browser(snap_compare, make_app, size, theme) -> None:
 
 def test_round_view(snap_compare, make_app, size, theme) -> None:
     round_ = fixed_round()
+    app = _themed(make_app(snapshot=True), theme)
+
+    async def run(pilot: Pilot) -> None:
+        app.push_screen(RoundScreen(round_.id, round_))
+        await pilot.pause()
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+def test_round_view_of_an_imported_round(snap_compare, make_app, size, theme) -> None:
+    """A round read by `ebtui import eb`: the header names the runner and the file it came from."""
+    from ebtui.core.records import Imported
+
+    round_ = fixed_round(round_id="eb-run1-0123456789ab").model_copy(update={"imported": Imported(
+        runner="moral_reasoning_quality_evaluation", source_file="/data/runs/run1/results.jsonl", source_line=3,
+        source_round_id="7", source_run="run1", imported_at=FIXED_TIME)})
     app = _themed(make_app(snapshot=True), theme)
 
     async def run(pilot: Pilot) -> None:
