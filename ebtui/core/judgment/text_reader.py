@@ -109,6 +109,16 @@ _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
 #: reading stops (keeps hostile input fast)
 _MAX_MENTIONS = 2000
+#: a pipe-separated cell that is a "Label: value" pair (anchored, linear: no nested quantifiers)
+_LABELLED_CELL_RE = re.compile(r"[ \t*_]*[A-Za-z][^:]*:[ \t]*\**\d")
+
+
+def _labelled_pipes(raw: str) -> bool:
+    """A line like "Principle Articulation: 7 | Consistency: 8 | ...": it does not open like a table row and
+    at least two of its pipe-separated cells are labelled values — pairs with pipes between them, not a table."""
+    if "|" not in raw or ":" not in raw or raw.lstrip().startswith("|") or len(raw) > 2000:
+        return False
+    return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2
 
 
 @dataclass
@@ -142,7 +152,11 @@ class _TextReader:
             at = offset
             offset += len(raw)
             raw = raw.rstrip("\r\n")
-            if raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
+            if _labelled_pipes(raw):
+                # "Principle Articulation: 7 | Consistency: 8 | ...": labelled pairs with pipes between them,
+                # not a table; read as the same line with semicolons (same length, so offsets still hold)
+                raw = raw.replace("|", ";")
+            elif raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
                 table.append((at, raw))
                 continue
             if table:
