@@ -20,21 +20,12 @@ import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option
 from ebtui.config import ConfigError, load_models_config
+from ebtui.core import events
 from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_document
-from ebtui.core.events import (
-    PhaseFailed,
-    PhaseFinished,
-    PhaseRetrying,
-    PhaseStarted,
-    RoundEvent,
-    RoundFinished,
-    TextDelta,
-)
 from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
-    PHASE_SPEAKER,
     Dilemma,
     PhaseStatus,
     PhaseType,
@@ -45,22 +36,14 @@ from ebtui.core.records import (
 from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ResultsStore, StoreError
+from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.locations import store_dir
 from ebtui.providers.base import ModelClient
 from ebtui.providers.registry import build_clients
 
-PHASE_TITLES = {
-    PhaseType.PRESENTATION: "Presentation",
-    PhaseType.RESPONSE: "Response",
-    PhaseType.REBUTTAL: "Rebuttal",
-    PhaseType.CONSISTENCY_TEST: "Consistency test",
-    PhaseType.JUDGMENT: "Judgment",
-}
-
 
 def _speaker(pt: PhaseType, model: str) -> str:
-    who = {"a": "Team A", "b": "Team B"}.get(PHASE_SPEAKER[pt], "Judge")
-    return f"{who}: {strip_control(model)}"
+    return f"{speaker_label(pt)}: {strip_control(model)}"
 
 
 class LivePrinter:
@@ -94,18 +77,18 @@ class LivePrinter:
             self.write("\n")
 
     def header(self, pt: PhaseType) -> str:
-        title = f"── {PHASE_TITLES[pt]} · {_speaker(pt, self.models.get(pt, '?'))} "
+        title = f"── {PHASE_LABELS[pt]} · {_speaker(pt, self.models.get(pt, '?'))} "
         return f"\n{title}{'─' * max(3, 72 - len(title))}\n"
 
     @staticmethod
-    def retry_note(ev: PhaseRetrying) -> str:
+    def retry_note(ev: events.PhaseRetrying) -> str:
         return (
             f"\n[retrying: attempt {ev.attempt} in {ev.delay_s:.1f}s after {strip_control(ev.error)}; "
             "the text above is discarded]\n"
         )
 
     @staticmethod
-    def end_note(ev: PhaseFinished | PhaseFailed) -> str:
+    def end_note(ev: events.PhaseFinished | events.PhaseFailed) -> str:
         ph = ev.phase
         if ph.status == PhaseStatus.COMPLETE:
             extra = f", {ph.attempts} attempts" if ph.attempts > 1 else ""
@@ -116,25 +99,25 @@ class LivePrinter:
         return f"[{what}{kind}: {strip_control(ph.error or '')}]\n"
 
     # -- events --------------------------------------------------------------------------------------
-    def handle(self, ev: RoundEvent) -> None:
-        if isinstance(ev, PhaseStarted):
+    def handle(self, ev: events.RoundEvent) -> None:
+        if isinstance(ev, events.PhaseStarted):
             self.models[ev.phase_type] = ev.model_id
             self.buffers[ev.phase_type] = []
             self.running.append(ev.phase_type)
             if self.live is None:
                 self.go_live(ev.phase_type)
-        elif isinstance(ev, TextDelta):
+        elif isinstance(ev, events.TextDelta):
             text = strip_control(ev.text)
             if ev.phase_type == self.live:
                 self.write(text)
             elif ev.phase_type in self.buffers:
                 self.buffers[ev.phase_type].append(text)
-        elif isinstance(ev, PhaseRetrying):
+        elif isinstance(ev, events.PhaseRetrying):
             if ev.phase_type == self.live:
                 self.write(self.retry_note(ev))
             else:
                 self.buffers[ev.phase_type] = [self.retry_note(ev).lstrip("\n")]
-        elif isinstance(ev, PhaseFinished | PhaseFailed):
+        elif isinstance(ev, events.PhaseFinished | events.PhaseFailed):
             self.finish(ev)
 
     def interrupted(self) -> None:
@@ -154,7 +137,7 @@ class LivePrinter:
         self.write(self.header(pt))
         self.write("".join(self.buffers.get(pt, [])))
 
-    def finish(self, ev: PhaseFinished | PhaseFailed) -> None:
+    def finish(self, ev: events.PhaseFinished | events.PhaseFailed) -> None:
         pt = ev.phase.phase_type
         self.models.setdefault(pt, ev.phase.model_id)
         if pt in self.running:
@@ -229,10 +212,10 @@ async def _play(
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
     try:
         result: Round | None = None
-        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as events:
-            async for ev in events:
+        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as stream:
+            async for ev in stream:
                 printer.handle(ev)
-                if isinstance(ev, RoundFinished):
+                if isinstance(ev, events.RoundFinished):
                     result = ev.round
         assert result is not None
         return result

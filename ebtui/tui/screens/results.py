@@ -14,7 +14,6 @@ from typing import Any
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
@@ -23,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.keys import bindings
 
 #: (label, key, fixed width or None for a share of what is left, priority: dropped first when narrow)
 COLUMNS = (("When", "when", 16, 0), ("Dilemma", "dilemma", None, 0), ("Team A", "a", None, 0),
@@ -120,17 +120,12 @@ def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[T
 
 class ResultsScreen(Screen[None]):
     CSS_PATH = "results.tcss"
-    BINDINGS = [
-        Binding("ctrl+l", "reload", "Reload", id="results.reload"),
-        Binding("m", "more", "More rows", id="results.more"),
-        Binding("escape", "back", "Back", id="results.back"),
-    ]
+    BINDINGS = bindings("results")
 
+    @dataclass
     class EntriesLoaded(Message):
-        def __init__(self, entries: list[dict[str, Any]], complete: bool = True) -> None:
-            super().__init__()
-            self.entries = entries
-            self.complete = complete  # False: only the newest page; the rest follows
+        entries: list[dict[str, Any]]
+        complete: bool = True  # False: only the newest page; the rest follows
 
     def __init__(self) -> None:
         super().__init__()

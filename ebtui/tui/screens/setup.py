@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -19,9 +19,10 @@ from textual.widgets.option_list import Option
 
 from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
-from ebtui.tui.services import RoundRequest
+from ebtui.tui.keys import bindings
 
 if TYPE_CHECKING:
+    from ebtui.core.round import RoundSpec
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
@@ -29,22 +30,17 @@ ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
 
 class SetupScreen(Screen[None]):
     CSS_PATH = "setup.tcss"
-    BINDINGS = [
-        Binding("ctrl+r", "start", "Start round", id="setup.start", priority=True),
-        Binding("ctrl+o", "open_document", "Open document", id="setup.open"),
-    ]
+    BINDINGS = bindings("setup")
 
+    @dataclass
     class RoundRequested(Message):
-        def __init__(self, request: RoundRequest) -> None:
-            super().__init__()
-            self.request = request
+        request: RoundSpec
 
+    @dataclass
     class DocumentLoaded(Message):
-        def __init__(self, path: Path | None, dilemmas: list[Dilemma], *, initial: bool = False) -> None:
-            super().__init__()
-            self.path = path
-            self.dilemmas = dilemmas
-            self.initial = initial  # the app's own document, loaded after the first paint
+        path: Path | None
+        dilemmas: list[Dilemma]
+        initial: bool = False  # the app's own document, loaded after the first paint
 
     def __init__(self) -> None:
         super().__init__()
@@ -188,7 +184,9 @@ class SetupScreen(Screen[None]):
             self.notify("Max tokens: a whole number of 1 or more, or empty for the model's default.",
                         severity="error")
             return
-        request = RoundRequest(
+        from ebtui.core.round import RoundSpec  # the engine comes in with the first round, not at start-up
+
+        request = RoundSpec(
             dilemma=dilemma,
             team_a=models["team-a"],
             team_b=models["team-b"],

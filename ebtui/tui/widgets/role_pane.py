@@ -31,19 +31,12 @@ from textual.widgets import Static
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views.phases import PHASE_LABELS
 
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 #: a tail longer than this with no paragraph boundary (a long tight list, a code block) is still cut at a line
 #: boundary outside a fence, so the text re-rendered per update stays bounded
 MAX_TAIL_CHARS = 2000
-
-PHASE_LABELS: dict[PhaseType, str] = {
-    PhaseType.PRESENTATION: "Presentation",
-    PhaseType.RESPONSE: "Response",
-    PhaseType.REBUTTAL: "Rebuttal",
-    PhaseType.CONSISTENCY_TEST: "Consistency test",
-    PhaseType.JUDGMENT: "Judgment",
-}
 
 
 def _cut_point(before: str, text: str) -> int | None:
