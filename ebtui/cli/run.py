@@ -12,16 +12,14 @@ import asyncio
 import contextlib
 import signal
 import sys
-import warnings
 from pathlib import Path
 from typing import TextIO
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option, load_document
 from ebtui.config import ConfigError, load_models_config
 from ebtui.core import events
-from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_document
 from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
 from ebtui.core.records import (
     CRITERIA,
@@ -37,6 +35,7 @@ from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ResultsStore, StoreError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
+from ebtui.core.views.scores import score_grid
 from ebtui.locations import store_dir
 from ebtui.providers.base import ModelClient
 from ebtui.providers.registry import build_clients
@@ -169,20 +168,22 @@ def _cell(v: int | None) -> str:
 
 
 def score_table(r: Round) -> list[str]:
+    """The scores after the round, from core.views.scores (what `rounds show` and the app's score card show)."""
     a = f"Team A ({strip_control(r.team_a_model)})"
     b = f"Team B ({strip_control(r.team_b_model)})"
     lines = [f"Scores — judge: {strip_control(r.judge_model)}" + (" (blind)" if r.blind_judge else "")]
     if r.judgment is None:
         return lines + ["  no judgment"]
-    sa, sb = r.judgment.effective_scores("a"), r.judgment.effective_scores("b")
+    view = score_grid(r)
     w0 = max(len(x) for x in CRITERION_LABELS.values())
     wa, wb = max(len(a), 3), max(len(b), 3)
     lines.append(f"  {'':<{w0}}  {a:>{wa}}  {b:>{wb}}")
     for c in CRITERIA:
-        lines.append(f"  {CRITERION_LABELS[c]:<{w0}}  {_cell(getattr(sa, c)):>{wa}}  {_cell(getattr(sb, c)):>{wb}}")
-    lines.append(f"  {'Total':<{w0}}  {_cell(sa.total()):>{wa}}  {_cell(sb.total()):>{wb}}")
-    if r.judgment.needs_review:
-        reasons = "; ".join(strip_control(x) for x in r.judgment.review_reasons) or "see the raw reply"
+        va, vb = view.cell("a", c).value, view.cell("b", c).value
+        lines.append(f"  {CRITERION_LABELS[c]:<{w0}}  {_cell(va):>{wa}}  {_cell(vb):>{wb}}")
+    lines.append(f"  {'Total':<{w0}}  {_cell(view.totals['a']):>{wa}}  {_cell(view.totals['b']):>{wb}}")
+    if view.needs_review:
+        reasons = "; ".join(strip_control(i.reason.message) for i in view.open_items) or "see the raw reply"
         lines.append(f"  needs review: {reasons}")
     return lines
 
@@ -258,14 +259,7 @@ def run(
     models_file = ctx_option(ctx, "models_file", models_file)
     store = ctx_option(ctx, "store", store)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DilemmaWarning)  # printed once each, below
-        try:
-            doc = load_document(document)
-        except DocumentError as exc:
-            raise CliError(strip_control(str(exc))) from None
-    for message in doc.warnings:
-        click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
+    doc = load_document(document)
     dilemma = _find_dilemma(doc.dilemmas, dilemma_id, document or "the built-in document")
 
     try:
@@ -298,16 +292,8 @@ def run(
          ("--blind-judge", blind_judge), ("--max-tokens", max_tokens), ("--json", as_json),
          ("--resume", round_id)],
     )
-    spec = RoundSpec(
-        dilemma=dilemma,
-        team_a=team_a,
-        team_b=team_b,
-        judge=judge,
-        blind_judge=blind_judge,
-        round_id=round_id,
-        max_tokens=max_tokens,
-        document=str(Path(doc.path).resolve()) if document else "",
-    )
+    spec = RoundSpec(dilemma, team_a, team_b, judge, blind_judge=blind_judge, round_id=round_id,
+                     max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
     info = sys.stderr if as_json else sys.stdout
     printer = LivePrinter(info)
     click.echo(

@@ -8,6 +8,8 @@ from typing import Any
 
 from textual import on
 from textual.app import App
+from textual.binding import Binding
+from textual.dom import DOMNode
 
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.commands import EbtuiCommands
@@ -57,6 +59,7 @@ class EbtuiApp(App[None]):
         self._initial_theme = theme
         #: the user's config.toml whose [keymap] is applied at start (run_app passes it; tests pass their own)
         self._keymap_file = keymap_file
+        self._clashes_reported: set[str] = set()
         if snapshot:
             self.animation_level = "none"
         self._register_themes()
@@ -91,6 +94,14 @@ class EbtuiApp(App[None]):
             self.notify(strip_control(error), title="Keymap entry skipped", severity="warning", timeout=10)
         if loaded.keymap:
             self.set_keymap(loaded.keymap)
+
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
+        """A remapped key took the key of another binding: say so once (Textual asks on every key press)."""
+        lost = ", ".join(sorted(f"{b.id or b.action} ({b.key})" for b in clashed_bindings))
+        message = f"the keymap gave these keys to other bindings: {lost}"
+        if message not in self._clashes_reported:
+            self._clashes_reported.add(message)
+            self.notify(strip_control(message), title="Keymap clash", severity="warning", timeout=10)
 
     # -- actions -------------------------------------------------------------------------------
     def _setup_screen(self) -> SetupScreen | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 DEFAULTS_FILE = Path(__file__).with_name("keys.toml")
 
@@ -31,6 +31,6 @@ KEY_TABLE: tuple[Binding, ...] = _read_table(DEFAULTS_FILE)
 BY_ID: dict[str, Binding] = {b.id: b for b in KEY_TABLE if b.id is not None}
 
 
-def bindings(scope: str) -> list[Binding]:
+def bindings(scope: str) -> list[BindingType]:
     """The default bindings whose id starts with `scope.`, in the table's order."""
     return [b for b in KEY_TABLE if b.id is not None and b.id.startswith(f"{scope}.")]

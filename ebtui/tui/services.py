@@ -14,13 +14,15 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ebtui.core.events import RoundEvent
 from ebtui.core.records import Dilemma
 from ebtui.providers.base import ModelClient
 
 if TYPE_CHECKING:  # the engine is imported when a round starts, not at start-up
+    from textual.dom import DOMNode
+
     from ebtui.core.round import RoundSpec
 
 
@@ -171,3 +173,12 @@ def default_services(document: str | Path | None = None, models_file: str | Path
         models_config=config,
         default_roles=default_role_models(config),
     )
+
+
+class _AppWithServices(Protocol):
+    services: Services
+
+
+def app_services(node: DOMNode) -> Services:
+    """The Services of the app a screen or widget runs in (EbtuiApp.services)."""
+    return cast(_AppWithServices, node.app).services

@@ -31,6 +31,7 @@ from ebtui.core.records import PhaseStatus, PhaseType, Round
 from ebtui.core.round import RoundSpec
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
 
 PANE_OF: dict[PhaseType, str] = {
@@ -80,7 +81,7 @@ class LiveRoundScreen(Screen[None]):
 
     @property
     def clock(self) -> Callable[[], float]:
-        return self.app.services.clock  # type: ignore[attr-defined]
+        return app_services(self).clock
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
@@ -206,7 +207,7 @@ class LiveRoundScreen(Screen[None]):
 
     @work(thread=True, group="round-load", exit_on_error=False)
     def _load_saved(self) -> None:
-        store = self.app.services.store  # type: ignore[attr-defined]
+        store = app_services(self).store
         if self.round_id is None or store is None:
             return
         try:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
 
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label, speaker_model
 from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 
@@ -47,14 +51,14 @@ class RoundScreen(Screen[None]):
         else:
             self._load()
 
-    @work(thread=True, exclusive=True, group="round-load", exit_on_error=False)
-    def _load(self) -> None:
-        try:
-            round_ = self.app.services.store.load_round(self.round_id)  # type: ignore[attr-defined]
+    @work(exclusive=True, group="round-load", exit_on_error=False)
+    async def _load(self) -> None:
+        try:  # the file is read in a thread: the UI never waits on a disk
+            round_ = await asyncio.to_thread(app_services(self).store.load_round, self.round_id)
         except Exception as exc:
-            self.app.call_from_thread(self.notify, f"Could not open round {self.round_id}: {exc}", severity="error")
+            self.notify(f"Could not open round {self.round_id}: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._show_round, round_)
+        await self._show_round(round_)
 
     async def _show_round(self, round_: Round) -> None:
         r = self.round = round_
@@ -67,7 +71,7 @@ class RoundScreen(Screen[None]):
              if r.imported else "", "dim"),
         ))
         body = self.query_one("#transcript-body", VerticalScroll)
-        widgets = []
+        widgets: list[Widget] = []
         for i, pt in enumerate(PHASE_ORDER, 1):
             widgets.append(Static(phase_heading(r, i, pt), classes="transcript-heading"))
             phase = r.phase(pt)
@@ -86,7 +90,7 @@ class RoundScreen(Screen[None]):
         placeholder = self.query("#card-placeholder")
         if placeholder:
             await placeholder.remove()
-            await self.query_one("#card", TabPane).mount(ScoreCard(r, self.app.services.store))  # type: ignore[attr-defined]
+            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_services(self).store))
         else:
             self.query_one(ScoreCard).show(r)
 

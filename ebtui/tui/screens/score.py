@@ -9,6 +9,7 @@ from textual.widgets import Footer, Header
 
 from ebtui.core.records import Round
 from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 
@@ -23,7 +24,7 @@ class ScoreCardScreen(Screen[Round]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ScoreCard(self.round, self.app.services.store)  # type: ignore[attr-defined]
+        yield ScoreCard(self.round, app_services(self).store)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -20,7 +20,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -137,7 +136,7 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(TournamentExport, Screen[None]):
+class TournamentScreen(TournamentExport):
     CSS_PATH = "tournament.tcss"
     BINDINGS = bindings("tournament")
 
@@ -238,10 +237,6 @@ class TournamentScreen(TournamentExport, Screen[None]):
         path.focus()
         if path.value:
             self.load_plan(path.value)
-
-    @property
-    def services(self) -> Any:
-        return self.app.services  # type: ignore[attr-defined]
 
     def _message(self, text: str, *, error: bool = False) -> None:
         line = self.query_one("#tournament-message", Static)

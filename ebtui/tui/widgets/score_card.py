@@ -58,15 +58,20 @@ def describe_cell(c: ScoreCell) -> Text:
     return out
 
 
-def _total(judgment: Judgment, team: Team, colors: dict[str, str]) -> Text:
-    scores = judgment.effective_scores(team)
-    total = scores.total()
+def _missing(view: ScoreGridView, *teams: Team) -> int:
+    """Scores still missing after overrides (the judge gave none and no human set one)."""
+    return sum(1 for (team, _), cell in view.cells.items() if team in teams and cell.value is None)
+
+
+def _total(view: ScoreGridView, team: Team, colors: dict[str, str]) -> Text:
+    total = view.totals[team]
     if total is None:
-        return Text(f"— ({len(scores.missing())} missing)", style=f"bold {colors['error']}")
+        missing = _missing(view, team)
+        return Text(f"— ({missing} missing)", style=f"bold {colors['error']}")
     return Text(f"{total} / 70", style="bold")
 
 
-class ScoreGrid(DataTable):
+class ScoreGrid(DataTable[Text | str]):
     """Criteria down, teams across; Enter (or e) on a team's cell asks to edit it."""
 
     DEFAULT_CSS = """
@@ -97,7 +102,7 @@ class ScoreGrid(DataTable):
         self.clear()
         for crit in CRITERIA:
             self.add_row(CRITERION_LABELS[crit], *(_cell(view.cell(t, crit), colors) for t in TEAMS), key=crit)
-        self.add_row(Text("Total", style="bold"), *(_total(judgment, t, colors) for t in TEAMS), key="total")
+        self.add_row(Text("Total", style="bold"), *(_total(view, t, colors) for t in TEAMS), key="total")
         self.cursor_coordinate = coordinate if coordinate.column else coordinate._replace(column=1)
 
     @on(DataTable.CellHighlighted)
@@ -111,7 +116,7 @@ class ScoreGrid(DataTable):
     def _selected(self) -> tuple[Team, str] | None:
         row_key, col_key = self.coordinate_to_cell_key(self.cursor_coordinate)
         if col_key.value in TEAMS and row_key.value in CRITERIA:
-            return col_key.value, row_key.value  # type: ignore[return-value]
+            return col_key.value, row_key.value
         return None
 
     @on(DataTable.CellSelected)
@@ -195,7 +200,7 @@ class ScoreCard(Vertical):
         self.query_one(".card-header", Static).update(header)
         view = score_grid(r.judgment)
         self.view = view
-        missing = sum(len(judgment.effective_scores(t).missing()) for t in TEAMS)
+        missing = _missing(view, *TEAMS)
         review = self.query_one(".card-review", Static)
         if r.judgment is not None and view.needs_review:
             lines = [f"⚠ needs review: {len(view.open_items)} of {len(view.items)} item(s) open"
