@@ -240,7 +240,11 @@ class LiveRoundScreen(Screen[None]):
             return
         from ebtui.tui.screens.score import ScoreCardScreen
 
-        self.app.push_screen(ScoreCardScreen(self.round))
+        def corrected(round_: Round | None) -> None:  # overrides made on the card: s shows them next time
+            if round_ is not None:
+                self.round = round_
+
+        self.app.push_screen(ScoreCardScreen(self.round), corrected)
 
     def action_back(self) -> None:
         self.dismiss(None)
