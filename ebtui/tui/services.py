@@ -127,11 +127,6 @@ class Services:
     #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
     default_roles: tuple[str, str, str] | None = None
 
-    def start_round(self, request: RoundSpec) -> AsyncIterator[RoundEvent]:
-        """Build the clients (ConfigError for a missing key) and start the core's round engine."""
-        clients = self.make_clients([request.team_a, request.team_b, request.judge])
-        return self.run_round(request, clients, self.store)
-
 
 def model_detail(name: str, provider: str | None, model: str | None) -> str:
     """What the model picker shows after a model's name: provider/model, each said once and only when it
