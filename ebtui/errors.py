@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
@@ -10,4 +12,4 @@ class UsageError(Exception):
     """Bad input (a file, a flag, a models.toml): shown as one line `ebtui: error: ...` with exit code 2,
     never a traceback. The TUI raises it before its screen opens; the CLI's CliError is one too."""
 
-    exit_code = EXIT_USAGE
+    exit_code: ClassVar[int] = EXIT_USAGE

@@ -83,7 +83,7 @@ def test_pick_watch_correct_and_find_a_round_in_a_real_terminal(tmp_path: Path) 
         assert "needs review" in shown and "missing" in shown
         tmux.keys("Enter")
         tmux.wait_for("Judge's score: missing")
-        tmux.keys("8", "Enter")
+        tmux.keys("8", "Tab", "scored by hand", "Enter")  # a correction needs a note (core.overrides)
         tmux.wait_for("(judge —)")
         saved = json.loads(files[0].read_text())
         overrides = saved["judgment"]["overrides"]
