@@ -56,15 +56,17 @@ def cached_builtin_dilemmas() -> list[Dilemma] | None:
     """The built-in dilemmas from a cache that matches the shipped document, or None (then parse it)."""
     from ebtui.locations import builtin_document
 
+    doc = builtin_document()
     try:
-        key = _builtin_key(builtin_document())
+        key = _builtin_key(doc)
     except OSError:
         return None
     for path in builtin_cache_paths():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("key") == key:
-                return [Dilemma.model_validate(d) for d in data["dilemmas"]]
+                # the cache holds no path (it ships in the package): the source is where the document is now
+                return [Dilemma.model_validate({**d, "source": str(doc)}) for d in data["dilemmas"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
     return None
@@ -78,7 +80,7 @@ def write_builtin_cache(dilemmas: list[Dilemma], path: Path | None = None) -> Pa
     path = path or builtin_cache_paths()[1]
     try:
         data = {"key": _builtin_key(builtin_document()),
-                "dilemmas": [d.model_dump(mode="json") for d in dilemmas]}
+                "dilemmas": [d.model_dump(mode="json", exclude={"source"}) for d in dilemmas]}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
