@@ -22,8 +22,16 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ebtui.core.records import Dilemma
+
+if TYPE_CHECKING:  # python-docx is imported lazily: only reading a .docx needs it
+    from docx.document import Document as DocxDocument
+    from docx.oxml.xmlchemy import BaseOxmlElement
+    from docx.styles.style import BaseStyle
+    from docx.table import Table, _Cell
+    from docx.text.paragraph import Paragraph
 
 __all__ = [
     "DilemmaDocument",
@@ -154,7 +162,7 @@ def load_document(path: str | Path | None = None) -> DilemmaDocument:
 # --------------------------------------------------------------------------------------------- reading
 
 
-def _open_docx(path: Path):  # -> docx.document.Document
+def _open_docx(path: Path) -> DocxDocument:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
@@ -216,7 +224,7 @@ def _label_key(label: str) -> str | None:
     return _LABELS.get(_WS.sub(" ", label).strip().strip("*").strip())
 
 
-def _flatten(document) -> Iterator[_Para]:  # document: docx.document.Document
+def _flatten(document: DocxDocument) -> Iterator[_Para]:
     return _Reader(document).walk(document.element.body, document)
 
 
@@ -224,7 +232,7 @@ class _Reader:
     """Turns body elements into _Para items; style facts are looked up once per style id (python-docx's own
     style lookups are linear scans, which made a 200-paragraph document take most of a second)."""
 
-    def __init__(self, document) -> None:
+    def __init__(self, document: DocxDocument) -> None:
         from docx.oxml.ns import qn
 
         self.document = document
@@ -266,7 +274,7 @@ class _Reader:
             self._styles[key] = (heading, is_list, bold)
         return self._styles[key]
 
-    def walk(self, container, parent) -> Iterator[_Para]:
+    def walk(self, container: BaseOxmlElement, parent: DocxDocument | _Cell) -> Iterator[_Para]:
         from docx.table import Table
         from docx.text.paragraph import Paragraph
 
@@ -281,11 +289,11 @@ class _Reader:
                 if content is not None:
                     yield from self.walk(content, parent)
 
-    def table(self, table) -> Iterator[_Para]:
+    def table(self, table: Table) -> Iterator[_Para]:
         """A "label | content" table gives labelled sections; any other table gives one line per row."""
         rows = []
         for row in table.rows:
-            cells = []
+            cells: list[_Cell] = []
             for cell in row.cells:
                 if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
                     continue
@@ -311,7 +319,7 @@ class _Reader:
             if line:
                 yield _Para(text=line)
 
-    def para(self, p) -> _Para:
+    def para(self, p: Paragraph) -> _Para:
         from docx.text.run import Run
 
         qn = self.qn
@@ -322,7 +330,8 @@ class _Reader:
         style_id = None
         if p_pr is not None:
             num_pr = p_pr.numPr
-            if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
+            num_id = num_pr.numId if num_pr is not None else None  # type: ignore[attr-defined]  # docx's oxml descriptors are untyped
+            if num_id is not None and num_id.val != 0:
                 is_list = True
             ol = p_pr.find(qn("w:outlineLvl"))
             if ol is not None:
@@ -356,11 +365,13 @@ class _Reader:
                      bold_prefix=_norm("".join(bold_prefix)))
 
 
-def _style_chain(style) -> Iterator:
+def _style_chain(style: BaseStyle | None) -> Iterator[BaseStyle]:
+    from docx.styles.style import CharacterStyle
+
     seen = 0
     while style is not None and seen < 10:
         yield style
-        style = style.base_style
+        style = style.base_style if isinstance(style, CharacterStyle) else None  # paragraph styles too
         seen += 1
 
 

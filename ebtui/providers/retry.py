@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ebtui.providers.base import (
@@ -63,7 +63,7 @@ class RetryPolicy:
             if error.retry_after > self.retry_after_max_s:
                 return None
             return max(0.0, error.retry_after)
-        base = min(self.backoff_max_s, self.backoff_s * 2 ** (failed_attempt - 1))
+        base = min(self.backoff_max_s, self.backoff_s * 2.0 ** (failed_attempt - 1))
         return base * (0.75 + 0.25 * self._rng.random())
 
 
@@ -137,7 +137,7 @@ class RetryingClient(ModelClient):
 
     async def _one_attempt(
         self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error.
 
         Only the time spent waiting for the inner stream counts (not the consumer's time between items).
@@ -171,7 +171,8 @@ class RetryingClient(ModelClient):
         finally:
             if guard is not None:
                 guard.stop()
-            await agen.aclose()
+            if isinstance(agen, AsyncGenerator):  # every client's stream is one; close it here, not when collected
+                await agen.aclose()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
