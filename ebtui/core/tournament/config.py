@@ -29,6 +29,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+__all__ = [
+    "Limits",
+    "TournamentConfig",
+    "TournamentConfigError",
+    "load_tournament_config",
+    "parse_tournament_config",
+]
+
 
 class TournamentConfigError(Exception):
     """A tournament.toml problem; the message names the file and the field."""

@@ -19,6 +19,13 @@ from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import DEFAULT_OUTPUT_TOKENS, Budget, ModelInfo, estimate_tokens
 from ebtui.providers.base import Completion, ModelClient, ProviderError, Retrying, StreamItem
 
+__all__ = [
+    "AdaptiveLimiter",
+    "BUDGET_ERROR_PREFIX",
+    "CallStats",
+    "LimitedClient",
+]
+
 BUDGET_ERROR_PREFIX = "not started: tournament budget"
 
 
