@@ -160,5 +160,11 @@ class ModelClient(abc.ABC):
             raise ProviderError("stream", f"{self.name}: stream ended without a completion")
         return completion
 
+    def unlimited(self) -> ModelClient:
+        """This client without a concurrency limit of its own, for a caller that limits the model's calls
+        itself (a tournament's LimitedClient), so that one layer limits each call, never two. A client
+        with no limit of its own is itself."""
+        return self
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

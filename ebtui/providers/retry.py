@@ -84,6 +84,13 @@ class RetryingClient(ModelClient):
     def __repr__(self) -> str:
         return f"RetryingClient({self.inner!r}, {self.policy!r})"
 
+    def unlimited(self) -> RetryingClient:
+        """The same model, retries and stall guard without this client's per-model semaphore (it shares the
+        inner client: closing either closes both)."""
+        if not self.max_concurrency:
+            return self
+        return RetryingClient(self.inner, self.policy)
+
     def _semaphore(self) -> asyncio.Semaphore | None:
         if not self.max_concurrency:
             return None

@@ -2,9 +2,11 @@
 wrapper that holds them per call (with the budget check). The number of exchanges in flight (the
 config's `concurrency`) is the runner's one semaphore; `build_limited_clients` makes the rest.
 
-The provider layer's own per-model semaphore (RetryingClient, models.toml max_concurrency) is what a
-single round outside a tournament is limited by; inside a tournament the model limiter made here is never
-larger than it, so the provider's never binds."""
+A call is limited in one layer only. Outside a tournament that is the provider layer's per-model
+semaphore (RetryingClient, models.toml max_concurrency). Inside one, the tournament takes the model's limit
+over: its model limiter is the smaller of tournament.toml's and models.toml's, and it wraps the client's
+`unlimited()` twin, so the provider's semaphore is not held as well (nor a provider slot while a call
+waits for its model)."""
 
 from __future__ import annotations
 
@@ -262,7 +264,7 @@ def build_limited_clients(
             lims.append(out.model_limiters[name])
         lims.append(prov)
         out.clients[name] = LimitedClient(
-            clients[name], info=info, limiters=lims, provider_limiter=prov, budget=budget,
+            clients[name].unlimited(), info=info, limiters=lims, provider_limiter=prov, budget=budget,
             stats=stats, expected_output_tokens=config.expected_output_tokens, on_change=on_change,
         )
     return out
