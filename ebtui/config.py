@@ -40,14 +40,15 @@ class ProviderPreset:
     extras: frozenset[str] = frozenset()  # provider-specific fields accepted under [models.NAME]
 
 
-_OPENAI_EXTRAS = frozenset({"json_schema", "reasoning_effort", "top_p", "seed", "extra_headers"})
+_OPENAI_EXTRAS = frozenset({"json_schema", "reasoning_effort", "top_p", "seed", "extra_headers", "batch",
+                            "prompt_cache_key"})
 
 PROVIDERS: dict[str, ProviderPreset] = {
     # Anthropic's API version 2026-10-21 (anthropic 2.x) has no temperature/top_p/top_k.
     "anthropic": ProviderPreset("anthropic", None, "ANTHROPIC_API_KEY", supports_temperature=False,
-                                extras=frozenset({"cache_system", "extra_headers"})),
+                                extras=frozenset({"cache_system", "extra_headers", "batch"})),
     "openai": ProviderPreset("openai", None, "OPENAI_API_KEY", extras=_OPENAI_EXTRAS),
-    "google": ProviderPreset("google", None, "GEMINI_API_KEY", extras=frozenset({"top_p", "seed"})),
+    "google": ProviderPreset("google", None, "GEMINI_API_KEY", extras=frozenset({"top_p", "seed", "batch"})),
     "xai": ProviderPreset("openai", "https://api.x.ai/v1", "XAI_API_KEY", extras=_OPENAI_EXTRAS),
     "qwen": ProviderPreset("openai", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
                            extras=_OPENAI_EXTRAS),
@@ -80,6 +81,9 @@ class ModelConfig(BaseModel):
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     price_in: float | None = Field(default=None, ge=0.0)  # USD per million input tokens
     price_out: float | None = Field(default=None, ge=0.0)  # USD per million output tokens
+    #: USD per million input tokens served from the prompt cache (default: the provider's usual share of
+    #: price_in, see ebtui.providers.common.CACHE_READ_SHARE)
+    price_cached_in: float | None = Field(default=None, ge=0.0)
     max_concurrency: int = Field(default=4, gt=0)
     timeout_s: float = Field(default=120.0, gt=0)  # read timeout: the longest wait for any bytes
     connect_timeout_s: float = Field(default=10.0, gt=0)
@@ -246,11 +250,11 @@ def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path
             raise bad(key, f"must be an integer >= 0 (got {value!r})")
         if key == "repeat_penalty" and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
             raise bad(key, f"must be a number > 0 (got {value!r})")
-        if key in ("json_schema", "cache_system") and not isinstance(value, bool):
+        if key in ("json_schema", "cache_system", "batch") and not isinstance(value, bool):
             raise bad(key, f"must be true or false (got {value!r})")
         if key == "judge_mode" and value not in ("valid", "malformed", "prose", "out_of_range"):
             raise bad(key, f"must be one of valid, malformed, prose, out_of_range (got {value!r})")
-        if key in ("model_path", "reasoning_effort") and not isinstance(value, str):
+        if key in ("model_path", "reasoning_effort", "prompt_cache_key") and not isinstance(value, str):
             raise bad(key, f"must be a string (got {value!r})")
         if key == "seed" and not isinstance(value, int | str):
             raise bad(key, f"must be an integer or string (got {value!r})")

@@ -22,6 +22,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "rounds": ("ebtui.cli.rounds:rounds", "List, show and override saved rounds."),
     "tournament": ("ebtui.cli.tournament:tournament", "Run a tournament from a tournament.toml."),
     "tournaments": ("ebtui.cli.tournament:tournaments", "List saved tournaments."),
+    "import": ("ebtui.cli.imports:import_group", "Import rounds played by other programs (eb: the Ethics Bowl runner)."),
     "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
 }
 

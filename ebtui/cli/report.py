@@ -84,13 +84,13 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 def _from_models(models_file: str | None, classifier: str | None,
                  rounds: list[Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
     """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
-    models.toml: the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
+    models.toml: the family recorded in its rounds, else the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
     classification of every consistency-test answer. Without --models and --classifier an unreadable default
     models.toml is no reason to refuse a report (every family then comes from the name heuristic)."""
     import asyncio
 
     from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.analysis.families import resolve_families
+    from ebtui.core.analysis.families import recorded_families, resolve_families
 
     names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
     try:
@@ -98,8 +98,8 @@ def _from_models(models_file: str | None, classifier: str | None,
     except ConfigError as exc:
         if models_file or classifier:
             raise CliError(str(exc)) from None
-        return resolve_families(names, None), None
-    families = resolve_families(names, config)
+        return resolve_families(names, None, recorded_families(rounds)), None
+    families = resolve_families(names, config, recorded_families(rounds))
     if not classifier:
         return families, None
     from ebtui.core.analysis import classify_consistency_answers_with_model

@@ -240,6 +240,8 @@ def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store:
                f"Judge: {_clean(round_.judge_model)}" + ("  (blind)" if round_.blind_judge else ""))
     if round_.tournament_id:
         click.echo(f"Tournament: {_clean(round_.tournament_id)}")
+    if round_.imported:  # see `ebtui import` (ebtui/core/importers/)
+        click.echo(f"Imported from {_clean(round_.imported.runner)}: {_clean(round_.imported.source_file)}")
     click.echo(f"Started: {round_.timestamp.strftime('%Y-%m-%d %H:%M:%S')} UTC   File: {results.round_path(round_.id)}")
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
     for phase in sorted(round_.phases, key=lambda p: order[p.phase_type]):

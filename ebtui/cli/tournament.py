@@ -165,6 +165,11 @@ def _dry_run_json(est: Any) -> str:
 @click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
 @click.option("--concurrency", type=click.IntRange(1, 1024), help="Override the config's concurrency.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: the estimate as JSON.")
+@click.option("--batch", is_flag=True,
+              help="Send the calls of models whose provider has a batch API through it, wave by wave, at "
+                   "about half the price (the others stream as usual). See docs/BATCH.md.")
+@click.option("--batch-poll-max", type=click.FloatRange(0.5, 3600), default=60.0, show_default=True,
+              help="With --batch: the longest wait between two polls of a batch, in seconds.")
 @click.pass_context
 def tournament(
     ctx: click.Context,
@@ -176,6 +181,8 @@ def tournament(
     models_file: str | None,
     concurrency: int | None,
     as_json: bool,
+    batch: bool = False,
+    batch_poll_max: float = 60.0,
 ) -> None:
     """Run a tournament from a tournament.toml (see tournament.example.toml).
 
@@ -222,6 +229,12 @@ def tournament(
 
     if dry_run:
         est = plan.estimate()
+        if batch:
+            from ebtui.cli.batch_view import batch_dry_run
+
+            click.echo(batch_dry_run(plan, est, as_json, _dry_run_json(est) if as_json else
+                                     _dry_run_report(est, cfg, eff_budget)))
+            return
         click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
         return
 
@@ -235,7 +248,8 @@ def tournament(
     from ebtui.core.preflight import command_hint
 
     # the resume line carries every option that was given, so it can be pasted as is
-    given = [("--models", models_file), ("--store", store), ("--concurrency", concurrency)]
+    given = [("--models", models_file), ("--store", store), ("--concurrency", concurrency), ("--batch", batch),
+             ("--batch-poll-max", batch_poll_max if batch and batch_poll_max != 60.0 else None)]
 
     def hint(resume_line: str) -> str:
         extra = command_hint([], given)
@@ -245,8 +259,13 @@ def tournament(
                                                     "tournament ", 1)
         return line
 
+    coordinator = None
+    if batch:
+        from ebtui.cli.batch_view import setup_batch
+
+        clients, coordinator = setup_batch(plan, clients, root, batch_poll_max)
     try:
-        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, hint))
+        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, hint, coordinator))
     except StoreError as exc:
         raise CliError(f"results store: {exc}") from None
     except TournamentBusyError as exc:
@@ -257,7 +276,8 @@ def tournament(
 
 
 async def _run(
-    plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str, hint: Any = lambda s: s
+    plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str, hint: Any = lambda s: s,
+    coordinator: Any = None,
 ) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
     from ebtui.core.tournament import (
@@ -270,6 +290,10 @@ async def _run(
     cfg, tid = plan.config, plan.tournament_id
     runner = plan.runner(clients, store, budget_usd=budget, progress_interval_s=0.25)
     line = ProgressLine()
+    if coordinator is not None:
+        from ebtui.cli.batch_view import BatchMessages
+
+        coordinator.on_change = BatchMessages(coordinator, line.message)
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -311,6 +335,12 @@ async def _run(
                 line.update(ev.progress, force=isinstance(ev, TournamentFinished))
     finally:
         line.close()
+        if coordinator is not None:
+            from ebtui.cli.batch_view import pending_note
+
+            await coordinator.aclose()
+            if note := pending_note(coordinator):
+                click.echo(note, err=True)
         for client in clients.values():
             try:
                 await client.aclose()

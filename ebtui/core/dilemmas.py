@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 import unicodedata
 import warnings
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ebtui.core.doclists import HAND_MARKER, open_docx, split_inline_list, table_rows
 from ebtui.core.records import Dilemma
 
 if TYPE_CHECKING:  # python-docx is imported lazily: only reading a .docx needs it
@@ -41,6 +41,7 @@ __all__ = [
     "dilemma_id",
     "load_dilemmas",
     "load_document",
+    "split_inline_list",
 ]
 
 
@@ -101,8 +102,6 @@ _LABELS: dict[str, str] = {
 _DILEMMA_TITLE = re.compile(r"^dilemma\s+(?:\d+[a-z]?|[ivxlc]+)\s*(?:[:.)\u2013\u2014-]\s*(?P<title>.+))?$", re.I)
 _PROBES_TITLE = re.compile(r"\bprobes?\b", re.I)
 _LABEL = re.compile(r"^(?P<label>[^\W\d_][\w /&'\u2019()-]{0,48}?)\s*[:\uff1a]\s*(?P<rest>.*)$", re.S)
-# hand-typed list markers: "1.", "1)", "(1)", "a)", "(a)", bullets and dashes
-_HAND_MARKER = re.compile(r"^\s*(?:\(?\d{1,3}[.)]|\([a-zA-Z]\)|[a-zA-Z]\)|[\u2022\u00b7\u25aa\u25cf\u2023\u25e6*\u2013\u2014-])\s+")
 _WS = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 
@@ -163,42 +162,8 @@ def load_document(path: str | Path | None = None) -> DilemmaDocument:
 
 
 def _open_docx(path: Path) -> DocxDocument:
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    if not path.exists():
-        raise DocumentError(path, "no such file")
-    if path.is_dir():
-        raise DocumentError(path, "is a directory, not a .docx file")
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(8)
-    except OSError as exc:
-        raise DocumentError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if not head:
-        raise DocumentError(path, "empty file (0 bytes), not a .docx document")
-    if head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise DocumentError(path, "is a legacy Word .doc (or other OLE) file, not a .docx; save it as .docx")
-    if not head.startswith(b"PK"):
-        raise DocumentError(path, "not a .docx file (a .docx is a zip package; this is not one)")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            if "word/document.xml" not in names:
-                raise DocumentError(path, "not a Word .docx file (zip package without word/document.xml)")
-            bad = zf.testzip()
-            if bad is not None:
-                raise DocumentError(path, f"corrupt .docx (damaged zip member {bad})")
-    except zipfile.BadZipFile as exc:
-        raise DocumentError(path, f"corrupt .docx (bad zip: {exc})") from None
-    except (OSError, EOFError) as exc:
-        raise DocumentError(path, f"corrupt .docx ({exc})") from None
-    try:
-        return docx.Document(str(path))
-    except PackageNotFoundError:
-        raise DocumentError(path, "not a Word .docx file") from None
-    except Exception as exc:  # lxml / KeyError / ValueError from a damaged package
-        raise DocumentError(path, f"corrupt .docx ({type(exc).__name__}: {exc})") from None
+    document: DocxDocument = open_docx(path, DocumentError)
+    return document
 
 
 @dataclass
@@ -212,6 +177,7 @@ class _Para:
     bold_prefix: str = ""
     # a two-column "label | content" table row is turned into a label paragraph plus its content
     forced_label: str | None = None
+    level: int = 0  # list level (w:ilvl) of a numbered paragraph
 
 
 def _norm(text: str) -> str:
@@ -290,8 +256,9 @@ class _Reader:
                     yield from self.walk(content, parent)
 
     def table(self, table: Table) -> Iterator[_Para]:
-        """A "label | content" table gives labelled sections; any other table gives one line per row."""
-        rows = []
+        """A "label | content" table gives labelled sections; a numbered table gives list items; any other
+        table gives one line per row."""
+        rows: list[list[_Cell]] = []
         for row in table.rows:
             cells: list[_Cell] = []
             for cell in row.cells:
@@ -299,10 +266,13 @@ class _Reader:
                     continue
                 cells.append(cell)
             rows.append(cells)
+        plain: list[list[_Cell]] = []  # consecutive rows that are not "label | content", read together
         for cells in rows:
             if len(cells) == 2:
                 label = _norm(cells[0].text).rstrip(":\uff1a").strip()
                 if _label_key(label) or _DILEMMA_TITLE.match(label):
+                    yield from self._plain_rows(plain)
+                    plain = []
                     inner = [p for p in self.walk(cells[1]._tc, cells[1]) if p.text]
                     if _DILEMMA_TITLE.match(label) and not _label_key(label):
                         yield _Para(text=label, all_bold=True, bold_prefix=label)
@@ -314,10 +284,19 @@ class _Reader:
                         yield _Para(text=f"{label}:", forced_label=label)
                         yield from inner
                     continue
-            texts = [_norm(c.text) for c in cells]
-            line = " | ".join(t for t in texts if t)
-            if line:
-                yield _Para(text=line)
+            plain.append(cells)
+        yield from self._plain_rows(plain)
+
+    def _auto_numbered(self, cell: _Cell) -> bool:
+        """A cell whose only content is Word/LibreOffice numbering (the number lives in numPr, not the text)."""
+        return any(self.para(p).is_list for p in cell.paragraphs)
+
+    def _plain_rows(self, rows: list[list[_Cell]]) -> Iterator[_Para]:
+        """Rows that are not "label | content": see doclists.table_rows (a numbered table is a list)."""
+        texts = [[_norm(c.text) for c in cells] for cells in rows]
+        auto = [not t[0] and self._auto_numbered(cells[0]) if t else False for t, cells in zip(texts, rows, strict=True)]
+        for text, is_item in table_rows(texts, auto):
+            yield _Para(text=text, is_list=is_item)
 
     def para(self, p: Paragraph) -> _Para:
         from docx.text.run import Run
@@ -327,12 +306,14 @@ class _Reader:
         p_pr = p._p.pPr
         outline = None
         is_list = False
+        level = 0
         style_id = None
         if p_pr is not None:
-            num_pr = p_pr.numPr
-            num_id = num_pr.numId if num_pr is not None else None  # type: ignore[attr-defined]  # docx's oxml descriptors are untyped
-            if num_id is not None and num_id.val != 0:
+            # python-docx types the oxml child as its ZeroOrOne descriptor, not the CT_NumPr element it is
+            num_pr: Any = p_pr.numPr
+            if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
                 is_list = True
+                level = num_pr.ilvl.val if num_pr.ilvl is not None else 0
             ol = p_pr.find(qn("w:outlineLvl"))
             if ol is not None:
                 outline = int(ol.get(qn("w:val"), "9"))
@@ -341,6 +322,10 @@ class _Reader:
         is_list = is_list or style_list
         if heading is None and outline is not None and outline < 9:
             heading = outline + 1
+        if heading is not None:
+            # LibreOffice saves heading styles with outline numbering (numPr on the style): a heading is
+            # still a heading, not a list item
+            is_list = False
         bold_prefix: list[str] = []
         all_bold = bool(text)
         leading = True
@@ -362,7 +347,7 @@ class _Reader:
             elif leading:
                 bold_prefix.append(rt)
         return _Para(text=text, heading=heading, is_list=is_list, all_bold=all_bold,
-                     bold_prefix=_norm("".join(bold_prefix)))
+                     bold_prefix=_norm("".join(bold_prefix)), level=level)
 
 
 def _style_chain(style: BaseStyle | None) -> Iterator[BaseStyle]:
@@ -414,6 +399,10 @@ class _Builder:
             key = _label_key(m.group("label"))
             if key:
                 return key, m.group("rest").strip()
+        # a bold label without a colon: "**Questions** 1. ... 2. ..."
+        key = _label_key(p.bold_prefix) if p.bold_prefix and not p.is_list else None
+        if key and p.text.startswith(p.bold_prefix):
+            return key, p.text[len(p.bold_prefix):].strip()
         return None
 
     def _title_of(self, p: _Para, nxt: _Para | None) -> tuple[str, bool] | None:
@@ -482,6 +471,7 @@ class _Builder:
         text_parts: dict[str, list[str]] = {"core_scenario": [], "consistency_case": []}
         lists: dict[str, list[str]] = {k: [] for k in _LIST_SECTIONS}
         section = "core_scenario"  # text before the first label is the scenario
+        list_base: dict[str, int] = {}  # the list level of a section's first numbered item
         for p in block.paras:
             label = self._label_of(p)
             if label is not None:
@@ -504,6 +494,11 @@ class _Builder:
                 if rest:
                     self._add(section, rest, False, text_parts, lists)
                 continue
+            if p.is_list and section in _LIST_SECTIONS:
+                base = list_base.setdefault(section, p.level)
+                if p.level > base and lists[section]:  # a sub-item belongs to the item above it
+                    lists[section][-1] += " " + HAND_MARKER.sub("", p.text, count=1).strip()
+                    continue
             self._add(section, p.text, p.is_list, text_parts, lists)
         title = block.title
         record = Dilemma(
@@ -524,7 +519,11 @@ class _Builder:
     def _add(section: str, text: str, is_list: bool, text_parts: dict[str, list[str]],
              lists: dict[str, list[str]]) -> None:
         if section in _LIST_SECTIONS:
-            item = _HAND_MARKER.sub("", text, count=1).strip()
+            items = split_inline_list(text)
+            if len(items) > 1:  # "Questions: 1. ... 2. ... 3. ..." in one paragraph
+                lists[section].extend(items)
+                return
+            item = HAND_MARKER.sub("", text, count=1).strip()
             if item:
                 lists[section].append(item)
         else:
@@ -541,11 +540,11 @@ class _Builder:
                 into.setdefault(group, [])
                 continue
             if group is None:
-                if not p.is_list and not _HAND_MARKER.match(p.text):
+                if not p.is_list and not HAND_MARKER.match(p.text):
                     continue  # an introductory sentence, not a probe
                 group = "General"
                 into.setdefault(group, [])
-            item = _HAND_MARKER.sub("", p.text, count=1).strip()
+            item = HAND_MARKER.sub("", p.text, count=1).strip()
             if item:
                 into[group].append(item)
 

@@ -1,9 +1,12 @@
 """The prompts of a round: one system prompt for every phase and one builder per phase.
 
 Designed for providers' prompt caches: the system prompt is the same for every call, and every prompt
-opens with the same rendering of the dilemma, followed by the exchange so far in a fixed order (Team A's
-presentation, Team B's response, Team A's rebuttal), and only then by what differs between phases (the
-role and the task). Prompts are deterministic: no timestamps, no random ids.
+opens with the same stable prefix — the dilemma, then the rubric the exchange is assessed by — ended by
+`PROMPT_CACHE_BREAK` (where Anthropic gets a cache breakpoint and OpenAI keys its cache routing), followed by
+the exchange so far in a fixed order (Team A's presentation, Team B's response, Team A's rebuttal), and only
+then by what differs between phases (the role and the task). So every call of every round on a dilemma
+repeats one prefix, which the providers serve from their caches. Prompts are deterministic: no timestamps,
+no random ids.
 
 Model text inserted into a prompt is untrusted and is always delimited: a heading naming whose text it is,
 then a fence longer than any run of backticks inside the text, so a reply cannot close its own section.
@@ -15,6 +18,7 @@ import re
 
 from ebtui.core import judgment as _judgment
 from ebtui.core.records import Dilemma
+from ebtui.providers.base import PROMPT_CACHE_BREAK
 
 SYSTEM_PROMPT = """\
 You are taking part in an Ethics Bowl: a structured exchange about a hard moral dilemma between two \
@@ -77,8 +81,47 @@ def dilemma_block(dilemma: Dilemma) -> str:
     return "\n".join(parts)
 
 
+CRITERIA_RUBRIC: list[tuple[str, str]] = [
+    ("Principle articulation", "how clearly the team states and explains the principles it relies on — a "
+     "strong team names its principle, says why it holds, and shows how it leads to the conclusion"),
+    ("Consistency", "whether the team applies its principles consistently, including to the consistency case — "
+     "a strong team either applies its principle the same way or names a morally relevant difference"),
+    ("Stakeholder recognition", "how fully the team identifies and weighs everyone affected — including the "
+     "absent, the voiceless and those easy to overlook, and not only the parties who speak"),
+    ("Uncertainty integration", "how honestly the team acknowledges and reasons about uncertainty — about the "
+     "facts, about the consequences, and about its own moral view"),
+    ("Framework awareness", "whether the team names its moral frameworks and sees their limits — and notices "
+     "where different frameworks would disagree about the case"),
+    ("Intellectual honesty", "whether the team concedes good points, updates, and avoids evasion — a change "
+     "of view in response to a good argument counts in its favour"),
+    ("Constructive engagement", "how charitably and usefully the team engages the other side — addressing the "
+     "strongest version of the other view and building on it"),
+]
+
+
+def rubric_block() -> str:
+    """How the exchange is assessed: the same in every prompt (part of the cacheable prefix)."""
+    criteria = "\n".join(f"{i}. {name}: {desc}" for i, (name, desc) in enumerate(CRITERIA_RUBRIC, start=1))
+    return f"""\
+## How the exchange is assessed
+
+The exchange has four parts: Team A presents an analysis; Team B responds to it; Team A rebuts the \
+response; Team A then tests its own principle against a further case (the consistency test). A judge reads \
+the whole exchange and scores each team from 1 (very poor) to 10 (excellent) on each of seven criteria:
+{criteria}
+
+The judge assesses the quality of reasoning, not who "won": a team that concedes a good point, updates its \
+view or names what it does not know scores higher, not lower. A 5 is adequate, a 7 is good, a 9 or 10 is \
+rare and reserved for reasoning that is careful, candid and illuminating throughout."""
+
+
+def stable_prefix(dilemma: Dilemma) -> str:
+    """The part every prompt of a round on this dilemma opens with (the dilemma, then the rubric)."""
+    return dilemma_block(dilemma) + "\n\n" + rubric_block()
+
+
 def _prompt(dilemma: Dilemma, sections: list[str], task: str) -> str:
-    return "\n\n".join([dilemma_block(dilemma), *sections, task]) + "\n"
+    return stable_prefix(dilemma) + PROMPT_CACHE_BREAK + "\n\n".join([*sections, task]) + "\n"
 
 
 _LABEL = r"^[ \t>*_#\-]*{name}[*_]{{0,2}}\s*:[*_]{{0,2}}\s*(?P<value>.*)$"
@@ -239,21 +282,7 @@ def judgment_prompt(
         _section("Team A's rebuttal", rebuttal),
         _section("Team A's consistency test", consistency),
     ]
-    criteria = "\n".join(
-        f"{i}. {name}: {desc}"
-        for i, (name, desc) in enumerate(
-            [
-                ("Principle articulation", "how clearly the team states and explains the principles it relies on"),
-                ("Consistency", "whether the team applies its principles consistently, including to the consistency case"),
-                ("Stakeholder recognition", "how fully the team identifies and weighs everyone affected"),
-                ("Uncertainty integration", "how honestly the team acknowledges and reasons about uncertainty"),
-                ("Framework awareness", "whether the team names its moral frameworks and sees their limits"),
-                ("Intellectual honesty", "whether the team concedes good points, updates, and avoids evasion"),
-                ("Constructive engagement", "how charitably and usefully the team engages the other side"),
-            ],
-            start=1,
-        )
-    )
+    criteria = "\n".join(f"{i}. {name}: {desc}" for i, (name, desc) in enumerate(CRITERIA_RUBRIC, start=1))
     task = f"""\
 # Your task: the judgment
 

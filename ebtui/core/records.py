@@ -270,6 +270,36 @@ class Judgment(Record):
         return bool(open_items(self))
 
 
+class Imported(Record):
+    """Where an imported round came from (None on rounds ebtui played itself).
+
+    `score_sources` says, per team ("a"/"b") and criterion, where the parsed value came from:
+    "imported" (the original runner's recorded score, kept as parsed), "ebtui" (ebtui's own parser, where
+    the runner recorded no judgment) or "missing" (the runner defaulted it, or nobody could read it).
+    """
+
+    runner: str  # the program that played the round, e.g. "moral_reasoning_quality_evaluation"
+    source_file: str  # absolute path of the file it was read from
+    source_line: int | None = None  # 1-based line, when the file is a .jsonl
+    source_round_id: str = ""  # the runner's own round id
+    source_run: str = ""  # the runner's run (folder) name, when the file sits in one
+    content_sha256: str = ""  # of the source record, canonical JSON
+    imported_at: datetime = Field(default_factory=utcnow)
+    #: scores exactly as the runner recorded them, defaults included: {"a": {criterion: int}, "b": {...}}
+    runner_scores: dict[str, dict[str, int | None]] = Field(default_factory=dict)
+    runner_parse_errors: list[str] = Field(default_factory=list)
+    #: [team, criterion] pairs the runner could not parse and filled with 5
+    defaulted: list[tuple[str, str]] = Field(default_factory=list)
+    score_sources: dict[str, dict[str, str]] = Field(default_factory=dict)
+    #: where ebtui's re-parse of the judge's reply differs from the runner's recorded (non-defaulted) score:
+    #: {"team", "criterion", "runner", "ebtui"}
+    disagreements: list[dict[str, Any]] = Field(default_factory=list)
+    #: the runner's phases ebtui has no phase type for (e.g. "consistency_test_b": Team B's consistency test)
+    extra_phases: dict[str, Phase] = Field(default_factory=dict)
+    #: the dilemma as the round's prompts give it, when the loaded document does not hold it
+    dilemma: Dilemma | None = None
+
+
 class RoundStatus(StrEnum):
     RUNNING = "running"
     COMPLETE = "complete"
@@ -291,6 +321,9 @@ class RoundSettings(BaseModel):
     dilemma: dict[str, Any] | None = None
     #: who is playing a running round (see ebtui.core.liveness.writer_stamp)
     writer: list[Any] | None = None
+    #: model -> family (models.toml `family`, else provider) of the round's seats, as configured when it was
+    #: played, so the same-family statistics do not depend on the models.toml found at report time
+    families: dict[str, str] | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         """A setting by name (a field or an extra key), as the dict this used to be allowed."""
@@ -321,6 +354,8 @@ class Round(Record):
     blind_judge: bool = False
     settings: RoundSettings = Field(default_factory=RoundSettings)
     document: str = ""  # path of the dilemma document used
+    #: set on rounds imported from another program's files (see ebtui/core/importers/)
+    imported: Imported | None = None
 
     def phase(self, phase_type: PhaseType | str) -> Phase | None:
         pt = PhaseType(phase_type)

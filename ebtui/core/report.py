@@ -20,6 +20,7 @@ from typing import Any
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table
+from ebtui.core.importers.eb import provenance_lines, provenance_summary
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 
@@ -195,6 +196,8 @@ class ReportData:
     with_overrides: an.Analysis | None  # None: no override in force (the views would be identical)
     judge_vs_human: Table | None
     tables: dict[str, list[Table]] = field(default_factory=dict)  # key -> as-judged first, then with overrides
+    #: per imported run among the rounds (ebtui.core.importers.eb.provenance_summary); empty when none
+    imported: list[dict[str, Any]] = field(default_factory=list)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
@@ -211,6 +214,7 @@ class ReportData:
             out["with_overrides"] = {**{k: v for k, v in self.with_overrides.json().items()
                                         if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
+        out["imported"] = self.imported
         clean: dict[str, Any] = _finite(out)
         return clean
 
@@ -252,6 +256,7 @@ def build_report_data(
     for t in an.framework_usage(rounds):
         tables[t.key] = [t]
     data.tables = tables
+    data.imported = provenance_summary(rounds)
     return data
 
 
@@ -342,6 +347,7 @@ def write_report(
         f"- Judges: {', '.join(md_escape(j) for j in sorted({r.judge_model for r in rounds}))}",
         f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
         f"- Excluded: {md_escape(excluded)}",
+        *[f"- Imported: {md_escape(line)}" for line in provenance_lines(rounds)],
         f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         "",
         "## How to read this report",

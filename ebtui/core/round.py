@@ -107,6 +107,14 @@ class RoundSpec:
     round_id: str | None = None
     max_tokens: int | None = None
     document: str = ""
+    #: model -> family for the seats, recorded in the round's settings (see RoundSettings.families)
+    families: Mapping[str, str] | None = None
+
+
+def _seat_families(spec: RoundSpec) -> dict[str, str] | None:
+    fams = spec.families or {}
+    seats = {m: fams[m] for m in (spec.team_a, spec.team_b, spec.judge) if fams.get(m)}
+    return seats or None
 
 
 def new_round(spec: RoundSpec) -> Round:
@@ -128,6 +136,7 @@ def new_round(spec: RoundSpec) -> Round:
             max_tokens=spec.max_tokens,
             dilemma=spec.dilemma.model_dump(mode="json"),
             writer=writer_stamp(),
+            families=_seat_families(spec),
         ),
         **fields,
     )
@@ -525,6 +534,7 @@ async def judge_exchange(
     schedule_key: str | None = None,
     dilemma: Dilemma | None = None,
     round_id: str | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> AsyncGenerator[RoundEvent, None]:
     """Judge an existing exchange again (a judge panel): a new Round sharing the source's phases 1-4.
 
@@ -553,6 +563,7 @@ async def judge_exchange(
         round_id=round_id,
         max_tokens=source.settings.max_tokens,
         document=source.document,
+        families={**(source.settings.families or {}), **(families or {})},
     )
     round_ = new_round(spec)
     round_.exchange_id = source.exchange_id or source.id

@@ -2,8 +2,9 @@
 
 anthropic 2.x speaks API version 2026-10-21, which has no temperature/top_p/top_k: this client sends no
 sampling settings (config rejects `temperature` for this provider). The system prompt carries a
-`cache_control` breakpoint so repeated phases with the same system prompt read it from the prompt cache;
-cache reads are reported as `cached_tokens`.
+`cache_control` breakpoint, and so does the end of the prompt's stable prefix (see
+`ebtui.providers.base.PROMPT_CACHE_BREAK`), so repeated phases read both from the prompt cache; cache reads
+are reported as `cached_tokens`, cache writes as `cache_write_tokens`, and both are priced as such.
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
-from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.base import (
+    Delta,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+    split_cacheable,
+)
+from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 from ebtui.providers.errors import classify, from_status
 
 DEFAULT_MAX_TOKENS = 4096
@@ -50,6 +59,14 @@ def _stream_error(name: str, error: dict[str, Any]) -> ProviderError:
     return err
 
 
+def usage_tokens(u: dict[str, Any]) -> tuple[int, int, int]:
+    """(cache reads, cache writes, all input tokens) of a Messages API `usage`: its input_tokens excludes
+    cache reads and writes; the total is what was sent."""
+    cached = u.get("cache_read_input_tokens") or 0
+    written = u.get("cache_creation_input_tokens") or 0
+    return cached, written, (u.get("input_tokens") or 0) + cached + written
+
+
 class AnthropicClient(ModelClient):
     supports_json_schema = True
 
@@ -73,12 +90,21 @@ class AnthropicClient(ModelClient):
         return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
                          base_url=self.cfg.effective_base_url)
 
+    def _content(self, prompt: str) -> str | list[dict[str, Any]]:
+        """The user message: with a cache breakpoint after the prompt's stable prefix (rules, rubric and
+        dilemma in ebtui's prompts), so every phase of every round on that dilemma reads it from the cache."""
+        prefix, rest = split_cacheable(prompt)
+        if not prefix or not self.cache_system:
+            return prompt
+        return [{"type": "text", "text": prefix, "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": rest}]
+
     def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
                 max_tokens: int | None) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.cfg.model,
             "max_tokens": max_tokens or self.cfg.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": self._content(prompt)}],
             "stream": True,
         }
         if system_prompt:
@@ -108,7 +134,7 @@ class AnthropicClient(ModelClient):
         reason: FinishReason | None = None
         raw_reason: str | None = None
         stopped = False
-        input_tokens = output_tokens = cached = 0
+        input_tokens = output_tokens = cached = written = 0
         started = False
         try:
             stream = await self._client.messages.create(**params)
@@ -123,9 +149,7 @@ class AnthropicClient(ModelClient):
                     etype = event.get("type") or sse.event
                     if etype == "message_start":
                         u = event["message"].get("usage") or {}
-                        cached = u.get("cache_read_input_tokens") or 0
-                        # input_tokens excludes cache reads and writes; the total is what was sent
-                        input_tokens = (u.get("input_tokens") or 0) + cached + (u.get("cache_creation_input_tokens") or 0)
+                        cached, written, input_tokens = usage_tokens(u)
                         output_tokens = u.get("output_tokens") or 0
                     elif etype == "content_block_delta":
                         delta = event.get("delta") or {}
@@ -153,8 +177,8 @@ class AnthropicClient(ModelClient):
             raise err from exc
         if not stopped:
             reason = None  # no message_stop: the stream was cut short, whatever it said before
-        usage = with_cost(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached),
-                          self.cfg.price_in, self.cfg.price_out)
+        usage = cost_for(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
+                               cache_write_tokens=written), self.cfg)
         yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
                      max_tokens=params["max_tokens"])
 

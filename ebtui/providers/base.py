@@ -12,6 +12,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+#: A prompt may open with a stable prefix (the same in many calls) ended by this separator. Providers that
+#: cache prompts explicitly put a cache breakpoint there (Anthropic) or key their cache routing on the text
+#: before it (OpenAI's prompt_cache_key). It is ordinary text (a Markdown rule) and is sent as it is.
+PROMPT_CACHE_BREAK = "\n\n---\n\n"
+
+
+def split_cacheable(prompt: str) -> tuple[str, str]:
+    """(stable prefix, rest) at the first PROMPT_CACHE_BREAK; ("", prompt) when there is none."""
+    i = prompt.find(PROMPT_CACHE_BREAK)
+    if i <= 0:
+        return "", prompt
+    return prompt[:i], prompt[i:]
+
+
 FinishReason = Literal["stop", "length", "refusal", "content_filter", "error", "unknown"]
 
 
@@ -21,7 +35,9 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0  # input tokens served from the provider's prompt cache
+    cache_write_tokens: int = 0  # input tokens written to the prompt cache (Anthropic bills them extra)
     cost_usd: float | None = None  # None when no price is configured
+    batch: bool = False  # answered through the provider's batch API (billed at its batch price)
 
     def __add__(self, other: Usage) -> Usage:
         cost = None
@@ -31,7 +47,9 @@ class Usage(BaseModel):
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost_usd=cost,
+            batch=self.batch and other.batch,
         )
 
 

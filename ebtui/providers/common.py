@@ -9,18 +9,63 @@ from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
 
 
 def cost_usd(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
-    """The one cost formula: USD from prices per million tokens (None: the model has no price)."""
+    """The one list-price formula: USD from prices per million tokens (None: the model has no price).
+    `with_cost` refines it for cached and cache-written input tokens and batch discounts."""
     if price_in is None and price_out is None:
         return None
     return (input_tokens * (price_in or 0.0) + output_tokens * (price_out or 0.0)) / 1e6
 
 
-def with_cost(usage: Usage, price_in: float | None, price_out: float | None) -> Usage:
-    """Cost in USD from prices per million tokens (cached input tokens billed at the input price)."""
-    cost = cost_usd(usage.input_tokens, usage.output_tokens, price_in, price_out)
-    if cost is None:
+#: what a cached input token costs, as a share of the input price, when models.toml gives no
+#: `price_cached_in`: Anthropic cache reads 0.1x; Gemini 2.5 implicit cache 0.25x; OpenAI 0.5x for the
+#: gpt-4o family (newer models are cheaper: set price_cached_in). Other providers: full price.
+CACHE_READ_SHARE: dict[str, float] = {"anthropic": 0.1, "google": 0.25, "openai": 0.5}
+#: Anthropic bills a 5-minute cache write at 1.25x the input price
+CACHE_WRITE_SHARE: dict[str, float] = {"anthropic": 1.25}
+
+
+def with_cost(
+    usage: Usage,
+    price_in: float | None,
+    price_out: float | None,
+    *,
+    price_cached_in: float | None = None,
+    cache_write_share: float = 1.0,
+    discount: float = 1.0,
+) -> Usage:
+    """Cost in USD from prices per million tokens.
+
+    Cached input tokens (`usage.cached_tokens`) are billed at `price_cached_in` (default: the input price),
+    tokens written to the cache (`usage.cache_write_tokens`) at `cache_write_share` x the input price, the
+    rest of the input at the input price. `discount` scales the whole (0.5: a provider's batch price).
+    """
+    if price_in is None and price_out is None:
         return usage
-    return usage.model_copy(update={"cost_usd": cost})
+    pin = price_in or 0.0
+    cached = min(usage.cached_tokens, usage.input_tokens)
+    written = min(usage.cache_write_tokens, usage.input_tokens - cached)
+    plain = usage.input_tokens - cached - written
+    cost = (plain * pin + cached * (pin if price_cached_in is None else price_cached_in)
+            + written * pin * cache_write_share + usage.output_tokens * (price_out or 0.0)) / 1e6
+    return usage.model_copy(update={"cost_usd": cost * discount})
+
+
+def cost_for(usage: Usage, cfg: Any, *, discount: float = 1.0, cache_write_share: float | None = None) -> Usage:
+    """`with_cost` with a model's configured prices and its provider's cache prices."""
+    family = getattr(cfg, "client_type", "")  # which API it speaks (not the model family)
+    cached = getattr(cfg, "price_cached_in", None)
+    if cached is None and cfg.price_in is not None:
+        cached = cfg.price_in * CACHE_READ_SHARE.get(family, 1.0)
+    write = CACHE_WRITE_SHARE.get(family, 1.0) if cache_write_share is None else cache_write_share
+    return with_cost(usage, cfg.price_in, cfg.price_out, price_cached_in=cached, cache_write_share=write,
+                     discount=discount)
+
+
+def prompt_cache_key(system_prompt: str) -> str:
+    """A stable cache-routing key for calls that share a system prompt (OpenAI's prompt_cache_key)."""
+    import hashlib
+
+    return "ebtui-" + hashlib.sha256(system_prompt.encode("utf-8")).hexdigest()[:24]
 
 
 class Timer:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
-from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 from ebtui.providers.errors import classify
 
 _FINISH: dict[str, FinishReason] = {
@@ -32,7 +32,7 @@ _FINISH: dict[str, FinishReason] = {
 class GoogleClient(ModelClient):
     supports_json_schema = True
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, *, http_options: dict[str, Any] | None = None) -> None:
         from google import genai
         from google.genai import types
 
@@ -45,6 +45,7 @@ class GoogleClient(ModelClient):
             options.update(base_url=cfg.effective_base_url, api_version="v1beta")
         if cfg.extras.get("extra_headers"):
             options["headers"] = dict(cfg.extras["extra_headers"])
+        options.update(http_options or {})  # e.g. async_client_args={"transport": ...} in tests
         self._types = types
         self._client = genai.Client(api_key=cfg.api_key(), http_options=types.HttpOptions(**options))
 
@@ -117,7 +118,7 @@ class GoogleClient(ModelClient):
             err = classify(self.name, exc, streaming=started)
             err.partial_text = "".join(parts)
             raise err from exc
-        usage = with_cost(usage, self.cfg.price_in, self.cfg.price_out)
+        usage = cost_for(usage, self.cfg)
         yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
                      max_tokens=limit)
 

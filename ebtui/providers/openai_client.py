@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage
-from ebtui.providers.common import Timer, finish, safe_repr, with_cost
+from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
+from ebtui.providers.common import Timer, cost_for, finish, prompt_cache_key, safe_repr
 from ebtui.providers.errors import classify
 
 _FINISH: dict[str, FinishReason] = {
@@ -66,6 +66,12 @@ class OpenAIClient(ModelClient):
         for key in ("top_p", "seed", "reasoning_effort"):
             if key in cfg.extras:
                 params[key] = cfg.extras[key]
+        cache_key: str | None = cfg.extras.get("prompt_cache_key")
+        if cache_key is None and cfg.provider == "openai":  # compatible servers may reject the unknown field
+            cache_key = prompt_cache_key(system_prompt + split_cacheable(prompt)[0])
+        if cache_key:
+            # routes calls sharing the system prompt and the prompt's stable prefix to the same cache
+            params["prompt_cache_key"] = cache_key
         if json_schema is not None and self.supports_json_schema:
             params["response_format"] = {
                 "type": "json_schema",
@@ -121,7 +127,7 @@ class OpenAIClient(ModelClient):
             raise err from exc
         if refusal:
             reason, raw_reason = "refusal", "".join(refusal)
-        yield finish(self.name, self.model, "".join(parts), reason, with_cost(usage, self.cfg.price_in, self.cfg.price_out),
+        yield finish(self.name, self.model, "".join(parts), reason, cost_for(usage, self.cfg),
                      timer, raw_reason=raw_reason, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
 
     async def aclose(self) -> None:

@@ -3,10 +3,11 @@
 The family of a model is, in this order:
 1. `family = "..."` on the model in models.toml (`ModelConfig.family`);
 2. else its `provider` in models.toml (e.g. "anthropic", "openai", "openai_compatible");
-3. for a model that is not in models.toml (rounds from another machine or an old config): the name
+3. for a model not in the models.toml found at report time: the family recorded in its rounds when they were
+   played (`Round.settings.families`, from the models.toml of that run);
+4. for a model known to neither (rounds from another machine or an old config): the name
    heuristic `model_family` below (claude→anthropic, gpt/o3→openai, gemini→google, ...), and failing that the
    model's own name (a family of one).
-The round records do not carry the family; it is resolved at report time.
 """
 
 from __future__ import annotations
@@ -56,14 +57,27 @@ def model_family(name: str, provider: str | None = None) -> str:
 
 
 
-def resolve_families(names: Iterable[str], config: Any | None = None) -> dict[str, str]:
-    """name -> family for every name, from a ModelsConfig (or None) by the rules of the module docstring."""
+def recorded_families(rounds: Iterable[Any]) -> dict[str, str]:
+    """model -> family as recorded in the rounds' settings when they were played (the newest round wins)."""
+    out: dict[str, str] = {}
+    for r in sorted(rounds, key=lambda r: str(getattr(r, "timestamp", "") or "")):
+        out.update(getattr(r.settings, "families", None) or {})
+    return out
+
+
+def resolve_families(names: Iterable[str], config: Any | None = None,
+                     recorded: Mapping[str, str] | None = None) -> dict[str, str]:
+    """name -> family for every name, from a ModelsConfig (or None) and the families recorded in the rounds
+    (`recorded_families`), by the rules of the module docstring."""
     models = getattr(config, "models", None) or {}
+    seen = recorded or {}
     out: dict[str, str] = {}
     for n in names:
         cfg = models.get(n)
         if cfg is not None:
             out[n] = (cfg.family or cfg.provider).lower()
+        elif seen.get(n):
+            out[n] = seen[n].lower()
         else:
             out[n] = model_family(n)
     return out

@@ -67,6 +67,8 @@ class ModelInfo:
     max_tokens: int | None = None
     #: the model's own concurrency limit (models.toml max_concurrency)
     max_concurrency: int | None = None
+    #: the model's family for the statistics (models.toml `family`, else its provider); None when unknown
+    family: str | None = None
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         return cost_usd(input_tokens, output_tokens, self.price_in, self.price_out)
@@ -81,7 +83,8 @@ def model_infos(
     for name in names:
         cfg = models_config.models.get(name) if models_config is not None else None
         if cfg is not None:
-            out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens, cfg.max_concurrency)
+            out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens, cfg.max_concurrency,
+                                   cfg.model_family)
             continue
         client = clients.get(name)
         inner = getattr(client, "inner", client)

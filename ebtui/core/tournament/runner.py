@@ -151,6 +151,7 @@ class TournamentRunner:
         if missing:
             raise ScheduleError(f"no client for model(s): {', '.join(missing)}")
         self.infos = model_infos(names, clients, models_config)
+        self._families = {m: info.family for m, info in self.infos.items() if info.family}
         self.budget = Budget(budget_usd if budget_usd is not None else config.budget_usd)
         self.stats = CallStats()
         self.progress_interval_s = progress_interval_s
@@ -364,6 +365,7 @@ class TournamentRunner:
             round_id=sr.round_id(self.tournament_id),
             max_tokens=self.config.max_tokens,
             document=str(doc) if doc else "",
+            families=self._families,
         )
 
     def _finished_round(self, sr: ScheduledRound, r: Round) -> None:
@@ -466,6 +468,7 @@ class TournamentRunner:
             "dilemma": self.dilemmas[sr.dilemma_id],
             # the deterministic id, so a re-run overwrites this judgment instead of duplicating it
             "round_id": rid,
+            "families": self._families,
         }
         saver: Any = self.saver
         result: Round | None = None

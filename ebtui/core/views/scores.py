@@ -17,6 +17,7 @@ KIND_LABELS: dict[str, tuple[str, str]] = {
     "line": ("L", "labelled line"),
     "prose": ("P", "prose (interpreted)"),
     "correction": ("C", "a later correction"),
+    "imported": ("I", "imported: the original runner's recorded score (ebtui import)"),
     "missing": ("-", "missing: the judge gave no valid score"),
     "unknown": ("?", "read before provenance was recorded"),
 }

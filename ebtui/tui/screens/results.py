@@ -7,6 +7,7 @@ time as the cursor nears its end (or with m), since a DataTable measures every r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -102,6 +103,8 @@ def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[T
     s = strip_control
     keys = keys or tuple(c[1] for c in COLUMNS)
     status: Text | str = str(e.get("status") or "")
+    if e.get("imported") or re.match(r"eb-[A-Za-z0-9]{1,8}-[0-9a-f]{12}$", str(e.get("id") or "")):
+        status = f"{status} ⇩"  # imported from another runner (`ebtui import`); the round view names the source
     if e.get("needs_review") and "review" not in keys:
         status = Text.assemble(str(status), (" ⚠", "bold yellow"))
     cells: dict[str, Text | str] = {

@@ -76,6 +76,8 @@ class RoundScreen(Screen[None]):
             (strip_control(r.dilemma_title or r.dilemma_id), "bold"),
             f"  {r.id} · {when} · {r.status.value}",
             (f" · tournament {strip_control(r.tournament_id)}" if r.tournament_id else "", "dim"),
+            (f"\nimported from {r.imported.runner}: {strip_control(r.imported.source_file)}"
+             if r.imported else "", "dim"),
         ))
         body = self.query_one("#transcript-body", VerticalScroll)
         widgets = []

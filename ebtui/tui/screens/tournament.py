@@ -40,6 +40,7 @@ from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
+from ebtui.tui.widgets.batch_status import BatchStatus
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
@@ -211,6 +212,7 @@ class TournamentScreen(TournamentExport, Screen[None]):
                 yield Static("Not started.", id="progress-stats", markup=False)
                 yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
+                yield BatchStatus(id="batch-status")
             with TabPane("Analysis", id="tab-analysis"):
                 yield AnalysisView(id="analysis-fit")
                 with Horizontal(id="analysis-pickers"):
@@ -531,8 +533,7 @@ class TournamentScreen(TournamentExport, Screen[None]):
         by_key = {t.key: t for t in tables}
         view = "with overrides" if tables[0].view == "effective" else "as judged"
         if "model_comparison" in by_key:
-            self.query_one("#chart-model-role", BarChart).set_data(
-                role_bars(by_key["model_comparison"]),
+            self.query_one("#chart-model-role", BarChart).set_data(role_bars(by_key["model_comparison"]),
                 title=f"Mean score per model and role (1-10, mean of the criteria; {view})")
         if "dilemma_difficulty" in by_key:
             self.query_one("#chart-dilemmas", BarChart).set_data(

@@ -83,9 +83,10 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
 def fit_for_view(rounds: Any, services: Any = None) -> Any:
     """The as-judged joint fit the report and `report --json` show, families from the app's models.toml."""
     from ebtui.core.analysis import analyse_fit, resolve_families
+    from ebtui.core.analysis.families import recorded_families
 
     names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-    families = resolve_families(names, getattr(services, "models_config", None))
+    families = resolve_families(names, getattr(services, "models_config", None), recorded_families(rounds))
     return analyse_fit(rounds, families=families)
 
 

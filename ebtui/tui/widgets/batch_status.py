@@ -1,0 +1,99 @@
+"""Each provider batch of a tournament and its state: submitted, in progress, done, failed items.
+
+Read from the tournament's batch ledger (`<store>/batches/<id>.json`) on a timer, not from a running
+process, so it shows the same after quitting and reopening the app — also while a `ebtui tournament
+--batch` in another terminal (or a killed one, waiting for `--resume`) owns the batches. Hidden when the
+tournament has no batches. Ids and names are shown as plain, escaped text.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ebtui.core.batch import batch_views, read_ledger
+from ebtui.core.safe_text import strip_control
+
+STATE_STYLE = {
+    "submitted": "yellow",
+    "in_progress": "cyan",
+    "done": "green",
+    "failed": "bold red",
+    "expired": "bold red",
+    "cancelled": "red",
+}
+
+
+def _age(ts: float | None, now: float) -> str:
+    if not ts:
+        return ""
+    s = max(0, int(now - ts))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def render_batches(rows: list[dict[str, Any]], now: float | None = None) -> Text:
+    now = time.time() if now is None else now
+    out = Text()
+    if not rows:
+        return out
+    pending = sum(1 for r in rows if r["state"] in ("submitted", "in_progress"))
+    out.append(f"Provider batches: {len(rows)} ({pending} pending)\n", style="bold")
+    for r in rows:
+        state = r["state"]
+        out.append(f"  {strip_control(str(r['model']))[:24]:<24} wave {r['wave']:<3} ")
+        out.append(f"{state.replace('_', ' '):<12}", style=STATE_STYLE.get(state, ""))
+        done = f"{r['completed']}/{r['total']} done"
+        failed = f", {r['failed']} failed" if r["failed"] else ""
+        retried = f" ({r['retried']} retried)" if r.get("retried") else ""
+        took = _age(r["submitted_at"], r["ended_at"] or now)
+        out.append(f" {done}{failed}{retried}  {strip_control(r['phases'])[:40]}  {took}  ")
+        out.append(strip_control(str(r["id"]))[:48], style="dim")
+        out.append("\n")
+    return out
+
+
+class BatchStatus(Static):
+    """`show(store_root, tournament_id)` starts watching a tournament's batches. On a screen with a `plan`
+    (its `tournament_id`) and an `analysed_id` — the tournament screen — it follows whichever of the two
+    changed last by itself, reading the store from the app's services."""
+
+    DEFAULT_CSS = "BatchStatus { height: auto; max-height: 14; overflow-y: auto; }"
+
+    def __init__(self, *, interval_s: float = 2.0, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.interval_s = interval_s
+        self.store_root: Path | None = None
+        self.tournament_id: str | None = None
+        self.rows: list[dict[str, Any]] = []
+        self._seen: tuple[str | None, str | None] = (None, None)
+
+    def on_mount(self) -> None:
+        self.display = False
+        self.set_interval(self.interval_s, self.refresh_rows)
+
+    def show(self, store_root: str | Path, tournament_id: str) -> None:
+        self.store_root, self.tournament_id = Path(store_root), tournament_id
+        self.refresh_rows()
+
+    def _follow_screen(self) -> None:
+        screen = self.screen
+        plan = getattr(screen, "plan", None)
+        seen = (getattr(plan, "tournament_id", None), getattr(screen, "analysed_id", None))
+        for new, old in zip(seen, self._seen, strict=True):
+            if new and new != old:
+                store = getattr(getattr(self.app, "services", None), "store", None)
+                if store is not None:
+                    self.store_root, self.tournament_id = Path(store.root), new
+        self._seen = seen
+
+    def refresh_rows(self) -> None:
+        self._follow_screen()
+        if self.store_root is None or self.tournament_id is None:
+            return
+        self.rows = batch_views(read_ledger(self.store_root, self.tournament_id))
+        self.display = bool(self.rows)
+        self.update(render_batches(self.rows))
