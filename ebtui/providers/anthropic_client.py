@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import (
+    CallOptions,
     Delta,
     FinishReason,
     ModelClient,
@@ -119,17 +120,12 @@ class AnthropicClient(ModelClient):
         return params
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         from anthropic import AsyncStream
 
         timer = Timer()
-        params = self._params(prompt, system_prompt, json_schema, max_tokens)
+        params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
         parts: list[str] = []
         reason: FinishReason | None = None
         raw_reason: str | None = None

@@ -7,10 +7,18 @@ only retry loop. A custom base URL needs api_version="v1beta" (the streaming rou
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import (
+    CallOptions,
+    Delta,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+)
 from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 from ebtui.providers.errors import classify
 
@@ -72,15 +80,10 @@ class GoogleClient(ModelClient):
         return self._types.GenerateContentConfig(**kwargs), limit
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         timer = Timer()
-        config, limit = self._config(system_prompt, json_schema, max_tokens)
+        config, limit = self._config(system_prompt, options.get("json_schema"), options.get("max_tokens"))
         parts: list[str] = []
         reason: FinishReason | None = None
         raw_reason: str | None = None

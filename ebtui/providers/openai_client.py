@@ -4,10 +4,18 @@ vLLM, llama.cpp server, any base_url): async streaming with usage in the last ch
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
+from ebtui.providers.base import (
+    CallOptions,
+    Delta,
+    FinishReason,
+    ModelClient,
+    StreamItem,
+    Usage,
+    split_cacheable,
+)
 from ebtui.providers.common import Timer, cost_for, finish, prompt_cache_key, safe_repr
 from ebtui.providers.errors import classify
 
@@ -80,15 +88,10 @@ class OpenAIClient(ModelClient):
         return params
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         timer = Timer()
-        params = self._params(prompt, system_prompt, json_schema, max_tokens)
+        params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
         parts: list[str] = []
         refusal: list[str] = []
         reason: FinishReason | None = None

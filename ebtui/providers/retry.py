@@ -19,10 +19,11 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.providers.base import (
     RETRYABLE_KINDS,
+    CallOptions,
     Completion,
     Delta,
     ModelClient,
@@ -101,12 +102,7 @@ class RetryingClient(ModelClient):
         return self._sem
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         attempt = 1
         while True:
@@ -116,7 +112,7 @@ class RetryingClient(ModelClient):
                     await sem.acquire()
                 try:
                     # closed here, not whenever it is collected: the inner call ends before its slot is freed
-                    attempt_items = self._one_attempt(prompt, system_prompt, json_schema, max_tokens)
+                    attempt_items = self._one_attempt(prompt, system_prompt, options)
                     async with contextlib.aclosing(attempt_items):
                         async for item in attempt_items:
                             if isinstance(item, Completion):
@@ -143,13 +139,13 @@ class RetryingClient(ModelClient):
                     await asyncio.sleep(delay)
 
     async def _one_attempt(
-        self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None
+        self, prompt: str, system_prompt: str, options: CallOptions
     ) -> AsyncGenerator[StreamItem, None]:
         """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error.
 
         Only the time spent waiting for the inner stream counts (not the consumer's time between items).
         The guard is one timer per call, not one per item (asyncio.wait_for would start a task per token)."""
-        agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
+        agen = self.inner.stream(prompt, system_prompt, **options)
         stall = self.policy.stall_timeout_s
         partial: list[str] = []
         guard = _StallGuard(stall) if stall else None

@@ -23,10 +23,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.core.batch.ledger import BatchLedger, BatchRecord, Intent, ItemRecord
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem
+from ebtui.providers.base import CallOptions, Completion, Delta, ModelClient, ProviderError, StreamItem
 from ebtui.providers.batch import BatchClient, BatchRequest, BatchResults
 
 log = logging.getLogger(__name__)
@@ -441,15 +441,11 @@ class BatchingClient(ModelClient):
         self.supports_json_schema = stream_client.supports_json_schema
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
-        completion = await self.coordinator.complete(self.name, prompt, system_prompt, json_schema=json_schema,
-                                                     max_tokens=max_tokens)
+        completion = await self.coordinator.complete(self.name, prompt, system_prompt,
+                                                     json_schema=options.get("json_schema"),
+                                                     max_tokens=options.get("max_tokens"))
         yield Delta(completion.text)
         yield completion
 

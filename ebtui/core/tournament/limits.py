@@ -15,11 +15,11 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Unpack
 
 from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import DEFAULT_OUTPUT_TOKENS, Budget, ModelInfo, estimate_tokens
-from ebtui.providers.base import Completion, ModelClient, ProviderError, Retrying, StreamItem
+from ebtui.providers.base import CallOptions, Completion, ModelClient, ProviderError, Retrying, StreamItem
 
 __all__ = [
     "AdaptiveLimiter",
@@ -161,12 +161,7 @@ class LimitedClient(ModelClient):
         return self.info.cost(estimate_tokens(system_prompt) + estimate_tokens(prompt), out) or 0.0
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         held: list[AdaptiveLimiter] = []
         ok = False
@@ -176,7 +171,7 @@ class LimitedClient(ModelClient):
             for lim in self.limiters:
                 await lim.acquire()
                 held.append(lim)
-            estimate = self.estimate_cost(prompt, system_prompt, max_tokens)
+            estimate = self.estimate_cost(prompt, system_prompt, options.get("max_tokens"))
             if not self.budget.try_reserve(estimate):
                 self.stats.refused_for_budget += 1
                 raise ProviderError(
@@ -190,7 +185,7 @@ class LimitedClient(ModelClient):
             self._on_change()
             actual: float | None = None
             try:
-                agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
+                agen = self.inner.stream(prompt, system_prompt, **options)
                 try:
                     async for item in agen:
                         if isinstance(item, Retrying) and item.error.kind == "rate_limit" and self.provider_limiter:
