@@ -16,7 +16,6 @@ from typing import Any, Unpack
 from ebtui.config import ModelConfig
 from ebtui.providers.base import (
     CallOptions,
-    Delta,
     FinishReason,
     ModelClient,
     ProviderError,
@@ -24,8 +23,8 @@ from ebtui.providers.base import (
     Usage,
     split_cacheable,
 )
-from ebtui.providers.common import Timer, cost_for, finish, safe_repr
-from ebtui.providers.errors import classify, from_status
+from ebtui.providers.common import StreamCall, safe_repr
+from ebtui.providers.errors import from_status
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -124,17 +123,13 @@ class AnthropicClient(ModelClient):
     ) -> AsyncIterator[StreamItem]:
         from anthropic import AsyncStream
 
-        timer = Timer()
+        call = StreamCall(self.name, self.model)
         params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
-        parts: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
         stopped = False
         input_tokens = output_tokens = cached = written = 0
-        started = False
         try:
             stream = await self._client.messages.create(**params)
-            started = True
+            call.started = True
             async with stream:
                 # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
                 # corrupted chunk anywhere means the stream cannot be trusted.
@@ -150,16 +145,13 @@ class AnthropicClient(ModelClient):
                     elif etype == "content_block_delta":
                         delta = event.get("delta") or {}
                         if delta.get("type") == "text_delta" and delta.get("text"):
-                            timer.token()
-                            parts.append(delta["text"])
-                            yield Delta(delta["text"])
+                            yield call.text(delta["text"])
                     elif etype == "message_delta":
                         stop_reason = (event.get("delta") or {}).get("stop_reason")
+                        if stop_reason == "model_context_window_exceeded":
+                            raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
                         if stop_reason:
-                            raw_reason = stop_reason
-                            if raw_reason == "model_context_window_exceeded":
-                                raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
-                            reason = _FINISH.get(raw_reason, "unknown")
+                            call.finished(stop_reason, _FINISH)
                         usage = event.get("usage") or {}
                         if usage.get("output_tokens") is not None:
                             output_tokens = usage["output_tokens"]
@@ -168,15 +160,12 @@ class AnthropicClient(ModelClient):
                     elif etype == "error":
                         raise _stream_error(self.name, event.get("error") or {})
         except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
+            raise call.failed(exc) from exc
         if not stopped:
-            reason = None  # no message_stop: the stream was cut short, whatever it said before
-        usage = cost_for(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
-                               cache_write_tokens=written), self.cfg)
-        yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
-                     max_tokens=params["max_tokens"])
+            call.reason = None  # no message_stop: the stream was cut short, whatever it said before
+        call.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
+                           cache_write_tokens=written)
+        yield call.completion(self.cfg, max_tokens=params["max_tokens"])
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -184,3 +184,18 @@ class ModelClient(abc.ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+
+class WrappingClient(ModelClient):
+    """A client around another one (retries, a tournament's limits, a batch API): the same model under the
+    same names; closing it closes the inner client."""
+
+    def __init__(self, inner: ModelClient, *, name: str | None = None, provider: str | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name if name is None else name
+        self.provider = inner.provider if provider is None else provider
+        self.model = inner.model
+        self.supports_json_schema = inner.supports_json_schema
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

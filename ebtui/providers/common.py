@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
+from ebtui.providers.base import Completion, Delta, FinishReason, ProviderError, Usage
+from ebtui.providers.errors import classify
 
 
 def cost_usd(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
@@ -114,6 +116,45 @@ def finish(
         first_token_s=timer.first_token,
         model=model,
     )
+
+
+class StreamCall:
+    """One streamed call of an SDK client, from request to Completion: the timer, the text so far, the
+    finish reason and usage the stream reported, and whether the request was accepted (a failure before
+    that is a connection error, after it a stream error). The clients differ only in how they read their
+    SDK's chunks; this is what they do with what they read."""
+
+    def __init__(self, name: str, model: str) -> None:
+        self.name = name
+        self.model = model
+        self.timer = Timer()
+        self.parts: list[str] = []
+        self.reason: FinishReason | None = None
+        self.raw_reason: str | None = None
+        self.usage = Usage()
+        self.started = False
+
+    def text(self, piece: str) -> Delta:
+        """A piece of the answer: timed, kept, and the Delta to yield."""
+        self.timer.token()
+        self.parts.append(piece)
+        return Delta(piece)
+
+    def finished(self, raw_reason: str, reasons: Mapping[str, FinishReason]) -> None:
+        """The provider's finish reason, mapped to ours (an unknown one is "unknown")."""
+        self.raw_reason = raw_reason
+        self.reason = reasons.get(raw_reason, "unknown")
+
+    def failed(self, exc: Exception) -> ProviderError:
+        """What an SDK exception means, with the text streamed before it (for the record only)."""
+        err = classify(self.name, exc, streaming=self.started)
+        err.partial_text = "".join(self.parts)
+        return err
+
+    def completion(self, cfg: Any, *, max_tokens: int | None) -> Completion:
+        """The Completion with its cost (models.toml prices), or the ProviderError the answer is."""
+        return finish(self.name, self.model, "".join(self.parts), self.reason, cost_for(self.usage, cfg),
+                      self.timer, raw_reason=self.raw_reason, max_tokens=max_tokens)
 
 
 def safe_repr(obj: Any, **fields: Any) -> str:

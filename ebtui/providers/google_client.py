@@ -10,17 +10,8 @@ from collections.abc import AsyncIterator
 from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import (
-    CallOptions,
-    Delta,
-    FinishReason,
-    ModelClient,
-    ProviderError,
-    StreamItem,
-    Usage,
-)
-from ebtui.providers.common import Timer, cost_for, finish, safe_repr
-from ebtui.providers.errors import classify
+from ebtui.providers.base import CallOptions, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.common import StreamCall, safe_repr
 
 _FINISH: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -82,25 +73,20 @@ class GoogleClient(ModelClient):
     async def stream(
         self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
-        timer = Timer()
+        call = StreamCall(self.name, self.model)
         config, limit = self._config(system_prompt, options.get("json_schema"), options.get("max_tokens"))
-        parts: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
-        usage = Usage()
-        started = False
         try:
             stream = await self._client.aio.models.generate_content_stream(
                 model=self.cfg.model, contents=prompt, config=config
             )
-            started = True
+            call.started = True
             async for chunk in stream:
                 feedback = getattr(chunk, "prompt_feedback", None)
                 if feedback is not None and getattr(feedback, "block_reason", None):
-                    reason, raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
+                    call.reason, call.raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
                 meta = chunk.usage_metadata
                 if meta is not None:
-                    usage = Usage(
+                    call.usage = Usage(
                         input_tokens=meta.prompt_token_count or 0,
                         output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                         cached_tokens=meta.cached_content_token_count or 0,
@@ -109,21 +95,15 @@ class GoogleClient(ModelClient):
                     content = candidate.content
                     for part in (content.parts or ()) if content is not None else ():
                         if part.text and not part.thought:
-                            timer.token()
-                            parts.append(part.text)
-                            yield Delta(part.text)
+                            yield call.text(part.text)
                     if candidate.finish_reason:
-                        raw_reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
-                        reason = _FINISH.get(raw_reason, "unknown")
+                        raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
+                        call.finished(str(raw), _FINISH)
         except ProviderError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
-        usage = cost_for(usage, self.cfg)
-        yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
-                     max_tokens=limit)
+            raise call.failed(exc) from exc
+        yield call.completion(self.cfg, max_tokens=limit)
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -7,17 +7,8 @@ from collections.abc import AsyncIterator
 from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import (
-    CallOptions,
-    Delta,
-    FinishReason,
-    ModelClient,
-    StreamItem,
-    Usage,
-    split_cacheable,
-)
-from ebtui.providers.common import Timer, cost_for, finish, prompt_cache_key, safe_repr
-from ebtui.providers.errors import classify
+from ebtui.providers.base import CallOptions, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
+from ebtui.providers.common import StreamCall, prompt_cache_key, safe_repr
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -90,22 +81,17 @@ class OpenAIClient(ModelClient):
     async def stream(
         self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
-        timer = Timer()
+        call = StreamCall(self.name, self.model)
         params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
-        parts: list[str] = []
         refusal: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
-        usage = Usage()
-        started = False
         try:
             stream = await self._client.chat.completions.create(**params)
-            started = True
+            call.started = True
             async with stream:
                 async for chunk in stream:
                     if chunk.usage is not None:
                         details = getattr(chunk.usage, "prompt_tokens_details", None)
-                        usage = Usage(
+                        call.usage = Usage(
                             input_tokens=chunk.usage.prompt_tokens or 0,
                             output_tokens=chunk.usage.completion_tokens or 0,
                             cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
@@ -116,22 +102,16 @@ class OpenAIClient(ModelClient):
                         delta = choice.delta
                         if delta is not None:
                             if delta.content:
-                                timer.token()
-                                parts.append(delta.content)
-                                yield Delta(delta.content)
+                                yield call.text(delta.content)
                             if getattr(delta, "refusal", None):
                                 refusal.append(delta.refusal)
                         if choice.finish_reason:
-                            raw_reason = choice.finish_reason
-                            reason = _FINISH.get(choice.finish_reason, "unknown")
+                            call.finished(choice.finish_reason, _FINISH)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
+            raise call.failed(exc) from exc
         if refusal:
-            reason, raw_reason = "refusal", "".join(refusal)
-        yield finish(self.name, self.model, "".join(parts), reason, cost_for(usage, self.cfg),
-                     timer, raw_reason=raw_reason, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
+            call.reason, call.raw_reason = "refusal", "".join(refusal)
+        yield call.completion(self.cfg, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
 
     async def aclose(self) -> None:
         await self._client.close()

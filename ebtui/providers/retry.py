@@ -30,6 +30,7 @@ from ebtui.providers.base import (
     ProviderError,
     Retrying,
     StreamItem,
+    WrappingClient,
 )
 
 RETRY_KINDS = RETRYABLE_KINDS
@@ -68,16 +69,12 @@ class RetryPolicy:
         return base * (0.75 + 0.25 * self._rng.random())
 
 
-class RetryingClient(ModelClient):
+class RetryingClient(WrappingClient):
     """Wraps any ModelClient: retries by the policy, detects stalls, limits concurrency."""
 
     def __init__(self, inner: ModelClient, policy: RetryPolicy, *, max_concurrency: int | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.policy = policy
-        self.name = inner.name
-        self.provider = inner.provider
-        self.model = inner.model
-        self.supports_json_schema = inner.supports_json_schema
         self.max_concurrency = max_concurrency
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
@@ -177,8 +174,6 @@ class RetryingClient(ModelClient):
             if isinstance(agen, AsyncGenerator):  # every client's stream is one; close it here, not when collected
                 await agen.aclose()
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class _StallGuard:

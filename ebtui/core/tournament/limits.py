@@ -19,7 +19,15 @@ from typing import Unpack
 
 from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import DEFAULT_OUTPUT_TOKENS, Budget, ModelInfo, estimate_tokens
-from ebtui.providers.base import CallOptions, Completion, ModelClient, ProviderError, Retrying, StreamItem
+from ebtui.providers.base import (
+    CallOptions,
+    Completion,
+    ModelClient,
+    ProviderError,
+    Retrying,
+    StreamItem,
+    WrappingClient,
+)
 
 __all__ = [
     "AdaptiveLimiter",
@@ -128,7 +136,7 @@ class CallStats:
     refused_for_budget: int = 0
 
 
-class LimitedClient(ModelClient):
+class LimitedClient(WrappingClient):
     """Wraps a model's client: model and provider limits held per call, budget check before each call."""
 
     def __init__(
@@ -143,11 +151,7 @@ class LimitedClient(ModelClient):
         expected_output_tokens: int | None = None,
         on_change: Callable[[], None] | None = None,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.provider = info.provider
-        self.model = inner.model
-        self.supports_json_schema = inner.supports_json_schema
+        super().__init__(inner, provider=info.provider)
         self.info = info
         self.limiters = limiters  # acquired in order; the provider's last, so it is held the shortest
         self.provider_limiter = provider_limiter
@@ -219,8 +223,6 @@ class LimitedClient(ModelClient):
             for lim in reversed(held):
                 lim.release(ok=ok)
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 @dataclass
