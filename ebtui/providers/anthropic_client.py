@@ -17,13 +17,12 @@ from ebtui.config import ModelConfig
 from ebtui.providers.base import (
     CallOptions,
     FinishReason,
-    ModelClient,
     ProviderError,
     StreamItem,
     Usage,
     split_cacheable,
 )
-from ebtui.providers.common import StreamCall, safe_repr
+from ebtui.providers.common import ConfiguredClient, StreamCall, sdk_options
 from ebtui.providers.errors import from_status
 
 DEFAULT_MAX_TOKENS = 4096
@@ -67,28 +66,15 @@ def usage_tokens(u: dict[str, Any]) -> tuple[int, int, int]:
     return cached, written, (u.get("input_tokens") or 0) + cached + written
 
 
-class AnthropicClient(ModelClient):
+class AnthropicClient(ConfiguredClient):
     supports_json_schema = True
 
     def __init__(self, cfg: ModelConfig) -> None:
         from anthropic import AsyncAnthropic, Timeout
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         self.cache_system = bool(cfg.extras.get("cache_system", True))
-        self._client = AsyncAnthropic(
-            api_key=cfg.api_key(),
-            base_url=cfg.effective_base_url,
-            max_retries=0,  # retries happen once, in ebtui.providers.retry
-            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-            default_headers=cfg.extras.get("extra_headers") or None,
-        )
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        self._client = AsyncAnthropic(api_key=cfg.api_key(), **sdk_options(cfg, Timeout))
 
     def _content(self, prompt: str) -> str | list[dict[str, Any]]:
         """The user message: with a cache breakpoint after the prompt's stable prefix (rules, rubric and

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ebtui.providers.base import Completion, Delta, FinishReason, ProviderError, Usage
+from ebtui.config import ModelConfig
+from ebtui.providers.base import Completion, Delta, FinishReason, ModelClient, ProviderError, Usage
 from ebtui.providers.errors import classify
 
 
@@ -116,6 +117,32 @@ def finish(
         first_token_s=timer.first_token,
         model=model,
     )
+
+
+class ConfiguredClient(ModelClient):
+    """A client made from one models.toml entry (its `cfg`); shown without its key."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
+
+
+def sdk_options(cfg: ModelConfig, timeout: Callable[..., Any]) -> dict[str, Any]:
+    """The connection options the OpenAI and Anthropic SDKs share: the base URL, no SDK retries (retries
+    happen once, in ebtui.providers.retry), read and connect timeouts, extra headers. `timeout` is the
+    SDK's Timeout class."""
+    return {
+        "base_url": cfg.effective_base_url,
+        "max_retries": 0,
+        "timeout": timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
+        "default_headers": cfg.extras.get("extra_headers") or None,
+    }
 
 
 class StreamCall:

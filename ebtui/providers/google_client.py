@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import CallOptions, FinishReason, ModelClient, ProviderError, StreamItem, Usage
-from ebtui.providers.common import StreamCall, safe_repr
+from ebtui.providers.base import CallOptions, FinishReason, ProviderError, StreamItem, Usage
+from ebtui.providers.common import ConfiguredClient, StreamCall
 
 _FINISH: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -28,17 +28,14 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class GoogleClient(ModelClient):
+class GoogleClient(ConfiguredClient):
     supports_json_schema = True
 
     def __init__(self, cfg: ModelConfig, *, http_options: dict[str, Any] | None = None) -> None:
         from google import genai
         from google.genai import types
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         options: dict[str, Any] = {"timeout": int(cfg.timeout_s * 1000)}  # milliseconds; the httpx read timeout
         if cfg.effective_base_url:
             options.update(base_url=cfg.effective_base_url, api_version="v1beta")
@@ -47,10 +44,6 @@ class GoogleClient(ModelClient):
         options.update(http_options or {})  # e.g. async_client_args={"transport": ...} in tests
         self._types = types
         self._client = genai.Client(api_key=cfg.api_key(), http_options=types.HttpOptions(**options))
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
 
     def _config(self, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None) -> Any:
         cfg = self.cfg

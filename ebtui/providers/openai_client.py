@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import CallOptions, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
-from ebtui.providers.common import StreamCall, prompt_cache_key, safe_repr
+from ebtui.providers.base import CallOptions, FinishReason, StreamItem, Usage, split_cacheable
+from ebtui.providers.common import ConfiguredClient, StreamCall, prompt_cache_key, sdk_options
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -21,27 +21,14 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIClient(ModelClient):
+class OpenAIClient(ConfiguredClient):
     def __init__(self, cfg: ModelConfig) -> None:
         from openai import AsyncOpenAI, Timeout
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         self.supports_json_schema = bool(cfg.extras.get("json_schema", True))
         key = cfg.api_key() or "no-key"  # keyless local servers still need a non-empty string
-        self._client = AsyncOpenAI(
-            api_key=key,
-            base_url=cfg.effective_base_url,
-            max_retries=0,  # retries happen once, in ebtui.providers.retry
-            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-            default_headers=cfg.extras.get("extra_headers") or None,
-        )
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        self._client = AsyncOpenAI(api_key=key, **sdk_options(cfg, Timeout))
 
     def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
                 max_tokens: int | None) -> dict[str, Any]:
