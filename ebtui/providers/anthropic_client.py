@@ -10,15 +10,15 @@ are reported as `cached_tokens`, cache writes as `cache_write_tokens`, and both 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Any, Unpack
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import (
     CallOptions,
+    Delta,
     FinishReason,
     ProviderError,
-    StreamItem,
     Usage,
     split_cacheable,
 )
@@ -104,54 +104,50 @@ class AnthropicClient(ConfiguredClient):
             params["output_config"] = {"format": {"type": "json_schema", "schema": transform_schema(json_schema)}}
         return params
 
-    async def stream(
-        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
-    ) -> AsyncIterator[StreamItem]:
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
         from anthropic import AsyncStream
 
-        call = StreamCall(self.name, self.model)
         params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
+        call.max_tokens = params["max_tokens"]
         stopped = False
         input_tokens = output_tokens = cached = written = 0
-        try:
-            stream = await self._client.messages.create(**params)
-            call.started = True
-            async with stream:
-                # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
-                # corrupted chunk anywhere means the stream cannot be trusted.
-                async for sse in AsyncStream.raw_events(stream.response):
-                    if not sse.data:
-                        continue
-                    event = json.loads(sse.data)
-                    etype = event.get("type") or sse.event
-                    if etype == "message_start":
-                        u = event["message"].get("usage") or {}
-                        cached, written, input_tokens = usage_tokens(u)
-                        output_tokens = u.get("output_tokens") or 0
-                    elif etype == "content_block_delta":
-                        delta = event.get("delta") or {}
-                        if delta.get("type") == "text_delta" and delta.get("text"):
-                            yield call.text(delta["text"])
-                    elif etype == "message_delta":
-                        stop_reason = (event.get("delta") or {}).get("stop_reason")
-                        if stop_reason == "model_context_window_exceeded":
-                            raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
-                        if stop_reason:
-                            call.finished(stop_reason, _FINISH)
-                        usage = event.get("usage") or {}
-                        if usage.get("output_tokens") is not None:
-                            output_tokens = usage["output_tokens"]
-                    elif etype == "message_stop":
-                        stopped = True
-                    elif etype == "error":
-                        raise _stream_error(self.name, event.get("error") or {})
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            raise call.failed(exc) from exc
+        stream = await self._client.messages.create(**params)
+        call.started = True
+        async with stream:
+            # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
+            # corrupted chunk anywhere means the stream cannot be trusted.
+            async for sse in AsyncStream.raw_events(stream.response):
+                if not sse.data:
+                    continue
+                event = json.loads(sse.data)
+                etype = event.get("type") or sse.event
+                if etype == "message_start":
+                    u = event["message"].get("usage") or {}
+                    cached, written, input_tokens = usage_tokens(u)
+                    output_tokens = u.get("output_tokens") or 0
+                elif etype == "content_block_delta":
+                    delta = event.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        yield call.text(delta["text"])
+                elif etype == "message_delta":
+                    stop_reason = (event.get("delta") or {}).get("stop_reason")
+                    if stop_reason == "model_context_window_exceeded":
+                        raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
+                    if stop_reason:
+                        call.finished(stop_reason, _FINISH)
+                    usage = event.get("usage") or {}
+                    if usage.get("output_tokens") is not None:
+                        output_tokens = usage["output_tokens"]
+                elif etype == "message_stop":
+                    stopped = True
+                elif etype == "error":
+                    raise _stream_error(self.name, event.get("error") or {})
         if not stopped:
             call.reason = None  # no message_stop: the stream was cut short, whatever it said before
         call.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
                            cache_write_tokens=written)
-        yield call.completion(self.cfg, max_tokens=params["max_tokens"])
 
     async def aclose(self) -> None:
         await self._client.close()

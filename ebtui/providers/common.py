@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Completion, Delta, FinishReason, ModelClient, ProviderError, Usage
+from ebtui.providers.base import (
+    CallOptions,
+    Completion,
+    Delta,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+)
 from ebtui.providers.errors import classify
 
 
@@ -132,6 +143,28 @@ class ConfiguredClient(ModelClient):
         return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
                          base_url=self.cfg.effective_base_url)
 
+    async def stream(
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
+    ) -> AsyncIterator[StreamItem]:
+        """The one shape of an SDK call: `_read` sends the request and reads the SDK's chunks into a
+        StreamCall (yielding its text); any failure becomes a ProviderError; the end is checked once."""
+        call = StreamCall(self.name, self.model)
+        try:
+            # closed with this stream, not when collected: the SDK's response is released at once
+            async with contextlib.aclosing(self._read(call, prompt, system_prompt, options)) as deltas:
+                async for delta in deltas:
+                    yield delta
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
+            raise call.failed(exc) from exc
+        yield call.completion(self.cfg)
+
+    @abc.abstractmethod
+    def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
+        """Send the request (set `call.started` once the provider accepted it) and yield `call.text(...)`
+        for each piece of the answer; record the finish reason, usage and max_tokens on `call`."""
+
 
 def sdk_options(cfg: ModelConfig, timeout: Callable[..., Any]) -> dict[str, Any]:
     """The connection options the OpenAI and Anthropic SDKs share: the base URL, no SDK retries (retries
@@ -160,6 +193,7 @@ class StreamCall:
         self.raw_reason: str | None = None
         self.usage = Usage()
         self.started = False
+        self.max_tokens: int | None = None  # the limit the request was sent with (for a cut-off's message)
 
     def text(self, piece: str) -> Delta:
         """A piece of the answer: timed, kept, and the Delta to yield."""
@@ -178,10 +212,10 @@ class StreamCall:
         err.partial_text = "".join(self.parts)
         return err
 
-    def completion(self, cfg: Any, *, max_tokens: int | None) -> Completion:
+    def completion(self, cfg: Any) -> Completion:
         """The Completion with its cost (models.toml prices), or the ProviderError the answer is."""
         return finish(self.name, self.model, "".join(self.parts), self.reason, cost_for(self.usage, cfg),
-                      self.timer, raw_reason=self.raw_reason, max_tokens=max_tokens)
+                      self.timer, raw_reason=self.raw_reason, max_tokens=self.max_tokens)
 
 
 def safe_repr(obj: Any, **fields: Any) -> str:

@@ -6,11 +6,11 @@ only retry loop. A custom base URL needs api_version="v1beta" (the streaming rou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Unpack
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import CallOptions, FinishReason, ProviderError, StreamItem, Usage
+from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage
 from ebtui.providers.common import ConfiguredClient, StreamCall
 
 _FINISH: dict[str, FinishReason] = {
@@ -63,40 +63,34 @@ class GoogleClient(ConfiguredClient):
             kwargs["response_json_schema"] = json_schema
         return self._types.GenerateContentConfig(**kwargs), limit
 
-    async def stream(
-        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
-    ) -> AsyncIterator[StreamItem]:
-        call = StreamCall(self.name, self.model)
-        config, limit = self._config(system_prompt, options.get("json_schema"), options.get("max_tokens"))
-        try:
-            stream = await self._client.aio.models.generate_content_stream(
-                model=self.cfg.model, contents=prompt, config=config
-            )
-            call.started = True
-            async for chunk in stream:
-                feedback = getattr(chunk, "prompt_feedback", None)
-                if feedback is not None and getattr(feedback, "block_reason", None):
-                    call.reason, call.raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
-                meta = chunk.usage_metadata
-                if meta is not None:
-                    call.usage = Usage(
-                        input_tokens=meta.prompt_token_count or 0,
-                        output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
-                        cached_tokens=meta.cached_content_token_count or 0,
-                    )
-                for candidate in (chunk.candidates or ())[:1]:
-                    content = candidate.content
-                    for part in (content.parts or ()) if content is not None else ():
-                        if part.text and not part.thought:
-                            yield call.text(part.text)
-                    if candidate.finish_reason:
-                        raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
-                        call.finished(str(raw), _FINISH)
-        except ProviderError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            raise call.failed(exc) from exc
-        yield call.completion(self.cfg, max_tokens=limit)
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
+        json_schema, max_tokens = options.get("json_schema"), options.get("max_tokens")
+        config, call.max_tokens = self._config(system_prompt, json_schema, max_tokens)
+        stream = await self._client.aio.models.generate_content_stream(
+            model=self.cfg.model, contents=prompt, config=config
+        )
+        call.started = True
+        async for chunk in stream:
+            feedback = getattr(chunk, "prompt_feedback", None)
+            if feedback is not None and getattr(feedback, "block_reason", None):
+                call.reason, call.raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
+            meta = chunk.usage_metadata
+            if meta is not None:
+                call.usage = Usage(
+                    input_tokens=meta.prompt_token_count or 0,
+                    output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                    cached_tokens=meta.cached_content_token_count or 0,
+                )
+            for candidate in (chunk.candidates or ())[:1]:
+                content = candidate.content
+                for part in (content.parts or ()) if content is not None else ():
+                    if part.text and not part.thought:
+                        yield call.text(part.text)
+                if candidate.finish_reason:
+                    raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
+                    call.finished(str(raw), _FINISH)
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -3,11 +3,11 @@ vLLM, llama.cpp server, any base_url): async streaming with usage in the last ch
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Unpack
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import CallOptions, FinishReason, StreamItem, Usage, split_cacheable
+from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage, split_cacheable
 from ebtui.providers.common import ConfiguredClient, StreamCall, prompt_cache_key, sdk_options
 
 _FINISH: dict[str, FinishReason] = {
@@ -65,40 +65,36 @@ class OpenAIClient(ConfiguredClient):
             }
         return params
 
-    async def stream(
-        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
-    ) -> AsyncIterator[StreamItem]:
-        call = StreamCall(self.name, self.model)
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
         params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
+        call.max_tokens = params.get("max_tokens") or params.get("max_completion_tokens")
         refusal: list[str] = []
-        try:
-            stream = await self._client.chat.completions.create(**params)
-            call.started = True
-            async with stream:
-                async for chunk in stream:
-                    if chunk.usage is not None:
-                        details = getattr(chunk.usage, "prompt_tokens_details", None)
-                        call.usage = Usage(
-                            input_tokens=chunk.usage.prompt_tokens or 0,
-                            output_tokens=chunk.usage.completion_tokens or 0,
-                            cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
-                        )
-                    for choice in chunk.choices or ():
-                        if choice.index:
-                            continue
-                        delta = choice.delta
-                        if delta is not None:
-                            if delta.content:
-                                yield call.text(delta.content)
-                            if getattr(delta, "refusal", None):
-                                refusal.append(delta.refusal)
-                        if choice.finish_reason:
-                            call.finished(choice.finish_reason, _FINISH)
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            raise call.failed(exc) from exc
+        stream = await self._client.chat.completions.create(**params)
+        call.started = True
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    details = getattr(chunk.usage, "prompt_tokens_details", None)
+                    call.usage = Usage(
+                        input_tokens=chunk.usage.prompt_tokens or 0,
+                        output_tokens=chunk.usage.completion_tokens or 0,
+                        cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
+                    )
+                for choice in chunk.choices or ():
+                    if choice.index:
+                        continue
+                    delta = choice.delta
+                    if delta is not None:
+                        if delta.content:
+                            yield call.text(delta.content)
+                        if getattr(delta, "refusal", None):
+                            refusal.append(delta.refusal)
+                    if choice.finish_reason:
+                        call.finished(choice.finish_reason, _FINISH)
         if refusal:
             call.reason, call.raw_reason = "refusal", "".join(refusal)
-        yield call.completion(self.cfg, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
 
     async def aclose(self) -> None:
         await self._client.close()
