@@ -8,7 +8,7 @@ relative results_url, which the SDK's `messages.batches.results()` follows to a 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
@@ -20,8 +20,11 @@ from ebtui.providers.batch.base import (
     BatchState,
     item_completion,
 )
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.anthropic_client import AnthropicClient
 
 #: a 1-hour cache write costs twice the input price
 CACHE_WRITE_1H = 2.0
@@ -30,22 +33,15 @@ MAX_BATCH_BYTES = 200_000_000
 
 
 class AnthropicBatchClient(BatchClient):
+    _chat: AnthropicClient
     max_bytes = MAX_BATCH_BYTES
 
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
         from ebtui.providers.anthropic_client import AnthropicClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = AnthropicClient(cfg)  # builds the request params (with its cache breakpoints)
-        self._client = self._chat._client
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        chat = AnthropicClient(cfg)  # builds the request params (with its cache breakpoints)
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
 
     def params(self, req: BatchRequest) -> dict[str, Any]:
         """The streaming client's params, without `stream`, and with 1-hour cache breakpoints: a batch's

@@ -12,8 +12,9 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
-from ebtui.providers.common import Timer, finish
+from ebtui.config import ModelConfig
+from ebtui.providers.base import Completion, FinishReason, ModelClient, ProviderError, Usage
+from ebtui.providers.common import Timer, finish, safe_repr
 
 #: the batch price as a share of the list price (OpenAI, Anthropic, Gemini, Together and DashScope: half)
 DEFAULT_BATCH_DISCOUNT = 0.5
@@ -67,6 +68,20 @@ class BatchClient(abc.ABC):
     discount: float = DEFAULT_BATCH_DISCOUNT
     #: the most request text one batch may carry (a batch is split before it)
     max_bytes: int = 100_000_000
+    _chat: ModelClient
+
+    def __init__(self, cfg: ModelConfig, chat: ModelClient, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+        """`chat`: the model's streaming client, which builds the request bodies the batch carries."""
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+        self.discount = discount
+        self._chat = chat
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
 
     @abc.abstractmethod
     async def submit(self, requests: list[BatchRequest], *, label: str) -> str:

@@ -8,7 +8,7 @@ Gemini 2.5 models cache long shared prefixes implicitly (also in batch mode); ca
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
@@ -21,8 +21,11 @@ from ebtui.providers.batch.base import (
     BatchStatus,
     item_completion,
 )
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.google_client import GoogleClient
 
 _STATE: dict[str, BatchStatus] = {
     "JOB_STATE_QUEUED": "submitted",
@@ -44,24 +47,17 @@ def _state_name(state: Any) -> str:
 
 
 class GoogleBatchClient(BatchClient):
+    _chat: GoogleClient
     max_bytes = 16_000_000  # inline requests may total 20 MB
 
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT,
                  http_options: dict[str, Any] | None = None) -> None:
         from ebtui.providers.google_client import GoogleClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = GoogleClient(cfg, **({"http_options": http_options} if http_options else {}))
-        self._client = self._chat._client
+        chat = GoogleClient(cfg, **({"http_options": http_options} if http_options else {}))
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
         self._order: dict[str, list[str]] = {}  # batch -> custom ids in request order (this process only)
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
 
     def inlined(self, req: BatchRequest) -> dict[str, Any]:
         config, _limit = self._chat._config(req.system_prompt, req.json_schema, req.max_tokens)

@@ -5,7 +5,7 @@ read back. Each line's body is exactly what the streaming client would send, wit
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
@@ -18,8 +18,11 @@ from ebtui.providers.batch.base import (
     BatchStatus,
     item_completion,
 )
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.openai_client import OpenAIClient
 
 ENDPOINT = "/v1/chat/completions"
 
@@ -36,22 +39,15 @@ _STATUS: dict[str, BatchStatus] = {
 
 
 class OpenAIBatchClient(BatchClient):
+    _chat: OpenAIClient
     max_bytes = 180_000_000  # the input file may be 200 MB
 
     def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
         from ebtui.providers.openai_client import OpenAIClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = OpenAIClient(cfg)  # builds the request bodies; its SDK client reaches files and batches
-        self._client = self._chat._client
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        chat = OpenAIClient(cfg)  # builds the request bodies; its SDK client reaches files and batches
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
 
     def body(self, req: BatchRequest) -> dict[str, Any]:
         params = self._chat._params(req.prompt, req.system_prompt, req.json_schema, req.max_tokens)
