@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
@@ -11,3 +14,14 @@ class UsageError(Exception):
     never a traceback. The TUI raises it before its screen opens; the CLI's CliError is one too."""
 
     exit_code = EXIT_USAGE
+
+
+def read_text(path: Path, error: Callable[[str], Exception], *, missing: str) -> str:
+    """A file's UTF-8 text, or `error(message)` raised: `missing` when there is no such file, else
+    "<path>: cannot read: <why>" (the store's and tournament.toml's one way of saying it)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(missing) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None

@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ebtui.errors import read_text
+
 __all__ = [
     "Limits",
     "TournamentConfig",
@@ -220,12 +222,7 @@ def parse_tournament_config(data: dict[str, Any], source: Path | str | None = No
 
 def load_tournament_config(path: str | Path) -> TournamentConfig:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TournamentConfigError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TournamentConfigError(f"{p}: cannot read: {exc}") from None
+    text = read_text(p, TournamentConfigError, missing=f"{p}: no such file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
