@@ -64,6 +64,21 @@ class Limits(BaseModel):
 JudgeMode = Literal["rotate", "panel"]
 
 
+def _no_repeats(names: list[str]) -> None:
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"listed more than once: {', '.join(dup)}")
+
+
+def _nonempty_list(v: Any, empty: str) -> Any:
+    """A list given for a field that also takes a word ("all", "rotate"): not empty, no name twice."""
+    if isinstance(v, list):
+        if not v:
+            raise ValueError(empty)
+        _no_repeats(v)
+    return v
+
+
 class TournamentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -96,9 +111,7 @@ class TournamentConfig(BaseModel):
     @field_validator("models")
     @classmethod
     def _unique_models(cls, v: list[str]) -> list[str]:
-        dup = sorted({m for m in v if v.count(m) > 1})
-        if dup:
-            raise ValueError(f"listed more than once: {', '.join(dup)}")
+        _no_repeats(v)
         if any(not m.strip() for m in v):
             raise ValueError("a model name is empty")
         return v
@@ -106,13 +119,7 @@ class TournamentConfig(BaseModel):
     @field_validator("dilemmas")
     @classmethod
     def _dilemmas(cls, v: Any) -> Any:
-        if isinstance(v, list):
-            if not v:
-                raise ValueError('empty list (omit it or use "all" for every dilemma)')
-            dup = sorted({d for d in v if v.count(d) > 1})
-            if dup:
-                raise ValueError(f"listed more than once: {', '.join(dup)}")
-        return v
+        return _nonempty_list(v, 'empty list (omit it or use "all" for every dilemma)')
 
     @field_validator("judges", mode="before")
     @classmethod
@@ -124,12 +131,7 @@ class TournamentConfig(BaseModel):
     @field_validator("judges")
     @classmethod
     def _judges(cls, v: Any) -> Any:
-        if isinstance(v, list):
-            if not v:
-                raise ValueError('empty list (use "rotate" or "panel", or name the judges)')
-            dup = sorted({j for j in v if v.count(j) > 1})
-            if dup:
-                raise ValueError(f"listed more than once: {', '.join(dup)}")
+        _nonempty_list(v, 'empty list (use "rotate" or "panel", or name the judges)')
         return v
 
     @model_validator(mode="after")
