@@ -18,9 +18,7 @@ from ebtui.providers.batch.base import (
     BatchRequest,
     BatchResults,
     BatchState,
-    item_completion,
 )
-from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -114,14 +112,13 @@ class AnthropicBatchClient(BatchClient):
             cached, written, total_in = usage_tokens(msg.get("usage") or {})
             usage = Usage(input_tokens=total_in, output_tokens=(msg.get("usage") or {}).get("output_tokens") or 0,
                           cached_tokens=cached, cache_write_tokens=written, batch=True)
-            usage = cost_for(usage, self.cfg, discount=self.discount, cache_write_share=CACHE_WRITE_1H)
             text = "".join(b.get("text") or "" for b in msg.get("content") or [] if b.get("type") == "text")
             raw = msg.get("stop_reason")
             if raw == "model_context_window_exceeded":
                 return ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
             reason = _FINISH.get(raw, "unknown") if raw else None
-            return item_completion(self.name, msg.get("model") or self.model, text, reason, usage,
-                                   raw_reason=raw, max_tokens=self.cfg.max_tokens)
+            return self.answer(text, reason, usage, raw_reason=raw, model=msg.get("model"),
+                               cache_write_share=CACHE_WRITE_1H)
         if rtype == "errored":
             error = (result.get("error") or {}).get("error") or result.get("error") or {}
             etype = str(error.get("type", "api_error"))

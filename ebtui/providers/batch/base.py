@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import Completion, FinishReason, ModelClient, ProviderError, Usage
-from ebtui.providers.common import Timer, finish, safe_repr
+from ebtui.providers.common import Timer, cost_for, finish, safe_repr
 
 #: the batch price as a share of the list price (OpenAI, Anthropic, Gemini, Together and DashScope: half)
 DEFAULT_BATCH_DISCOUNT = 0.5
@@ -82,6 +82,13 @@ class BatchClient(abc.ABC):
     def __repr__(self) -> str:
         return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
                          base_url=self.cfg.effective_base_url)
+
+    def answer(self, text: str, reason: FinishReason | None, usage: Usage, *, raw_reason: Any = None,
+               model: str | None = None, cache_write_share: float | None = None) -> Completion | ProviderError:
+        """One item's Completion, priced at this batch's discount, or the ProviderError its answer is."""
+        usage = cost_for(usage, self.cfg, discount=self.discount, cache_write_share=cache_write_share)
+        return item_completion(self.name, model or self.model, text, reason, usage, raw_reason=raw_reason,
+                               max_tokens=self.cfg.max_tokens)
 
     @abc.abstractmethod
     async def submit(self, requests: list[BatchRequest], *, label: str) -> str:

@@ -19,9 +19,7 @@ from ebtui.providers.batch.base import (
     BatchResults,
     BatchState,
     BatchStatus,
-    item_completion,
 )
-from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -129,7 +127,6 @@ class GoogleBatchClient(BatchClient):
             usage = Usage(input_tokens=meta.prompt_token_count or 0,
                           output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                           cached_tokens=meta.cached_content_token_count or 0, batch=True)
-        usage = cost_for(usage, self.cfg, discount=self.discount)
         parts: list[str] = []
         reason = None
         raw = None
@@ -141,8 +138,7 @@ class GoogleBatchClient(BatchClient):
             if candidate.finish_reason:
                 raw = _state_name(candidate.finish_reason)
                 reason = _FINISH.get(raw, "unknown")
-        return item_completion(self.name, self.model, "".join(parts), reason, usage, raw_reason=raw,
-                               max_tokens=self.cfg.max_tokens)
+        return self.answer("".join(parts), reason, usage, raw_reason=raw)
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:

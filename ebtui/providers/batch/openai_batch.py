@@ -16,9 +16,7 @@ from ebtui.providers.batch.base import (
     BatchResults,
     BatchState,
     BatchStatus,
-    item_completion,
 )
-from ebtui.providers.common import cost_for
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -129,15 +127,13 @@ class OpenAIBatchClient(BatchClient):
         details = u.get("prompt_tokens_details") or {}
         usage = Usage(input_tokens=u.get("prompt_tokens") or 0, output_tokens=u.get("completion_tokens") or 0,
                       cached_tokens=details.get("cached_tokens") or 0, batch=True)
-        usage = cost_for(usage, self.cfg, discount=self.discount)
         from ebtui.providers.openai_client import _FINISH
 
         raw = choice.get("finish_reason")
         reason = _FINISH.get(raw, "unknown") if raw else None
         if msg.get("refusal"):
             reason, raw = "refusal", msg["refusal"]
-        return item_completion(self.name, body.get("model") or self.model, msg.get("content") or "", reason,
-                               usage, raw_reason=raw, max_tokens=self.cfg.max_tokens)
+        return self.answer(msg.get("content") or "", reason, usage, raw_reason=raw, model=body.get("model"))
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:
