@@ -12,13 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-)
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -34,7 +28,7 @@ class AnthropicBatchClient(BatchClient):
     _chat: AnthropicClient
     max_bytes = MAX_BATCH_BYTES
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount) -> None:
         from ebtui.providers.anthropic_client import AnthropicClient
 
         chat = AnthropicClient(cfg)  # builds the request params (with its cache breakpoints)

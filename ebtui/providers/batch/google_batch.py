@@ -12,14 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-    BatchStatus,
-)
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState, BatchStatus
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -48,7 +41,7 @@ class GoogleBatchClient(BatchClient):
     _chat: GoogleClient
     max_bytes = 16_000_000  # inline requests may total 20 MB
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT,
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount,
                  http_options: dict[str, Any] | None = None) -> None:
         from ebtui.providers.google_client import GoogleClient
 

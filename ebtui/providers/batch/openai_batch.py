@@ -9,14 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-    BatchStatus,
-)
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState, BatchStatus
 from ebtui.providers.errors import classify, from_status
 
 if TYPE_CHECKING:
@@ -40,7 +33,7 @@ class OpenAIBatchClient(BatchClient):
     _chat: OpenAIClient
     max_bytes = 180_000_000  # the input file may be 200 MB
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount) -> None:
         from ebtui.providers.openai_client import OpenAIClient
 
         chat = OpenAIClient(cfg)  # builds the request bodies; its SDK client reaches files and batches
