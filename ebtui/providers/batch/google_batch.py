@@ -8,6 +8,7 @@ Gemini 2.5 models cache long shared prefixes implicitly (also in batch mode); ca
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
@@ -135,17 +136,14 @@ class GoogleBatchClient(BatchClient):
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:
-        try:
-            n = 0
+        async def jobs() -> AsyncIterator[Any]:
             async for job in await self._client.aio.batches.list(config={"page_size": 100}):
-                if job.display_name == label[:120] and job.name not in exclude:
-                    return job.name
-                n += 1
-                if n >= limit:
-                    break
-        except Exception as exc:  # noqa: BLE001
-            raise classify(self.name, exc, streaming=False) from exc
-        return None
+                yield job
+
+        def pick(job: Any) -> str | None:
+            return str(job.name) if job.name and job.display_name == label[:120] and job.name not in exclude else None
+
+        return await self._first_listed(jobs, pick, limit)
 
     async def cancel(self, batch_id: str) -> None:
         try:

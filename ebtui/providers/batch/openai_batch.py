@@ -130,17 +130,10 @@ class OpenAIBatchClient(BatchClient):
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:
-        try:
-            n = 0
-            async for b in self._client.batches.list(limit=100):
-                if (b.metadata or {}).get("ebtui") == label[:500] and b.id not in exclude:
-                    return b.id
-                n += 1
-                if n >= limit:
-                    break
-        except Exception as exc:  # noqa: BLE001
-            raise classify(self.name, exc, streaming=False) from exc
-        return None
+        def pick(b: Any) -> str | None:
+            return str(b.id) if b.id and (b.metadata or {}).get("ebtui") == label[:500] and b.id not in exclude else None
+
+        return await self._first_listed(lambda: self._client.batches.list(limit=100), pick, limit)
 
     async def cancel(self, batch_id: str) -> None:
         try:
