@@ -25,3 +25,11 @@ def read_text(path: Path, error: Callable[[str], Exception], *, missing: str) ->
         raise error(missing) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: cannot read: {exc}") from None
+
+
+def read_bytes(path: Path, error: Callable[[str], Exception], what: str = "") -> bytes:
+    """A file's bytes, or `error("<path>: cannot read<what> (<why>)")` raised (models.toml, theme files)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise error(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
