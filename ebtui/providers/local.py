@@ -66,6 +66,10 @@ DEFAULT_JSON_STRING_CHARS = 320  # each string in a JSON answer (a justification
 DEFAULT_JSON_MAX_TOKENS = 1024  # a JSON answer when the caller sets no max_tokens
 DEFAULT_REPEAT_PENALTY = 1.15
 WORD_CHARS = 24  # the longest run of characters without a space the free-text grammar allows
+#: what a word of the free-text grammar never holds: every character str.split() splits on (GBNF escapes), so
+#: the grammar's words are the words anyone counts (a no-break space once joined two into one)
+NOT_IN_WORD = (" \\t\\n\\r\\x0b\\x0c\\x1c-\\x1f\\x85\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
+               "\\u202f\\u205f\\u3000")
 _ENUM_MAX = 100  # integer ranges up to this size become enums in a JSON grammar
 
 WORKER_MODULE = "ebtui.providers.local_worker"
@@ -364,8 +368,8 @@ def text_grammar(words: int) -> str:
     return (
         f"root ::= (word sep){{0,{words - 1}}} last\n"
         'sep ::= " " | "\\n" | "\\n\\n"\n'
-        f"word ::= [^ \\t\\n]{{1,{WORD_CHARS}}}\n"
-        f'last ::= [^ \\t\\n]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
+        f"word ::= [^{NOT_IN_WORD}]{{1,{WORD_CHARS}}}\n"
+        f'last ::= [^{NOT_IN_WORD}]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
     )
 
 
