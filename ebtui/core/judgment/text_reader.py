@@ -364,7 +364,7 @@ class _TextReader:
                 end = min(end, nxt.start("num"))
             pre = before[idx]
             if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
-                team = _team_of_match(teams[ti - 1]) if ti else self.st.team
+                team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
                 self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
                                  kind="prose")  # read, but a human should look: the score comes before its label
                 scored = True
@@ -384,7 +384,7 @@ class _TextReader:
             if found is None:
                 continue
             v = found
-            team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
+            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
             via = _via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
