@@ -171,7 +171,7 @@ def bench_streaming(quick: bool = False) -> BenchResult:
     from ebtui.core.dilemmas import load_dilemmas
     from ebtui.core.store import ResultsStore
     from ebtui.tui.screens.live import LiveRoundScreen
-    from ebtui.tui.services import RoundRequest
+    from ebtui.core.round import RoundSpec
 
     tmp = tempfile.mkdtemp(prefix="ebtui-bench-live-")
     store = ResultsStore(Path(tmp) / "store")
@@ -191,7 +191,7 @@ def bench_streaming(quick: bool = False) -> BenchResult:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             d = load_dilemmas()[0]
-            request = RoundRequest(dilemma=d, team_a="m1", team_b="m2", judge="m3")
+            request = RoundSpec(dilemma=d, team_a="m1", team_b="m2", judge="m3")
             app.push_screen(LiveRoundScreen(request, _stream_events(rate, seconds, counter)))
             await pilot.pause()
             app.screen.query(PaneScroll).first().focus()

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ebtui.errors import read_bytes
 from ebtui.locations import models_config_candidates
 
 BUILTIN_NAMES = ("local", "scripted")
@@ -294,10 +295,7 @@ def parse_models(data: dict[str, Any], source: Path | None) -> ModelsConfig:
 
 
 def load_models_file(path: Path) -> ModelsConfig:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read models file ({exc.strerror or exc})") from None
+    raw = read_bytes(path, ConfigError, " models file")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

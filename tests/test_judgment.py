@@ -638,3 +638,15 @@ def test_megabyte_of_garbage_completes(name: str) -> None:
     for team in ("a", "b"):
         for v in j.parsed_scores(team).as_dict().values():  # type: ignore[arg-type]
             assert v is None or 1 <= v <= 10
+
+
+def test_labelled_pairs_separated_by_pipes_on_one_line_are_read_not_taken_for_a_table() -> None:
+    labels = ["Principle Articulation", "Consistency", "Stakeholder Recognition", "Uncertainty Integration",
+              "Framework Awareness", "Intellectual Honesty", "Constructive Engagement"]
+    a, b = [7, 8, 6, 5, 7, 8, 6], [6, 5, 7, 6, 7, 6, 8]
+    reply = "\n\n".join(f"**Team {t}:** " + " | ".join(f"{n}: {v}" for n, v in zip(labels, vals, strict=True))
+                        for t, vals in (("A", a), ("B", b)))
+    j = parse_judgment(reply, team_a_id="m-a", team_b_id="m-b")
+    assert list(j.team_a_scores.as_dict().values()) == a
+    assert list(j.team_b_scores.as_dict().values()) == b
+    assert not j.needs_review

@@ -342,3 +342,45 @@ async def test_judge_exchange_reuses_phases_one_to_four() -> None:
 async def test_missing_client_is_reported_before_anything_runs() -> None:
     with pytest.raises(ValueError, match="judge"):
         await collect(run_round(spec(), {"alpha": ScriptedClient("alpha"), "beta": ScriptedClient("beta")}))
+
+
+async def test_an_event_handler_gets_each_event_once_in_its_own_method() -> None:
+    """RoundEventHandler: the one dispatch both front ends use; every event of a real round reaches exactly
+    the method named for its kind, in order (a failed phase goes to on_phase_failed, not on_phase_finished)."""
+    from ebtui.core.events import RoundEventHandler
+
+    class Recorder(RoundEventHandler):
+        def __init__(self) -> None:
+            self.seen: list[tuple[str, Any]] = []
+
+        def on_phase_started(self, event: PhaseStarted) -> None:
+            self.seen.append(("started", event))
+
+        def on_text(self, event: TextDelta) -> None:
+            self.seen.append(("text", event))
+
+        def on_phase_finished(self, event: PhaseFinished) -> None:
+            self.seen.append(("finished", event))
+
+        def on_phase_failed(self, event: PhaseFailed) -> None:
+            self.seen.append(("failed", event))
+
+        def on_judgment(self, event: JudgmentParsed) -> None:
+            self.seen.append(("judgment", event))
+
+        def on_round_finished(self, event: RoundFinished) -> None:
+            self.seen.append(("round", event))
+
+    kind = {PhaseStarted: "started", TextDelta: "text", PhaseFinished: "finished", PhaseFailed: "failed",
+            JudgmentParsed: "judgment", RoundFinished: "round"}
+    failing = ScriptedClient("alpha", faults=[ScriptedFault(kind="auth", match=REBUTTAL_MARK, times=5)])
+    for c in (clients(), clients(alpha=failing)):
+        events = await collect(run_round(spec(), c, RecordingStore()))
+        rec = Recorder()
+        for ev in events:
+            rec.handle(ev)
+        assert rec.seen == [(kind[type(ev)], ev) for ev in events if type(ev) in kind]
+        assert rec.seen[-1][0] == "round"
+    assert any(k == "failed" for k, _ in rec.seen)  # the second round's rebuttal failed
+    retry = PhaseRetrying("r", PhaseType.RESPONSE, 2, "server: boom", 0.1)
+    assert RoundEventHandler().handle(retry) is None  # an unhandled kind is a no-op, never an error

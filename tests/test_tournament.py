@@ -306,6 +306,27 @@ async def test_a_models_own_limit_never_holds_a_provider_slot(tmp_path: Path, di
     assert peak["openai"] == 2
 
 
+async def test_a_tournament_limits_each_call_in_one_layer(tmp_path: Path, dilemmas: list[Any]) -> None:
+    """The tournament takes a model's limit over from the provider layer: its model limiter is the smaller of
+    tournament.toml's and the client's own, and the client it wraps holds no semaphore of its own."""
+    policy = RetryPolicy(stall_timeout_s=None)
+    inner = {n: ScriptedClient(n, latency_s=0.005) for n in "abc"}
+    clients = {"a": RetryingClient(inner["a"], policy, max_concurrency=2),
+               "b": RetryingClient(inner["b"], policy, max_concurrency=5),
+               "c": RetryingClient(inner["c"], policy)}
+    cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas), concurrency=12, limits={"models": {"b": 3}})
+    runner = TournamentRunner(cfg, clients, store(tmp_path), dilemmas=dilemmas)
+    wrapped = {n: c.inner for n, c in runner.clients.items()}  # type: ignore[attr-defined]
+    assert all(isinstance(w, RetryingClient) and not w.max_concurrency for w in wrapped.values())
+    assert all(wrapped[n].inner is inner[n] for n in "abc")  # same model, same retries, no second limit
+    assert clients["a"].max_concurrency == 2  # the caller's client keeps its limit for use outside
+    finished, _ = await run(runner)
+    assert finished.tournament.status == TournamentStatus.COMPLETE
+    lims = runner.model_limiters
+    assert {n: lims[n].max_limit for n in lims} == {"a": 2, "b": 3}
+    assert lims["a"].max_in_use == 2 and 1 < lims["b"].max_in_use <= 3
+
+
 async def test_a_failing_model_leaves_its_rounds_incomplete_and_the_rest_complete(
     tmp_path: Path, dilemmas: list[Any]
 ) -> None:

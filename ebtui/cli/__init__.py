@@ -35,7 +35,8 @@ class LazyGroup(click.Group):
         if cmd_name in LAZY_COMMANDS:
             target, _ = LAZY_COMMANDS[cmd_name]
             module_name, attr = target.split(":")
-            return getattr(importlib.import_module(module_name), attr)
+            command: click.Command = getattr(importlib.import_module(module_name), attr)
+            return command
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from ebtui.core.safe_text import strip_control
 from ebtui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
+if TYPE_CHECKING:
+    from ebtui.core.dilemmas import DilemmaDocument
+
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-__all__ = ["EXIT_INCOMPLETE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "CliError", "ctx_option", "echo_untrusted"]
+__all__ = ["EXIT_INCOMPLETE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "CliError", "ctx_option", "echo_untrusted",
+           "load_document"]
 
 
 class CliError(click.ClickException, UsageError):
@@ -35,3 +39,23 @@ def ctx_option(ctx: click.Context, name: str, value: Any) -> Any:
         return value
     root = ctx.find_root()
     return (root.obj or {}).get(name)
+
+
+def load_document(path: str | None) -> DilemmaDocument:
+    """A dilemma document (None: the built-in one) for a command: a bad one is a CliError (one line, exit 2);
+    its warnings are printed once each, one line each, on stderr."""
+    import warnings
+
+    from ebtui.core.dilemmas import DilemmaWarning, DocumentError
+    from ebtui.core.dilemmas import load_document as read_document
+
+    with warnings.catch_warnings():
+        # the same messages are on the document; print them once each, below
+        warnings.simplefilter("ignore", DilemmaWarning)
+        try:
+            document = read_document(path)
+        except DocumentError as exc:
+            raise CliError(strip_control(str(exc))) from None
+    for message in document.warnings:
+        click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
+    return document

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import warnings
 
 import click
 
-from ebtui.cli.common import CliError, ctx_option, echo_untrusted
-from ebtui.core.dilemmas import DilemmaDocument, DilemmaWarning, DocumentError, load_document
+from ebtui.cli.common import CliError, ctx_option, echo_untrusted, load_document
 from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
 
@@ -22,22 +20,10 @@ def _document_option(ctx: click.Context, value: str | None) -> str | None:
     c: click.Context | None = ctx.parent if ctx.command.name != "dilemmas" else None
     while c is not None:
         if c.command.name == "dilemmas" and c.params.get("document") is not None:
-            return c.params["document"]
+            return str(c.params["document"])
         c = c.parent
-    return ctx_option(ctx, "document", None)
-
-
-def _load(path: str | None) -> DilemmaDocument:
-    with warnings.catch_warnings():
-        # the same messages are on the document; print them once each, one line, below
-        warnings.simplefilter("ignore", DilemmaWarning)
-        try:
-            document = load_document(path)
-        except DocumentError as exc:
-            raise CliError(strip_control(str(exc))) from None
-    for message in document.warnings:
-        click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
-    return document
+    outer = ctx_option(ctx, "document", None)
+    return None if outer is None else str(outer)
 
 
 def _one_line(text: str) -> str:
@@ -46,7 +32,10 @@ def _one_line(text: str) -> str:
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+
     return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
 
 
@@ -58,7 +47,7 @@ def dilemmas(ctx: click.Context, document: str | None, as_json: bool) -> None:
     """List the dilemmas of a document (default: the built-in set), or `show ID` for one in full."""
     if ctx.invoked_subcommand is not None:
         return
-    doc = _load(_document_option(ctx, document))
+    doc = load_document(_document_option(ctx, document))
     if as_json:
         records = [{**d.model_dump(mode="json"), "has_consistency_case": d.has_consistency_case} for d in doc.dilemmas]
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
@@ -109,7 +98,7 @@ def _format(d: Dilemma) -> str:
 @click.pass_context
 def show(ctx: click.Context, dilemma_id: str, document: str | None, as_json: bool) -> None:
     """Print one dilemma in full."""
-    doc = _load(_document_option(ctx, document))
+    doc = load_document(_document_option(ctx, document))
     found = doc.get(dilemma_id)
     if found is None:
         valid = ", ".join(d.id for d in doc.dilemmas)

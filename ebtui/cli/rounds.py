@@ -25,13 +25,13 @@ from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
     PHASE_ORDER,
-    PHASE_SPEAKER,
     Phase,
     Round,
     RoundStatus,
 )
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ROLES, ResultsStore, StoreError
+from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import KIND_LABELS, score_grid
 from ebtui.locations import store_dir
 
@@ -153,8 +153,7 @@ def list_rounds(
 
 
 def _phase_heading(round_: Round, phase: Phase) -> str:
-    speaker = PHASE_SPEAKER[phase.phase_type]
-    who = "Judge" if speaker == "judge" else f"Team {speaker.upper()}"
+    who = speaker_label(phase.phase_type)
     bits = [phase.status.value]
     if phase.latency is not None:
         bits.append(f"{phase.latency:.1f} s")
@@ -162,8 +161,7 @@ def _phase_heading(round_: Round, phase: Phase) -> str:
         bits.append(f"{phase.usage.input_tokens}→{phase.usage.output_tokens} tokens")
     if phase.reused_from:
         bits.append(f"shared with round {phase.reused_from}")
-    title = phase.phase_type.value.replace("_", " ").capitalize()
-    return f"== {title} — {who} ({_clean(phase.model_id)}) — {', '.join(bits)} =="
+    return f"== {PHASE_LABELS[phase.phase_type]} — {who} ({_clean(phase.model_id)}) — {', '.join(bits)} =="
 
 
 def score_card(round_: Round) -> list[str]:

@@ -12,29 +12,18 @@ import asyncio
 import contextlib
 import signal
 import sys
-import warnings
 from pathlib import Path
 from typing import TextIO
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option, load_document
 from ebtui.config import ConfigError, load_models_config
-from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_document
-from ebtui.core.events import (
-    PhaseFailed,
-    PhaseFinished,
-    PhaseRetrying,
-    PhaseStarted,
-    RoundEvent,
-    RoundFinished,
-    TextDelta,
-)
+from ebtui.core import events
 from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
-    PHASE_SPEAKER,
     Dilemma,
     PhaseStatus,
     PhaseType,
@@ -45,22 +34,15 @@ from ebtui.core.records import (
 from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ResultsStore, StoreError
+from ebtui.core.views.phases import PHASE_LABELS, speaker_label
+from ebtui.core.views.scores import score_grid
 from ebtui.locations import store_dir
 from ebtui.providers.base import ModelClient
 from ebtui.providers.registry import build_clients
 
-PHASE_TITLES = {
-    PhaseType.PRESENTATION: "Presentation",
-    PhaseType.RESPONSE: "Response",
-    PhaseType.REBUTTAL: "Rebuttal",
-    PhaseType.CONSISTENCY_TEST: "Consistency test",
-    PhaseType.JUDGMENT: "Judgment",
-}
-
 
 def _speaker(pt: PhaseType, model: str) -> str:
-    who = {"a": "Team A", "b": "Team B"}.get(PHASE_SPEAKER[pt], "Judge")
-    return f"{who}: {strip_control(model)}"
+    return f"{speaker_label(pt)}: {strip_control(model)}"
 
 
 class LivePrinter:
@@ -94,18 +76,18 @@ class LivePrinter:
             self.write("\n")
 
     def header(self, pt: PhaseType) -> str:
-        title = f"── {PHASE_TITLES[pt]} · {_speaker(pt, self.models.get(pt, '?'))} "
+        title = f"── {PHASE_LABELS[pt]} · {_speaker(pt, self.models.get(pt, '?'))} "
         return f"\n{title}{'─' * max(3, 72 - len(title))}\n"
 
     @staticmethod
-    def retry_note(ev: PhaseRetrying) -> str:
+    def retry_note(ev: events.PhaseRetrying) -> str:
         return (
             f"\n[retrying: attempt {ev.attempt} in {ev.delay_s:.1f}s after {strip_control(ev.error)}; "
             "the text above is discarded]\n"
         )
 
     @staticmethod
-    def end_note(ev: PhaseFinished | PhaseFailed) -> str:
+    def end_note(ev: events.PhaseFinished | events.PhaseFailed) -> str:
         ph = ev.phase
         if ph.status == PhaseStatus.COMPLETE:
             extra = f", {ph.attempts} attempts" if ph.attempts > 1 else ""
@@ -116,25 +98,25 @@ class LivePrinter:
         return f"[{what}{kind}: {strip_control(ph.error or '')}]\n"
 
     # -- events --------------------------------------------------------------------------------------
-    def handle(self, ev: RoundEvent) -> None:
-        if isinstance(ev, PhaseStarted):
+    def handle(self, ev: events.RoundEvent) -> None:
+        if isinstance(ev, events.PhaseStarted):
             self.models[ev.phase_type] = ev.model_id
             self.buffers[ev.phase_type] = []
             self.running.append(ev.phase_type)
             if self.live is None:
                 self.go_live(ev.phase_type)
-        elif isinstance(ev, TextDelta):
+        elif isinstance(ev, events.TextDelta):
             text = strip_control(ev.text)
             if ev.phase_type == self.live:
                 self.write(text)
             elif ev.phase_type in self.buffers:
                 self.buffers[ev.phase_type].append(text)
-        elif isinstance(ev, PhaseRetrying):
+        elif isinstance(ev, events.PhaseRetrying):
             if ev.phase_type == self.live:
                 self.write(self.retry_note(ev))
             else:
                 self.buffers[ev.phase_type] = [self.retry_note(ev).lstrip("\n")]
-        elif isinstance(ev, PhaseFinished | PhaseFailed):
+        elif isinstance(ev, events.PhaseFinished | events.PhaseFailed):
             self.finish(ev)
 
     def interrupted(self) -> None:
@@ -154,7 +136,7 @@ class LivePrinter:
         self.write(self.header(pt))
         self.write("".join(self.buffers.get(pt, [])))
 
-    def finish(self, ev: PhaseFinished | PhaseFailed) -> None:
+    def finish(self, ev: events.PhaseFinished | events.PhaseFailed) -> None:
         pt = ev.phase.phase_type
         self.models.setdefault(pt, ev.phase.model_id)
         if pt in self.running:
@@ -186,20 +168,22 @@ def _cell(v: int | None) -> str:
 
 
 def score_table(r: Round) -> list[str]:
+    """The scores after the round, from core.views.scores (what `rounds show` and the app's score card show)."""
     a = f"Team A ({strip_control(r.team_a_model)})"
     b = f"Team B ({strip_control(r.team_b_model)})"
     lines = [f"Scores — judge: {strip_control(r.judge_model)}" + (" (blind)" if r.blind_judge else "")]
     if r.judgment is None:
         return lines + ["  no judgment"]
-    sa, sb = r.judgment.effective_scores("a"), r.judgment.effective_scores("b")
+    view = score_grid(r)
     w0 = max(len(x) for x in CRITERION_LABELS.values())
     wa, wb = max(len(a), 3), max(len(b), 3)
     lines.append(f"  {'':<{w0}}  {a:>{wa}}  {b:>{wb}}")
     for c in CRITERIA:
-        lines.append(f"  {CRITERION_LABELS[c]:<{w0}}  {_cell(getattr(sa, c)):>{wa}}  {_cell(getattr(sb, c)):>{wb}}")
-    lines.append(f"  {'Total':<{w0}}  {_cell(sa.total()):>{wa}}  {_cell(sb.total()):>{wb}}")
-    if r.judgment.needs_review:
-        reasons = "; ".join(strip_control(x) for x in r.judgment.review_reasons) or "see the raw reply"
+        va, vb = view.cell("a", c).value, view.cell("b", c).value
+        lines.append(f"  {CRITERION_LABELS[c]:<{w0}}  {_cell(va):>{wa}}  {_cell(vb):>{wb}}")
+    lines.append(f"  {'Total':<{w0}}  {_cell(view.totals['a']):>{wa}}  {_cell(view.totals['b']):>{wb}}")
+    if view.needs_review:
+        reasons = "; ".join(strip_control(i.reason.message) for i in view.open_items) or "see the raw reply"
         lines.append(f"  needs review: {reasons}")
     return lines
 
@@ -229,10 +213,10 @@ async def _play(
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
     try:
         result: Round | None = None
-        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as events:
-            async for ev in events:
+        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as stream:
+            async for ev in stream:
                 printer.handle(ev)
-                if isinstance(ev, RoundFinished):
+                if isinstance(ev, events.RoundFinished):
                     result = ev.round
         assert result is not None
         return result
@@ -275,14 +259,7 @@ def run(
     models_file = ctx_option(ctx, "models_file", models_file)
     store = ctx_option(ctx, "store", store)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DilemmaWarning)  # printed once each, below
-        try:
-            doc = load_document(document)
-        except DocumentError as exc:
-            raise CliError(strip_control(str(exc))) from None
-    for message in doc.warnings:
-        click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
+    doc = load_document(document)
     dilemma = _find_dilemma(doc.dilemmas, dilemma_id, document or "the built-in document")
 
     try:
@@ -315,16 +292,8 @@ def run(
          ("--blind-judge", blind_judge), ("--max-tokens", max_tokens), ("--json", as_json),
          ("--resume", round_id)],
     )
-    spec = RoundSpec(
-        dilemma=dilemma,
-        team_a=team_a,
-        team_b=team_b,
-        judge=judge,
-        blind_judge=blind_judge,
-        round_id=round_id,
-        max_tokens=max_tokens,
-        document=str(Path(doc.path).resolve()) if document else "",
-    )
+    spec = RoundSpec(dilemma, team_a, team_b, judge, blind_judge=blind_judge, round_id=round_id,
+                     max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
     info = sys.stderr if as_json else sys.stdout
     printer = LivePrinter(info)
     click.echo(

@@ -13,12 +13,15 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option
 from ebtui.core.safe_text import strip_control
+
+if TYPE_CHECKING:
+    from ebtui.core.tournament import Progress
 
 
 class ProgressLine:
@@ -31,10 +34,10 @@ class ProgressLine:
         self._last = 0.0
         self._width = 0
 
-    def text(self, p: Any) -> str:
+    def text(self, p: Progress) -> str:
         return p.describe()
 
-    def update(self, p: Any, *, force: bool = False) -> None:
+    def update(self, p: Progress, *, force: bool = False) -> None:
         now = time.monotonic()
         if self.tty:
             if not force and now - self._last < 0.2:

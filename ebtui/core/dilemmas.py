@@ -21,9 +21,17 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ebtui.core.doclists import HAND_MARKER, open_docx, split_inline_list, table_rows
 from ebtui.core.records import Dilemma
+
+if TYPE_CHECKING:  # python-docx is imported lazily: only reading a .docx needs it
+    from docx.document import Document as DocxDocument
+    from docx.oxml.xmlchemy import BaseOxmlElement
+    from docx.styles.style import BaseStyle
+    from docx.table import Table, _Cell
+    from docx.text.paragraph import Paragraph
 
 __all__ = [
     "DilemmaDocument",
@@ -153,8 +161,9 @@ def load_document(path: str | Path | None = None) -> DilemmaDocument:
 # --------------------------------------------------------------------------------------------- reading
 
 
-def _open_docx(path: Path):  # -> docx.document.Document
-    return open_docx(path, DocumentError)
+def _open_docx(path: Path) -> DocxDocument:
+    document: DocxDocument = open_docx(path, DocumentError)
+    return document
 
 
 @dataclass
@@ -181,7 +190,7 @@ def _label_key(label: str) -> str | None:
     return _LABELS.get(_WS.sub(" ", label).strip().strip("*").strip())
 
 
-def _flatten(document) -> Iterator[_Para]:  # document: docx.document.Document
+def _flatten(document: DocxDocument) -> Iterator[_Para]:
     return _Reader(document).walk(document.element.body, document)
 
 
@@ -189,7 +198,7 @@ class _Reader:
     """Turns body elements into _Para items; style facts are looked up once per style id (python-docx's own
     style lookups are linear scans, which made a 200-paragraph document take most of a second)."""
 
-    def __init__(self, document) -> None:
+    def __init__(self, document: DocxDocument) -> None:
         from docx.oxml.ns import qn
 
         self.document = document
@@ -231,7 +240,7 @@ class _Reader:
             self._styles[key] = (heading, is_list, bold)
         return self._styles[key]
 
-    def walk(self, container, parent) -> Iterator[_Para]:
+    def walk(self, container: BaseOxmlElement, parent: DocxDocument | _Cell) -> Iterator[_Para]:
         from docx.table import Table
         from docx.text.paragraph import Paragraph
 
@@ -246,18 +255,18 @@ class _Reader:
                 if content is not None:
                     yield from self.walk(content, parent)
 
-    def table(self, table) -> Iterator[_Para]:
+    def table(self, table: Table) -> Iterator[_Para]:
         """A "label | content" table gives labelled sections; a numbered table gives list items; any other
         table gives one line per row."""
-        rows = []
+        rows: list[list[_Cell]] = []
         for row in table.rows:
-            cells: list = []
+            cells: list[_Cell] = []
             for cell in row.cells:
                 if cells and cell._tc is cells[-1]._tc:  # merged cells repeat
                     continue
                 cells.append(cell)
             rows.append(cells)
-        plain: list = []  # consecutive rows that are not "label | content", read together
+        plain: list[list[_Cell]] = []  # consecutive rows that are not "label | content", read together
         for cells in rows:
             if len(cells) == 2:
                 label = _norm(cells[0].text).rstrip(":\uff1a").strip()
@@ -278,18 +287,18 @@ class _Reader:
             plain.append(cells)
         yield from self._plain_rows(plain)
 
-    def _auto_numbered(self, cell) -> bool:
+    def _auto_numbered(self, cell: _Cell) -> bool:
         """A cell whose only content is Word/LibreOffice numbering (the number lives in numPr, not the text)."""
         return any(self.para(p).is_list for p in cell.paragraphs)
 
-    def _plain_rows(self, rows: list) -> Iterator[_Para]:
+    def _plain_rows(self, rows: list[list[_Cell]]) -> Iterator[_Para]:
         """Rows that are not "label | content": see doclists.table_rows (a numbered table is a list)."""
         texts = [[_norm(c.text) for c in cells] for cells in rows]
         auto = [not t[0] and self._auto_numbered(cells[0]) if t else False for t, cells in zip(texts, rows, strict=True)]
         for text, is_item in table_rows(texts, auto):
             yield _Para(text=text, is_list=is_item)
 
-    def para(self, p) -> _Para:
+    def para(self, p: Paragraph) -> _Para:
         from docx.text.run import Run
 
         qn = self.qn
@@ -300,7 +309,8 @@ class _Reader:
         level = 0
         style_id = None
         if p_pr is not None:
-            num_pr = p_pr.numPr
+            # python-docx types the oxml child as its ZeroOrOne descriptor, not the CT_NumPr element it is
+            num_pr: Any = p_pr.numPr
             if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
                 is_list = True
                 level = num_pr.ilvl.val if num_pr.ilvl is not None else 0
@@ -340,11 +350,13 @@ class _Reader:
                      bold_prefix=_norm("".join(bold_prefix)), level=level)
 
 
-def _style_chain(style) -> Iterator:
+def _style_chain(style: BaseStyle | None) -> Iterator[BaseStyle]:
+    from docx.styles.style import CharacterStyle
+
     seen = 0
     while style is not None and seen < 10:
         yield style
-        style = style.base_style
+        style = style.base_style if isinstance(style, CharacterStyle) else None  # paragraph styles too
         seen += 1
 
 

@@ -41,15 +41,19 @@ class PhaseRetrying:
 
 
 @dataclass(frozen=True, slots=True)
-class PhaseFinished:
+class _PhaseEnded:
     round_id: str
     phase: Phase
 
 
 @dataclass(frozen=True, slots=True)
-class PhaseFailed:
-    round_id: str
-    phase: Phase  # status failed / skipped / cancelled, with .error
+class PhaseFinished(_PhaseEnded):
+    """The phase completed: `phase.response` holds its answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseFailed(_PhaseEnded):
+    """The phase failed, was skipped or cancelled: `phase.status` says which, `phase.error` why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,48 @@ class RoundFinished:
 
 
 RoundEvent = PhaseStarted | TextDelta | PhaseRetrying | PhaseFinished | PhaseFailed | JudgmentParsed | RoundFinished
+
+
+class RoundEventHandler:
+    """What a consumer of round events (the CLI's printer, the TUI's live screen, a tournament's counter)
+    subclasses: `handle(event)` calls the one `on_...` method for the event's kind; each does nothing
+    unless overridden. One dispatch for every front end instead of an isinstance chain in each."""
+
+    def handle(self, event: RoundEvent) -> None:
+        # exact types: the event classes are final leaves, so one dict lookup per streamed token
+        getattr(self, _DISPATCH[type(event)])(event)
+
+    def on_phase_started(self, event: PhaseStarted) -> None:
+        """A phase's model call starts (attempt 1) or a resumed phase starts again."""
+
+    def on_text(self, event: TextDelta) -> None:
+        """Streamed text of a running phase (consecutive pieces of one phase may arrive joined)."""
+
+    def on_retrying(self, event: PhaseRetrying) -> None:
+        """The phase's call restarts: text shown for it so far is void."""
+
+    def on_phase_finished(self, event: PhaseFinished) -> None:
+        """The phase completed."""
+
+    def on_phase_failed(self, event: PhaseFailed) -> None:
+        """The phase failed, was skipped or cancelled."""
+
+    def on_judgment(self, event: JudgmentParsed) -> None:
+        """The judge's reply was read into scores."""
+
+    def on_round_finished(self, event: RoundFinished) -> None:
+        """The round ended (complete, failed or interrupted); the last event of a round."""
+
+
+_DISPATCH: dict[type, str] = {
+    PhaseStarted: "on_phase_started",
+    TextDelta: "on_text",
+    PhaseRetrying: "on_retrying",
+    PhaseFinished: "on_phase_finished",
+    PhaseFailed: "on_phase_failed",
+    JudgmentParsed: "on_judgment",
+    RoundFinished: "on_round_finished",
+}
 
 
 # ------------------------------------------------------------------ the engine -> consumer hand-off

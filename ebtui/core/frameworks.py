@@ -207,26 +207,25 @@ def _first_match(patterns: tuple[re.Pattern[str], ...], sentence: str) -> str | 
     return None
 
 
-def framework_mentions(text: str) -> dict[str, list[CueMatch]]:
-    """Per framework, every sentence of `text` that mentions it (with the cue that matched)."""
-    out: dict[str, list[CueMatch]] = {f: [] for f in FRAMEWORKS}
+def _cues(text: str, table: dict[str, tuple[re.Pattern[str], ...]]) -> dict[str, list[CueMatch]]:
+    """Per key of `table`, every sentence of `text` one of its patterns matches (with the cue matched)."""
+    out: dict[str, list[CueMatch]] = {k: [] for k in table}
     for s in sentences(text):
-        for fw, pats in _FRAMEWORK_RE.items():
+        for key, pats in table.items():
             cue = _first_match(pats, s)
             if cue:
-                out[fw].append(CueMatch(fw, cue, s))
+                out[key].append(CueMatch(key, cue, s))
     return out
+
+
+def framework_mentions(text: str) -> dict[str, list[CueMatch]]:
+    """Per framework, every sentence of `text` that mentions it (with the cue that matched)."""
+    return _cues(text, _FRAMEWORK_RE)
 
 
 def consistency_cues(text: str) -> dict[str, list[CueMatch]]:
     """Per consistency class, the sentences carrying one of its cues."""
-    out: dict[str, list[CueMatch]] = {c: [] for c in CONSISTENCY_CUES}
-    for s in sentences(text):
-        for cls, pats in _CONSISTENCY_RE.items():
-            cue = _first_match(pats, s)
-            if cue:
-                out[cls].append(CueMatch(cls, cue, s))
-    return out
+    return _cues(text, _CONSISTENCY_RE)
 
 
 def disagreement_sentences(text: str) -> list[CueMatch]:

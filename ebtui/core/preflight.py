@@ -46,6 +46,16 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def _write_probe(folder: Path, problem: str, read_only: str) -> None:
+    """Raise PreflightError("<problem>: <why>") unless a file can really be written in `folder`."""
+    if _marked_read_only(folder):
+        raise PreflightError(f"{problem}: {read_only}")
+    try:
+        _probe(folder)
+    except OSError as exc:
+        raise PreflightError(f"{problem}: {_reason(exc)}") from None
+
+
 def check_store_writable(root: str | os.PathLike[str]) -> Path:
     """Raise PreflightError unless the results store at `root` can be written (created if it is missing).
 
@@ -62,21 +72,11 @@ def check_store_writable(root: str | os.PathLike[str]) -> Path:
             parent = parent.parent
         if not parent.is_dir():
             raise PreflightError(f"results store {shown} cannot be created: {parent} is not a directory")
-        if _marked_read_only(parent):
-            raise PreflightError(f"results store {shown} cannot be created in {parent}: it is read-only")
-        try:
-            _probe(parent)
-        except OSError as exc:
-            raise PreflightError(f"results store {shown} cannot be created in {parent}: {_reason(exc)}") from None
+        _write_probe(parent, f"results store {shown} cannot be created in {parent}", "it is read-only")
         return root
     # a real write in the store's own folder only: a probe inside rounds/ would change its mtime, which the
     # store's fast open takes as "round files changed" (a full re-check of the index)
-    if _marked_read_only(root):
-        raise PreflightError(f"results store directory {root} is not writable: it is read-only (no write permission)")
-    try:
-        _probe(root)
-    except OSError as exc:
-        raise PreflightError(f"results store directory {root} is not writable: {_reason(exc)}") from None
+    _write_probe(root, f"results store directory {root} is not writable", "it is read-only (no write permission)")
     for d in (root / sub for sub in ("rounds", "tournaments", "reports")):
         if not d.exists():
             continue

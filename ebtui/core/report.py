@@ -94,29 +94,41 @@ def _pyplot() -> Any:
     return plt
 
 
+def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: float) -> tuple[Any, Any, Any]:
+    """A figure with one row per entry: the value under `key` with its 95% interval (ci_low, ci_high) as
+    error bars; returns (pyplot, figure, axes) for the caller's labels and extras."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(width, 0.55 * len(rows) + pad))
+    values = [float(r[key]) for r in rows]  # type: ignore[arg-type]
+    lo = [v - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for v, r in zip(values, rows, strict=True)]
+    hi = [float(r["ci_high"]) - v if r["ci_high"] is not None else 0.0 for v, r in zip(values, rows, strict=True)]
+    ax.errorbar(values, range(len(rows)), xerr=[lo, hi], fmt="o", capsize=4,
+                label="adjusted mean, 95% interval" if key == "mean" else None)
+    return plt, fig, ax
+
+
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def chart_models(table: Table, path: Path) -> Path | None:
     """Adjusted mean per model with its 95% interval (bar), the raw mean as a cross."""
     rows = [r for r in table.as_dicts() if r["mean"] is not None]
     if not rows:
         return None
     rows.sort(key=lambda r: float(r["mean"]))  # type: ignore[arg-type]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 0.55 * len(rows) + 1.6))
+    plt, fig, ax = _interval_chart(rows, "mean", 7.5, 1.6)
     ys = list(range(len(rows)))
-    means = [float(r["mean"]) for r in rows]  # type: ignore[arg-type]
-    lo = [m - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
-    hi = [float(r["ci_high"]) - m if r["ci_high"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
-    ax.errorbar(means, ys, xerr=[lo, hi], fmt="o", capsize=4, label="adjusted mean, 95% interval")
     raw = [float(r["raw_mean"]) if r["raw_mean"] is not None else float("nan") for r in rows]
     ax.plot(raw, ys, "x", color="grey", label="raw mean")
     ax.set_yticks(ys, [str(r["model"]) for r in rows])
     ax.set_xlim(1, 10)
     ax.set_xlabel("score (1-10)")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def chart_cross_model(table: Table, path: Path) -> Path | None:
@@ -136,10 +148,7 @@ def chart_cross_model(table: Table, path: Path) -> Path | None:
         if not np.isnan(v):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="white", fontsize=8)
     fig.colorbar(im, ax=ax, label="Team A mean score")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def chart_judge_offsets(table: Table, path: Path) -> Path | None:
@@ -147,20 +156,11 @@ def chart_judge_offsets(table: Table, path: Path) -> Path | None:
     rows = [r for r in table.as_dicts() if r["offset"] is not None]
     if not rows:
         return None
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 0.55 * len(rows) + 1.5))
-    ys = list(range(len(rows)))
-    means = [float(r["offset"]) for r in rows]  # type: ignore[arg-type]
-    lo = [m - float(r["ci_low"]) if r["ci_low"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
-    hi = [float(r["ci_high"]) - m if r["ci_high"] is not None else 0.0 for m, r in zip(means, rows, strict=True)]
-    ax.errorbar(means, ys, xerr=[lo, hi], fmt="o", capsize=4)
+    plt, fig, ax = _interval_chart(rows, "offset", 7, 1.5)
     ax.axvline(0, color="grey", linewidth=1)
-    ax.set_yticks(ys, [str(r["judge"]) for r in rows])
+    ax.set_yticks(list(range(len(rows))), [str(r["judge"]) for r in rows])
     ax.set_xlabel("offset from the average judge (95% interval; negative = harsh)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 # ---- the report -------------------------------------------------------------------------------------------

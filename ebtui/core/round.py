@@ -37,18 +37,8 @@ from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ebtui.core import prompts
-from ebtui.core.events import (
-    END,
-    EventQueue,
-    JudgmentParsed,
-    PhaseFailed,
-    PhaseFinished,
-    PhaseRetrying,
-    PhaseStarted,
-    RoundEvent,
-    RoundFinished,
-)
+from ebtui.core import events, prompts
+from ebtui.core.events import END, EventQueue, RoundEvent
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
@@ -277,7 +267,7 @@ class _Engine:
                           timestamp=now, finished_at=now)
             self.put_phase(phase)
             self.save()
-            self.emit(PhaseFailed(self.round.id, phase))
+            self.emit(events.PhaseFailed(self.round.id, phase))
             return
         blocker = self.blocking_need(pt)
         if blocker is not None:
@@ -306,7 +296,7 @@ class _Engine:
         )
         self.put_phase(phase)
         self.save()
-        self.emit(PhaseFailed(self.round.id, phase))
+        self.emit(events.PhaseFailed(self.round.id, phase))
 
     async def run_phase(self, pt: PhaseType) -> None:
         model = self.model_for(pt)
@@ -325,7 +315,7 @@ class _Engine:
         self.put_phase(phase)
         self.save()
         rid = self.round.id
-        self.emit(PhaseStarted(rid, pt, model, 1))
+        self.emit(events.PhaseStarted(rid, pt, model, 1))
         buf = self.buffers[pt] = []
         t0 = time.monotonic()
         completion: Completion | None = None
@@ -342,7 +332,7 @@ class _Engine:
                 elif isinstance(item, Retrying):
                     buf.clear()
                     phase.attempts = item.attempt
-                    self.emit(PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
+                    self.emit(events.PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
                 elif isinstance(item, Completion):
                     completion = item
             if completion is None:
@@ -383,9 +373,9 @@ class _Engine:
             judgment.judge_model = model
             self.round.judgment = judgment
         self.save()
-        self.emit(PhaseFinished(rid, phase))
+        self.emit(events.PhaseFinished(rid, phase))
         if judgment is not None:
-            self.emit(JudgmentParsed(rid, judgment))
+            self.emit(events.JudgmentParsed(rid, judgment))
 
     def fail(self, phase: Phase, error: str, kind: str, partial: str, attempts: int, t0: float) -> None:
         phase.status = PhaseStatus.FAILED
@@ -397,7 +387,7 @@ class _Engine:
         phase.latency = time.monotonic() - t0
         phase.finished_at = utcnow()
         self.save()
-        self.emit(PhaseFailed(self.round.id, phase))
+        self.emit(events.PhaseFailed(self.round.id, phase))
 
     def cancel_phase(self, phase: Phase) -> None:
         phase.status = PhaseStatus.CANCELLED
@@ -437,9 +427,9 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
     for pt in PHASE_ORDER:  # announce what a resumed (or reused) round already has
         ph = engine.round.phase(pt)
         if pt in engine.kept and ph is not None:
-            yield PhaseFinished(engine.round.id, ph)
+            yield events.PhaseFinished(engine.round.id, ph)
     if PhaseType.JUDGMENT in engine.kept and engine.round.judgment is not None:
-        yield JudgmentParsed(engine.round.id, engine.round.judgment)
+        yield events.JudgmentParsed(engine.round.id, engine.round.judgment)
     # no save here: the first step saves at once (its phase starting, skipped, or kept through to finish)
 
     queue = EventQueue()
@@ -468,7 +458,7 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
         raise
     engine.finish()
     await engine.landed()
-    yield RoundFinished(engine.round)
+    yield events.RoundFinished(engine.round)
 
 
 def _check_clients(spec: RoundSpec, clients: Mapping[str, ModelClient], needed: set[PhaseType]) -> None:
@@ -518,8 +508,8 @@ async def run_round(
         kept = set()
     _check_clients(spec, clients, set(PHASE_ORDER) - kept)
     # closing the inner generator explicitly: a consumer that stops early (aclose) must reach its cleanup now
-    async with contextlib.aclosing(_drive(_Engine(spec, round_, clients, store, kept))) as events:
-        async for event in events:
+    async with contextlib.aclosing(_drive(_Engine(spec, round_, clients, store, kept))) as stream:
+        async for event in stream:
             yield event
 
 
@@ -574,8 +564,8 @@ async def judge_exchange(
         copied.reused_from = ph.reused_from or source.id
         round_.phases.append(copied)
     engine = _Engine(spec, round_, {judge: client}, store, set(exchange))
-    async with contextlib.aclosing(_drive(engine)) as events:
-        async for event in events:
+    async with contextlib.aclosing(_drive(engine)) as stream:
+        async for event in stream:
             yield event
 
 
@@ -589,11 +579,11 @@ async def play_round(
 ) -> Round:
     """Run a round to the end and return it (events passed to on_event, if given)."""
     result: Round | None = None
-    async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as events:
-        async for event in events:
+    async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as stream:
+        async for event in stream:
             if on_event is not None:
                 on_event(event)
-            if isinstance(event, RoundFinished):
+            if isinstance(event, events.RoundFinished):
                 result = event.round
     assert result is not None
     return result

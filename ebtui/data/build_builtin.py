@@ -50,7 +50,7 @@ def _restarted_num(document: Any, style_name: str) -> int:
     abstract_id = numbering.num_having_numId(style_num_id).abstractNumId.val
     num = numbering.add_num(abstract_id)
     num.add_lvlOverride(ilvl=0).add_startOverride(1)
-    return num.numId
+    return int(num.numId)
 
 
 def _list(document: Any, items: list[str], style_name: str = "List Number") -> None:

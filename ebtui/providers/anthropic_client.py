@@ -10,21 +10,20 @@ are reported as `cached_tokens`, cache writes as `cache_write_tokens`, and both 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import (
+    CallOptions,
     Delta,
     FinishReason,
-    ModelClient,
     ProviderError,
-    StreamItem,
     Usage,
     split_cacheable,
 )
-from ebtui.providers.common import Timer, cost_for, finish, safe_repr
-from ebtui.providers.errors import classify, from_status
+from ebtui.providers.common import ConfiguredClient, StreamCall, sdk_options
+from ebtui.providers.errors import from_status
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -67,28 +66,15 @@ def usage_tokens(u: dict[str, Any]) -> tuple[int, int, int]:
     return cached, written, (u.get("input_tokens") or 0) + cached + written
 
 
-class AnthropicClient(ModelClient):
+class AnthropicClient(ConfiguredClient):
     supports_json_schema = True
 
     def __init__(self, cfg: ModelConfig) -> None:
         from anthropic import AsyncAnthropic, Timeout
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         self.cache_system = bool(cfg.extras.get("cache_system", True))
-        self._client = AsyncAnthropic(
-            api_key=cfg.api_key(),
-            base_url=cfg.effective_base_url,
-            max_retries=0,  # retries happen once, in ebtui.providers.retry
-            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-            default_headers=cfg.extras.get("extra_headers") or None,
-        )
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        self._client = AsyncAnthropic(api_key=cfg.api_key(), **sdk_options(cfg, Timeout))
 
     def _content(self, prompt: str) -> str | list[dict[str, Any]]:
         """The user message: with a cache breakpoint after the prompt's stable prefix (rules, rubric and
@@ -118,69 +104,50 @@ class AnthropicClient(ModelClient):
             params["output_config"] = {"format": {"type": "json_schema", "schema": transform_schema(json_schema)}}
         return params
 
-    async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamItem]:
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
         from anthropic import AsyncStream
 
-        timer = Timer()
-        params = self._params(prompt, system_prompt, json_schema, max_tokens)
-        parts: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
+        params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
+        call.max_tokens = params["max_tokens"]
         stopped = False
         input_tokens = output_tokens = cached = written = 0
-        started = False
-        try:
-            stream = await self._client.messages.create(**params)
-            started = True
-            async with stream:
-                # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
-                # corrupted chunk anywhere means the stream cannot be trusted.
-                async for sse in AsyncStream.raw_events(stream.response):
-                    if not sse.data:
-                        continue
-                    event = json.loads(sse.data)
-                    etype = event.get("type") or sse.event
-                    if etype == "message_start":
-                        u = event["message"].get("usage") or {}
-                        cached, written, input_tokens = usage_tokens(u)
-                        output_tokens = u.get("output_tokens") or 0
-                    elif etype == "content_block_delta":
-                        delta = event.get("delta") or {}
-                        if delta.get("type") == "text_delta" and delta.get("text"):
-                            timer.token()
-                            parts.append(delta["text"])
-                            yield Delta(delta["text"])
-                    elif etype == "message_delta":
-                        stop_reason = (event.get("delta") or {}).get("stop_reason")
-                        if stop_reason:
-                            raw_reason = stop_reason
-                            if raw_reason == "model_context_window_exceeded":
-                                raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
-                            reason = _FINISH.get(raw_reason, "unknown")
-                        usage = event.get("usage") or {}
-                        if usage.get("output_tokens") is not None:
-                            output_tokens = usage["output_tokens"]
-                    elif etype == "message_stop":
-                        stopped = True
-                    elif etype == "error":
-                        raise _stream_error(self.name, event.get("error") or {})
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
+        stream = await self._client.messages.create(**params)
+        call.started = True
+        async with stream:
+            # The raw events, each decoded here: the SDK skips some events (ping) unparsed, and a
+            # corrupted chunk anywhere means the stream cannot be trusted.
+            async for sse in AsyncStream.raw_events(stream.response):
+                if not sse.data:
+                    continue
+                event = json.loads(sse.data)
+                etype = event.get("type") or sse.event
+                if etype == "message_start":
+                    u = event["message"].get("usage") or {}
+                    cached, written, input_tokens = usage_tokens(u)
+                    output_tokens = u.get("output_tokens") or 0
+                elif etype == "content_block_delta":
+                    delta = event.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        yield call.text(delta["text"])
+                elif etype == "message_delta":
+                    stop_reason = (event.get("delta") or {}).get("stop_reason")
+                    if stop_reason == "model_context_window_exceeded":
+                        raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
+                    if stop_reason:
+                        call.finished(stop_reason, _FINISH)
+                    usage = event.get("usage") or {}
+                    if usage.get("output_tokens") is not None:
+                        output_tokens = usage["output_tokens"]
+                elif etype == "message_stop":
+                    stopped = True
+                elif etype == "error":
+                    raise _stream_error(self.name, event.get("error") or {})
         if not stopped:
-            reason = None  # no message_stop: the stream was cut short, whatever it said before
-        usage = cost_for(Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
-                               cache_write_tokens=written), self.cfg)
-        yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
-                     max_tokens=params["max_tokens"])
+            call.reason = None  # no message_stop: the stream was cut short, whatever it said before
+        call.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached,
+                           cache_write_tokens=written)
 
     async def aclose(self) -> None:
         await self._client.close()

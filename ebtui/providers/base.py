@@ -8,7 +8,7 @@ from __future__ import annotations
 import abc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel, Field
 
@@ -138,6 +138,16 @@ class Retrying:
 StreamItem = Delta | Retrying | Completion
 
 
+class CallOptions(TypedDict, total=False):
+    """The options of one model call, beside its prompt and system prompt. Every client's `stream` takes
+    them as `**options: Unpack[CallOptions]`, so a wrapper passes them on as `**options` unchanged."""
+
+    #: ask for output matching this JSON schema (clients with supports_json_schema; others ignore it)
+    json_schema: dict[str, Any] | None
+    #: the most tokens to generate (None: the model's configured max_tokens)
+    max_tokens: int | None
+
+
 class ModelClient(abc.ABC):
     """One configured model. `name` is the user's name for it (the key in models.toml)."""
 
@@ -149,12 +159,7 @@ class ModelClient(abc.ABC):
 
     @abc.abstractmethod
     def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         """Yield Delta pieces (and Retrying when a retry restarts the call) and end with one Completion.
 
@@ -162,21 +167,35 @@ class ModelClient(abc.ABC):
         max-tokens cut-off, a stream that ends without a finish reason are errors, never a Completion.
         """
 
-    async def generate(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
+    async def generate(self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]) -> Completion:
         completion: Completion | None = None
-        async for item in self.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens):
+        async for item in self.stream(prompt, system_prompt, **options):
             if isinstance(item, Completion):
                 completion = item
         if completion is None:  # a stream must end with a Completion; anything else is a provider bug
             raise ProviderError("stream", f"{self.name}: stream ended without a completion")
         return completion
 
+    def unlimited(self) -> ModelClient:
+        """This client without a concurrency limit of its own, for a caller that limits the model's calls
+        itself (a tournament's LimitedClient), so that one layer limits each call, never two. A client
+        with no limit of its own is itself."""
+        return self
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+
+class WrappingClient(ModelClient):
+    """A client around another one (retries, a tournament's limits, a batch API): the same model under the
+    same names; closing it closes the inner client."""
+
+    def __init__(self, inner: ModelClient, *, name: str | None = None, provider: str | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name if name is None else name
+        self.provider = inner.provider if provider is None else provider
+        self.model = inner.model
+        self.supports_json_schema = inner.supports_json_schema
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

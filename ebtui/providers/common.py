@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import time
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from typing import Any, Unpack
 
-from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
+from ebtui.config import ModelConfig
+from ebtui.providers.base import (
+    CallOptions,
+    Completion,
+    Delta,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+)
+from ebtui.providers.errors import classify
 
 
 def cost_usd(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float | None:
@@ -114,6 +128,94 @@ def finish(
         first_token_s=timer.first_token,
         model=model,
     )
+
+
+class ConfiguredClient(ModelClient):
+    """A client made from one models.toml entry (its `cfg`); shown without its key."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
+
+    async def stream(
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
+    ) -> AsyncIterator[StreamItem]:
+        """The one shape of an SDK call: `_read` sends the request and reads the SDK's chunks into a
+        StreamCall (yielding its text); any failure becomes a ProviderError; the end is checked once."""
+        call = StreamCall(self.name, self.model)
+        try:
+            # closed with this stream, not when collected: the SDK's response is released at once
+            async with contextlib.aclosing(self._read(call, prompt, system_prompt, options)) as deltas:
+                async for delta in deltas:
+                    yield delta
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
+            raise call.failed(exc) from exc
+        yield call.completion(self.cfg)
+
+    @abc.abstractmethod
+    def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
+        """Send the request (set `call.started` once the provider accepted it) and yield `call.text(...)`
+        for each piece of the answer; record the finish reason, usage and max_tokens on `call`."""
+
+
+def sdk_options(cfg: ModelConfig, timeout: Callable[..., Any]) -> dict[str, Any]:
+    """The connection options the OpenAI and Anthropic SDKs share: the base URL, no SDK retries (retries
+    happen once, in ebtui.providers.retry), read and connect timeouts, extra headers. `timeout` is the
+    SDK's Timeout class."""
+    return {
+        "base_url": cfg.effective_base_url,
+        "max_retries": 0,
+        "timeout": timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
+        "default_headers": cfg.extras.get("extra_headers") or None,
+    }
+
+
+class StreamCall:
+    """One streamed call of an SDK client, from request to Completion: the timer, the text so far, the
+    finish reason and usage the stream reported, and whether the request was accepted (a failure before
+    that is a connection error, after it a stream error). The clients differ only in how they read their
+    SDK's chunks; this is what they do with what they read."""
+
+    def __init__(self, name: str, model: str) -> None:
+        self.name = name
+        self.model = model
+        self.timer = Timer()
+        self.parts: list[str] = []
+        self.reason: FinishReason | None = None
+        self.raw_reason: str | None = None
+        self.usage = Usage()
+        self.started = False
+        self.max_tokens: int | None = None  # the limit the request was sent with (for a cut-off's message)
+
+    def text(self, piece: str) -> Delta:
+        """A piece of the answer: timed, kept, and the Delta to yield."""
+        self.timer.token()
+        self.parts.append(piece)
+        return Delta(piece)
+
+    def finished(self, raw_reason: str, reasons: Mapping[str, FinishReason]) -> None:
+        """The provider's finish reason, mapped to ours (an unknown one is "unknown")."""
+        self.raw_reason = raw_reason
+        self.reason = reasons.get(raw_reason, "unknown")
+
+    def failed(self, exc: Exception) -> ProviderError:
+        """What an SDK exception means, with the text streamed before it (for the record only)."""
+        err = classify(self.name, exc, streaming=self.started)
+        err.partial_text = "".join(self.parts)
+        return err
+
+    def completion(self, cfg: Any) -> Completion:
+        """The Completion with its cost (models.toml prices), or the ProviderError the answer is."""
+        return finish(self.name, self.model, "".join(self.parts), self.reason, cost_for(self.usage, cfg),
+                      self.timer, raw_reason=self.raw_reason, max_tokens=self.max_tokens)
 
 
 def safe_repr(obj: Any, **fields: Any) -> str:

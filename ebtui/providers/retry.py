@@ -18,17 +18,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, Unpack
 
 from ebtui.providers.base import (
     RETRYABLE_KINDS,
+    CallOptions,
     Completion,
     Delta,
     ModelClient,
     ProviderError,
     Retrying,
     StreamItem,
+    WrappingClient,
 )
 
 RETRY_KINDS = RETRYABLE_KINDS
@@ -63,26 +65,29 @@ class RetryPolicy:
             if error.retry_after > self.retry_after_max_s:
                 return None
             return max(0.0, error.retry_after)
-        base = min(self.backoff_max_s, self.backoff_s * 2 ** (failed_attempt - 1))
+        base = min(self.backoff_max_s, self.backoff_s * 2.0 ** (failed_attempt - 1))
         return base * (0.75 + 0.25 * self._rng.random())
 
 
-class RetryingClient(ModelClient):
+class RetryingClient(WrappingClient):
     """Wraps any ModelClient: retries by the policy, detects stalls, limits concurrency."""
 
     def __init__(self, inner: ModelClient, policy: RetryPolicy, *, max_concurrency: int | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.policy = policy
-        self.name = inner.name
-        self.provider = inner.provider
-        self.model = inner.model
-        self.supports_json_schema = inner.supports_json_schema
         self.max_concurrency = max_concurrency
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"RetryingClient({self.inner!r}, {self.policy!r})"
+
+    def unlimited(self) -> RetryingClient:
+        """The same model, retries and stall guard without this client's per-model semaphore (it shares the
+        inner client: closing either closes both)."""
+        if not self.max_concurrency:
+            return self
+        return RetryingClient(self.inner, self.policy)
 
     def _semaphore(self) -> asyncio.Semaphore | None:
         if not self.max_concurrency:
@@ -94,12 +99,7 @@ class RetryingClient(ModelClient):
         return self._sem
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         attempt = 1
         while True:
@@ -109,7 +109,7 @@ class RetryingClient(ModelClient):
                     await sem.acquire()
                 try:
                     # closed here, not whenever it is collected: the inner call ends before its slot is freed
-                    attempt_items = self._one_attempt(prompt, system_prompt, json_schema, max_tokens)
+                    attempt_items = self._one_attempt(prompt, system_prompt, options)
                     async with contextlib.aclosing(attempt_items):
                         async for item in attempt_items:
                             if isinstance(item, Completion):
@@ -136,13 +136,13 @@ class RetryingClient(ModelClient):
                     await asyncio.sleep(delay)
 
     async def _one_attempt(
-        self, prompt: str, system_prompt: str, json_schema: dict[str, Any] | None, max_tokens: int | None
-    ) -> AsyncIterator[StreamItem]:
+        self, prompt: str, system_prompt: str, options: CallOptions
+    ) -> AsyncGenerator[StreamItem, None]:
         """The inner stream, with a stall guard: no item for `stall_timeout_s` is a `stall` error.
 
         Only the time spent waiting for the inner stream counts (not the consumer's time between items).
         The guard is one timer per call, not one per item (asyncio.wait_for would start a task per token)."""
-        agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
+        agen = self.inner.stream(prompt, system_prompt, **options)
         stall = self.policy.stall_timeout_s
         partial: list[str] = []
         guard = _StallGuard(stall) if stall else None
@@ -171,10 +171,9 @@ class RetryingClient(ModelClient):
         finally:
             if guard is not None:
                 guard.stop()
-            await agen.aclose()
+            if isinstance(agen, AsyncGenerator):  # every client's stream is one; close it here, not when collected
+                await agen.aclose()
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class _StallGuard:

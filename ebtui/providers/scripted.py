@@ -15,9 +15,9 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem, Usage
+from ebtui.providers.base import CallOptions, Completion, Delta, ModelClient, ProviderError, StreamItem, Usage
 from ebtui.providers.common import with_cost
 
 JudgeMode = Literal["valid", "malformed", "prose", "out_of_range"]
@@ -180,19 +180,15 @@ class ScriptedClient(ModelClient):
         return None
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         self.calls += 1
         start = time.perf_counter()
         fault = self._fault_for(prompt)
         if fault and not fault.after_tokens:
             raise ProviderError(fault.kind, f"{self.name}: {fault.message}")  # type: ignore[arg-type]
-        text = self.reply_for(prompt, system_prompt, json_schema)
+        max_tokens = options.get("max_tokens")
+        text = self.reply_for(prompt, system_prompt, options.get("json_schema"))
         tokens = _TOKEN.findall(text)
         finish: str = "stop"
         if max_tokens is not None and len(tokens) > max_tokens:

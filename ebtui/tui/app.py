@@ -9,9 +9,12 @@ from typing import Any
 from textual import on
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.commands import EbtuiCommands
+from ebtui.tui.keymap import load_keymap, user_config_file
+from ebtui.tui.keys import bindings
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.services import Services
 from ebtui.tui.themes import DEFAULT_THEME, ThemeFileError, builtin_themes, user_themes
@@ -23,6 +26,8 @@ from ebtui.tui.themes import DEFAULT_THEME, ThemeFileError, builtin_themes, user
 #: p95 267 ms before, 45 ms after, same load). Young collections stay frequent and cheap; a full one now comes
 #: after ~20 million allocations (minutes of streaming) and scans only what was made after start-up.
 GC_THRESHOLDS = (1_000, 20, 1_000)
+#: what F3/F4 say while a round runs on the live screen
+LEAVE_RUNNING_ROUND = "cancel it (x) or wait for it to finish"
 
 
 def _tune_gc() -> None:
@@ -39,18 +44,10 @@ class EbtuiApp(App[None]):
     SUB_TITLE = "Ethics Bowl for language models"
     CSS_PATH = "ebtui.tcss"
     COMMANDS = App.COMMANDS | {EbtuiCommands}
-    BINDINGS = [
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("question_mark", "help", "Help", show=False, id="app.help2"),
-        Binding("f2", "new_round", "New round", id="app.new_round"),
-        Binding("f3", "browse_results", "Results", id="app.results"),
-        # shown in the help and the palette; hidden from the footer so the other screens' snapshots hold
-        Binding("f4", "tournament", "Tournament", id="app.tournament"),
-        Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
-    ]
+    BINDINGS = bindings("app")
 
     def __init__(self, services: Services, *, load_user_themes: bool = True, theme: str | None = None,
-                 snapshot: bool = False, tune_gc: bool | None = None) -> None:
+                 snapshot: bool = False, tune_gc: bool | None = None, keymap_file: Path | None = None) -> None:
         super().__init__()
         #: freeze start-up objects and raise the collector's thresholds after the first frame (see _tune_gc);
         #: by default only in a real terminal — in tests the process outlives many apps, and frozen objects
@@ -60,6 +57,9 @@ class EbtuiApp(App[None]):
         self._load_user_themes = load_user_themes
         self._theme_errors: list[str] = []
         self._initial_theme = theme
+        #: the user's config.toml whose [keymap] is applied at start (run_app passes it; tests pass their own)
+        self._keymap_file = keymap_file
+        self._clashes_reported: set[str] = set()
         if snapshot:
             self.animation_level = "none"
         self._register_themes()
@@ -82,9 +82,26 @@ class EbtuiApp(App[None]):
     def on_mount(self) -> None:
         for error in self._theme_errors:
             self.notify(strip_control(error), title="Theme file skipped", severity="warning", timeout=10)
+        self._apply_user_keymap()
         self.push_screen(SetupScreen())
         if self._gc_tuning if self._gc_tuning is not None else not self.is_headless:
             self.call_after_refresh(_tune_gc)
+
+    def _apply_user_keymap(self) -> None:
+        """The [keymap] of the user's config (Textual's App.set_keymap); each bad entry is one notification."""
+        loaded = load_keymap(self._keymap_file)
+        for error in loaded.errors:
+            self.notify(strip_control(error), title="Keymap entry skipped", severity="warning", timeout=10)
+        if loaded.keymap:
+            self.set_keymap(loaded.keymap)
+
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
+        """A remapped key took the key of another binding: say so once (Textual asks on every key press)."""
+        lost = ", ".join(sorted(f"{b.id or b.action} ({b.key})" for b in clashed_bindings))
+        message = f"the keymap gave these keys to other bindings: {lost}"
+        if message not in self._clashes_reported:
+            self._clashes_reported.add(message)
+            self.notify(strip_control(message), title="Keymap clash", severity="warning", timeout=10)
 
     # -- actions -------------------------------------------------------------------------------
     def _setup_screen(self) -> SetupScreen | None:
@@ -93,11 +110,17 @@ class EbtuiApp(App[None]):
                 return screen
         return None
 
-    def action_new_round(self) -> None:
+    def _round_running(self, what: str) -> bool:
+        """True (and says so) while the live screen's round runs: leaving it then would hide the round."""
         from ebtui.tui.screens.live import LiveRoundScreen
 
-        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
-            self.notify("A round is running: cancel it (x) first.", severity="warning")
+        running = isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling")
+        if running:
+            self.notify(f"A round is running: {what}.", severity="warning")
+        return running
+
+    def action_new_round(self) -> None:
+        if self._round_running("cancel it (x) first"):
             return
         setup = self._setup_screen()
         if setup is None:
@@ -107,24 +130,16 @@ class EbtuiApp(App[None]):
             self.pop_screen()
 
     def action_browse_results(self) -> None:
-        from ebtui.tui.screens.live import LiveRoundScreen
         from ebtui.tui.screens.results import ResultsScreen
 
-        if isinstance(self.screen, ResultsScreen):
-            return
-        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
-            self.notify("A round is running: cancel it (x) or wait for it to finish.", severity="warning")
+        if isinstance(self.screen, ResultsScreen) or self._round_running(LEAVE_RUNNING_ROUND):
             return
         self.push_screen(ResultsScreen())
 
     def action_tournament(self) -> None:
-        from ebtui.tui.screens.live import LiveRoundScreen
         from ebtui.tui.screens.tournament import TournamentScreen
 
-        if isinstance(self.screen, TournamentScreen):
-            return
-        if isinstance(self.screen, LiveRoundScreen) and self.screen.state in ("running", "cancelling"):
-            self.notify("A round is running: cancel it (x) or wait for it to finish.", severity="warning")
+        if isinstance(self.screen, TournamentScreen) or self._round_running(LEAVE_RUNNING_ROUND):
             return
         # installed: leaving the screen keeps it, so a running tournament goes on and F4 comes back to it
         if not self.is_screen_installed("tournament"):
@@ -181,4 +196,4 @@ def run_app(document: str | Path | None = None, models_file: str | Path | None =
         services = default_services(document=document, models_file=models_file, store=store)
     except (ConfigError, DocumentError, PreflightError) as exc:
         raise UsageError(str(exc)) from None
-    EbtuiApp(services).run()
+    EbtuiApp(services, keymap_file=user_config_file()).run()

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from ebtui.tui.app import EbtuiApp
 
 
 class EbtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
+        app = cast("EbtuiApp", self.app)
         return [
-            ("New round", "Pick a dilemma and models and start a round (F2)", app.action_new_round),  # type: ignore[attr-defined]
+            ("New round", "Pick a dilemma and models and start a round (F2)", app.action_new_round),
             ("Browse results", "Saved rounds, filtered by model, dilemma, judge, status (F3)",
-             app.action_browse_results),  # type: ignore[attr-defined]
+             app.action_browse_results),
             ("Tournament", "Plan, run and analyse a tournament from a tournament.toml (F4)",
-             app.action_tournament),  # type: ignore[attr-defined]
-            ("Open document", "Load another dilemma .docx", app.action_open_document),  # type: ignore[attr-defined]
+             app.action_tournament),
+            ("Open document", "Load another dilemma .docx", app.action_open_document),
             ("Switch theme", "Pick a colour theme, built-in or from themes/ (ctrl+t)", app.action_change_theme),
-            ("Help", "Keys and screens (F1)", app.action_help),  # type: ignore[attr-defined]
+            ("Help", "Keys and screens (F1)", app.action_help),
         ]
 
     async def discover(self) -> Hits:

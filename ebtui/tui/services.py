@@ -14,24 +14,16 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ebtui.core.events import RoundEvent
 from ebtui.core.records import Dilemma
 from ebtui.providers.base import ModelClient
 
+if TYPE_CHECKING:  # the engine is imported when a round starts, not at start-up
+    from textual.dom import DOMNode
 
-@dataclass(frozen=True)
-class RoundRequest:
-    """What the setup screen asks for; turned into the core's RoundSpec by `Services.start_round`."""
-
-    dilemma: Dilemma
-    team_a: str
-    team_b: str
-    judge: str
-    blind_judge: bool = False
-    max_tokens: int | None = None
-    document: str = ""
+    from ebtui.core.round import RoundSpec
 
 
 ClientFactory = Callable[[Iterable[str]], dict[str, ModelClient]]
@@ -64,15 +56,17 @@ def cached_builtin_dilemmas() -> list[Dilemma] | None:
     """The built-in dilemmas from a cache that matches the shipped document, or None (then parse it)."""
     from ebtui.locations import builtin_document
 
+    doc = builtin_document()
     try:
-        key = _builtin_key(builtin_document())
+        key = _builtin_key(doc)
     except OSError:
         return None
     for path in builtin_cache_paths():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("key") == key:
-                return [Dilemma.model_validate(d) for d in data["dilemmas"]]
+                # the cache holds no path (it ships in the package): the source is where the document is now
+                return [Dilemma.model_validate({**d, "source": str(doc)}) for d in data["dilemmas"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
     return None
@@ -86,7 +80,7 @@ def write_builtin_cache(dilemmas: list[Dilemma], path: Path | None = None) -> Pa
     path = path or builtin_cache_paths()[1]
     try:
         data = {"key": _builtin_key(builtin_document()),
-                "dilemmas": [d.model_dump(mode="json") for d in dilemmas]}
+                "dilemmas": [d.model_dump(mode="json", exclude={"source"}) for d in dilemmas]}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -109,18 +103,9 @@ def _load_document(path: Path | None) -> list[Dilemma]:
     return load_dilemmas(path)
 
 
-def _run_round(request: RoundRequest, clients: dict[str, ModelClient], store: Any) -> AsyncIterator[RoundEvent]:
-    from ebtui.core.round import RoundSpec, run_round
+def _run_round(spec: RoundSpec, clients: dict[str, ModelClient], store: Any) -> AsyncIterator[RoundEvent]:
+    from ebtui.core.round import run_round
 
-    spec = RoundSpec(
-        dilemma=request.dilemma,
-        team_a=request.team_a,
-        team_b=request.team_b,
-        judge=request.judge,
-        blind_judge=request.blind_judge,
-        max_tokens=request.max_tokens,
-        document=request.document,
-    )
     return run_round(spec, clients, store)
 
 
@@ -134,7 +119,7 @@ class Services:
     make_clients: ClientFactory
     document: Path | None = None
     load_document: Callable[[Path | None], list[Dilemma]] = _load_document
-    run_round: Callable[[RoundRequest, dict[str, ModelClient], Any], AsyncIterator[RoundEvent]] = _run_round
+    run_round: Callable[[RoundSpec, dict[str, ModelClient], Any], AsyncIterator[RoundEvent]] = _run_round
     #: seconds, monotonic; snapshot tests pass a fixed clock so elapsed times never change
     clock: Callable[[], float] = time.monotonic
     #: shown dimmed after each model's name in the pickers (see `model_detail`)
@@ -143,11 +128,6 @@ class Services:
     models_config: Any = None
     #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
     default_roles: tuple[str, str, str] | None = None
-
-    def start_round(self, request: RoundRequest) -> AsyncIterator[RoundEvent]:
-        """Build the clients (ConfigError for a missing key) and start the core's round engine."""
-        clients = self.make_clients([request.team_a, request.team_b, request.judge])
-        return self.run_round(request, clients, self.store)
 
 
 def model_detail(name: str, provider: str | None, model: str | None) -> str:
@@ -190,3 +170,12 @@ def default_services(document: str | Path | None = None, models_file: str | Path
         models_config=config,
         default_roles=default_role_models(config),
     )
+
+
+class _AppWithServices(Protocol):
+    services: Services
+
+
+def app_services(node: DOMNode) -> Services:
+    """The Services of the app a screen or widget runs in (EbtuiApp.services)."""
+    return cast(_AppWithServices, node.app).services

@@ -7,8 +7,6 @@ cannot be read or does not describe a theme is reported by name and skipped — 
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -18,6 +16,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ebtui.locations import builtin_themes_dir, user_themes_dirs
+from ebtui.tui.user_files import UserFileError, read_settings_file
 
 THEME_SUFFIXES = (".toml", ".json")
 DEFAULT_THEME = "ebtui-dark"
@@ -66,16 +65,9 @@ def theme_from_mapping(data: dict[str, Any], source: str) -> Theme:
 
 def load_theme_file(path: Path) -> Theme:
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ThemeFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(raw.decode("utf-8"))
-        else:
-            data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ThemeFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()} ({exc})") from None
+        data = read_settings_file(path)
+    except UserFileError as exc:
+        raise ThemeFileError(str(exc)) from None
     return theme_from_mapping(data, str(path))
 
 

@@ -22,7 +22,7 @@ def store(tmp_path: Path) -> ResultsStore:
 @pytest.fixture
 def make_app(store: ResultsStore) -> Callable[..., EbtuiApp]:
     def build(*, judge_mode: str = "valid", tokens_per_second: float | None = None, snapshot: bool = False,
-              **overrides: object) -> EbtuiApp:
+              keymap_file: Path | None = None, **overrides: object) -> EbtuiApp:
         services = Services(
             dilemmas=make_dilemmas(),
             model_names=["local", "scripted", "scripted-judge"],
@@ -33,5 +33,5 @@ def make_app(store: ResultsStore) -> Callable[..., EbtuiApp]:
         )
         for key, value in overrides.items():
             setattr(services, key, value)
-        return EbtuiApp(services, load_user_themes=False, snapshot=snapshot)
+        return EbtuiApp(services, load_user_themes=False, snapshot=snapshot, keymap_file=keymap_file)
     return build

@@ -159,3 +159,33 @@ async def test_an_override_needs_a_note(make_app, store) -> None:
         saved = store.load_round(round_.id).judgment
         assert saved.active_overrides()[("a", "principle_articulation")].value == 7
         assert saved.effective_needs_review()  # 13 scores still missing
+
+
+async def test_the_live_screen_reopens_the_card_with_the_override_made_on_it(make_app, store) -> None:
+    app = make_app(judge_mode="prose")  # every score missing
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        live = app.screen
+        assert isinstance(live, LiveRoundScreen)
+        await _wait_until(lambda: live.state == "finished")
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ScoreEditModal)
+        modal.query_one("#score-value", Input).value = "6"
+        modal.query_one("#score-note", Input).value = "scored from the prose"
+        await pilot.click("#save")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape")  # back to the live screen
+        await pilot.pause()
+        assert app.screen is live
+        assert live.round is not None and live.round.judgment is not None
+        assert live.round.judgment.effective_scores("a").principle_articulation == 6
+        await pilot.press("s")  # the card again: it shows the override, not the round as first finished
+        await pilot.pause()
+        cell = str(app.screen.query_one(ScoreGrid).get_cell("principle_articulation", "a"))
+        assert "6" in cell and "judge —" in cell

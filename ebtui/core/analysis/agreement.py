@@ -13,14 +13,12 @@ import krippendorff
 import numpy as np
 from scipy import stats
 
-from ebtui.core.analysis.common import (  # noqa: F401
+from ebtui.core.analysis.common import (
     OVERALL,
     SEATS,
     Cell,
     Exchange,
     Table,
-    _mean,
-    _models,
     coverage,
     exchanges,
     view_name,

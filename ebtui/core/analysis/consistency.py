@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
-from ebtui.core.analysis.common import (  # noqa: F401
+from ebtui.core.analysis.common import (
     VIEW_BOTH,
     Cell,
     Table,
-    _mean,
-    _models,
     coverage,
     exchanges,
     view_name,

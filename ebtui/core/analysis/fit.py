@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import statsmodels.api as sm
 
-from ebtui.core.records import CRITERIA, Round, Team
+from ebtui.core.analysis.common import Coverage, coverage
+from ebtui.core.records import Round, Team
 
 SEAT_LABEL: dict[Team, str] = {"a": "A", "b": "B"}
 
@@ -61,6 +62,12 @@ class Excluded:
                 f"whose judgment gave no score); {self.scores_missing} of {self.scores_expected} scores missing "
                 "and left out (never counted as 0)")
 
+    @classmethod
+    def of(cls, cov: Coverage) -> Excluded:
+        return cls(rounds=cov.rounds, without_judgment=cov.rounds_without_judgment,
+                   without_scores=cov.rounds_without_any_score, scores_expected=cov.scores_expected,
+                   scores_missing=cov.scores_missing)
+
     def as_dict(self) -> dict[str, int]:
         return {"rounds": self.rounds, "rounds_without_judgment": self.without_judgment,
                 "rounds_without_scores": self.without_scores, "scores_expected": self.scores_expected,
@@ -69,30 +76,20 @@ class Excluded:
 
 def observations(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                  effective: bool = False) -> tuple[list[Obs], Excluded]:
-    """The long table. `effective=False` (the default): the judges' parsed scores; True: overrides applied."""
+    """The long table. `effective=False` (the default): the judges' parsed scores; True: overrides applied.
+    What is left out is counted once, by analysis.common.coverage (the same count every table reports)."""
+    rounds = list(rounds)
     obs: list[Obs] = []
-    ex = Excluded()
     for r in rounds:
-        ex.rounds += 1
         if r.judgment is None:
-            ex.without_judgment += 1
             continue
-        got = 0
-        ex.scores_expected += 2 * len(CRITERIA)
         seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
         for team, model in seats:
             s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
             same = family_of(model) == family_of(r.judge_model)
-            for c, v in s.as_dict().items():
-                if v is None:
-                    ex.scores_missing += 1
-                    continue
-                got += 1
-                obs.append(Obs(r.id, r.exchange_id or r.id, r.dilemma_id, model, team, r.judge_model, c,
-                               float(v), same))
-        if got == 0:
-            ex.without_scores += 1
-    return obs, ex
+            obs.extend(Obs(r.id, r.exchange_id or r.id, r.dilemma_id, model, team, r.judge_model, c, float(v), same)
+                       for c, v in s.as_dict().items() if v is not None)
+    return obs, Excluded.of(coverage(rounds, effective))
 
 
 def sum_code(idx: np.ndarray, k: int) -> np.ndarray:

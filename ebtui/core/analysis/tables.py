@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
-from ebtui.core.analysis.common import (  # noqa: F401
+from ebtui.core.analysis.common import (
     OVERALL,
     ROLES,
     SEATS,

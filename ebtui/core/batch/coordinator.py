@@ -23,10 +23,18 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from ebtui.core.batch.ledger import BatchLedger, BatchRecord, Intent, ItemRecord
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, StreamItem
+from ebtui.providers.base import (
+    CallOptions,
+    Completion,
+    Delta,
+    ModelClient,
+    ProviderError,
+    StreamItem,
+    WrappingClient,
+)
 from ebtui.providers.batch import BatchClient, BatchRequest, BatchResults
 
 log = logging.getLogger(__name__)
@@ -426,32 +434,21 @@ def batch_views(ledger_json: dict[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
-class BatchingClient(ModelClient):
+class BatchingClient(WrappingClient):
     """A model whose calls go through its provider's batch API; the same interface as a streaming client,
     so rounds from batches are the same records as streamed ones."""
 
     batched = True
 
     def __init__(self, coordinator: BatchCoordinator, name: str, stream_client: ModelClient) -> None:
+        super().__init__(stream_client, name=name)
         self.coordinator = coordinator
-        self.inner = stream_client
-        self.name = name
-        self.provider = stream_client.provider
-        self.model = stream_client.model
-        self.supports_json_schema = stream_client.supports_json_schema
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
-        completion = await self.coordinator.complete(self.name, prompt, system_prompt, json_schema=json_schema,
-                                                     max_tokens=max_tokens)
+        completion = await self.coordinator.complete(self.name, prompt, system_prompt,
+                                                     json_schema=options.get("json_schema"),
+                                                     max_tokens=options.get("max_tokens"))
         yield Delta(completion.text)
         yield completion
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

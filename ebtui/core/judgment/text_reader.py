@@ -109,6 +109,16 @@ _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
 #: reading stops (keeps hostile input fast)
 _MAX_MENTIONS = 2000
+#: a pipe-separated cell that is a "Label: value" pair (anchored, linear: no nested quantifiers)
+_LABELLED_CELL_RE = re.compile(r"[ \t*_]*[A-Za-z][^:]*:[ \t]*\**\d")
+
+
+def _labelled_pipes(raw: str) -> bool:
+    """A line like "Principle Articulation: 7 | Consistency: 8 | ...": it does not open like a table row and
+    at least two of its pipe-separated cells are labelled values — pairs with pipes between them, not a table."""
+    if "|" not in raw or ":" not in raw or raw.lstrip().startswith("|") or len(raw) > 2000:
+        return False
+    return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2
 
 
 @dataclass
@@ -142,7 +152,11 @@ class _TextReader:
             at = offset
             offset += len(raw)
             raw = raw.rstrip("\r\n")
-            if raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
+            if _labelled_pipes(raw):
+                # "Principle Articulation: 7 | Consistency: 8 | ...": labelled pairs with pipes between them,
+                # not a table; read as the same line with semicolons (same length, so offsets still hold)
+                raw = raw.replace("|", ";")
+            elif raw.count("|") >= 2 or (raw.lstrip().startswith("|") and raw.count("|") >= 1):
                 table.append((at, raw))
                 continue
             if table:
@@ -350,7 +364,7 @@ class _TextReader:
                 end = min(end, nxt.start("num"))
             pre = before[idx]
             if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
-                team = _team_of_match(teams[ti - 1]) if ti else self.st.team
+                team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
                 self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
                                  kind="prose")  # read, but a human should look: the score comes before its label
                 scored = True
@@ -370,7 +384,7 @@ class _TextReader:
             if found is None:
                 continue
             v = found
-            team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
+            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
             via = _via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team

@@ -36,6 +36,7 @@ from ebtui.core.store.files import (
     write_ctx,
 )
 from ebtui.core.store.index import MARKER_IDS, MARKER_PREFIX, IndexMixin
+from ebtui.errors import read_text
 
 log = logging.getLogger("ebtui.core.store")
 
@@ -274,12 +275,7 @@ class RoundFilesMixin(IndexMixin):
 
     def load_tournament(self, tournament_id: str) -> Tournament:
         path = self.tournament_path(tournament_id)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise StoreError(f"tournament {tournament_id!r} not found: {path} does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot read: {exc}") from None
+        text = read_text(path, StoreError, missing=f"tournament {tournament_id!r} not found: {path} does not exist")
         try:
             return Tournament.model_validate_json(text)
         except ValidationError as exc:

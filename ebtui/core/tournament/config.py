@@ -29,6 +29,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ebtui.errors import read_text
+
+__all__ = [
+    "Limits",
+    "TournamentConfig",
+    "TournamentConfigError",
+    "load_tournament_config",
+    "parse_tournament_config",
+]
+
 
 class TournamentConfigError(Exception):
     """A tournament.toml problem; the message names the file and the field."""
@@ -52,6 +62,21 @@ class Limits(BaseModel):
 
 
 JudgeMode = Literal["rotate", "panel"]
+
+
+def _no_repeats(names: list[str]) -> None:
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"listed more than once: {', '.join(dup)}")
+
+
+def _nonempty_list(v: Any, empty: str) -> Any:
+    """A list given for a field that also takes a word ("all", "rotate"): not empty, no name twice."""
+    if isinstance(v, list):
+        if not v:
+            raise ValueError(empty)
+        _no_repeats(v)
+    return v
 
 
 class TournamentConfig(BaseModel):
@@ -86,9 +111,7 @@ class TournamentConfig(BaseModel):
     @field_validator("models")
     @classmethod
     def _unique_models(cls, v: list[str]) -> list[str]:
-        dup = sorted({m for m in v if v.count(m) > 1})
-        if dup:
-            raise ValueError(f"listed more than once: {', '.join(dup)}")
+        _no_repeats(v)
         if any(not m.strip() for m in v):
             raise ValueError("a model name is empty")
         return v
@@ -96,13 +119,7 @@ class TournamentConfig(BaseModel):
     @field_validator("dilemmas")
     @classmethod
     def _dilemmas(cls, v: Any) -> Any:
-        if isinstance(v, list):
-            if not v:
-                raise ValueError('empty list (omit it or use "all" for every dilemma)')
-            dup = sorted({d for d in v if v.count(d) > 1})
-            if dup:
-                raise ValueError(f"listed more than once: {', '.join(dup)}")
-        return v
+        return _nonempty_list(v, 'empty list (omit it or use "all" for every dilemma)')
 
     @field_validator("judges", mode="before")
     @classmethod
@@ -114,12 +131,7 @@ class TournamentConfig(BaseModel):
     @field_validator("judges")
     @classmethod
     def _judges(cls, v: Any) -> Any:
-        if isinstance(v, list):
-            if not v:
-                raise ValueError('empty list (use "rotate" or "panel", or name the judges)')
-            dup = sorted({j for j in v if v.count(j) > 1})
-            if dup:
-                raise ValueError(f"listed more than once: {', '.join(dup)}")
+        _nonempty_list(v, 'empty list (use "rotate" or "panel", or name the judges)')
         return v
 
     @model_validator(mode="after")
@@ -212,12 +224,7 @@ def parse_tournament_config(data: dict[str, Any], source: Path | str | None = No
 
 def load_tournament_config(path: str | Path) -> TournamentConfig:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TournamentConfigError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TournamentConfigError(f"{p}: cannot read: {exc}") from None
+    text = read_text(p, TournamentConfigError, missing=f"{p}: no such file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -11,6 +11,15 @@ from ebtui.core.records import Round
 from ebtui.providers.base import ModelClient
 from ebtui.providers.common import cost_usd
 
+__all__ = [
+    "Budget",
+    "CHARS_PER_TOKEN",
+    "DEFAULT_OUTPUT_TOKENS",
+    "ModelInfo",
+    "estimate_tokens",
+    "model_infos",
+]
+
 if TYPE_CHECKING:
     from ebtui.config import ModelsConfig
 

@@ -11,6 +11,20 @@ from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.tournament.schedule import ScheduledRound
 from ebtui.core.views.means import model_criterion_means, model_means
 
+__all__ = [
+    "Progress",
+    "ProgressUpdated",
+    "RoundCompleted",
+    "RoundNotRun",
+    "TournamentEvent",
+    "TournamentFinished",
+    "TournamentStarted",
+    "TournamentSummary",
+    "fmt_duration",
+    "fmt_tokens",
+    "summarize_rounds",
+]
+
 
 # ---------------------------------------------------------------------------------------------------------
 # summary (simple means; ebtui.core.analysis has the full statistics)

@@ -2,9 +2,11 @@
 wrapper that holds them per call (with the budget check). The number of exchanges in flight (the
 config's `concurrency`) is the runner's one semaphore; `build_limited_clients` makes the rest.
 
-The provider layer's own per-model semaphore (RetryingClient, models.toml max_concurrency) is what a
-single round outside a tournament is limited by; inside a tournament the model limiter made here is never
-larger than it, so the provider's never binds."""
+A call is limited in one layer only. Outside a tournament that is the provider layer's per-model
+semaphore (RetryingClient, models.toml max_concurrency). Inside one, the tournament takes the model's limit
+over: its model limiter is the smaller of tournament.toml's and models.toml's, and it wraps the client's
+`unlimited()` twin, so the provider's semaphore is not held as well (nor a provider slot while a call
+waits for its model)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,26 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Unpack
 
 from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import DEFAULT_OUTPUT_TOKENS, Budget, ModelInfo, estimate_tokens
-from ebtui.providers.base import Completion, ModelClient, ProviderError, Retrying, StreamItem
+from ebtui.providers.base import (
+    CallOptions,
+    Completion,
+    ModelClient,
+    ProviderError,
+    Retrying,
+    StreamItem,
+    WrappingClient,
+)
+
+__all__ = [
+    "AdaptiveLimiter",
+    "BUDGET_ERROR_PREFIX",
+    "CallStats",
+    "LimitedClient",
+]
 
 BUDGET_ERROR_PREFIX = "not started: tournament budget"
 
@@ -119,7 +136,7 @@ class CallStats:
     refused_for_budget: int = 0
 
 
-class LimitedClient(ModelClient):
+class LimitedClient(WrappingClient):
     """Wraps a model's client: model and provider limits held per call, budget check before each call."""
 
     def __init__(
@@ -134,11 +151,7 @@ class LimitedClient(ModelClient):
         expected_output_tokens: int | None = None,
         on_change: Callable[[], None] | None = None,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.provider = info.provider
-        self.model = inner.model
-        self.supports_json_schema = inner.supports_json_schema
+        super().__init__(inner, provider=info.provider)
         self.info = info
         self.limiters = limiters  # acquired in order; the provider's last, so it is held the shortest
         self.provider_limiter = provider_limiter
@@ -152,12 +165,7 @@ class LimitedClient(ModelClient):
         return self.info.cost(estimate_tokens(system_prompt) + estimate_tokens(prompt), out) or 0.0
 
     async def stream(
-        self,
-        prompt: str,
-        system_prompt: str,
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+        self, prompt: str, system_prompt: str, **options: Unpack[CallOptions]
     ) -> AsyncIterator[StreamItem]:
         held: list[AdaptiveLimiter] = []
         ok = False
@@ -167,7 +175,7 @@ class LimitedClient(ModelClient):
             for lim in self.limiters:
                 await lim.acquire()
                 held.append(lim)
-            estimate = self.estimate_cost(prompt, system_prompt, max_tokens)
+            estimate = self.estimate_cost(prompt, system_prompt, options.get("max_tokens"))
             if not self.budget.try_reserve(estimate):
                 self.stats.refused_for_budget += 1
                 raise ProviderError(
@@ -181,7 +189,7 @@ class LimitedClient(ModelClient):
             self._on_change()
             actual: float | None = None
             try:
-                agen = self.inner.stream(prompt, system_prompt, json_schema=json_schema, max_tokens=max_tokens)
+                agen = self.inner.stream(prompt, system_prompt, **options)
                 try:
                     async for item in agen:
                         if isinstance(item, Retrying) and item.error.kind == "rate_limit" and self.provider_limiter:
@@ -215,8 +223,6 @@ class LimitedClient(ModelClient):
             for lim in reversed(held):
                 lim.release(ok=ok)
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 @dataclass
@@ -255,7 +261,7 @@ def build_limited_clients(
             lims.append(out.model_limiters[name])
         lims.append(prov)
         out.clients[name] = LimitedClient(
-            clients[name], info=info, limiters=lims, provider_limiter=prov, budget=budget,
+            clients[name].unlimited(), info=info, limiters=lims, provider_limiter=prov, budget=budget,
             stats=stats, expected_output_tokens=config.expected_output_tokens, on_change=on_change,
         )
     return out

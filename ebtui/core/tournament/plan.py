@@ -20,6 +20,14 @@ from ebtui.core.tournament.costs import (
 from ebtui.core.tournament.schedule import Schedule, ScheduleError, make_schedule
 from ebtui.providers.base import ModelClient
 
+__all__ = [
+    "DryRunEstimate",
+    "TournamentPlan",
+    "TournamentSetupError",
+    "estimate_tournament",
+    "plan_tournament",
+]
+
 if TYPE_CHECKING:
     from ebtui.config import ModelsConfig
     from ebtui.core.store import ResultsStore

@@ -52,6 +52,12 @@ from ebtui.core.tournament.limits import AdaptiveLimiter, CallStats, build_limit
 from ebtui.core.tournament.schedule import Exchange, Schedule, ScheduledRound, ScheduleError, make_schedule
 from ebtui.providers.base import ModelClient
 
+__all__ = [
+    "TournamentBusyError",
+    "TournamentRunner",
+    "tournament_is_running",
+]
+
 if TYPE_CHECKING:
     from ebtui.config import ModelsConfig
     from ebtui.core.store import ResultsStore

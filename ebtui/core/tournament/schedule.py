@@ -17,6 +17,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+__all__ = [
+    "Exchange",
+    "Schedule",
+    "ScheduleError",
+    "ScheduledRound",
+    "build_schedule",
+    "make_schedule",
+]
+
 if TYPE_CHECKING:
     from ebtui.core.records import Dilemma
     from ebtui.core.tournament.config import TournamentConfig

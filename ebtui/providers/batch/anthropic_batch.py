@@ -8,20 +8,15 @@ relative results_url, which the SDK's `messages.batches.results()` follows to a 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-    item_completion,
-)
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.anthropic_client import AnthropicClient
 
 #: a 1-hour cache write costs twice the input price
 CACHE_WRITE_1H = 2.0
@@ -30,22 +25,15 @@ MAX_BATCH_BYTES = 200_000_000
 
 
 class AnthropicBatchClient(BatchClient):
+    _chat: AnthropicClient
     max_bytes = MAX_BATCH_BYTES
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount) -> None:
         from ebtui.providers.anthropic_client import AnthropicClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = AnthropicClient(cfg)  # builds the request params (with its cache breakpoints)
-        self._client = self._chat._client
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        chat = AnthropicClient(cfg)  # builds the request params (with its cache breakpoints)
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
 
     def params(self, req: BatchRequest) -> dict[str, Any]:
         """The streaming client's params, without `stream`, and with 1-hour cache breakpoints: a batch's
@@ -118,14 +106,13 @@ class AnthropicBatchClient(BatchClient):
             cached, written, total_in = usage_tokens(msg.get("usage") or {})
             usage = Usage(input_tokens=total_in, output_tokens=(msg.get("usage") or {}).get("output_tokens") or 0,
                           cached_tokens=cached, cache_write_tokens=written, batch=True)
-            usage = cost_for(usage, self.cfg, discount=self.discount, cache_write_share=CACHE_WRITE_1H)
             text = "".join(b.get("text") or "" for b in msg.get("content") or [] if b.get("type") == "text")
             raw = msg.get("stop_reason")
             if raw == "model_context_window_exceeded":
                 return ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
             reason = _FINISH.get(raw, "unknown") if raw else None
-            return item_completion(self.name, msg.get("model") or self.model, text, reason, usage,
-                                   raw_reason=raw, max_tokens=self.cfg.max_tokens)
+            return self.answer(text, reason, usage, raw_reason=raw, model=msg.get("model"),
+                               cache_write_share=CACHE_WRITE_1H)
         if rtype == "errored":
             error = (result.get("error") or {}).get("error") or result.get("error") or {}
             etype = str(error.get("type", "api_error"))

@@ -9,11 +9,14 @@ cut off, expired or answered nothing is an error, never a Completion.
 from __future__ import annotations
 
 import abc
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ebtui.providers.base import Completion, FinishReason, ProviderError, Usage
-from ebtui.providers.common import Timer, finish
+from ebtui.config import ModelConfig
+from ebtui.providers.base import Completion, FinishReason, ModelClient, ProviderError, Usage
+from ebtui.providers.common import Timer, cost_for, finish, safe_repr
+from ebtui.providers.errors import classify
 
 #: the batch price as a share of the list price (OpenAI, Anthropic, Gemini, Together and DashScope: half)
 DEFAULT_BATCH_DISCOUNT = 0.5
@@ -67,6 +70,44 @@ class BatchClient(abc.ABC):
     discount: float = DEFAULT_BATCH_DISCOUNT
     #: the most request text one batch may carry (a batch is split before it)
     max_bytes: int = 100_000_000
+    _chat: ModelClient
+
+    def __init__(self, cfg: ModelConfig, chat: ModelClient, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+        """`chat`: the model's streaming client, which builds the request bodies the batch carries."""
+        self.cfg = cfg
+        self.name = cfg.name
+        self.provider = cfg.provider
+        self.model = cfg.model
+        self.discount = discount
+        self._chat = chat
+
+    def __repr__(self) -> str:
+        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
+                         base_url=self.cfg.effective_base_url)
+
+    def answer(self, text: str, reason: FinishReason | None, usage: Usage, *, raw_reason: Any = None,
+               model: str | None = None, cache_write_share: float | None = None) -> Completion | ProviderError:
+        """One item's Completion, priced at this batch's discount, or the ProviderError its answer is."""
+        usage = cost_for(usage, self.cfg, discount=self.discount, cache_write_share=cache_write_share)
+        return item_completion(self.name, model or self.model, text, reason, usage, raw_reason=raw_reason,
+                               max_tokens=self.cfg.max_tokens)
+
+    async def _first_listed(self, jobs: Callable[[], AsyncIterable[Any]], pick: Callable[[Any], str | None],
+                            limit: int) -> str | None:
+        """The id `pick` gives for the first of the provider's listed batches it recognises (None: not this
+        one), looking at `limit` batches at most; an SDK failure is the ProviderError it means."""
+        try:
+            n = 0
+            async for job in jobs():
+                found = pick(job)
+                if found is not None:
+                    return found
+                n += 1
+                if n >= limit:
+                    break
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a ProviderError
+            raise classify(self.name, exc, streaming=False) from exc
+        return None
 
     @abc.abstractmethod
     async def submit(self, requests: list[BatchRequest], *, label: str) -> str:

@@ -8,21 +8,16 @@ Gemini 2.5 models cache long shared prefixes implicitly (also in batch mode); ca
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-    BatchStatus,
-    item_completion,
-)
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState, BatchStatus
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.google_client import GoogleClient
 
 _STATE: dict[str, BatchStatus] = {
     "JOB_STATE_QUEUED": "submitted",
@@ -44,24 +39,17 @@ def _state_name(state: Any) -> str:
 
 
 class GoogleBatchClient(BatchClient):
+    _chat: GoogleClient
     max_bytes = 16_000_000  # inline requests may total 20 MB
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT,
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount,
                  http_options: dict[str, Any] | None = None) -> None:
         from ebtui.providers.google_client import GoogleClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = GoogleClient(cfg, **({"http_options": http_options} if http_options else {}))
-        self._client = self._chat._client
+        chat = GoogleClient(cfg, **({"http_options": http_options} if http_options else {}))
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
         self._order: dict[str, list[str]] = {}  # batch -> custom ids in request order (this process only)
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
 
     def inlined(self, req: BatchRequest) -> dict[str, Any]:
         config, _limit = self._chat._config(req.system_prompt, req.json_schema, req.max_tokens)
@@ -133,7 +121,6 @@ class GoogleBatchClient(BatchClient):
             usage = Usage(input_tokens=meta.prompt_token_count or 0,
                           output_tokens=(meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                           cached_tokens=meta.cached_content_token_count or 0, batch=True)
-        usage = cost_for(usage, self.cfg, discount=self.discount)
         parts: list[str] = []
         reason = None
         raw = None
@@ -145,22 +132,18 @@ class GoogleBatchClient(BatchClient):
             if candidate.finish_reason:
                 raw = _state_name(candidate.finish_reason)
                 reason = _FINISH.get(raw, "unknown")
-        return item_completion(self.name, self.model, "".join(parts), reason, usage, raw_reason=raw,
-                               max_tokens=self.cfg.max_tokens)
+        return self.answer("".join(parts), reason, usage, raw_reason=raw)
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:
-        try:
-            n = 0
+        async def jobs() -> AsyncIterator[Any]:
             async for job in await self._client.aio.batches.list(config={"page_size": 100}):
-                if job.display_name == label[:120] and job.name not in exclude:
-                    return job.name
-                n += 1
-                if n >= limit:
-                    break
-        except Exception as exc:  # noqa: BLE001
-            raise classify(self.name, exc, streaming=False) from exc
-        return None
+                yield job
+
+        def pick(job: Any) -> str | None:
+            return str(job.name) if job.name and job.display_name == label[:120] and job.name not in exclude else None
+
+        return await self._first_listed(jobs, pick, limit)
 
     async def cancel(self, batch_id: str) -> None:
         try:

@@ -5,21 +5,15 @@ read back. Each line's body is exactly what the streaming client would send, wit
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import ProviderError, Usage
-from ebtui.providers.batch.base import (
-    DEFAULT_BATCH_DISCOUNT,
-    BatchClient,
-    BatchRequest,
-    BatchResults,
-    BatchState,
-    BatchStatus,
-    item_completion,
-)
-from ebtui.providers.common import cost_for, safe_repr
+from ebtui.providers.batch.base import BatchClient, BatchRequest, BatchResults, BatchState, BatchStatus
 from ebtui.providers.errors import classify, from_status
+
+if TYPE_CHECKING:
+    from ebtui.providers.openai_client import OpenAIClient
 
 ENDPOINT = "/v1/chat/completions"
 
@@ -36,22 +30,15 @@ _STATUS: dict[str, BatchStatus] = {
 
 
 class OpenAIBatchClient(BatchClient):
+    _chat: OpenAIClient
     max_bytes = 180_000_000  # the input file may be 200 MB
 
-    def __init__(self, cfg: ModelConfig, *, discount: float = DEFAULT_BATCH_DISCOUNT) -> None:
+    def __init__(self, cfg: ModelConfig, *, discount: float = BatchClient.discount) -> None:
         from ebtui.providers.openai_client import OpenAIClient
 
-        self.cfg = cfg
-        self.name = cfg.name
-        self.provider = cfg.provider
-        self.model = cfg.model
-        self.discount = discount
-        self._chat = OpenAIClient(cfg)  # builds the request bodies; its SDK client reaches files and batches
-        self._client = self._chat._client
-
-    def __repr__(self) -> str:
-        return safe_repr(self, name=self.name, provider=self.provider, model=self.model,
-                         base_url=self.cfg.effective_base_url)
+        chat = OpenAIClient(cfg)  # builds the request bodies; its SDK client reaches files and batches
+        super().__init__(cfg, chat, discount=discount)
+        self._client = chat._client
 
     def body(self, req: BatchRequest) -> dict[str, Any]:
         params = self._chat._params(req.prompt, req.system_prompt, req.json_schema, req.max_tokens)
@@ -133,29 +120,20 @@ class OpenAIBatchClient(BatchClient):
         details = u.get("prompt_tokens_details") or {}
         usage = Usage(input_tokens=u.get("prompt_tokens") or 0, output_tokens=u.get("completion_tokens") or 0,
                       cached_tokens=details.get("cached_tokens") or 0, batch=True)
-        usage = cost_for(usage, self.cfg, discount=self.discount)
         from ebtui.providers.openai_client import _FINISH
 
         raw = choice.get("finish_reason")
         reason = _FINISH.get(raw, "unknown") if raw else None
         if msg.get("refusal"):
             reason, raw = "refusal", msg["refusal"]
-        return item_completion(self.name, body.get("model") or self.model, msg.get("content") or "", reason,
-                               usage, raw_reason=raw, max_tokens=self.cfg.max_tokens)
+        return self.answer(msg.get("content") or "", reason, usage, raw_reason=raw, model=body.get("model"))
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),
                    limit: int = 1000) -> str | None:
-        try:
-            n = 0
-            async for b in self._client.batches.list(limit=100):
-                if (b.metadata or {}).get("ebtui") == label[:500] and b.id not in exclude:
-                    return b.id
-                n += 1
-                if n >= limit:
-                    break
-        except Exception as exc:  # noqa: BLE001
-            raise classify(self.name, exc, streaming=False) from exc
-        return None
+        def pick(b: Any) -> str | None:
+            return str(b.id) if b.id and (b.metadata or {}).get("ebtui") == label[:500] and b.id not in exclude else None
+
+        return await self._first_listed(lambda: self._client.batches.list(limit=100), pick, limit)
 
     async def cancel(self, batch_id: str) -> None:
         try:

@@ -21,25 +21,17 @@ from collections.abc import AsyncIterator, Callable
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from ebtui.core.events import (
-    JudgmentParsed,
-    PhaseFailed,
-    PhaseFinished,
-    PhaseRetrying,
-    PhaseStarted,
-    RoundEvent,
-    RoundFinished,
-    TextDelta,
-)
+from ebtui.core import events as ev
 from ebtui.core.records import PhaseStatus, PhaseType, Round
+from ebtui.core.round import RoundSpec
 from ebtui.core.safe_text import strip_control
-from ebtui.tui.services import RoundRequest
+from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
 
 PANE_OF: dict[PhaseType, str] = {
@@ -59,22 +51,16 @@ STATUS_INTERVAL_S = 0.5
 
 class LiveRoundScreen(Screen[None]):
     CSS_PATH = "live.tcss"
-    BINDINGS = [
-        # priority: checked before any focused widget's bindings, so x always reaches the round
-        Binding("x", "cancel_round", "Cancel round", priority=True, id="live.cancel"),
-        Binding("r", "toggle_raw", "Raw judge reply", show=False, id="live.raw"),
-        Binding("s", "score_card", "Score card", id="live.score"),
-        Binding("escape", "back", "Back", id="live.back"),
-    ]
+    BINDINGS = bindings("live")
 
-    def __init__(self, request: RoundRequest, events: Callable[[], AsyncIterator[RoundEvent]]) -> None:
+    def __init__(self, request: RoundSpec, events: Callable[[], AsyncIterator[ev.RoundEvent]]) -> None:
         super().__init__()
         self.request = request
         self._events = events
         self.round: Round | None = None
         self.round_id: str | None = None
         self.state = "starting"  # starting, running, cancelling, finished, cancelled, failed
-        self._inbox: deque[RoundEvent] = deque()
+        self._inbox: deque[ev.RoundEvent] = deque()
         self._views: dict[PhaseType, PhaseView] = {}
         self._panes: list[RolePane] = []
         self._status_at = float("-inf")  # when the pump last refreshed the status lines (monotonic)
@@ -95,7 +81,7 @@ class LiveRoundScreen(Screen[None]):
 
     @property
     def clock(self) -> Callable[[], float]:
-        return self.app.services.clock  # type: ignore[attr-defined]
+        return app_services(self).clock
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
@@ -149,27 +135,27 @@ class LiveRoundScreen(Screen[None]):
         async with self._drain_lock:
             while self._inbox:
                 event = self._inbox.popleft()
-                if isinstance(event, TextDelta):
+                if isinstance(event, ev.TextDelta):
                     self._views[event.phase_type].add(event.text)
                 else:
                     self._route(event)
             for view in self._views.values():
                 view.flush()
 
-    def _route(self, event: RoundEvent) -> None:
+    def _route(self, event: ev.RoundEvent) -> None:
         now = self.clock()
-        if isinstance(event, PhaseStarted):
+        if isinstance(event, ev.PhaseStarted):
             self.round_id = event.round_id
             self.view(event.phase_type).start(now, event.attempt)
-        elif isinstance(event, PhaseRetrying):
+        elif isinstance(event, ev.PhaseRetrying):
             self.view(event.phase_type).retry(event.attempt, event.error)
-        elif isinstance(event, PhaseFinished):
+        elif isinstance(event, ev.PhaseFinished):
             self.view(event.phase.phase_type).finish(event.phase, now)
-        elif isinstance(event, PhaseFailed):
+        elif isinstance(event, ev.PhaseFailed):
             self.view(event.phase.phase_type).fail(event.phase, now)
-        elif isinstance(event, JudgmentParsed):
+        elif isinstance(event, ev.JudgmentParsed):
             self.view(PhaseType.JUDGMENT).show_judgment(event.judgment)
-        elif isinstance(event, RoundFinished):
+        elif isinstance(event, ev.RoundFinished):
             self._finished(event.round)
 
     def _finished(self, round_: Round) -> None:
@@ -221,7 +207,7 @@ class LiveRoundScreen(Screen[None]):
 
     @work(thread=True, group="round-load", exit_on_error=False)
     def _load_saved(self) -> None:
-        store = self.app.services.store  # type: ignore[attr-defined]
+        store = app_services(self).store
         if self.round_id is None or store is None:
             return
         try:
@@ -254,7 +240,11 @@ class LiveRoundScreen(Screen[None]):
             return
         from ebtui.tui.screens.score import ScoreCardScreen
 
-        self.app.push_screen(ScoreCardScreen(self.round))
+        def corrected(round_: Round | None) -> None:  # overrides made on the card: s shows them next time
+            if round_ is not None:
+                self.round = round_
+
+        self.app.push_screen(ScoreCardScreen(self.round), corrected)
 
     def action_back(self) -> None:
         self.dismiss(None)

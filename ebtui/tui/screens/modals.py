@@ -7,20 +7,20 @@ from pathlib import Path
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Markdown, Static
 
 from ebtui.core.records import CRITERION_LABELS, Team
+from ebtui.tui.keys import bindings
 
 
 class ScoreEditModal(ModalScreen[tuple[int | None, str] | None]):
     """Set one score by hand (1–10) with a note; an empty value clears the override."""
 
     CSS_PATH = "modals.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+    BINDINGS = bindings("modal")
 
     def __init__(self, team: Team, criterion: str, parsed: int | None, current: int | None, note: str = "") -> None:
         super().__init__()
@@ -79,7 +79,7 @@ class OpenDocumentModal(ModalScreen[Path | None]):
     """Ask for the path of a dilemma .docx."""
 
     CSS_PATH = "modals.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+    BINDINGS = bindings("modal")
 
     def __init__(self, current: Path | None = None) -> None:
         super().__init__()
@@ -176,11 +176,7 @@ Themes: built-in ones plus TOML/JSON files in `./themes` or your config dir's `e
 
 class HelpModal(ModalScreen[None]):
     CSS_PATH = "modals.tcss"
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="help.close"),
-        Binding("f1", "close", "Close", show=False),
-        Binding("q", "close", "Close", show=False),
-    ]
+    BINDINGS = bindings("help")
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
@@ -24,6 +23,11 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
+
+if TYPE_CHECKING:
+    from ebtui.tui.app import EbtuiApp
 
 #: (label, key, fixed width or None for a share of what is left, priority: dropped first when narrow)
 COLUMNS = (("When", "when", 16, 0), ("Dilemma", "dilemma", None, 0), ("Team A", "a", None, 0),
@@ -123,17 +127,12 @@ def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[T
 
 class ResultsScreen(Screen[None]):
     CSS_PATH = "results.tcss"
-    BINDINGS = [
-        Binding("ctrl+l", "reload", "Reload", id="results.reload"),
-        Binding("m", "more", "More rows", id="results.more"),
-        Binding("escape", "back", "Back", id="results.back"),
-    ]
+    BINDINGS = bindings("results")
 
+    @dataclass
     class EntriesLoaded(Message):
-        def __init__(self, entries: list[dict[str, Any]], complete: bool = True) -> None:
-            super().__init__()
-            self.entries = entries
-            self.complete = complete  # False: only the newest page; the rest follows
+        entries: list[dict[str, Any]]
+        complete: bool = True  # False: only the newest page; the rest follows
 
     def __init__(self) -> None:
         super().__init__()
@@ -192,7 +191,7 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
     def _load(self) -> None:
-        store = self.app.services.store  # type: ignore[attr-defined]
+        store = app_services(self).store
         try:
             first = store.query(newest_first=True, limit=PAGE_ROWS)
             if len(first) == PAGE_ROWS:  # there may be more: show this page while reading the rest
@@ -295,4 +294,4 @@ class ResultsScreen(Screen[None]):
         self.app.push_screen(RoundScreen(self.shown[index]["id"]), lambda _: self.action_reload())
 
     def action_back(self) -> None:
-        self.app.action_new_round()  # type: ignore[attr-defined]
+        cast("EbtuiApp", self.app).action_new_round()

@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
 
-from ebtui.core.records import PHASE_ORDER, PHASE_SPEAKER, PhaseStatus, Round
+from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round
 from ebtui.core.safe_text import strip_control
-from ebtui.tui.widgets.role_pane import PHASE_LABELS
+from ebtui.core.views.phases import PHASE_LABELS, speaker_label, speaker_model
+from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 
-def phase_heading(round_: Round, index: int, phase_type) -> Text:
-    speaker = PHASE_SPEAKER[phase_type]
-    model = {"a": round_.team_a_model, "b": round_.team_b_model, "judge": round_.judge_model}[speaker]
-    who = {"a": "Team A", "b": "Team B", "judge": "Judge"}[speaker]
-    return Text.assemble((f"{index}. {PHASE_LABELS[phase_type]}", "bold"), f" — {who} · {strip_control(model)}")
+def phase_heading(round_: Round, index: int, phase_type: PhaseType) -> Text:
+    who, model = speaker_label(phase_type), strip_control(speaker_model(round_, phase_type))
+    return Text.assemble((f"{index}. {PHASE_LABELS[phase_type]}", "bold"), f" — {who} · {model}")
 
 
 class RoundScreen(Screen[None]):
     CSS_PATH = "round_view.tcss"
-    BINDINGS = [
-        Binding("escape", "back", "Back", id="round.back"),
-        Binding("t", "show_tab('transcript')", "Transcript", id="round.transcript"),
-        Binding("c", "show_tab('card')", "Score card", id="round.card"),
-    ]
-
-    class RoundLoaded(Message):
-        def __init__(self, round_: Round) -> None:
-            super().__init__()
-            self.round = round_
+    BINDINGS = bindings("round")
 
     def __init__(self, round_id: str, round_: Round | None = None) -> None:
         super().__init__()
@@ -55,22 +47,21 @@ class RoundScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "Round"
         if self.round is not None:
-            self.post_message(self.RoundLoaded(self.round))
+            self.call_later(self._show_round, self.round)
         else:
             self._load()
 
-    @work(thread=True, exclusive=True, group="round-load", exit_on_error=False)
-    def _load(self) -> None:
-        try:
-            round_ = self.app.services.store.load_round(self.round_id)  # type: ignore[attr-defined]
+    @work(exclusive=True, group="round-load", exit_on_error=False)
+    async def _load(self) -> None:
+        try:  # the file is read in a thread: the UI never waits on a disk
+            round_ = await asyncio.to_thread(app_services(self).store.load_round, self.round_id)
         except Exception as exc:
-            self.app.call_from_thread(self.notify, f"Could not open round {self.round_id}: {exc}", severity="error")
+            self.notify(f"Could not open round {self.round_id}: {exc}", severity="error")
             return
-        self.post_message(self.RoundLoaded(round_))
+        await self._show_round(round_)
 
-    @on(RoundLoaded)
-    async def _loaded(self, event: RoundLoaded) -> None:
-        r = self.round = event.round
+    async def _show_round(self, round_: Round) -> None:
+        r = self.round = round_
         when = r.timestamp.strftime("%Y-%m-%d %H:%M")
         self.query_one("#round-header", Static).update(Text.assemble(
             (strip_control(r.dilemma_title or r.dilemma_id), "bold"),
@@ -80,7 +71,7 @@ class RoundScreen(Screen[None]):
              if r.imported else "", "dim"),
         ))
         body = self.query_one("#transcript-body", VerticalScroll)
-        widgets = []
+        widgets: list[Widget] = []
         for i, pt in enumerate(PHASE_ORDER, 1):
             widgets.append(Static(phase_heading(r, i, pt), classes="transcript-heading"))
             phase = r.phase(pt)
@@ -99,7 +90,7 @@ class RoundScreen(Screen[None]):
         placeholder = self.query("#card-placeholder")
         if placeholder:
             await placeholder.remove()
-            await self.query_one("#card", TabPane).mount(ScoreCard(r, self.app.services.store))  # type: ignore[attr-defined]
+            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_services(self).store))
         else:
             self.query_one(ScoreCard).show(r)
 

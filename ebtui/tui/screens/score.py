@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from ebtui.core.records import Round
+from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 
 class ScoreCardScreen(Screen[Round]):
     """Returns the (possibly corrected) round when dismissed."""
 
-    BINDINGS = [Binding("escape", "back", "Back", id="score.back")]
+    BINDINGS = bindings("score")
 
     def __init__(self, round_: Round) -> None:
         super().__init__()
@@ -23,7 +24,7 @@ class ScoreCardScreen(Screen[Round]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ScoreCard(self.round, self.app.services.store)  # type: ignore[attr-defined]
+        yield ScoreCard(self.round, app_services(self).store)
         yield Footer()
 
     def on_mount(self) -> None:

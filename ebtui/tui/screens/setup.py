@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -19,9 +19,11 @@ from textual.widgets.option_list import Option
 
 from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
-from ebtui.tui.services import RoundRequest
+from ebtui.tui.keys import bindings
+from ebtui.tui.services import app_services
 
 if TYPE_CHECKING:
+    from ebtui.core.round import RoundSpec
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
@@ -29,22 +31,17 @@ ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
 
 class SetupScreen(Screen[None]):
     CSS_PATH = "setup.tcss"
-    BINDINGS = [
-        Binding("ctrl+r", "start", "Start round", id="setup.start", priority=True),
-        Binding("ctrl+o", "open_document", "Open document", id="setup.open"),
-    ]
+    BINDINGS = bindings("setup")
 
+    @dataclass
     class RoundRequested(Message):
-        def __init__(self, request: RoundRequest) -> None:
-            super().__init__()
-            self.request = request
+        request: RoundSpec
 
+    @dataclass
     class DocumentLoaded(Message):
-        def __init__(self, path: Path | None, dilemmas: list[Dilemma], *, initial: bool = False) -> None:
-            super().__init__()
-            self.path = path
-            self.dilemmas = dilemmas
-            self.initial = initial  # the app's own document, loaded after the first paint
+        path: Path | None
+        dilemmas: list[Dilemma]
+        initial: bool = False  # the app's own document, loaded after the first paint
 
     def __init__(self) -> None:
         super().__init__()
@@ -53,7 +50,7 @@ class SetupScreen(Screen[None]):
         self.document_loading = False  # the app's document is still being read
 
     def compose(self) -> ComposeResult:
-        services = self.app.services  # type: ignore[attr-defined]
+        services = app_services(self)
         yield Header()
         with Horizontal(id="setup-body"):
             with Vertical(id="dilemma-column"):
@@ -93,18 +90,18 @@ class SetupScreen(Screen[None]):
 
     def _card(self) -> DilemmaCard | None:
         cards = self.query("#dilemma-preview")
-        return cards.first() if cards else None  # type: ignore[return-value]
+        return cast("DilemmaCard | None", cards.first() if cards else None)
 
     def _model_label(self, name: str) -> Text:
         """The name, then provider/model dimmed (once, and only what the name does not already say)."""
-        detail = self.app.services.model_details.get(name)  # type: ignore[attr-defined]
+        detail = app_services(self).model_details.get(name)
         label = Text(strip_control(name))
         if detail:
             label.append(f"  {strip_control(detail)}", style="dim")
         return label
 
     def on_mount(self) -> None:
-        services = self.app.services  # type: ignore[attr-defined]
+        services = app_services(self)
         self.sub_title = "New round"
         self.query_one("#dilemma-list", OptionList).focus()
         if services.dilemmas is None:  # paint first, read the document in a thread
@@ -188,7 +185,9 @@ class SetupScreen(Screen[None]):
             self.notify("Max tokens: a whole number of 1 or more, or empty for the model's default.",
                         severity="error")
             return
-        request = RoundRequest(
+        from ebtui.core.round import RoundSpec  # the engine comes in with the first round, not at start-up
+
+        request = RoundSpec(
             dilemma=dilemma,
             team_a=models["team-a"],
             team_b=models["team-b"],
@@ -211,7 +210,7 @@ class SetupScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
     def load_document(self, path: Path | None, initial: bool = False) -> None:
         """Read a .docx off the UI thread; a bad file is a notification naming it, never a crash."""
-        services = self.app.services  # type: ignore[attr-defined]
+        services = app_services(self)
         import ebtui.tui.widgets.dilemma_card  # noqa: F401  (imported here, off the UI thread, for the preview)
 
         try:
@@ -239,7 +238,7 @@ class SetupScreen(Screen[None]):
 
     @on(DocumentLoaded)
     async def _document_loaded(self, event: DocumentLoaded) -> None:
-        services = self.app.services  # type: ignore[attr-defined]
+        services = app_services(self)
         services.dilemmas, services.document = event.dilemmas, event.path
         self.document_loading = False
         placeholder = self.query("#preview-loading")

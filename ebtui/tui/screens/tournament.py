@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -37,6 +36,7 @@ from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
+from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
@@ -136,42 +136,31 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(TournamentExport, Screen[None]):
+class TournamentScreen(TournamentExport):
     CSS_PATH = "tournament.tcss"
-    BINDINGS = [
-        Binding("ctrl+r", "start", "Start / resume", id="tournament.start", priority=True),
-        # priority so it works from the path field; when nothing runs, ctrl+x falls through to Input's cut
-        Binding("ctrl+x", "cancel_tournament", "Cancel run", id="tournament.cancel", priority=True),
-        Binding("ctrl+l", "reload_saved", "Reload list", id="tournament.reload"),
-        Binding("ctrl+s", "export", "Export report", id="tournament.export"),
-        Binding("escape", "back", "Back", id="tournament.back"),
-    ]
+    BINDINGS = bindings("tournament")
 
+    @dataclass
     class PlanReady(Message):
-        def __init__(self, path: str, plan: Any, estimate: Any, saved: Any | None) -> None:
-            super().__init__()
-            self.path = path
-            self.plan = plan
-            self.estimate = estimate
-            self.saved = saved
+        path: str
+        plan: Any
+        estimate: Any
+        saved: Any | None
 
+    @dataclass
     class PlanFailed(Message):
-        def __init__(self, path: str, error: str) -> None:
-            super().__init__()
-            self.path = path
-            self.error = error
+        path: str
+        error: str
 
+    @dataclass
     class AnalysisReady(Message):
-        def __init__(self, tournament_id: str, rounds: int, tables: dict[str, list[Any]]) -> None:
-            super().__init__()
-            self.tournament_id = tournament_id
-            self.rounds = rounds
-            self.tables = tables
+        tournament_id: str
+        rounds: int
+        tables: dict[str, list[Any]]
 
+    @dataclass
     class SavedLoaded(Message):
-        def __init__(self, rows: list[tuple[Any, int, str]]) -> None:
-            super().__init__()
-            self.rows = rows
+        rows: list[tuple[Any, int, str]]
 
     def __init__(self) -> None:
         super().__init__()
@@ -248,10 +237,6 @@ class TournamentScreen(TournamentExport, Screen[None]):
         path.focus()
         if path.value:
             self.load_plan(path.value)
-
-    @property
-    def services(self) -> Any:
-        return self.app.services  # type: ignore[attr-defined]
 
     def _message(self, text: str, *, error: bool = False) -> None:
         line = self.query_one("#tournament-message", Static)

@@ -8,9 +8,11 @@ from typing import Any
 
 from rich.text import Text
 from textual import work
+from textual.screen import Screen
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_duration
+from ebtui.tui.services import Services, app_services
 
 
 class Breakdown:
@@ -100,9 +102,19 @@ def write_tournament_report(store: Any, tid: str, out: Path) -> tuple[Path, int]
     return Path(report), len(list(out.glob("*.csv")))
 
 
-class TournamentExport:
+class TournamentExport(Screen[None]):
     """The Tournament screen's export (ctrl+s): the report and an SVG screenshot under the store, never
-    ~/Downloads. Mixed into TournamentScreen (which provides services, analysed_id, finished, _message)."""
+    ~/Downloads. TournamentScreen's base: it sets analysed_id and finished and shows `_message`."""
+
+    analysed_id: str | None
+    finished: Any  # the TournamentFinished event of the last run, or None
+
+    @property
+    def services(self) -> Services:
+        return app_services(self)
+
+    def _message(self, text: str, *, error: bool = False) -> None:
+        raise NotImplementedError
 
     def action_export(self) -> None:
         """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen

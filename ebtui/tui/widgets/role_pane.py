@@ -31,19 +31,13 @@ from textual.widgets import Static
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views.phases import PHASE_LABELS
+from ebtui.core.views.scores import score_grid
 
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 #: a tail longer than this with no paragraph boundary (a long tight list, a code block) is still cut at a line
 #: boundary outside a fence, so the text re-rendered per update stays bounded
 MAX_TAIL_CHARS = 2000
-
-PHASE_LABELS: dict[PhaseType, str] = {
-    PhaseType.PRESENTATION: "Presentation",
-    PhaseType.RESPONSE: "Response",
-    PhaseType.REBUTTAL: "Rebuttal",
-    PhaseType.CONSISTENCY_TEST: "Consistency test",
-    PhaseType.JUDGMENT: "Judgment",
-}
 
 
 def _cut_point(before: str, text: str) -> int | None:
@@ -173,7 +167,7 @@ class StreamLines:
 def judgment_renderable(judgment: Judgment) -> RenderableType:
     """The parsed judgment, readable: each criterion's scores (a missing one said so, never a number), the
     totals, the review flag and the justifications. Every piece of model text is plain Text (no markup)."""
-    a, b = judgment.effective_scores("a"), judgment.effective_scores("b")
+    view = score_grid(judgment)  # the numbers and the review state of the score card and `rounds show`
     table = Table(box=None, expand=True, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
     table.add_column("Criterion", ratio=1, overflow="fold")
     table.add_column("A", justify="right", no_wrap=True)
@@ -183,13 +177,13 @@ def judgment_renderable(judgment: Judgment) -> RenderableType:
         return Text("missing", style="bold red") if value is None else Text(str(value))
 
     for crit in CRITERIA:
-        table.add_row(CRITERION_LABELS[crit], cell(getattr(a, crit)), cell(getattr(b, crit)))
-    ta, tb = a.total(), b.total()
+        table.add_row(CRITERION_LABELS[crit], cell(view.cell("a", crit).value), cell(view.cell("b", crit).value))
+    ta, tb = view.totals["a"], view.totals["b"]
     table.add_row(Text("Total", style="bold"), Text(str(ta) if ta is not None else "—", style="bold"),
                   Text(str(tb) if tb is not None else "—", style="bold"))
     parts: list[RenderableType] = [table]
-    if judgment.effective_needs_review():
-        reasons = "; ".join(strip_control(r) for r in judgment.review_reasons) or "a score is missing"
+    if view.needs_review:
+        reasons = "; ".join(strip_control(i.reason.message) for i in view.open_items) or "a score is missing"
         parts.append(Text(f"\n⚠ needs review: {reasons}", style="bold yellow"))
     for title, body in (("Team A", judgment.team_a_justification), ("Team B", judgment.team_b_justification),
                         ("Overall", judgment.overall_analysis)):
@@ -262,7 +256,7 @@ class PhaseView(Widget):
                 return "none"
         return "text"
 
-    def _render(self, renderable: RenderableType, width: int) -> list[Strip]:
+    def _render_strips(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update_width(max(width, 1))
         return [Strip(line).simplify() for line in console.render_lines(renderable, options, pad=False)]
@@ -270,10 +264,10 @@ class PhaseView(Widget):
     def _head_lines(self, width: int) -> list[Strip]:
         if self._head is None or self._head[0] != width:
             title = Text(self.title_text, style=self.get_component_rich_style("phase-view--title"))
-            lines = self._render(title, width)
+            lines = self._render_strips(title, width)
             if self.note_text:
                 style = "phase-view--progress" if self._progress else "phase-view--note"
-                lines += self._render(Text(self.note_text, style=self.get_component_rich_style(style)), width)
+                lines += self._render_strips(Text(self.note_text, style=self.get_component_rich_style(style)), width)
             self._head = (width, lines)
         return self._head[1]
 
@@ -288,7 +282,7 @@ class PhaseView(Widget):
             lines += self.stream.lines(width, self.app.console)
         elif mode == "summary" and self._summary is not None:
             if self._summary_lines is None or self._summary_lines[0] != width:
-                self._summary_lines = (width, self._render(self._summary, width))
+                self._summary_lines = (width, self._render_strips(self._summary, width))
             lines += self._summary_lines[1]
         self._lines = lines
         return lines

@@ -9,12 +9,13 @@ parsed value stays visible beside an override.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Markdown, Static
@@ -22,6 +23,7 @@ from textual.widgets import DataTable, Markdown, Static
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Round, Team
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import KIND_LABELS, ScoreCell, ScoreGridView, score_grid
+from ebtui.tui.keys import bindings
 
 TEAMS: tuple[Team, ...] = ("a", "b")
 
@@ -56,33 +58,35 @@ def describe_cell(c: ScoreCell) -> Text:
     return out
 
 
-def _total(judgment: Judgment, team: Team, colors: dict[str, str]) -> Text:
-    scores = judgment.effective_scores(team)
-    total = scores.total()
+def _missing(view: ScoreGridView, *teams: Team) -> int:
+    """Scores still missing after overrides (the judge gave none and no human set one)."""
+    return sum(1 for (team, _), cell in view.cells.items() if team in teams and cell.value is None)
+
+
+def _total(view: ScoreGridView, team: Team, colors: dict[str, str]) -> Text:
+    total = view.totals[team]
     if total is None:
-        return Text(f"— ({len(scores.missing())} missing)", style=f"bold {colors['error']}")
+        missing = _missing(view, team)
+        return Text(f"— ({missing} missing)", style=f"bold {colors['error']}")
     return Text(f"{total} / 70", style="bold")
 
 
-class ScoreGrid(DataTable):
+class ScoreGrid(DataTable[Text | str]):
     """Criteria down, teams across; Enter (or e) on a team's cell asks to edit it."""
 
     DEFAULT_CSS = """
     ScoreGrid { height: auto; max-height: 12; }
     """
 
+    @dataclass
     class EditRequested(Message):
-        def __init__(self, team: Team, criterion: str) -> None:
-            super().__init__()
-            self.team = team
-            self.criterion = criterion
+        team: Team
+        criterion: str
 
+    @dataclass
     class Focused(Message):
         """The cursor is on a team's score (None: on a label or total)."""
-
-        def __init__(self, selected: tuple[Team, str] | None) -> None:
-            super().__init__()
-            self.selected = selected
+        selected: tuple[Team, str] | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="cell", zebra_stripes=True)
@@ -98,7 +102,7 @@ class ScoreGrid(DataTable):
         self.clear()
         for crit in CRITERIA:
             self.add_row(CRITERION_LABELS[crit], *(_cell(view.cell(t, crit), colors) for t in TEAMS), key=crit)
-        self.add_row(Text("Total", style="bold"), *(_total(judgment, t, colors) for t in TEAMS), key="total")
+        self.add_row(Text("Total", style="bold"), *(_total(view, t, colors) for t in TEAMS), key="total")
         self.cursor_coordinate = coordinate if coordinate.column else coordinate._replace(column=1)
 
     @on(DataTable.CellHighlighted)
@@ -112,7 +116,7 @@ class ScoreGrid(DataTable):
     def _selected(self) -> tuple[Team, str] | None:
         row_key, col_key = self.coordinate_to_cell_key(self.cursor_coordinate)
         if col_key.value in TEAMS and row_key.value in CRITERIA:
-            return col_key.value, row_key.value  # type: ignore[return-value]
+            return col_key.value, row_key.value
         return None
 
     @on(DataTable.CellSelected)
@@ -144,16 +148,11 @@ class ScoreCard(Vertical):
     ScoreCard Markdown { margin: 0; padding: 0; }
     """
 
-    BINDINGS = [
-        Binding("e", "edit", "Edit score", id="scorecard.edit"),
-        Binding("a", "accept", "Accept as parsed", id="scorecard.accept"),
-        Binding("r", "toggle_raw", "Raw reply", id="scorecard.raw"),
-    ]
+    BINDINGS = bindings("scorecard")
 
+    @dataclass
     class OverrideSaved(Message):
-        def __init__(self, round_: Round) -> None:
-            super().__init__()
-            self.round = round_
+        round: Round
 
     def __init__(self, round_: Round, store: Any | None, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -201,7 +200,7 @@ class ScoreCard(Vertical):
         self.query_one(".card-header", Static).update(header)
         view = score_grid(r.judgment)
         self.view = view
-        missing = sum(len(judgment.effective_scores(t).missing()) for t in TEAMS)
+        missing = _missing(view, *TEAMS)
         review = self.query_one(".card-review", Static)
         if r.judgment is not None and view.needs_review:
             lines = [f"⚠ needs review: {len(view.open_items)} of {len(view.items)} item(s) open"
@@ -231,29 +230,28 @@ class ScoreCard(Vertical):
     def _focused(self, event: ScoreGrid.Focused) -> None:
         self._describe(event.selected)
 
+    def _correctable(self, no_judgment: str) -> bool:
+        """Whether this card may save a correction now (else a warning says why)."""
+        if self.round.judgment is None:
+            self.app.notify(no_judgment, severity="warning")
+        elif self.store is None:
+            self.app.notify("Read-only: no results store.", severity="warning")
+        else:
+            return True
+        return False
+
     def action_accept(self) -> None:
+        from ebtui.core.overrides import accept_as_parsed
+
         selected = self.query_one(ScoreGrid).selected()
         if selected is None:
             self.app.notify("Pick a Team A or Team B score to accept.", severity="warning")
             return
-        if self.round.judgment is None:
-            self.app.notify("This round has no judgment to accept; score it by hand (Enter).", severity="warning")
+        if not self._correctable("This round has no judgment to accept; score it by hand (Enter)."):
             return
-        if self.store is None:
-            self.app.notify("Read-only: no results store.", severity="warning")
-            return
-        self._save_acceptance(*selected)
-
-    @work(thread=True, exclusive=True, group="override", exit_on_error=False)
-    def _save_acceptance(self, team: Team, criterion: str) -> None:
-        from ebtui.core.overrides import accept_as_parsed
-
-        try:
-            updated = accept_as_parsed(self.store, self.round.id, team, criterion, "accepted in the score card")
-        except Exception as exc:  # a store error is reported, never a crash of the card
-            self.app.call_from_thread(self.app.notify, f"Could not save the acceptance: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self._saved, updated, "Accepted as parsed.")
+        store, round_id, (team, criterion) = self.store, self.round.id, selected
+        self._save("acceptance", lambda: accept_as_parsed(store, round_id, team, criterion,
+                                                          "accepted in the score card"), "Accepted as parsed.")
 
     def action_toggle_raw(self) -> None:
         self.toggle_class("-raw")
@@ -263,22 +261,21 @@ class ScoreCard(Vertical):
 
     @on(ScoreGrid.EditRequested)
     def _edit(self, event: ScoreGrid.EditRequested) -> None:
+        from ebtui.core.overrides import apply_override
         from ebtui.tui.screens.modals import ScoreEditModal
 
-        if self.round.judgment is None:
-            self.app.notify("This round has no judgment to correct.", severity="warning")
-            return
-        if self.store is None:
-            self.app.notify("Read-only: no results store.", severity="warning")
+        if not self._correctable("This round has no judgment to correct.") or self.round.judgment is None:
             return
         judgment = self.round.judgment
         parsed = judgment.parsed_scores(event.team).as_dict()[event.criterion]
         current = judgment.active_overrides().get((event.team, event.criterion))
-        team, criterion = event.team, event.criterion
+        store, round_id, team, criterion = self.store, self.round.id, event.team, event.criterion
 
         def done(result: tuple[int | None, str] | None) -> None:
             if result is not None:
-                self._save_override(team, criterion, result[0], result[1])
+                value, note = result
+                self._save("override", lambda: apply_override(store, round_id, team, criterion, value, note,
+                                                              clear=value is None))
 
         self.app.push_screen(
             ScoreEditModal(team, criterion, parsed, current.value if current else None,
@@ -287,15 +284,14 @@ class ScoreCard(Vertical):
         )
 
     @work(thread=True, exclusive=True, group="override", exit_on_error=False)
-    def _save_override(self, team: Team, criterion: str, value: int | None, note: str) -> None:
-        from ebtui.core.overrides import apply_override
-
+    def _save(self, what: str, correct: Callable[[], Round], message: str = "Override saved.") -> None:
+        """Save a correction through ebtui.core.overrides, off the UI thread; a store error is a message."""
         try:
-            updated = apply_override(self.store, self.round.id, team, criterion, value, note, clear=value is None)
+            updated = correct()
         except Exception as exc:  # a store error is reported, never a crash of the card
-            self.app.call_from_thread(self.app.notify, f"Could not save the override: {exc}", severity="error")
+            self.app.call_from_thread(self.app.notify, f"Could not save the {what}: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._saved, updated)
+        self.app.call_from_thread(self._saved, updated, message)
 
     def _saved(self, updated: Round, message: str = "Override saved.") -> None:
         self.show(updated)
