@@ -83,11 +83,18 @@ def test_pick_watch_correct_and_find_a_round_in_a_real_terminal(tmp_path: Path) 
         assert "needs review" in shown and "missing" in shown
         tmux.keys("Enter")
         tmux.wait_for("Judge's score: missing")
-        tmux.keys("8", "Tab", "scored by hand", "Enter")  # a correction needs a note (core.overrides)
-        tmux.wait_for("(judge —)")
+        # an override needs a note (issue 13's rule, in core for both front ends): without one it is refused
+        tmux.keys("8", "Enter")
+        tmux.wait_for("a note is required")
+        assert "(judge —)" not in tmux.screen()
+        tmux.run("send-keys", "-t", "e2e", "-l", "read from the prose")  # typed into the note field
+        time.sleep(0.3)
+        tmux.keys("Enter")
+        tmux.wait_for("(judge —)", timeout=30)
         saved = json.loads(files[0].read_text())
         overrides = saved["judgment"]["overrides"]
         assert overrides[-1]["value"] == 8 and overrides[-1]["parsed_value"] is None
+        assert overrides[-1]["note"] == "read from the prose"
         tmux.keys("F3")
         shown = tmux.wait_for("1 of 1 rounds")
         assert "prose-judge" in shown

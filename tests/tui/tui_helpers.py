@@ -158,3 +158,56 @@ class EntriesStore:
 
     def load_round(self, round_id: str) -> Round:
         return self.rounds[round_id]
+
+
+class TmuxApp:
+    """`python -m ebtui` in a detached tmux session on a private server: keys in (send-keys), the screen out
+    (capture-pane). Every wait is bounded; `close()` kills the server (call it in a finally)."""
+
+    def __init__(self, name: str, command: str, *, size: tuple[int, int], cwd: str) -> None:
+        import os
+        import subprocess
+
+        self._subprocess = subprocess
+        self.socket = f"ebtui-{name}-{os.getpid()}"
+        self.target = "app"
+        self.run("new-session", "-d", "-s", self.target, "-x", str(size[0]), "-y", str(size[1]), "-c", cwd,
+                 command)
+
+    def run(self, *args: str) -> str:
+        return self._subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], check=True,
+                                    capture_output=True, text=True, timeout=10).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.target)
+
+    def size(self) -> tuple[int, int]:
+        w, h = self.run("display", "-p", "-t", self.target, "#{window_width} #{window_height}").split()
+        return int(w), int(h)
+
+    def keys(self, *keys: str, pause: float = 0.3) -> None:
+        import time
+
+        for key in keys:
+            self.run("send-keys", "-t", self.target, key)
+            time.sleep(pause)
+
+    def resize(self, width: int, height: int) -> None:
+        self.run("resize-window", "-t", self.target, "-x", str(width), "-y", str(height))
+
+    def wait_for(self, check: str | Callable[[str], bool], timeout: float = 30.0) -> str:
+        """The screen once `check` (a text on it, or a predicate over it) holds; fails with the screen shown."""
+        import time
+
+        test = (lambda shown: check in shown) if isinstance(check, str) else check
+        end = time.monotonic() + timeout
+        shown = ""
+        while time.monotonic() < end:
+            shown = self.screen()
+            if test(shown):
+                return shown
+            time.sleep(0.2)
+        raise AssertionError(f"{check!r} not seen within {timeout:.0f} s; the screen was:\n{shown}")
+
+    def close(self) -> None:
+        self._subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
