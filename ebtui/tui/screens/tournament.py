@@ -393,7 +393,7 @@ class TournamentScreen(TournamentExport):
         self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
         shown = self.failures[-5:]
         more = f"… and {len(self.failures) - 5} more\n" if len(self.failures) > 5 else ""
-        self.query_one("#progress-failures", Static).update(Text(more + "\n".join(shown), style="yellow"))
+        self.query_one("#progress-failures", Static).update(Text(more + "\n".join(shown)))
 
     def _show_progress(self) -> None:
         p = self.progress
@@ -442,7 +442,9 @@ class TournamentScreen(TournamentExport):
             self._plan_failed(self.PlanFailed("", str(event.worker.error)))
         elif event.worker.group == "tournament-analysis" and event.state == WorkerState.ERROR:
             error = strip_control(str(event.worker.error))
-            self.query_one("#analysis-coverage", Static).update(Text(f"Analysis failed: {error}", style="red"))
+            coverage = self.query_one("#analysis-coverage", Static)
+            coverage.add_class("-error")
+            coverage.update(Text(f"Analysis failed: {error}"))
             self.notify(error, title="Analysis failed", severity="error", timeout=10)
         elif event.worker.group == "tournament" and event.state == WorkerState.ERROR:
             error = strip_control(str(event.worker.error))
@@ -456,7 +458,9 @@ class TournamentScreen(TournamentExport):
 
     # -- analysis -------------------------------------------------------------------------------------
     def show_analysis(self, tournament_id: str) -> None:
-        self.query_one("#analysis-coverage", Static).update(Text(f"Analysing {strip_control(tournament_id)}…"))
+        coverage = self.query_one("#analysis-coverage", Static)
+        coverage.remove_class("-error")
+        coverage.update(Text(f"Analysing {strip_control(tournament_id)}…"))
         self._analyse(tournament_id)
 
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
@@ -508,7 +512,7 @@ class TournamentScreen(TournamentExport):
         head = (f"{strip_control(self.analysed_id or '')}: {self.analysed_rounds} rounds · "
                 f"{strip_control(table.title)} ({view}) · {len(table.rows)} rows")
         cover = f"\n{table.coverage.describe()}" if table.coverage is not None else ""
-        self.query_one("#analysis-coverage", Static).update(Text(head + cover))
+        self.query_one("#analysis-coverage", Static).remove_class("-error").update(Text(head + cover))
         notes = table.notes or ([] if table.rows else ["No rows: this tournament has no data for this table."])
         self.query_one("#analysis-notes", Static).update(Text("\n".join(strip_control(n) for n in notes),
                                                               style="dim"))

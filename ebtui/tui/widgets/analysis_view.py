@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from ebtui.core.safe_text import strip_control
@@ -21,7 +23,10 @@ TRACK = 30  # cells for the 1-10 scale
 def _f(x: Any, signed: bool = False) -> str:
     if x is None:
         return "  —  "
-    return f"{float(x):+.2f}" if signed else f"{float(x):.2f}"
+    v = float(x)
+    if round(v, 2) == 0:  # a value that rounds to zero is 0.00, never "-0.00"
+        v = 0.0
+    return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
 def interval_track(low: float | None, mid: float | None, high: float | None, lo: float, hi: float,
@@ -90,17 +95,25 @@ def fit_for_view(rounds: Any, services: Any = None) -> Any:
     return analyse_fit(rounds, families=families)
 
 
-class AnalysisView(Static):
-    """Shows one `ebtui.core.analysis.Analysis` (call `show`)."""
+class AnalysisView(ScrollableContainer):
+    """Shows one `ebtui.core.analysis.Analysis` (call `show`): one line per model and judge, never wrapped,
+    in a box of at most a quarter of the screen that scrolls both ways, so the table under it stays on screen."""
 
     DEFAULT_CSS = """
-    AnalysisView { height: auto; padding: 0 1; }
+    AnalysisView { height: auto; max-height: 25vh; padding: 0 1; overflow: auto; }
+    AnalysisView > Static { width: auto; height: auto; text-wrap: nowrap; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.analysis: Any = None
+        self._text = Static("", markup=False)
+
+    def compose(self) -> ComposeResult:
+        yield self._text
 
     def show(self, analysis: Any) -> None:
         self.analysis = analysis
-        self.update(render_fit(analysis.tables) if analysis is not None else Text(""))
+        text = render_fit(analysis.tables) if analysis is not None else Text("")
+        text.rstrip()  # in place: no blank line under the last row
+        self._text.update(text)

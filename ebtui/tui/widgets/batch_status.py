@@ -12,19 +12,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from ebtui.core.batch import batch_views, read_ledger
 from ebtui.core.safe_text import strip_control
 
-STATE_STYLE = {
-    "submitted": "yellow",
-    "in_progress": "cyan",
-    "done": "green",
-    "failed": "bold red",
-    "expired": "bold red",
-    "cancelled": "red",
+#: each state's colour, a component class of BatchStatus (theme variables: see its DEFAULT_CSS)
+STATE_CLASS = {
+    "submitted": "batch-status--waiting",
+    "in_progress": "batch-status--running",
+    "done": "batch-status--done",
+    "failed": "batch-status--failed",
+    "expired": "batch-status--failed",
+    "cancelled": "batch-status--cancelled",
 }
 
 
@@ -35,8 +37,11 @@ def _age(ts: float | None, now: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def render_batches(rows: list[dict[str, Any]], now: float | None = None) -> Text:
+def render_batches(rows: list[dict[str, Any]], now: float | None = None,
+                   styles: dict[str, Style] | None = None) -> Text:
+    """The batches as text; `styles` maps a state to its style (the widget's theme colours), none: unstyled."""
     now = time.time() if now is None else now
+    styles = styles or {}
     out = Text()
     if not rows:
         return out
@@ -45,7 +50,7 @@ def render_batches(rows: list[dict[str, Any]], now: float | None = None) -> Text
     for r in rows:
         state = r["state"]
         out.append(f"  {strip_control(str(r['model']))[:24]:<24} wave {r['wave']:<3} ")
-        out.append(f"{state.replace('_', ' '):<12}", style=STATE_STYLE.get(state, ""))
+        out.append(f"{state.replace('_', ' '):<12}", style=styles.get(state, ""))
         done = f"{r['completed']}/{r['total']} done"
         failed = f", {r['failed']} failed" if r["failed"] else ""
         retried = f" ({r['retried']} retried)" if r.get("retried") else ""
@@ -61,7 +66,15 @@ class BatchStatus(Static):
     (its `tournament_id`) and an `analysed_id` — the tournament screen — it follows whichever of the two
     changed last by itself, reading the store from the app's services."""
 
-    DEFAULT_CSS = "BatchStatus { height: auto; max-height: 14; overflow-y: auto; }"
+    COMPONENT_CLASSES = set(STATE_CLASS.values())
+    DEFAULT_CSS = """
+    BatchStatus { height: auto; max-height: 14; overflow-y: auto; }
+    BatchStatus > .batch-status--waiting { color: $warning; }
+    BatchStatus > .batch-status--running { color: $accent; }
+    BatchStatus > .batch-status--done { color: $success; }
+    BatchStatus > .batch-status--failed { color: $error; text-style: bold; }
+    BatchStatus > .batch-status--cancelled { color: $error; }
+    """
 
     def __init__(self, *, interval_s: float = 2.0, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
@@ -96,4 +109,5 @@ class BatchStatus(Static):
             return
         self.rows = batch_views(read_ledger(self.store_root, self.tournament_id))
         self.display = bool(self.rows)
-        self.update(render_batches(self.rows))
+        styles = {state: self.get_component_rich_style(cls, partial=True) for state, cls in STATE_CLASS.items()}
+        self.update(render_batches(self.rows, styles=styles))

@@ -291,9 +291,15 @@ class PhaseView(Widget):
         return len(self._all_lines(width))
 
     def render_line(self, y: int) -> Strip:
+        """A pre-rendered line in the theme's colours: the widget's style (background, foreground) goes under
+        the line's own styles and pads it to the width. Strip caches both steps per style, so a line kept
+        across frames is styled once, and a frame styles only the lines it repaints."""
         width = self.content_size.width
         lines = self._all_lines(width)
-        return lines[y] if y < len(lines) else Strip.blank(width)
+        style = self.rich_style
+        if y >= len(lines):
+            return Strip.blank(width, style)
+        return lines[y].crop_extend(0, width, style).apply_style(style)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -495,8 +501,8 @@ class RolePane(Vertical):
     """Team A, Team B or the judge: a title, a throttled status line and the role's phases."""
 
     DEFAULT_CSS = """
-    RolePane { border: round $panel-lighten-2; height: 1fr; width: 1fr; }
-    RolePane.-active { border: round $accent; }
+    RolePane { border: round $foreground 25%; border-title-color: $text-muted; height: 1fr; width: 1fr; }
+    RolePane.-active { border: round $accent; border-title-color: $accent; }
     RolePane.-focused { border-title-style: reverse bold; }
     RolePane > .pane-status { color: $text-muted; height: auto; max-height: 2; padding: 0 1; }
     RolePane > VerticalScroll { padding: 0 1; }

@@ -138,8 +138,9 @@ class ScoreCard(Vertical):
     DEFAULT_CSS = """
     ScoreCard { height: 1fr; }
     ScoreCard .card-header { padding: 0 1; height: auto; }
-    ScoreCard .card-review { padding: 0 1; color: $warning; height: auto; display: none; }
+    ScoreCard .card-review { padding: 0 1; height: auto; max-height: 40%; display: none; }
     ScoreCard .card-review.-shown { display: block; }
+    ScoreCard #review-text { color: $warning; height: auto; }
     ScoreCard #cell-source { padding: 0 1; height: auto; min-height: 2; color: $text-muted; }
     ScoreCard #card-main { width: 1fr; padding: 0 1; }
     ScoreCard #card-raw { width: 1fr; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
@@ -161,7 +162,9 @@ class ScoreCard(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="card-header")
-        yield Static("", classes="card-review")
+        # the review checklist scrolls in its own box: on a small terminal its end stays reachable
+        with VerticalScroll(classes="card-review"):
+            yield Static("", id="review-text", markup=False)
         with Horizontal():
             with VerticalScroll(id="card-main"):
                 yield ScoreGrid(id="score-grid")
@@ -201,13 +204,13 @@ class ScoreCard(Vertical):
         view = score_grid(r.judgment)
         self.view = view
         missing = _missing(view, *TEAMS)
-        review = self.query_one(".card-review", Static)
+        review = self.query_one(".card-review", VerticalScroll)
         if r.judgment is not None and view.needs_review:
             lines = [f"⚠ needs review: {len(view.open_items)} of {len(view.items)} item(s) open"
                      + (f" — {missing} score(s) missing" if missing else "")]
             lines += [f"  [{'x' if i.addressed else ' '}] {strip_control(i.reason.message)}" for i in view.items]
             lines.append("  On a cell: Enter (or e) sets a score by hand (a note is required); a accepts it as parsed.")
-            review.update(Text("\n".join(lines)))
+            self.query_one("#review-text", Static).update(Text("\n".join(lines)))
             review.add_class("-shown")
         else:
             review.remove_class("-shown")
