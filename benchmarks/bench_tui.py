@@ -169,9 +169,9 @@ def bench_streaming(quick: bool = False) -> BenchResult:
     seconds = float(os.environ.get("EBTUI_BENCH_STREAM_S", "4")) if quick else 60.0
     rate = 300.0
     from ebtui.core.dilemmas import load_dilemmas
+    from ebtui.core.round import RoundSpec
     from ebtui.core.store import ResultsStore
     from ebtui.tui.screens.live import LiveRoundScreen
-    from ebtui.core.round import RoundSpec
 
     tmp = tempfile.mkdtemp(prefix="ebtui-bench-live-")
     store = ResultsStore(Path(tmp) / "store")
@@ -212,7 +212,7 @@ def bench_streaming(quick: bool = False) -> BenchResult:
                     # the change on screen: the newly focused pane's title is drawn reversed
                     wall_s, _ = await _time_key(
                         app, "tab", lambda b=body: app.focused is not b and app.focused is not None
-                        and app.focused.parent.has_class("-focused"), char="\t")
+                        and "reverse" in str(app.focused.parent.styles.border_title_style), char="\t")
                     focus_ms.append(wall_s * 1000)
                 elif body is not None and body.max_scroll_y >= 2:
                     y0 = body.scroll_y

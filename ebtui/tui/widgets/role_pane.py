@@ -38,12 +38,16 @@ _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 #: a tail longer than this with no paragraph boundary (a long tight list, a code block) is still cut at a line
 #: boundary outside a fence, so the text re-rendered per update stays bounded
 MAX_TAIL_CHARS = 2000
+#: what may open a list item ("1.", "2)", "-", "*", "+"): never the first character after a paragraph cut, so a
+#: loose list renders as one list (cut between "1. one" and "2. two", the second part would be a new list
+#: numbered from 1). Checked on the first character alone: while streaming, "2" may not yet be followed by "."
+_MAY_OPEN_LIST = frozenset("0123456789-*+")
 
 
 def _cut_point(before: str, text: str) -> int | None:
     """Where `text` (following `before` in one Markdown document) may be split into two documents: after
-    the last blank line outside a code fence, before a line that is not indented (so no code block or list
-    item continues across the cut; a loose list may restart there). None if there is no such place."""
+    the last blank line outside a code fence, before a line that is not indented and cannot open a list item (so no code block, list item or
+    loose list continues across the cut). None if there is no such place."""
     pos = len(text)
     open_before = len(_FENCE.findall(before)) % 2
     while True:
@@ -52,7 +56,8 @@ def _cut_point(before: str, text: str) -> int | None:
             return None
         cut = pos + 2
         following = text[cut:cut + 1]
-        if following and following not in " \t\n" and (open_before + len(_FENCE.findall(text, 0, cut))) % 2 == 0:
+        if (following and following not in " \t\n" and following not in _MAY_OPEN_LIST
+                and (open_before + len(_FENCE.findall(text, 0, cut))) % 2 == 0):
             return cut
 
 
@@ -447,6 +452,10 @@ class PhaseView(Widget):
             self.note(f"{phase.status.value}: {phase.error}" if phase.error else phase.status.value)
 
 
+#: the focused pane's title style (set inline by PaneScroll on focus, cleared on blur)
+FOCUSED_TITLE = "reverse bold"
+
+
 class PaneScroll(VerticalScroll):
     """The pane's scrolling body. It follows the end of the text until the reader scrolls up; scrolling back
     to the end follows again. Following is Textual's anchor (the compositor keeps the body at its end in the
@@ -461,8 +470,12 @@ class PaneScroll(VerticalScroll):
 
     def watch_has_focus(self, has_focus: bool) -> None:
         self.app.stylesheet.update_nodes([self], animate=True)
-        if self.parent is not None:  # the pane shows which one the keys go to (its title, reversed)
-            self.parent.set_class(has_focus, "-focused")
+        if isinstance(self.parent, Widget):  # the pane shows which one the keys go to (its title, reversed)
+            # an inline style on the pane alone: a class would restyle every line widget inside it
+            if has_focus:
+                self.parent.styles.border_title_style = FOCUSED_TITLE
+            else:
+                self.parent.styles.clear_rule("border_title_style")
 
     @property
     def following(self) -> bool:
@@ -503,7 +516,6 @@ class RolePane(Vertical):
     DEFAULT_CSS = """
     RolePane { border: round $foreground 25%; border-title-color: $text-muted; height: 1fr; width: 1fr; }
     RolePane.-active { border: round $accent; border-title-color: $accent; }
-    RolePane.-focused { border-title-style: reverse bold; }
     RolePane > .pane-status { color: $text-muted; height: auto; max-height: 2; padding: 0 1; }
     RolePane > VerticalScroll { padding: 0 1; }
     """
