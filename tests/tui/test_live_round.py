@@ -374,3 +374,27 @@ async def test_the_judge_pane_shows_the_parsed_judgment_and_the_raw_reply_on_r(m
         await pilot.pause()
         raw = "".join(s.text.rstrip() + " " for s in view._all_lines(view.content_size.width))
         assert '"overall_analysis": "A close round."' in " ".join(raw.split())
+
+
+def test_streamed_lines_equal_the_whole_document_wherever_the_text_arrives_in_pieces() -> None:
+    """Deterministic form of the test above: every way of delivering the text in three pieces renders the same
+    lines as the whole document (paragraph cuts never split a loose list, a fence or a quote from what leads
+    into it)."""
+    from rich.console import Console
+    from rich.markdown import Markdown as RichMarkdown
+
+    from ebtui.tui.widgets.role_pane import StreamLines
+
+    text = ("## Heading\n\nFirst *para*.\n\n- a\n- b\n\n1. one\n\n2. two\n\n```\ncode\n\nmore\n```\n\n"
+            "> quoted\n\nLast words.")
+    width = 60
+    console = Console(width=width)
+    whole = ["".join(seg.text for seg in line).rstrip()
+             for line in console.render_lines(RichMarkdown(text, hyperlinks=False),
+                                              console.options.update_width(width), pad=False)]
+    for a in range(1, len(text)):
+        for b in range(a + 1, len(text), 5):
+            stream = StreamLines()
+            for piece in (text[:a], text[a:b], text[b:]):
+                stream.append(piece)
+            assert [s.text.rstrip() for s in stream.lines(width, console)] == whole, stream.chunks

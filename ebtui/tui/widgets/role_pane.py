@@ -38,10 +38,11 @@ _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
 #: a tail longer than this with no paragraph boundary (a long tight list, a code block) is still cut at a line
 #: boundary outside a fence, so the text re-rendered per update stays bounded
 MAX_TAIL_CHARS = 2000
-#: what may open a list item ("1.", "2)", "-", "*", "+"): never the first character after a paragraph cut, so a
-#: loose list renders as one list (cut between "1. one" and "2. two", the second part would be a new list
-#: numbered from 1). Checked on the first character alone: while streaming, "2" may not yet be followed by "."
-_MAY_OPEN_LIST = frozenset("0123456789-*+")
+#: first characters a paragraph cut never falls before: a list item ("1.", "2)", "-", "*", "+"), a code fence
+#: ("```", "~~~") or a quote (">"). Rendered apart, a loose list restarts its numbering and a fence or quote
+#: loses the blank line Rich puts before it. Checked on the first character alone: while streaming, "2" may
+#: not yet be followed by "."
+_NO_CUT_BEFORE = frozenset("0123456789-*+`~>")
 
 
 def _cut_point(before: str, text: str) -> int | None:
@@ -56,7 +57,7 @@ def _cut_point(before: str, text: str) -> int | None:
             return None
         cut = pos + 2
         following = text[cut:cut + 1]
-        if (following and following not in " \t\n" and following not in _MAY_OPEN_LIST
+        if (following and following not in " \t\n" and following not in _NO_CUT_BEFORE
                 and (open_before + len(_FENCE.findall(text, 0, cut))) % 2 == 0):
             return cut
 
