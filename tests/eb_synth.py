@@ -13,15 +13,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-CRITERIA = (
-    "principle_articulation",
-    "consistency",
-    "stakeholder_recognition",
-    "uncertainty_integration",
-    "framework_awareness",
-    "intellectual_honesty",
-    "constructive_engagement",
-)
+from ebtui.core.records import CRITERIA  # the runner names its seven criteria exactly as ebtui does
+
 LABELS = {c: c.replace("_", " ").title() for c in CRITERIA}
 
 DILEMMAS = {
