@@ -20,7 +20,7 @@ from typing import Any
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table
-from ebtui.core.importers.eb import provenance_lines, provenance_summary
+from ebtui.core.importers.eb import provenance_summary, summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 
@@ -347,7 +347,7 @@ def write_report(
         f"- Judges: {', '.join(md_escape(j) for j in sorted({r.judge_model for r in rounds}))}",
         f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
         f"- Excluded: {md_escape(excluded)}",
-        *[f"- Imported: {md_escape(line)}" for line in provenance_lines(rounds)],
+        *[f"- Imported: {md_escape(line)}" for line in summary_lines(data.imported)],
         f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         "",
         "## How to read this report",

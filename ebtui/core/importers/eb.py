@@ -578,9 +578,14 @@ def provenance_summary(rounds: Iterable[Round]) -> list[dict[str, Any]]:
 def provenance_lines(rounds: Iterable[Round]) -> list[str]:
     """One line per imported run among the rounds, for reports: "12 round(s) imported from <runner> (run
     <folder>, 12 source file(s)): 3 score(s) the runner defaulted to 5 are missing; 1 disagreement(s)..."."""
+    return summary_lines(provenance_summary(rounds))
+
+
+def summary_lines(summary: Iterable[dict[str, Any]]) -> list[str]:
+    """`provenance_lines` from a summary already made by `provenance_summary`."""
     return [
         f"{g['n_rounds']} round(s) imported from {g['runner']} ({'run ' + g['run'] if g['run'] else 'files'}, "
         f"{len(g['source_files'])} source file(s)): {g['defaulted']} score(s) the runner defaulted to 5 are "
         f"missing; {g['disagreements']} disagreement(s) with ebtui's parser (the runner's value kept)"
-        for g in provenance_summary(rounds)
+        for g in summary
     ]
