@@ -398,3 +398,72 @@ def test_streamed_lines_equal_the_whole_document_wherever_the_text_arrives_in_pi
             for piece in (text[:a], text[a:b], text[b:]):
                 stream.append(piece)
             assert [s.text.rstrip() for s in stream.lines(width, console)] == whole, stream.chunks
+
+
+def _title_row(screen, pane_id: str) -> tuple[str, bool]:
+    """The pane's top border as the screen composes it now: its title text and whether it is reversed."""
+    pane = screen.query_one(f"#{pane_id}", RolePane)
+    row = screen._compositor.render_strips()[pane.region.y]
+    segments = [seg for seg in row if pane.role in seg.text]
+    assert len(segments) == 1, segments
+    return segments[0].text, bool(segments[0].style and segments[0].style.reverse)
+
+
+async def test_tab_moves_the_reversed_title_on_the_composed_screen_while_text_streams(make_app) -> None:
+    """Focus shows in the panes' titles as painted, not only in their styles: the title row is repainted
+    (its cached line replaced) when focus moves, while text streams into the panes."""
+    from ebtui.tui.widgets.role_pane import PaneScroll
+
+    round_ = fixed_round()
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        yield PhaseStarted(round_.id, PhaseType.RESPONSE, "scripted")
+        while True:
+            yield TextDelta(round_.id, PhaseType.PRESENTATION, "the keeper weighs duty ")
+            yield TextDelta(round_.id, PhaseType.RESPONSE, "against mercy ")
+            await asyncio.sleep(0.005)
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
+        screen.query_one("#pane-a").query_one(PaneScroll).focus()
+        await pilot.pause()
+        await asyncio.sleep(0.2)
+        assert _title_row(screen, "pane-a")[1] and not _title_row(screen, "pane-b")[1]
+        for focused, blurred in (("pane-b", "pane-a"), ("pane-judge", "pane-b")):
+            await pilot.press("tab")
+            await _wait_until(lambda f=focused: app.focused is screen.query_one(f"#{f}").query_one(PaneScroll))
+            await asyncio.sleep(0.1)
+            text, reversed_ = _title_row(screen, focused)
+            assert reversed_ and screen.query_one(f"#{focused}", RolePane).role in text
+            assert not _title_row(screen, blurred)[1]
+        screen.action_cancel_round()
+
+
+async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) -> None:
+    """A scroll key moves the pane in its own handler (no deferred scroll waiting for a refresh)."""
+    from ebtui.tui.widgets.role_pane import PaneScroll
+
+    round_ = fixed_round()
+    paragraph = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
+
+    async def events():
+        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
+        for _ in range(40):
+            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
+        await asyncio.Event().wait()
+
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
+        body = screen.query_one("#pane-a").query_one(PaneScroll)
+        await _wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
+        body.focus()
+        body.action_scroll_home()
+        assert body.scroll_y == 0
+        body.action_page_down()
+        assert body.scroll_y == body.scrollable_content_region.height
+        body.action_scroll_end()
+        assert body.scroll_y == body.max_scroll_y
+        screen.action_cancel_round()

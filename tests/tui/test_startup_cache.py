@@ -75,3 +75,35 @@ async def test_the_collector_is_tuned_after_the_first_frame_only_when_asked(make
         gc.set_threshold(*before)
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, None), ("30", "30")])
+def test_the_app_runs_textual_at_ebtuis_frame_rate_unless_the_user_set_one(preset: str | None,
+                                                                             expected: str | None) -> None:
+    """`ebtui` sets Textual's frame rate before Textual is imported (Textual reads it once, at import); a
+    TEXTUAL_FPS the user set wins. Run in a fresh interpreter, through the launcher's own start-up."""
+    import os
+    import subprocess
+    import sys
+
+    from ebtui.launcher import FRAME_RATE
+
+    expected = expected or str(FRAME_RATE)
+    assert expected != "60"  # not Textual's default: the launcher's setting is what is seen
+    code = (
+        "import sys, types\n"
+        "import ebtui.launcher as launcher\n"
+        "fake = types.ModuleType('ebtui.tui.app')\n"
+        "def run_app(**kwargs):\n"
+        "    from textual import constants, screen\n"
+        "    print(constants.MAX_FPS, round(1 / screen.UPDATE_PERIOD))\n"
+        "fake.run_app = run_app\n"
+        "sys.modules['ebtui.tui.app'] = fake\n"
+        "assert 'textual' not in sys.modules\n"
+        "launcher.open_app()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    if preset is not None:
+        env["TEXTUAL_FPS"] = preset
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == [expected, expected]

@@ -4,11 +4,14 @@ The screen only routes the core's events to panes; the transcript of record live
 store, which the engine writes after each phase, off the event loop through the store's BackgroundSaver).
 
 The round worker never waits for the screen: it queues each event and goes back to the models, so a round
-runs at the models' pace however slowly the terminal paints. A timer (PUMP_INTERVAL_S) drains the queue in
-order — text into the phases' buffers, phase changes into the panes — and hands each phase its new text in
-one piece, all panes in one batch (one layout at most, one frame), with the status lines every
-STATUS_INTERVAL_S in the same batch. A pump costs O(new text) (see widgets/role_pane.py), so a key pressed
-while text streams waits at most for one short pump and is painted in the next frame.
+runs at the models' pace however slowly the terminal paints. A timer drains the queue in order (phase changes
+reach the panes at once, text waits in each phase's buffer) and then hands ONE pane its new text, in turn:
+with three panes the timer ticks every PUMP_INTERVAL_S / 3, so each pane still updates every PUMP_INTERVAL_S,
+but a frame repaints one pane, not the whole screen. Textual repaints the bounding box of everything that
+changed in a frame, every layer under it (screen, row, pane border, body, text), so a frame that touched all
+panes cost the whole screen, and a key pressed while such a frame was being drawn waited for all of it. The
+pane's status line (tokens, elapsed, cost) is refreshed in the same turn, every STATUS_INTERVAL_S, for the
+same reason. A turn costs O(new text) (see widgets/role_pane.py).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widget import Widget
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from ebtui.core import events as ev
@@ -32,6 +37,7 @@ from ebtui.core.round import RoundSpec
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
+from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
 
 PANE_OF: dict[PhaseType, str] = {
@@ -41,9 +47,10 @@ PANE_OF: dict[PhaseType, str] = {
     PhaseType.RESPONSE: "pane-b",
     PhaseType.JUDGMENT: "pane-judge",
 }
-#: how often queued events and text reach the panes (seconds): each pump renders only the new text (a
-#: paragraph at most per phase) and costs one frame; 8 a second reads as continuous streaming and leaves the
-#: loop idle most of the time, so a key rarely waits behind a frame
+#: how often each pane receives its new text (seconds): a turn renders only the new text (a paragraph at most
+#: per phase) and costs one frame of one pane; 8 a second reads as continuous streaming and leaves the loop
+#: idle most of the time, so a key rarely waits behind a frame. The timer ticks len(panes) times as often,
+#: one pane a tick
 PUMP_INTERVAL_S = 0.125
 #: how often the pump also recomputes the panes' status lines (tokens, elapsed, cost)
 STATUS_INTERVAL_S = 0.5
@@ -52,6 +59,10 @@ STATUS_INTERVAL_S = 0.5
 class LiveRoundScreen(Screen[None]):
     CSS_PATH = "live.tcss"
     BINDINGS = bindings("live")
+    #: Textual repaints the whole screen when focus moves (its `focused` reactive repaints); here what focus
+    #: changes repaints itself (the panes' titles, their focus styles, the footer when its keys change), and a
+    #: whole-screen frame while text streams is what a key pressed meanwhile would wait for
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     def __init__(self, request: RoundSpec, events: Callable[[], AsyncIterator[ev.RoundEvent]]) -> None:
         super().__init__()
@@ -63,7 +74,8 @@ class LiveRoundScreen(Screen[None]):
         self._inbox: deque[ev.RoundEvent] = deque()
         self._views: dict[PhaseType, PhaseView] = {}
         self._panes: list[RolePane] = []
-        self._status_at = float("-inf")  # when the pump last refreshed the status lines (monotonic)
+        self._status_at: dict[int, float] = {}  # pane index -> when its status line was refreshed (monotonic)
+        self._turn = 0  # the pane whose turn it is
         self._drain_lock = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
@@ -87,9 +99,16 @@ class LiveRoundScreen(Screen[None]):
         self.sub_title = "Live round"
         self._panes = list(self.query(RolePane))
         self._views = {v.phase_type: v for pane in self._panes for v in pane.views()}
-        self.set_interval(PUMP_INTERVAL_S, self._pump)
+        self.set_interval(PUMP_INTERVAL_S / max(len(self._panes), 1), self._pump)
         self._set_state("running", "Running — x cancels.")
         self.run_round()
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        """Move focus, and show it in the panes' titles at once: Textual tells the widgets by messages handled
+        after the frame that follows the key, and the frame after that comes up to two frame periods later."""
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        for pane in self._panes:
+            pane.show_focused(pane.body is self.focused)
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self._views[phase_type]
@@ -118,20 +137,23 @@ class LiveRoundScreen(Screen[None]):
             self._inbox.append(event)  # no screen work here: see the module docstring
 
     async def _pump(self) -> None:
-        """The timer's turn: show what the round said since the last one (one batch, one frame)."""
+        """The timer's turn: route what the round said since the last tick, then show one pane its new text
+        (and, every STATUS_INTERVAL_S, its status line): one frame repaints that pane alone."""
         if not self._inbox and self.state not in ("running", "cancelling"):
             return
+        turn = self._turn % len(self._panes)
+        pane = self._panes[turn]
+        self._turn += 1
         with self.app.batch_update():
-            await self._drain()
-            for pane in self._panes:
-                self.call_after_refresh(pane.follow)  # once the new text is laid out
+            await self._drain(flush=pane.views())
+            self.call_after_refresh(pane.follow)  # once the new text is laid out
             now = time.monotonic()
-            if now - self._status_at >= STATUS_INTERVAL_S - 0.01:
-                self._status_at = now
-                self._refresh_status()
+            if now - self._status_at.get(turn, float("-inf")) >= STATUS_INTERVAL_S - 0.01:
+                self._status_at[turn] = now
+                pane.refresh_status(self.clock)
 
-    async def _drain(self) -> None:
-        """Show the queued events in order, then hand each phase its new text (one batch)."""
+    async def _drain(self, flush: list[PhaseView] | None = None) -> None:
+        """Show the queued events in order, then hand the phases in `flush` (all when None) their new text."""
         async with self._drain_lock:
             while self._inbox:
                 event = self._inbox.popleft()
@@ -139,7 +161,7 @@ class LiveRoundScreen(Screen[None]):
                     self._views[event.phase_type].add(event.text)
                 else:
                     self._route(event)
-            for view in self._views.values():
+            for view in self._views.values() if flush is None else flush:
                 view.flush()
 
     def _route(self, event: ev.RoundEvent) -> None:

@@ -19,12 +19,13 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
+from ebtui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from ebtui.tui.app import EbtuiApp

@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Header, Markdown, Static, TabbedContent, TabPane
 
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label, speaker_model
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
+from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from ebtui.core.records import Round
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
+from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 

@@ -14,13 +14,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.validation import Integer
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
+from ebtui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from ebtui.core.round import RoundSpec

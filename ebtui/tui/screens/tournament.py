@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.widgets import (
     Button,
     DataTable,
-    Footer,
     Header,
     Input,
     ProgressBar,
@@ -41,6 +40,7 @@ from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, n
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
+from ebtui.tui.widgets.footer import Footer
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]

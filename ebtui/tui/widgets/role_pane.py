@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -245,6 +246,7 @@ class PhaseView(Widget):
         self._summary_lines: tuple[int, list[Strip]] | None = None
         self._lines: list[Strip] | None = None
         self._width = -1
+        self._line_style: Style | None = None  # the widget's style for the repaint under way (render_lines)
 
     # -- what is shown -----------------------------------------------------------------------------
     @property
@@ -296,13 +298,18 @@ class PhaseView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._all_lines(width))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the widget's style is computed once per repaint, not per line (`rich_style` walks the ancestors)
+        self._line_style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         """A pre-rendered line in the theme's colours: the widget's style (background, foreground) goes under
         the line's own styles and pads it to the width. Strip caches both steps per style, so a line kept
         across frames is styled once, and a frame styles only the lines it repaints."""
         width = self.content_size.width
         lines = self._all_lines(width)
-        style = self.rich_style
+        style = self._line_style if self._line_style is not None else self.rich_style
         if y >= len(lines):
             return Strip.blank(width, style)
         return lines[y].crop_extend(0, width, style).apply_style(style)
@@ -454,7 +461,7 @@ class PhaseView(Widget):
 
 
 #: the focused pane's title style (set inline by PaneScroll on focus, cleared on blur)
-FOCUSED_TITLE = "reverse bold"
+FOCUSED_TITLE = Style(reverse=True, bold=True)
 
 
 class PaneScroll(VerticalScroll):
@@ -464,19 +471,16 @@ class PaneScroll(VerticalScroll):
     of the content, which would bottom-align text that fits. `follow()` runs after every change the pane
     sees (each pump, a resize), so a resize that makes the text fit shows it from the top again, and one that
     makes it overflow keeps the reader's place if they had scrolled up. Home/end/page keys jump without
-    animation, so the frame a key asks for is the next one.
+    animation and at once (`immediate`: Textual's default defers a scroll until after the next refresh, which
+costs a frame), so the frame a key asks for is the next one.
 
     Focus restyles this widget only: Textual's default restyles every descendant on a focus change, and no
     rule here depends on the body's focus."""
 
     def watch_has_focus(self, has_focus: bool) -> None:
         self.app.stylesheet.update_nodes([self], animate=True)
-        if isinstance(self.parent, Widget):  # the pane shows which one the keys go to (its title, reversed)
-            # an inline style on the pane alone: a class would restyle every line widget inside it
-            if has_focus:
-                self.parent.styles.border_title_style = FOCUSED_TITLE
-            else:
-                self.parent.styles.clear_rule("border_title_style")
+        if isinstance(self.parent, RolePane):  # the live screen says so at once (see its set_focus); this
+            self.parent.show_focused(has_focus)  # covers focus that moves any other way
 
     @property
     def following(self) -> bool:
@@ -499,16 +503,16 @@ class PaneScroll(VerticalScroll):
         self.call_after_refresh(self.follow)
 
     def action_scroll_home(self) -> None:
-        self.scroll_home(animate=False)
+        self.scroll_home(animate=False, immediate=True)
 
     def action_scroll_end(self) -> None:
-        self.scroll_end(animate=False)
+        self.scroll_end(animate=False, immediate=True)
 
     def action_page_up(self) -> None:
-        self.scroll_page_up(animate=False)
+        self.scroll_to(y=self.scroll_y - self.scrollable_content_region.height, animate=False, immediate=True)
 
     def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
+        self.scroll_to(y=self.scroll_y + self.scrollable_content_region.height, animate=False, immediate=True)
 
 
 class RolePane(Vertical):
@@ -548,6 +552,16 @@ class RolePane(Vertical):
 
     def follow(self) -> None:
         self._body.follow()
+
+    def show_focused(self, focused: bool) -> None:
+        """Show whether the keys go to this pane: its title reversed. An inline rule on the pane alone, and only
+        the title's row repainted: setting the style property would repaint the pane and everything in it
+        (Textual refreshes the children of a restyled node). Idempotent."""
+        changed = (self.styles.set_rule("border_title_style", FOCUSED_TITLE) if focused
+                   else self.styles.clear_rule("border_title_style"))
+        if changed and self.is_mounted:  # the top border's row (a refresh region is relative to the content)
+            offset = self.content_offset
+            self.refresh(Region(-offset.x, -offset.y, self.outer_size.width, 1))
 
     def refresh_status(self, clock: Callable[[], float]) -> None:
         """Update the one-line status; called by the screen's pump (every STATUS_INTERVAL_S), never per token."""
