@@ -105,10 +105,17 @@ class LiveRoundScreen(Screen[None]):
 
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
         """Move focus, and show it in the panes' titles at once: Textual tells the widgets by messages handled
-        after the frame that follows the key, and the frame after that comes up to two frame periods later."""
+        after the frame that follows the key, and the frame after that comes up to two frame periods later.
+        The titles are marked before Textual posts those messages, so that their repaint reaches the screen
+        ahead of the bodies' and lands in the same frame; then once more as focus turned out (a no-op when
+        it moved as expected)."""
+        self._show_focus(widget if widget is None or widget.focusable else self.focused)
         super().set_focus(widget, scroll_visible, from_app_focus)
+        self._show_focus(self.focused)
+
+    def _show_focus(self, focused: Widget | None) -> None:
         for pane in self._panes:
-            pane.show_focused(pane.body is self.focused)
+            pane.show_focused(pane.body is focused)
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self._views[phase_type]
