@@ -3,7 +3,8 @@ vLLM, llama.cpp server, any base_url): async streaming with usage in the last ch
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ebtui.config import ModelConfig
@@ -19,6 +20,28 @@ _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
     "eos": "stop",
 }
+
+
+async def sse_json(lines: AsyncIterator[str]) -> AsyncIterator[Any]:
+    """The JSON data of each server-sent event (`data:` lines joined, up to a blank line), until `[DONE]`
+    or the end of the body. Other fields (`event:`, `id:`, comments) are skipped. A data that is not JSON
+    raises `json.JSONDecodeError`: a corrupted stream, never text."""
+    data: list[str] = []
+    async for line in lines:
+        if line.startswith("data:"):
+            value = line[5:]
+            data.append(value[1:] if value.startswith(" ") else value)
+            continue
+        if line or not data:
+            continue  # another field, or a blank line with no data before it
+        payload, data = "\n".join(data), []
+        if payload.startswith("[DONE]"):
+            return
+        yield json.loads(payload)
+    if data:  # the last event, when the body ended without its blank line
+        payload = "\n".join(data)
+        if not payload.startswith("[DONE]"):
+            yield json.loads(payload)
 
 
 class OpenAIClient(ConfiguredClient):
@@ -68,31 +91,47 @@ class OpenAIClient(ConfiguredClient):
     async def _read(
         self, call: StreamCall, prompt: str, system_prompt: str, options: CallOptions
     ) -> AsyncGenerator[Delta, None]:
+        """The SDK sends the request (auth, base_url, its retries before the first byte, status errors); the
+        server-sent events are read here as JSON. The SDK's own stream builds a typed `ChatCompletionChunk`
+        for every event, about three quarters of the CPU a call cost (≈ 45 of 60 ms for a 1,100-token
+        answer over HTTP); the chunks' few fields need no model."""
         params = self._params(prompt, system_prompt, options.get("json_schema"), options.get("max_tokens"))
         call.max_tokens = params.get("max_tokens") or params.get("max_completion_tokens")
         refusal: list[str] = []
-        stream = await self._client.chat.completions.create(**params)
-        call.started = True
-        async with stream:
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    details = getattr(chunk.usage, "prompt_tokens_details", None)
+        async with self._client.chat.completions.with_streaming_response.create(**params) as response:
+            call.started = True
+            async for chunk in sse_json(response.iter_lines()):
+                if not isinstance(chunk, dict):
+                    raise ValueError(f"unexpected event in the stream: {chunk!r:.80}")
+                if chunk.get("error"):
+                    from openai import APIError
+
+                    error = chunk["error"]
+                    message = error.get("message") if isinstance(error, dict) else None
+                    raise APIError(message=message if isinstance(message, str) and message
+                                   else "An error occurred during streaming", request=response.http_request,
+                                   body=error)
+                usage = chunk.get("usage")
+                if usage:
+                    details = usage.get("prompt_tokens_details") or {}
                     call.usage = Usage(
-                        input_tokens=chunk.usage.prompt_tokens or 0,
-                        output_tokens=chunk.usage.completion_tokens or 0,
-                        cached_tokens=(getattr(details, "cached_tokens", None) or 0) if details else 0,
+                        input_tokens=usage.get("prompt_tokens") or 0,
+                        output_tokens=usage.get("completion_tokens") or 0,
+                        cached_tokens=(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
                     )
-                for choice in chunk.choices or ():
-                    if choice.index:
+                for choice in chunk.get("choices") or ():
+                    if choice.get("index"):
                         continue
-                    delta = choice.delta
-                    if delta is not None:
-                        if delta.content:
-                            yield call.text(delta.content)
-                        if getattr(delta, "refusal", None):
-                            refusal.append(delta.refusal)
-                    if choice.finish_reason:
-                        call.finished(choice.finish_reason, _FINISH)
+                    delta = choice.get("delta")
+                    if delta:
+                        content = delta.get("content")
+                        if content:
+                            yield call.text(content)
+                        if delta.get("refusal"):
+                            refusal.append(delta["refusal"])
+                    reason = choice.get("finish_reason")
+                    if reason:
+                        call.finished(reason, _FINISH)
         if refusal:
             call.reason, call.raw_reason = "refusal", "".join(refusal)
 
