@@ -442,7 +442,8 @@ async def test_tab_moves_the_reversed_title_on_the_composed_screen_while_text_st
 
 
 async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) -> None:
-    """A scroll key moves the pane in its own handler (no deferred scroll waiting for a refresh)."""
+    """A scroll key moves the pane in its own handler (no deferred scroll waiting for a refresh, no
+    animation)."""
     from ebtui.tui.widgets.role_pane import PaneScroll
 
     round_ = fixed_round()
@@ -464,6 +465,11 @@ async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) ->
         assert body.scroll_y == 0
         body.action_page_down()
         assert body.scroll_y == body.scrollable_content_region.height
+        body.action_scroll_down()  # one line, without animation (Textual's default animates it)
+        assert body.scroll_y == body.scrollable_content_region.height + 1
+        body.action_scroll_up()
+        body.action_scroll_up()
+        assert body.scroll_y == body.scrollable_content_region.height - 1
         body.action_scroll_end()
         assert body.scroll_y == body.max_scroll_y
         screen.action_cancel_round()

@@ -470,9 +470,9 @@ class PaneScroll(VerticalScroll):
     same layout pass as new text), set only while the text overflows the pane: Textual anchors the *bottom*
     of the content, which would bottom-align text that fits. `follow()` runs after every change the pane
     sees (each pump, a resize), so a resize that makes the text fit shows it from the top again, and one that
-    makes it overflow keeps the reader's place if they had scrolled up. Home/end/page keys jump without
-    animation and at once (`immediate`: Textual's default defers a scroll until after the next refresh, which
-costs a frame), so the frame a key asks for is the next one.
+    makes it overflow keeps the reader's place if they had scrolled up. Home/end/page and up/down keys move
+    without animation (Textual animates up/down) and at once (`immediate`: Textual's default defers a scroll
+    until after the next refresh, which costs a frame), so the frame a key asks for is the next one.
 
     Focus restyles this widget only: Textual's default restyles every descendant on a focus change, and no
     rule here depends on the body's focus."""
@@ -507,6 +507,12 @@ costs a frame), so the frame a key asks for is the next one.
 
     def action_scroll_end(self) -> None:
         self.scroll_end(animate=False, immediate=True)
+
+    def action_scroll_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - 1, animate=False, immediate=True)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + 1, animate=False, immediate=True)
 
     def action_page_up(self) -> None:
         self.scroll_to(y=self.scroll_y - self.scrollable_content_region.height, animate=False, immediate=True)
