@@ -7,9 +7,10 @@ app is instrumented. Three figures, each over several fresh launches:
 - dilemma list visible: from asking tmux for the window to the first capture that shows the built-in
   dilemmas' titles in the list (not the header, not a "Loading…" placeholder);
 - key press to visible change while both team panes stream from scripted models paced at 150 tokens/s each:
-  `home` / `end` in Team A's pane, alternately, timed from `send-keys` to the first capture in which the pane
-  shows (home) or no longer shows (end) its first line — the change the key asks for, in its final state
-  (the live panes jump without animation, so the first changed frame is the final one);
+  `end` / `home` and `down` / `up` in Team A's pane, in turn, timed from `send-keys` to the first capture in
+  which the pane no longer shows (end, down) or shows again (home, up) its first line — the change the key
+  asks for, in its final state (the live panes move without animation, so the first changed frame is the
+  final one);
 - results browser: from F3 to the first capture showing rows of a 10,000-round store.
 """
 
@@ -134,7 +135,8 @@ def first_frames(term: Terminal, n: int) -> list[float]:
 
 
 def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 7) -> tuple[list[list[float]], str]:
-    """Per trial, the seconds from each home/end key to the visible change, while both team panes stream."""
+    """Per trial, the seconds from each key (end/home, down/up) to the visible change, while both team panes
+    stream."""
     models = term.tmp / "models.toml"
     models.write_text(models_toml(), encoding="utf-8")
     rng = random.Random(seed)
@@ -156,13 +158,16 @@ def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 
         time.sleep(1.5)  # let Team A's pane overflow so home and end both change what it shows
         lat: list[float] = []
         at_home = "✓ Presentation" in term.screen(name)
-        for _ in range(keys_per_trial):
+        away = "Home"  # the key that brings the first line back: Home after End (and at first), Up after Down
+        for k in range(keys_per_trial):
             time.sleep(rng.uniform(0.1, 0.35))  # keys land at random points of the panes' updates
-            if at_home:
-                t1 = term.keys(name, "End")
+            if at_home:  # End (to the end, following again) and Down (one line) in turn: the first line goes
+                key = "End" if k % 4 < 2 else "Down"
+                away = "Home" if key == "End" else "Up"
+                t1 = term.keys(name, key)
                 dt = term.wait(name, lambda s: "✓ Presentation" not in s, t1, timeout=5)
             else:
-                t1 = term.keys(name, "Home")
+                t1 = term.keys(name, away)
                 dt = term.wait(name, lambda s: "✓ Presentation" in s, t1, timeout=5)
             at_home = not at_home
             lat.append(dt)
@@ -252,7 +257,7 @@ def bench_terminal(quick: bool = False) -> BenchResult:
     res.figures = [
         Figure("`ebtui` started → dilemma list visible, median", ff_med * 1000, "ms"),
         Figure("Same, 95th percentile", ff_p95 * 1000, "ms", "< 1,000 ms", ok and ff_p95 < 1.0),
-        Figure(f"Key (home/end) → visible change while both team panes stream at {TOKENS_PER_S} tokens/s "
+        Figure(f"Key (end/home, down/up) → visible change while both team panes stream at {TOKENS_PER_S} tokens/s "
                "each, median", k_med * 1000, "ms"),
         Figure("Same, 95th percentile (tmux polling included)", k_p95 * 1000, "ms", "< 80 ms",
                ok and bool(all_keys) and k_p95 < 0.080),
@@ -270,9 +275,10 @@ def bench_terminal(quick: bool = False) -> BenchResult:
         f"Keys: {trials} launches with a models file whose scripted model streams at {TOKENS_PER_S} tokens/s "
         "(a short presentation, then ≈ 2,400-token replies, so Team B's response and Team A's consistency "
         f"test stream at the same time); ctrl+r starts the round, and once both are streaming {keys} keys are "
-        "sent at random intervals (0.10-0.35 s) alternating `End` and `Home` in Team A's pane (focused), each "
-        "timed from `send-keys` to the first capture in which the pane's first line (“✓ Presentation”) has "
-        "gone (End) or is back (Home). The panes jump without animation, so that frame is the final one. "
+        "sent at random intervals (0.10-0.35 s) in Team A's pane (focused): `End`, `Home`, `Down`, `Up`, in "
+        "turn, each timed from `send-keys` to the first capture in which the pane's first line "
+        "(“✓ Presentation”) has gone (End, Down: to the end, or one line) or is back (Home, Up). The panes move "
+        "without animation, so that frame is the final one. "
         f"Browser: a store of {n_rows:,} copies of a real scripted round, {len(browse)} launches, F3 pressed "
         "once the setup screen is up, timed to the first capture with at least five rows of the table."
     )

@@ -472,4 +472,8 @@ async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) ->
         assert body.scroll_y == body.scrollable_content_region.height - 1
         body.action_scroll_end()
         assert body.scroll_y == body.max_scroll_y
+        await pilot.press("home", "down")  # the same through the keys
+        assert body.scroll_y == 1
+        await pilot.press("up")
+        assert body.scroll_y == 0
         screen.action_cancel_round()
