@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from pathlib import Path
 from benchmarks.common import BenchResult, Figure, median, percentile
 
 SIZE = (140, 45)
+#: tab presses per launch, after the scroll keys: focus goes round the three panes twice
+TABS_PER_TRIAL = 6
 TOKENS_PER_S = 150
 #: the long reply the team models stream (our own words, Markdown): ≈ 2,400 tokens, 16 s at 150 tokens/s
 LONG_PARAGRAPH = (
@@ -98,6 +101,15 @@ class Terminal:
                 return time.perf_counter() - since
         return float("nan")
 
+    def wait_e(self, name: str, row: int, ok: object, since: float, timeout: float = 30.0) -> float:
+        """As `wait`, on one row of the screen captured with its attributes (`capture-pane -e`)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            lines = self.run("capture-pane", "-p", "-e", "-t", name).split("\n")
+            if len(lines) > row and ok(lines[row]):  # type: ignore[operator]
+                return time.perf_counter() - since
+        return float("nan")
+
     def keys(self, name: str, *keys: str) -> float:
         t0 = time.perf_counter()
         self.run("send-keys", "-t", name, *keys)
@@ -142,14 +154,52 @@ def first_frames(term: Terminal, n: int) -> tuple[list[float], list[float]]:
     return out, preview
 
 
-def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 7) -> tuple[list[list[float]], str]:
-    """Per trial, the seconds from each key (end/home, down/up) to the visible change, while both team panes
-    stream."""
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+ROLES = ("Team A", "Team B", "Judge")
+
+
+def reversed_titles(row: str) -> dict[str, bool]:
+    """For a row of `capture-pane -e` output (the panes' top borders): whether each role's title is drawn in
+    reverse video, following the SGR sequences up to it (tmux writes attributes and colours separately)."""
+    out: dict[str, bool] = {}
+    reverse = False
+    pos = 0
+    for m in [*_SGR.finditer(row), None]:
+        end = m.start() if m is not None else len(row)
+        text = row[pos:end]
+        for role in ROLES:
+            if role in text and role not in out:
+                out[role] = reverse
+        if m is None:
+            break
+        params = [int(p) if p else 0 for p in m.group(1).split(";")] if m.group(1) else [0]
+        i = 0
+        while i < len(params):  # 38;5;N / 48;5;N / 38;2;R;G;B carry numbers that are not attributes
+            p = params[i]
+            if p in (38, 48, 58):
+                i += 3 if i + 1 < len(params) and params[i + 1] == 5 else 5
+                continue
+            if p == 0:
+                reverse = False
+            elif p == 7:
+                reverse = True
+            elif p == 27:
+                reverse = False
+            i += 1
+        pos = m.end()
+    return out
+
+
+def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 7
+                  ) -> tuple[list[list[float]], list[list[float]], str]:
+    """Per trial, the seconds from each key (end/home, down/up) to the visible change, and from each tab to the
+    next pane's title shown reversed, while both team panes stream."""
     models = term.tmp / "models.toml"
     models.write_text(models_toml(), encoding="utf-8")
     rng = random.Random(seed)
     markers = _list_markers()
     out: list[list[float]] = []
+    tabs: list[list[float]] = []
     note = ""
     for t in range(trials):
         name = f"keys{t}"
@@ -179,13 +229,22 @@ def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 
                 dt = term.wait(name, lambda s: "✓ Presentation" in s, t1, timeout=5)
             at_home = not at_home
             lat.append(dt)
+        tab_lat: list[float] = []
+        order = ROLES[1:] + ROLES[:1]  # Team A has the keys: tab goes to Team B, the judge, Team A again
+        for k in range(TABS_PER_TRIAL):
+            time.sleep(rng.uniform(0.1, 0.35))
+            role = order[k % 3]
+            t1 = term.keys(name, "Tab")
+            tab_lat.append(term.wait_e(name, 2, lambda row, r=role: reversed_titles(row).get(r) is True, t1,
+                                       timeout=5))
+        tabs.append(tab_lat)
         still = term.screen(name)
         if not ("Response: streaming" in still and "Consistency test: streaming" in still):
             note = f"trial {t}: the team phases had stopped streaming before the last key"
         out.append(lat)
         term.keys(name, "x")
         term.kill(name)
-    return out, note
+    return out, tabs, note
 
 
 def browser_times(term: Terminal, store: Path, n: int, marker: str) -> list[float]:
@@ -248,7 +307,7 @@ def bench_terminal(quick: bool = False) -> BenchResult:
             term.screen("keep")
             polls.append(time.perf_counter() - t0)
         first, preview = first_frames(term, n_first)
-        lat, note = key_latencies(term, trials, keys)
+        lat, tabs, note = key_latencies(term, trials, keys)
         t_store = time.perf_counter()
         marker = build_store(tmp / "big-store", n_rows)
         built = time.perf_counter() - t_store
@@ -260,8 +319,10 @@ def bench_terminal(quick: bool = False) -> BenchResult:
     all_keys = [x for trial in lat for x in trial]
     k_med, k_p95 = median(all_keys), percentile(all_keys, 0.95)
     trial_p95 = [percentile(t, 0.95) for t in lat if t]
+    all_tabs = [x for trial in tabs for x in trial]
+    t_med, t_p95 = median(all_tabs), percentile(all_tabs, 0.95)
     b_med, b_p95 = median(browse), percentile(browse, 0.95)
-    ok = all(x == x for x in first + all_keys + browse)  # no nan (a timeout)
+    ok = all(x == x for x in first + all_keys + all_tabs + browse)  # no nan (a timeout)
     res.figures = [
         Figure("`ebtui` started → dilemma list visible, median", ff_med * 1000, "ms"),
         Figure("Same, 95th percentile", ff_p95 * 1000, "ms", "< 1,000 ms", ok and ff_p95 < 1.0),
@@ -271,6 +332,10 @@ def bench_terminal(quick: bool = False) -> BenchResult:
                "each, median", k_med * 1000, "ms"),
         Figure("Same, 95th percentile (tmux polling included)", k_p95 * 1000, "ms", "< 80 ms",
                ok and bool(all_keys) and k_p95 < 0.080),
+        Figure("Tab → the next pane's title drawn reversed (focus moved), same streaming, median", t_med * 1000,
+               "ms"),
+        Figure("Same, 95th percentile (tmux polling included)", t_p95 * 1000, "ms", "< 80 ms",
+               ok and bool(all_tabs) and t_p95 < 0.080),
         Figure(f"F3 → results browser showing rows of a {n_rows:,}-round store, median", b_med * 1000, "ms"),
         Figure("Same, 95th percentile", b_p95 * 1000, "ms", "< 1,000 ms", ok and b_p95 < 1.0),
     ]
@@ -289,7 +354,9 @@ def bench_terminal(quick: bool = False) -> BenchResult:
         "sent at random intervals (0.10-0.35 s) in Team A's pane (focused): `End`, `Home`, `Down`, `Up`, in "
         "turn, each timed from `send-keys` to the first capture in which the pane's first line "
         "(“✓ Presentation”) has gone (End, Down: to the end, or one line) or is back (Home, Up). The panes move "
-        "without animation, so that frame is the final one. "
+        "without animation, so that frame is the final one. Then, in the same launch and while the panes still "
+        f"stream, {TABS_PER_TRIAL} tabs (focus goes round the three panes twice), each timed to the first "
+        "capture with attributes (`capture-pane -e`) in which the next pane's title is drawn in reverse video. "
         f"Browser: a store of {n_rows:,} copies of a real scripted round, {len(browse)} launches, F3 pressed "
         "once the setup screen is up, timed to the first capture with at least five rows of the table."
     )
@@ -302,6 +369,8 @@ def bench_terminal(quick: bool = False) -> BenchResult:
         f"- keys: {len(all_keys)} over {len(lat)} launches; per launch p95 "
         f"{', '.join(f'{x * 1000:.0f}' for x in trial_p95)} ms; worst {max(all_keys, default=0) * 1000:.0f} ms; "
         f"spread {_spread(all_keys) if all_keys else '—'}",
+        f"- tabs: {len(all_tabs)} over {len(tabs)} launches: "
+        f"{', '.join(f'{x * 1000:.0f}' for x in all_tabs)} ms",
         f"- browser: {', '.join(f'{x * 1000:.0f}' for x in browse)} ms (store built in {built:.1f} s)",
     ]
     if note:

@@ -82,3 +82,15 @@ def test_the_terminal_benchmarks_models_file_streams_long_team_replies(tmp_path:
     # a short presentation, then long replies, so Team B's response and Team A's consistency test overlap
     assert client.reply_for("x\n# Your task: Team A's presentation\n", "", None) == SHORT_REPLY  # type: ignore[attr-defined]
     assert client.reply_for("x\n# Your task: Team B's response\n", "", None) == LONG_PARAGRAPH * 3  # type: ignore[attr-defined]
+
+
+def test_the_terminal_benchmark_reads_reverse_video_from_tmux_attribute_runs() -> None:
+    """Benchmark 7 times tab to the frame drawing the next pane's title reversed, read from `capture-pane -e`:
+    tmux writes attributes and colours as separate sequences, and a colour number 7 is not reverse video."""
+    from benchmarks.bench_terminal import reversed_titles
+
+    row = ("\x1b[38;5;179m╭─ Team A · a ─╮\x1b[38;5;238m╭─\x1b[1;7m\x1b[38;5;247m Team B · b \x1b[0m"
+           "\x1b[38;5;238m──╮╭─\x1b[38;5;7m Judge · j ─╮")
+    assert reversed_titles(row) == {"Team A": False, "Team B": True, "Judge": False}
+    row = "\x1b[1;7;38;5;247;48;5;16m Team A · a \x1b[27m─\x1b[38;2;7;7;7m Team B · b \x1b[7m Judge · j"
+    assert reversed_titles(row) == {"Team A": True, "Team B": False, "Judge": True}
