@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import fixed_round
+from tui_helpers import fixed_round, wait_until
 
 from ebtui.core.events import PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PhaseType
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.role_pane import PaneScroll
-
-
-async def _wait_until(predicate, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
 
 
 def _keys(screen) -> list[tuple[str, str, bool]]:
@@ -45,7 +37,7 @@ async def test_focus_between_panes_keeps_the_footer_and_a_new_key_appears_when_t
         await pilot.press("ctrl+r")
         screen = app.screen
         assert isinstance(screen, LiveRoundScreen)
-        await _wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0 and _keys(screen))
+        await wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0 and _keys(screen))
         shown = _keys(screen)
         assert any(desc == "Cancel round" for _, desc, _ in shown)
         assert not any(desc == "Score card" for _, desc, _ in shown)  # no round to score yet
@@ -58,6 +50,6 @@ async def test_focus_between_panes_keeps_the_footer_and_a_new_key_appears_when_t
         assert list(screen.query_one(Footer).query("FooterKey")) == widgets  # the same widgets: not rebuilt
         assert _keys(screen) == shown
         finish.set()
-        await _wait_until(lambda: screen.state == "finished")
-        await _wait_until(lambda: any(desc == "Score card" for _, desc, _ in _keys(screen)))
+        await wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: any(desc == "Score card" for _, desc, _ in _keys(screen)))
         assert not any(desc == "Cancel round" for _, desc, _ in _keys(screen))

@@ -2,21 +2,13 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import events_from_round, fixed_round
+from tui_helpers import events_from_round, fixed_round, wait_until
 
 from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
-
-
-async def _wait_until(predicate, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, store) -> None:
@@ -27,7 +19,7 @@ async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, st
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, LiveRoundScreen)
-        await _wait_until(lambda: screen.state != "running")
+        await wait_until(lambda: screen.state != "running")
         assert screen.state == "finished"
         views = {v.phase_type: v for v in screen.query(PhaseView)}
         assert set(views) == set(PHASE_ORDER)
@@ -69,7 +61,7 @@ async def test_response_and_consistency_stream_at_the_same_time(make_app) -> Non
                 )
             return (seen_together and panes_active) or screen.state != "running"
 
-        await _wait_until(check, timeout=30)
+        await wait_until(check, timeout=30)
         assert seen_together
         assert panes_active
         screen.action_cancel_round()
@@ -81,9 +73,9 @@ async def test_cancel_saves_the_round_as_incomplete(make_app, store) -> None:
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.round_id is not None and any(v.tokens > 5 for v in screen.query(PhaseView)))
+        await wait_until(lambda: screen.round_id is not None and any(v.tokens > 5 for v in screen.query(PhaseView)))
         await pilot.press("x")
-        await _wait_until(lambda: screen.state == "cancelled")
+        await wait_until(lambda: screen.state == "cancelled")
         await app.workers.wait_for_complete()
         await pilot.pause()
         cancelled = [v for v in screen.query(PhaseView) if v.status == PhaseStatus.CANCELLED]
@@ -112,15 +104,15 @@ async def test_a_retry_clears_the_phase_and_says_so(make_app) -> None:
         await pilot.press("ctrl+r")
         screen = app.screen
         view = screen.query_one("#phase-presentation", PhaseView)
-        await _wait_until(lambda: view.tokens == 1)
+        await wait_until(lambda: view.tokens == 1)
         retry_now.set()
-        await _wait_until(lambda: view.attempt == 2)
+        await wait_until(lambda: view.attempt == 2)
         await pilot.pause()
         note = view.note_text
         assert "retrying (attempt 2)" in note and "overloaded" in note
         assert view.text == ""  # what streamed before the retry is void
         finish_now.set()
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: screen.state == "finished")
         assert view.text == presentation.response
 
 
@@ -131,7 +123,7 @@ async def test_replayed_round_fills_every_pane(make_app) -> None:
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: screen.state == "finished")
         for phase in round_.phases:
             assert screen.view(phase.phase_type).text == phase.response
 
@@ -167,12 +159,12 @@ async def test_a_long_phase_streams_append_only_and_keeps_its_text(make_app) -> 
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.round_id is not None)
+        await wait_until(lambda: screen.round_id is not None)
         await pilot.pause()
         widgets_before = set(screen.walk_children())
         go_on.set()
         view = screen.view(PhaseType.PRESENTATION)
-        await _wait_until(lambda: view.status == PhaseStatus.COMPLETE, timeout=60)
+        await wait_until(lambda: view.status == PhaseStatus.COMPLETE, timeout=60)
         assert set(screen.walk_children()) == widgets_before  # nothing mounted while streaming
         assert view.text == long_text  # streamed in pieces, the same text as the answer of record
         stream = view.stream
@@ -180,7 +172,7 @@ async def test_a_long_phase_streams_append_only_and_keeps_its_text(make_app) -> 
         # each character is rendered a bounded number of times (a chunk once, a paragraph as tail a few
         # times), not once per update of the whole text
         assert stream.rendered_chars < 8 * len(long_text), (stream.rendered_chars, len(long_text))
-        await _wait_until(lambda: screen.state == "finished", timeout=30)
+        await wait_until(lambda: screen.state == "finished", timeout=30)
 
 
 async def test_what_the_pane_shows_is_the_transcript_rendered_as_one_document(make_app) -> None:
@@ -195,7 +187,7 @@ async def test_what_the_pane_shows_is_the_transcript_rendered_as_one_document(ma
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.state == "finished", timeout=60)
+        await wait_until(lambda: screen.state == "finished", timeout=60)
         view = screen.view(PhaseType.RESPONSE)
         width = view.content_size.width
         shown = [strip.text.rstrip() for strip in view.stream.lines(width, app.console)]
@@ -223,10 +215,10 @@ async def test_the_footer_drops_cancel_once_the_round_is_over(make_app) -> None:
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.round_id is not None)
+        await wait_until(lambda: screen.round_id is not None)
         assert "cancel_round" in _footer_actions(screen) and "score_card" not in _footer_actions(screen)
         go_on.set()
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: screen.state == "finished")
         await pilot.pause()
         actions = _footer_actions(screen)
         assert "cancel_round" not in actions and {"score_card", "back"} <= actions
@@ -242,8 +234,18 @@ async def _streaming_screen(pilot, app, go_on: asyncio.Event, round_) -> LiveRou
     await pilot.press("ctrl+r")
     screen = app.screen
     assert isinstance(screen, LiveRoundScreen)
-    await _wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0)
+    await wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0)
     return screen
+
+
+async def _never_ending(round_id: str):
+    """Team A's presentation and Team B's response streaming at once, from models that never stop."""
+    yield PhaseStarted(round_id, PhaseType.PRESENTATION, "scripted")
+    yield PhaseStarted(round_id, PhaseType.RESPONSE, "scripted")
+    while True:
+        yield TextDelta(round_id, PhaseType.PRESENTATION, "more words ")
+        yield TextDelta(round_id, PhaseType.RESPONSE, "other words ")
+        await asyncio.sleep(0.002)
 
 
 async def test_x_cancels_while_text_streams_whatever_has_focus(make_app) -> None:
@@ -251,23 +253,15 @@ async def test_x_cancels_while_text_streams_whatever_has_focus(make_app) -> None
 
     round_ = fixed_round()
 
-    async def events():
-        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
-        yield PhaseStarted(round_.id, PhaseType.RESPONSE, "scripted")
-        while True:  # a model that never stops
-            yield TextDelta(round_.id, PhaseType.PRESENTATION, "more words ")
-            yield TextDelta(round_.id, PhaseType.RESPONSE, "other words ")
-            await asyncio.sleep(0.002)
-
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda request, clients, store: _never_ending(round_.id))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.view(PhaseType.RESPONSE).text.count("other") > 20)
+        await wait_until(lambda: screen.view(PhaseType.RESPONSE).text.count("other") > 20)
         screen.query(PaneScroll).last().focus()
         await pilot.press("x")
-        await _wait_until(lambda: screen.state == "cancelled", timeout=10)
+        await wait_until(lambda: screen.state == "cancelled", timeout=10)
         assert screen.view(PhaseType.PRESENTATION).status == PhaseStatus.CANCELLED
 
 
@@ -292,19 +286,19 @@ async def test_the_pane_follows_the_stream_until_the_reader_scrolls_up(make_app)
         screen = await _streaming_screen(pilot, app, go_on, round_)
         view = screen.view(PhaseType.PRESENTATION)
         body = screen.query_one("#pane-a").query_one(PaneScroll)
-        await _wait_until(lambda: view.text.count("keeper") == 40)
+        await wait_until(lambda: view.text.count("keeper") == 40)
         await pilot.pause()
-        await _wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
+        await wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
         body.focus()
         await pilot.press("home")  # the reader scrolls up to read: the stream must not pull them down
-        await _wait_until(lambda: body.scroll_y == 0)
+        await wait_until(lambda: body.scroll_y == 0)
         go_on.set()
-        await _wait_until(lambda: view.text.count("keeper") == 50)
+        await wait_until(lambda: view.text.count("keeper") == 50)
         await pilot.pause()
         await asyncio.sleep(0.3)
         assert body.scroll_y == 0
         await pilot.press("end")  # back at the end: following again
-        await _wait_until(lambda: body.scroll_y == body.max_scroll_y)
+        await wait_until(lambda: body.scroll_y == body.max_scroll_y)
         screen.action_cancel_round()
 
 
@@ -331,22 +325,22 @@ async def test_a_resize_keeps_a_reader_who_scrolled_up_in_place_and_short_text_a
         screen = app.screen
         body = screen.query_one("#pane-b").query_one(PaneScroll)
         view = screen.view(PhaseType.RESPONSE)
-        await _wait_until(lambda: view.text.count("keeper") == 30)
-        await _wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
+        await wait_until(lambda: view.text.count("keeper") == 30)
+        await wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
         body.focus()
         await pilot.press("home", "down")  # the reader scrolls up a little
-        await _wait_until(lambda: body.scroll_y == 1)
+        await wait_until(lambda: body.scroll_y == 1)
         await pilot.resize_terminal(120, 38)
         more.set()
-        await _wait_until(lambda: view.text.count("keeper") == 35)
+        await wait_until(lambda: view.text.count("keeper") == 35)
         await asyncio.sleep(0.4)
         await pilot.pause()
         assert body.scroll_y == 1 and not body.following  # neither pulled to the end nor bottom-anchored
         await pilot.press("end")  # back at the end: following again
-        await _wait_until(lambda: body.following and body.scroll_y == body.max_scroll_y > 0)
+        await wait_until(lambda: body.following and body.scroll_y == body.max_scroll_y > 0)
         # a window tall enough for the whole text shows it from the top, not bottom-aligned
         await pilot.resize_terminal(400, 200)
-        await _wait_until(lambda: body.max_scroll_y == 0 and body.scroll_y == 0)
+        await wait_until(lambda: body.max_scroll_y == 0 and body.scroll_y == 0)
         await pilot.pause()
         assert view.region.y == body.region.y  # the phase starts at the top of the pane
         screen.action_cancel_round()
@@ -359,7 +353,7 @@ async def test_the_judge_pane_shows_the_parsed_judgment_and_the_raw_reply_on_r(m
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: screen.state == "finished")
         await pilot.pause()
         view = screen.view(PhaseType.JUDGMENT)
         width = view.content_size.width
@@ -416,15 +410,7 @@ async def test_tab_moves_the_reversed_title_on_the_composed_screen_while_text_st
 
     round_ = fixed_round()
 
-    async def events():
-        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
-        yield PhaseStarted(round_.id, PhaseType.RESPONSE, "scripted")
-        while True:
-            yield TextDelta(round_.id, PhaseType.PRESENTATION, "the keeper weighs duty ")
-            yield TextDelta(round_.id, PhaseType.RESPONSE, "against mercy ")
-            await asyncio.sleep(0.005)
-
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda request, clients, store: _never_ending(round_.id))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
         screen.query_one("#pane-a").query_one(PaneScroll).focus()
@@ -433,7 +419,7 @@ async def test_tab_moves_the_reversed_title_on_the_composed_screen_while_text_st
         assert _title_row(screen, "pane-a")[1] and not _title_row(screen, "pane-b")[1]
         for focused, blurred in (("pane-b", "pane-a"), ("pane-judge", "pane-b")):
             await pilot.press("tab")
-            await _wait_until(lambda f=focused: app.focused is screen.query_one(f"#{f}").query_one(PaneScroll))
+            await wait_until(lambda f=focused: app.focused is screen.query_one(f"#{f}").query_one(PaneScroll))
             await asyncio.sleep(0.1)
             text, reversed_ = _title_row(screen, focused)
             assert reversed_ and screen.query_one(f"#{focused}", RolePane).role in text
@@ -459,7 +445,7 @@ async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) ->
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
         body = screen.query_one("#pane-a").query_one(PaneScroll)
-        await _wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
+        await wait_until(lambda: body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y)
         body.focus()
         body.action_scroll_home()
         assert body.scroll_y == 0

@@ -1,23 +1,14 @@
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
-from tui_helpers import EntriesStore, fixed_round, synthetic_entries
+from tui_helpers import EntriesStore, fixed_round, synthetic_entries, wait_until
 
 from ebtui.tui.screens.results import PAGE_ROWS, PREFETCH_ROWS, ResultFilters, ResultsScreen, filter_entries
 from ebtui.tui.screens.round_view import RoundScreen
 from ebtui.tui.widgets.score_card import ScoreCard
-
-
-async def _wait_until(predicate, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
 
 
 def test_filters_match_like_the_store_fields() -> None:
@@ -39,7 +30,7 @@ async def test_browser_stays_responsive_with_3000_rounds(make_app) -> None:
         screen = app.screen
         assert isinstance(screen, ResultsScreen)
         table = screen.query_one(DataTable)
-        await _wait_until(lambda: len(screen.entries) == 3000)
+        await wait_until(lambda: len(screen.entries) == 3000)
         assert table.row_count == PAGE_ROWS
         assert "3000 of 3000" in str(screen.query_one("#results-count").render())
         screen.query_one("#f-model", Input).focus()
@@ -52,7 +43,7 @@ async def test_browser_stays_responsive_with_3000_rounds(make_app) -> None:
         start = time.perf_counter()
         expected = filter_entries(entries, ResultFilters(model="claude"))
         want = sorted(e["id"] for e in expected)
-        await _wait_until(lambda: sorted(e["id"] for e in screen.matched) == want)
+        await wait_until(lambda: sorted(e["id"] for e in screen.matched) == want)
         await pilot.pause()
         elapsed = time.perf_counter() - start
         assert table.row_count == min(PAGE_ROWS, len(expected))
@@ -77,12 +68,12 @@ async def test_find_a_saved_round_and_open_it(make_app, store) -> None:
         await pilot.press("f3")
         screen = app.screen
         table = screen.query_one(DataTable)
-        await _wait_until(lambda: table.row_count == 2)
+        await wait_until(lambda: table.row_count == 2)
         screen.query_one("#f-dilemma", Input).value = "D2"
-        await _wait_until(lambda: table.row_count == 1)
+        await wait_until(lambda: table.row_count == 1)
         table.focus()
         await pilot.press("enter")
-        await _wait_until(lambda: isinstance(app.screen, RoundScreen) and app.screen.round is not None)
+        await wait_until(lambda: isinstance(app.screen, RoundScreen) and app.screen.round is not None)
         round_screen = app.screen
         await pilot.pause()
         transcript = round_screen.query_one("#transcript-body")
@@ -107,14 +98,14 @@ async def test_the_newest_page_shows_before_the_whole_index_is_read(make_app) ->
         await pilot.press("f3")
         screen = app.screen
         table = screen.query_one(DataTable)
-        await _wait_until(lambda: table.row_count == PAGE_ROWS)
+        await wait_until(lambda: table.row_count == PAGE_ROWS)
         assert not screen.complete and store.calls[0] == PAGE_ROWS
         newest = max(entries, key=lambda e: (e["ts"], e["id"]))
         assert screen.shown[0]["id"] == newest["id"]
         assert "reading the rest" in str(screen.query_one("#results-count").render())
         table.move_cursor(row=10)
         gate.set()
-        await _wait_until(lambda: screen.complete)
+        await wait_until(lambda: screen.complete)
         await pilot.pause()
         assert f"{len(entries)} of {len(entries)}" in str(screen.query_one("#results-count").render())
         assert table.row_count == PAGE_ROWS and table.cursor_row == 10  # the table was kept, not rebuilt
@@ -147,7 +138,7 @@ async def test_browser_at_80x24_shows_readable_headers_and_filters(make_app) -> 
         await pilot.press("f3")
         screen = app.screen
         table = screen.query_one(DataTable)
-        await _wait_until(lambda: table.row_count > 0 and screen.complete)
+        await wait_until(lambda: table.row_count > 0 and screen.complete)
         await pilot.pause()
         labels = [str(c.label) for c in table.columns.values()]
         assert labels[:5] == ["When", "Dilemma", "Team A", "Team B", "Judge"]

@@ -1,22 +1,17 @@
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 
 from textual.widgets import Input
-from tui_helpers import fixed_round
+from tui_helpers import fixed_round, wait_until
 
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
-
-async def _wait_until(predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
+#: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
+_wait_until = partial(wait_until, timeout=30.0)
 
 
 async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:

@@ -3,14 +3,14 @@ the analysis tables and charts; a bad file is a message. One snapshot from a fix
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, ProgressBar, Select, TabbedContent
-from tui_helpers import FIXED_TIME, TEXTS, make_dilemmas
+from tui_helpers import FIXED_TIME, TEXTS, make_dilemmas, wait_until
 
 from ebtui.config import load_models_config
 from ebtui.core.analysis import analyse
@@ -37,12 +37,8 @@ from ebtui.tui.widgets.bar_chart import Bar, BarChart, bar_cells
 SIZE = (120, 40)
 
 
-async def _wait_until(predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
+#: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
+_wait_until = partial(wait_until, timeout=30.0)
 
 
 def _models_toml(path: Path, latency: float = 0.0) -> Path:

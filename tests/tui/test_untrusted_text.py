@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
 import re
 
-from tui_helpers import events_from_round, fixed_round
+from tui_helpers import events_from_round, fixed_round, wait_until
 
 from ebtui.core.records import PhaseType
 from ebtui.tui.screens.score import ScoreCardScreen
@@ -18,14 +17,6 @@ HOSTILE = (
     + "L" * 10_000
 )
 CONTROL = ("\x1b", "\x00", "\x07", "\x9b", "\x9d")
-
-
-async def _wait_until(predicate, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.05)
 
 
 def _screen_text(app) -> str:
@@ -41,7 +32,7 @@ async def test_hostile_model_text_is_inert_in_the_live_panes(make_app) -> None:
         await pilot.pause()
         await pilot.press("ctrl+r")
         screen = app.screen
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_until(lambda: screen.state == "finished")
         for scroller in screen.query("RolePane VerticalScroll"):
             scroller.release_anchor()
             scroller.scroll_home(animate=False)

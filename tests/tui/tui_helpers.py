@@ -26,6 +26,15 @@ from ebtui.providers.scripted import ScriptedClient
 FIXED_TIME = datetime(2026, 11, 5, 14, 30, tzinfo=UTC)
 
 
+async def wait_until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
+    """Poll `predicate` every 50 ms until it holds; fail the test after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
 def make_dilemmas() -> list[Dilemma]:
     return [
         Dilemma(
