@@ -128,13 +128,16 @@ class _Llmock:
                                                       headers={"content-type": "application/json"}))
         os.environ["EBTUI_BENCH_LLMOCK_KEY"] = "sk-bench"
 
-    def client(self) -> object:
+    def client(self, *, raw: bool = False) -> object:
+        """The OpenAI client as a tournament builds it (its retry layer around the SDK client), or the SDK
+        client alone (`raw`)."""
         from ebtui.config import parse_model
-        from ebtui.providers.openai_client import OpenAIClient
+        from ebtui.providers.registry import build_client, build_raw_client
 
-        return OpenAIClient(parse_model("bench-openai", {
-            "provider": "openai", "model": "gpt-4o-mini", "base_url": f"{self.base}/v1",
-            "api_key_env": "EBTUI_BENCH_LLMOCK_KEY"}, None))
+        cfg = parse_model("bench-openai", {"provider": "openai", "model": "gpt-4o-mini",
+                                           "base_url": f"{self.base}/v1", "api_key_env": "EBTUI_BENCH_LLMOCK_KEY"},
+                          None)
+        return build_raw_client(cfg) if raw else build_client(cfg)
 
     def close(self) -> None:
         self.proc.terminate()
@@ -163,7 +166,7 @@ def http_per_call(server: _Llmock, rounds: int, tmp: Path) -> tuple[float, float
         await client.aclose()  # type: ignore[attr-defined]
 
     async def bare() -> None:
-        client = server.client()
+        client = server.client(raw=True)
         for _ in range(rounds * 5):
             async for _item in client.stream("A prompt.", prompts.SYSTEM_PROMPT):  # type: ignore[attr-defined]
                 pass
@@ -238,8 +241,9 @@ def bench_cpu(quick: bool = False) -> BenchResult:
     res.method += (
         " Over HTTP: llmock (`llmock serve`, in a process of its own, so its CPU is not counted) answers every "
         "request with the same reply in the OpenAI wire format, one server-sent event per word; rounds are "
-        "played with the real `openai` SDK client (`OpenAIClient`) in every seat and a durable store, and the "
-        "same number of calls is then streamed into a bare loop. No target: the issue's < 20 ms is ebtui's "
+        "played with the OpenAI client as a tournament builds it (`build_client`: the retry layer around the "
+        "real `openai` SDK client) in every seat and a durable store, and the same number of calls is then "
+        "streamed from the SDK client alone into a bare loop. No target: the issue's < 20 ms is ebtui's "
         "own CPU (the figure above); what a call costs over HTTP is mostly the transport's, shown beside it."
     )
     res.details = [f"- per trial: {', '.join(f'{x:.2f}' for x in per_trial)} ms CPU per call "

@@ -90,23 +90,15 @@ class Terminal:
         self.run("new-session", "-d", "-s", name, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
         return t0
 
-    def screen(self, name: str) -> str:
-        return self.run("capture-pane", "-p", "-t", name)
+    def screen(self, name: str, attributes: bool = False) -> str:
+        """The window's text; with `attributes`, with its colours and attributes as escape sequences."""
+        return self.run("capture-pane", "-p", *(["-e"] if attributes else []), "-t", name)
 
-    def wait(self, name: str, ok: object, since: float, timeout: float = 30.0) -> float:
+    def wait(self, name: str, ok: object, since: float, timeout: float = 30.0, attributes: bool = False) -> float:
         """Seconds from `since` to the first capture for which ok(screen) holds (nan on timeout)."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            if ok(self.screen(name)):  # type: ignore[operator]
-                return time.perf_counter() - since
-        return float("nan")
-
-    def wait_e(self, name: str, row: int, ok: object, since: float, timeout: float = 30.0) -> float:
-        """As `wait`, on one row of the screen captured with its attributes (`capture-pane -e`)."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            lines = self.run("capture-pane", "-p", "-e", "-t", name).split("\n")
-            if len(lines) > row and ok(lines[row]):  # type: ignore[operator]
+            if ok(self.screen(name, attributes)):  # type: ignore[operator]
                 return time.perf_counter() - since
         return float("nan")
 
@@ -154,6 +146,8 @@ def first_frames(term: Terminal, n: int) -> tuple[list[float], list[float]]:
     return out, preview
 
 
+#: the screen row of the live panes' top borders, where their titles are (under the header and the round's title)
+TITLE_ROW = 2
 _SGR = re.compile(r"\x1b\[([0-9;]*)m")
 ROLES = ("Team A", "Team B", "Judge")
 
@@ -188,6 +182,12 @@ def reversed_titles(row: str) -> dict[str, bool]:
             i += 1
         pos = m.end()
     return out
+
+
+def _titles(screen: str) -> dict[str, bool]:
+    """Which panes' titles a capture with attributes shows reversed (none when the screen is too short)."""
+    lines = screen.split("\n")
+    return reversed_titles(lines[TITLE_ROW]) if len(lines) > TITLE_ROW else {}
 
 
 def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 7
@@ -235,8 +235,8 @@ def key_latencies(term: Terminal, trials: int, keys_per_trial: int, seed: int = 
             time.sleep(rng.uniform(0.1, 0.35))
             role = order[k % 3]
             t1 = term.keys(name, "Tab")
-            tab_lat.append(term.wait_e(name, 2, lambda row, r=role: reversed_titles(row).get(r) is True, t1,
-                                       timeout=5))
+            tab_lat.append(term.wait(name, lambda s, r=role: _titles(s).get(r) is True, t1, timeout=5,
+                                     attributes=True))
         tabs.append(tab_lat)
         still = term.screen(name)
         if not ("Response: streaming" in still and "Consistency test: streaming" in still):

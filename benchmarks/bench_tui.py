@@ -64,14 +64,13 @@ def _frame_app(services: Any) -> Any:
     return FrameClockApp(services)
 
 
-def _release(app: Any) -> None:
+def _release() -> None:
     """After a trial: what the app froze out of the collector's sight (it does, as in a terminal, once its
     first frame is up: `gc.freeze()`) goes back, so the next trial starts from the same heap. A real app runs
     once per process; without this each trial's app stayed in memory for good (storage's peak: +40 MB a
     trial)."""
     import gc
 
-    del app
     gc.unfreeze()
     gc.collect()
 
@@ -172,7 +171,7 @@ def browser_times(root: Path, trials: int = 5) -> list[tuple[float, str]]:
 
         out.append(asyncio.run(go()))
         store.close()
-        _release(app)
+        _release()
     return out
 
 
@@ -393,7 +392,7 @@ def _run_test_first_frame(n: int) -> list[float]:
         asyncio.run(go())
         out.append(first[0] - t0)
         shutil.rmtree(tmp, ignore_errors=True)
-        _release(app)
+        _release()
     return out
 
 

@@ -107,15 +107,12 @@ class LiveRoundScreen(Screen[None]):
         """Move focus, and show it in the panes' titles at once: Textual tells the widgets by messages handled
         after the frame that follows the key, and the frame after that comes up to two frame periods later.
         The titles are marked before Textual posts those messages, so that their repaint reaches the screen
-        ahead of the bodies' and lands in the same frame; then once more as focus turned out (a no-op when
-        it moved as expected)."""
-        self._show_focus(widget if widget is None or widget.focusable else self.focused)
-        super().set_focus(widget, scroll_visible, from_app_focus)
-        self._show_focus(self.focused)
-
-    def _show_focus(self, focused: Widget | None) -> None:
+        ahead of the bodies' and lands in the same frame (Textual focuses `widget` unless it is not
+        focusable, when focus stays where it is)."""
+        focused = widget if widget is None or widget.focusable else self.focused
         for pane in self._panes:
             pane.show_focused(pane.body is focused)
+        super().set_focus(widget, scroll_visible, from_app_focus)
 
     def view(self, phase_type: PhaseType) -> PhaseView:
         return self._views[phase_type]
