@@ -265,23 +265,27 @@ async def test_x_cancels_while_text_streams_whatever_has_focus(make_app) -> None
         assert screen.view(PhaseType.PRESENTATION).status == PhaseStatus.CANCELLED
 
 
+PARAGRAPH = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
+
+
+async def _paragraphs(round_id: str, phase_type: PhaseType, first: int, go_on: asyncio.Event, more: int):
+    """One phase streaming `first` paragraphs, then `more` once `go_on` is set, then still running."""
+    yield PhaseStarted(round_id, phase_type, "scripted")
+    for _ in range(first):
+        yield TextDelta(round_id, phase_type, PARAGRAPH)
+    await go_on.wait()
+    for _ in range(more):
+        yield TextDelta(round_id, phase_type, PARAGRAPH)
+    await asyncio.Event().wait()  # still running
+
+
 async def test_the_pane_follows_the_stream_until_the_reader_scrolls_up(make_app) -> None:
     from ebtui.tui.widgets.role_pane import PaneScroll
 
     round_ = fixed_round()
     go_on = asyncio.Event()
-    paragraph = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
 
-    async def events():
-        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
-        for _ in range(40):
-            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
-        await go_on.wait()
-        for _ in range(10):
-            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
-        await asyncio.Event().wait()  # still running
-
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, go_on, 10))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, go_on, round_)
         view = screen.view(PhaseType.PRESENTATION)
@@ -307,18 +311,8 @@ async def test_a_resize_keeps_a_reader_who_scrolled_up_in_place_and_short_text_a
 
     round_ = fixed_round()
     more = asyncio.Event()
-    paragraph = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
 
-    async def events():
-        yield PhaseStarted(round_.id, PhaseType.RESPONSE, "scripted")
-        for _ in range(30):
-            yield TextDelta(round_.id, PhaseType.RESPONSE, paragraph)
-        await more.wait()
-        for _ in range(5):
-            yield TextDelta(round_.id, PhaseType.RESPONSE, paragraph)
-        await asyncio.Event().wait()
-
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.RESPONSE, 30, more, 5))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
@@ -433,15 +427,8 @@ async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) ->
     from ebtui.tui.widgets.role_pane import PaneScroll
 
     round_ = fixed_round()
-    paragraph = "The keeper weighs **duty** against *mercy*, and the village's safety against one life.\n\n"
 
-    async def events():
-        yield PhaseStarted(round_.id, PhaseType.PRESENTATION, "scripted")
-        for _ in range(40):
-            yield TextDelta(round_.id, PhaseType.PRESENTATION, paragraph)
-        await asyncio.Event().wait()
-
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, asyncio.Event(), 0))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
         body = screen.query_one("#pane-a").query_one(PaneScroll)
