@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, TabbedContent
+from textual.widgets import Input, TabbedContent
 from tui_helpers import (
     FIXED_TIME,
     EntriesStore,
@@ -297,24 +297,14 @@ def _write_batch_ledger(store_root: Path, tournament_id: str) -> None:
 
 
 def test_tournament_analysis(snap_compare, make_app, store: ResultsStore, size, theme) -> None:
-    from test_tournament_screen import SNAP_TID, _write_snapshot_tournament
-
-    from ebtui.tui.screens.tournament import TournamentScreen
+    from test_tournament_screen import _write_snapshot_tournament, open_snapshot_tournament
 
     _write_snapshot_tournament(store)
     app = _themed(make_app(snapshot=True), theme)
 
     async def run(pilot: Pilot) -> None:
-        screen = TournamentScreen()
-        app.push_screen(screen)
-        await _wait_until(lambda: len(screen.saved) == 1)
-        tabs = screen.query_one(TabbedContent)
-        tabs.active = "tab-saved"
-        await pilot.pause()
-        screen.query_one("#saved-tournaments", DataTable).focus()
-        await pilot.press("enter")
-        await _wait_until(lambda: screen.analysed_id == SNAP_TID)
-        tabs.active = "tab-analysis"
+        screen = await open_snapshot_tournament(app, pilot)
+        screen.query_one(TabbedContent).active = "tab-analysis"
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)

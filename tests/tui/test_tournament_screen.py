@@ -276,6 +276,20 @@ def _snapshot_round(i: int, dilemma_index: int, a: str, b: str, judge: str) -> R
                  schedule_key=f"k{i}")
 
 
+async def open_snapshot_tournament(app, pilot: Pilot) -> TournamentScreen:
+    """The tournament screen, with the saved snapshot tournament opened from its list (and analysed)."""
+    screen = TournamentScreen()
+    app.push_screen(screen)
+    await _wait_until(lambda: len(screen.saved) == 1)
+    screen.query_one("#tournament-path", Input).cursor_blink = False
+    screen.query_one(TabbedContent).active = "tab-saved"
+    await pilot.pause()
+    screen.query_one("#saved-tournaments", DataTable).focus()
+    await pilot.press("enter")
+    await _wait_until(lambda: screen.analysed_id == SNAP_TID)
+    return screen
+
+
 def _write_snapshot_tournament(store: ResultsStore) -> None:
     trio = ("alpha", "beta", "gamma")
     i = 0
@@ -296,17 +310,8 @@ def test_tournament_screen_charts_snapshot(snap_compare, make_app, store: Result
     app = make_app(snapshot=True)
 
     async def run(pilot: Pilot) -> None:
-        screen = TournamentScreen()
-        app.push_screen(screen)
-        await _wait_until(lambda: len(screen.saved) == 1)
-        screen.query_one("#tournament-path", Input).cursor_blink = False
-        tabs = screen.query_one(TabbedContent)
-        tabs.active = "tab-saved"
-        await pilot.pause()
-        screen.query_one("#saved-tournaments", DataTable).focus()
-        await pilot.press("enter")
-        await _wait_until(lambda: screen.analysed_id == SNAP_TID)
-        tabs.active = "tab-charts"
+        screen = await open_snapshot_tournament(app, pilot)
+        screen.query_one(TabbedContent).active = "tab-charts"
         await pilot.pause()
         app.clear_notifications()
         await pilot.pause()
