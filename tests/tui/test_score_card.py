@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from functools import partial
 
 from textual.widgets import Input
@@ -12,6 +13,18 @@ from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
 #: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
 _wait_until = partial(wait_until, timeout=30.0)
+
+
+@asynccontextmanager
+async def _card_open(make_app, store, round_, *, size: tuple[int, int]):
+    """The app with `round_` saved and its score card on screen: (app, pilot)."""
+    store.save_round(round_)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        app.push_screen(ScoreCardScreen(round_))
+        await pilot.pause()
+        yield app, pilot
 
 
 async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
@@ -59,12 +72,7 @@ async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
 
 async def test_raw_reply_toggles_beside_the_card(make_app, store) -> None:
     round_ = fixed_round(texts={"judgment": "RAW [bold red]judge[/] reply"})
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
+    async with _card_open(make_app, store, round_, size=(140, 45)) as (app, pilot):
         card = app.screen.query_one(ScoreCard)
         raw = card.query_one("#card-raw")
         assert not raw.display
@@ -94,12 +102,7 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
     round_ = fixed_round(texts={"judgment": PROSE_READ_REPLY})
     round_.judgment = parse_judgment(PROSE_READ_REPLY, team_a_id="scripted", team_b_id="local")
     assert round_.judgment.team_a_scores.consistency == 6 and round_.judgment.team_b_scores.framework_awareness == 9
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=(140, 50)) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
+    async with _card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
         card = app.screen.query_one(ScoreCard)
         grid = card.query_one(ScoreGrid)
         # every cell is marked by how it was read: L labelled line, P prose (open for review), T table
@@ -130,12 +133,7 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
 
 async def test_an_override_needs_a_note(make_app, store) -> None:
     round_ = fixed_round(missing=True)
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=(140, 50)) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
+    async with _card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         modal = app.screen
