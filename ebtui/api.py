@@ -1,0 +1,234 @@
+"""The Python API: a results store for notebooks and other tools.
+
+    import ebtui
+
+    store = ebtui.open_store("saved")                # the directory `ebtui` writes (default ./saved)
+    store.tournaments()                               # [Tournament, ...]  (typed records, ebtui.core.records)
+    rounds = store.rounds(tournament="t-...")         # [Round, ...]
+    scores = store.scores(tournament="t-...")         # pandas DataFrame: one row per judgment x team x criterion
+    report = store.report(tournament="t-...")         # the report's analysis, once
+    report.models                                     # [ModelResult(model, mean, ci_low, ci_high, ...), ...]
+    report.table("judges")                            # any report table as a DataFrame
+    report.json()                                     # the object `ebtui report --json` prints
+
+The numbers are those of `ebtui report` (the same rounds, families and computation). The DataFrames need
+pandas and pyarrow (`pip install 'ebtui[data]'`); everything else needs only ebtui. Nothing here imports
+Textual.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ebtui.core.records import Round, Tournament
+
+if TYPE_CHECKING:
+    import pandas
+
+    from ebtui.core.analysis.common import Table
+    from ebtui.core.report import ReportData
+    from ebtui.core.store import ResultsStore
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    """One row of the report's model table: the judge-adjusted mean with its 95% interval, and the raw mean."""
+
+    model: str
+    family: str
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    raw_mean: float | None
+    n_rounds: int
+    n_exchanges: int
+    n_dilemmas: int
+    n_scores: int
+    interval_note: str
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """One row of the report's judge table: the judge's offset from the average judge (negative = harsh)."""
+
+    judge: str
+    family: str
+    offset: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    n_scores: int
+    raw_mean_given: float | None
+    interval_note: str
+
+
+_R = TypeVar("_R", ModelResult, JudgeResult)
+
+
+def _records(cls: type[_R], table: Table) -> list[_R]:
+    names = [f.name for f in dataclasses.fields(cls)]
+    rows: list[dict[str, Any]] = table.as_dicts()  # type: ignore[assignment]
+    return [cls(**{n: row.get(n) for n in names}) for row in rows]
+
+
+def _frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pandas.DataFrame:
+    try:
+        import pandas as pd
+    except ImportError:
+        from ebtui.core.export import MissingExtra
+
+        raise MissingExtra("pandas", "data", "a DataFrame") from None
+    return pd.DataFrame([list(r) for r in rows], columns=list(columns))
+
+
+class Report:
+    """The report's analysis of a set of rounds, computed once (ebtui.core.report.ReportData)."""
+
+    def __init__(self, data: ReportData, rounds: Sequence[Round], families: Mapping[str, str],
+                 title: str = "ebtui report", tournament: Tournament | None = None) -> None:
+        self.data = data
+        self.rounds = list(rounds)
+        self.families = dict(families)
+        self.title = title
+        self.tournament = tournament
+
+    @property
+    def models(self) -> list[ModelResult]:
+        """The model table as judged (the judges' parsed scores)."""
+        return _records(ModelResult, self.data.as_judged.tables["models"])
+
+    @property
+    def models_with_overrides(self) -> list[ModelResult] | None:
+        """The model table with human overrides applied (None: no override is in force)."""
+        w = self.data.with_overrides
+        return None if w is None else _records(ModelResult, w.tables["models"])
+
+    @property
+    def judges(self) -> list[JudgeResult]:
+        return _records(JudgeResult, self.data.as_judged.tables["judges"])
+
+    @property
+    def table_keys(self) -> list[str]:
+        return list(self.data.tables)
+
+    def table(self, key: str, *, with_overrides: bool = False) -> pandas.DataFrame:
+        """A report table (the keys of `report --json`) as a DataFrame; with_overrides: the view with human
+        overrides applied, where the report has one."""
+        try:
+            tables = self.data.tables[key]
+        except KeyError:
+            raise KeyError(f"no table {key!r}; the report has: {', '.join(self.data.tables)}") from None
+        t = tables[1] if with_overrides and len(tables) > 1 else tables[0]
+        return _frame(t.columns, t.rows)
+
+    def json(self) -> dict[str, Any]:
+        """The object `ebtui report --json` prints (without its "filters" member)."""
+        return self.data.json()
+
+    def write_html(self, path: str | Path) -> Path:
+        """The self-contained web report (as `ebtui report --html`)."""
+        from ebtui.core.export.html import write_html_report
+
+        return write_html_report(self.rounds, Path(path), data=self.data, title=self.title,
+                                 tournament=self.tournament)
+
+
+class Store:
+    """A results store opened for reading (ebtui.core.store.ResultsStore underneath: `.results`)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        from ebtui.core.store import ResultsStore
+        from ebtui.locations import store_dir
+
+        root = store_dir(path)
+        if not root.is_dir():
+            raise FileNotFoundError(f"no results store at {root}")
+        self.root = root
+        self.results: ResultsStore = ResultsStore(root)
+
+    def __repr__(self) -> str:
+        return f"ebtui.Store({str(self.root)!r})"
+
+    def close(self) -> None:
+        self.results.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- records
+    def tournaments(self) -> list[Tournament]:
+        return self.results.list_tournaments()
+
+    def tournament(self, tournament_id: str) -> Tournament:
+        return self.results.load_tournament(tournament_id)
+
+    def rounds(self, *, tournament: str | None = None, dilemma: str | None = None,
+               model: str | None = None) -> list[Round]:
+        """Rounds, oldest first (the order `ebtui report` reads them in); model: only rounds in which it sat at
+        Team A or B (as `report --model`)."""
+        from ebtui.core.export.selection import filter_rounds
+
+        return filter_rounds(self.results.load_rounds(tournament=tournament, dilemma=dilemma), model=model)
+
+    def round(self, round_id: str) -> Round:
+        return self.results.load_round(round_id)
+
+    # ---- tidy tables
+    def tables(self, *, tournament: str | None = None, dilemma: str | None = None, model: str | None = None,
+               models_file: str | Path | None = None) -> dict[str, pandas.DataFrame]:
+        """scores, rounds and phases as DataFrames (the files `ebtui export table` writes)."""
+        from ebtui.core.export.selection import report_families
+        from ebtui.core.export.tidy import tidy_tables, to_pandas
+
+        rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
+        fams = report_families(rounds, models_file)
+        return {name: to_pandas(t) for name, t in tidy_tables(rounds, fams).items()}
+
+    def scores(self, **selection: Any) -> pandas.DataFrame:
+        return self.tables(**selection)["scores"]
+
+    def rounds_table(self, **selection: Any) -> pandas.DataFrame:
+        return self.tables(**selection)["rounds"]
+
+    def phases(self, **selection: Any) -> pandas.DataFrame:
+        return self.tables(**selection)["phases"]
+
+    # ---- the report
+    def report(self, *, tournament: str | None = None, dilemma: str | None = None, model: str | None = None,
+               models_file: str | Path | None = None, seed: int | None = None,
+               replicates: int | None = None) -> Report:
+        """The report's analysis of the selected rounds: the numbers of `ebtui report --json` with the same
+        options (families from models.toml as the CLI finds it; models_file to name one)."""
+        from ebtui.core import analysis as an
+        from ebtui.core.export.selection import report_families
+        from ebtui.core.report import build_report_data
+
+        rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
+        if not rounds:
+            raise ValueError(f"no rounds in {self.root} match; nothing to report")
+        fams = report_families(rounds, models_file)
+        data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
+                                 replicates=an.DEFAULT_REPLICATES if replicates is None else replicates)
+        t = None
+        if tournament:
+            try:
+                t = self.tournament(tournament)
+            except Exception:  # the rounds may outlive a lost tournament file
+                t = None
+        title = f"ebtui report: {(t.name or t.id) if t else (tournament or 'all rounds')}"
+        return Report(data, rounds, fams, title=title, tournament=t)
+
+
+def open_store(path: str | Path | None = None) -> Store:
+    """Open a results store (default: $EBTUI_STORE, else ./saved) for reading."""
+    return Store(path)
+
+
+__all__ = ["JudgeResult", "ModelResult", "Report", "Store", "open_store"]
