@@ -71,8 +71,11 @@ _R = TypeVar("_R", ModelResult, JudgeResult)
 
 def _records(cls: type[_R], table: Table) -> list[_R]:
     names = [f.name for f in dataclasses.fields(cls)]
-    rows: list[dict[str, Any]] = table.as_dicts()  # type: ignore[assignment]
-    return [cls(**{n: row.get(n) for n in names}) for row in rows]
+    out: list[_R] = []
+    for row in table.as_dicts():
+        values: dict[str, Any] = {n: row.get(n) for n in names}
+        out.append(cls(**values))
+    return out
 
 
 def _frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pandas.DataFrame:

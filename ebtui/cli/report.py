@@ -27,11 +27,15 @@ from ebtui.cli.common import CliError, ctx_option
                    "same-family preference.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the statistics as one JSON object on stdout instead; write no files.")
+@click.option("--html", "as_html", is_flag=True,
+              help="Write one self-contained web page (report.html: tables, SVG charts, every round) instead.")
 @click.pass_context
 def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
            model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
-           models_file: str | None, as_json: bool) -> None:
+           models_file: str | None, as_json: bool, as_html: bool = False) -> None:
     """Write a Markdown report with tables, charts and CSVs and print its path (--json: print the numbers)."""
+    if as_json and as_html:
+        raise CliError("give --json or --html, not both")
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
@@ -72,6 +76,17 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
         obj = {"filters": {"tournament": tournament_id, "model": model, "dilemma": dilemma}, **data.json()}
         click.echo(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+        return
+    if as_html:
+        from ebtui.core.export.html import write_html_report
+
+        out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out
+        try:
+            path = write_html_report(rounds, out_file, data=data, title=title, tournament=tournament)
+        except OSError as exc:
+            raise CliError(f"cannot write the report to {out_file}: {exc.strerror or exc}") from None
+        click.echo(f"{len(rounds)} rounds", err=True)
+        click.echo(str(path))
         return
     try:
         path = write_report(rounds, out, title=title, tournament=tournament, data=data)
