@@ -130,3 +130,26 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     res = invoke("export", "table", "--store", str(tmp_path / "empty"))
     assert res.exit_code == 2 and "nothing to export" in res.output
+
+
+def test_csv_only_needs_no_extra_and_a_missing_pyarrow_is_one_line(exported: dict[str, Any], tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real = builtins.__import__
+
+    def no_pyarrow(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.startswith(("pyarrow", "pandas")):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    store = str(exported["root"])
+    res = invoke("export", "table", "--store", store, "--out", str(tmp_path / "t"))
+    assert res.exit_code == 2 and res.output.strip() == (
+        "ebtui: error: writing Parquet needs the pyarrow package: pip install 'ebtui[data]' (or give --format csv)")
+    res = invoke("export", "table", "--store", store, "--out", str(tmp_path / "c"), "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["README.md", "phases.csv", "rounds.csv",
+                                                                  "scores.csv"]
+    assert "data_files: \"scores.csv\"" in (tmp_path / "c" / "README.md").read_text(encoding="utf-8")

@@ -73,13 +73,21 @@ def export_table(ctx: click.Context, tournament_id: str | None, store: str | Non
     from ebtui.core.export import MissingExtra
     from ebtui.core.export.card import write_dataset
 
+    formats = formats or ("parquet", "csv")
+    if "parquet" in formats:
+        from ebtui.core.export.tidy import _pyarrow
+
+        try:
+            _pyarrow()  # before reading anything: say at once when the extra is missing
+        except MissingExtra as exc:
+            raise CliError(f"{exc} (or give --format csv)") from None
     root, rounds, tournament = _selection(ctx, store, tournament_id)
     out = Path(out_dir) if out_dir else root / "exports" / (tournament_id or "all") / "tables"
     if title is None:
         title = f"ebtui: {(tournament.name or tournament.id) if tournament else (tournament_id or 'all rounds')}"
     families = _families(ctx, models_file, rounds)
     try:
-        paths = write_dataset(rounds, out, title=title, formats=formats or ("parquet", "csv"), families=families,
+        paths = write_dataset(rounds, out, title=title, formats=formats, families=families,
                               tournaments=[tournament] if tournament else [])
     except MissingExtra as exc:
         raise CliError(str(exc)) from None
