@@ -61,6 +61,23 @@ def play(root: Path) -> dict[str, Any]:
     return {"root": root, "tid": runner.tournament_id, "n": len(rounds)}
 
 
+_SHARED: dict[str, Any] = {}
+
+
+def shared_tournament() -> dict[str, Any]:
+    """The tournament of `play`, played once per test session into a temporary directory (the export tests
+    only read it and write beside it, under exports/ and reports/)."""
+    if not _SHARED:
+        import atexit
+        import shutil
+        import tempfile
+
+        base = Path(tempfile.mkdtemp(prefix="ebtui-export-tests-"))
+        atexit.register(shutil.rmtree, base, True)
+        _SHARED.update(play(base / "store"))
+    return dict(_SHARED)
+
+
 def rounds_show(root: Path, round_id: str) -> Round:
     """`ebtui rounds show ID --json`, parsed back into a Round."""
     res = invoke("rounds", "show", round_id, "--json", "--store", str(root))

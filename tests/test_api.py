@@ -12,13 +12,14 @@ import pytest
 
 import ebtui
 from ebtui.core.records import Round, Tournament
-from tests.export_support import invoke, play, report_json
+from tests.export_support import invoke, report_json, shared_tournament
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    info = play(tmp_path_factory.mktemp("api") / "store")
-    return {**info, "json": report_json(info["root"], info["tid"])}
+    info = shared_tournament()
+    report = ebtui.open_store(info["root"]).report(tournament=info["tid"])
+    return {**info, "json": report_json(info["root"], info["tid"]), "report": report}
 
 
 def _close(a: Any, b: Any, where: str) -> None:
@@ -43,7 +44,7 @@ def test_records_are_typed(played: dict[str, Any]) -> None:
 
 
 def test_model_and_judge_tables_equal_report_json(played: dict[str, Any]) -> None:
-    report = ebtui.open_store(played["root"]).report(tournament=played["tid"])
+    report = played["report"]
     want = played["json"]
     assert len(report.models) == len(want["models"]) == 4
     for got, row in zip(report.models, want["models"], strict=True):
@@ -62,7 +63,7 @@ def test_model_and_judge_tables_equal_report_json(played: dict[str, Any]) -> Non
 
 
 def test_the_whole_json_and_any_table_as_a_dataframe(played: dict[str, Any]) -> None:
-    report = ebtui.open_store(played["root"]).report(tournament=played["tid"])
+    report = played["report"]
     want = {k: v for k, v in played["json"].items() if k != "filters"}
     got = report.json()
     assert set(got) == set(want)

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 from ebtui.core.store import ResultsStore
-from tests.export_support import invoke, play, report_json
+from tests.export_support import invoke, report_json, shared_tournament
 
 CHROMIUM = os.environ.get("EBTUI_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
 def page_file(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    info = play(tmp_path_factory.mktemp("report-html") / "store")
+    info = shared_tournament()
     res = invoke("--store", str(info["root"]), "report", "--tournament", info["tid"], "--html")
     assert res.exit_code == 0, res.output
     path = Path(res.stdout.strip())
