@@ -150,7 +150,7 @@ def _usage_by(rounds: Sequence[Round]) -> tuple[dict[str, Usage], dict[str, Usag
 
 def _sample(ex_id: str, rounds: list[Round]) -> Any:
     from inspect_ai.log import EvalSample
-    from inspect_ai.model import ModelOutput
+    from inspect_ai.model import ChatMessageAssistant, ModelOutput
 
     rounds = sorted(rounds, key=lambda r: (r.timestamp, r.id))
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
@@ -172,6 +172,13 @@ def _sample(ex_id: str, rounds: list[Round]) -> Any:
                 last_judge = (jp.model_id, strip_control(jp.response))
         for index, j in enumerate(round_judgments(r)):
             scores.update(_scores(r, j, index, taken))
+            if index and j.raw_response:  # a judgment added afterwards: its reply (its prompt is not kept)
+                messages.append(ChatMessageAssistant(
+                    id=f"{r.id}:judgment:{index}", content=strip_control(j.raw_response),
+                    model=j.judge_model or r.judge_model, source="generate",
+                    metadata={"round_id": r.id, "phase": "judgment", "speaker": "judge", "judgment_index": index,
+                              "judgment_key": str(getattr(j, "key", "") or ""),
+                              "model": j.judge_model or r.judge_model}))
     first = rounds[0]
     by_model, by_role = _usage_by(rounds)
     dilemma = first.settings.dilemma or {}

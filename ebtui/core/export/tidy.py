@@ -56,20 +56,30 @@ class TidyTable:
 
 
 def round_judgments(r: Round) -> list[Judgment]:
-    """The round's judgments in judgment-index order: the primary judgment (`Round.judgment`) is index 0.
-
-    Rounds judged again (several judgments per round) carry the later ones in a `judgments` list; where that
-    list repeats the primary judgment first, it is not counted twice. This is the one place that knows how a
-    round holds its judgments."""
+    """The round's judgments in judgment-index order: the round's own (primary) judgment (`Round.judgment`) is
+    index 0, then the judgments added afterwards (`ebtui rejudge`: `Round.extra_judgments`, oldest first).
+    This is the one place the exports learn how a round holds its judgments."""
     out: list[Judgment] = [r.judgment] if r.judgment is not None else []
-    extra = getattr(r, "judgments", None)
+    extra = getattr(r, "extra_judgments", None)
     if isinstance(extra, list):
         for item in extra:
-            j = item if isinstance(item, Judgment) else Judgment.model_validate(item) if isinstance(item, dict) \
-                else None
-            if j is not None and not any(j is k or j == k for k in out):
-                out.append(j)
+            if isinstance(item, Judgment):
+                out.append(item)
+            elif isinstance(item, dict):  # a file written by a newer version, read by this one
+                out.append(Judgment.model_validate(item))
     return out
+
+
+def judgment_usage(r: Round, j: Judgment) -> Usage | None:
+    """The judge call's usage: a round's own judgment keeps it in its judgment phase, a judgment added
+    afterwards on itself (None: not recorded)."""
+    if j is r.judgment:
+        phase = r.phase(PhaseType.JUDGMENT)
+        return phase.usage if phase is not None else None
+    usage = getattr(j, "usage", None)
+    if isinstance(usage, dict):
+        usage = Usage.model_validate(usage)
+    return usage if isinstance(usage, Usage) else None
 
 
 def _team_phases(r: Round, team: Team) -> list[Phase]:
@@ -96,7 +106,9 @@ SCORE_COLUMNS: list[Column] = [
     Column("dilemma_id", "str", "the dilemma played"),
     Column("dilemma_title", "str", "its title"),
     Column("judgment_index", "int", "0: the round's primary judgment; 1, 2, ...: later judgments of the same "
-                                    "round"),
+                                    "round (`ebtui rejudge`)"),
+    Column("judgment_key", "str", "a later judgment's key (empty: the round's own judgment)"),
+    Column("judgment_order", "str", "the order the judge read the teams' material in: ab or ba"),
     Column("judge", "str", "the judge model of this judgment"),
     Column("judge_family", "str", "the judge's family (models.toml family, else provider, else a name rule)"),
     Column("team", "str", "the team seat scored: a (presents, rebuts, consistency test) or b (responds)"),
@@ -114,9 +126,10 @@ SCORE_COLUMNS: list[Column] = [
                                      "prose, correction, imported, missing, unknown"),
     Column("provenance_text", "str", "the exact text of the reply the score was read from"),
     Column("judgment_needs_review", "bool", "the judgment as a whole still has review items open"),
-    Column("judge_input_tokens", "int", "input tokens of the judgment phase"),
-    Column("judge_output_tokens", "int", "output tokens of the judgment phase"),
-    Column("judge_cost_usd", "float", "cost of the judgment phase in USD (empty: no price configured)"),
+    Column("judge_input_tokens", "int", "input tokens of the judge's call for this judgment"),
+    Column("judge_output_tokens", "int", "output tokens of the judge's call for this judgment"),
+    Column("judge_cost_usd", "float", "cost of the judge's call in USD (empty: no price configured, or not "
+                                      "recorded)"),
     Column("team_input_tokens", "int", "input tokens of the team's own phases in this round (phases shared by "
                                        "a judge panel count in each of its rounds)"),
     Column("team_output_tokens", "int", "output tokens of the team's own phases in this round"),
@@ -193,10 +206,6 @@ def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Ca
     return family_function(families)
 
 
-def _judgment_phase(r: Round, index: int) -> Phase | None:
-    return r.phase(PhaseType.JUDGMENT) if index == 0 else None
-
-
 def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
     fam = _families(rounds, families)
     rows: list[tuple[Any, ...]] = []
@@ -205,8 +214,8 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
         for index, j in enumerate(round_judgments(r)):
             judge = j.judge_model or r.judge_model
             grid = score_grid(j)
-            phase = _judgment_phase(r, index)
-            ju = phase.usage if phase is not None else None
+            ju = judgment_usage(r, j)
+            key, order = str(getattr(j, "key", "") or ""), str(getattr(j, "order", "") or "ab")
             for team in ("a", "b"):
                 model = r.team_a_model if team == "a" else r.team_b_model
                 tu = team_usage[team]
@@ -214,7 +223,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
                     c = grid.cell(team, crit)
                     rows.append((
                         r.id, r.exchange_id or r.id, r.tournament_id, r.dilemma_id, _text(r.dilemma_title), index,
-                        judge, fam(judge), team, model, fam(model), crit, c.parsed, c.value,
+                        key, order, judge, fam(judge), team, model, fam(model), crit, c.parsed, c.value,
                         c.override is not None, _text(c.override.note) if c.override else None,
                         c.action == "accept", c.review or None, _text("; ".join(c.reasons)) or None,
                         c.kind, _text(c.source) or None, grid.needs_review,
