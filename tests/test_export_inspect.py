@@ -126,3 +126,53 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert res.exit_code == 2
     assert res.output.strip() == "ebtui: error: an Inspect AI log needs the inspect_ai package: " \
                                  "pip install 'ebtui[inspect]'"
+
+
+def test_the_viewer_is_told_the_content_is_untrusted(exported: dict[str, Any]) -> None:
+    viewer = exported["log"].eval.viewer
+    if viewer is None:
+        pytest.skip("this inspect_ai has no ViewerConfig (older than the trust_content option)")
+    assert viewer.trust_content is False
+
+
+def test_a_whole_store_is_one_log(exported: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "all.eval"
+    res = invoke("export", "inspect", "--store", str(exported["root"]), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    log = inspect_log.read_eval_log(str(out))
+    rounds = ResultsStore(exported["root"]).load_rounds()
+    assert len(log.samples) == len(exchanges(rounds))
+    assert log.eval.task == "ebtui/rounds"
+
+
+@pytest.mark.slow
+def test_the_inspect_view_command_lists_it(exported: dict[str, Any]) -> None:
+    """`inspect view` itself, as a user runs it: its log list names the file."""
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    exe = Path(sys.executable).with_name("inspect")
+    proc = subprocess.Popen([str(exe), "view", "--log-dir", str(exported["out"]), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/logs", timeout=2) as resp:
+                    listing = json.loads(resp.read())
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "inspect view did not start"
+                time.sleep(0.3)
+        names = [Path(f["name"].removeprefix("file://")) for f in listing["files"]]
+        assert names == [exported["path"]]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

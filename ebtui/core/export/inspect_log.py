@@ -10,7 +10,9 @@ The mapping:
 * scores: one per judgment and team, named `team_a/<judge>` (a later judgment of the same round adds
   `#<index>`): the value is {criterion: effective score} (None where missing), the metadata holds the parsed
   values, the overrides, acceptances, the review state and the provenance of each score, and the round id;
-* model and role (team_a, team_b, judge) token usage and cost in each sample and in the log's stats.
+* model and role (team_a, team_b, judge) token usage and cost in each sample and in the log's stats;
+* the viewer is told the content is untrusted (ViewerConfig(trust_content=False)): `inspect view` shows
+  model text as plain text, never as Markdown, links or media.
 
 inspect_ai is an optional dependency (the `inspect` extra): without it `MissingExtra` says what to install.
 """
@@ -256,6 +258,12 @@ def build_eval_log(rounds: Sequence[Round], *, tournament: Tournament | None = N
                   "tournament": tournament.model_dump(mode="json", exclude={"config"}) if tournament else None,
                   "score_names": "team_<a|b>/<judge>[#judgment index]: {criterion: effective score}"},
     )
+    try:  # model output is untrusted: ask the viewer to show it as plain text (inspect_ai >= 0.3.2xx)
+        from inspect_ai.viewer import ViewerConfig
+
+        spec.viewer = ViewerConfig(trust_content=False)
+    except ImportError:
+        pass
     stats = EvalStats(started_at=_iso(created) or "", completed_at=_iso(max(finished)) if finished else "",
                       model_usage={m: _model_usage(u) for m, u in by_model.items()},
                       role_usage={k: _model_usage(u) for k, u in by_role.items()})
