@@ -51,9 +51,10 @@ th,td{border:1px solid #d0d7de;padding:.25rem .45rem;vertical-align:top;overflow
 th{background:#f3f5f8;text-align:left;position:sticky;top:0}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.text{min-width:12rem;overflow-wrap:anywhere}
+table[id^="table-"] td:first-child{white-space:nowrap}
 .notes{font-size:.82rem;color:#4a5360}
 .chart{max-width:46rem;height:auto;display:block;margin:.5rem 0}
-.chart text{font:12px system-ui,sans-serif;fill:#1b1f24}
+.chart text{font:13px system-ui,sans-serif;fill:#1b1f24}
 .chart .tick{fill:#57606a}.chart .grid{stroke:#e4e8ec}.chart .zero{stroke:#8c959f;stroke-dasharray:3 3}
 .chart .ci{stroke:#0b5cad;stroke-width:2}.chart .dot{fill:#0b5cad}.chart .extra{stroke:#8c959f;stroke-width:1.6}
 .chart .empty{fill:#f3f5f8}.chart .cell{font-size:11px}.chart .on-dark{fill:#fff}

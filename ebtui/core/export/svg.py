@@ -34,14 +34,15 @@ def interval_chart(rows: Sequence[IntervalRow], *, lo: float, hi: float, title: 
     to hi with ticks; a vertical line at `zero` when given."""
     if not rows:
         return ""
-    label_w, plot_w, right, row_h, top, bottom = 170.0, 460.0, 20.0, 26.0, 30.0, 44.0
+    label_w, plot_w, right, row_h, top, bottom = 130.0, 370.0, 16.0, 26.0, 30.0, 44.0
     width = label_w + plot_w + right
     height = top + row_h * len(rows) + bottom
 
     def x(v: float) -> float:
         return label_w + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
 
-    out = [f'<svg class="chart" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" role="img" '
+    out = [f'<svg class="chart" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" style="max-width:{_f(width)}px" '
+           f'role="img" '
            f'aria-label="{_e(title)}" xmlns="http://www.w3.org/2000/svg">',
            f'<title>{_e(title)}</title>']
     step = _tick_step(hi - lo)
@@ -56,7 +57,7 @@ def interval_chart(rows: Sequence[IntervalRow], *, lo: float, hi: float, title: 
                    f'y2="{_f(y_axis)}"/>')
     for i, r in enumerate(rows):
         cy = top + row_h * i + row_h / 2
-        label = r.label if len(r.label) <= 26 else r.label[:25] + "…"
+        label = r.label if len(r.label) <= 20 else r.label[:19] + "…"
         out.append(f'<text class="label" x="{_f(label_w - 8)}" y="{_f(cy + 4)}" text-anchor="end">'
                    f'<title>{_e(r.label)}</title>{_e(label)}</text>')
         if r.low is not None and r.high is not None:
@@ -100,7 +101,8 @@ def heatmap(row_labels: Sequence[str], col_labels: Sequence[str], values: Sequen
     label_w, cell_w, cell_h, top = 150.0, 64.0, 30.0, 92.0
     width = label_w + cell_w * len(col_labels) + 10
     height = top + cell_h * len(row_labels) + 30
-    out = [f'<svg class="chart" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" role="img" '
+    out = [f'<svg class="chart" viewBox="0 0 {_f(width)} {_f(height)}" width="100%" style="max-width:{_f(width)}px" '
+           f'role="img" '
            f'aria-label="{_e(title)}" xmlns="http://www.w3.org/2000/svg"><title>{_e(title)}</title>']
     for j, c in enumerate(col_labels):
         cx = label_w + cell_w * j + cell_w / 2
