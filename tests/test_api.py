@@ -107,3 +107,11 @@ def test_import_ebtui_is_light() -> None:
             "if n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_api_imports_no_front_end() -> None:
+    from tests.test_architecture import PKG, _all_imports
+
+    banned = ("textual", "rich", "ebtui.tui", "ebtui.cli", "ebtui.launcher")
+    bad = [n for n in _all_imports(PKG / "api.py") if any(n == b or n.startswith(b + ".") for b in banned)]
+    assert bad == []
