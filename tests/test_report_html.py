@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -109,13 +110,27 @@ def test_every_round_is_linked_with_its_transcript_and_scores(page_file: dict[st
     links = {a["href"][1:] for t, a in p.tags if t == "a" and (a.get("href") or "").startswith("#")}
     assert links <= ids, links - ids
     rounds = ResultsStore(page_file["root"]).load_rounds(tournament=page_file["tid"])
+    html = page_file["html"]
     for r in rounds:
-        assert f"round-{r.id}" in ids and f"round-{r.id}" in links
-    # one round's score card shows its effective scores
-    r = next(r for r in rounds if r.judgment is not None and r.judgment.active_overrides())
-    article = page_file["html"].split(f'id="round-{r.id}"', 1)[1].split("</article>", 1)[0]
-    for (team, crit), ov in r.judgment.active_overrides().items():
-        assert f'data-team="{team}" data-criterion="{crit}">{ov.value}<' in article
+        assert {f"round-{r.id}", f"scores-{r.id}"} <= ids & links, r.id
+        # the round's anchor opens the article holding its transcript, its scores link its judgment
+        article = html.split(f'id="round-{r.id}"', 1)[1].split("</article>", 1)[0]
+        for phase in r.phases:
+            if phase.response and "console.error" not in phase.response:
+                assert escape(phase.response) in article, (r.id, phase.phase_type)
+        card = html.split(f'id="scores-{r.id}"', 1)[1].split("</section>", 1)[0]
+        if r.judgment is not None:
+            eff = {t: r.judgment.effective_scores(t).as_dict() for t in "ab"}
+            for team in "ab":
+                for crit, value in eff[team].items():
+                    shown = "—" if value is None else str(value)
+                    assert f'data-team="{team}" data-criterion="{crit}">{shown}' in card, (r.id, team, crit)
+    # a panel's shared transcript is written once per exchange, not once per round
+    panel = [r for r in rounds if (r.exchange_id or r.id) == (rounds[1].exchange_id or rounds[1].id)]
+    assert len(panel) == 2
+    article = html.split(f'id="round-{panel[0].id}"', 1)[1].split("</article>", 1)[0]
+    presentation = next(p.response for p in panel[1].phases if p.phase_type == "presentation")
+    assert article.count(escape(presentation)) == 1 and f'id="scores-{panel[1].id}"' in article
 
 
 def test_the_model_table_equals_report_json(page_file: dict[str, Any]) -> None:
@@ -173,7 +188,10 @@ def test_in_headless_chromium(page_file: dict[str, Any]) -> None:
                 target = first.get_attribute("href")
                 first.click()
                 assert page.evaluate("location.hash") == target
-                assert page.locator(f"{target} pre.text").first.is_visible()
+                assert page.locator(f"article:has({target}) pre.text").first.is_visible()
+                scores = page.locator("#round-index a[href^='#scores-']").first
+                scores.click()
+                assert page.locator(f"{scores.get_attribute('href')} table.scores").is_visible()
                 page.close()
         finally:
             browser.close()

@@ -4,7 +4,9 @@ SVG (ebtui.core.export.svg), there is no script, and a Content-Security-Policy f
 
 It holds what report.md holds (the same ReportData: the model table with intervals, the judges, the
 per-criterion and pairwise tables — every table the report data has, in the report's order, the rest after)
-plus every round's transcript and score card, each reachable by a link (#round-<id>) from the round list.
+plus every round's transcript and score card, each reachable by a link from the round list: #round-<id> (the
+transcript, shown once per exchange: a judge panel's rounds share phases 1-4) and #scores-<id> (its judgment
+and score card).
 
 Numbers are shown as the Markdown report shows them (2 decimals) and carried at full precision in each cell's
 data-value attribute. Model text is untrusted: control sequences are stripped and everything is
@@ -23,7 +25,7 @@ from ebtui.core import analysis as an
 from ebtui.core.analysis import Table
 from ebtui.core.export.svg import IntervalRow, heatmap, interval_chart
 from ebtui.core.export.tidy import round_judgments
-from ebtui.core.records import CRITERIA, CRITERION_LABELS, PHASE_ORDER, Round, Tournament
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, PHASE_ORDER, Phase, PhaseType, Round, Tournament
 from ebtui.core.report import (
     SECTIONS,
     VIEW_HEADINGS,
@@ -81,6 +83,10 @@ def _anchor(text: str) -> str:
 
 def round_anchor(round_id: str) -> str:
     return f"round-{_anchor(round_id)}"
+
+
+def score_anchor(round_id: str) -> str:
+    return f"scores-{_anchor(round_id)}"
 
 
 def table_id(t: Table) -> str:
@@ -185,25 +191,42 @@ def _score_card(r: Round) -> str:
     return "".join(out)
 
 
-def render_round(r: Round) -> str:
+def _phase(p: Phase) -> str:
+    bits = [str(p.status)]
+    if p.usage.input_tokens or p.usage.output_tokens:
+        bits.append(f"{p.usage.input_tokens}→{p.usage.output_tokens} tokens")
+    out = (f"<h4>{_e(PHASE_LABELS[p.phase_type])} — {_e(speaker_label(p.phase_type))} ({_e(p.model_id)})</h4>"
+           f'<p class="meta">{_e(", ".join(bits))}' + (f" — {_e(p.error)}" if p.error else "") + "</p>")
+    if p.response:
+        out += f'<pre class="text">{_e(p.response)}</pre>'
+    return out
+
+
+def render_exchange(rounds: Sequence[Round]) -> str:
+    """One exchange: its transcript once (a judge panel's rounds share phases 1-4), then each round's
+    judgment and score card. Every round's anchor (#round-<id>) sits at the top, on the transcript; its
+    score card is #scores-<id>."""
+    rounds = sorted(rounds, key=lambda r: (r.timestamp, r.id))
+    first = rounds[0]
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-    head = (f'<article class="round" id="{round_anchor(r.id)}"><h3>Round {_e(r.id)}</h3>'
-            f'<p class="meta">{_e(r.dilemma_title or r.dilemma_id)} · Team A {_e(r.team_a_model)} · Team B '
-            f"{_e(r.team_b_model)} · Judge {_e(r.judge_model)} · {_e(r.status)}"
-            + (f" · {_e(r.error)}" if r.error else "") + "</p>")
-    parts = [head]
-    for p in sorted(r.phases, key=lambda p: order[p.phase_type]):
-        bits = [str(p.status)]
-        if p.usage.input_tokens or p.usage.output_tokens:
-            bits.append(f"{p.usage.input_tokens}→{p.usage.output_tokens} tokens")
-        if p.reused_from:
-            bits.append(f"shared with round {p.reused_from}")
-        parts.append(f"<h4>{_e(PHASE_LABELS[p.phase_type])} — {_e(speaker_label(p.phase_type))} "
-                     f"({_e(p.model_id)})</h4><p class=\"meta\">{_e(', '.join(bits))}"
-                     + (f" — {_e(p.error)}" if p.error else "") + "</p>")
-        if p.response:
-            parts.append(f'<pre class="text">{_e(p.response)}</pre>')
-    parts.append("<h4>Scores</h4>" + _score_card(r))
+    anchors = "".join(f'<span class="anchor" id="{round_anchor(r.id)}"></span>' for r in rounds)
+    title = "Round" if len(rounds) == 1 else f"Exchange of {len(rounds)} rounds"
+    parts = [f'<article class="round" id="exchange-{_anchor(first.exchange_id or first.id)}">{anchors}'
+             f"<h3>{title}: {_e(first.dilemma_title or first.dilemma_id)}</h3>"
+             f'<p class="meta">Team A {_e(first.team_a_model)} · Team B {_e(first.team_b_model)} · '
+             + " · ".join(f'<a href="#{score_anchor(r.id)}">{_e(r.id)}</a>: judge {_e(r.judge_model)}, '
+                          f"{_e(r.status)}" + (f" ({_e(r.error)})" if r.error else "") for r in rounds) + "</p>"]
+    for pt in PHASE_ORDER[:-1]:  # phases 1-4: from the round that ran each itself
+        found = [p for r in rounds if (p := r.phase(pt)) is not None]
+        if found:
+            parts.append(_phase(min(found, key=lambda p: (bool(p.reused_from), order[p.phase_type]))))
+    for r in rounds:
+        parts.append(f'<section class="judgment" id="{score_anchor(r.id)}"><h4>Round {_e(r.id)} — judge '
+                     f"{_e(r.judge_model)}</h4>")
+        jp = r.phase(PhaseType.JUDGMENT)
+        if jp is not None:
+            parts.append(_phase(jp))
+        parts.append(_score_card(r) + "</section>")
     parts.append('<p class="back"><a href="#rounds">↑ all rounds</a></p></article>')
     return "".join(parts)
 
@@ -214,10 +237,11 @@ def _round_index(rounds: Sequence[Round]) -> str:
         g = score_grid(r.judgment) if r.judgment is not None else None
         ta = "" if g is None or g.totals["a"] is None else str(g.totals["a"])
         tb = "" if g is None or g.totals["b"] is None else str(g.totals["b"])
-        rows.append(f'<tr><td><a href="#{round_anchor(r.id)}">{_e(r.id)}</a></td><td>{_e(r.dilemma_id)}</td>'
+        rows.append(f'<tr><td><a href="#{round_anchor(r.id)}">{_e(r.id)}</a></td>'
+                    f'<td><a href="#{score_anchor(r.id)}">scores</a></td><td>{_e(r.dilemma_id)}</td>'
                     f"<td>{_e(r.team_a_model)}</td><td>{_e(r.team_b_model)}</td><td>{_e(r.judge_model)}</td>"
                     f'<td>{_e(r.status)}</td><td class="num">{ta}</td><td class="num">{tb}</td></tr>')
-    return ('<div class="scroll"><table id="round-index"><thead><tr><th>round</th><th>dilemma</th><th>Team A</th>'
+    return ('<div class="scroll"><table id="round-index"><thead><tr><th>round</th><th>scores</th><th>dilemma</th><th>Team A</th>'
             "<th>Team B</th><th>judge</th><th>status</th><th>total A</th><th>total B</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
@@ -257,7 +281,8 @@ def render_html_report(rounds: Sequence[Round], data: ReportData, *, title: str,
         sections.append(("more", f"{len(SECTIONS) + 1}. More tables",
                          "".join(charts_for(k, tables[k][0]) + "".join(render_table(t) for t in tables[k])
                                  for k in rest)))
-    sections.append(("rounds", "Rounds", _round_index(rounds) + "".join(render_round(r) for r in rounds)))
+    sections.append(("rounds", "Rounds", _round_index(rounds)
+                     + "".join(render_exchange(ex.rounds) for ex in an.exchanges(rounds))))
     nav = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)
     doc = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -290,4 +315,5 @@ def write_html_report(rounds: Sequence[Round], path: Path, *, data: ReportData |
     return path
 
 
-__all__ = ["render_html_report", "render_table", "round_anchor", "table_id", "write_html_report"]
+__all__ = ["render_exchange", "render_html_report", "render_table", "round_anchor", "score_anchor", "table_id",
+           "write_html_report"]
