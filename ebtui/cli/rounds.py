@@ -318,7 +318,7 @@ def override(
     click.echo(f"Round {round_id}: Team {t.upper()} {CRITERION_LABELS[crit]} {what}: "
                f"parsed {_num(parsed)}, effective {_num(eff)}.")
     click.echo(f"Totals now: A {_num(j.effective_scores('a').total())}, B {_num(j.effective_scores('b').total())}"
-               + (f"  (still needs review: {len(open_items(j))} item(s) open)" if j.effective_needs_review() else ""))
+               + (f"  (still needs review: {len(open_items(j))} item(s) open)" if open_items(j) else ""))
 
 
 @rounds.command("accept")

@@ -44,6 +44,8 @@ one filter engine), entries.py (the index document per round), files.py (atomic 
 background writer thread).
 """
 
+from ebtui.core.facts import parse_criterion as normalise_criterion
+from ebtui.core.facts import parse_team as normalise_team
 from ebtui.core.store.entries import (
     INDEX_FORMAT,
     LIGHT_FIELDS,
@@ -52,10 +54,8 @@ from ebtui.core.store.entries import (
     entry_status,
     index_entry,
     mark_interrupted,
-    normalise_criterion,
-    normalise_team,
 )
-from ebtui.core.store.files import StoreError, _Abandoned, atomic_write
+from ebtui.core.store.files import StoreError, WriteAbandoned, atomic_write
 from ebtui.core.store.query import FILTERS, RoundFilter
 from ebtui.core.store.results_store import ResultsStore
 from ebtui.core.store.saver import BackgroundSaver
@@ -69,7 +69,7 @@ __all__ = [
     "ResultsStore",
     "RoundFilter",
     "StoreError",
-    "_Abandoned",
+    "WriteAbandoned",
     "atomic_write",
     "entry_scores",
     "entry_status",
