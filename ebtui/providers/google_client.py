@@ -13,7 +13,7 @@ from ebtui.config import ModelConfig
 from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage
 from ebtui.providers.common import ConfiguredClient, StreamCall
 
-_FINISH: dict[str, FinishReason] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",
     "SAFETY": "refusal",
@@ -90,7 +90,7 @@ class GoogleClient(ConfiguredClient):
                         yield call.text(part.text)
                 if candidate.finish_reason:
                     raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
-                    call.finished(str(raw), _FINISH)
+                    call.finished(str(raw), FINISH_REASONS)
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -11,7 +11,7 @@ from ebtui.config import ModelConfig
 from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage, split_cacheable
 from ebtui.providers.common import ConfiguredClient, StreamCall, prompt_cache_key, sdk_options
 
-_FINISH: dict[str, FinishReason] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
     "content_filter": "content_filter",
@@ -131,7 +131,7 @@ class OpenAIClient(ConfiguredClient):
                             refusal.append(delta["refusal"])
                     reason = choice.get("finish_reason")
                     if reason:
-                        call.finished(reason, _FINISH)
+                        call.finished(reason, FINISH_REASONS)
         if refusal:
             call.reason, call.raw_reason = "refusal", "".join(refusal)
 
