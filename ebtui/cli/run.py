@@ -31,7 +31,7 @@ from ebtui.core.records import (
     RoundStatus,
     new_id,
 )
-from ebtui.core.round import RoundSpec, run_round
+from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ResultsStore, StoreError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
@@ -212,14 +212,7 @@ async def _play(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
     try:
-        result: Round | None = None
-        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as stream:
-            async for ev in stream:
-                printer.handle(ev)
-                if isinstance(ev, events.RoundFinished):
-                    result = ev.round
-        assert result is not None
-        return result
+        return await play_round(spec, clients, store, resume=resume, on_event=printer.handle)
     finally:
         for client in clients.values():
             with contextlib.suppress(Exception):
