@@ -16,8 +16,6 @@ from ebtui.core.overrides import (
     accept_as_parsed,
     apply_override,
     check_override,
-    describe_target,
-    open_items,
     parse_criterion,
     parse_team,
 )
@@ -29,6 +27,7 @@ from ebtui.core.records import (
     Round,
     RoundStatus,
 )
+from ebtui.core.review import describe_target, open_items
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ROLES, ResultsStore, StoreError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label

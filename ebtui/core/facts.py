@@ -27,18 +27,23 @@ def exchange_key(round_: Round) -> str:
     return round_.exchange_id or round_.id
 
 
-def seat_models(team_a: str, team_b: str, judge: str) -> dict[str, str]:
+def seats(team_a: str, team_b: str, judge: str) -> dict[str, str]:
     """Seat ("a", "b", "judge": PHASE_SPEAKER's values) -> the model in it."""
     return {"a": team_a, "b": team_b, "judge": judge}
 
 
 def round_seats(round_: Round) -> dict[str, str]:
-    return seat_models(round_.team_a_model, round_.team_b_model, round_.judge_model)
+    return seats(round_.team_a_model, round_.team_b_model, round_.judge_model)
 
 
-def speaker(phase_type: PhaseType, seats: dict[str, str]) -> str:
-    """The model that speaks in this phase, given the seats (`seat_models`/`round_seats`)."""
-    return seats[PHASE_SPEAKER[phase_type]]
+def team_models(round_: Round) -> dict[Team, str]:
+    """The two team seats of a round (the judge's seat left out): team -> model."""
+    return {"a": round_.team_a_model, "b": round_.team_b_model}
+
+
+def speaker(phase_type: PhaseType, seat_map: dict[str, str]) -> str:
+    """The model that speaks in this phase, given the seats (`seats`/`round_seats`)."""
+    return seat_map[PHASE_SPEAKER[phase_type]]
 
 
 def scores(judgment: Judgment, team: Team, *, effective: bool) -> Scores:

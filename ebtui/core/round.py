@@ -39,12 +39,12 @@ from typing import Any, Protocol
 
 from ebtui.core import events, prompts
 from ebtui.core.events import END, EventQueue, RoundEvent
+from ebtui.core.facts import exchange_key, seats, speaker
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
     NO_CONSISTENCY_CASE,
     PHASE_ORDER,
-    PHASE_SPEAKER,
     Dilemma,
     Phase,
     PhaseStatus,
@@ -188,8 +188,7 @@ class _Engine:
             self.background.landed(self.round.id).result(timeout)
 
     def model_for(self, pt: PhaseType) -> str:
-        speaker = PHASE_SPEAKER[pt]
-        return {"a": self.spec.team_a, "b": self.spec.team_b}.get(speaker, self.spec.judge)
+        return speaker(pt, seats(self.spec.team_a, self.spec.team_b, self.spec.judge))
 
     def put_phase(self, phase: Phase) -> None:
         """Insert (or replace) a phase, keeping the list in PHASE_ORDER whatever order phases ran in."""
@@ -462,9 +461,8 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
 
 
 def _check_clients(spec: RoundSpec, clients: Mapping[str, ModelClient], needed: set[PhaseType]) -> None:
-    names = {
-        pt: {"a": spec.team_a, "b": spec.team_b}.get(PHASE_SPEAKER[pt], spec.judge) for pt in needed
-    }
+    seat_map = seats(spec.team_a, spec.team_b, spec.judge)
+    names = {pt: speaker(pt, seat_map) for pt in needed}
     missing = sorted({n for n in names.values() if n not in clients})
     if missing:
         raise ValueError(f"no client for model(s): {', '.join(missing)}")
@@ -499,7 +497,7 @@ async def run_round(
         round_.status = RoundStatus.RUNNING
         round_.error = None
         round_.finished_at = None
-        round_.exchange_id = round_.exchange_id or round_.id
+        round_.exchange_id = exchange_key(round_)
         if round_.settings.dilemma is None:
             round_.settings.dilemma = spec.dilemma.model_dump(mode="json")
         round_.settings.writer = writer_stamp()
@@ -556,7 +554,7 @@ async def judge_exchange(
         families={**(source.settings.families or {}), **(families or {})},
     )
     round_ = new_round(spec)
-    round_.exchange_id = source.exchange_id or source.id
+    round_.exchange_id = exchange_key(source)
     for pt in exchange:
         ph = source.phase(pt)
         assert ph is not None

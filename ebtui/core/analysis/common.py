@@ -21,6 +21,10 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ebtui.core.facts import (
+    exchange_key as exchange_key,  # the one owner; analysis modules import it from here
+)
+from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Scores, Team
 
 Cell = str | int | float | None
@@ -86,7 +90,7 @@ def team_scores(r: Round, team: Team, effective: bool) -> Scores | None:
     """A team's scores in one round (None: the round has no judgment)."""
     if r.judgment is None:
         return None
-    return r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
+    return scores_in_view(r.judgment, team, effective=effective)
 
 
 def coverage(rounds: Iterable[Round], effective: bool) -> Coverage:
@@ -183,10 +187,6 @@ class Exchange:
     def overall(self, team: Team, effective: bool) -> float | None:
         vals = [v for v in self.criterion_means(team, effective).values() if v is not None]
         return mean_or_none(vals)
-
-
-def exchange_key(r: Round) -> str:
-    return r.exchange_id or r.id
 
 
 def exchanges(rounds: Iterable[Round]) -> list[Exchange]:
