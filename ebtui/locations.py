@@ -14,12 +14,6 @@ def user_config_dir() -> Path:
     return user_config_path(APP_NAME)
 
 
-def user_data_dir() -> Path:
-    from platformdirs import user_data_path
-
-    return user_data_path(APP_NAME)
-
-
 def models_config_candidates(explicit: str | os.PathLike[str] | None = None) -> list[Path]:
     """Where models.toml is looked for, in order: --models, $EBTUI_MODELS, ./models.toml, user config dir."""
     out: list[Path] = []
