@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from ebtui.config import ModelConfig
+from ebtui.config import AnthropicOptions, ModelConfig
 from ebtui.providers.base import (
     CallOptions,
     Delta,
@@ -73,7 +73,7 @@ class AnthropicClient(ConfiguredClient):
         from anthropic import AsyncAnthropic, Timeout
 
         super().__init__(cfg)
-        self.cache_system = bool(cfg.extras.get("cache_system", True))
+        self.cache_system = cfg.options_as(AnthropicOptions).cache_system
         self._client = AsyncAnthropic(api_key=cfg.api_key(), **sdk_options(cfg, Timeout))
 
     def _content(self, prompt: str) -> str | list[dict[str, Any]]:

@@ -174,7 +174,7 @@ def sdk_options(cfg: ModelConfig, timeout: Callable[..., Any]) -> dict[str, Any]
         "base_url": cfg.effective_base_url,
         "max_retries": 0,
         "timeout": timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-        "default_headers": cfg.extras.get("extra_headers") or None,
+        "default_headers": getattr(cfg.options, "extra_headers", None) or None,
     }
 
 

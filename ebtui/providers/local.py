@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Unpack
 
-from ebtui.config import ModelConfig
+from ebtui.config import LocalOptions, ModelConfig
 from ebtui.providers.base import (
     CallOptions,
     Delta,
@@ -212,15 +212,16 @@ class LocalClient(ModelClient):
         self.cfg = cfg
         self.name = cfg.name
         self.model = cfg.model or "SmolLM2-135M-Instruct"
-        ex = cfg.extras
-        self.n_ctx = int(ex.get("n_ctx", DEFAULT_N_CTX))
-        self.n_threads = int(ex["n_threads"]) if ex.get("n_threads") else None
-        self.seed = int(ex["seed"]) if isinstance(ex.get("seed"), int) else None
-        self.model_path = Path(ex["model_path"]).expanduser() if ex.get("model_path") else None
-        self.answer_words = int(ex.get("answer_words", DEFAULT_ANSWER_WORDS))  # 0: unbounded
-        self.json_string_chars = int(ex.get("json_string_chars", DEFAULT_JSON_STRING_CHARS))  # 0: unbounded
-        self.json_max_tokens = int(ex.get("json_max_tokens", DEFAULT_JSON_MAX_TOKENS))
-        self.repeat_penalty = float(ex.get("repeat_penalty", DEFAULT_REPEAT_PENALTY))
+        ex = self.options = cfg.options_as(LocalOptions)
+        self.n_ctx = ex.n_ctx if ex.n_ctx is not None else DEFAULT_N_CTX
+        self.n_threads = ex.n_threads or None
+        self.seed = ex.seed if isinstance(ex.seed, int) else None
+        self.model_path = Path(ex.model_path).expanduser() if ex.model_path else None
+        self.answer_words = ex.answer_words if ex.answer_words is not None else DEFAULT_ANSWER_WORDS  # 0: unbounded
+        self.json_string_chars = (ex.json_string_chars if ex.json_string_chars is not None
+                                  else DEFAULT_JSON_STRING_CHARS)  # 0: unbounded
+        self.json_max_tokens = ex.json_max_tokens if ex.json_max_tokens is not None else DEFAULT_JSON_MAX_TOKENS
+        self.repeat_penalty = ex.repeat_penalty if ex.repeat_penalty is not None else DEFAULT_REPEAT_PENALTY
         self._worker: _Worker | None = None
 
     def __repr__(self) -> str:
@@ -263,8 +264,8 @@ class LocalClient(ModelClient):
         params: dict[str, Any] = {
             "temperature": self.cfg.temperature if self.cfg.temperature is not None else DEFAULT_TEMPERATURE,
         }
-        if "top_p" in self.cfg.extras:
-            params["top_p"] = self.cfg.extras["top_p"]
+        if self.options.top_p is not None:
+            params["top_p"] = self.options.top_p
         if self.seed is not None:
             params["seed"] = self.seed
         grammar: dict[str, Any] | None = None
