@@ -72,6 +72,14 @@ def _module(path: Path) -> str:
     return ".".join(parts)
 
 
+def _source(node: ast.ImportFrom, package: str) -> str:
+    """The module a `from ... import` reads, relative imports resolved against `package`."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    return ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+
+
 def _all_imports(path: Path) -> set[str]:
     """Every module a file imports, relative imports resolved (function-level imports included)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -81,12 +89,7 @@ def _all_imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _source(node, package)
             names.add(mod)
             names.update(f"{mod}.{a.name}" for a in node.names)
     return names
@@ -202,11 +205,7 @@ def _targets(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(_owner(a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                source = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = _source(node, package)
             for a in node.names:
                 full = f"{source}.{a.name}"
                 found.add(full if full in MODULES else _owner(source))
@@ -300,11 +299,7 @@ def _private_uses_in(text: str, mod: str, is_package: bool) -> list[str]:
                     if a.asname:
                         aliases.add(a.asname)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                source = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = _source(node, package)
             if not source.startswith("ebtui"):
                 continue
             for a in node.names:
