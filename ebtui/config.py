@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 
 from ebtui.errors import read_bytes
 from ebtui.locations import models_config_candidates
+from ebtui.settings import load_settings
 
 BUILTIN_NAMES = ("local", "scripted")
 
@@ -362,13 +363,14 @@ def load_models_config(explicit: str | Path | None = None) -> ModelsConfig:
     """
     candidates = models_config_candidates(explicit)
     must_exist = 1 if explicit else 0
-    if os.environ.get("EBTUI_MODELS"):
+    setting = load_settings().origin("models")
+    if setting is not None:
         must_exist += 1
     for i, path in enumerate(candidates):
         if path.is_file():
             return load_models_file(path)
         if i < must_exist:
-            origin = "--models" if explicit and i == 0 else "EBTUI_MODELS"
+            origin = "--models" if explicit and i == 0 else setting
             raise ConfigError(f"{path}: models file not found (from {origin})")
     return ModelsConfig(models=builtin_models(), source=None)
 
