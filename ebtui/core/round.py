@@ -36,7 +36,7 @@ from ebtui.core.records import (
     utcnow,
 )
 from ebtui.core.store import BackgroundSaver, ResultsStore
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying
+from ebtui.providers.base import BAD_FINISH, Completion, Delta, ModelClient, ProviderError, Retrying
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,6 @@ PHASE_NEEDS: dict[PhaseType, tuple[PhaseType, ...]] = {
 }
 
 _ORDER_INDEX = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-_BAD_FINISH = {"length": "truncated", "refusal": "refusal", "content_filter": "refusal", "error": "stream"}
 
 
 class RoundSaver(Protocol):
@@ -317,9 +316,10 @@ class _Engine:
                     completion = item
             if completion is None:
                 raise ProviderError("stream", f"{model}: stream ended without a completion", partial_text="".join(buf))
-            if completion.finish_reason in _BAD_FINISH:  # the contract says providers raise; be sure anyway
+            bad = BAD_FINISH.get(completion.finish_reason)
+            if bad is not None:  # the contract says providers raise; be sure anyway
                 raise ProviderError(
-                    _BAD_FINISH[completion.finish_reason],  # type: ignore[arg-type]
+                    bad,
                     f"{model}: finished with reason {completion.finish_reason!r}",
                     partial_text=completion.text,
                 )
