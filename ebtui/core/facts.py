@@ -27,6 +27,12 @@ def exchange_key(round_: Round) -> str:
     return round_.exchange_id or round_.id
 
 
+def may_resume(saved: Round, dilemma_id: str, team_a: str, team_b: str) -> bool:
+    """Whether a saved round can be continued as a round of this dilemma and these teams (its judge may
+    change: a judgment not yet kept is played by the new one)."""
+    return (saved.dilemma_id, saved.team_a_model, saved.team_b_model) == (dilemma_id, team_a, team_b)
+
+
 def seats(team_a: str, team_b: str, judge: str) -> dict[str, str]:
     """Seat ("a", "b", "judge": PHASE_SPEAKER's values) -> the model in it."""
     return {"a": team_a, "b": team_b, "judge": judge}

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from ebtui.core import events, prompts
 from ebtui.core.events import END, EventQueue, RoundEvent
-from ebtui.core.facts import exchange_key, seats, speaker
+from ebtui.core.facts import exchange_key, may_resume, seats, speaker
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
@@ -462,11 +462,7 @@ async def run_round(
     round keeps its id and its completed phases and continues from the first missing or failed one.
     """
     if resume is not None:
-        if (resume.dilemma_id, resume.team_a_model, resume.team_b_model) != (
-            spec.dilemma.id,
-            spec.team_a,
-            spec.team_b,
-        ):
+        if not may_resume(resume, spec.dilemma.id, spec.team_a, spec.team_b):
             raise ValueError(f"round {resume.id} does not match the spec (dilemma or teams differ)")
         round_ = resume.model_copy(deep=True)
         kept = _kept_phases(round_)
