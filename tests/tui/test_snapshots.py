@@ -167,8 +167,7 @@ def test_results_browser(snap_compare, make_app, size, theme) -> None:
     assert snap_compare(app, terminal_size=size, run_before=run)
 
 
-def test_round_view(snap_compare, make_app, size, theme) -> None:
-    round_ = fixed_round()
+def _round_view_snapshot(snap_compare, make_app, size, theme, round_) -> bool:
     app = _themed(make_app(snapshot=True), theme)
 
     async def run(pilot: Pilot) -> None:
@@ -176,7 +175,11 @@ def test_round_view(snap_compare, make_app, size, theme) -> None:
         await pilot.pause()
         await _settle(pilot)
 
-    assert snap_compare(app, terminal_size=size, run_before=run)
+    return bool(snap_compare(app, terminal_size=size, run_before=run))
+
+
+def test_round_view(snap_compare, make_app, size, theme) -> None:
+    assert _round_view_snapshot(snap_compare, make_app, size, theme, fixed_round())
 
 
 def test_round_view_of_an_imported_round(snap_compare, make_app, size, theme) -> None:
@@ -186,14 +189,7 @@ def test_round_view_of_an_imported_round(snap_compare, make_app, size, theme) ->
     round_ = fixed_round(round_id="eb-run1-0123456789ab").model_copy(update={"imported": Imported(
         runner="moral_reasoning_quality_evaluation", source_file="/data/runs/run1/results.jsonl", source_line=3,
         source_round_id="7", source_run="run1", imported_at=FIXED_TIME)})
-    app = _themed(make_app(snapshot=True), theme)
-
-    async def run(pilot: Pilot) -> None:
-        app.push_screen(RoundScreen(round_.id, round_))
-        await pilot.pause()
-        await _settle(pilot)
-
-    assert snap_compare(app, terminal_size=size, run_before=run)
+    assert _round_view_snapshot(snap_compare, make_app, size, theme, round_)
 
 
 # -- tournament ----------------------------------------------------------------------------------------------
