@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_store_support import make_round
+from factories import make_round
 
 from ebtui.core.store import ResultsStore, WriteAbandoned
 

@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from factories import make_dilemmas  # noqa: F401 - the tui tests import it from here too
+
 from ebtui.core.events import PhaseFinished, PhaseStarted, RoundEvent, RoundFinished, TextDelta
 from ebtui.core.records import (
     PHASE_ORDER,
     PHASE_SPEAKER,
-    Dilemma,
     Judgment,
     Phase,
     PhaseStatus,
@@ -33,28 +34,6 @@ async def wait_until(predicate: Callable[[], object], timeout: float = 20.0) -> 
     while not predicate():
         assert loop.time() < end, "timed out"
         await asyncio.sleep(0.05)
-
-
-def make_dilemmas() -> list[Dilemma]:
-    return [
-        Dilemma(
-            id="D1",
-            title="The Lighthouse Keeper's Log",
-            category="Duties to strangers",
-            core_scenario="A keeper must decide whether to falsify a log to protect a sailor who broke a rule.",
-            complications=["The sailor saved a child.", "The rule protects the whole harbour."],
-            questions=["Is honesty owed to an institution?", "Does motive change the duty?"],
-            consistency_case="A nurse is asked to back-date a chart to protect a colleague.",
-        ),
-        Dilemma(
-            id="D2",
-            title="Seed Vault Access",
-            category="Future generations",
-            core_scenario="A seed vault may open early to feed a famine at the cost of future resilience.",
-            questions=["Who may speak for those not yet born?"],
-            consistency_case="A pension fund is raided to pay for an emergency today.",
-        ),
-    ]
 
 
 def scripted_factory(judge_mode: str = "valid", tokens_per_second: float | None = None
