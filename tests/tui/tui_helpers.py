@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from factories import make_dilemmas  # noqa: F401 - the tui tests import it from here too
+from textual.widgets import Input
 
 from ebtui.core.events import PhaseFinished, PhaseStarted, RoundEvent, RoundFinished, TextDelta
 from ebtui.core.records import (
@@ -199,3 +200,15 @@ class TmuxApp:
 
     def close(self) -> None:
         self._subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+async def settle(pilot: Any) -> None:
+    """Wait for a pushed screen to mount, stop every cursor blinking and clear notifications (snapshots)."""
+    app = pilot.app
+    await pilot.pause()  # let a just-pushed screen mount its inputs first
+    for screen in app.screen_stack:
+        for field in screen.query(Input):
+            field.cursor_blink = False
+    await pilot.pause()
+    app.clear_notifications()
+    await pilot.pause()
