@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import events_from_round, fixed_round, wait_until
+from tui_helpers import events_from_round, fixed_round, replayed_round, wait_until
 
 from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
@@ -118,12 +118,7 @@ async def test_a_retry_clears_the_phase_and_says_so(make_app) -> None:
 
 async def test_replayed_round_fills_every_pane(make_app) -> None:
     round_ = fixed_round()
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
+    async with replayed_round(make_app, round_) as (_, screen):
         for phase in round_.phases:
             assert screen.view(phase.phase_type).text == phase.response
 
@@ -342,12 +337,7 @@ async def test_a_resize_keeps_a_reader_who_scrolled_up_in_place_and_short_text_a
 
 async def test_the_judge_pane_shows_the_parsed_judgment_and_the_raw_reply_on_r(make_app) -> None:
     round_ = fixed_round()
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
+    async with replayed_round(make_app, round_, size=(160, 50)) as (pilot, screen):
         await pilot.pause()
         view = screen.view(PhaseType.JUDGMENT)
         width = view.content_size.width

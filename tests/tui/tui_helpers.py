@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -212,3 +213,17 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
     app.clear_notifications()
     await pilot.pause()
+
+
+@asynccontextmanager
+async def replayed_round(make_app: Callable[..., Any], round_: Round,
+                         size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
+    """The app replaying `round_`'s events (ctrl+r on the setup screen), once the live screen says finished:
+    (pilot, live screen)."""
+    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        await wait_until(lambda: screen.state == "finished")
+        yield pilot, screen
