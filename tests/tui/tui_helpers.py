@@ -220,10 +220,17 @@ async def replayed_round(make_app: Callable[..., Any], round_: Round,
                          size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
     """The app replaying `round_`'s events (ctrl+r on the setup screen), once the live screen says finished:
     (pilot, live screen)."""
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
+    async with started_round(make_app, lambda: events_from_round(round_), size) as (pilot, screen):
+        await wait_until(lambda: screen.state == "finished")
+        yield pilot, screen
+
+
+@asynccontextmanager
+async def started_round(make_app: Callable[..., Any], events: Callable[[], AsyncIterator[RoundEvent]],
+                        size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
+    """The app whose round plays `events()`, just after ctrl+r started it: (pilot, live screen)."""
+    app = make_app(run_round=lambda request, clients, store: events())
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
-        yield pilot, screen
+        yield pilot, app.screen
