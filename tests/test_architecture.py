@@ -344,6 +344,9 @@ def _dotted(path: str) -> str:
 
 
 Room = tuple[str, frozenset[str], frozenset[str]]  # (first path of the row, may import, never)
+#: a row's package paths (`ebtui/core/store/`) hold every module below them; a file (`ebtui/core/round.py`,
+#: `ebtui/core/__init__.py`) only itself
+PACKAGE = "/"
 
 
 def _room_table() -> dict[str, Room]:
@@ -359,16 +362,22 @@ def _room_table() -> dict[str, Room]:
         allowed_text, _, banned_text = cells[2].partition("never")
         allowed = frozenset(n for n in re.findall(r"`([^`]+)`", allowed_text) if n == "ebtui" or n.startswith("ebtui."))
         banned = frozenset(n for n in re.findall(r"`([^`]+)`", banned_text) if n.startswith("ebtui"))
-        paths = [_dotted(p) for p in re.findall(r"`([^`]+)`", cells[0])]
+        raw = re.findall(r"`([^`]+)`", cells[0])
+        paths = [_dotted(p) + (PACKAGE if p.endswith("/") else "") for p in raw]
         for path in paths:
             rooms[path] = (paths[0], allowed, banned)
     return rooms
 
 
 def _room_of(module: str, rooms: dict[str, Room]) -> Room | None:
+    """The row of the module's own file, else of the longest package path holding it."""
+    if module in rooms:
+        return rooms[module]
     best = None
     for path in rooms:
-        if (module == path or module.startswith(path + ".")) and (best is None or len(path) > len(best)):
+        package = path.removesuffix(PACKAGE)
+        if path.endswith(PACKAGE) and (module == package or module.startswith(package + ".")) \
+                and (best is None or len(path) > len(best)):
             best = path
     return rooms[best] if best is not None else None
 
@@ -379,10 +388,14 @@ def _covers(entry: str, module: str) -> bool:
 
 def test_the_room_table_is_read() -> None:
     rooms = _room_table()
-    assert {"ebtui.tui", "ebtui.cli", "ebtui.core.records", "ebtui.core.store", "ebtui.providers",
-            "ebtui.config"} <= set(rooms)
-    assert "ebtui.cli" in rooms["ebtui.tui"][2] and "ebtui.config" in rooms["ebtui.providers"][1]
+    assert {"ebtui.tui/", "ebtui.cli/", "ebtui.core.records", "ebtui.core.store/", "ebtui.providers/",
+            "ebtui.config", "ebtui.core"} <= set(rooms)
+    assert "ebtui.cli" in rooms["ebtui.tui/"][2] and "ebtui.config" in rooms["ebtui.providers/"][1]
     assert not rooms["ebtui.errors"][1] and rooms["ebtui.__main__"] == rooms["ebtui.launcher"]
+    # a file's row holds that module only; a package's row everything below it
+    assert _room_of("ebtui.core.somewhere_new", rooms) is None and _room_of("ebtui.api", rooms) is None
+    assert _room_of("ebtui.core.store.index", rooms) == rooms["ebtui.core.store/"]
+    assert _room_of("ebtui.core", rooms) == rooms["ebtui.core"]
 
 
 def test_every_module_has_a_room_in_the_table() -> None:
