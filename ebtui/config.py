@@ -17,18 +17,90 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
 from ebtui.errors import read_bytes
 from ebtui.locations import models_config_candidates
+from ebtui.settings import load_settings
 
 BUILTIN_NAMES = ("local", "scripted")
 
 
 class ConfigError(Exception):
     """A problem in models.toml, named by file, model and field."""
+
+
+# -- provider options: one typed model per client kind, chosen by the model's `provider` -------------------------
+class ProviderOptions(BaseModel):
+    """The provider-specific fields of one `[models.NAME]` table (None: not set, the client's default)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class AnthropicOptions(ProviderOptions):
+    cache_system: bool = True  # mark the system prompt and the prompt's stable prefix cacheable
+    extra_headers: dict[str, str] | None = None
+    batch: bool | None = None  # None: the provider's default (see ebtui.providers.batch)
+
+
+class OpenAIOptions(ProviderOptions):
+    json_schema: bool = True  # the server takes response_format json_schema
+    reasoning_effort: str | None = None
+    top_p: float | None = Field(default=None, ge=0)
+    seed: int | str | None = None
+    extra_headers: dict[str, str] | None = None
+    batch: bool | None = None
+    prompt_cache_key: str | None = None
+
+
+class GoogleOptions(ProviderOptions):
+    top_p: float | None = Field(default=None, ge=0)
+    seed: int | str | None = None
+    batch: bool | None = None
+
+
+class LocalOptions(ProviderOptions):
+    model_path: str | None = None
+    n_ctx: int | None = Field(default=None, gt=0)
+    n_threads: int | None = Field(default=None, gt=0)
+    seed: int | str | None = None
+    top_p: float | None = Field(default=None, ge=0)
+    answer_words: int | None = Field(default=None, ge=0)  # 0: unbounded
+    json_string_chars: int | None = Field(default=None, ge=0)  # 0: unbounded
+    json_max_tokens: int | None = Field(default=None, ge=0)
+    repeat_penalty: float | None = Field(default=None, gt=0)
+
+
+class ScriptRuleConfig(BaseModel):
+    """A scripted reply: `reply` when every one of `match` (a string or a list of strings) is in the prompt."""
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+    match: str | list[str] = ""
+    reply: str
+
+
+class ScriptedOptions(ProviderOptions):
+    latency_s: float | None = Field(default=None, ge=0)
+    tokens_per_second: float | None = Field(default=None, ge=0)
+    judge_mode: Literal["valid", "malformed", "prose", "out_of_range"] | None = None
+    seed: int | str | None = None
+    rules: list[ScriptRuleConfig] = Field(default_factory=list)
+    faults: list[dict[str, Any]] = Field(default_factory=list)  # {kind, match, times, after_tokens, message}
+
+
+#: client kind -> its options
+OPTIONS: dict[str, type[ProviderOptions]] = {
+    "anthropic": AnthropicOptions,
+    "openai": OpenAIOptions,
+    "google": GoogleOptions,
+    "local": LocalOptions,
+    "scripted": ScriptedOptions,
+}
+
+OptionsT = TypeVar("OptionsT", bound=ProviderOptions)
 
 
 @dataclass(frozen=True)
@@ -38,33 +110,28 @@ class ProviderPreset:
     api_key_env: str | None = None
     needs_model: bool = True
     supports_temperature: bool = True
-    extras: frozenset[str] = frozenset()  # provider-specific fields accepted under [models.NAME]
 
+    @property
+    def options(self) -> type[ProviderOptions]:
+        """The provider-specific fields accepted under [models.NAME]: the options of its client kind."""
+        return OPTIONS[self.client]
 
-_OPENAI_EXTRAS = frozenset({"json_schema", "reasoning_effort", "top_p", "seed", "extra_headers", "batch",
-                            "prompt_cache_key"})
 
 PROVIDERS: dict[str, ProviderPreset] = {
     # Anthropic's API version 2026-10-21 (anthropic 2.x) has no temperature/top_p/top_k.
-    "anthropic": ProviderPreset("anthropic", None, "ANTHROPIC_API_KEY", supports_temperature=False,
-                                extras=frozenset({"cache_system", "extra_headers", "batch"})),
-    "openai": ProviderPreset("openai", None, "OPENAI_API_KEY", extras=_OPENAI_EXTRAS),
-    "google": ProviderPreset("google", None, "GEMINI_API_KEY", extras=frozenset({"top_p", "seed", "batch"})),
-    "xai": ProviderPreset("openai", "https://api.x.ai/v1", "XAI_API_KEY", extras=_OPENAI_EXTRAS),
-    "qwen": ProviderPreset("openai", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
-                           extras=_OPENAI_EXTRAS),
-    "openrouter": ProviderPreset("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", extras=_OPENAI_EXTRAS),
-    "together": ProviderPreset("openai", "https://api.together.xyz/v1", "TOGETHER_API_KEY", extras=_OPENAI_EXTRAS),
-    "ollama": ProviderPreset("openai", "http://localhost:11434/v1", None, extras=_OPENAI_EXTRAS),
-    "vllm": ProviderPreset("openai", "http://localhost:8000/v1", None, extras=_OPENAI_EXTRAS),
-    "llamacpp": ProviderPreset("openai", "http://localhost:8080/v1", None, extras=_OPENAI_EXTRAS),
-    "openai_compatible": ProviderPreset("openai", None, None, extras=_OPENAI_EXTRAS),
-    "local": ProviderPreset("local", needs_model=False,
-                            extras=frozenset({"model_path", "n_ctx", "n_threads", "seed", "top_p", "answer_words",
-                                              "json_string_chars", "json_max_tokens", "repeat_penalty"})),
-    "scripted": ProviderPreset("scripted", needs_model=False, supports_temperature=False,
-                               extras=frozenset({"latency_s", "tokens_per_second", "judge_mode", "seed",
-                                                 "rules", "faults"})),
+    "anthropic": ProviderPreset("anthropic", None, "ANTHROPIC_API_KEY", supports_temperature=False),
+    "openai": ProviderPreset("openai", None, "OPENAI_API_KEY"),
+    "google": ProviderPreset("google", None, "GEMINI_API_KEY"),
+    "xai": ProviderPreset("openai", "https://api.x.ai/v1", "XAI_API_KEY"),
+    "qwen": ProviderPreset("openai", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+    "openrouter": ProviderPreset("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "together": ProviderPreset("openai", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    "ollama": ProviderPreset("openai", "http://localhost:11434/v1", None),
+    "vllm": ProviderPreset("openai", "http://localhost:8000/v1", None),
+    "llamacpp": ProviderPreset("openai", "http://localhost:8080/v1", None),
+    "openai_compatible": ProviderPreset("openai", None, None),
+    "local": ProviderPreset("local", needs_model=False),
+    "scripted": ProviderPreset("scripted", needs_model=False, supports_temperature=False),
 }
 
 
@@ -95,8 +162,31 @@ class ModelConfig(BaseModel):
     retry_after_max_s: float = Field(default=60.0, ge=0)  # a longer Retry-After is a failure, not a wait
     #: the model family for the same-family preference (default: the provider); not the client type
     family: str | None = Field(default=None, min_length=1)
-    extras: dict[str, Any] = Field(default_factory=dict)
+    #: the provider-specific fields, typed by the provider's client kind (OPTIONS)
+    options: SerializeAsAny[ProviderOptions] = Field(default_factory=ProviderOptions)
     source: Path | None = Field(default=None, exclude=True)  # the file it came from (None: built in)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_options(cls, data: Any) -> Any:
+        """`options` given as a table (or not at all) becomes the options model of the provider's kind."""
+        if isinstance(data, dict) and data.get("provider") in PROVIDERS:
+            kind = PROVIDERS[data["provider"]].options
+            given = data.get("options")
+            if not isinstance(given, kind):
+                data = {**data, "options": kind.model_validate(given or {})}
+        return data
+
+    def options_as(self, kind: type[OptionsT]) -> OptionsT:
+        """The options as the client of `kind` reads them (a client given another provider's model: TypeError)."""
+        if not isinstance(self.options, kind):
+            raise TypeError(f"model {self.name!r} (provider {self.provider!r}) has no {kind.__name__}")
+        return self.options
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """The provider-specific fields the file set, as a plain table (read-only; the typed form is `options`)."""
+        return self.options.model_dump(exclude_unset=True)
 
     @property
     def preset(self) -> ProviderPreset:
@@ -182,7 +272,7 @@ _DEMO_PACE = {"demo-a": (0.8, 45.0), "demo-b": (1.1, 38.0), "demo-judge": (1.4, 
 def demo_models() -> dict[str, ModelConfig]:
     return {
         name: ModelConfig(name=name, provider="scripted", model="demo", max_concurrency=8,
-                          extras={"latency_s": first, "tokens_per_second": tps, "seed": name})
+                          options=ScriptedOptions(latency_s=first, tokens_per_second=tps, seed=name))
         for name, (first, tps) in _DEMO_PACE.items()
     }
 
@@ -202,16 +292,17 @@ def parse_model(name: str, table: Any, source: Path | None) -> ModelConfig:
                                  f"unknown provider {provider!r} (one of: {', '.join(PROVIDERS)})"))
     preset = PROVIDERS[provider]
     data["provider"] = provider
-    if "name" in data or "extras" in data or "source" in data:
-        bad = next(k for k in ("name", "extras", "source") if k in data)
+    internal = ("name", "options", "extras", "source")
+    if any(k in data for k in internal):
+        bad = next(k for k in internal if k in data)
         raise ConfigError(_where(source, name, bad, "is not a settable field"))
-    known = set(ModelConfig.model_fields) - {"name", "extras", "source"}
-    extras = {k: data.pop(k) for k in list(data) if k not in known}
-    for key in extras:
-        if key not in preset.extras:
-            allowed = ", ".join(sorted(preset.extras)) or "none"
+    known = set(ModelConfig.model_fields) - set(internal)
+    given = {k: data.pop(k) for k in list(data) if k not in known}
+    for key in given:
+        if key not in preset.options.model_fields:
+            allowed = ", ".join(preset.options.model_fields) or "none"
             raise ConfigError(_where(source, name, key,
-                                     f"unknown field for provider {provider!r} (provider extras: {allowed})"))
+                                     f"unknown field for provider {provider!r} (its own fields: {allowed})"))
     if data.get("temperature") is not None and not preset.supports_temperature:
         raise ConfigError(_where(source, name, "temperature",
                                  f"provider {provider!r} does not take a temperature "
@@ -225,55 +316,14 @@ def parse_model(name: str, table: Any, source: Path | None) -> ModelConfig:
     if provider == "local":  # one generation at a time per process, slow first tokens: as the built-in
         for key in ("max_concurrency", "max_tokens", "stall_timeout_s"):
             data.setdefault(key, getattr(builtin_models()["local"], key))
-    _check_extras(name, provider, extras, source)
     try:
-        return ModelConfig(name=name, extras=extras, source=source, **data)
+        options = preset.options.model_validate(given)
+        return ModelConfig(name=name, options=options, source=source, **data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err.get("loc", ())) or None
-        raise ConfigError(_where(source, name, field, f"{err.get('msg')} (got {err.get('input')!r})")) from None
-
-
-def _check_extras(name: str, provider: str, extras: dict[str, Any], source: Path | None) -> None:
-    def bad(key: str, msg: str) -> ConfigError:
-        return ConfigError(_where(source, name, key, msg))
-
-    for key, value in extras.items():
-        if key in ("latency_s", "tokens_per_second", "top_p") and (
-            isinstance(value, bool) or not isinstance(value, int | float) or value < 0
-        ):
-            raise bad(key, f"must be a number >= 0 (got {value!r})")
-        if key in ("n_ctx", "n_threads") and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-            raise bad(key, f"must be a positive integer (got {value!r})")
-        if key in ("answer_words", "json_string_chars", "json_max_tokens") and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 0
-        ):
-            raise bad(key, f"must be an integer >= 0 (got {value!r})")
-        if key == "repeat_penalty" and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
-            raise bad(key, f"must be a number > 0 (got {value!r})")
-        if key in ("json_schema", "cache_system", "batch") and not isinstance(value, bool):
-            raise bad(key, f"must be true or false (got {value!r})")
-        if key == "judge_mode" and value not in ("valid", "malformed", "prose", "out_of_range"):
-            raise bad(key, f"must be one of valid, malformed, prose, out_of_range (got {value!r})")
-        if key in ("model_path", "reasoning_effort", "prompt_cache_key") and not isinstance(value, str):
-            raise bad(key, f"must be a string (got {value!r})")
-        if key == "seed" and not isinstance(value, int | str):
-            raise bad(key, f"must be an integer or string (got {value!r})")
-        if key == "extra_headers" and not (
-            isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
-        ):
-            raise bad(key, "must be a table of string values")
-        if key == "rules" and not (
-            isinstance(value, list)
-            and all(isinstance(r, dict) and isinstance(r.get("reply"), str)
-                    and (isinstance(r.get("match", ""), str)
-                         or (isinstance(r["match"], list) and all(isinstance(m, str) for m in r["match"])))
-                    for r in value)
-        ):
-            raise bad(key, "must be a list of tables with 'match' (a string or a list of strings, all of which "
-                           "must occur) and 'reply' strings")
-        if key == "faults" and not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):
-            raise bad(key, "must be a list of tables (kind, match, times, after_tokens)")
+        said = f"must be one of {err['ctx']['expected']}" if err["type"] == "literal_error" else err.get("msg")
+        raise ConfigError(_where(source, name, field, f"{said} (got {err.get('input')!r})")) from None
 
 
 def parse_models(data: dict[str, Any], source: Path | None) -> ModelsConfig:
@@ -313,13 +363,14 @@ def load_models_config(explicit: str | Path | None = None) -> ModelsConfig:
     """
     candidates = models_config_candidates(explicit)
     must_exist = 1 if explicit else 0
-    if os.environ.get("EBTUI_MODELS"):
+    setting = load_settings().origin("models")
+    if setting is not None:
         must_exist += 1
     for i, path in enumerate(candidates):
         if path.is_file():
             return load_models_file(path)
         if i < must_exist:
-            origin = "--models" if explicit and i == 0 else "EBTUI_MODELS"
+            origin = "--models" if explicit and i == 0 else setting
             raise ConfigError(f"{path}: models file not found (from {origin})")
     return ModelsConfig(models=builtin_models(), source=None)
 

@@ -5,42 +5,31 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-APP_NAME = "ebtui"
-
-
-def user_config_dir() -> Path:
-    from platformdirs import user_config_path
-
-    return user_config_path(APP_NAME)
-
-
-def user_data_dir() -> Path:
-    from platformdirs import user_data_path
-
-    return user_data_path(APP_NAME)
+from ebtui.settings import APP_NAME as APP_NAME
+from ebtui.settings import load_settings
+from ebtui.settings import user_config_dir as user_config_dir
 
 
 def models_config_candidates(explicit: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Where models.toml is looked for, in order: --models, $EBTUI_MODELS, ./models.toml, user config dir."""
+    """Where models.toml is looked for, in order: --models, the `models` setting ($EBTUI_MODELS, else
+    config.toml's), ./models.toml, user config dir."""
     out: list[Path] = []
     if explicit:
         out.append(Path(explicit))
-    env = os.environ.get("EBTUI_MODELS")
-    if env:
-        out.append(Path(env))
+    setting = load_settings().models
+    if setting is not None:
+        out.append(setting)
     out.append(Path.cwd() / "models.toml")
     out.append(user_config_dir() / "models.toml")
     return out
 
 
 def store_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The results store: --store DIR, else $EBTUI_STORE, else ./saved."""
+    """The results store: --store DIR, else the `store` setting ($EBTUI_STORE, else config.toml's), else
+    ./saved."""
     if explicit:
         return Path(explicit)
-    env = os.environ.get("EBTUI_STORE")
-    if env:
-        return Path(env)
-    return Path.cwd() / "saved"
+    return load_settings().store or Path.cwd() / "saved"
 
 
 def package_data_dir() -> Path:

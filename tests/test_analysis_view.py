@@ -36,3 +36,14 @@ def test_blank_intervals_say_why_and_names_are_inert() -> None:
     assert "(fewer than 3 dilemmas)" in shown and "\x1b" not in shown
     assert interval_track(2.0, 5.5, 9.0, 1.0, 10.0, width=10) == " ├──●───┤ "
     assert interval_track(None, 5.5, None, 1.0, 10.0, width=10).strip() == "●"
+
+
+def test_a_dot_sits_where_its_printed_figure_says_whatever_the_noise() -> None:
+    # an offset of 0 lands on a cell boundary of the -2..2 track (14.5 cells): a machine whose BLAS gives
+    # +1.7e-15 and one that gives -1.3e-15 must draw the same picture, the one the printed "+0.00" gives
+    for noise in (1.6653345369377348e-15, -1.2836953722228372e-15, 0.0, -0.0, 0.004, -0.004):
+        assert interval_track(None, noise, None, -2.0, 2.0) == interval_track(None, 0.0, None, -2.0, 2.0)
+    # the interval's ends are placed the same way: a printed 1.00 is one cell whether it came out 0.996 or 1.004
+    assert interval_track(0.996, 1.5, 2.0, -2.0, 2.0) == interval_track(1.004, 1.5, 2.0, -2.0, 2.0)
+    # and a figure away from the boundary still moves the dot
+    assert interval_track(None, 0.2, None, -2.0, 2.0) != interval_track(None, 0.0, None, -2.0, 2.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_store_support import make_round
+from factories import make_round
 
 from ebtui.cli import cli
 from ebtui.core.records import RoundStatus

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from ebtui.cli import cli
 from ebtui.core.importers.eb import defaulted_scores, import_rounds, read_sources, runner_criteria_table
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, RoundStatus
+from ebtui.core.review import needs_review
 from ebtui.core.store import ResultsStore
 from tests.conftest import SHARED_FIXTURES
 from tests.eb_synth import MODELS, make_round, make_run, write_run
@@ -124,7 +125,7 @@ def test_a_defaulted_five_is_missing_and_needs_review(run_dir: Path, tmp_path: P
     others = {c: v for c, v in data["judgment"]["team_b_scores"].items()
               if c not in ("intellectual_honesty", "consistency")}
     assert {c: v for c, v in b.as_dict().items() if v is not None} == others
-    assert r.judgment.needs_review and r.judgment.effective_needs_review()
+    assert r.judgment.needs_review and needs_review(r.judgment)
     assert any(x.startswith("Team B Intellectual honesty: missing") and "recorded 5" in x
                for x in r.judgment.review_reasons)
     assert {(i.team, i.criterion, i.kind) for i in r.judgment.review_items} == {
@@ -180,7 +181,7 @@ def test_runner_value_wins_over_a_disagreeing_reparse_and_is_flagged(run_dir: Pa
     run = CliRunner().invoke(cli, ["rounds", "accept", r.id, "--team", "a", "--criterion", "framework_awareness",
                                    "--note", "the judge wrote 12; 10 is the top of the scale", "--store", store])
     assert run.exit_code == 0, run.stderr
-    assert not ResultsStore(tmp_path / "store").load_round(r.id).judgment.effective_needs_review()
+    assert not needs_review(ResultsStore(tmp_path / "store").load_round(r.id).judgment)
 
 
 def test_defaulted_lines_are_read_as_that_runner_writes_them() -> None:
@@ -412,7 +413,7 @@ def test_no_runner_judgment_uses_ebtuis_parse(tmp_path: Path) -> None:
     assert r.judgment.parsed_scores("b").as_dict() == {c: 6 for c in CRITERIA}
     assert set(r.imported.score_sources["a"].values()) == {"ebtui"}
     assert r.judgment.source_of("a", "consistency").kind == "line"  # ebtui's own provenance
-    assert not r.judgment.effective_needs_review()  # a clean reply read by ebtui needs no human
+    assert not needs_review(r.judgment)  # a clean reply read by ebtui needs no human
 
 
 def test_provenance_lines_for_reports(run_dir: Path, tmp_path: Path) -> None:

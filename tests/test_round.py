@@ -345,7 +345,7 @@ async def test_missing_client_is_reported_before_anything_runs() -> None:
 
 
 async def test_an_event_handler_gets_each_event_once_in_its_own_method() -> None:
-    """RoundEventHandler: the one dispatch both front ends use; every event of a real round reaches exactly
+    """RoundEventHandler: the dispatch a consumer may subclass; every event of a real round reaches exactly
     the method named for its kind, in order (a failed phase goes to on_phase_failed, not on_phase_finished)."""
     from ebtui.core.events import RoundEventHandler
 

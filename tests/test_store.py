@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_store_support import make_round
+from factories import make_round
 from tinydb import TinyDB
 
 from ebtui.core.records import CRITERIA, Round, RoundStatus, Tournament

@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_store_support import make_round
+from factories import make_round
 
-from ebtui.core.store import ResultsStore, _Abandoned
+from ebtui.core.store import ResultsStore, WriteAbandoned
 
 
 class _GatedStore(ResultsStore):
@@ -29,7 +29,7 @@ class _GatedStore(ResultsStore):
         version = json.loads(data)["error"]
         try:
             super()._write_round_file(path, data)
-        except _Abandoned:
+        except WriteAbandoned:
             self.log.append(("abandoned", version))
             raise
         self.log.append(("written", version))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_store_support import make_round
+from factories import make_round
 
 from ebtui.core.records import Round, RoundStatus
 from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
@@ -106,7 +106,7 @@ def test_a_killed_writers_marker_forces_one_full_check_then_is_cleared(root: Pat
     code = (
         "import os, sys\n"
         "sys.path.insert(0, sys.argv[2])\n"
-        "from test_store_support import make_round\n"
+        "from factories import make_round\n"
         "from ebtui.core.store import ResultsStore\n"
         "s = ResultsStore(sys.argv[1], durable=False)\n"
         "s.save_round(make_round(7, dilemma='killed', text_size=20))\n"

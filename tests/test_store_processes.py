@@ -25,7 +25,7 @@ def _python(code: str, *args: str) -> list[str]:
 
 
 SAVE_LOOP = """
-    from test_store_support import make_round
+    from factories import make_round
     from ebtui.core.records import RoundStatus
     from ebtui.core.store import ResultsStore, entry_scores
     store = ResultsStore(sys.argv[1], durable=sys.argv[2] == "durable")
@@ -85,7 +85,7 @@ def test_sigkill_during_saves_leaves_every_file_parseable_and_the_index_catches_
 def test_exit_without_close_flushes_the_index(tmp_path: Path) -> None:
     root = tmp_path / "store"
     code = """
-        from test_store_support import make_round
+        from factories import make_round
         from ebtui.core.store import ResultsStore, entry_scores
         store = ResultsStore(sys.argv[1], durable=False)
         for i in range(10):
@@ -99,7 +99,7 @@ def test_exit_without_close_flushes_the_index(tmp_path: Path) -> None:
 
 
 WRITER = """
-    from test_store_support import make_round
+    from factories import make_round
     from ebtui.core.records import RoundStatus
     from ebtui.core.store import ResultsStore, entry_scores
     store = ResultsStore(sys.argv[1], durable=False)

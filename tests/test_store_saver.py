@@ -8,12 +8,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from factories import make_round
 from pydantic import BaseModel
 
 from ebtui.core.records import Override, Round
 from ebtui.core.store import ResultsStore
 from ebtui.core.store.saver import frozen_copy
-from tests.test_store_support import make_round
 
 IMMUTABLE = (str, int, float, bool, bytes, type(None), datetime, date, timedelta, Enum)
 

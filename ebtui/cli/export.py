@@ -75,10 +75,10 @@ def export_table(ctx: click.Context, tournament_id: str | None, store: str | Non
 
     formats = formats or ("parquet", "csv")
     if "parquet" in formats:
-        from ebtui.core.export.tidy import _pyarrow
+        from ebtui.core.export.tidy import require_pyarrow
 
         try:
-            _pyarrow()  # before reading anything: say at once when the extra is missing
+            require_pyarrow()  # before reading anything: say at once when the extra is missing
         except MissingExtra as exc:
             raise CliError(f"{exc} (or give --format csv)") from None
     root, rounds, tournament = _selection(ctx, store, tournament_id)
@@ -110,10 +110,10 @@ def export_inspect(ctx: click.Context, tournament_id: str | None, store: str | N
                    models_file: str | None) -> None:
     """Write an Inspect AI log: one sample per exchange, the phases as messages, the judge's scores."""
     from ebtui.core.export import MissingExtra
-    from ebtui.core.export.inspect_log import _inspect, write_inspect_log
+    from ebtui.core.export.inspect_log import require_inspect, write_inspect_log
 
     try:
-        _inspect()  # before reading anything: say at once when the extra is missing
+        require_inspect()  # before reading anything: say at once when the extra is missing
     except MissingExtra as exc:
         raise CliError(str(exc)) from None
     root, rounds, tournament = _selection(ctx, store, tournament_id)

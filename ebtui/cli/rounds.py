@@ -16,8 +16,6 @@ from ebtui.core.overrides import (
     accept_as_parsed,
     apply_override,
     check_override,
-    describe_target,
-    open_items,
     parse_criterion,
     parse_team,
 )
@@ -29,6 +27,7 @@ from ebtui.core.records import (
     Round,
     RoundStatus,
 )
+from ebtui.core.review import describe_target, open_items
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ROLES, ResultsStore, StoreError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
@@ -318,7 +317,7 @@ def override(
     click.echo(f"Round {round_id}: Team {t.upper()} {CRITERION_LABELS[crit]} {what}: "
                f"parsed {_num(parsed)}, effective {_num(eff)}.")
     click.echo(f"Totals now: A {_num(j.effective_scores('a').total())}, B {_num(j.effective_scores('b').total())}"
-               + (f"  (still needs review: {len(open_items(j))} item(s) open)" if j.effective_needs_review() else ""))
+               + (f"  (still needs review: {len(open_items(j))} item(s) open)" if open_items(j) else ""))
 
 
 @rounds.command("accept")

@@ -20,6 +20,7 @@ import click
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option, load_document
 from ebtui.config import ConfigError, load_models_config
 from ebtui.core import events
+from ebtui.core.facts import may_resume
 from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
 from ebtui.core.records import (
     CRITERIA,
@@ -31,7 +32,7 @@ from ebtui.core.records import (
     RoundStatus,
     new_id,
 )
-from ebtui.core.round import RoundSpec, run_round
+from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.store import ResultsStore, StoreError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
@@ -212,14 +213,7 @@ async def _play(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
     try:
-        result: Round | None = None
-        async with contextlib.aclosing(run_round(spec, clients, store, resume=resume)) as stream:
-            async for ev in stream:
-                printer.handle(ev)
-                if isinstance(ev, events.RoundFinished):
-                    result = ev.round
-        assert result is not None
-        return result
+        return await play_round(spec, clients, store, resume=resume, on_event=printer.handle)
     finally:
         for client in clients.values():
             with contextlib.suppress(Exception):
@@ -277,9 +271,7 @@ def run(
         raise CliError(strip_control(str(exc))) from None
     except StoreError as exc:
         raise CliError(f"results store {root}: {strip_control(str(exc))}") from None
-    if previous is not None and (previous.dilemma_id, previous.team_a_model, previous.team_b_model) != (
-        dilemma.id, team_a, team_b
-    ):
+    if previous is not None and not may_resume(previous, dilemma.id, team_a, team_b):
         raise CliError(
             f"round {resume_id} is {previous.dilemma_id}: Team A {previous.team_a_model} vs Team B "
             f"{previous.team_b_model}; resume it with that --dilemma, --team-a and --team-b"

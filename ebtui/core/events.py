@@ -71,9 +71,8 @@ RoundEvent = PhaseStarted | TextDelta | PhaseRetrying | PhaseFinished | PhaseFai
 
 
 class RoundEventHandler:
-    """What a consumer of round events (the CLI's printer, the TUI's live screen, a tournament's counter)
-    subclasses: `handle(event)` calls the one `on_...` method for the event's kind; each does nothing
-    unless overridden. One dispatch for every front end instead of an isinstance chain in each."""
+    """A dispatch a consumer of round events may subclass: `handle(event)` calls the one `on_...` method for
+    the event's kind; each does nothing unless overridden."""
 
     def handle(self, event: RoundEvent) -> None:
         # exact types: the event classes are final leaves, so one dict lookup per streamed token

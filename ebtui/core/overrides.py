@@ -1,19 +1,11 @@
 """The one place that decides how a human corrects a judgment, used by both the CLI and the TUI.
 
-Review checklist: a judgment's review reasons (`Judgment.review_items`) each name a team and criterion, a
-whole team, or the whole judgment. A score's item is addressed only by
-
-- an override of that score (a whole number 1-10, with a note saying why — the judge's parsed value stays
-  beside it), or
-- an explicit, recorded acceptance of the parsed value ("accept as parsed"; for a missing score: it stays
-  missing, and the human has said so).
-
-A team's item is addressed when all seven of that team's scores are; the whole judgment's item when all
-fourteen are. A missing parsed score is always an item, even in files written before the checklist existed.
-Clearing an override re-opens its item. Scoring by hand is allowed where the judge gave nothing at all (the
-store then creates an empty judgment to hold the overrides).
-
-Everything is recorded in `Judgment.overrides` (kind "score" or "accept"), oldest first.
+A score is corrected by an override (a whole number 1-10, with a note saying why — the judge's parsed value
+stays beside it) or by an explicit, recorded acceptance of the parsed value ("accept as parsed"; for a missing
+score: it stays missing, and the human has said so). Scoring by hand is allowed where the judge gave nothing
+at all (the store then creates an empty judgment to hold the overrides). Everything is recorded in
+`Judgment.overrides` (kind "score" or "accept"), oldest first. The review checklist those actions address is
+ebtui.core.review.
 """
 
 from __future__ import annotations
@@ -22,124 +14,39 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Override, ReviewReason, Round, Team
+from ebtui.core import facts
+from ebtui.core.records import CRITERIA, Judgment, Override, Round, Team
 
-TEAMS: tuple[Team, Team] = ("a", "b")
+# the review checklist lives in ebtui.core.review; these names stay importable from here for the callers
+from ebtui.core.review import TEAMS as TEAMS
+from ebtui.core.review import ChecklistItem as ChecklistItem
+from ebtui.core.review import checklist as checklist
+from ebtui.core.review import describe_target as describe_target
+from ebtui.core.review import needs_review as needs_review
+from ebtui.core.review import open_items as open_items
+from ebtui.core.review import review_reasons as review_reasons
+from ebtui.core.review import score_action as score_action
 
 
 class OverrideError(ValueError):
     """A human's correction that cannot be applied; the message is one line naming what is wrong."""
 
 
-# ---------------------------------------------------------------------------------------------- checklist
-
-
-@dataclass(frozen=True)
-class ChecklistItem:
-    reason: ReviewReason
-    addressed: bool
-    #: "override", "accept", or "" (open; or a team/judgment item addressed through its scores)
-    addressed_by: str = ""
-
-    @property
-    def where(self) -> str:
-        return describe_target(self.reason.team, self.reason.criterion)
-
-
-def describe_target(team: str | None, criterion: str | None) -> str:
-    if team is None:
-        return "the whole judgment"
-    if criterion is None:
-        return f"Team {team.upper()} (all seven scores)"
-    return f"Team {team.upper()} {CRITERION_LABELS.get(criterion, criterion)}"
-
-
-_LEGACY_SCORE = re.compile(r"(?i)^team[ _]?(?P<t>[ab])\b[: ]+(?P<c>[a-z_ ]+?)(?=[: ]|$)")
-#: reasons older versions gave for a reply read without trouble (syntax repairs, tables, lines): under the
-#: current rules they need no human, so a file written then is not kept in the review queue for them
-_LEGACY_SYNTAX_ONLY = re.compile(
-    r"(?i)^(?:the JSON had to be repaired|the JSON is not in the requested shape|scores read from (?:a markdown "
-    r"table|lines of text)|the reply holds \d+ JSON objects)"
-)
-
-
-def review_reasons(judgment: Judgment) -> list[ReviewReason]:
-    """The judgment's checklist items: as parsed, or (a file written before the checklist) derived from its
-    plain-text reasons; plus an item for every missing parsed score."""
-    items: list[ReviewReason] = list(judgment.review_items)
-    if not items and judgment.needs_review:
-        for text in judgment.review_reasons:
-            m = _LEGACY_SCORE.match(text)
-            crit = None
-            if m:
-                try:
-                    crit = parse_criterion(m.group("c").strip())
-                except OverrideError:
-                    crit = None
-            if m and crit is not None:
-                items.append(ReviewReason(team=m.group("t").lower(), criterion=crit, kind="legacy", message=text))
-            elif not _LEGACY_SYNTAX_ONLY.match(text):
-                items.append(ReviewReason(kind="legacy", message=text))
-        if not judgment.review_reasons:
-            items.append(ReviewReason(kind="legacy", message="flagged for review"))
-    have = {(r.team, r.criterion) for r in items if r.kind in ("missing", "legacy", "invalid", "conflict")}
-    for team in TEAMS:
-        for crit in judgment.parsed_scores(team).missing():
-            if (team, crit) not in have:
-                items.append(ReviewReason(team=team, criterion=crit, kind="missing",
-                                          message=f"{describe_target(team, crit)}: missing (the judge gave no score)"))
-    return items
-
-
-def score_action(judgment: Judgment, team: str, criterion: str) -> str:
-    """'override', 'accept' or '' for one score."""
-    last = judgment.last_actions().get((team, criterion))
-    if last is None:
-        return ""
-    if last.kind == "accept":
-        return "accept"
-    return "override" if last.value is not None else ""
-
-
-def checklist(judgment: Judgment) -> list[ChecklistItem]:
-    out = []
-    for reason in review_reasons(judgment):
-        if reason.team is not None and reason.criterion is not None:
-            by = score_action(judgment, reason.team, reason.criterion)
-            out.append(ChecklistItem(reason, bool(by), by))
-            continue
-        teams = TEAMS if reason.team is None else (reason.team,)
-        done = all(score_action(judgment, t, c) for t in teams for c in CRITERIA)
-        out.append(ChecklistItem(reason, done))
-    return out
-
-
-def open_items(judgment: Judgment) -> list[ChecklistItem]:
-    return [item for item in checklist(judgment) if not item.addressed]
-
-
-def needs_review(judgment: Judgment | None) -> bool:
-    return judgment is not None and bool(open_items(judgment))
-
-
 # ---------------------------------------------------------------------------------------------- validation
 
 
 def parse_team(team: Any) -> Team:
-    t = str(team).strip().lower().removeprefix("team_").removeprefix("team ").removeprefix("team").strip()
-    if t not in TEAMS:
-        raise OverrideError(f"unknown team {team!r}: give a or b")
-    return t
+    try:
+        return facts.parse_team(team)
+    except ValueError as exc:
+        raise OverrideError(str(exc)) from None
 
 
 def parse_criterion(name: Any) -> str:
-    key = re.sub(r"[\s-]+", "_", str(name).strip().lower())
-    if key in CRITERIA:
-        return key
-    for crit, label in CRITERION_LABELS.items():
-        if key == re.sub(r"[\s-]+", "_", label.lower()) or (len(key) >= 4 and crit.startswith(key)):
-            return crit
-    raise OverrideError(f"unknown criterion {name!r}: give one of {', '.join(CRITERIA)}")
+    try:
+        return facts.parse_criterion(name)
+    except ValueError as exc:
+        raise OverrideError(str(exc)) from None
 
 
 def parse_value(value: Any) -> int:

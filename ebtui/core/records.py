@@ -231,8 +231,8 @@ class Judgment(Record):
     judge_model: str = ""
     #: how each parsed score was read (one entry per team and criterion the reply gave a value for)
     provenance: list[ScoreSource] = Field(default_factory=list)
-    #: the review checklist as parsed (review_reasons holds the same messages as plain text); see
-    #: ebtui.core.overrides for how each item is addressed
+    #: the review checklist as parsed (review_reasons holds the same messages as plain text); whether it is
+    #: still open is ebtui.core.review.needs_review, how each item is addressed ebtui.core.overrides
     review_items: list[ReviewReason] = Field(default_factory=list)
 
     def source_of(self, team: Team, criterion: str) -> ScoreSource | None:
@@ -262,12 +262,6 @@ class Judgment(Record):
             if t == team:
                 parsed[crit] = ov.value
         return Scores(**parsed)
-
-    def effective_needs_review(self) -> bool:
-        """Still needs review: an item of the review checklist is not addressed yet (ebtui.core.overrides)."""
-        from ebtui.core.overrides import open_items  # the one module holding the review rules
-
-        return bool(open_items(self))
 
 
 class Imported(Record):

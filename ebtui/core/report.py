@@ -343,7 +343,7 @@ def write_report(
     lines += [
         f"- Rounds: {len(rounds)} ("
         + ", ".join(f"{md_escape(k)} {v}" for k, v in sorted(statuses.items())) + f"); exchanges: {n_ex}",
-        f"- Models: {', '.join(md_escape(m) for m in an._models(rounds))}",
+        f"- Models: {', '.join(md_escape(m) for m in an.models_in(rounds))}",
         f"- Judges: {', '.join(md_escape(j) for j in sorted({r.judge_model for r in rounds}))}",
         f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
         f"- Excluded: {md_escape(excluded)}",

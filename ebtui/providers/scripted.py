@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Unpack
 
+from ebtui.config import ModelConfig, ScriptedOptions
 from ebtui.providers.base import CallOptions, Completion, Delta, ModelClient, ProviderError, StreamItem, Usage
 from ebtui.providers.common import with_cost
 
@@ -250,12 +251,12 @@ def _poke_first_int(value: Any, new: int) -> bool:
     return False
 
 
-def scripted_from_config(cfg: Any) -> ScriptedClient:
+def scripted_from_config(cfg: ModelConfig) -> ScriptedClient:
     """A ScriptedClient from a `provider = "scripted"` ModelConfig (latency_s, tokens_per_second, judge_mode,
     seed, rules = [{match, reply}], faults = [{kind, match, times, after_tokens, message}])."""
-    ex = dict(cfg.extras)
-    rules = [ScriptRule(match=tuple(str(m) for m in r["match"]) if isinstance(r.get("match"), list)
-                        else str(r.get("match", "")), reply=str(r["reply"])) for r in ex.get("rules", [])]
+    ex = cfg.options_as(ScriptedOptions)
+    rules = [ScriptRule(match=tuple(r.match) if isinstance(r.match, list) else r.match, reply=r.reply)
+             for r in ex.rules]
     faults = [
         ScriptedFault(
             kind=str(f.get("kind", "server")),
@@ -264,16 +265,16 @@ def scripted_from_config(cfg: Any) -> ScriptedClient:
             message=str(f.get("message", "scripted fault")),
             after_tokens=int(f.get("after_tokens", 0)),
         )
-        for f in ex.get("faults", [])
+        for f in ex.faults
     ]
     return ScriptedClient(
         cfg.name,
         rules=rules,
-        latency_s=float(ex.get("latency_s", 0.0)),
-        tokens_per_second=float(ex["tokens_per_second"]) if ex.get("tokens_per_second") else None,
-        judge_mode=ex.get("judge_mode", "valid"),
+        latency_s=ex.latency_s or 0.0,
+        tokens_per_second=ex.tokens_per_second or None,
+        judge_mode=ex.judge_mode or "valid",
         faults=faults,
-        seed=str(ex.get("seed", "")),
+        seed=str(ex.seed if ex.seed is not None else ""),
         price_in=cfg.price_in,
         price_out=cfg.price_out,
     )

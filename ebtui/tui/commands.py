@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-if TYPE_CHECKING:
-    from ebtui.tui.app import EbtuiApp
+from ebtui.tui.actions import AppActions
 
 
 class EbtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = cast("EbtuiApp", self.app)
+        app = cast(AppActions, self.app)
         return [
             ("New round", "Pick a dilemma and models and start a round (F2)", app.action_new_round),
             ("Browse results", "Saved rounds, filtered by model, dilemma, judge, status (F3)",

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.keys import REPLACED_KEYS, Keys, key_to_character
 
+from ebtui.settings import config_file
 from ebtui.tui.keys import BY_ID
 from ebtui.tui.user_files import UserFileError, read_settings_file
 
@@ -21,9 +22,7 @@ _NAMED_KEYS = frozenset(k.value for k in Keys if not k.value.startswith("<"))
 
 def user_config_file() -> Path:
     """`config.toml` in the user config dir (where models.toml and themes/ also live)."""
-    from ebtui.locations import user_config_dir
-
-    return user_config_dir() / CONFIG_FILE_NAME
+    return config_file()
 
 
 @dataclass(frozen=True)

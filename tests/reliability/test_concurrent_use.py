@@ -106,12 +106,9 @@ def test_many_overrides_while_a_long_tournament_writes(tmp_path: Path) -> None:
 async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) -> None:
     """The same through the TUI: the score card (Pilot) corrects scores of rounds the tournament is playing."""
     import asyncio
-    import sys
 
+    from factories import make_dilemmas
     from textual.widgets import Input
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
-    from tui_helpers import make_dilemmas
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.score import ScoreCardScreen

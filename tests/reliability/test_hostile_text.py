@@ -153,10 +153,8 @@ async def _wait(predicate: Any, timeout: float = 30.0) -> None:
 
 
 async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
-    import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
-    from tui_helpers import make_dilemmas
+    from factories import make_dilemmas
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.live import LiveRoundScreen

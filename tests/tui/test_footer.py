@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import fixed_round, wait_until
+from tui_helpers import fixed_round, started_round, wait_until
 
 from ebtui.core.events import PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PhaseType
@@ -31,11 +31,8 @@ async def test_focus_between_panes_keeps_the_footer_and_a_new_key_appears_when_t
             await asyncio.sleep(0.005)
         yield RoundFinished(round_)
 
-    app = make_app(run_round=lambda request, clients, store: events())
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
+    async with started_round(make_app, events) as (pilot, screen):
+        app = pilot.app
         assert isinstance(screen, LiveRoundScreen)
         await wait_until(lambda: screen.view(PhaseType.PRESENTATION).tokens > 0 and _keys(screen))
         shown = _keys(screen)

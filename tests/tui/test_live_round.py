@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import events_from_round, fixed_round, wait_until
+from tui_helpers import events_from_round, fixed_round, replayed_round, started_round, wait_until
 
 from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
@@ -98,11 +98,7 @@ async def test_a_retry_clears_the_phase_and_says_so(make_app) -> None:
         yield PhaseFinished(round_.id, presentation)
         yield RoundFinished(round_)
 
-    app = make_app(run_round=lambda request, clients, store: events())
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
+    async with started_round(make_app, events) as (pilot, screen):
         view = screen.query_one("#phase-presentation", PhaseView)
         await wait_until(lambda: view.tokens == 1)
         retry_now.set()
@@ -118,12 +114,7 @@ async def test_a_retry_clears_the_phase_and_says_so(make_app) -> None:
 
 async def test_replayed_round_fills_every_pane(make_app) -> None:
     round_ = fixed_round()
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
+    async with replayed_round(make_app, round_) as (_, screen):
         for phase in round_.phases:
             assert screen.view(phase.phase_type).text == phase.response
 
@@ -154,11 +145,7 @@ async def test_a_long_phase_streams_append_only_and_keeps_its_text(make_app) -> 
             if not isinstance(event, PhaseStarted) or event.phase_type != PhaseType.PRESENTATION:
                 yield event
 
-    app = make_app(run_round=lambda request, clients, store: events())
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
+    async with started_round(make_app, events) as (pilot, screen):
         await wait_until(lambda: screen.round_id is not None)
         await pilot.pause()
         widgets_before = set(screen.walk_children())
@@ -210,11 +197,7 @@ async def test_the_footer_drops_cancel_once_the_round_is_over(make_app) -> None:
         async for event in events_from_round(round_):
             yield event
 
-    app = make_app(run_round=lambda request, clients, store: events())
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
+    async with started_round(make_app, events) as (pilot, screen):
         await wait_until(lambda: screen.round_id is not None)
         assert "cancel_round" in _footer_actions(screen) and "score_card" not in _footer_actions(screen)
         go_on.set()
@@ -342,12 +325,7 @@ async def test_a_resize_keeps_a_reader_who_scrolled_up_in_place_and_short_text_a
 
 async def test_the_judge_pane_shows_the_parsed_judgment_and_the_raw_reply_on_r(make_app) -> None:
     round_ = fixed_round()
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
+    async with replayed_round(make_app, round_, size=(160, 50)) as (pilot, screen):
         await pilot.pause()
         view = screen.view(PhaseType.JUDGMENT)
         width = view.content_size.width

@@ -6,6 +6,7 @@ from functools import partial
 from textual.widgets import Input
 from tui_helpers import fixed_round, wait_until
 
+from ebtui.core.review import needs_review
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.screens.score import ScoreCardScreen
@@ -126,7 +127,7 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
         await pilot.pause()
         saved = store.load_round(round_.id).judgment
         assert [(o.kind, o.team, o.criterion, o.value) for o in saved.overrides] == [("accept", "a", "consistency", 6)]
-        assert not saved.effective_needs_review()
+        assert not needs_review(saved)
         assert not card.query_one(".card-review").has_class("-shown")
         assert str(grid.get_cell("consistency", "a")).split() == ["6", "P", "✓"]
 
@@ -151,7 +152,7 @@ async def test_an_override_needs_a_note(make_app, store) -> None:
         await pilot.pause()
         saved = store.load_round(round_.id).judgment
         assert saved.active_overrides()[("a", "principle_articulation")].value == 7
-        assert saved.effective_needs_review()  # 13 scores still missing
+        assert needs_review(saved)  # 13 scores still missing
 
 
 async def test_the_live_screen_reopens_the_card_with_the_override_made_on_it(make_app, store) -> None:

@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_snapshots import _settle
 from textual.widgets import Button, Select, Static
-from tui_helpers import make_dilemmas
+from tui_helpers import make_dilemmas, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY", "DASHSCOPE_API_KEY",
@@ -52,7 +51,7 @@ async def test_a_dilemma_without_a_consistency_case_is_marked(make_app) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 def test_setup_snapshot(snap_compare, make_app, size: tuple[int, int]) -> None:
-    assert snap_compare(make_app(snapshot=True), terminal_size=size, run_before=_settle)
+    assert snap_compare(make_app(snapshot=True), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input, TabbedContent
+from textual.widgets import TabbedContent
 from tui_helpers import (
     FIXED_TIME,
     EntriesStore,
     events_from_round,
     fixed_round,
+    settle,
     synthetic_entries,
 )
 
@@ -46,17 +47,6 @@ pytestmark = pytest.mark.parametrize(
 )
 
 
-async def _settle(pilot: Pilot) -> None:
-    app = pilot.app
-    await pilot.pause()  # let a just-pushed screen mount its inputs first
-    for screen in app.screen_stack:
-        for field in screen.query(Input):
-            field.cursor_blink = False
-    await pilot.pause()
-    app.clear_notifications()
-    await pilot.pause()
-
-
 async def _wait_until(predicate: Callable[[], bool], timeout: float = 20.0, what: Callable[[], str] = str) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -73,7 +63,7 @@ def _themed(app: App[Any], theme: str) -> App[Any]:
 
 # -- setup ---------------------------------------------------------------------------------------------------
 def test_setup(snap_compare, make_app, size, theme) -> None:
-    assert snap_compare(_themed(make_app(snapshot=True), theme), terminal_size=size, run_before=_settle)
+    assert snap_compare(_themed(make_app(snapshot=True), theme), terminal_size=size, run_before=settle)
 
 
 # -- live round ----------------------------------------------------------------------------------------------
@@ -104,7 +94,7 @@ def test_live_round_mid_stream(snap_compare, make_app, size, theme) -> None:
         screen = app.screen
         await _wait_until(lambda: not screen._inbox and bool(screen.view(PhaseType.RESPONSE).text))
         screen._refresh_status()  # what the pump does every 0.5 s: the panes' status lines, now
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -117,7 +107,7 @@ def test_live_round_finished(snap_compare, make_app, size, theme) -> None:
     async def run(pilot: Pilot) -> None:
         await pilot.press("ctrl+r")
         await _wait_until(lambda: getattr(app.screen, "state", "") == "finished")  # its status lines refreshed
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -133,7 +123,7 @@ def test_score_card_needing_review(snap_compare, make_app, store, size, theme) -
         app.push_screen(ScoreCardScreen(round_))
         await pilot.pause()
         await pilot.press("r")  # the raw judge reply beside the grid
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -147,7 +137,7 @@ def test_score_edit_modal(snap_compare, make_app, store, size, theme) -> None:
         app.push_screen(ScoreCardScreen(round_))  # the dialog over the card it edits
         await pilot.pause()
         app.push_screen(ScoreEditModal("b", "framework_awareness", None, None))
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -162,21 +152,24 @@ def test_results_browser(snap_compare, make_app, size, theme) -> None:
     async def run(pilot: Pilot) -> None:
         await pilot.press("f3")
         await _wait_until(lambda: len(getattr(app.screen, "entries", [])) >= 60)
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
 
-def test_round_view(snap_compare, make_app, size, theme) -> None:
-    round_ = fixed_round()
+def _round_view_snapshot(snap_compare, make_app, size, theme, round_) -> bool:
     app = _themed(make_app(snapshot=True), theme)
 
     async def run(pilot: Pilot) -> None:
         app.push_screen(RoundScreen(round_.id, round_))
         await pilot.pause()
-        await _settle(pilot)
+        await settle(pilot)
 
-    assert snap_compare(app, terminal_size=size, run_before=run)
+    return bool(snap_compare(app, terminal_size=size, run_before=run))
+
+
+def test_round_view(snap_compare, make_app, size, theme) -> None:
+    assert _round_view_snapshot(snap_compare, make_app, size, theme, fixed_round())
 
 
 def test_round_view_of_an_imported_round(snap_compare, make_app, size, theme) -> None:
@@ -186,14 +179,7 @@ def test_round_view_of_an_imported_round(snap_compare, make_app, size, theme) ->
     round_ = fixed_round(round_id="eb-run1-0123456789ab").model_copy(update={"imported": Imported(
         runner="moral_reasoning_quality_evaluation", source_file="/data/runs/run1/results.jsonl", source_line=3,
         source_round_id="7", source_run="run1", imported_at=FIXED_TIME)})
-    app = _themed(make_app(snapshot=True), theme)
-
-    async def run(pilot: Pilot) -> None:
-        app.push_screen(RoundScreen(round_.id, round_))
-        await pilot.pause()
-        await _settle(pilot)
-
-    assert snap_compare(app, terminal_size=size, run_before=run)
+    assert _round_view_snapshot(snap_compare, make_app, size, theme, round_)
 
 
 # -- tournament ----------------------------------------------------------------------------------------------
@@ -243,7 +229,7 @@ def test_tournament_plan(snap_compare, tournament_app, size, theme) -> None:
     async def run(pilot: Pilot) -> None:
         screen = await _tournament_screen(app, pilot)
         assert screen.estimate.rounds == 8  # 2 dilemmas x 2 orderings x 2 repeats
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -275,7 +261,7 @@ def test_tournament_progress(snap_compare, tournament_app, size, theme) -> None:
         batches.refresh_rows()  # what its 2 s timer does
         assert batches.display
         await _wait_until(lambda: screen._shown_progress is screen.progress)  # the screen's own refresh
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -305,7 +291,7 @@ def test_tournament_analysis(snap_compare, make_app, store: ResultsStore, size, 
     async def run(pilot: Pilot) -> None:
         screen = await open_snapshot_tournament(app, pilot)
         screen.query_one(TabbedContent).active = "tab-analysis"
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -316,7 +302,7 @@ def test_help(snap_compare, make_app, size, theme) -> None:
 
     async def run(pilot: Pilot) -> None:
         app.push_screen(HelpModal())
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 
@@ -327,7 +313,7 @@ def test_command_palette(snap_compare, make_app, size, theme) -> None:
     app = _themed(make_app(snapshot=True), theme)
 
     async def run(pilot: Pilot) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         app.action_command_palette()
         await _wait_until(lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"result")  # a typed query: the hits are ranked, not listed in arrival order
@@ -335,7 +321,7 @@ def test_command_palette(snap_compare, make_app, size, theme) -> None:
         # the palette searches its providers in a worker: wait until that search is over and has a hit
         await _wait_until(lambda: palette.query_one(CommandList).option_count >= 1
                           and all(w.is_finished for w in palette.workers))
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
 

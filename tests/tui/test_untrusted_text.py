@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from tui_helpers import events_from_round, fixed_round, wait_until
+from tui_helpers import fixed_round, replayed_round
 
 from ebtui.core.records import PhaseType
 from ebtui.tui.screens.score import ScoreCardScreen
@@ -27,12 +27,8 @@ def _screen_text(app) -> str:
 async def test_hostile_model_text_is_inert_in_the_live_panes(make_app) -> None:
     round_ = fixed_round(texts={"presentation": HOSTILE, "response": HOSTILE})
     round_.judgment.team_a_justification = HOSTILE
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_))
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        screen = app.screen
-        await wait_until(lambda: screen.state == "finished")
+    async with replayed_round(make_app, round_) as (pilot, screen):
+        app = pilot.app
         for scroller in screen.query("RolePane VerticalScroll"):
             scroller.release_anchor()
             scroller.scroll_home(animate=False)

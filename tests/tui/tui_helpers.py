@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from factories import make_dilemmas  # noqa: F401 - the tui tests import it from here too
+from textual.widgets import Input
 
 from ebtui.core.events import PhaseFinished, PhaseStarted, RoundEvent, RoundFinished, TextDelta
 from ebtui.core.records import (
     PHASE_ORDER,
     PHASE_SPEAKER,
-    Dilemma,
     Judgment,
     Phase,
     PhaseStatus,
@@ -33,28 +36,6 @@ async def wait_until(predicate: Callable[[], object], timeout: float = 20.0) -> 
     while not predicate():
         assert loop.time() < end, "timed out"
         await asyncio.sleep(0.05)
-
-
-def make_dilemmas() -> list[Dilemma]:
-    return [
-        Dilemma(
-            id="D1",
-            title="The Lighthouse Keeper's Log",
-            category="Duties to strangers",
-            core_scenario="A keeper must decide whether to falsify a log to protect a sailor who broke a rule.",
-            complications=["The sailor saved a child.", "The rule protects the whole harbour."],
-            questions=["Is honesty owed to an institution?", "Does motive change the duty?"],
-            consistency_case="A nurse is asked to back-date a chart to protect a colleague.",
-        ),
-        Dilemma(
-            id="D2",
-            title="Seed Vault Access",
-            category="Future generations",
-            core_scenario="A seed vault may open early to feed a famine at the cost of future resilience.",
-            questions=["Who may speak for those not yet born?"],
-            consistency_case="A pension fund is raided to pay for an emergency today.",
-        ),
-    ]
 
 
 def scripted_factory(judge_mode: str = "valid", tokens_per_second: float | None = None
@@ -220,3 +201,36 @@ class TmuxApp:
 
     def close(self) -> None:
         self._subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+async def settle(pilot: Any) -> None:
+    """Wait for a pushed screen to mount, stop every cursor blinking and clear notifications (snapshots)."""
+    app = pilot.app
+    await pilot.pause()  # let a just-pushed screen mount its inputs first
+    for screen in app.screen_stack:
+        for field in screen.query(Input):
+            field.cursor_blink = False
+    await pilot.pause()
+    app.clear_notifications()
+    await pilot.pause()
+
+
+@asynccontextmanager
+async def replayed_round(make_app: Callable[..., Any], round_: Round,
+                         size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
+    """The app replaying `round_`'s events (ctrl+r on the setup screen), once the live screen says finished:
+    (pilot, live screen)."""
+    async with started_round(make_app, lambda: events_from_round(round_), size) as (pilot, screen):
+        await wait_until(lambda: screen.state == "finished")
+        yield pilot, screen
+
+
+@asynccontextmanager
+async def started_round(make_app: Callable[..., Any], events: Callable[[], AsyncIterator[RoundEvent]],
+                        size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
+    """The app whose round plays `events()`, just after ctrl+r started it: (pilot, live screen)."""
+    app = make_app(run_round=lambda request, clients, store: events())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        yield pilot, app.screen

@@ -21,6 +21,10 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ebtui.core.facts import (
+    exchange_key as exchange_key,  # the one owner; analysis modules import it from here
+)
+from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Scores, Team
 
 Cell = str | int | float | None
@@ -86,7 +90,7 @@ def team_scores(r: Round, team: Team, effective: bool) -> Scores | None:
     """A team's scores in one round (None: the round has no judgment)."""
     if r.judgment is None:
         return None
-    return r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
+    return scores_in_view(r.judgment, team, effective=effective)
 
 
 def coverage(rounds: Iterable[Round], effective: bool) -> Coverage:
@@ -106,7 +110,7 @@ def coverage(rounds: Iterable[Round], effective: bool) -> Coverage:
     return cov
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def mean_or_none(values: Sequence[float]) -> float | None:
     # statistics.fmean: exact enough and ~20x faster than numpy on the short lists used here
     return statistics.fmean(values) if values else None
 
@@ -177,16 +181,12 @@ class Exchange:
             for c, v in s.as_dict().items():
                 if v is not None:
                     per[c].append(v)
-        self._means[(team, effective)] = {c: _mean(vs) for c, vs in per.items()}
+        self._means[(team, effective)] = {c: mean_or_none(vs) for c, vs in per.items()}
         return dict(self._means[(team, effective)])
 
     def overall(self, team: Team, effective: bool) -> float | None:
         vals = [v for v in self.criterion_means(team, effective).values() if v is not None]
-        return _mean(vals)
-
-
-def exchange_key(r: Round) -> str:
-    return r.exchange_id or r.id
+        return mean_or_none(vals)
 
 
 def exchanges(rounds: Iterable[Round]) -> list[Exchange]:
@@ -196,6 +196,6 @@ def exchanges(rounds: Iterable[Round]) -> list[Exchange]:
     return [Exchange(k, v) for k, v in sorted(groups.items())]
 
 
-def _models(rounds: Iterable[Round]) -> list[str]:
+def models_in(rounds: Iterable[Round]) -> list[str]:
     return sorted({m for r in rounds for m in (r.team_a_model, r.team_b_model)})
 

@@ -75,7 +75,7 @@ def resolve_families(names: Iterable[str], config: Any | None = None,
     for n in names:
         cfg = models.get(n)
         if cfg is not None:
-            out[n] = (cfg.family or cfg.provider).lower()
+            out[n] = cfg.model_family.lower()  # ModelConfig owns "family, else the provider"
         elif seen.get(n):
             out[n] = seen[n].lower()
         else:

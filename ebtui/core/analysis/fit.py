@@ -19,7 +19,7 @@ Intervals come from ebtui.core.analysis.bootstrap (a cluster bootstrap over dile
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -260,7 +260,3 @@ def fit(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: 
     resid = d.y - X @ est.params
     dof = max(len(d.y) - X.shape[1], 1)
     return JointFit(d, est, excluded, full_rank, float(np.sqrt(resid @ resid / dof)))
-
-
-def family_lookup(families: Mapping[str, str]) -> Callable[[str], str]:
-    return lambda m: families.get(m, m)

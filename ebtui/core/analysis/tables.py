@@ -14,10 +14,10 @@ from ebtui.core.analysis.common import (
     SEATS,
     Cell,
     Table,
-    _mean,
-    _models,
     coverage,
     exchanges,
+    mean_or_none,
+    models_in,
     view_name,
 )
 from ebtui.core.records import CRITERIA, Round, Team
@@ -39,7 +39,7 @@ def model_comparison(rounds: Sequence[Round], *, effective: bool = True) -> Tabl
             if overall is not None:
                 values[(ex.model(team), team, OVERALL)].append((overall, ex.dilemma_id))
     rows: list[list[Cell]] = []
-    for model in _models(rounds):
+    for model in models_in(rounds):
         for team in SEATS:
             for c in (*CRITERIA, OVERALL):
                 got = values.get((model, team, c), [])
@@ -132,7 +132,7 @@ def cross_model(rounds: Sequence[Round], *, effective: bool = True) -> tuple[Tab
         if v is not None:
             cells[(ex.team_a_model, ex.team_b_model)].append(v)
     cols = ["team_a_model", *b_models]
-    means: list[list[Cell]] = [[a, *[_mean(cells.get((a, b), [])) for b in b_models]] for a in a_models]
+    means: list[list[Cell]] = [[a, *[mean_or_none(cells.get((a, b), [])) for b in b_models]] for a in a_models]
     counts: list[list[Cell]] = [[a, *[len(cells.get((a, b), [])) for b in b_models]] for a in a_models]
     cov = coverage(rounds, effective)
     view = view_name(effective)

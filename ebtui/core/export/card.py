@@ -121,7 +121,7 @@ def write_dataset(rounds: Sequence[Round], out_dir: Path, *, title: str, formats
     """Write scores/rounds/phases in each format and the dataset card README.md into out_dir; return the paths.
     Parquet needs pyarrow (MissingExtra before anything is written when it is absent)."""
     if "parquet" in formats:
-        tidy._pyarrow()
+        tidy.require_pyarrow()
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = tidy.tidy_tables(rounds, families)
     paths: list[Path] = []

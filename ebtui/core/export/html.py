@@ -254,7 +254,7 @@ def render_html_report(rounds: Sequence[Round], data: ReportData, *, title: str,
     summary = [
         f"Rounds: {len(rounds)} (" + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
         + f"); exchanges: {len(an.exchanges(rounds))}",
-        f"Models: {', '.join(an._models(rounds))}",
+        f"Models: {', '.join(an.models_in(rounds))}",
         f"Judges: {', '.join(sorted({r.judge_model for r in rounds}))}",
         f"Dilemmas: {len({r.dilemma_id for r in rounds})}",
         f"Excluded: {data.as_judged.excluded.describe()}",

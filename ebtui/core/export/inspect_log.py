@@ -48,7 +48,7 @@ from ebtui.providers.base import Usage
 ROLE_NAMES = {"a": "team_a", "b": "team_b", "judge": "judge"}
 
 
-def _inspect() -> Any:
+def require_inspect() -> Any:
     try:
         import inspect_ai.log as log
     except ImportError:
@@ -214,7 +214,7 @@ def _sample(ex_id: str, rounds: list[Round]) -> Any:
 def build_eval_log(rounds: Sequence[Round], *, tournament: Tournament | None = None, task: str = "",
                    families: Mapping[str, str] | None = None) -> Any:
     """The EvalLog (inspect_ai.log.EvalLog) of these rounds, samples included."""
-    log = _inspect()
+    log = require_inspect()
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
@@ -280,7 +280,7 @@ def default_name(tournament: Tournament | None, created: datetime | None = None)
 def write_inspect_log(rounds: Sequence[Round], path: Path, *, tournament: Tournament | None = None,
                       families: Mapping[str, str] | None = None) -> Path:
     """Write the log to `path` (a directory: a file named by `default_name` inside it); return the file."""
-    log = _inspect()
+    log = require_inspect()
     eval_log = build_eval_log(rounds, tournament=tournament, families=families)
     if path.suffix != ".eval":
         path.mkdir(parents=True, exist_ok=True)

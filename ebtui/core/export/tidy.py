@@ -303,7 +303,7 @@ def write_csv(table: TidyTable, path: Path) -> Path:
     return path
 
 
-def _pyarrow() -> Any:
+def require_pyarrow() -> Any:
     try:
         import pyarrow
     except ImportError:
@@ -312,7 +312,7 @@ def _pyarrow() -> Any:
 
 
 def arrow_schema(table: TidyTable) -> Any:
-    pa = _pyarrow()
+    pa = require_pyarrow()
     types = {"str": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),
              "datetime": pa.timestamp("us", tz="UTC")}
     return pa.schema([pa.field(c.name, types[c.type], nullable=True, metadata={"description": c.description})
@@ -322,7 +322,7 @@ def arrow_schema(table: TidyTable) -> Any:
 
 def to_arrow(table: TidyTable) -> Any:
     """The table as a pyarrow.Table with its typed schema (column descriptions in the field metadata)."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     schema = arrow_schema(table)
     columns = list(zip(*table.rows, strict=True)) if table.rows else [() for _ in table.columns]
     arrays = [pa.array(list(col), type=f.type) for col, f in zip(columns, schema, strict=True)]
@@ -330,7 +330,7 @@ def to_arrow(table: TidyTable) -> Any:
 
 
 def write_parquet(table: TidyTable, path: Path) -> Path:
-    import pyarrow.parquet as pq  # _pyarrow() below has checked it is there
+    import pyarrow.parquet as pq  # require_pyarrow() below has checked it is there
 
     pq.write_table(to_arrow(table), path)
     return path
@@ -342,7 +342,7 @@ def to_pandas(table: TidyTable) -> Any:
         import pandas as pd
     except ImportError:
         raise MissingExtra("pandas", "data", "a DataFrame") from None
-    pa = _pyarrow()
+    pa = require_pyarrow()
     mapping = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
                pa.float64(): pd.Float64Dtype()}
     return to_arrow(table).to_pandas(types_mapper=mapping.get)

@@ -1,16 +1,14 @@
 """What the index holds per round (a small document, no transcript text) and the round-level rules the
-store applies: a killed writer's round shown as interrupted, the names of teams and criteria, the empty
-judgment a human scores by hand."""
+store applies: a killed writer's round shown as interrupted, the empty judgment a human scores by hand."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ebtui.core.facts import exchange_key
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import (
     CRITERIA,
-    CRITERION_LABELS,
     Judgment,
     Override,
     PhaseStatus,
@@ -18,6 +16,7 @@ from ebtui.core.records import (
     RoundStatus,
     Team,
 )
+from ebtui.core.review import needs_review
 
 INDEX_FORMAT = 1
 ROLES = ("team_a", "team_b", "judge")
@@ -45,13 +44,13 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         "team_b": round_.team_b_model,
         "judge": round_.judge_model,
         "tournament_id": round_.tournament_id,
-        "exchange_id": round_.exchange_id or round_.id,
+        "exchange_id": exchange_key(round_),
         "schedule_key": round_.schedule_key,
         "status": str(round_.status),
         # who is playing a running round, so readers can tell a killed one (see core/liveness.py)
         "writer": round_.settings.writer if round_.status == RoundStatus.RUNNING else None,
         "has_judgment": j is not None,
-        "needs_review": j.effective_needs_review() if j else False,
+        "needs_review": needs_review(j),
         # effective scores (overrides applied) as lists in CRITERIA order, None where missing
         "scores_a": list(eff["a"].as_dict().values()) if j else None,
         "scores_b": list(eff["b"].as_dict().values()) if j else None,
@@ -122,24 +121,6 @@ def valid_entry(doc: Any) -> bool:
         and isinstance(doc.get("mtime_ns"), int)
         and isinstance(doc.get("ts"), (int, float))
     )
-
-
-def normalise_criterion(name: str) -> str:
-    """A criterion's canonical name from its name or label in any case ("Framework awareness" works)."""
-    key = re.sub(r"[\s-]+", "_", str(name).strip().lower())
-    if key in CRITERIA:
-        return key
-    for crit, label in CRITERION_LABELS.items():
-        if re.sub(r"[\s-]+", "_", label.lower()) == key:
-            return crit
-    raise ValueError(f"unknown criterion {name!r}; expected one of: {', '.join(CRITERIA)}")
-
-
-def normalise_team(team: str) -> Team:
-    t = str(team).strip().lower().removeprefix("team_").removeprefix("team ").strip()
-    if t not in ("a", "b"):
-        raise ValueError(f"unknown team {team!r}; expected 'a' or 'b'")
-    return t  # type: ignore[return-value]
 
 
 def manual_judgment(round_: Round) -> Judgment:

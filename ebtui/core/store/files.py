@@ -47,7 +47,7 @@ def round_bytes(round_: Round) -> bytes:
     return round_.__pydantic_serializer__.to_json(round_, indent=2)
 
 
-class _Abandoned(Exception):
+class WriteAbandoned(Exception):
     """A background write given up before its rename because a newer snapshot of the round is waiting
     (the file keeps its previous whole content; the newer snapshot is written next)."""
 
@@ -60,7 +60,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, abandon: Call
     """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file.
 
     `abandon` (a callable, optional): asked before the fsync and before the rename; if it answers True
-    the temporary file is removed, `path` is left as it was and _Abandoned is raised."""
+    the temporary file is removed, `path` is left as it was and WriteAbandoned is raised."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
@@ -68,11 +68,11 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, abandon: Call
         while view:
             view = view[os.write(fd, view):]
         if abandon is not None and abandon():
-            raise _Abandoned(str(path))
+            raise WriteAbandoned(str(path))
         if durable:
             os.fsync(fd)
         if abandon is not None and abandon():
-            raise _Abandoned(str(path))
+            raise WriteAbandoned(str(path))
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):

@@ -19,6 +19,7 @@ from ebtui.core.store.files import Stamp
 from ebtui.core.store.index import MISSING
 from ebtui.core.store.round_files import RoundFilesMixin
 from ebtui.core.store.saver import BackgroundSaver
+from ebtui.settings import load_settings
 
 _OPEN_STORES: weakref.WeakSet[ResultsStore] = weakref.WeakSet()
 _ATEXIT_REGISTERED = False
@@ -31,7 +32,7 @@ def _flush_open_stores() -> None:
 
 
 def _durable_default() -> bool:
-    return os.environ.get("EBTUI_STORE_FSYNC", "1").strip().lower() not in ("0", "false", "no", "off")
+    return load_settings().store_fsync
 
 
 class ResultsStore(RoundFilesMixin):

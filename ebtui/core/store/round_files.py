@@ -13,19 +13,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ebtui.core.facts import parse_criterion, parse_team
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import Override, Round, Team, Tournament
 from ebtui.core.store.entries import (
     index_entry,
     manual_judgment,
     mark_interrupted,
-    normalise_criterion,
-    normalise_team,
     override_key,
 )
 from ebtui.core.store.files import (
     StoreError,
-    _Abandoned,
+    WriteAbandoned,
     atomic_write,
     check_id,
     fsync_dir,
@@ -84,7 +83,7 @@ class RoundFilesMixin(IndexMixin):
         before = self._dir_mtime()
         try:
             atomic_write(path, data, durable=self.durable, abandon=getattr(write_ctx, "abandon", None))
-        except _Abandoned:  # a temporary file came and went: the folder still changed only by us
+        except WriteAbandoned:  # a temporary file came and went: the folder still changed only by us
             self._verified = self._dir_mtime() if before == self._verified else None
             raise
         after = self._dir_mtime()
@@ -220,8 +219,8 @@ class RoundFilesMixin(IndexMixin):
         flagged needs_review, so a human can score it by hand. The file is re-read under the lock, so
         concurrent writers lose nothing.
         """
-        t = normalise_team(team)
-        crit = normalise_criterion(criterion)
+        t = parse_team(team)
+        crit = parse_criterion(criterion)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10):
             raise ValueError(f"score must be a whole number from 1 to 10, not {value!r}")
 

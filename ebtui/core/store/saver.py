@@ -9,15 +9,22 @@ import threading
 from datetime import date, datetime, timedelta
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from ebtui.core.records import Round
-from ebtui.core.store.files import _Abandoned, check_id, write_ctx
+from ebtui.core.store.files import WriteAbandoned, check_id, write_ctx
 
-if TYPE_CHECKING:
-    from ebtui.core.store.results_store import ResultsStore
+
+class RoundWriter(Protocol):
+    """What the saver needs of its store (ResultsStore is one): it writes in place, under the store's lock."""
+
+    def save_round(self, round_: Round) -> Path: ...
+
+    def round_path(self, round_id: str) -> Path: ...
+
+    def merge_known_overrides(self, round_: Round) -> None: ...
 
 log = logging.getLogger("ebtui.core.store")
 
@@ -91,7 +98,7 @@ class BackgroundSaver:
     round's next `save_round` (so the engine stops on a broken store as it would saving in place).
     """
 
-    def __init__(self, store: ResultsStore) -> None:
+    def __init__(self, store: RoundWriter) -> None:
         self.store = store
         self.errors: list[str] = []
         self.closed = False
@@ -163,7 +170,7 @@ class BackgroundSaver:
                 write_ctx.abandon = (lambda rid=rid: rid in self._pending) if may_abandon else None
                 try:
                     self.store.save_round(snapshot)
-                except _Abandoned:
+                except WriteAbandoned:
                     self._abandoned.add(rid)
                     self.abandoned += 1
                     continue  # not written: its waiters wait for the newer snapshot (already pending)

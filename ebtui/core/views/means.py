@@ -15,6 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ebtui.core.facts import exchange_key, team_models
+from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import CRITERIA, Round, Team
 
 SEATS: tuple[Team, Team] = ("a", "b")
@@ -30,10 +32,6 @@ class ModelMean:
     n_dilemmas: int
 
 
-def seat_models(r: Round) -> dict[Team, str]:
-    return {"a": r.team_a_model, "b": r.team_b_model}
-
-
 def plays_in(r: Round, model: str) -> bool:
     """True when the model sat at Team A or Team B (judging alone does not count)."""
     return model in (r.team_a_model, r.team_b_model)
@@ -47,8 +45,7 @@ def rounds_with_team_seat(rounds: Iterable[Round], model: str) -> list[Round]:
 def seat_scores(r: Round, team: Team, effective: bool) -> dict[str, int | None] | None:
     if r.judgment is None:
         return None
-    s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
-    return s.as_dict()
+    return scores_in_view(r.judgment, team, effective=effective).as_dict()
 
 
 def model_means(rounds: Sequence[Round], *, effective: bool) -> dict[str, ModelMean]:
@@ -59,7 +56,7 @@ def model_means(rounds: Sequence[Round], *, effective: bool) -> dict[str, ModelM
     dilemmas_of: dict[str, set[str]] = defaultdict(set)
     models: set[str] = set()
     for r in rounds:
-        for team, model in seat_models(r).items():
+        for team, model in team_models(r).items():
             models.add(model)
             scores = seat_scores(r, team, effective)
             given = [v for v in (scores or {}).values() if v is not None]
@@ -67,7 +64,7 @@ def model_means(rounds: Sequence[Round], *, effective: bool) -> dict[str, ModelM
                 continue
             vals[model].extend(given)
             rounds_of[model].add(r.id)
-            exchanges_of[model].add(r.exchange_id or r.id)
+            exchanges_of[model].add(exchange_key(r))
             dilemmas_of[model].add(r.dilemma_id)
     return {
         m: ModelMean(m, (sum(vals[m]) / len(vals[m])) if vals[m] else None, len(vals[m]), len(rounds_of[m]),
@@ -81,7 +78,7 @@ def model_criterion_means(rounds: Sequence[Round], *, effective: bool) -> dict[t
     vals: dict[tuple[str, str], list[int]] = defaultdict(list)
     models: set[str] = set()
     for r in rounds:
-        for team, model in seat_models(r).items():
+        for team, model in team_models(r).items():
             models.add(model)
             for c, v in (seat_scores(r, team, effective) or {}).items():
                 if v is not None:

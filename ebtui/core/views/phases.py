@@ -3,6 +3,7 @@ the saved round's transcript always use the same words."""
 
 from __future__ import annotations
 
+from ebtui.core.facts import round_seats, speaker
 from ebtui.core.records import PHASE_SPEAKER, PhaseType, Round
 
 #: a phase's title, as shown above its text
@@ -26,5 +27,4 @@ def speaker_label(phase_type: PhaseType) -> str:
 def speaker_model(round_: Round, phase_type: PhaseType) -> str:
     """The configured model name that speaks in this phase of `round_` (not escaped: the caller shows it
     through strip_control like any other text from a file)."""
-    speaker = PHASE_SPEAKER[phase_type]
-    return {"a": round_.team_a_model, "b": round_.team_b_model}.get(speaker, round_.judge_model)
+    return speaker(phase_type, round_seats(round_))

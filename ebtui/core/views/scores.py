@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ebtui.core.overrides import TEAMS, ChecklistItem, checklist, describe_target, score_action
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Override, Round
+from ebtui.core.review import TEAMS, ChecklistItem, checklist, describe_target, score_action
 
 #: provenance kind -> (one-letter mark, description)
 KIND_LABELS: dict[str, tuple[str, str]] = {

@@ -40,7 +40,7 @@ def supports_batch(cfg: ModelConfig) -> bool:
     """Whether the model's calls can go through a batch API (models.toml `batch` overrides the default)."""
     if cfg.client_type not in ("openai", "anthropic", "google"):
         return False
-    flag = cfg.extras.get("batch")
+    flag: bool | None = getattr(cfg.options, "batch", None)
     if flag is not None:
         return bool(flag)
     return cfg.provider in BATCH_PROVIDERS

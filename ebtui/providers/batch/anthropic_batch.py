@@ -98,7 +98,7 @@ class AnthropicBatchClient(BatchClient):
         return res
 
     def item(self, result: dict[str, Any]) -> Any:
-        from ebtui.providers.anthropic_client import _ERROR_STATUS, _FINISH, usage_tokens
+        from ebtui.providers.anthropic_client import ERROR_STATUS, FINISH_REASONS, usage_tokens
 
         rtype = result.get("type")
         if rtype == "succeeded":
@@ -110,13 +110,13 @@ class AnthropicBatchClient(BatchClient):
             raw = msg.get("stop_reason")
             if raw == "model_context_window_exceeded":
                 return ProviderError("context_overflow", f"{self.name}: the context window was exceeded")
-            reason = _FINISH.get(raw, "unknown") if raw else None
+            reason = FINISH_REASONS.get(raw, "unknown") if raw else None
             return self.answer(text, reason, usage, raw_reason=raw, model=msg.get("model"),
                                cache_write_share=CACHE_WRITE_1H)
         if rtype == "errored":
             error = (result.get("error") or {}).get("error") or result.get("error") or {}
             etype = str(error.get("type", "api_error"))
-            return from_status(self.name, _ERROR_STATUS.get(etype, 500), str(error.get("message") or etype),
+            return from_status(self.name, ERROR_STATUS.get(etype, 500), str(error.get("message") or etype),
                                code=etype)
         if rtype == "expired":
             return ProviderError("timeout", f"{self.name}: the batch item expired before it was processed")

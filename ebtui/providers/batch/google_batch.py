@@ -103,7 +103,7 @@ class GoogleBatchClient(BatchClient):
         return res
 
     def item(self, r: Any) -> Any:
-        from ebtui.providers.google_client import _FINISH
+        from ebtui.providers.google_client import FINISH_REASONS
 
         if r.error is not None:
             code = int(getattr(r.error, "code", 0) or 0)
@@ -131,7 +131,7 @@ class GoogleBatchClient(BatchClient):
                     parts.append(part.text)
             if candidate.finish_reason:
                 raw = _state_name(candidate.finish_reason)
-                reason = _FINISH.get(raw, "unknown")
+                reason = FINISH_REASONS.get(raw, "unknown")
         return self.answer("".join(parts), reason, usage, raw_reason=raw)
 
     async def find(self, label: str, *, since: float, count: int, exclude: frozenset[str] = frozenset(),

@@ -120,10 +120,10 @@ class OpenAIBatchClient(BatchClient):
         details = u.get("prompt_tokens_details") or {}
         usage = Usage(input_tokens=u.get("prompt_tokens") or 0, output_tokens=u.get("completion_tokens") or 0,
                       cached_tokens=details.get("cached_tokens") or 0, batch=True)
-        from ebtui.providers.openai_client import _FINISH
+        from ebtui.providers.openai_client import FINISH_REASONS
 
         raw = choice.get("finish_reason")
-        reason = _FINISH.get(raw, "unknown") if raw else None
+        reason = FINISH_REASONS.get(raw, "unknown") if raw else None
         if msg.get("refusal"):
             reason, raw = "refusal", msg["refusal"]
         return self.answer(msg.get("content") or "", reason, usage, raw_reason=raw, model=body.get("model"))

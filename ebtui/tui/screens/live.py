@@ -33,6 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from ebtui.core import events as ev
 from ebtui.core.records import PhaseStatus, PhaseType, Round
+from ebtui.core.review import needs_review
 from ebtui.core.round import RoundSpec
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
@@ -196,7 +197,7 @@ class LiveRoundScreen(Screen[None]):
         judge_view = self.view(PhaseType.JUDGMENT)
         if judgment is not None and judge_view.judgment is None:
             judge_view.show_judgment(judgment)
-        review = " — the judgment needs review" if judgment is not None and judgment.effective_needs_review() else ""
+        review = " — the judgment needs review" if needs_review(judgment) else ""
         err = f": {strip_control(round_.error)}" if round_.error else ""
         self._set_state("finished", f"Round {round_.status.value}{err}{review}. s: score card · escape: back.")
         self._refresh_status()

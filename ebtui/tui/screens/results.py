@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,12 +23,10 @@ from textual.widgets import DataTable, Header, Input, Select, Static
 
 from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.actions import AppActions
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
-
-if TYPE_CHECKING:
-    from ebtui.tui.app import EbtuiApp
 
 #: (label, key, fixed width or None for a share of what is left, priority: dropped first when narrow)
 COLUMNS = (("When", "when", 16, 0), ("Dilemma", "dilemma", None, 0), ("Team A", "a", None, 0),
@@ -295,4 +293,4 @@ class ResultsScreen(Screen[None]):
         self.app.push_screen(RoundScreen(self.shown[index]["id"]), lambda _: self.action_reload())
 
     def action_back(self) -> None:
-        cast("EbtuiApp", self.app).action_new_round()
+        cast(AppActions, self.app).action_new_round()

@@ -16,6 +16,7 @@ from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label, speaker_model
 from ebtui.tui.keys import bindings
+from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
@@ -91,7 +92,7 @@ class RoundScreen(Screen[None]):
         placeholder = self.query("#card-placeholder")
         if placeholder:
             await placeholder.remove()
-            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_services(self).store))
+            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_services(self).store, edit_dialog=ScoreEditModal))
         else:
             self.query_one(ScoreCard).show(r)
 

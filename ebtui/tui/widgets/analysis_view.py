@@ -20,12 +20,18 @@ from ebtui.core.safe_text import strip_control
 TRACK = 30  # cells for the 1-10 scale
 
 
+def shown(x: Any) -> float:
+    """A figure as this view shows it: rounded once, to the two decimals printed (a value that rounds to zero
+    is 0.0, never -0.0). The chart places this value, never the raw one, so a dot and its printed figure agree
+    and floating-point noise between machines (BLAS builds, CPUs) cannot move a dot by a cell."""
+    v = round(float(x), 2)
+    return 0.0 if v == 0 else v
+
+
 def _f(x: Any, signed: bool = False) -> str:
     if x is None:
         return "  —  "
-    v = float(x)
-    if round(v, 2) == 0:  # a value that rounds to zero is 0.00, never "-0.00"
-        v = 0.0
+    v = shown(x)
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
@@ -35,7 +41,7 @@ def interval_track(low: float | None, mid: float | None, high: float | None, lo:
     cells = [" "] * width
 
     def pos(v: float) -> int:
-        return max(0, min(width - 1, round((v - lo) / (hi - lo) * (width - 1))))
+        return max(0, min(width - 1, round((shown(v) - lo) / (hi - lo) * (width - 1))))
 
     if low is not None and high is not None:
         a, b = pos(low), pos(high)

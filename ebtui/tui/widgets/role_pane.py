@@ -1,16 +1,9 @@
 """One role's pane in the live round: its phases, each streaming into one widget of pre-rendered lines.
 
-Cost model (see benchmarks/RESULTS.md, figure 4): streamed text costs O(new text) per frame. The round's
-events are only *queued* here; the live screen's pump (a few times a second) hands each phase its new text
-in one piece, all panes in one `batch_update`. A phase's text lives in a single `StreamText` widget: the text
-is cut at paragraph boundaries into *chunks* that are rendered once (Rich's Markdown renderer) and kept as
-lines; only the unfinished tail after the last cut is rendered again when text arrives. Streaming therefore
-mounts no widget and styles nothing; a pump re-renders a paragraph at most and repaints only the lines that
-changed (plus, when a pane follows the end, the pane's scroll).
-
-The judge's pane does not render the judge's reply token by token: while the judge writes, it shows progress;
-once the judgment is parsed it shows the scores and justifications (rendered once), and `r` on the live screen
-shows the raw reply instead.
+Streamed text costs O(new text) per frame: the live screen's pump hands each phase its new text, which is
+cut at paragraph boundaries into chunks rendered once; only the unfinished tail is rendered again. The
+judge's pane shows progress while the judge writes, then the parsed scores and justifications (`r`: the raw
+reply).
 """
 
 from __future__ import annotations

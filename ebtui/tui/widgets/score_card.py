@@ -18,12 +18,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import DataTable, Markdown, Static
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Round, Team
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import KIND_LABELS, ScoreCell, ScoreGridView, score_grid
 from ebtui.tui.keys import bindings
+
+#: the dialog asking for a corrected score: (team, criterion, parsed, current value, current note) -> a screen
+#: whose result is (value or None to clear, note), or None when the human cancels
+EditDialog = Callable[[Team, str, int | None, int | None, str], Screen[tuple[int | None, str] | None]]
 
 TEAMS: tuple[Team, ...] = ("a", "b")
 
@@ -155,10 +160,14 @@ class ScoreCard(Vertical):
     class OverrideSaved(Message):
         round: Round
 
-    def __init__(self, round_: Round, store: Any | None, *, id: str | None = None) -> None:
+    def __init__(self, round_: Round, store: Any | None, *, edit_dialog: EditDialog,
+                 id: str | None = None) -> None:
+        """`edit_dialog(team, criterion, parsed, current value, current note)` is the screen that asks a human
+        for a corrected score (the screen holding the card passes it: a widget opens no screen's modal)."""
         super().__init__(id=id)
         self.round = round_
         self.store = store
+        self.edit_dialog = edit_dialog
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="card-header")
@@ -265,7 +274,6 @@ class ScoreCard(Vertical):
     @on(ScoreGrid.EditRequested)
     def _edit(self, event: ScoreGrid.EditRequested) -> None:
         from ebtui.core.overrides import apply_override
-        from ebtui.tui.screens.modals import ScoreEditModal
 
         if not self._correctable("This round has no judgment to correct.") or self.round.judgment is None:
             return
@@ -281,8 +289,8 @@ class ScoreCard(Vertical):
                                                               clear=value is None))
 
         self.app.push_screen(
-            ScoreEditModal(team, criterion, parsed, current.value if current else None,
-                           current.note if current else ""),
+            self.edit_dialog(team, criterion, parsed, current.value if current else None,
+                             current.note if current else ""),
             done,
         )
 

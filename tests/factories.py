@@ -1,4 +1,5 @@
-"""Realistic Rounds built directly from the records (no round engine), shared by the store tests."""
+"""What the tests build: realistic Rounds straight from the records (no round engine) and the two
+dilemmas the app tests play."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from ebtui.core.records import (
     CRITERIA,
     PHASE_ORDER,
     PHASE_SPEAKER,
+    Dilemma,
     Judgment,
     Phase,
     PhaseStatus,
@@ -87,3 +89,25 @@ def make_round(
         status=status,
         tournament_id=tournament,
     )
+
+
+def make_dilemmas() -> list[Dilemma]:
+    return [
+        Dilemma(
+            id="D1",
+            title="The Lighthouse Keeper's Log",
+            category="Duties to strangers",
+            core_scenario="A keeper must decide whether to falsify a log to protect a sailor who broke a rule.",
+            complications=["The sailor saved a child.", "The rule protects the whole harbour."],
+            questions=["Is honesty owed to an institution?", "Does motive change the duty?"],
+            consistency_case="A nurse is asked to back-date a chart to protect a colleague.",
+        ),
+        Dilemma(
+            id="D2",
+            title="Seed Vault Access",
+            category="Future generations",
+            core_scenario="A seed vault may open early to feed a famine at the cost of future resilience.",
+            questions=["Who may speak for those not yet born?"],
+            consistency_case="A pension fund is raided to pay for an emergency today.",
+        ),
+    ]

@@ -1,0 +1,97 @@
+"""The app's settings in one model: the user's `config.toml` (in the user config dir) and the `EBTUI_*`
+environment, the environment winning over the file and a command-line option over both.
+
+    models = "~/ebtui/models.toml"     # or EBTUI_MODELS
+    store = "~/ebtui/saved"            # or EBTUI_STORE
+    store_fsync = false                # or EBTUI_STORE_FSYNC=0
+
+Other tables of the file (the TUI's `[keymap]`) belong to their readers. A file that cannot be read or is
+not TOML adds nothing here (the app's keymap reader says what is wrong with it); a known key with a wrong
+value is a `SettingsError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ebtui.errors import UsageError
+
+APP_NAME = "ebtui"
+CONFIG_FILE_NAME = "config.toml"
+
+#: setting -> the environment variable that sets it
+ENVIRONMENT = {"models": "EBTUI_MODELS", "store": "EBTUI_STORE", "store_fsync": "EBTUI_STORE_FSYNC"}
+_OFF = ("0", "false", "no", "off")
+
+
+class SettingsError(UsageError):
+    """A setting with a value that cannot be used; the message names the file (or variable) and the key."""
+
+
+def user_config_dir() -> Path:
+    from platformdirs import user_config_path
+
+    return user_config_path(APP_NAME)
+
+
+def config_file() -> Path:
+    """`config.toml` in the user config dir (where models.toml and themes/ also live)."""
+    return user_config_dir() / CONFIG_FILE_NAME
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    models: Path | None = None  # models.toml to read before ./models.toml and the user config dir's
+    store: Path | None = None  # the results store (else ./saved)
+    store_fsync: bool = True  # fsync every saved file and its folder (off: atomic, not power-loss safe)
+    #: setting -> where its value came from ("EBTUI_STORE", or the file's path); unset settings are absent
+    origins: dict[str, str] = {}
+
+    def origin(self, setting: str) -> str | None:
+        return self.origins.get(setting)
+
+
+def _file_values(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    values: dict[str, Any] = {}
+    for key in ("models", "store", "store_fsync"):
+        if key not in data:
+            continue
+        value = data[key]
+        if key == "store_fsync":
+            if not isinstance(value, bool):
+                raise SettingsError(f"{path}: {key} must be true or false (got {value!r})")
+        elif not isinstance(value, str) or not value.strip():
+            raise SettingsError(f"{path}: {key} must be a path (got {value!r})")
+        else:
+            value = Path(value).expanduser()
+        values[key] = value
+    return values
+
+
+def load_settings(file: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings now: the file's values (default: the user's config.toml), then the environment's."""
+    path = config_file() if file is None else file
+    env = os.environ if environ is None else environ
+    values = _file_values(path)
+    origins = dict.fromkeys(values, str(path))
+    for key, var in ENVIRONMENT.items():
+        raw = env.get(var)
+        if not raw:
+            continue
+        values[key] = raw.strip().lower() not in _OFF if key == "store_fsync" else Path(raw)
+        origins[key] = var
+    try:
+        return Settings(**values, origins=origins)
+    except ValidationError as exc:  # the checks above leave nothing for pydantic to refuse; say it plainly
+        raise SettingsError(f"{path}: {exc.errors()[0]['msg']}") from None
