@@ -60,14 +60,18 @@ def _rounds(results: Any, targets: list[str]) -> tuple[list[Any], str]:
               help="Judge calls in flight.")
 @click.option("--batch", is_flag=True,
               help="Send the calls of judges whose provider has a batch API through it (one wave; resumable).")
+@click.option("--views", is_flag=True,
+              help="Also ask each judge's own blind answer to each dilemma (once, cached) and which course each "
+                   "team concluded for (once per exchange), for the agreement-with-own-view statistics.")
+@click.option("--only-views", is_flag=True, help="Only the --views calls; no judgment.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and their estimated cost; ask nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: the plan as JSON.")
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
 @click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
 @click.pass_context
 def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...], repeats: int, order: str,
-            allow_own: bool, concurrency: int, batch: bool, dry_run: bool, as_json: bool, store: str | None,
-            models_file: str | None) -> None:
+            allow_own: bool, concurrency: int, batch: bool, views: bool, only_views: bool, dry_run: bool,
+            as_json: bool, store: str | None, models_file: str | None) -> None:
     """Judge saved rounds again: only judge calls; each judgment is added to its round (transcripts unchanged)."""
     from ebtui.config import ConfigError, load_models_config
     from ebtui.core.rejudge import estimate_cost, plan_rejudge
@@ -86,16 +90,20 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     plan = plan_rejudge(rounds, judges=judge_names, repeats=repeats, order=order, allow_own=allow_own)
-    needed = sorted({c.judge for c in plan.calls})
+    if only_views:
+        plan.calls, views = [], True
+    view_judges = sorted({j for (j, _d) in _views_needed(rounds, judge_names)}) if views else []
+    needed = sorted({c.judge for c in plan.calls} | set(view_judges))
     unknown = [j for j in needed if j not in models_cfg.models]
     if unknown:
         raise CliError(f"judge(s) not in models.toml: {', '.join(unknown)}")
     infos = model_infos(needed, {}, models_cfg)
     est = estimate_cost(plan, infos)
+    view_calls = _views_plan(root, rounds, judge_names) if views else None
     if dry_run:
-        _print_plan(plan, est, as_json)
+        _print_plan(plan, est, as_json, view_calls)
         return
-    if not plan.calls:
+    if not plan.calls and not (view_calls and any(view_calls.values())):
         click.echo(f"nothing to ask: {len(plan.done)} planned judgment(s) already saved, "
                    f"{len(plan.skipped)} round(s) skipped", err=True)
         return
@@ -117,11 +125,26 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
         click.echo(f"  {pj.round_id} {pj.judge} order {pj.order} repeat {pj.repeat}: {strip_control(outcome)}",
                    err=True)
 
+    view_failed: list[int] = []
+
     async def go() -> Any:
         from ebtui.core.rejudge import run_rejudge
 
         try:
-            return await run_rejudge(plan, results, clients, concurrency=concurrency, on_done=on_done)
+            res = await run_rejudge(plan, results, clients, concurrency=concurrency, on_done=on_done)
+            if views:
+                from ebtui.core.judge_views import gather_views
+                from ebtui.core.rejudge import round_dilemma
+
+                fresh = [results.load_round(r.id) for r in rounds]
+                counts = await gather_views(root, fresh, clients, round_dilemma, judges=judge_names,
+                                            concurrency=concurrency,
+                                            on_done=lambda m: click.echo(f"  {strip_control(m)}", err=True))
+                click.echo(f"own views asked: {counts['views']}, team conclusions classified: "
+                           f"{counts['conclusions']}, failed: {counts['failed']}, unreadable: {counts['unreadable']}",
+                           err=True)
+                view_failed.append(counts["failed"])
+            return res
         finally:
             if coordinator is not None:
                 await coordinator.aclose()
@@ -137,7 +160,7 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
     results.flush()
     click.echo(f"{len(res.added)} judgment(s) added, {len(res.failed)} failed"
                + (" (run again to retry them)" if res.failed else ""), err=True)
-    if res.failed:
+    if res.failed or sum(view_failed):
         ctx.exit(EXIT_INCOMPLETE)
 
 
@@ -164,16 +187,31 @@ def _batch(clients: dict[str, Any], models_cfg: Any, root: Any, run_id: str) -> 
     return out, coord
 
 
-def _print_plan(plan: Any, est: dict[str, Any], as_json: bool) -> None:
+def _views_needed(rounds: list[Any], judges: list[str] | None) -> Any:
+    from ebtui.core.judge_views import needed
+
+    return needed(rounds, judges)
+
+
+def _views_plan(root: Any, rounds: list[Any], judges: list[str] | None) -> dict[str, int]:
+    from ebtui.core.judge_views import plan_views
+
+    return plan_views(root, rounds, judges)
+
+
+def _print_plan(plan: Any, est: dict[str, Any], as_json: bool, view_calls: dict[str, int] | None = None) -> None:
     if as_json:
         click.echo(json.dumps({
             "calls": [{"round": c.round_id, "judge": c.judge, "order": c.order, "repeat": c.repeat, "key": c.key}
                       for c in plan.calls],
             "already_saved": len(plan.done), "rounds": plan.targets,
             "skipped": [{"round": r, "reason": why} for r, why in plan.skipped],
-            "estimate": est, "team_calls": 0,
+            "estimate": est, "team_calls": 0, "view_calls": view_calls,
         }, ensure_ascii=False))
         return
+    if view_calls is not None:
+        click.echo(f"{view_calls['views']} own-view call(s) and {view_calls['conclusions']} team-conclusion "
+                   "call(s) still to ask (--views)")
     click.echo(f"{len(plan.calls)} judge call(s) on {plan.targets} round(s); {len(plan.done)} already saved; "
                "no team call")
     for c in plan.calls:
