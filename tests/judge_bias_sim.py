@@ -36,6 +36,13 @@ class BiasTruth:
     dilemma_sd: float = 0.4
     noise_sd: float = 0.9
     families: dict[str, str] = field(default_factory=dict)
+    #: set by generate: the dilemmas' drawn effects (their mean is part of every model's score)
+    dilemma_effect: dict[str, float] = field(default_factory=dict)
+
+    def controlled(self) -> dict[str, float]:
+        """What a style-controlled model mean should recover: skill at the average of the drawn dilemmas."""
+        shift = float(np.mean(list(self.dilemma_effect.values()))) if self.dilemma_effect else 0.0
+        return {m: s + shift for m, s in self.skill.items()}
 
 
 def default_bias_truth() -> BiasTruth:
@@ -76,6 +83,7 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
     judges = sorted(truth.severity)
     d_ids = [f"d{i + 1}" for i in range(dilemmas)]
     d_eff = {d: float(rng.normal(0, truth.dilemma_sd)) for d in d_ids}
+    truth.dilemma_effect = d_eff
     crit = dict(zip(CRITERIA, rng.normal(0, 0.3, len(CRITERIA)), strict=True))
     cm = float(np.mean(list(crit.values())))
     views = {(j, d): int(rng.integers(1, 4)) for j in judges for d in d_ids}  # each judge's own course, 1-3

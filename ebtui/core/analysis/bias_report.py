@@ -42,8 +42,8 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
               f"rounds ({j.get('rejudged', 0)} added by `ebtui rejudge`, {j.get('order_ba', 0)} read with Team "
               "B's material first); repeat judgments are not independent exchanges, so intervals resample whole "
               "dilemmas. Judges' scores as parsed (no overrides).",
-              f"Excluded: {exc.get('judgments_without_scores_or_failed', 0)} judgment slots without a judgment "
-              f"(failed or incomplete rounds); {exc.get('scores_missing', 0)} scores missing and left out (never "
+              f"Excluded: {exc.get('rounds_without_own_judgment', 0)} rounds whose own judgment is missing "
+              f"(failed or incomplete; judgments added later still count); {exc.get('scores_missing', 0)} scores missing and left out (never "
               f"counted as 0). Fit: {fit.get('n_scores', 0)} scores over {fit.get('dilemmas', 0)} dilemmas.",
               *(fit.get("notes") or [])]
     style = section.get("style", {})

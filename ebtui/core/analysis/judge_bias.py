@@ -118,7 +118,7 @@ class LongTable:
     criteria: list[str]
     judgments: int = 0
     rounds: int = 0
-    without_judgment: int = 0
+    without_judgment: int = 0  # rounds whose own judgment is missing (failed or incomplete)
     scores_missing: int = 0
 
 
@@ -132,7 +132,6 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
     for r in exp:
         j = r.judgment
         if j is None:
-            without += 1
             continue
         judged += 1
         ex = r.exchange_id or r.id
@@ -152,6 +151,8 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                 rows.append((float(v), model, r.judge_model, r.dilemma_id, c, 0.5 if team == "a" else -0.5,
                              1.0 if same else 0.0, 0.5 if team == first_team else -0.5, st.words / 100.0,
                              st.per_100_words, np.nan if ag is None else float(bool(ag))))
+
+    without = sum(1 for r in rounds if r.judgment is None)
 
     def levels(col: int) -> tuple[list[str], np.ndarray]:
         names = sorted({str(row[col]) for row in rows})
@@ -391,7 +392,7 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
 
 
 def _excluded(t: LongTable) -> dict[str, Any]:
-    return {"rounds": t.rounds, "judgments": t.judgments, "judgments_without_scores_or_failed": t.without_judgment,
+    return {"rounds": t.rounds, "judgments": t.judgments, "rounds_without_own_judgment": t.without_judgment,
             "scores_missing": t.scores_missing}
 
 
