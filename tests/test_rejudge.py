@@ -230,3 +230,29 @@ def test_views_are_asked_once_cached_and_give_agreement(tmp_path: Path, llmock: 
     assert amap == {("judge", "r-000"): {"a": True, "b": False}, ("judge", "r-001"): {"a": True, "b": False}}
     again = CliRunner().invoke(cli, args)
     assert again.exit_code == 0 and len([q for q in llmock.requests if q.method == "POST"]) == 3  # cached
+
+
+def test_overrides_and_acceptance_work_per_judgment(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    r = make_round(7)
+    extra = Judgment(team_a_scores=Scores(**dict.fromkeys(CRITERIA, 4)), team_b_scores=Scores(**dict.fromkeys(CRITERIA, 9)),
+                     judge_model="judge2", key="j-extra", origin="rejudge", order="ba", repeat=1)
+    r.extra_judgments = [extra]
+    rs = ResultsStore(store)
+    rs.save_round(r)
+    rs.close()
+    base = ["--store", str(store), "rounds"]
+    res = CliRunner().invoke(cli, [*base, "override", r.id, "--judgment", "j-extra", "--team", "a", "--criterion",
+                                   "consistency", "--value", "2", "--note", "misread"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, [*base, "accept", r.id, "--judgment", "j-extra", "--all"])
+    assert res.exit_code == 0 and "13 score(s) accepted" in res.output, res.output
+    bad = CliRunner().invoke(cli, [*base, "accept", r.id, "--judgment", "j-nope", "--all"])
+    assert bad.exit_code == 2 and "no judgment with key" in bad.output
+    got = ResultsStore(store).load_round(r.id)
+    assert got.judgment is not None and not got.judgment.overrides  # the round's own judgment untouched
+    j = got.extra_judgments[0]
+    assert j.effective_scores("a").consistency == 2 and j.team_a_scores.consistency == 4
+    assert sum(o.kind == "accept" for o in j.overrides) == 13
+    shown = CliRunner().invoke(cli, [*base, "show", r.id])
+    assert shown.exit_code == 0 and "Judgment 2 of 2 — key j-extra" in shown.output and "Team B first" in shown.output
