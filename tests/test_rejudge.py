@@ -19,7 +19,17 @@ from llmock.scenarios import Match, Reply
 
 from ebtui.cli import cli
 from ebtui.core.judge_views import agreement_map, parse_conclusions, parse_view
-from ebtui.core.records import CRITERIA, Dilemma, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
+from ebtui.core.records import (
+    CRITERIA,
+    Dilemma,
+    Judgment,
+    Phase,
+    PhaseStatus,
+    PhaseType,
+    Round,
+    RoundStatus,
+    Scores,
+)
 from ebtui.core.rejudge import judgment_key, plan_rejudge
 from ebtui.core.store import ResultsStore
 
