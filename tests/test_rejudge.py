@@ -266,3 +266,23 @@ def test_overrides_and_acceptance_work_per_judgment(tmp_path: Path) -> None:
     assert sum(o.kind == "accept" for o in j.overrides) == 13
     shown = CliRunner().invoke(cli, [*base, "show", r.id])
     assert shown.exit_code == 0 and "Judgment 2 of 2 — key j-extra" in shown.output and "Team B first" in shown.output
+
+
+def test_rejudge_batch_sends_the_judge_calls_as_one_batch(tmp_path: Path, llmock: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmock.routers import batch as llmock_batch
+
+    monkeypatch.setattr(llmock_batch, "_BATCH_DELAY", 0.3)
+    monkeypatch.setenv("EBTUI_TEST_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("EBTUI_STORE_FSYNC", "0")
+    models, store, rounds = _setup(tmp_path, llmock, n=3, json_schema=False)
+    args = ["--models", str(models), "--store", str(store), "rejudge", *[r.id for r in rounds], "--judges",
+            "judge2", "--batch"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    posts = [q for q in llmock.requests if q.method == "POST"]
+    assert not [q for q in posts if q.path.endswith("/chat/completions")]  # nothing streamed
+    assert len([q for q in posts if q.path.endswith("/v1/batches")]) == 1  # one wave, one batch
+    assert sorted((store / "batches").glob("rejudge-*.json"))
+    got = [ResultsStore(store).load_round(r.id) for r in rounds]
+    assert all(len(r.extra_judgments) == 1 and r.extra_judgments[0].judge_model == "judge2" for r in got)
