@@ -447,6 +447,8 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     coefs = []
     for name, unit, what in (("words", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
         est, iv = bf.term(name)
+        if bf.terms.col(name) is None:
+            iv = Interval(None, None, "no variation across the teams' texts: not estimable")
         coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
                       "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
                       "interval_note": iv.note})
