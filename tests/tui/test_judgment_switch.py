@@ -73,3 +73,21 @@ def test_the_browser_row_shows_how_many_judgments_a_round_has(store) -> None:
     entry = store.query()[0]
     assert entry["judgments"] == 3
     assert str(entry_row(entry)[4]).endswith("×3")
+
+
+async def test_the_analysis_tab_lists_the_judge_bias_tables(make_app, store) -> None:
+    from test_tournament_screen import _write_snapshot_tournament, open_snapshot_tournament
+    from textual.widgets import DataTable, Select
+
+    _write_snapshot_tournament(store)
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await open_snapshot_tournament(app, pilot)
+        keys = {t.key for t in screen.analysis["as_judged"]}
+        assert {"style_coefficients", "style_models", "judge_order", "agreement_with_own_view", "reliability_alpha",
+                "reliability_test_retest", "criteria_structure"} <= keys
+        screen.query_one("#analysis-table-select", Select).value = "judge_order"
+        await pilot.pause()
+        grid = screen.query_one("#analysis-table", DataTable)
+        assert grid.row_count == 3  # one row per judge of the trio
+        assert "effect" in [str(c.label) for c in grid.columns.values()]
