@@ -25,12 +25,12 @@ def main(seeds: int = 40) -> None:
         truth = default_bias_truth()
         rounds, agreement = generate(truth, seed=1000 + seed, both_orders=seed % 2 == 0)
         out = bias_json(rounds, agreement=agreement, replicates=200, seed=seed)
-        rows = [(c["term"], c, {"words": truth.words_beta, "format_density": truth.format_beta}[c["term"]])
+        rows = [(c["term"], c, {"length": truth.words_beta, "format_density": truth.format_beta}[c["term"]])
                 for c in out["style"]["coefficients"]]
         rows += [(f"order:{o['judge']}", o, truth.order[o["judge"]]) for o in out["order"]]
         rows += [(f"agree:{a['judge']}", a, truth.agree[a["judge"]]) for a in out["agreement_bias"]]
         want = truth.controlled()
-        rows += [(f"model:{m['model']}", {**m, "estimate": m["controlled_mean"]}, want[m["model"]])
+        rows += [(f"model:{m['model']}", {**m, "estimate": m["adjusted_mean"]}, want[m["model"]])
                  for m in out["style"]["models"]]
         for name, row, value in rows:
             est = row.get("estimate", row.get("effect"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import krippendorff
 import numpy as np
 import pytest
 from judge_bias_sim import BiasTruth, default_bias_truth, generate
@@ -35,7 +36,7 @@ def _covers(row: dict[str, Any], value: float) -> bool:
 def test_length_and_format_bias_recovered(planted: Any) -> None:
     truth, _rounds, _agreement, out = planted
     coefs = {c["term"]: c for c in out["style"]["coefficients"]}
-    for term, planted_value in (("words", truth.words_beta), ("format_density", truth.format_beta)):
+    for term, planted_value in (("length", truth.words_beta), ("format_density", truth.format_beta)):
         c = coefs[term]
         assert abs(c["estimate"] - planted_value) < TOL, (term, c)
         assert _covers(c, planted_value), (term, c)
@@ -48,8 +49,9 @@ def test_style_controlled_means_recover_skills(planted: Any) -> None:
     models = {m["model"]: m for m in out["style"]["models"]}
     assert set(models) == set(want)
     for name, m in models.items():
-        assert abs(m["controlled_mean"] - want[name]) < 0.35, (name, m, want[name])
-        assert m["raw_mean"] is not None and m["adjusted_mean"] is not None and m["n_scores"] > 0
+        assert abs(m["adjusted_mean"] - want[name]) < 0.35, (name, m, want[name])
+        assert m["mean"] == m["adjusted_mean"] and _covers(m, want[name])
+        assert m["raw_mean"] is not None and m["mean_without_style"] is not None and m["n_scores"] > 0
 
 
 def test_order_effect_per_judge_recovered(planted: Any) -> None:
@@ -132,8 +134,9 @@ def test_alpha_equals_the_krippendorff_package() -> None:
     rounds, _ = generate(default_bias_truth(), seed=4, dilemmas=3, repeats=2)
     rel = reliability_json(rounds, replicates=50)
     # recompute the same per-criterion units through the package
-    for row in rel["alpha_by_criterion"][:len(CRITERIA)]:
-        c = row["criterion"]
+    assert set(rel["alpha_by_criterion"]) == {*CRITERIA, "mean_of_criteria"}
+    for c in CRITERIA:
+        row = rel["alpha_by_criterion"][c]
         per: dict[tuple[str, str], list[float]] = {}
         for e in expand_judgments(rounds):
             assert e.judgment is not None
@@ -141,7 +144,12 @@ def test_alpha_equals_the_krippendorff_package() -> None:
                 v = e.judgment.parsed_scores(team).as_dict()[c]  # type: ignore[arg-type]
                 if v is not None:
                     per.setdefault((e.exchange_id or e.id, team), []).append(float(v))
-        assert row["alpha"] == pytest.approx(krippendorff_alpha(per), abs=1e-12)
+        units = [v for v in per.values() if len(v) >= 2]
+        matrix = np.full((max(len(v) for v in units), len(units)), np.nan)  # coders x units, NaN: no value
+        for k, v in enumerate(units):
+            matrix[: len(v), k] = v
+        expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+        assert row["alpha"] == pytest.approx(expected, abs=1e-12)
         assert row["ci_low"] is not None and row["ci_low"] <= row["alpha"] <= row["ci_high"]
 
 
@@ -212,7 +220,7 @@ def test_intervals_cover_across_seeds() -> None:
         out = bias_json(rounds, agreement=agreement, replicates=200, seed=seed)
         checks: list[tuple[str, dict[str, Any], float]] = []
         coefs = {c["term"]: c for c in out["style"]["coefficients"]}
-        checks += [("words", coefs["words"], truth.words_beta), ("format", coefs["format_density"], truth.format_beta)]
+        checks += [("length", coefs["length"], truth.words_beta), ("format", coefs["format_density"], truth.format_beta)]
         checks += [(f"order:{o['judge']}", o, truth0.order[o["judge"]]) for o in out["order"]]
         checks += [(f"agree:{a['judge']}", a, truth0.agree[a["judge"]]) for a in out["agreement_bias"]]
         for name, row, value in checks:

@@ -56,12 +56,13 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
                      "team's answer length and formatting density and, where measured, each judge's reading-order "
                      "and own-view agreement terms (docs/STATISTICS.md).", *common]),
         Table("style_models", "Models: raw, adjusted and style-controlled mean (95% interval)",
-              ["model", "raw_mean", "adjusted_mean", "controlled_mean", "ci_low", "ci_high", "n_scores",
+              ["model", "raw_mean", "mean_without_style", "adjusted_mean", "ci_low", "ci_high", "n_scores",
                "interval_note"],
-              [[m["model"], m["raw_mean"], m["adjusted_mean"], m["controlled_mean"], m["ci_low"], m["ci_high"],
+              [[m["model"], m["raw_mean"], m["mean_without_style"], m["adjusted_mean"], m["ci_low"], m["ci_high"],
                 m["n_scores"], m["interval_note"]] for m in style.get("models", [])], view=VIEW_AS_JUDGED,
-              notes=["controlled_mean: at average length and formatting, balanced reading order, no agreement "
-                     "bonus; adjusted_mean: the same fit without those terms; raw_mean: plain mean of the scores.",
+              notes=["adjusted_mean: style-controlled — at average length and formatting, balanced reading order, "
+                     "no agreement bonus; mean_without_style: the same fit without those terms; raw_mean: plain "
+                     "mean of the scores.",
                      common[1]]),
         Table("judge_order", "Reading order: points to the team read first minus the team read second",
               ["judge", "effect", "ci_low", "ci_high", "flip_rate", "flip_ci_low", "flip_ci_high", "flip_pairs", "n",
@@ -86,7 +87,7 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
                      "each transcript", ["criterion", "alpha", "ci_low", "ci_high", "n_units", "n_values",
                                          "n_units_left_out", "interval_note"],
                      [[a["criterion"], a["alpha"], a["ci_low"], a["ci_high"], a["n_units"], a["n_values"],
-                       a["n_units_left_out"], a["interval_note"]] for a in rel.get("alpha_by_criterion", [])],
+                       a["n_units_left_out"], a["interval_note"]] for a in (rel.get("alpha_by_criterion") or {}).values()],
                      view=VIEW_AS_JUDGED,
                      notes=["A unit is one team in one exchange; units judged once are not pairable and are left "
                             "out (n_units_left_out)."]))

@@ -12,7 +12,7 @@ ebtui.core.analysis.fit):
 
     score = mu + skill[model] + seat_gap * seat + severity[judge] + pref * same_family + difficulty[dilemma]
             + level[criterion]
-            + b_words * (words/100 - mean) + b_format * (format_density - mean)                 (style)
+            + b_length * (words/100 - mean) + b_format * (format_density - mean)                (style)
             + order[judge] * first                                                                (order)
             + agree[judge] * agrees + unknown[judge] * agreement_unknown                          (agreement)
 
@@ -26,7 +26,7 @@ ebtui.core.analysis.fit):
 * style: words and format_density of the team's own text (ebtui.core.analysis.style), centred, so the
   controlled model mean is the score at the average length and formatting.
 
-The "controlled" model mean is mu + skill[model] of this fit: at the average judge, dilemma, seat,
+The style-controlled model mean (`adjusted_mean`, also `mean`) is mu + skill[model] of this fit: at the average judge, dilemma, seat,
 criterion, length and formatting, read in a balanced order, with no agreement bonus and no family
 preference. 95% intervals: the cluster bootstrap over dilemmas of ebtui.core.analysis.bootstrap (t-based,
 blank below 3 dilemmas). Flip rate: for each judge, exchange and pair of its judgments in opposite orders,
@@ -225,7 +225,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     for k in range(cc.shape[1]):
         add(f"criterion:{t.criteria[k]}", cc[:, k])
     if style:
-        for name, v in (("words", t.words), ("format_density", t.density)):
+        for name, v in (("length", t.words), ("format_density", t.density)):
             if len(v) and np.ptp(v) > 1e-9:
                 add(name, v - v.mean())
             else:
@@ -445,7 +445,7 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
     coefs = []
-    for name, unit, what in (("words", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
+    for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
         est, iv = bf.term(name)
         if bf.terms.col(name) is None:
             iv = Interval(None, None, "no variation across the teams' texts: not estimable")
@@ -458,8 +458,8 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     models = []
     for i, m in enumerate(t.models):
         est, iv = bf.model(i)
-        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "adjusted_mean": float(bf.base_adjusted[i]),
-                       "controlled_mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
+        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": float(bf.base_adjusted[i]),
+                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
                        "interval_note": iv.note})
     flips = flip_rates(rounds, effective=effective, seed=seed, replicates=replicates)
     order = []

@@ -1,6 +1,6 @@
 """The reliability panel: do the judgments agree with each other, and does each judge agree with itself?
 
-* `alpha_by_criterion`: Krippendorff's alpha (interval level, the `krippendorff` package) per criterion and for
+* `alpha_by_criterion` (criterion -> {alpha, ci_low, ci_high, n_units, ...}): Krippendorff's alpha (interval level, the `krippendorff` package) per criterion and for
   the mean of the criteria. A unit is one team in one exchange (one transcript); its values are every score
   any judgment of that transcript gave it — several judges, repeats and both reading orders — so alpha here
   measures how interchangeable the judgments are. Units with one value are not pairable and drop out.
@@ -194,7 +194,7 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
         share_note = "some criterion has no variation or too few scores"
     complete = int(np.isfinite(mat).all(axis=1).sum()) if len(mat) else 0
     return {
-        "alpha_by_criterion": alphas,
+        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
         "alpha_level": ALPHA_LEVEL,
         "test_retest": retest,
         "criteria_first_component_share": share,
