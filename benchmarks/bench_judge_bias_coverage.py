@@ -1,6 +1,7 @@
 """Recovery and interval coverage of the judge-bias fit across seeds (planted length and formatting bias,
 per-judge order and agreement bias; tests/judge_bias_sim.py). Prints one line per term: mean absolute error,
-largest error, coverage of the 95% intervals. Usage: python benchmarks/bench_judge_bias_coverage.py [SEEDS]"""
+largest error, coverage of the 95% intervals. Usage: python benchmarks/bench_judge_bias_coverage.py [SEEDS] [--rotate]
+(--rotate: one rotating judge per exchange with balanced orders, as `judge_order = "balanced"` plays it)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,16 @@ from judge_bias_sim import default_bias_truth, generate  # noqa: E402
 from ebtui.core.analysis.judge_bias import bias_json  # noqa: E402
 
 
-def main(seeds: int = 40) -> None:
+def main(seeds: int = 40, rotate: bool = False) -> None:
     t0 = time.monotonic()
     hits: dict[str, list[bool]] = {}
     errs: dict[str, list[float]] = {}
     for seed in range(seeds):
         truth = default_bias_truth()
-        rounds, agreement = generate(truth, seed=1000 + seed, both_orders=seed % 2 == 0)
+        if rotate:  # a tournament as played: one rotating judge per exchange, orders balanced, 2 per pairing
+            rounds, agreement = generate(truth, seed=1000 + seed, both_orders=False, rotate=True, rounds_per_pairing=2)
+        else:
+            rounds, agreement = generate(truth, seed=1000 + seed, both_orders=seed % 2 == 0)
         out = bias_json(rounds, agreement=agreement, replicates=200, seed=seed)
         rows = [(c["term"], c, {"length": truth.words_beta, "format_density": truth.format_beta}[c["term"]])
                 for c in out["style"]["coefficients"]]
@@ -43,4 +47,4 @@ def main(seeds: int = 40) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40, rotate="--rotate" in sys.argv)

@@ -74,7 +74,8 @@ def _style(text: str) -> tuple[float, float]:
 
 
 def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int = 1,
-             both_orders: bool = True) -> tuple[list[Round], dict[tuple[str, str], dict[str, bool | None]]]:
+             both_orders: bool = True, rotate: bool = False,
+             rounds_per_pairing: int = 1) -> tuple[list[Round], dict[tuple[str, str], dict[str, bool | None]]]:
     """Every ordered pairing of the models on every dilemma; every judge judges every exchange in both orders
     (`both_orders`; else one order, alternating) `repeats` times. Returns the rounds (the first judgment of
     each exchange is the round's own, the rest are re-judgments) and the agreement map."""
@@ -93,7 +94,7 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
     k = 0
     for d in d_ids:
         for a in models:
-            for b in models:
+            for b in [m for m in models for _ in range(rounds_per_pairing)]:
                 if a == b:
                     continue
                 k += 1
@@ -121,9 +122,13 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
     w_mean = float(np.mean([s[t][0] for _, s, _ in texts for t in ("a", "b")]))
     f_mean = float(np.mean([s[t][1] for _, s, _ in texts for t in ("a", "b")]))
     n = 0
-    for r, style, _stance in texts:
+    seen: dict[str, int] = {}
+    for idx, (r, style, _stance) in enumerate(texts):
         judgments: list[Judgment] = []
-        for j in judges:
+        for j in ([judges[idx % len(judges)]] if rotate else judges):
+            if rotate:  # one judge per exchange, each judge's exchanges alternating orders (judge_order = balanced)
+                n = seen.get(j, 0)
+                seen[j] = n + 1
             for rep in range(repeats):
                 orders = ("ab", "ba") if both_orders else (("ab",) if (n + rep) % 2 == 0 else ("ba",))
                 for o in orders:
