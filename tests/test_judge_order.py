@@ -59,3 +59,20 @@ async def test_balanced_tournament_alternates_each_judges_order(tmp_path: Path, 
     for judge, counts in by_judge.items():
         assert abs(counts["ab"] - counts["ba"]) <= 1, (judge, counts)
         assert counts["ba"] >= 1
+
+
+def test_ebtui_run_judge_order_ba(tmp_path: Path, dilemmas: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from ebtui.cli import cli
+
+    monkeypatch.setenv("EBTUI_STORE_FSYNC", "0")
+    store = tmp_path / "store"
+    res = CliRunner().invoke(cli, ["--store", str(store), "run", "--dilemma", dilemmas[0].id, "--team-a", "scripted",
+                                   "--team-b", "scripted", "--judge", "scripted", "--judge-order", "ba"])
+    assert res.exit_code == 0, res.output
+    (r,) = ResultsStore(store).load_rounds()
+    assert r.judgment is not None and r.judgment.order == "ba"
+    bad = CliRunner().invoke(cli, ["--store", str(store), "run", "--dilemma", dilemmas[0].id, "--team-a", "scripted",
+                                   "--team-b", "scripted", "--judge", "scripted", "--judge-order", "sideways"])
+    assert bad.exit_code == 2 and "judge-order" in bad.output
