@@ -221,6 +221,8 @@ def test_view_and_conclusion_replies_are_read_strictly() -> None:
     assert parse_view("no json at all") is None
     assert parse_conclusions('{"team_a": 2, "team_b": 0}', 3) == {"a": 2, "b": None}
     assert parse_conclusions('{"team_a": 9, "team_b": true}', 3) == {"a": None, "b": None}
+    assert parse_conclusions('```json\n{"team_a": "3", "team_b": 1.0}\n```', 3) == {"a": 3, "b": 1}
+    assert parse_view('{"options": ["x", "y"], "choice": "2", "confidence": "0.6"}')["choice"] == 2  # type: ignore[index]
 
 
 def test_views_are_asked_once_cached_and_give_agreement(tmp_path: Path, llmock: Any,

@@ -132,15 +132,31 @@ def read_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _whole(v: Any) -> int | None:
+    """A whole number given as a JSON number or a numeric string ("2", 2.0); anything else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str) and re.fullmatch(r"\s*\d+\s*", v):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v if isinstance(v, int) else None
+
+
 def parse_view(text: str) -> dict[str, Any] | None:
     obj = read_json_object(text)
     if obj is None:
         return None
     options = obj.get("options")
-    choice = obj.get("choice")
+    choice = _whole(obj.get("choice"))
     conf = obj.get("confidence")
+    if isinstance(conf, str):
+        try:
+            conf = float(conf)
+        except ValueError:
+            conf = None
     if (not isinstance(options, list) or not 2 <= len(options) <= 4 or not all(isinstance(o, str) for o in options)
-            or isinstance(choice, bool) or not isinstance(choice, int) or not 1 <= choice <= len(options)):
+            or choice is None or not 1 <= choice <= len(options)):
         return None
     if isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1:
         conf = None
@@ -153,8 +169,8 @@ def parse_conclusions(text: str, n_options: int) -> dict[str, int | None] | None
         return None
     out: dict[str, int | None] = {}
     for team in ("a", "b"):
-        v = obj.get(f"team_{team}")
-        out[team] = v if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_options else None
+        v = _whole(obj.get(f"team_{team}"))
+        out[team] = v if v is not None and 1 <= v <= n_options else None
     return out
 
 
