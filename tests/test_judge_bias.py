@@ -230,3 +230,21 @@ def test_intervals_cover_across_seeds() -> None:
     for name, h in hits.items():
         assert np.mean(h) >= 0.85, (name, np.mean(h))
         assert max(errs[name]) < TOL, (name, max(errs[name]))
+
+
+def test_a_term_the_others_explain_is_left_out_and_the_rest_stays_identified() -> None:
+    """Agreement known for Team B only: the judges' unknown-agreement terms add up to the seat, so one is left
+    out; the order and agreement effects (read from Team B) are still recovered."""
+    truth = default_bias_truth()
+    rounds, agreement = generate(truth, seed=21)
+    only_b = {k: {"a": None, "b": v["b"]} for k, v in agreement.items()}
+    out = bias_json(rounds, agreement=only_b, replicates=100)
+    assert out["judge_bias_fit"]["full_rank"]
+    unknown = [n for n in out["judge_bias_fit"]["terms"] if n.startswith("agree_unknown:")]
+    assert len(unknown) == len(truth.agree) - 1  # together they would be the seat: one is left out
+    for a in out["agreement_bias"]:
+        assert abs(a["effect"] - truth.agree[a["judge"]]) < TOL, a
+    for o in out["order"]:
+        assert abs(o["effect"] - truth.order[o["judge"]]) < TOL, o
+    want = truth.controlled()
+    assert all(abs(m["adjusted_mean"] - want[m["model"]]) < 0.35 for m in out["style"]["models"])

@@ -195,6 +195,8 @@ class Terms:
     notes: list[str] = field(default_factory=list)
     order_judges: list[str] = field(default_factory=list)
     agree_judges: list[str] = field(default_factory=list)
+    #: terms left out because the others already explain them (see _separable)
+    dropped: list[str] = field(default_factory=list)
 
     def col(self, name: str) -> int | None:
         return self.names.index(name) if name in self.names else None
@@ -252,6 +254,64 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges)
 
 
+def _redundant(X: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
+    """The columns of X (indices) that are linear combinations of the columns before them in `order`: a pivoted
+    Cholesky of X'X taken in that order (a column whose remaining variance is ~0 adds nothing)."""
+    from scipy.linalg import solve_triangular
+
+    G = X.T @ X
+    kept: list[int] = []
+    C = np.zeros((0, 0))
+    out: set[int] = set()
+    for i in order:
+        gii = float(G[i, i])
+        if gii <= 0:
+            out.add(i)
+            continue
+        w = solve_triangular(C, G[kept, i], lower=True) if kept else np.zeros(0)
+        d = gii - float(w @ w)
+        if d <= tol * gii:
+            out.add(i)
+            continue
+        C = np.block([[C, np.zeros((len(kept), 1))], [w[None, :], np.array([[np.sqrt(d)]])]])
+        kept.append(i)
+    return out
+
+
+def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarray, bool]:
+    """Drop every term the others already explain (tried last: the unknown-agreement and family terms, which
+    only absorb; then everything in the order of the design), so every estimate left is identified. A dropped
+    term of the report (an order or agreement effect, a style coefficient) is blank with the reason."""
+    X, y = _full(t, terms)
+    k = terms.X.shape[1]
+    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n == "family"]
+    order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
+    gone = _redundant(X, order)
+    if not gone:
+        return terms, X, y, True
+    dropped_terms = sorted(i for i in gone if 0 < i < k)
+    if any(terms.model_cols.start <= i < terms.model_cols.stop for i in dropped_terms) or 0 in gone:
+        terms.notes.append("the design is not of full rank (some models cannot be told apart from the other "
+                           "terms): the affected estimates are not identified")
+        return terms, X, y, False
+    keep = [i for i in range(k) if i not in gone]
+    notes = list(terms.notes)
+    for i in dropped_terms:
+        name = terms.names[i]
+        if name == "family":
+            notes.append("same-family preference left out: not separable from the other terms")
+        elif not name.startswith("agree_unknown:"):
+            notes.append(f"{name}: not separable from the other terms, left out")
+    out = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols, notes, terms.order_judges,
+                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms])
+    X, y = _full(t, out)
+    full_rank = not any(i >= k for i in gone)
+    if not full_rank:
+        out.notes.append("some dilemmas cannot be told apart from the other terms: their difficulty is not "
+                         "identified")
+    return out, X, y, full_rank
+
+
 def _solve(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Normal equations; a column with no variation in this sample is dropped (its coefficient NaN)."""
     live = np.any(X != 0, axis=0)
@@ -290,7 +350,8 @@ class BiasFit:
         M = len(self.table.models)
         k = self.terms.col(name)
         if k is None:
-            return None, Interval(None, None, "not in the fit")
+            why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
+            return None, Interval(None, None, why)
         i = M + k - self.terms.model_cols.stop
         est = float(self.estimate[i])
         if not np.isfinite(est):
@@ -311,19 +372,7 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
     if len(t.y) == 0:
         return None
-    terms = build_terms(t)
-    X, y = _full(t, terms)
-    full_rank = int(np.linalg.matrix_rank(X)) == X.shape[1]
-    if not full_rank and terms.col("family") is not None:
-        keep = [i for i, n in enumerate(terms.names) if n != "family"]
-        terms = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols,
-                      [*terms.notes, "same-family preference left out: not separable from the other terms"],
-                      terms.order_judges, terms.agree_judges)
-        X, y = _full(t, terms)
-        full_rank = int(np.linalg.matrix_rank(X)) == X.shape[1]
-    if not full_rank:
-        terms.notes.append("the design is not of full rank (some terms cannot be told apart): the affected "
-                           "estimates are not identified")
+    terms, X, y, full_rank = _separable(t, build_terms(t))
     M = len(t.models)
     est = _vector(terms, _solve(X, y), M)
     base_terms = build_terms(t, style=False, order=False, agreement=False)
@@ -471,6 +520,7 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         est, iv = bf.term(f"order:{name}")
         f = flips.get(name, {})
         note = iv.note if name in bf.terms.order_judges else "read in one order only: not separable from the seat"
+        note = note or ("" if est is not None else iv.note)
         order.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high,
                       "flip_rate": f.get("flip_rate"), "flip_ci_low": f.get("flip_ci_low"),
                       "flip_ci_high": f.get("flip_ci_high"), "flip_pairs": f.get("flip_pairs", 0),
