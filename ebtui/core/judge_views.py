@@ -293,20 +293,21 @@ async def gather_views(
             save_entry(root, entry)
             say(f"{judge} / {d_id}: own view saved (course {view['choice']} of {len(view['options'])})")
         options = entry["view"]["options"]
-        for r in rs:
+
+        async def classify(r: Round) -> None:
             ex = r.exchange_id or r.id
-            if ex in entry["teams"]:
-                continue
             a, b = team_conclusions(r)
             text = await ask(client, conclusions_prompt(dilemma, options, a, b), CONCLUSIONS_SCHEMA)
             if text is None:
-                continue
+                return
             counts["conclusions"] += 1
             got = parse_conclusions(text, len(options))
             if got is None:
                 counts["unreadable"] += 1
             entry["teams"][ex] = {**(got or {"a": None, "b": None}), "raw": text, "asked_at": utcnow().isoformat()}
-            save_entry(root, entry)
+            save_entry(root, entry)  # on the event loop, between awaits: one writer of this file at a time
+
+        await asyncio.gather(*(classify(r) for r in rs if (r.exchange_id or r.id) not in entry["teams"]))
 
     missing = sorted({j for (j, _d) in needed(rounds, judges)} - set(clients))
     if missing:
