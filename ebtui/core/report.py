@@ -320,6 +320,13 @@ def _override_lines(rounds: Sequence[Round]) -> list[str]:
             table_to_markdown(t), ""]
 
 
+def _expanded(rounds: Sequence[Round]) -> list[Round]:
+    """Every judgment of every round as a round of its own (ebtui.core.analysis.judge_bias.expand_judgments)."""
+    from ebtui.core.analysis.judge_bias import expand_judgments
+
+    return expand_judgments(rounds)
+
+
 def write_report(
     rounds: Sequence[Round],
     out_dir: str | Path,
@@ -376,7 +383,7 @@ def write_report(
         "",
         "## Overrides",
         "",
-        *_override_lines(rounds),
+        *_override_lines(_expanded(rounds)),
     ]
     for heading, keys in SECTIONS:
         present = [k for k in keys if k in tables]
