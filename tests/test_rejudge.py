@@ -288,3 +288,22 @@ def test_rejudge_batch_sends_the_judge_calls_as_one_batch(tmp_path: Path, llmock
     assert sorted((store / "batches").glob("rejudge-*.json"))
     got = [ResultsStore(store).load_round(r.id) for r in rounds]
     assert all(len(r.extra_judgments) == 1 and r.extra_judgments[0].judge_model == "judge2" for r in got)
+
+
+def test_a_budget_stops_asking_and_a_rerun_with_more_asks_the_rest(tmp_path: Path, llmock: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EBTUI_TEST_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("EBTUI_STORE_FSYNC", "0")
+    llmock.add(Reply(text=json.dumps(SCORED), times=None, match=Match(model="judge-two")))
+    models, store, rounds = _setup(tmp_path, llmock, n=4, json_schema=False)
+    args = ["--models", str(models), "--store", str(store), "rejudge", *[r.id for r in rounds], "--judges", "judge2",
+            "--concurrency", "1"]
+    per_call = json.loads(CliRunner().invoke(cli, [*args, "--dry-run", "--json"]).output)["estimate"]["total_usd"] / 4
+    res = CliRunner().invoke(cli, [*args, "--budget", str(per_call * 2.5)])
+    assert res.exit_code == 1 and "not asked: over the" in res.output, res.output
+    asked = len([q for q in llmock.requests if q.method == "POST"])
+    assert 1 <= asked <= 3
+    res = CliRunner().invoke(cli, [*args, "--budget", "100"])
+    assert res.exit_code == 0, res.output
+    assert len([q for q in llmock.requests if q.method == "POST"]) == 4  # only the rest was asked
+    assert all(len(ResultsStore(store).load_round(r.id).extra_judgments) == 1 for r in rounds)

@@ -64,14 +64,17 @@ def _rounds(results: Any, targets: list[str]) -> tuple[list[Any], str]:
               help="Also ask each judge's own blind answer to each dilemma (once, cached) and which course each "
                    "team concluded for (once per exchange), for the agreement-with-own-view statistics.")
 @click.option("--only-views", is_flag=True, help="Only the --views calls; no judgment.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), metavar="USD",
+              help="Stop asking once the judge calls would cost more than this (list prices; run again with a "
+                   "larger budget to ask the rest).")
 @click.option("--dry-run", is_flag=True, help="Print the calls and their estimated cost; ask nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: the plan as JSON.")
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
 @click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
 @click.pass_context
 def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...], repeats: int, order: str,
-            allow_own: bool, concurrency: int, batch: bool, views: bool, only_views: bool, dry_run: bool,
-            as_json: bool, store: str | None, models_file: str | None) -> None:
+            allow_own: bool, concurrency: int, batch: bool, views: bool, only_views: bool, budget: float | None,
+            dry_run: bool, as_json: bool, store: str | None, models_file: str | None) -> None:
     """Judge saved rounds again: only judge calls; each judgment is added to its round (transcripts unchanged)."""
     from ebtui.config import ConfigError, load_models_config
     from ebtui.core.rejudge import estimate_cost, plan_rejudge
@@ -128,10 +131,13 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
     view_failed: list[int] = []
 
     async def go() -> Any:
-        from ebtui.core.rejudge import run_rejudge
+        from ebtui.core.rejudge import call_cost, run_rejudge
+        from ebtui.core.tournament.costs import Budget
 
         try:
-            res = await run_rejudge(plan, results, clients, concurrency=concurrency, on_done=on_done)
+            res = await run_rejudge(plan, results, clients, concurrency=concurrency, on_done=on_done,
+                                    budget=Budget(budget) if budget is not None else None,
+                                    cost_of=lambda pj: call_cost(pj, infos))
             if views:
                 from ebtui.core.judge_views import gather_views
                 from ebtui.core.rejudge import round_dilemma
@@ -159,8 +165,10 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
         ctx.exit(130)
     results.flush()
     click.echo(f"{len(res.added)} judgment(s) added, {len(res.failed)} failed"
-               + (" (run again to retry them)" if res.failed else ""), err=True)
-    if res.failed or sum(view_failed):
+               + (" (run again to retry them)" if res.failed else "")
+               + (f", {len(res.over_budget)} not asked: over the ${budget:g} budget (run again with a larger "
+                  "--budget)" if res.over_budget else ""), err=True)
+    if res.failed or res.over_budget or sum(view_failed):
         ctx.exit(EXIT_INCOMPLETE)
 
 

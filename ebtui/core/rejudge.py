@@ -181,6 +181,8 @@ class RejudgeResult:
     added: list[PlannedJudgment] = field(default_factory=list)
     already: list[PlannedJudgment] = field(default_factory=list)  # found in the file when saving (a race)
     failed: list[tuple[PlannedJudgment, str]] = field(default_factory=list)
+    #: not asked: the budget would have been passed (run again with a larger one)
+    over_budget: list[PlannedJudgment] = field(default_factory=list)
 
 
 def new_judgment(pj: PlannedJudgment, r_team_a: str, r_team_b: str, text: str, *, blind: bool,
@@ -224,10 +226,14 @@ async def run_rejudge(
     *,
     concurrency: int = 8,
     on_done: Callable[[PlannedJudgment, str], None] | None = None,
+    budget: Any = None,
+    cost_of: Callable[[PlannedJudgment], float] | None = None,
 ) -> RejudgeResult:
     """Ask the judges for the plan's judgments (only judge calls), saving each as it arrives.
 
-    `on_done(call, outcome)` is told "added", "already" or the error of each call."""
+    `on_done(call, outcome)` is told "added", "already", "over budget" or the error of each call. With a
+    `budget` (ebtui.core.tournament.costs.Budget) each call first reserves its estimated cost (`cost_of`) and
+    is not asked when that would pass the limit; its actual cost settles the reservation."""
     missing = sorted({c.judge for c in plan.calls if c.judge not in clients})
     if missing:
         raise ValueError(f"no client for judge(s): {', '.join(missing)}")
@@ -238,14 +244,24 @@ async def run_rejudge(
         client = clients[pj.judge]
         schema = JUDGMENT_SCHEMA if client.supports_json_schema else None
         async with sem:
+            estimate = cost_of(pj) if cost_of is not None else 0.0
+            if budget is not None and not budget.try_reserve(estimate):
+                result.over_budget.append(pj)
+                if on_done:
+                    on_done(pj, "over budget: not asked")
+                return
             try:
                 reply = await client.generate(pj.prompt, prompts.SYSTEM_PROMPT, json_schema=schema,
                                               max_tokens=pj.max_tokens)
             except ProviderError as exc:
+                if budget is not None:
+                    budget.settle(estimate, None)
                 result.failed.append((pj, str(exc)))
                 if on_done:
                     on_done(pj, f"failed: {exc}")
                 return
+            if budget is not None:
+                budget.settle(estimate, reply.usage.cost_usd)
         if not reply.text.strip():
             result.failed.append((pj, "empty answer"))
             if on_done:
@@ -258,6 +274,16 @@ async def run_rejudge(
 
     await asyncio.gather(*(one(pj) for pj in plan.calls))
     return result
+
+
+def call_cost(pj: PlannedJudgment, infos: Mapping[str, Any], *, output_tokens: int = 1024) -> float:
+    """One planned call's estimated list-price cost (0.0 for a judge without a price)."""
+    from ebtui.core.tournament.costs import estimate_tokens
+
+    info = infos.get(pj.judge)
+    tin = estimate_tokens(pj.prompt) + estimate_tokens(prompts.SYSTEM_PROMPT)
+    cost = info.cost(tin, pj.max_tokens or output_tokens) if info is not None else None
+    return float(cost or 0.0)
 
 
 def estimate_cost(plan: RejudgePlan, infos: Mapping[str, Any], *, output_tokens: int = 1024) -> dict[str, Any]:
