@@ -375,8 +375,7 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     terms, X, y, full_rank = _separable(t, build_terms(t))
     M = len(t.models)
     est = _vector(terms, _solve(X, y), M)
-    base_terms = build_terms(t, style=False, order=False, agreement=False)
-    Xb, yb = _full(t, base_terms)
+    base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
     draws = np.full((0, len(est)), np.nan)
