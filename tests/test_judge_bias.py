@@ -248,3 +248,10 @@ def test_a_term_the_others_explain_is_left_out_and_the_rest_stays_identified() -
         assert abs(o["effect"] - truth.order[o["judge"]]) < TOL, o
     want = truth.controlled()
     assert all(abs(m["adjusted_mean"] - want[m["model"]]) < 0.35 for m in out["style"]["models"])
+
+
+def test_test_retest_says_why_when_repeats_are_in_opposite_orders_only() -> None:
+    rounds, _ = generate(default_bias_truth(), seed=8, dilemmas=3)  # each judge: one judgment per order
+    rel = reliability_json(rounds, replicates=20)
+    for t in rel["test_retest"]:
+        assert t["alpha_mean_of_criteria"] is None and t["n"] == 0 and "opposite orders only" in t["interval_note"]

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
@@ -169,8 +169,15 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                     v1, v2 = _score(r1, c), _score(r2, c)
                     if v1 is not None and v2 is not None:
                         diffs.append(abs(v1 - v2))
-        est, lo, hi, note = _boot_alpha(units_m, {k: dilemma_of[k[0]] for k in units_m}, seed, replicates) \
-            if units_m else (None, None, None, "no repeat judgments (ebtui rejudge --repeats 2)")
+        if units_m:
+            est, lo, hi, note = _boot_alpha(units_m, {k: dilemma_of[k[0]] for k in units_m}, seed, replicates)
+        else:
+            per_unit = Counter(u for (u, _o) in groups for _ in groups[(u, _o)])
+            crossed = any(n >= 2 for n in per_unit.values())
+            est = lo = hi = None
+            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
+                    "ebtui rejudge --order same --repeats 2" if crossed else
+                    "no repeat judgments (ebtui rejudge --repeats 2)")
         retest.append({"judge": judge, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
                        "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
                        "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
