@@ -1,5 +1,6 @@
 """End to end against an OpenAI-compatible fake server whose judges carry planted biases (tests/fake_biased_server.py):
-`ebtui tournament` with judge_order = "balanced", `ebtui rejudge --only-views` (judge calls only), then
+`ebtui tournament` with judge_order = "balanced", `ebtui rejudge --only-views` and `--order swapped` (judge calls
+only), then
 `ebtui report --json` recovers the length bias, each judge's order and agreement bias and the models' skill gaps."""
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def test_planted_judge_biases_recovered_end_to_end(tmp_path: Path, monkeypatch: 
         judge_calls = sum(n for m, n in planted.calls.items() if m.startswith("j-"))
         res = CliRunner().invoke(cli, [*base, "rejudge", "biased", "--only-views"])
         assert res.exit_code == 0, res.output
+        res = CliRunner().invoke(cli, [*base, "rejudge", "biased", "--order", "swapped"])  # each read both ways
+        assert res.exit_code == 0, res.output
         assert sum(n for m, n in planted.calls.items() if m.startswith("m-")) == team_calls  # judge calls only
         assert sum(n for m, n in planted.calls.items() if m.startswith("j-")) > judge_calls
         res = CliRunner().invoke(cli, [*base, "report", "--json"])
@@ -56,6 +59,7 @@ def test_planted_judge_biases_recovered_end_to_end(tmp_path: Path, monkeypatch: 
     for row in data["order"]:
         want = planted.order[row["judge"]]
         assert abs(row["effect"] - want) < TOL and row["ci_low"] <= want <= row["ci_high"], row
+        assert row["flip_pairs"] > 0 and 0 <= row["flip_rate"] <= 1 and row["n_ab"] == row["n_ba"]
     for row in data["agreement_bias"]:
         want = planted.agree[row["judge"]]
         assert row["n"] > 0 and abs(row["effect"] - want) < TOL and row["ci_low"] <= want <= row["ci_high"], row
