@@ -254,12 +254,12 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges)
 
 
-def _redundant(X: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
-    """The columns of X (indices) that are linear combinations of the columns before them in `order`: a pivoted
-    Cholesky of X'X taken in that order (a column whose remaining variance is ~0 adds nothing)."""
+def _redundant(G: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
+    """The columns (indices) of a design with Gram matrix G = X'X that are linear combinations of the columns
+    before them in `order`: a pivoted Cholesky of G taken in that order (a column whose remaining variance is
+    ~0 adds nothing)."""
     from scipy.linalg import solve_triangular
 
-    G = X.T @ X
     kept: list[int] = []
     C = np.zeros((0, 0))
     out: set[int] = set()
@@ -286,7 +286,7 @@ def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarra
     k = terms.X.shape[1]
     nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n == "family"]
     order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
-    gone = _redundant(X, order)
+    gone = _redundant(X.T @ X, order)
     if not gone:
         return terms, X, y, True
     dropped_terms = sorted(i for i in gone if 0 < i < k)

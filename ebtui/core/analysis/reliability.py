@@ -80,16 +80,17 @@ def alpha(units: dict[Any, list[float]]) -> float | None:
 
 
 def _unit_stats(units: dict[Any, list[float]]) -> np.ndarray:
-    """Per pairable unit: [m, sum, sum of squares, m * SS / (m - 1)]."""
-    rows = []
-    for vals in units.values():
-        if len(vals) < 2:
-            continue
-        v = np.asarray(vals, dtype=float)
-        m = len(v)
-        ss = float(((v - v.mean()) ** 2).sum())
-        rows.append((m, float(v.sum()), float((v * v).sum()), m * ss / (m - 1)))
-    return np.array(rows, dtype=float).reshape(-1, 4)
+    """Per pairable unit: [m, sum, sum of squares, m * SS / (m - 1)] (SS: squares about the unit's mean)."""
+    vals = [v for v in units.values() if len(v) >= 2]
+    if not vals:
+        return np.zeros((0, 4))
+    m = np.array([len(v) for v in vals], dtype=float)
+    idx = np.repeat(np.arange(len(vals)), m.astype(int))
+    flat = np.fromiter((x for v in vals for x in v), dtype=float, count=int(m.sum()))
+    s1 = np.bincount(idx, weights=flat, minlength=len(vals))
+    s2 = np.bincount(idx, weights=flat * flat, minlength=len(vals))
+    ss = np.maximum(s2 - s1 * s1 / m, 0.0)
+    return np.column_stack([m, s1, s2, m * ss / (m - 1)])
 
 
 def _alpha_from(tot: np.ndarray) -> float | None:
