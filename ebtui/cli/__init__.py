@@ -25,6 +25,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("ebtui.cli.imports:import_group", "Import rounds played by other programs (eb: the Ethics Bowl runner)."),
     "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
     "export": ("ebtui.cli.export:export", "Export rounds: tidy tables (Parquet/CSV) or an Inspect AI log."),
+    "rejudge": ("ebtui.cli.rejudge:rejudge", "Judge saved rounds again (other judges, repeats, order): judge calls only."),
 }
 
 

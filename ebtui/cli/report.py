@@ -70,7 +70,10 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
     families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, rounds)
-    data = build_report_data(rounds, classifications=classifications, families=families)
+    from ebtui.core.judge_views import agreement_map
+
+    data = build_report_data(rounds, classifications=classifications, families=families,
+                             agreement=agreement_map(root))
     if as_json:
         import json
 

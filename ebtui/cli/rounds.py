@@ -271,6 +271,13 @@ def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store:
     click.echo("")
     for line in score_card(round_):
         click.echo(line)
+    for k, extra in enumerate(round_.extra_judgments, start=2):  # judgments added by `ebtui rejudge`
+        when = extra.judged_at.strftime("%Y-%m-%d %H:%M") + " UTC" if extra.judged_at else "time unknown"
+        click.echo(f"\n== Judgment {k} of {len(round_.all_judgments())} — key {_clean(extra.key)} — judge "
+                   f"{_clean(extra.judge_model)}, order {'Team B first' if extra.order == 'ba' else 'Team A first'}, "
+                   f"repeat {extra.repeat}, {when} (`--judgment {_clean(extra.key)}` to override) ==")
+        for line in score_card(round_.model_copy(update={"judgment": extra})):
+            click.echo(line)
 
 
 @rounds.command("override")
@@ -280,6 +287,8 @@ def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store:
 @click.option("--value", metavar="N", help="The score to use instead, a whole number 1-10.")
 @click.option("--clear", is_flag=True, help="Remove the override (the judge's parsed score applies again).")
 @click.option("--note", default="", help="Why (kept with the override; required with --value).")
+@click.option("--judgment", "judgment_key", default="", metavar="KEY",
+              help="Which judgment of the round (a key `rounds show` lists; default: the round's own).")
 @click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
 @click.pass_context
 def override(
@@ -290,6 +299,7 @@ def override(
     value: str | None,
     clear: bool,
     note: str,
+    judgment_key: str,
     store: str | None,
 ) -> None:
     """Override (or with --clear restore) one criterion's score for one team; the parsed score is kept.
@@ -301,7 +311,14 @@ def override(
     try:
         req = check_override(team, criterion, value, note, clear=clear)
         t, crit = req.team, req.criterion
-        round_ = apply_override(results, round_id, t, crit, req.value, req.note, clear=clear)
+        if judgment_key:
+            from ebtui.core.judgment_overrides import override_judgment
+
+            j = override_judgment(results, round_id, judgment_key, t, crit, req.value, req.note, clear=clear)
+        else:
+            round_ = apply_override(results, round_id, t, crit, req.value, req.note, clear=clear)
+            assert round_.judgment is not None
+            j = round_.judgment
     except OverrideError as exc:
         raise CliError(strip_control(str(exc))) from None
     except StoreError as exc:
@@ -309,8 +326,6 @@ def override(
     finally:
         results.close()
     number = req.value
-    j = round_.judgment
-    assert j is not None
     parsed = getattr(j.parsed_scores(t), crit)
     eff = getattr(j.effective_scores(t), crit)
     what = "cleared; parsed score applies" if number is None else "overridden"
@@ -326,10 +341,12 @@ def override(
 @click.option("--criterion", metavar="NAME", help="Criterion name or label, e.g. consistency.")
 @click.option("--all", "accept_every", is_flag=True, help="Accept every score not yet overridden or accepted.")
 @click.option("--note", default="", help="Why the parsed value is right (kept with the acceptance).")
+@click.option("--judgment", "judgment_key", default="", metavar="KEY",
+              help="Which judgment of the round (a key `rounds show` lists; default: the round's own).")
 @click.option("--store", type=click.Path(file_okay=False), help=_STORE_HELP)
 @click.pass_context
 def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str | None, accept_every: bool,
-           note: str, store: str | None) -> None:
+           note: str, judgment_key: str, store: str | None) -> None:
     """Record that the judge's parsed value is right as it is ("accept as parsed"); this addresses the
     score's review reasons. A missing score accepted stays missing."""
     if accept_every == bool(team or criterion):
@@ -338,6 +355,16 @@ def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str |
         raise CliError("give both --team and --criterion")
     results = _store(ctx, store)
     try:
+        if judgment_key:
+            from ebtui.core.judgment_overrides import accept_judgment
+
+            j, added = accept_judgment(results, round_id, judgment_key, team, criterion, note, every=accept_every)
+            what = (f"{added} score(s) accepted as parsed" if accept_every else
+                    f"{describe_target(parse_team(team), parse_criterion(criterion))} accepted as parsed")
+            left = open_items(j)
+            click.echo(f"Round {round_id}, judgment {_clean(judgment_key)}: {what}."
+                       + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))
+            return
         if accept_every:
             round_, added = accept_all(results, round_id, note)
             what = f"{added} score(s) accepted as parsed"
@@ -348,7 +375,7 @@ def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str |
         raise CliError(strip_control(str(exc))) from None
     finally:
         results.close()
-    j = round_.judgment
-    assert j is not None
-    left = open_items(j)
+    primary = round_.judgment
+    assert primary is not None
+    left = open_items(primary)
     click.echo(f"Round {round_id}: {what}." + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))

@@ -229,6 +229,8 @@ async def _play(
 @click.option("--models", "models_file", type=click.Path(dir_okay=False), help="models.toml to use.")
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
 @click.option("--blind-judge", is_flag=True, help="Hide the teams' model ids from the judge.")
+@click.option("--judge-order", type=click.Choice(["ab", "ba"]), default="ab", show_default=True,
+              help="The order the judge reads the teams' material in: ab as it happened, ba Team B's first.")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Cap on each phase's answer, in tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved Round as JSON on stdout (live text on stderr).")
 @click.option("--resume", "resume_id", metavar="ROUND_ID",
@@ -244,6 +246,7 @@ def run(
     models_file: str | None,
     store: str | None,
     blind_judge: bool,
+    judge_order: str,
     max_tokens: int | None,
     as_json: bool,
     resume_id: str | None,
@@ -281,11 +284,12 @@ def run(
         ["ebtui", "run"],
         [("--dilemma", dilemma.id), ("--team-a", team_a), ("--team-b", team_b), ("--judge", judge),
          ("--document", document), ("--models", models_file), ("--store", store),
-         ("--blind-judge", blind_judge), ("--max-tokens", max_tokens), ("--json", as_json),
+         ("--blind-judge", blind_judge), ("--judge-order", judge_order if judge_order != "ab" else None),
+         ("--max-tokens", max_tokens), ("--json", as_json),
          ("--resume", round_id)],
     )
     spec = RoundSpec(dilemma, team_a, team_b, judge, blind_judge=blind_judge, round_id=round_id,
-                     max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
+                     judge_order=judge_order, max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
     info = sys.stderr if as_json else sys.stdout
     printer = LivePrinter(info)
     click.echo(

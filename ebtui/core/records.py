@@ -234,6 +234,26 @@ class Judgment(Record):
     #: the review checklist as parsed (review_reasons holds the same messages as plain text); whether it is
     #: still open is ebtui.core.review.needs_review, how each item is addressed ebtui.core.overrides
     review_items: list[ReviewReason] = Field(default_factory=list)
+    # -- where this judgment came from (several judgments per round: see Round.extra_judgments) -----------
+    #: a stable key for a judgment added after the round (`ebtui rejudge`: deterministic, so a resumed run
+    #: never adds the same planned judgment twice); "" on the judgment the round itself asked for
+    key: str = ""
+    #: the order the judge read the teams' material in: "ab" (the exchange in order, Team A's presentation
+    #: first — every judgment written before this field existed) or "ba" (Team B's material first)
+    order: Literal["ab", "ba"] = "ab"
+    #: the judge prompt's version (ebtui.core.prompts.JUDGE_PROMPT_VERSION); "" on older files
+    prompt_version: str = ""
+    #: when the judge's reply arrived (None on older files: the judgment phase's finished_at holds it)
+    judged_at: datetime | None = None
+    #: "round" (asked for by the round itself) or "rejudge" (added afterwards, transcript unchanged)
+    origin: str = "round"
+    #: the repeat number of a re-judgment (the same judge may judge the same transcript several times)
+    repeat: int = 0
+    #: the judge call's token usage and latency for a re-judgment (a round's own judgment keeps them in its
+    #: judgment phase)
+    usage: Usage | None = None
+    latency: float | None = None
+    blind: bool = False
 
     def source_of(self, team: Team, criterion: str) -> ScoreSource | None:
         for src in self.provenance:
@@ -350,6 +370,19 @@ class Round(Record):
     document: str = ""  # path of the dilemma document used
     #: set on rounds imported from another program's files (see ebtui/core/importers/)
     imported: Imported | None = None
+    #: judgments added after the round (`ebtui rejudge`: other judges, repeats, swapped order) of the same
+    #: transcript; `judgment` stays the round's own (primary) judgment. Old files have none.
+    extra_judgments: list[Judgment] = Field(default_factory=list)
+
+    def all_judgments(self) -> list[Judgment]:
+        """Every judgment of the round: its own first (when it has one), then those added afterwards."""
+        return ([self.judgment] if self.judgment is not None else []) + list(self.extra_judgments)
+
+    def judgment_by_key(self, key: str) -> Judgment | None:
+        """A judgment by its key ("" or "primary": the round's own judgment)."""
+        if key in ("", "primary"):
+            return self.judgment
+        return next((j for j in self.extra_judgments if j.key == key), None)
 
     def phase(self, phase_type: PhaseType | str) -> Phase | None:
         pt = PhaseType(phase_type)

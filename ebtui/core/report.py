@@ -181,6 +181,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("6. Self-debate", ("self_debate",)),
     ("7. Consistency", ("consistency_summary", "consistency_answers")),
     ("8. Framework usage", ("framework_usage", "framework_quotes")),
+    ("9. Judge bias and reliability", ("style_coefficients", "style_models", "judge_order", "agreement_with_own_view",
+                                      "reliability_alpha", "reliability_test_retest", "criteria_structure")),
 )
 
 #: fit tables shown with overrides applied too (when overrides exist); criteria_by_model is as parsed by definition
@@ -198,6 +200,8 @@ class ReportData:
     tables: dict[str, list[Table]] = field(default_factory=dict)  # key -> as-judged first, then with overrides
     #: per imported run among the rounds (ebtui.core.importers.eb.provenance_summary); empty when none
     imported: list[dict[str, Any]] = field(default_factory=list)
+    #: style, order, agreement_bias, reliability, judgments (ebtui.core.analysis.bias_report)
+    judge_bias: dict[str, Any] = field(default_factory=dict)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
@@ -215,6 +219,7 @@ class ReportData:
                                         if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
         out["imported"] = self.imported
+        out.update(self.judge_bias)
         clean: dict[str, Any] = _finite(out)
         return clean
 
@@ -237,7 +242,13 @@ def build_report_data(
     families: Mapping[str, str] | None = None,
     seed: int = an.DEFAULT_SEED,
     replicates: int = an.DEFAULT_REPLICATES,
+    agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
 ) -> ReportData:
+    from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
+    from ebtui.core.analysis.judge_bias import expand_judgments
+
+    given = rounds
+    rounds = expand_judgments(given)  # every judgment of a round counts (a panel of its judgments)
     overrides = an.has_overrides(rounds)
     base = an.analyse_fit(rounds, families=families, seed=seed, replicates=replicates)
     eff = an.analyse_fit(rounds, families=families, effective=True, seed=seed, replicates=replicates) \
@@ -257,6 +268,11 @@ def build_report_data(
         tables[t.key] = [t]
     data.tables = tables
     data.imported = provenance_summary(rounds)
+    data.rounds = len(given)
+    data.judge_bias = judge_bias_section(given, families=families, agreement=agreement, seed=seed,
+                                         replicates=replicates)
+    for t in bias_tables(data.judge_bias):
+        data.tables[t.key] = [t]
     return data
 
 
@@ -302,6 +318,13 @@ def _override_lines(rounds: Sequence[Round]) -> list[str]:
     return [f"{len(rows)} human overrides are in force. Score tables are shown as judged and, below each, with "
             "the overrides applied; the judge-vs-human table compares the two.", "",
             table_to_markdown(t), ""]
+
+
+def _expanded(rounds: Sequence[Round]) -> list[Round]:
+    """Every judgment of every round as a round of its own (ebtui.core.analysis.judge_bias.expand_judgments)."""
+    from ebtui.core.analysis.judge_bias import expand_judgments
+
+    return expand_judgments(rounds)
 
 
 def write_report(
@@ -360,7 +383,7 @@ def write_report(
         "",
         "## Overrides",
         "",
-        *_override_lines(rounds),
+        *_override_lines(_expanded(rounds)),
     ]
     for heading, keys in SECTIONS:
         present = [k for k in keys if k in tables]

@@ -79,6 +79,8 @@ class RoundSpec:
     document: str = ""
     #: model -> family for the seats, recorded in the round's settings (see RoundSettings.families)
     families: Mapping[str, str] | None = None
+    #: the order the judge reads the teams' material in: "ab" (as it happened) or "ba" (Team B's first)
+    judge_order: str = "ab"
 
 
 def _seat_families(spec: RoundSpec) -> dict[str, str] | None:
@@ -214,6 +216,7 @@ class _Engine:
             self.response_of(PhaseType.REBUTTAL),
             self.response_of(PhaseType.CONSISTENCY_TEST),
             blind=self.spec.blind_judge,
+            order=self.spec.judge_order,
         )
 
     # -- running ---------------------------------------------------------------------------------------
@@ -351,6 +354,10 @@ class _Engine:
         if pt == PhaseType.JUDGMENT:
             judgment = parse_judgment(completion.text, team_a_id=self.spec.team_a, team_b_id=self.spec.team_b)
             judgment.judge_model = model
+            judgment.order = "ba" if self.spec.judge_order == "ba" else "ab"
+            judgment.prompt_version = prompts.JUDGE_PROMPT_VERSION
+            judgment.judged_at = phase.finished_at
+            judgment.blind = self.spec.blind_judge
             self.round.judgment = judgment
         self.save()
         self.emit(events.PhaseFinished(rid, phase))
@@ -500,6 +507,7 @@ async def judge_exchange(
     dilemma: Dilemma | None = None,
     round_id: str | None = None,
     families: Mapping[str, str] | None = None,
+    judge_order: str = "ab",
 ) -> AsyncGenerator[RoundEvent, None]:
     """Judge an existing exchange again (a judge panel): a new Round sharing the source's phases 1-4.
 
@@ -529,6 +537,7 @@ async def judge_exchange(
         max_tokens=source.settings.max_tokens,
         document=source.document,
         families={**(source.settings.families or {}), **(families or {})},
+        judge_order=judge_order,
     )
     round_ = new_round(spec)
     round_.exchange_id = exchange_key(source)

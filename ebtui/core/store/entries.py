@@ -50,6 +50,8 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
         # who is playing a running round, so readers can tell a killed one (see core/liveness.py)
         "writer": round_.settings.writer if round_.status == RoundStatus.RUNNING else None,
         "has_judgment": j is not None,
+        # every judgment of the round: its own and those added by `ebtui rejudge`
+        "judgments": len(round_.all_judgments()),
         "needs_review": needs_review(j),
         # effective scores (overrides applied) as lists in CRITERIA order, None where missing
         "scores_a": list(eff["a"].as_dict().values()) if j else None,

@@ -263,6 +263,25 @@ class RoundFilesMixin(IndexMixin):
                 self._flush_locked()
         return round_
 
+    def modify_round(self, round_id: str, change: Callable[[Round], bool]) -> Round:
+        """Change a saved round as it is on disk, under the store lock, and save it atomically when `change`
+        returns True (False: nothing to write). Used to add a judgment to a finished round (ebtui.core.rejudge)
+        without losing what another writer saved meanwhile; `change` may raise ValueError to refuse."""
+        self._check_id("round", round_id)
+        with self._lock:
+            self._ensure_loaded()
+            with self._writing():
+                round_ = self.load_round(round_id)
+                if not change(round_):
+                    return round_
+                path = self.round_path(round_id)
+                data = round_bytes(round_)
+                self._write_round_file(path, data)
+                self._after_write(round_id, round_, path, data)
+                if self._flush_due():
+                    self._flush_locked()
+        return round_
+
     # ----------------------------------------------------------------------------------------- tournaments
 
     def save_tournament(self, tournament: Tournament) -> Path:

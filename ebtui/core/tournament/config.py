@@ -94,6 +94,9 @@ class TournamentConfig(BaseModel):
     #: or an explicit list of judges to rotate among (may name models that do not play)
     judges: JudgeMode | list[str] = "rotate"
     blind_judge: bool = False
+    #: the order each judge reads the teams' material in: "ab" (as it happened), "ba" (Team B's first) or
+    #: "balanced" (each judge alternates, round by round of the schedule; see ebtui.core.tournament.runner)
+    judge_order: Literal["ab", "ba", "balanced"] = "ab"
     #: exchanges (rounds, or a round and its panel) in flight at once
     concurrency: int = Field(default=8, ge=1, le=1024)
     limits: Limits = Field(default_factory=Limits)
@@ -182,6 +185,8 @@ class TournamentConfig(BaseModel):
             "blind_judge": self.blind_judge,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
+            # only when set, so every tournament configured before the option keeps its id
+            **({"judge_order": self.judge_order} if self.judge_order != "ab" else {}),
         }
 
     def tournament_id(self) -> str:

@@ -366,7 +366,25 @@ class TournamentRunner:
             max_tokens=self.config.max_tokens,
             document=str(doc) if doc else "",
             families=self._families,
+            judge_order=self._judge_order(sr),
         )
+
+    def _judge_order(self, sr: ScheduledRound) -> str:
+        """The judge's reading order for a scheduled round: the config's, or with "balanced" each judge's rounds
+        alternating "ab", "ba", ... in schedule order (deterministic, so a resumed run asks the same)."""
+        mode = getattr(self.config, "judge_order", "ab")
+        if mode != "balanced":
+            return str(mode)
+        orders: dict[str, str] | None = getattr(self, "_orders", None)
+        if orders is None:
+            seen: dict[str, int] = {}
+            orders = {}
+            for r in self.schedule.rounds:
+                n = seen.get(r.judge, 0)
+                seen[r.judge] = n + 1
+                orders[r.schedule_key] = "ab" if n % 2 == 0 else "ba"
+            self._orders = orders
+        return orders.get(sr.schedule_key, "ab")
 
     def _finished_round(self, sr: ScheduledRound, r: Round) -> None:
         self._ran += 1
@@ -469,6 +487,7 @@ class TournamentRunner:
             # the deterministic id, so a re-run overwrites this judgment instead of duplicating it
             "round_id": rid,
             "families": self._families,
+            "judge_order": self._judge_order(sr),
         }
         saver: Any = self.saver
         result: Round | None = None

@@ -115,7 +115,9 @@ def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[T
         "dilemma": Text(s(str(e.get("dilemma_id") or ""))),
         "a": Text(s(str(e.get("team_a") or ""))),
         "b": Text(s(str(e.get("team_b") or ""))),
-        "judge": Text(s(str(e.get("judge") or ""))),
+        # a round with several judgments (`ebtui rejudge`) shows how many: "judge ×3"
+        "judge": Text.assemble(s(str(e.get("judge") or "")),
+                               (f" ×{e['judgments']}" if int(e.get("judgments") or 0) > 1 else "", "bold")),
         "totals": f"{_total(e, 'a')} : {_total(e, 'b')}",
         "status": status,
         "review": Text("⚠ review", style="bold yellow") if e.get("needs_review") else Text(""),

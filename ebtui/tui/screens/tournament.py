@@ -466,9 +466,17 @@ class TournamentScreen(TournamentExport):
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
     def _analyse(self, tournament_id: str) -> None:
         from ebtui.core.analysis import analyse
+        from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
+        from ebtui.core.analysis.judge_bias import expand_judgments
+        from ebtui.core.judge_views import agreement_map
 
-        rounds = self.services.store.load_rounds(tournament=tournament_id)
+        given = self.services.store.load_rounds(tournament=tournament_id)
+        rounds = expand_judgments(given)  # every judgment of a round counts (`ebtui rejudge` adds them)
         tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
+        root = getattr(self.services.store, "root", None)
+        bias = bias_tables(judge_bias_section(given, agreement=agreement_map(root) if root else None))
+        for view in tables:  # judge bias and reliability: as judged, the same tables as the report's section 9
+            tables[view] = [*tables[view], *bias]
         self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
         self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
 

@@ -168,6 +168,26 @@ class ScoreCard(Vertical):
         self.round = round_
         self.store = store
         self.edit_dialog = edit_dialog
+        #: which of the round's judgments is shown (Round.all_judgments(); 0: its own, when it has one)
+        self.index = 0
+
+    def current(self) -> Judgment | None:
+        """The judgment shown (None: the round has none)."""
+        js = self.round.all_judgments()
+        return js[min(self.index, len(js) - 1)] if js else None
+
+    def _key(self) -> str:
+        """The shown judgment's key for ebtui.core.judgment_overrides ("": the round's own)."""
+        j = self.current()
+        return "" if j is None or j is self.round.judgment else j.key
+
+    def action_next_judgment(self) -> None:
+        n = len(self.round.all_judgments())
+        if n <= 1:
+            self.app.notify("This round has one judgment (ebtui rejudge adds more).", severity="information")
+            return
+        self.index = (self.index + 1) % n
+        self.show(self.round)
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="card-header")
@@ -198,23 +218,30 @@ class ScoreCard(Vertical):
     def show(self, round_: Round) -> None:
         self.round = round_
         r = round_
-        judgment = r.judgment or Judgment()
+        shown = self.current()
+        judgment = shown or Judgment()
+        judges = r.all_judgments()
         header = Text.assemble(
             (strip_control(r.dilemma_title or r.dilemma_id), "bold"), "  ",
             (f"Team A {strip_control(r.team_a_model)} · Team B {strip_control(r.team_b_model)} · "
-             f"judge {strip_control(r.judge_model)}", "dim"), "  ",
+             f"judge {strip_control(judgment.judge_model or r.judge_model)}", "dim"), "  ",
             (f"[{r.status.value}]", "italic"),
         )
-        if r.judgment is None:
+        if len(judges) > 1:
+            header.append(f"\njudgment {self.index + 1} of {len(judges)}"
+                          f" · {'Team B read first' if judgment.order == 'ba' else 'Team A read first'}"
+                          + (f" · re-judged, repeat {judgment.repeat}" if judgment.origin == "rejudge" else
+                             " · the round's own") + "  (j: next judgment)", style="bold")
+        if shown is None:
             header.append("  no judgment", style="bold")
         elif judgment.parse_method:
             header.append(f"  read as: {judgment.parse_method}", style="dim")
         self.query_one(".card-header", Static).update(header)
-        view = score_grid(r.judgment)
+        view = score_grid(shown)
         self.view = view
         missing = _missing(view, *TEAMS)
         review = self.query_one(".card-review", VerticalScroll)
-        if r.judgment is not None and view.needs_review:
+        if shown is not None and view.needs_review:
             lines = [f"⚠ needs review: {len(view.open_items)} of {len(view.items)} item(s) open"
                      + (f" — {missing} score(s) missing" if missing else "")]
             lines += [f"  [{'x' if i.addressed else ' '}] {strip_control(i.reason.message)}" for i in view.items]
@@ -244,7 +271,7 @@ class ScoreCard(Vertical):
 
     def _correctable(self, no_judgment: str) -> bool:
         """Whether this card may save a correction now (else a warning says why)."""
-        if self.round.judgment is None:
+        if self.current() is None:
             self.app.notify(no_judgment, severity="warning")
         elif self.store is None:
             self.app.notify("Read-only: no results store.", severity="warning")
@@ -262,6 +289,16 @@ class ScoreCard(Vertical):
         if not self._correctable("This round has no judgment to accept; score it by hand (Enter)."):
             return
         store, round_id, (team, criterion) = self.store, self.round.id, selected
+        key = self._key()
+        if key:
+            from ebtui.core.judgment_overrides import accept_judgment
+
+            def on_extra() -> Round:
+                accept_judgment(store, round_id, key, team, criterion, "accepted in the score card")
+                return store.load_round(round_id)  # type: ignore[no-any-return,union-attr]
+
+            self._save("acceptance", on_extra, "Accepted as parsed.")
+            return
         self._save("acceptance", lambda: accept_as_parsed(store, round_id, team, criterion,
                                                           "accepted in the score card"), "Accepted as parsed.")
 
@@ -275,16 +312,26 @@ class ScoreCard(Vertical):
     def _edit(self, event: ScoreGrid.EditRequested) -> None:
         from ebtui.core.overrides import apply_override
 
-        if not self._correctable("This round has no judgment to correct.") or self.round.judgment is None:
+        judgment = self.current()
+        if not self._correctable("This round has no judgment to correct.") or judgment is None:
             return
-        judgment = self.round.judgment
         parsed = judgment.parsed_scores(event.team).as_dict()[event.criterion]
         current = judgment.active_overrides().get((event.team, event.criterion))
         store, round_id, team, criterion = self.store, self.round.id, event.team, event.criterion
+        key = self._key()
+
+        def extra(value: int | None, note: str) -> Round:
+            from ebtui.core.judgment_overrides import override_judgment
+
+            override_judgment(store, round_id, key, team, criterion, value, note, clear=value is None)
+            return store.load_round(round_id)  # type: ignore[no-any-return,union-attr]
 
         def done(result: tuple[int | None, str] | None) -> None:
             if result is not None:
                 value, note = result
+                if key:
+                    self._save("override", lambda: extra(value, note))
+                    return
                 self._save("override", lambda: apply_override(store, round_id, team, criterion, value, note,
                                                               clear=value is None))
 

@@ -1,0 +1,553 @@
+"""Judge bias, measured and controlled: reading order, answer length and formatting, and agreement with the
+judge's own view — one least-squares fit over every judgment of every round.
+
+Every judgment counts. A round may hold several judgments (its own and those `ebtui rejudge` added: other
+judges, repeats, the other reading order); `expand_judgments` turns each into a row set of its own (a
+"virtual round" sharing the round's exchange id, as a judge panel's rounds do), so the existing tables treat
+repeat judgments like a panel — averaged within the exchange where an exchange is the unit — and this fit
+uses every score. Repeat judgments are not independent exchanges: intervals resample whole dilemmas.
+
+The model (one row per judgment x team x criterion; every factor sum-to-zero coded as in
+ebtui.core.analysis.fit):
+
+    score = mu + skill[model] + seat_gap * seat + severity[judge] + pref * same_family + difficulty[dilemma]
+            + level[criterion]
+            + b_length * (words/100 - mean) + b_format * (format_density - mean)                (style)
+            + order[judge] * first                                                                (order)
+            + agree[judge] * agrees + unknown[judge] * agreement_unknown                          (agreement)
+
+* seat is +1/2 for Team A and -1/2 for Team B, so seat_gap is Team A minus Team B;
+* first is +1/2 for the team whose material the judge read first and -1/2 for the other, so order[judge] is
+  the points the judge gives the team it reads first minus the team it reads second. It is estimable only
+  for a judge that read in both orders (else it cannot be told from the seat; the row says so);
+* agrees is 1 when the team's conclusion agrees with the judge's own blind view of the dilemma
+  (ebtui.core.judge_views), 0 when it does not; agree[judge] is the points the judge adds to a team that
+  agrees with it. Estimable for a judge with both kinds of team; unknown agreement has its own term;
+* style: words and format_density of the team's own text (ebtui.core.analysis.style), centred, so the
+  controlled model mean is the score at the average length and formatting.
+
+The style-controlled model mean (`adjusted_mean`, also `mean`) is mu + skill[model] of this fit: at the average judge, dilemma, seat,
+criterion, length and formatting, read in a balanced order, with no agreement bonus and no family
+preference. 95% intervals: the cluster bootstrap over dilemmas of ebtui.core.analysis.bootstrap (t-based,
+blank below 3 dilemmas). Flip rate: for each judge, exchange and pair of its judgments in opposite orders,
+whether the winner (the team with the higher mean score; a tie is its own outcome) differs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ebtui.core.analysis.bootstrap import (
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    FEWER,
+    MIN_CLUSTERS,
+    SCALE,
+    Interval,
+    cluster_mean,
+    interval,
+)
+from ebtui.core.analysis.families import family_function
+from ebtui.core.analysis.style import team_style
+from ebtui.core.records import Judgment, Round, Team
+
+#: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
+AgreementMap = Mapping[tuple[str, str], Mapping[str, bool | None]]
+
+WORDS_UNIT = "points per 100 words of the team's own text"
+FORMAT_UNIT = "points per formatting element per 100 words"
+
+
+def expand_judgments(rounds: Sequence[Round]) -> list[Round]:
+    """Every judgment as a round of its own: a round with extra judgments becomes one round per judgment
+    (id "<round id>#<judgment key>", judge and judgment set, same exchange id and transcript). Rounds without
+    extra judgments are passed through unchanged (the same objects)."""
+    out: list[Round] = []
+    for r in rounds:
+        if not r.extra_judgments:
+            out.append(r)
+            continue
+        ex = r.exchange_id or r.id
+        if r.judgment is not None:
+            out.append(r.model_copy(update={"exchange_id": ex, "extra_judgments": []}))
+        for j in r.extra_judgments:
+            out.append(r.model_copy(update={"id": f"{r.id}#{j.key}", "judgment": j, "exchange_id": ex,
+                                            "judge_model": j.judge_model or r.judge_model,
+                                            "blind_judge": j.blind, "extra_judgments": []}))
+    return out
+
+
+def judgment_counts(rounds: Sequence[Round]) -> dict[str, int]:
+    """How many judgments the (unexpanded) rounds hold, by origin."""
+    out = {"rounds": len(rounds), "judgments": 0, "rejudged": 0, "order_ba": 0}
+    for r in rounds:
+        js = r.all_judgments()
+        out["judgments"] += len(js)
+        out["rejudged"] += sum(1 for j in js if j.origin == "rejudge")
+        out["order_ba"] += sum(1 for j in js if j.order == "ba")
+    return out
+
+
+def _scores(j: Judgment, team: Team, effective: bool) -> dict[str, int | None]:
+    return (j.effective_scores(team) if effective else j.parsed_scores(team)).as_dict()
+
+
+@dataclass
+class LongTable:
+    """The fit's rows in numbers."""
+
+    y: np.ndarray
+    model: np.ndarray
+    judge: np.ndarray
+    dilemma: np.ndarray
+    crit: np.ndarray
+    seat: np.ndarray  # +0.5 A, -0.5 B
+    family: np.ndarray  # 1 same family
+    first: np.ndarray  # +0.5 read first, -0.5 second
+    words: np.ndarray  # per 100 words
+    density: np.ndarray  # formatting elements per 100 words
+    agree: np.ndarray  # 1, 0, nan unknown
+    models: list[str]
+    judges: list[str]
+    dilemmas: list[str]
+    criteria: list[str]
+    judgments: int = 0
+    rounds: int = 0
+    without_judgment: int = 0  # rounds whose own judgment is missing (failed or incomplete)
+    scores_missing: int = 0
+
+
+def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
+               agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
+    """One row per (expanded) judgment x team x criterion the judge scored."""
+    rows: list[tuple[Any, ...]] = []
+    exp = expand_judgments(rounds)
+    without = missing = judged = 0
+    styles: dict[tuple[str, str], Any] = {}
+    for r in exp:
+        j = r.judgment
+        if j is None:
+            continue
+        judged += 1
+        ex = r.exchange_id or r.id
+        first_team = "b" if j.order == "ba" else "a"
+        seen = (agreement or {}).get((r.judge_model, ex), {})
+        for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+            key = (ex, team)
+            if key not in styles:
+                styles[key] = team_style(r, team)  # type: ignore[arg-type]
+            st = styles[key]
+            ag = seen.get(team)
+            same = family_of(model) == family_of(r.judge_model)
+            for c, v in _scores(j, team, effective).items():  # type: ignore[arg-type]
+                if v is None:
+                    missing += 1
+                    continue
+                rows.append((float(v), model, r.judge_model, r.dilemma_id, c, 0.5 if team == "a" else -0.5,
+                             1.0 if same else 0.0, 0.5 if team == first_team else -0.5, st.words / 100.0,
+                             st.per_100_words, np.nan if ag is None else float(bool(ag))))
+
+    without = sum(1 for r in rounds if r.judgment is None)
+
+    def levels(col: int) -> tuple[list[str], np.ndarray]:
+        names = sorted({str(row[col]) for row in rows})
+        pos = {n: i for i, n in enumerate(names)}
+        return names, np.array([pos[str(row[col])] for row in rows], dtype=int)
+
+    models, mi = levels(1)
+    judges, ji = levels(2)
+    dilemmas, di = levels(3)
+    criteria, ci = levels(4)
+
+    def num(col: int) -> np.ndarray:
+        return np.array([row[col] for row in rows], dtype=float)
+
+    return LongTable(num(0), mi, ji, di, ci, num(5), num(6), num(7), num(8), num(9), num(10), models, judges,
+                     dilemmas, criteria, judgments=judged, rounds=len(rounds), without_judgment=without,
+                     scores_missing=missing)
+
+
+def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros((len(idx), max(k - 1, 0)))
+    for j in range(k - 1):
+        out[idx == j, j] = 1.0
+    if k > 1:
+        out[idx == k - 1, :] = -1.0
+    return out
+
+
+def _effects(coefs: np.ndarray) -> np.ndarray:
+    return np.append(coefs, -np.sum(coefs))
+
+
+@dataclass
+class Terms:
+    """The fixed columns (everything but the dilemma block) and where each named term sits."""
+
+    X: np.ndarray
+    names: list[str]
+    model_cols: slice
+    notes: list[str] = field(default_factory=list)
+    order_judges: list[str] = field(default_factory=list)
+    agree_judges: list[str] = field(default_factory=list)
+    #: terms left out because the others already explain them (see _separable)
+    dropped: list[str] = field(default_factory=list)
+
+    def col(self, name: str) -> int | None:
+        return self.names.index(name) if name in self.names else None
+
+
+def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreement: bool = True) -> Terms:
+    cols: list[np.ndarray] = [np.ones(len(t.y))]
+    names = ["mu"]
+    M = len(t.models)
+    mc = _sum_code(t.model, M)
+    cols += [mc[:, k] for k in range(mc.shape[1])]
+    names += [f"model:{m}" for m in t.models[:-1]]
+    model_cols = slice(1, 1 + max(M - 1, 0))
+    notes: list[str] = []
+
+    def add(name: str, col: np.ndarray) -> None:
+        cols.append(col)
+        names.append(name)
+
+    if len(set(t.seat.tolist())) == 2:
+        add("seat", t.seat)
+    jc = _sum_code(t.judge, len(t.judges))
+    for k in range(jc.shape[1]):
+        add(f"judge:{t.judges[k]}", jc[:, k])
+    if 0 < t.family.sum() < len(t.family):
+        add("family", t.family)
+    cc = _sum_code(t.crit, len(t.criteria))
+    for k in range(cc.shape[1]):
+        add(f"criterion:{t.criteria[k]}", cc[:, k])
+    if style:
+        for name, v in (("length", t.words), ("format_density", t.density)):
+            if len(v) and np.ptp(v) > 1e-9:
+                add(name, v - v.mean())
+            else:
+                notes.append(f"{name}: no variation across the teams' texts, not estimable")
+    order_judges: list[str] = []
+    agree_judges: list[str] = []
+    for j, name in enumerate(t.judges):
+        mine = t.judge == j
+        if order:
+            # both orders: Team A's seat read first in some judgments and second in others
+            firsts_a = set(t.first[mine & (t.seat > 0)].tolist())
+            if len(firsts_a) == 2:
+                add(f"order:{name}", np.where(mine, t.first, 0.0))
+                order_judges.append(name)
+        if agreement:
+            known = mine & np.isfinite(t.agree)
+            vals = set(t.agree[known].tolist())
+            if vals == {0.0, 1.0}:
+                add(f"agree:{name}", np.where(known, t.agree, 0.0))
+                agree_judges.append(name)
+                unknown = mine & ~np.isfinite(t.agree)
+                if unknown.any():
+                    add(f"agree_unknown:{name}", unknown.astype(float))
+    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges)
+
+
+def _redundant(G: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
+    """The columns (indices) of a design with Gram matrix G = X'X that are linear combinations of the columns
+    before them in `order`: a pivoted Cholesky of G taken in that order (a column whose remaining variance is
+    ~0 adds nothing)."""
+    from scipy.linalg import solve_triangular
+
+    kept: list[int] = []
+    C = np.zeros((0, 0))
+    out: set[int] = set()
+    for i in order:
+        gii = float(G[i, i])
+        if gii <= 0:
+            out.add(i)
+            continue
+        w = solve_triangular(C, G[kept, i], lower=True) if kept else np.zeros(0)
+        d = gii - float(w @ w)
+        if d <= tol * gii:
+            out.add(i)
+            continue
+        C = np.block([[C, np.zeros((len(kept), 1))], [w[None, :], np.array([[np.sqrt(d)]])]])
+        kept.append(i)
+    return out
+
+
+def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarray, bool]:
+    """Drop every term the others already explain (tried last: the unknown-agreement and family terms, which
+    only absorb; then everything in the order of the design), so every estimate left is identified. A dropped
+    term of the report (an order or agreement effect, a style coefficient) is blank with the reason."""
+    X, y = _full(t, terms)
+    k = terms.X.shape[1]
+    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n == "family"]
+    order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
+    gone = _redundant(X.T @ X, order)
+    if not gone:
+        return terms, X, y, True
+    dropped_terms = sorted(i for i in gone if 0 < i < k)
+    if any(terms.model_cols.start <= i < terms.model_cols.stop for i in dropped_terms) or 0 in gone:
+        terms.notes.append("the design is not of full rank (some models cannot be told apart from the other "
+                           "terms): the affected estimates are not identified")
+        return terms, X, y, False
+    keep = [i for i in range(k) if i not in gone]
+    notes = list(terms.notes)
+    for i in dropped_terms:
+        name = terms.names[i]
+        if name == "family":
+            notes.append("same-family preference left out: not separable from the other terms")
+        elif not name.startswith("agree_unknown:"):
+            notes.append(f"{name}: not separable from the other terms, left out")
+    out = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols, notes, terms.order_judges,
+                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms])
+    X, y = _full(t, out)
+    full_rank = not any(i >= k for i in gone)
+    if not full_rank:
+        out.notes.append("some dilemmas cannot be told apart from the other terms: their difficulty is not "
+                         "identified")
+    return out, X, y, full_rank
+
+
+def _solve(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Normal equations; a column with no variation in this sample is dropped (its coefficient NaN)."""
+    live = np.any(X != 0, axis=0)
+    live[0] = True
+    Xl = X[:, live]
+    xtx, xty = Xl.T @ Xl, Xl.T @ y
+    try:
+        beta = np.linalg.solve(xtx, xty)
+    except np.linalg.LinAlgError:
+        beta = np.linalg.lstsq(xtx, xty, rcond=None)[0]
+    out = np.full(X.shape[1], np.nan)
+    out[live] = beta
+    return out
+
+
+def _full(t: LongTable, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
+    return np.hstack([terms.X, _sum_code(t.dilemma, len(t.dilemmas))]), t.y
+
+
+def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
+    """The bootstrapped quantities: per model mu + skill, then every named term (mu, models excluded)."""
+    skill = _effects(beta[terms.model_cols]) if M > 1 else np.zeros(1)
+    return np.concatenate([beta[0] + skill, beta[terms.model_cols.stop:len(terms.names)]])
+
+
+@dataclass
+class BiasFit:
+    table: LongTable
+    terms: Terms
+    estimate: np.ndarray  # _vector order
+    draws: np.ndarray  # replicates x len(estimate)
+    full_rank: bool
+    base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
+
+    def term(self, name: str) -> tuple[float | None, Interval]:
+        M = len(self.table.models)
+        k = self.terms.col(name)
+        if k is None:
+            why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
+            return None, Interval(None, None, why)
+        i = M + k - self.terms.model_cols.stop
+        est = float(self.estimate[i])
+        if not np.isfinite(est):
+            return None, Interval(None, None, "not estimable")
+        col = self.draws[:, i] if self.draws.size else np.zeros(0)
+        return est, interval(est, col, len(self.table.dilemmas))
+
+    def model(self, i: int) -> tuple[float, Interval]:
+        est = float(np.clip(self.estimate[i], *SCALE))
+        col = self.draws[:, i] if self.draws.size else np.zeros(0)
+        return est, interval(est, col, len(self.table.dilemmas), clip=SCALE)
+
+
+def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
+             agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
+             replicates: int = DEFAULT_REPLICATES) -> BiasFit | None:
+    """The fit of the module docstring with its dilemma-bootstrap draws (None: no score at all)."""
+    t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
+    if len(t.y) == 0:
+        return None
+    terms, X, y, full_rank = _separable(t, build_terms(t))
+    M = len(t.models)
+    est = _vector(terms, _solve(X, y), M)
+    base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
+    base = _vector(base_terms, _solve(Xb, yb), M)[:M]
+    G = len(t.dilemmas)
+    draws = np.full((0, len(est)), np.nan)
+    if G >= MIN_CLUSTERS:
+        blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
+        has_model = np.zeros((G, M), bool)
+        has_model[t.dilemma, t.model] = True
+        has_judge = np.zeros((G, len(t.judges)), bool)
+        has_judge[t.dilemma, t.judge] = True
+        rng = np.random.default_rng(seed)
+        draws = np.full((replicates, len(est)), np.nan)
+        for b in range(replicates):
+            picks = rng.integers(0, G, size=G)
+            if not has_model[picks].any(axis=0).all() or not has_judge[picks].any(axis=0).all():
+                continue  # a replicate that lost a model or a judge
+            draws[b] = _vector(terms, blocks.solve(picks), M)
+    return BiasFit(t, terms, est, draws, full_rank, base)
+
+
+class _Blocks:
+    """The fit by dilemma blocks, for the bootstrap's many refits. Each drawn dilemma has its own difficulty
+    term, so (Frisch–Waugh) the other coefficients come from the data centred within each dilemma:
+    beta = (sum of the drawn dilemmas' X'X) \\ (sum of their X'y), all per-dilemma sums precomputed, and
+    mu = the mean over the drawn dilemmas of (mean y - mean x . beta) — the same estimates as the least-squares
+    fit with sum-coded difficulty over the resampled clusters, at a cost that does not grow with the rows."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, dil: np.ndarray, G: int) -> None:
+        n = np.bincount(dil, minlength=G).astype(float)
+        sums = np.zeros((G, X.shape[1]))
+        np.add.at(sums, dil, X)
+        self.xbar = sums / np.maximum(n, 1.0)[:, None]
+        self.ybar = np.bincount(dil, weights=y, minlength=G) / np.maximum(n, 1.0)
+        Xc = X - self.xbar[dil]
+        yc = y - self.ybar[dil]
+        self.A = np.zeros((G, X.shape[1], X.shape[1]))
+        self.b = np.zeros((G, X.shape[1]))
+        for g in range(G):
+            rows = dil == g
+            self.A[g] = Xc[rows].T @ Xc[rows]
+            self.b[g] = Xc[rows].T @ yc[rows]
+
+    def solve(self, picks: np.ndarray) -> np.ndarray:
+        A = self.A[picks].sum(axis=0)
+        bb = self.b[picks].sum(axis=0)
+        live = np.diag(A) > 1e-9  # a term with no variation in this resample drops out (NaN)
+        beta = np.full(A.shape[0], np.nan)
+        Al = A[np.ix_(live, live)]
+        try:
+            beta[live] = np.linalg.solve(Al, bb[live])
+        except np.linalg.LinAlgError:
+            beta[live] = np.linalg.lstsq(Al, bb[live], rcond=None)[0]
+        mu = float(np.mean(self.ybar[picks] - self.xbar[picks][:, live] @ beta[live]))
+        return np.concatenate([[mu], beta])
+
+
+# ---- the report's parts -------------------------------------------------------------------------------
+
+
+def _winner(j: Judgment, effective: bool) -> str | None:
+    a = (j.effective_scores("a") if effective else j.team_a_scores).mean()
+    b = (j.effective_scores("b") if effective else j.team_b_scores).mean()
+    if a is None or b is None:
+        return None
+    return "a" if a > b else "b" if b > a else "tie"
+
+
+def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
+               replicates: int = DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
+    """Per judge: the share of its opposite-order judgment pairs on one exchange whose winner differs."""
+    by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
+    dil: dict[str, str] = {}
+    for r in expand_judgments(rounds):
+        if r.judgment is None:
+            continue
+        w = _winner(r.judgment, effective)
+        if w is None:
+            continue
+        ex = r.exchange_id or r.id
+        dil[ex] = r.dilemma_id
+        by[(r.judge_model, ex)][r.judgment.order].append(w)
+    per_judge: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    pairs: dict[str, int] = defaultdict(int)
+    for (judge, ex), o in by.items():
+        if o["ab"] and o["ba"]:
+            flips = [float(x != y) for x in o["ab"] for y in o["ba"]]
+            per_judge[judge].append((float(np.mean(flips)), dil[ex]))
+            pairs[judge] += len(flips)
+    out: dict[str, dict[str, Any]] = {}
+    for judge, vals in per_judge.items():
+        est, iv = cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed, replicates=replicates,
+                               clip=(0.0, 1.0))
+        out[judge] = {"flip_rate": est, "flip_ci_low": iv.low, "flip_ci_high": iv.high, "flip_pairs": pairs[judge],
+                      "flip_exchanges": len(vals), "flip_note": iv.note}
+    return out
+
+
+def _excluded(t: LongTable) -> dict[str, Any]:
+    return {"rounds": t.rounds, "judgments": t.judgments, "rounds_without_own_judgment": t.without_judgment,
+            "scores_missing": t.scores_missing}
+
+
+def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
+              agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
+              replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+    """`style`, `order` and `agreement_bias` of `report --json` (see the module docstring)."""
+    bf = bias_fit(rounds, families=families, agreement=agreement, effective=effective, seed=seed,
+                  replicates=replicates)
+    if bf is None:
+        empty = {"n_scores": 0, "note": "no score to fit"}
+        return {"style": {"coefficients": [], "models": [], **empty}, "order": [], "agreement_bias": [],
+                "judge_bias_fit": empty}
+    t = bf.table
+    G = len(t.dilemmas)
+    blank = f"Intervals blank: {FEWER} ({G})." if G < MIN_CLUSTERS else ""
+    notes = [*bf.terms.notes, *([blank] if blank else [])]
+    excluded = _excluded(t)
+    coefs = []
+    for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
+        est, iv = bf.term(name)
+        if bf.terms.col(name) is None:
+            iv = Interval(None, None, "no variation across the teams' texts: not estimable")
+        coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
+                      "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
+                      "interval_note": iv.note})
+    raw = defaultdict(list)
+    for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
+        raw[m].append(v)
+    models = []
+    for i, m in enumerate(t.models):
+        est, iv = bf.model(i)
+        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": float(bf.base_adjusted[i]),
+                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
+                       "interval_note": iv.note})
+    flips = flip_rates(rounds, effective=effective, seed=seed, replicates=replicates)
+    order = []
+    n_by_judge: dict[str, dict[str, int]] = defaultdict(lambda: {"ab": 0, "ba": 0})
+    for r in expand_judgments(rounds):
+        if r.judgment is not None:
+            n_by_judge[r.judge_model][r.judgment.order] += 1
+    for name in t.judges:
+        est, iv = bf.term(f"order:{name}")
+        f = flips.get(name, {})
+        note = iv.note if name in bf.terms.order_judges else "read in one order only: not separable from the seat"
+        note = note or ("" if est is not None else iv.note)
+        order.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high,
+                      "flip_rate": f.get("flip_rate"), "flip_ci_low": f.get("flip_ci_low"),
+                      "flip_ci_high": f.get("flip_ci_high"), "flip_pairs": f.get("flip_pairs", 0),
+                      "n": n_by_judge[name]["ab"] + n_by_judge[name]["ba"], "n_ab": n_by_judge[name]["ab"],
+                      "n_ba": n_by_judge[name]["ba"], "interval_note": note})
+    agree = []
+    for j, name in enumerate(t.judges):
+        mine = t.judge == j
+        known = mine & np.isfinite(t.agree)
+        est, iv = bf.term(f"agree:{name}")
+        if name in bf.terms.agree_judges:
+            note = iv.note
+        elif not known.any():
+            note = "no agreement data (no own view or no team conclusion classified)"
+        else:
+            note = "every team it scored agreed (or every one disagreed): not estimable"
+        n_teams = int(known.sum() // max(len(t.criteria), 1))
+        agree.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high, "n": n_teams,
+                      "n_scores": int(known.sum()), "n_agree_scores": int((t.agree[known] == 1).sum()),
+                      "interval_note": note})
+    fit_info = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
+                "judges": len(t.judges), "terms": list(bf.terms.names), "full_rank": bf.full_rank,
+                "replicates_used": int(np.isfinite(bf.draws[:, 0]).sum()) if bf.draws.size else 0,
+                "excluded": excluded, "notes": notes}
+    return {
+        "style": {"coefficients": coefs, "models": models, "n_scores": int(len(t.y)), "excluded": excluded,
+                  "notes": notes},
+        "order": order,
+        "agreement_bias": agree,
+        "judge_bias_fit": fit_info,
+    }

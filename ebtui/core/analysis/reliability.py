@@ -1,0 +1,212 @@
+"""The reliability panel: do the judgments agree with each other, and does each judge agree with itself?
+
+* `alpha_by_criterion` (criterion -> {alpha, ci_low, ci_high, n_units, ...}): Krippendorff's alpha (interval level, the `krippendorff` package) per criterion and for
+  the mean of the criteria. A unit is one team in one exchange (one transcript); its values are every score
+  any judgment of that transcript gave it — several judges, repeats and both reading orders — so alpha here
+  measures how interchangeable the judgments are. Units with one value are not pairable and drop out.
+  Interval: the bootstrap over dilemmas of ebtui.core.analysis.bootstrap (blank below 3 dilemmas).
+* `test_retest`: per judge, its repeat judgments of the same transcript in the same reading order (so the
+  order effect is not counted as unreliability): alpha over its own repeats, the mean absolute difference
+  between two of its scores of one team and criterion, and the share of exact agreements; n = transcripts
+  (team x exchange) it judged at least twice.
+* `criteria`: how far the seven criteria measure one thing: their correlation matrix over every judgment x
+  team (pairwise complete), and the share of the variance on the first principal component of that matrix
+  (1/7 = unrelated, 1 = one thing measured seven times).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+import krippendorff
+import numpy as np
+
+from ebtui.core.analysis.bootstrap import DEFAULT_SEED, MIN_CLUSTERS, interval
+from ebtui.core.analysis.common import SEATS
+from ebtui.core.analysis.judge_bias import expand_judgments
+from ebtui.core.records import CRITERIA, Round
+
+MEAN = "mean_of_criteria"
+ALPHA_LEVEL = "interval"
+Unit = tuple[str, str]  # (exchange id, team)
+
+
+def _values(rounds: Sequence[Round], effective: bool = False) -> list[dict[str, Any]]:
+    """One record per expanded judgment x team: unit, dilemma, judge, order, the 7 scores."""
+    out = []
+    for r in expand_judgments(rounds):
+        j = r.judgment
+        if j is None:
+            continue
+        for team in SEATS:
+            s = (j.effective_scores(team) if effective else j.parsed_scores(team)).as_dict()
+            out.append({"unit": (r.exchange_id or r.id, team), "dilemma": r.dilemma_id, "judge": r.judge_model,
+                        "order": j.order, "scores": s})
+    return out
+
+
+def _score(rec: dict[str, Any], criterion: str) -> float | None:
+    s = rec["scores"]
+    if criterion == MEAN:
+        vals = [v for v in s.values() if v is not None]
+        return float(np.mean(vals)) if vals else None
+    v = s[criterion]
+    return None if v is None else float(v)
+
+
+def reliability_matrix(units: dict[Any, list[float]]) -> np.ndarray:
+    """The coders x units matrix krippendorff takes: unit u's values down its column, NaN below them."""
+    if not units:
+        return np.zeros((0, 0))
+    depth = max(len(v) for v in units.values())
+    m = np.full((depth, len(units)), np.nan)
+    for k, vals in enumerate(units.values()):
+        m[: len(vals), k] = vals
+    return m
+
+
+def alpha(units: dict[Any, list[float]]) -> float | None:
+    """Krippendorff's alpha (interval metric) of the units' values; None when nothing is pairable or there is
+    no variation. Closed form of the coincidence-matrix definition: with n pairable values, unit u holding
+    m_u >= 2 of them with sum of squares about its mean SS_u, D_o = (2/n) sum_u m_u SS_u / (m_u - 1),
+    D_e = 2 SS_total / (n - 1), alpha = 1 - D_o / D_e — the value of the `krippendorff` package
+    (level "interval"), which tests/test_reliability.py checks on the same data."""
+    stats_ = _unit_stats(units)
+    return _alpha_from(stats_.sum(axis=0)) if len(stats_) else None
+
+
+def _unit_stats(units: dict[Any, list[float]]) -> np.ndarray:
+    """Per pairable unit: [m, sum, sum of squares, m * SS / (m - 1)] (SS: squares about the unit's mean)."""
+    vals = [v for v in units.values() if len(v) >= 2]
+    if not vals:
+        return np.zeros((0, 4))
+    m = np.array([len(v) for v in vals], dtype=float)
+    idx = np.repeat(np.arange(len(vals)), m.astype(int))
+    flat = np.fromiter((x for v in vals for x in v), dtype=float, count=int(m.sum()))
+    s1 = np.bincount(idx, weights=flat, minlength=len(vals))
+    s2 = np.bincount(idx, weights=flat * flat, minlength=len(vals))
+    ss = np.maximum(s2 - s1 * s1 / m, 0.0)
+    return np.column_stack([m, s1, s2, m * ss / (m - 1)])
+
+
+def _alpha_from(tot: np.ndarray) -> float | None:
+    n, s1, s2, within = (float(x) for x in tot)
+    if n < 2:
+        return None
+    ss_total = s2 - s1 * s1 / n
+    if not ss_total > 1e-12:
+        return None
+    d_o = 2.0 * within / n
+    d_e = 2.0 * ss_total / (n - 1)
+    return 1.0 - d_o / d_e
+
+
+def krippendorff_alpha(units: dict[Any, list[float]]) -> float | None:
+    """The same alpha from the `krippendorff` package (for checking; slower)."""
+    pairable = {u: v for u, v in units.items() if len(v) >= 2}
+    if len(pairable) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = float(krippendorff.alpha(reliability_data=reliability_matrix(pairable), level_of_measurement="interval"))
+    return a if np.isfinite(a) else None
+
+
+def _boot_alpha(units: dict[Any, list[float]], dilemma_of: dict[Any, str], seed: int,
+                replicates: int) -> tuple[float | None, float | None, float | None, str]:
+    pairable = {u: v for u, v in units.items() if len(v) >= 2}
+    est = alpha(pairable) if len(pairable) >= 2 else None
+    if est is None:
+        return None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation"
+    dils = sorted({dilemma_of[u] for u in pairable})
+    G = len(dils)
+    if G < MIN_CLUSTERS:
+        return est, None, None, f"fewer than {MIN_CLUSTERS} dilemmas"
+    per_d = np.array([_unit_stats({u: v for u, v in pairable.items() if dilemma_of[u] == d}).sum(axis=0)
+                      for d in dils])
+    picks = np.random.default_rng(seed).integers(0, G, size=(replicates, G))
+    draws = np.array([np.nan if (a := _alpha_from(per_d[row].sum(axis=0))) is None else a for row in picks])
+    iv = interval(est, draws, G, clip=(-1.0, 1.0))
+    return est, iv.low, iv.high, iv.note
+
+
+def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
+                     replicates: int = 200) -> dict[str, Any]:
+    """`reliability` of `report --json` (see the module docstring)."""
+    recs = _values(rounds, effective)
+    dilemma_of = {rec["unit"]: rec["dilemma"] for rec in recs}
+    alphas = []
+    for c in (*CRITERIA, MEAN):
+        units: dict[Unit, list[float]] = defaultdict(list)
+        for rec in recs:
+            v = _score(rec, c)
+            if v is not None:
+                units[rec["unit"]].append(v)
+        est, lo, hi, note = _boot_alpha(dict(units), dilemma_of, seed, replicates)
+        pairable = {u: v for u, v in units.items() if len(v) >= 2}
+        alphas.append({"criterion": c, "alpha": est, "ci_low": lo, "ci_high": hi,
+                       "n_units": len(pairable), "n_values": int(sum(len(v) for v in pairable.values())),
+                       "n_units_left_out": len(units) - len(pairable), "interval_note": note})
+
+    # test-retest: per judge, its repeats of one transcript in one order
+    retest = []
+    for judge in sorted({rec["judge"] for rec in recs}):
+        mine = [rec for rec in recs if rec["judge"] == judge]
+        groups: dict[tuple[Unit, str], list[dict[str, Any]]] = defaultdict(list)
+        for rec in mine:
+            groups[(rec["unit"], rec["order"])].append(rec)
+        rep = {k: v for k, v in groups.items() if len(v) >= 2}
+        diffs: list[float] = []
+        units_m: dict[Any, list[float]] = {}
+        for (u, o), rs in rep.items():
+            vals = [_score(r, MEAN) for r in rs]
+            units_m[(u, o)] = [v for v in vals if v is not None]
+            for r1, r2 in combinations(rs, 2):
+                for c in CRITERIA:
+                    v1, v2 = _score(r1, c), _score(r2, c)
+                    if v1 is not None and v2 is not None:
+                        diffs.append(abs(v1 - v2))
+        if units_m:
+            est, lo, hi, note = _boot_alpha(units_m, {k: dilemma_of[k[0]] for k in units_m}, seed, replicates)
+        else:
+            per_unit = Counter(u for (u, _o) in groups for _ in groups[(u, _o)])
+            crossed = any(n >= 2 for n in per_unit.values())
+            est = lo = hi = None
+            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
+                    "ebtui rejudge --order same --repeats 2" if crossed else
+                    "no repeat judgments (ebtui rejudge --repeats 2)")
+        retest.append({"judge": judge, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
+                       "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
+                       "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
+                       "n": len(rep), "n_score_pairs": len(diffs), "interval_note": note})
+
+    # criteria: correlations and the first principal component
+    mat = np.array([[np.nan if rec["scores"][c] is None else float(rec["scores"][c]) for c in CRITERIA]
+                    for rec in recs]) if recs else np.zeros((0, len(CRITERIA)))
+    corr = np.full((len(CRITERIA), len(CRITERIA)), np.nan)
+    for i in range(len(CRITERIA)):
+        for j in range(len(CRITERIA)):
+            ok = np.isfinite(mat[:, i]) & np.isfinite(mat[:, j]) if len(mat) else np.zeros(0, bool)
+            if ok.sum() >= 3 and np.std(mat[ok, i]) > 0 and np.std(mat[ok, j]) > 0:
+                corr[i, j] = float(np.corrcoef(mat[ok, i], mat[ok, j])[0, 1])
+    share = None
+    share_note = ""
+    if np.isfinite(corr).all():
+        eig = np.linalg.eigvalsh(corr)
+        share = float(eig[-1] / eig.sum())
+    else:
+        share_note = "some criterion has no variation or too few scores"
+    complete = int(np.isfinite(mat).all(axis=1).sum()) if len(mat) else 0
+    return {
+        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
+        "alpha_level": ALPHA_LEVEL,
+        "test_retest": retest,
+        "criteria_first_component_share": share,
+        "criteria_correlations": {"criteria": list(CRITERIA),
+                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
+        "n_judgment_teams": len(recs), "n_complete": complete, "note": share_note,
+    }
