@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ebtui import redact
 from ebtui.errors import read_bytes
 from ebtui.locations import models_config_candidates
 
@@ -135,6 +136,7 @@ class ModelConfig(BaseModel):
         if not value:
             raise ConfigError(_where(self.source, self.name, "api_key_env",
                                      f"environment variable {env} is not set"))
+        redact.register(value)  # never stored or shown: see ebtui.redact
         return value
 
     def describe(self) -> str:
@@ -317,7 +319,9 @@ def load_models_config(explicit: str | Path | None = None) -> ModelsConfig:
         must_exist += 1
     for i, path in enumerate(candidates):
         if path.is_file():
-            return load_models_file(path)
+            config = load_models_file(path)
+            redact.register_env(m.key_env for m in config.models.values())  # see ebtui.redact
+            return config
         if i < must_exist:
             origin = "--models" if explicit and i == 0 else "EBTUI_MODELS"
             raise ConfigError(f"{path}: models file not found (from {origin})")

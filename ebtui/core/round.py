@@ -54,7 +54,8 @@ from ebtui.core.records import (
     RoundStatus,
     utcnow,
 )
-from ebtui.core.store import BackgroundSaver, ResultsStore
+from ebtui.core.replies import closing, keep_round, redact, start_call, stop_reason
+from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
 from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class RoundSpec:
     document: str = ""
     #: model -> family for the seats, recorded in the round's settings (see RoundSettings.families)
     families: Mapping[str, str] | None = None
+    max_reply_chars: int | None = None  #: the longest reply taken, in characters (see ebtui.core.replies)
 
 
 def _seat_families(spec: RoundSpec) -> dict[str, str] | None:
@@ -320,21 +322,25 @@ class _Engine:
         t0 = time.monotonic()
         completion: Completion | None = None
         append, emit_text = buf.append, self.emit_text  # the per-delta path: kept to two calls
+        cap = start_call(self.store, rid, model, self.spec.max_reply_chars)  # no call once a save failed
         try:
-            async for item in client.stream(
+            async with closing(client.stream(
                 prompt, prompts.SYSTEM_PROMPT, json_schema=json_schema, max_tokens=self.spec.max_tokens
-            ):
-                if isinstance(item, Delta):
-                    text = item.text
-                    if text:
-                        append(text)
-                        emit_text(rid, pt, text)
-                elif isinstance(item, Retrying):
-                    buf.clear()
-                    phase.attempts = item.attempt
-                    self.emit(events.PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
-                elif isinstance(item, Completion):
-                    completion = item
+            )) as stream:
+                async for item in stream:
+                    if isinstance(item, Delta):
+                        text = item.text
+                        if text:
+                            text = cap.take(text, buf)
+                            append(text)
+                            emit_text(rid, pt, text)
+                    elif isinstance(item, Retrying):
+                        buf.clear()
+                        cap.reset()
+                        phase.attempts = item.attempt
+                        self.emit(events.PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
+                    elif isinstance(item, Completion):
+                        completion = item
             if completion is None:
                 raise ProviderError("stream", f"{model}: stream ended without a completion", partial_text="".join(buf))
             if completion.finish_reason in _BAD_FINISH:  # the contract says providers raise; be sure anyway
@@ -345,6 +351,7 @@ class _Engine:
                 )
             if not completion.text.strip():
                 raise ProviderError("empty", f"{model}: empty answer")
+            cap.check(completion.text)
         except ProviderError as exc:
             self.fail(phase, str(exc), exc.kind, exc.partial_text or "".join(buf), max(phase.attempts, exc.attempts), t0)
             return
@@ -360,7 +367,7 @@ class _Engine:
         finally:
             self.buffers.pop(pt, None)
 
-        phase.response = completion.text
+        phase.response = redact(completion.text)
         phase.finish_reason = completion.finish_reason
         phase.usage = completion.usage
         phase.latency = completion.latency_s or (time.monotonic() - t0)
@@ -369,7 +376,7 @@ class _Engine:
         phase.status = PhaseStatus.COMPLETE
         judgment = None
         if pt == PhaseType.JUDGMENT:
-            judgment = parse_judgment(completion.text, team_a_id=self.spec.team_a, team_b_id=self.spec.team_b)
+            judgment = parse_judgment(phase.response, team_a_id=self.spec.team_a, team_b_id=self.spec.team_b)
             judgment.judge_model = model
             self.round.judgment = judgment
         self.save()
@@ -379,9 +386,9 @@ class _Engine:
 
     def fail(self, phase: Phase, error: str, kind: str, partial: str, attempts: int, t0: float) -> None:
         phase.status = PhaseStatus.FAILED
-        phase.error = error
+        phase.error = redact(error)
         phase.error_kind = kind
-        phase.partial_response = partial
+        phase.partial_response = redact(partial)
         phase.response = ""
         phase.attempts = attempts
         phase.latency = time.monotonic() - t0
@@ -401,7 +408,7 @@ class _Engine:
             if ph.status == PhaseStatus.RUNNING:
                 self.cancel_phase(ph)
         self.round.status = RoundStatus.INCOMPLETE
-        self.round.error = reason
+        self.round.error = redact(reason)
         self.round.finished_at = utcnow()
         self.save()
 
@@ -443,21 +450,25 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
                 break
             yield event
         await task  # surface an engine/store error
+        engine.finish()
+        await engine.landed()
     except BaseException as exc:
         # cancelled, closed early by the consumer, or an error: save what we have, stop the phases
         stopped = isinstance(exc, asyncio.CancelledError | GeneratorExit | KeyboardInterrupt)
         try:
-            engine.interrupt("cancelled" if stopped else f"internal: {type(exc).__name__}: {exc}")
+            engine.interrupt("cancelled" if stopped else stop_reason(exc))
             engine.landed_now()
+        except StoreError:  # the store cannot be written (again): the error raised is the first one
+            if not isinstance(exc, StoreError):
+                raise
         finally:
+            keep_round(exc, engine.round)
             task.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.wait([task])
             if task.done() and not task.cancelled():
                 task.exception()  # retrieved: no "never retrieved" warning
         raise
-    engine.finish()
-    await engine.landed()
     yield events.RoundFinished(engine.round)
 
 

@@ -55,7 +55,7 @@ from ebtui.core.store.entries import (
     normalise_criterion,
     normalise_team,
 )
-from ebtui.core.store.files import StoreError, _Abandoned, atomic_write
+from ebtui.core.store.files import StoreError, StoreWriteError, _Abandoned, atomic_write
 from ebtui.core.store.query import FILTERS, RoundFilter
 from ebtui.core.store.results_store import ResultsStore
 from ebtui.core.store.saver import BackgroundSaver
@@ -69,6 +69,7 @@ __all__ = [
     "ResultsStore",
     "RoundFilter",
     "StoreError",
+    "StoreWriteError",
     "_Abandoned",
     "atomic_write",
     "entry_scores",

@@ -9,6 +9,7 @@ import itertools
 import json
 import logging
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -24,11 +25,13 @@ from ebtui.core.store.entries import INDEX_FORMAT, LIGHT_FIELDS, index_entry, sh
 from ebtui.core.store.files import (
     AtomicJSONStorage,
     Stamp,
+    StoreWriteError,
     atomic_write,
     gc_paused,
     parse_json,
     stamp_of,
     stat_stamp,
+    unreadable_reason,
 )
 from ebtui.core.store.query import RoundFilter
 
@@ -46,6 +49,7 @@ class IndexMixin:
     root: Path
     durable: bool
     problems: list[tuple[str, str]]
+    write_failure: StoreWriteError | None
     index_writes: int
     _lock: threading.RLock
     _entries: dict[str, dict[str, Any]] | None
@@ -251,18 +255,32 @@ class IndexMixin:
                 pass  # alive (another user's process)
 
     def _scan(self) -> dict[str, tuple[int, int, int]]:
+        """Every round file's stamp; an entry the filesystem cannot stat (a symlink loop, permissions) or
+        that is not a regular file (a directory, a FIFO that would block a read) is a problem, skipped."""
         out: dict[str, tuple[int, int, int]] = {}
         try:
             it = os.scandir(self.rounds_dir)
         except FileNotFoundError:
+            return out
+        except OSError as exc:
+            self._problem(str(self.rounds_dir), f"cannot list the folder: {exc.strerror or exc}")
             return out
         with it:
             for de in it:
                 name = de.name
                 if name.startswith(".") or not name.endswith(".json"):
                     continue
-                with contextlib.suppress(FileNotFoundError):
-                    out[name[:-5]] = stamp_of(de.stat())
+                try:
+                    st = de.stat()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    self._problem(os.path.join(self.rounds_dir, name), f"cannot read: {exc.strerror or exc}")
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    self._problem(os.path.join(self.rounds_dir, name), "not a regular file")
+                    continue
+                out[name[:-5]] = stamp_of(st)
         return out
 
     def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
@@ -271,7 +289,7 @@ class IndexMixin:
             text = path.read_bytes()
             round_ = Round.model_validate_json(text)
         except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reason = unreadable_reason(exc)
             self._problem(str(path), reason)
             log.warning("%s: unreadable round file skipped (%s)", path, reason)
             return None

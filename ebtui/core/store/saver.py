@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ebtui.core.records import Round
-from ebtui.core.store.files import _Abandoned, check_id, write_ctx
+from ebtui.core.store.files import StoreError, _Abandoned, check_id, write_ctx
 
 if TYPE_CHECKING:
     from ebtui.core.store.results_store import ResultsStore
@@ -167,6 +167,10 @@ class BackgroundSaver:
                     self._abandoned.add(rid)
                     self.abandoned += 1
                     continue  # not written: its waiters wait for the newer snapshot (already pending)
+                except StoreError as exc:  # a full disk...: one line, raised to the round's engine
+                    log.debug("saving round %s failed: %s", rid, exc)
+                    self.errors.append(f"{rid}: {exc}")
+                    err = exc
                 except Exception as exc:  # recorded; raised to the round's engine
                     log.exception("saving round %s failed", rid)
                     self.errors.append(f"{rid}: {exc}")
