@@ -241,6 +241,8 @@ def tournament(
         click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
         return
 
+    _check_space(plan, rs, root)
+
     from ebtui.providers.registry import build_clients
 
     try:
@@ -276,6 +278,26 @@ def tournament(
     finally:
         rs.close()
     ctx.exit(exit_code)
+
+
+def _check_space(plan: Any, rs: Any, root: Path) -> None:
+    """Before any call: the store's disk must hold the rounds still to play (an estimate from the plan's
+    tokens: see ebtui.core.preflight.store_bytes_needed)."""
+    from ebtui.core.preflight import PreflightError, check_free_space, store_bytes_needed
+
+    est = plan.estimate()
+    try:
+        done = len(rs.query(tournament=plan.tournament_id, status="complete"))
+    except Exception:  # noqa: BLE001 - an unreadable index: count nothing as done
+        done = 0
+    left = max(0, est.rounds - done)
+    if not left or not est.rounds:
+        return
+    tokens = (sum(est.input_tokens.values()) + sum(est.output_tokens.values())) * left // est.rounds
+    try:
+        check_free_space(root, store_bytes_needed(left, tokens), f"the {left} round(s) still to play")
+    except PreflightError as exc:
+        raise CliError(strip_control(str(exc))) from None
 
 
 async def _run(
@@ -325,6 +347,8 @@ async def _run(
                 verb = "Resuming" if p.already_done or p.incomplete else "Starting"
                 line.message(f"{verb} tournament {tid} ({cfg.display_name()}): {p.total} rounds, "
                              f"{p.already_done} already complete; store {store.root}")
+            elif store.write_failure is not None and isinstance(ev, RoundCompleted | RoundNotRun):
+                pass  # said once, below: the save that failed stopped everything
             elif isinstance(ev, RoundCompleted):
                 r = ev.round
                 if r.status != RoundStatus.COMPLETE:
@@ -356,6 +380,11 @@ async def _run(
     p = finished.progress
     click.echo(f"Tournament {t.id}: {t.status.value} — {p.done}/{p.total} rounds complete, "
                f"${p.cost_usd:.4f} spent; rounds in {store.root / 'rounds'}")
+    if store.write_failure is not None:
+        click.echo(f"ebtui: error: {strip_control(str(store.write_failure))}. The tournament stopped there: no "
+                   "round or model call was started after it; everything saved before is kept. Resume with "
+                   f"(once there is space):\n  {hint(runner.resume_hint(shlex.quote(cfg_label)))}", err=True)
+        return EXIT_INCOMPLETE
     if t.status == TournamentStatus.COMPLETE:
         return 0
     if t.status == TournamentStatus.STOPPED_BUDGET:

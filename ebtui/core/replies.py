@@ -86,13 +86,15 @@ def store_failure(saver: Any) -> StoreWriteError | None:
     return failure if isinstance(failure, StoreWriteError) else None
 
 
-def start_call(saver: Any, round_id: str, model: str, limit: int | None) -> ReplyCap:
-    """Before a model call: raise StoreWriteError when the store already failed a write (no call is
-    started whose answer could not be saved); else the call's reply cap."""
-    failure = store_failure(saver)
+async def start_call(engine: Any, round_id: str, model: str) -> ReplyCap:
+    """Before a model call: wait until the round's saves so far are on disk (its phase marked running),
+    and raise StoreWriteError when that or any other save of the store failed — no call is started whose
+    answer could not be saved. Else the call's reply cap."""
+    await engine.landed()
+    failure = store_failure(engine.store)
     if failure is not None:
         raise StoreWriteError(failure.directory, failure.reason, f"round {round_id}", failure.errno)
-    return ReplyCap(max_reply_chars(limit), model)
+    return ReplyCap(max_reply_chars(engine.spec.max_reply_chars), model)
 
 
 def keep_round(exc: BaseException, round_: Any) -> None:
