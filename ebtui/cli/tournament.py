@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option, echo_unreadable
 from ebtui.core.safe_text import strip_control
 
 if TYPE_CHECKING:
@@ -408,17 +408,26 @@ def tournaments() -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, store: str | None, as_json: bool) -> None:
     """List the tournaments in the store."""
-    from ebtui.core.store import ResultsStore
+    from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
     root = Path(ctx_option(ctx, "store", store) or store_dir())
     rs = ResultsStore(root)
-    ts = rs.list_tournaments()
+    try:
+        ts = rs.list_tournaments()
+        bad_rounds = rs.unreadable()
+        counts: dict[str, int] = {}
+        for e in rs.query(status="complete"):
+            counts[e.get("tournament_id") or ""] = counts.get(e.get("tournament_id") or "", 0) + 1
+    except StoreError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    echo_unreadable([(p, r) for p, r in rs.problems if "/tournaments/" in p], "tournament")
+    echo_unreadable(bad_rounds)
     from ebtui.core.tournament import tournament_is_running
 
     rows = []
     for t in ts:
-        done = len(rs.query(tournament=t.id, status="complete"))
+        done = counts.get(t.id, 0)
         status = t.status.value
         if status == "running" and not tournament_is_running(rs, t.id):
             status = "interrupted"  # saved as running, but no process holds it: killed; re-run to resume

@@ -194,10 +194,15 @@ def check_store(store: ResultsStore, *, repair: bool = False) -> CheckReport:
     report.index_problem = _index_problem(store)
     report.stale = stale_temp_files(store.root)
     report.unreadable = unreadable_entries(store)
+    gone = [p for p in report.stale if not p.exists()]  # the open's full check removes those of dead writers
+    if gone:
+        report.done.append(f"Removed {len(gone)} stale temporary file(s).")
+        report.stale = [p for p in report.stale if p.exists()]
     if repair:
         removed = remove_stale_temp_files(store.root)
         if removed:
             report.done.append(f"Removed {len(removed)} stale temporary file(s).")
+        report.done.extend(f"  {p}" for p in [*gone, *removed])
         n = store.rebuild_index()
         report.done.append(f"Rebuilt index.json from the round files: {n} round(s) indexed"
                            + (f", {len(report.unreadable)} unreadable skipped." if report.unreadable else "."))

@@ -254,6 +254,13 @@ class IndexMixin:
             except OSError:
                 pass  # alive (another user's process)
 
+    def _clean_stale_temps(self) -> None:
+        """Temporary files of writers that are gone (a kill during a write), after a full check."""
+        from ebtui.core.store.check import remove_stale_temp_files  # check.py builds on this module
+
+        for path in remove_stale_temp_files(self.root):
+            log.debug("%s: stale temporary file removed", path)
+
     def _scan(self) -> dict[str, tuple[int, int, int]]:
         """Every round file's stamp; an entry the filesystem cannot stat (a symlink loop, permissions) or
         that is not a regular file (a directory, a FIFO that would block a read) is a problem, skipped."""
@@ -329,6 +336,7 @@ class IndexMixin:
                 with self._writing():
                     self._clean_dead_markers()
                     self._flush_locked(force=True)
+                    self._clean_stale_temps()
             except OSError as exc:  # a read-only store can still be browsed
                 log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
         else:
@@ -336,6 +344,7 @@ class IndexMixin:
                 with self._writing():
                     self._clean_dead_markers()
                     self._write_check()
+                    self._clean_stale_temps()
             except OSError as exc:  # read-only: nothing to fix, every open does the full check
                 log.debug("%s: cannot note the checked index (%s)", self.check_path, exc)
         return changed
