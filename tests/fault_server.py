@@ -26,9 +26,10 @@ JUDGMENT = {
 
 class FaultServer:
     def __init__(self, *, mode: str = "ok", reply_chars: int = 400, on_call: Callable[[int], None] | None = None,
-                 chunk_chars: int = 65536) -> None:
+                 chunk_chars: int = 65536, judge_chars: int | None = None) -> None:
         self.mode = mode
         self.reply_chars = reply_chars
+        self.judge_chars = judge_chars  # the judge answers this many characters of prose instead of JSON
         self.chunk_chars = chunk_chars
         self.on_call = on_call
         self.calls: list[float] = []  # arrival time of each call (time.monotonic)
@@ -66,7 +67,10 @@ class FaultServer:
                     self.wfile.write(payload)
                     return
                 is_judge = bool(body.get("response_format")) or "Your task: the judgment" in json.dumps(body)
-                text = json.dumps(JUDGMENT) if is_judge and server.mode != "big" else self._text(n)
+                if is_judge and server.judge_chars:
+                    text = self._text(n, server.judge_chars)
+                else:
+                    text = json.dumps(JUDGMENT) if is_judge else self._text(n)
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
@@ -81,9 +85,9 @@ class FaultServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client stopped reading (a reply cut at its cap)
 
-            def _text(self, n: int) -> str:
+            def _text(self, n: int, size: int | None = None) -> str:
                 unit = f"Call {n}: the case turns on fidelity, autonomy and harm to third parties. "
-                size = server.reply_chars
+                size = size or server.reply_chars
                 return (unit * (size // len(unit) + 1))[:size]
 
             def _event(self, obj: dict[str, Any]) -> None:
