@@ -176,3 +176,17 @@ def test_a_stale_temp_file_is_cleaned_up_by_the_next_full_check(tmp_path: Path) 
     again = ResultsStore(tmp_path / "s", durable=False)
     assert [e["id"] for e in again.query()] == [r.id]
     assert not stale.exists()
+
+
+def test_a_probe_left_by_a_kill_during_start_up_is_removed_by_the_next_start(tmp_path: Path) -> None:
+    from ebtui.core.preflight import check_store_writable
+
+    root = tmp_path / "s"
+    root.mkdir()
+    old = root / ".ebtui-probe-abc123"
+    old.write_bytes(b"ebtui")
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    fresh = root / ".ebtui-probe-def456"  # another process's, being written now: left alone
+    fresh.write_bytes(b"")
+    check_store_writable(root)
+    assert not old.exists() and fresh.exists()

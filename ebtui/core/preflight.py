@@ -27,6 +27,28 @@ def _probe(directory: Path) -> None:
     finally:
         os.close(fd)
         os.unlink(name)
+    _remove_stale_probes(directory)
+
+
+#: a probe older than this was left by a process killed between creating and removing it
+STALE_PROBE_S = 60.0
+
+
+def _remove_stale_probes(directory: Path) -> None:
+    import time
+
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(".ebtui-probe-")]
+    except OSError:
+        return
+    for name in names:
+        path = directory / name
+        try:
+            if now - path.stat().st_mtime > STALE_PROBE_S:
+                path.unlink()
+        except OSError:
+            continue
 
 
 def _marked_read_only(path: Path) -> bool:
