@@ -86,7 +86,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
 def _unreadable(results: Any) -> list[tuple[str, str]]:
     """Round files the report had to leave out: found afresh, plus any that failed to load just now."""
-    out = list(results.unreadable())
+    out = list(results.unreadable(deep=False))  # the rounds were just read: a changed one is in problems
     seen = {p for p, _ in out}
     out += [(p, r) for p, r in results.problems if p not in seen and "/rounds/" in p.replace("\\", "/")]
     return out

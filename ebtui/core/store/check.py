@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from ebtui.core.records import Round
-from ebtui.core.store.files import stamp_of, unreadable_reason
+from ebtui.core.store.files import unreadable_reason
 from ebtui.core.store.index import MARKER_PREFIX
 
 if TYPE_CHECKING:
@@ -45,11 +45,12 @@ def why_unreadable(path: Path, rid: str) -> str | None:
     return None
 
 
-def unreadable_entries(store: ResultsStore) -> list[tuple[str, str]]:
-    """Every entry in `rounds/` the store cannot read, as (path, reason), looked for afresh on every call
-    (a folder listing with one stat per entry, compared with the index; only entries the index lacks, or
-    whose size or time changed since it was written, are read). An entry found unreadable is left out of
-    the store's queries from then on; it is never deleted."""
+def unreadable_entries(store: ResultsStore, *, deep: bool = True) -> list[tuple[str, str]]:
+    """Every entry in `rounds/` the store cannot read, as (path, reason), looked for afresh on every call: a
+    folder listing compared with the index, reading only the entries the index lacks — and with `deep`, one
+    stat per entry, so a file changed in place since it was indexed (truncated) is read again too (about
+    30 ms per 1,000 rounds). An entry found unreadable is left out of the store's queries from then on; it
+    is never deleted."""
     out: list[tuple[str, str]] = []
     with store._lock:
         store._ensure_loaded()
@@ -61,20 +62,25 @@ def unreadable_entries(store: ResultsStore) -> list[tuple[str, str]]:
             return out
         except OSError as exc:
             return [(str(store.rounds_dir), unreadable_reason(exc))]
+        suspects: list[str] = []
         with it:
-            listing = sorted((de.name, de) for de in it if not de.name.startswith(".") and de.name.endswith(".json"))
-        for name, de in listing:
-            rid = name[:-5]
-            known = entries.get(rid)
-            if known is not None:
-                try:
-                    st = de.stat()
-                except OSError:
-                    st = None
-                if st is not None and stat.S_ISREG(st.st_mode):
-                    stamp = stamp_of(st)
-                    if known.get("mtime_ns") == stamp[1] and known.get("size") == stamp[2]:
+            for de in it:
+                name = de.name
+                if name[0] == "." or not name.endswith(".json"):
+                    continue
+                known = entries.get(name[:-5])
+                if known is None:
+                    suspects.append(name)
+                elif deep:
+                    try:
+                        st = de.stat()
+                    except OSError:
+                        suspects.append(name)
                         continue
+                    if st.st_mtime_ns != known.get("mtime_ns") or st.st_size != known.get("size"):
+                        suspects.append(name)
+        for name in sorted(suspects):
+            rid = name[:-5]
             path = store.rounds_dir / name
             reason = why_unreadable(path, rid)
             if reason is None:

@@ -143,12 +143,13 @@ class ResultsStore(RoundFilesMixin):
                 (log.debug if self.write_failure is not None else log.warning)("%s: the index could not be written (%s); it is rebuilt from the round files "
                             "on the next open", self.index_path, exc.strerror or exc)
 
-    def unreadable(self) -> list[tuple[str, str]]:
+    def unreadable(self, *, deep: bool = True) -> list[tuple[str, str]]:
         """Every entry in rounds/ that cannot be read, as (path, reason), looked for afresh on each call
-        (see ebtui.core.store.check); they are left out of queries, never deleted."""
+        (see ebtui.core.store.check; `deep=False` skips the per-file stat that finds files changed in
+        place); they are left out of queries, never deleted."""
         from ebtui.core.store.check import unreadable_entries
 
-        return unreadable_entries(self)
+        return unreadable_entries(self, deep=deep)
 
     def background_saver(self) -> BackgroundSaver:
         """This store's one BackgroundSaver (created on first use; closed by close())."""

@@ -34,6 +34,7 @@ from ebtui.core.store.files import (
     round_bytes,
     stamp_of,
     stat_stamp,
+    unreadable_reason,
     write_ctx,
     write_error,
 )
@@ -193,7 +194,7 @@ class RoundFilesMixin(IndexMixin):
             try:
                 text = path.read_bytes()
             except OSError as exc:
-                raise StoreError(f"{path}: cannot read: {exc}") from None
+                raise StoreError(f"{path}: {unreadable_reason(exc)}") from None
         try:
             round_ = Round.model_validate_json(text)
         except ValidationError as exc:
@@ -221,7 +222,8 @@ class RoundFilesMixin(IndexMixin):
                     out.append(self.load_round(rid))
                 except StoreError as exc:
                     log.warning("%s", exc)
-                    self._problem(str(self.round_path(rid)), str(exc))
+                    path = str(self.round_path(rid))
+                    self._problem(path, str(exc).removeprefix(f"{path}: "))
         return out
 
     def apply_override(
