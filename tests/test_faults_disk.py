@@ -193,3 +193,45 @@ def test_a_failed_round_write_is_one_store_write_error_and_the_file_is_unchanged
         store.apply_override(r.id, "a", "consistency", 4, "n")
     monkeypatch.setattr(round_files, "atomic_write", real)
     store.close()  # the pending index write may fail or not: never raises
+
+
+def test_no_call_starts_after_a_failed_save_with_an_injected_enospc(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same through the engine with the disk shimmed: round writes fail from the 3rd on. Each call
+    starts only once its phase's save has landed; after the first failed write none starts; the error
+    carries the round as played."""
+    import asyncio
+    from typing import Any
+
+    from ebtui.core import replies
+    from ebtui.core.dilemmas import load_dilemmas
+    from ebtui.core.round import RoundSpec, play_round
+    from ebtui.core.store import round_files
+    from ebtui.providers.scripted import ScriptedClient
+
+    monkeypatch.setattr(replies, "LOW_SPACE_BYTES", 1 << 62)  # "low on space": every call waits for its save
+    log: list[str] = []
+    real = round_files.atomic_write
+
+    def shim(path: Path, data: bytes, **kw: Any) -> None:
+        if sum(1 for x in log if x.startswith("write")) >= 2:
+            log.append("write failed")
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real(path, data, **kw)
+        log.append("write")
+
+    class Logged(ScriptedClient):
+        def stream(self, *args: Any, **kw: Any) -> Any:
+            log.append("call")
+            return super().stream(*args, **kw)
+
+    monkeypatch.setattr(round_files, "atomic_write", shim)
+    store = ResultsStore(tmp_path / "s", durable=False)
+    spec = RoundSpec(load_dilemmas()[0], "s", "s", "s")
+    with pytest.raises(StoreWriteError) as info:
+        asyncio.run(play_round(spec, {"s": Logged("s")}, store))
+    first_failure = log.index("write failed")
+    assert "call" not in log[first_failure:], log
+    assert log[0] == "write" and log[1] == "call"  # the presentation's call waited for its save
+    assert info.value.round is not None and info.value.round.phase("presentation").status.value == "complete"
+    assert store.write_failure is not None

@@ -322,7 +322,7 @@ class _Engine:
         t0 = time.monotonic()
         completion: Completion | None = None
         append, emit_text = buf.append, self.emit_text  # the per-delta path: kept to two calls
-        cap = await start_call(self, rid, model)  # the phase's "running" save landed; else no call
+        cap = await start_call(self, rid, model)  # no call once a save failed (see ebtui.core.replies)
         try:
             async with closing(client.stream(
                 prompt, prompts.SYSTEM_PROMPT, json_schema=json_schema, max_tokens=self.spec.max_tokens
