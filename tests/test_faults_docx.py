@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,16 +15,23 @@ import pytest
 from ebtui.core.dilemmas import DocumentError, load_document
 from tests.zipbomb import make_bomb
 
+_MEASURE = """
+import json, resource, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.run([sys.executable, "-m", "ebtui", *sys.argv[1:]], capture_output=True, text=True)
+secs = time.monotonic() - t0
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps([p.returncode, p.stdout, p.stderr, secs, peak]))
+"""
 
-def run_measured(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str, float, float]:
-    """Exit code, stdout, stderr, seconds and the child's own peak memory in MB (os.wait4's rusage)."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "ebtui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, **(env or {})})
-    out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, err, time.monotonic() - t0, usage.ru_maxrss / 1024
+
+def run_measured(*args: str) -> tuple[int, str, str, float, float]:
+    """Exit code, stdout, stderr, seconds and the command's own peak memory in MB — measured by a small
+    Python in between (a child forked from this big test process would count its pages as its own)."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, check=True,
+                         env=os.environ.copy())
+    code, stdout, stderr, secs, peak = json.loads(out.stdout)
+    return code, stdout, stderr, secs, peak
 
 
 @pytest.fixture(scope="module")
