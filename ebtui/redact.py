@@ -53,6 +53,14 @@ def register(*values: str | None) -> None:
     _install_record_factory()
 
 
+def forget_all() -> None:
+    """Drop every registered secret (tests; a process otherwise keeps them until it ends)."""
+    global _anchors
+    with _lock:
+        _secrets.clear()
+        _anchors = ({}, {})
+
+
 def register_env(names: Iterable[str | None]) -> None:
     """Register the values of these environment variables (the configured models' key variables)."""
     register(*(os.environ.get(n) for n in names if n))
