@@ -92,9 +92,10 @@ def test_run_on_a_disk_that_fills_mid_round_says_one_line_keeps_the_round_and_pr
     rescued = Round.model_validate_json(kept.read_bytes())
     assert rescued.id == rid and rescued.phase("presentation") is not None
     assert rescued.phase("presentation").status.value == "complete"
-    # no call was started after the first save failed: the calls in flight when the disk filled (the
-    # second, and the consistency test that starts beside it) at most
-    assert calls <= 3
+    # the round stopped where the disk filled: the calls in flight then (the second, and the consistency
+    # test that starts beside it), and at most one more whose save still landed on the "full" disk (it frees
+    # the pages of each failed temporary file); never the judgment
+    assert calls <= 4
     # on the disk: the round as last saved (never half-written) ...
     on_disk = Round.model_validate_json((store / "rounds" / f"{rid}.json").read_bytes())
     assert on_disk.id == rid
@@ -145,9 +146,11 @@ def test_a_tournament_stops_starting_calls_at_the_first_failed_save(small_disk: 
     errors = [ln for ln in proc.stderr.splitlines() if "ebtui: error:" in ln]
     assert len(errors) == 1 and "no space left on the device" in errors[0], proc.stderr
     assert "--resume" in proc.stderr
-    # 6 rounds of 5 calls were planned; it stopped at the call in flight when the disk filled (and at most
-    # the one call started beside it inside that round), not 23 calls later
-    assert fill_at <= calls <= fill_at + 1, calls
+    # 6 rounds of 5 calls were planned; it stopped within the round in flight when the disk filled, not
+    # 23 calls later. (A "full" disk frees pages as failed temp files are removed, so a save can still land
+    # between the fill and the first failed save, and a call after it is allowed; none after the failure —
+    # the injected-ENOSPC test below checks that order exactly.)
+    assert fill_at <= calls <= fill_at + 3, calls
     # the first round, saved before the disk filled, is kept whole
     firsts = [Round.model_validate_json(p.read_bytes()) for p in (store / "rounds").glob("*.json")]
     assert any(r.status == RoundStatus.COMPLETE for r in firsts)

@@ -61,6 +61,17 @@ def frozen_copy(round_: Round) -> Round:
     return copied
 
 
+def _settle(fut: concurrent.futures.Future[Path], err: BaseException | None, path: Path) -> None:
+    """Resolve a waiter's future, unless its waiter gave up (an awaiting task cancelled cancels it)."""
+    try:
+        if err is not None:
+            fut.set_exception(err)
+        else:
+            fut.set_result(path)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
 class BackgroundSaver:
     """Saves rounds from one writer thread, so a save never blocks its caller (the round engine's event
     loop, where every stream is read) on serialising, fsync or rename.
@@ -140,10 +151,7 @@ class BackgroundSaver:
 
     def _resolve(self, fut: concurrent.futures.Future[Path], rid: str) -> None:
         err = self._failed.pop(rid, None)  # delivered here, not again by save_round
-        if err is not None:
-            fut.set_exception(err)
-        else:
-            fut.set_result(self.store.round_path(rid))
+        _settle(fut, err, self.store.round_path(rid))
 
     def _work(self) -> None:
         while True:
@@ -188,10 +196,7 @@ class BackgroundSaver:
                     ready = [f for t, f in waiting if t <= n]
                     rest = [(t, f) for t, f in waiting if t > n]
                     for fut in ready:
-                        if err is not None:
-                            fut.set_exception(err)
-                        else:
-                            fut.set_result(self.store.round_path(rid))
+                        _settle(fut, err, self.store.round_path(rid))
                     if ready and err is not None:
                         self._failed.pop(rid, None)  # delivered to the waiters
                     if rest:
