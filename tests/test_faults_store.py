@@ -84,9 +84,12 @@ def test_rounds_list_names_every_unreadable_entry_every_time(broken_store) -> No
         proc = run("rounds", "list", "--store", str(root))
         no_traceback(proc)
         assert proc.returncode == 0, proc.stderr
-        assert f"ebtui: {len(bad)} unreadable round entries skipped:" in proc.stderr
-        _named(proc.stderr, bad)
+        assert f"ebtui: {len(bad)} unreadable round entries skipped:" in proc.stdout
+        _named(proc.stdout, bad)
         assert f"3 round(s); {len(bad)} unreadable skipped" in proc.stdout
+        json_proc = invoke("rounds", "list", "--json", "--store", str(root))  # stdout stays JSON
+        assert len(json.loads(json_proc.stdout)) == 3
+        _named(json_proc.stderr, bad)
         for rid in ids[1:]:
             assert rid in proc.stdout
         assert ids[0] not in proc.stdout

@@ -33,15 +33,15 @@ def echo_untrusted(text: str, *, nl: bool = True, err: bool = False) -> None:
     click.echo(strip_control(text), nl=nl, err=err)
 
 
-def echo_unreadable(entries: list[tuple[str, str]], what: str = "round") -> None:
-    """Entries of the store that could not be read, named on stderr (every time: they are skipped, never
-    deleted; `ebtui store check` lists them too)."""
+def echo_unreadable(entries: list[tuple[str, str]], what: str = "round", *, err: bool = True) -> None:
+    """Entries of the store that could not be read, named (on stderr unless `err` is False), every time:
+    they are skipped, never deleted; `ebtui store check` lists them too."""
     if not entries:
         return
     n = len(entries)
-    click.echo(f"ebtui: {n} unreadable {what} entr{'y' if n == 1 else 'ies'} skipped:", err=True)
+    click.echo(f"ebtui: {n} unreadable {what} entr{'y' if n == 1 else 'ies'} skipped:", err=err)
     for path, reason in entries:
-        click.echo(f"  {strip_control(path)}: {strip_control(reason)}", err=True)
+        click.echo(f"  {strip_control(path)}: {strip_control(reason)}", err=err)
 
 
 def ctx_option(ctx: click.Context, name: str, value: Any) -> Any:

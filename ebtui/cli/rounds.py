@@ -138,13 +138,14 @@ def list_rounds(
         unreadable = results.unreadable()
     except (TypeError, ValueError, StoreError) as exc:
         raise CliError(strip_control(str(exc))) from None
-    echo_unreadable(unreadable)
     if as_json:
+        echo_unreadable(unreadable)  # on stderr: stdout stays JSON
         click.echo(_safe_json(rows))
         return
     if not rows:
         click.echo(f"No rounds match in {results.root}" + (f" ({len(unreadable)} unreadable skipped)."
                                                            if unreadable else "."), err=True)
+        echo_unreadable(unreadable, err=False)
         return
     table = [
         [
@@ -166,7 +167,8 @@ def list_rounds(
         click.echo(line)
     overridden = sum(1 for e in rows if e.get("overrides"))
     click.echo(f"\n{len(rows)} round(s)" + (f"; * = totals include {overridden} overridden" if overridden else "")
-               + (f"; {len(unreadable)} unreadable skipped (named above)" if unreadable else ""))
+               + (f"; {len(unreadable)} unreadable skipped (named below)" if unreadable else ""))
+    echo_unreadable(unreadable, err=False)
 
 
 def _phase_heading(round_: Round, phase: Phase) -> str:
