@@ -105,6 +105,28 @@ def test_run_on_a_disk_that_fills_mid_round_says_one_line_keeps_the_round_and_pr
     kept.unlink()
 
 
+def test_run_with_room_for_the_start_up_check_only_calls_no_model(small_disk: Path, tmp_path: Path) -> None:
+    """One free page: the store's write check passes, the round's first save does not — and no call is made."""
+    store = small_disk / "store"
+    store.mkdir()
+    page = small_disk / "page"
+    page.write_bytes(b"x" * 4096)
+    fill(small_disk)
+    page.unlink()
+    with FaultServer() as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(srv.models_toml())
+        proc = ebtui("run", "--dilemma", DILEMMA, "--team-a", "fake", "--team-b", "fake", "--judge", "fake",
+                     "--models", str(models), "--store", str(store))
+        assert srv.calls == []
+    no_traceback(proc)
+    assert proc.returncode in (1, 2), proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("ebtui: error:")]
+    assert len(errors) == 1 and "no space left on the device" in errors[0], proc.stderr
+    if proc.returncode == 1:  # the write check passed; the first save failed: nothing to resume, run it again
+        assert "Run it again with" in proc.stderr and "--resume" not in proc.stderr
+
+
 def test_override_on_a_full_disk_says_it_was_not_saved_and_changes_nothing(small_disk: Path) -> None:
     store = small_disk / "store"
     proc = ebtui("run", "--dilemma", DILEMMA, "--team-a", "scripted", "--team-b", "scripted",

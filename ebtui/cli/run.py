@@ -228,9 +228,9 @@ def _not_saved(exc: StoreWriteError, results: ResultsStore, round_id: str, hint:
     be, and the command that continues it."""
     click.echo(f"ebtui: error: {strip_control(str(exc))}", err=True)
     saved = results.round_path(round_id).exists()
-    kept = _rescue(exc.round)
+    done = sum(1 for ph in exc.round.phases if ph.status == PhaseStatus.COMPLETE) if exc.round else 0
+    kept = _rescue(exc.round) if done else None  # nothing played yet: nothing to keep
     if kept is not None:
-        done = sum(1 for ph in exc.round.phases if ph.status == PhaseStatus.COMPLETE) if exc.round else 0
         click.echo(f"The round as played so far ({done} phase(s) complete) is kept in {kept}; once there is "
                    f"space, copy it to {results.rounds_dir}/ to keep them.", err=True)
     what = "Resume with" if saved or kept is not None else "Run it again with"
