@@ -66,3 +66,12 @@ def test_the_cap_is_configurable_and_a_reply_within_it_is_whole(tmp_path: Path) 
         assert exc.kind == "truncated" and exc.partial_text == "abcdefghij"
     else:
         raise AssertionError("the cap was not enforced")
+
+
+def test_an_error_message_is_cut_too() -> None:
+    from ebtui.core.replies import MAX_ERROR_CHARS, clip_error
+
+    assert clip_error("short") == "short"
+    long = "x" * (MAX_ERROR_CHARS + 123)
+    cut = clip_error(long)
+    assert cut.startswith("x" * MAX_ERROR_CHARS) and cut.endswith("[123 more characters not kept]")

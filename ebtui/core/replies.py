@@ -18,7 +18,7 @@ from ebtui.core.store import StoreError, StoreWriteError
 from ebtui.providers.base import ProviderError
 from ebtui.redact import redact
 
-__all__ = ["ReplyCap", "closing", "keep_round", "max_reply_chars", "redact", "start_call", "stop_reason", "store_failure"]
+__all__ = ["ReplyCap", "clip_error", "closing", "keep_round", "max_reply_chars", "redact", "start_call", "stop_reason", "store_failure"]
 
 T = TypeVar("T")
 DEFAULT_MAX_REPLY_CHARS = 400_000
@@ -114,6 +114,16 @@ async def start_call(engine: Any, round_id: str, model: str) -> ReplyCap:
     if failure is not None:
         raise StoreWriteError(failure.directory, failure.reason, f"round {round_id}", failure.errno)
     return ReplyCap(max_reply_chars(engine.spec.max_reply_chars), model)
+
+
+#: an error message longer than this (a server echoing a huge body) is cut: errors are never content
+MAX_ERROR_CHARS = 4000
+
+
+def clip_error(text: str) -> str:
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    return f"{text[:MAX_ERROR_CHARS]}… [{len(text) - MAX_ERROR_CHARS:,} more characters not kept]"
 
 
 def keep_round(exc: BaseException, round_: Any) -> None:

@@ -54,7 +54,7 @@ from ebtui.core.records import (
     RoundStatus,
     utcnow,
 )
-from ebtui.core.replies import closing, keep_round, redact, start_call, stop_reason
+from ebtui.core.replies import clip_error, closing, keep_round, redact, start_call, stop_reason
 from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
 from ebtui.providers.base import Completion, Delta, ModelClient, ProviderError, Retrying
 
@@ -386,7 +386,7 @@ class _Engine:
 
     def fail(self, phase: Phase, error: str, kind: str, partial: str, attempts: int, t0: float) -> None:
         phase.status = PhaseStatus.FAILED
-        phase.error = redact(error)
+        phase.error = clip_error(redact(error))
         phase.error_kind = kind
         phase.partial_response = redact(partial)
         phase.response = ""
