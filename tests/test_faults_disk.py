@@ -188,6 +188,9 @@ def test_a_tournament_that_cannot_fit_is_refused_before_any_call(small_disk: Pat
     line = proc.stderr.strip()
     assert line.startswith("ebtui: error: not enough space for the results store") and "needs about" in line
     assert "MB" in line and "200 round(s)" in line
+    needs = float(line.split("needs about ")[1].split(" MB")[0])
+    dry = ebtui("tournament", str(cfg), "--models", str(tmp_path / "models.toml"), "--dry-run")
+    assert f"Disk: about {needs:,.1f} MB" in dry.stdout  # the dry run says the same (nothing played yet)
 
 
 # --------------------------------------------------------------------------------------------- no mount needed

@@ -134,6 +134,11 @@ def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
                  f"{'/'.join(str(o) for o in outs)} tokens a call (set expected_output_tokens to refine).")
     if est.unpriced_models:
         lines.append(f"  No price configured for: {', '.join(est.unpriced_models)} (counted as $0).")
+    from ebtui.core.preflight import store_bytes_needed
+
+    disk = store_bytes_needed(est.rounds, tin + tout)
+    lines.append(f"  Disk: about {disk / 1e6:,.1f} MB for the round files (checked against the free space "
+                 "before a run).")
     if budget is not None:
         verdict = "within" if est.total_cost_usd <= budget else "OVER"
         lines.append(f"  Budget: ${budget:.2f} — the estimate is {verdict} it.")
