@@ -263,3 +263,31 @@ def test_no_call_starts_after_a_failed_save_with_an_injected_enospc(
     assert log[0] == "write" and log[1] == "call"  # the presentation's call waited for its save
     assert info.value.round is not None and info.value.round.phase("presentation").status.value == "complete"
     assert store.write_failure is not None
+
+
+def test_a_call_that_fails_after_a_save_failed_is_not_retried(tmp_path: Path) -> None:
+    """The disk fills while a call is in flight and that call then fails (a 5xx): its retry would be a new
+    call to the server, so it is not made — the phase fails (and the next save raises the store's error)."""
+    import asyncio
+    from typing import Any
+
+    from ebtui.core.dilemmas import load_dilemmas
+    from ebtui.core.round import RoundSpec, play_round
+    from ebtui.providers.retry import RetryingClient, RetryPolicy
+    from ebtui.providers.scripted import ScriptedClient, ScriptedFault
+
+    store = ResultsStore(tmp_path / "s", durable=False)
+
+    class FillsTheDisk(ScriptedClient):
+        def stream(self, *args: Any, **kw: Any) -> Any:
+            store.write_failure = StoreWriteError(store.rounds_dir, "no space left on the device", "round x")
+            return super().stream(*args, **kw)
+
+    inner = FillsTheDisk("s", faults=[ScriptedFault(kind="server", times=5)])
+    client = RetryingClient(inner, RetryPolicy(attempts=3, backoff_s=0.01))
+    spec = RoundSpec(load_dilemmas()[0], "s", "s", "s")
+    result = asyncio.run(play_round(spec, {"s": client}, store))  # (this shim's writes do land)
+    assert inner.calls == 1  # without the check: 3 attempts
+    presentation = result.phase("presentation")
+    assert presentation is not None and presentation.error_kind == "unavailable"
+    assert "not retried: cannot write to" in (presentation.error or "")

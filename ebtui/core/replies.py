@@ -39,13 +39,19 @@ class ReplyCap:
     """Counts a phase's streamed characters; `take(text)` gives the part within the cap and raises the
     "truncated" ProviderError (with everything kept so far) once the cap is passed."""
 
-    def __init__(self, limit: int, model: str) -> None:
+    def __init__(self, limit: int, model: str, saver: Any = None) -> None:
         self.limit = limit
         self.model = model
+        self.saver = saver
         self.size = 0
 
     def reset(self) -> None:
+        """A retry is about to start: count afresh — unless a save failed meanwhile, then no retry starts
+        (the phase fails; its next save raises the store's error)."""
         self.size = 0
+        failure = store_failure(self.saver)
+        if failure is not None:
+            raise ProviderError("unavailable", f"{self.model}: not retried: {failure}")
 
     def take(self, text: str, kept: list[str]) -> str:
         self.size += len(text)
@@ -113,7 +119,7 @@ async def start_call(engine: Any, round_id: str, model: str) -> ReplyCap:
     failure = store_failure(engine.store)
     if failure is not None:
         raise StoreWriteError(failure.directory, failure.reason, f"round {round_id}", failure.errno)
-    return ReplyCap(max_reply_chars(engine.spec.max_reply_chars), model)
+    return ReplyCap(max_reply_chars(engine.spec.max_reply_chars), model, engine.store)
 
 
 #: an error message longer than this (a server echoing a huge body) is cut: errors are never content
