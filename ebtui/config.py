@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
+from ebtui import redact
 from ebtui.errors import read_bytes
 from ebtui.locations import models_config_candidates
 from ebtui.settings import load_settings
@@ -225,6 +226,7 @@ class ModelConfig(BaseModel):
         if not value:
             raise ConfigError(_where(self.source, self.name, "api_key_env",
                                      f"environment variable {env} is not set"))
+        redact.register(value)  # never stored or shown: see ebtui.redact
         return value
 
     def describe(self) -> str:
@@ -368,7 +370,9 @@ def load_models_config(explicit: str | Path | None = None) -> ModelsConfig:
         must_exist += 1
     for i, path in enumerate(candidates):
         if path.is_file():
-            return load_models_file(path)
+            config = load_models_file(path)
+            redact.register_env(m.key_env for m in config.models.values())  # see ebtui.redact
+            return config
         if i < must_exist:
             origin = "--models" if explicit and i == 0 else setting
             raise ConfigError(f"{path}: models file not found (from {origin})")

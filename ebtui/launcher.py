@@ -48,8 +48,14 @@ def main(argv: list[str] | None = None) -> None:
     store, between rounds) is one line and exit code 130, never a traceback or click's "Aborted!"."""
     import click
 
+    from ebtui import redact
     from ebtui.cli import cli
 
+    # every configured key's value is kept out of what is printed (ebtui.redact)
+    if not isinstance(sys.stdout, redact.RedactingStream):
+        sys.stdout = redact.RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, redact.RedactingStream):
+        sys.stderr = redact.RedactingStream(sys.stderr)
     try:
         code = cli.main(args=argv, prog_name="ebtui", standalone_mode=False, obj={"open_app": open_app})
     except click.ClickException as exc:  # usage errors (CliError: one line) with their exit code
@@ -64,5 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `ebtui ... | head`: the reader went away
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        sys.exit(1)
+    except OSError as exc:  # a full disk or a vanished folder where no command expected it: one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        click.echo(f"ebtui: error: {exc.strerror or exc}{where}", err=True)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

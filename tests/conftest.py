@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,12 @@ def public_dilemmas_path() -> Path:
     if not PUBLIC_DILEMMAS.exists():
         pytest.skip(f"shared fixture absent (a fresh clone has no ../shared beside it): {PUBLIC_DILEMMAS}")
     return PUBLIC_DILEMMAS
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> Iterator[None]:
+    """Keys a test registered with the redactor (by loading a models.toml) do not redact the next test's text."""
+    yield
+    from ebtui import redact
+
+    redact.forget_all()

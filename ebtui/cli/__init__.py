@@ -26,6 +26,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
     "export": ("ebtui.cli.export:export", "Export rounds: tidy tables (Parquet/CSV) or an Inspect AI log."),
     "rejudge": ("ebtui.cli.rejudge:rejudge", "Judge saved rounds again (other judges, repeats, order): judge calls only."),
+    "store": ("ebtui.cli.store:store_group", "Check the results store (--repair: rebuild the index, clean up)."),
 }
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
-__all__ = ["EXIT_INCOMPLETE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "CliError", "ctx_option", "echo_untrusted",
+__all__ = ["EXIT_INCOMPLETE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "CliError", "ctx_option", "echo_unreadable", "echo_untrusted",
            "load_document"]
 
 
@@ -31,6 +31,17 @@ class CliError(click.ClickException, UsageError):
 def echo_untrusted(text: str, *, nl: bool = True, err: bool = False) -> None:
     """Print model output: control sequences removed (click.echo never interprets markup)."""
     click.echo(strip_control(text), nl=nl, err=err)
+
+
+def echo_unreadable(entries: list[tuple[str, str]], what: str = "round", *, err: bool = True) -> None:
+    """Entries of the store that could not be read, named (on stderr unless `err` is False), every time:
+    they are skipped, never deleted; `ebtui store check` lists them too."""
+    if not entries:
+        return
+    n = len(entries)
+    click.echo(f"ebtui: {n} unreadable {what} entr{'y' if n == 1 else 'ies'} skipped:", err=err)
+    for path, reason in entries:
+        click.echo(f"  {strip_control(path)}: {strip_control(reason)}", err=err)
 
 
 def ctx_option(ctx: click.Context, name: str, value: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ebtui.cli.common import CliError, ctx_option
+from ebtui.cli.common import CliError, ctx_option, echo_unreadable
 
 
 @click.command()
@@ -51,8 +51,10 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
             except StoreError:
                 tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
         rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+        unreadable = _unreadable(results)
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
+    echo_unreadable(unreadable)
     if model:
         from ebtui.core.views.means import rounds_with_team_seat
 
@@ -77,7 +79,8 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     if as_json:
         import json
 
-        obj = {"filters": {"tournament": tournament_id, "model": model, "dilemma": dilemma}, **data.json()}
+        obj = {"filters": {"tournament": tournament_id, "model": model, "dilemma": dilemma}, **data.json(),
+               "unreadable": [{"path": p, "reason": r} for p, r in unreadable]}
         click.echo(json.dumps(obj, ensure_ascii=False, allow_nan=False))
         return
     if as_html:
@@ -97,6 +100,14 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     click.echo(f"{len(rounds)} rounds", err=True)
     click.echo(str(path))
+
+
+def _unreadable(results: Any) -> list[tuple[str, str]]:
+    """Round files the report had to leave out: found afresh, plus any that failed to load just now."""
+    out = list(results.unreadable(deep=False))  # the rounds were just read: a changed one is in problems
+    seen = {p for p, _ in out}
+    out += [(p, r) for p, r in results.problems if p not in seen and "/rounds/" in p.replace("\\", "/")]
+    return out
 
 
 def _from_models(models_file: str | None, classifier: str | None,

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ebtui.cli.common import CliError, ctx_option, echo_untrusted
+from ebtui.cli.common import CliError, ctx_option, echo_unreadable, echo_untrusted
 from ebtui.core.overrides import (
     OverrideError,
     accept_all,
@@ -29,7 +29,7 @@ from ebtui.core.records import (
 )
 from ebtui.core.review import describe_target, open_items
 from ebtui.core.safe_text import strip_control
-from ebtui.core.store import ROLES, ResultsStore, StoreError
+from ebtui.core.store import ROLES, ResultsStore, StoreError, StoreWriteError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import KIND_LABELS, score_grid
 from ebtui.locations import store_dir
@@ -44,6 +44,19 @@ def _store(ctx: click.Context, value: str | None) -> ResultsStore:
     if value is None and ctx.parent is not None:
         value = (ctx.parent.params or {}).get("store")
     return ResultsStore(store_dir(ctx_option(ctx, "store", value)))
+
+
+def _not_saved(exc: StoreWriteError, what: str) -> str:
+    """One line: where the write failed, and that the override or acceptance was not saved."""
+    return (f"cannot write to {exc.directory}: {exc.reason} — {what} was not saved "
+            f"({exc.what.removeprefix('the change to ')} is unchanged)")
+
+
+def _close(results: ResultsStore) -> None:
+    try:
+        results.close()
+    except OSError:
+        pass  # a full disk: the index is rebuilt from the round files on the next open
 
 
 def _safe_json(data: Any) -> str:
@@ -121,13 +134,17 @@ def list_rounds(
             model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament, status=status,
             needs_review=True if needs_review else None, limit=limit, newest_first=newest_first,
         )
+        unreadable = results.unreadable()
     except (TypeError, ValueError, StoreError) as exc:
         raise CliError(strip_control(str(exc))) from None
     if as_json:
+        echo_unreadable(unreadable)  # on stderr: stdout stays JSON
         click.echo(_safe_json(rows))
         return
     if not rows:
-        click.echo(f"No rounds match in {results.root}.", err=True)
+        click.echo(f"No rounds match in {results.root}" + (f" ({len(unreadable)} unreadable skipped)."
+                                                           if unreadable else "."), err=True)
+        echo_unreadable(unreadable, err=False)
         return
     table = [
         [
@@ -148,7 +165,9 @@ def list_rounds(
     for line in _table(headers, table, right=frozenset({8, 9})):
         click.echo(line)
     overridden = sum(1 for e in rows if e.get("overrides"))
-    click.echo(f"\n{len(rows)} round(s)" + (f"; * = totals include {overridden} overridden" if overridden else ""))
+    click.echo(f"\n{len(rows)} round(s)" + (f"; * = totals include {overridden} overridden" if overridden else "")
+               + (f"; {len(unreadable)} unreadable skipped (named below)" if unreadable else ""))
+    echo_unreadable(unreadable, err=False)
 
 
 def _phase_heading(round_: Round, phase: Phase) -> str:
@@ -321,10 +340,12 @@ def override(
             j = round_.judgment
     except OverrideError as exc:
         raise CliError(strip_control(str(exc))) from None
+    except StoreWriteError as exc:
+        raise CliError(_not_saved(exc, "the override")) from None
     except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
     finally:
-        results.close()
+        _close(results)
     number = req.value
     parsed = getattr(j.parsed_scores(t), crit)
     eff = getattr(j.effective_scores(t), crit)
@@ -371,10 +392,12 @@ def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str |
         else:
             round_ = accept_as_parsed(results, round_id, team, criterion, note)
             what = f"{describe_target(parse_team(team), parse_criterion(criterion))} accepted as parsed"
+    except StoreWriteError as exc:
+        raise CliError(_not_saved(exc, "the acceptance")) from None
     except (OverrideError, StoreError) as exc:
         raise CliError(strip_control(str(exc))) from None
     finally:
-        results.close()
+        _close(results)
     primary = round_.judgment
     assert primary is not None
     left = open_items(primary)

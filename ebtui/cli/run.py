@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -34,7 +36,8 @@ from ebtui.core.records import (
 )
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.safe_text import strip_control
-from ebtui.core.store import ResultsStore, StoreError
+from ebtui.core.store import ResultsStore, StoreError, StoreWriteError
+from ebtui.core.store.files import atomic_write, round_bytes
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import score_grid
 from ebtui.locations import store_dir
@@ -55,8 +58,17 @@ class LivePrinter:
     printer says so in place.
     """
 
+    #: characters of one phase echoed as they stream; past it only a tail is shown at the phase's end
+    #: (the whole reply is in the round file); $EBTUI_TERMINAL_MAX_CHARS changes it
+    MAX_SHOWN = 20_000
+    TAIL = 2_000
+
     def __init__(self, out: TextIO | None) -> None:
         self.out = out  # None: print nothing
+        self.max_shown = _env_int("EBTUI_TERMINAL_MAX_CHARS", self.MAX_SHOWN)
+        self.shown: dict[PhaseType, int] = {}  # characters of the phase shown (or buffered to show)
+        self.hidden: dict[PhaseType, int] = {}  # characters of the phase not shown
+        self.tails: dict[PhaseType, str] = {}  # the last TAIL characters not shown
         self.live: PhaseType | None = None
         self.models: dict[PhaseType, str] = {}
         self.buffers: dict[PhaseType, list[str]] = {}
@@ -107,18 +119,42 @@ class LivePrinter:
             if self.live is None:
                 self.go_live(ev.phase_type)
         elif isinstance(ev, events.TextDelta):
-            text = strip_control(ev.text)
+            text = self.bounded(ev.phase_type, strip_control(ev.text))
             if ev.phase_type == self.live:
                 self.write(text)
             elif ev.phase_type in self.buffers:
                 self.buffers[ev.phase_type].append(text)
         elif isinstance(ev, events.PhaseRetrying):
+            self.shown.pop(ev.phase_type, None)
+            self.hidden.pop(ev.phase_type, None)
+            self.tails.pop(ev.phase_type, None)
             if ev.phase_type == self.live:
                 self.write(self.retry_note(ev))
             else:
                 self.buffers[ev.phase_type] = [self.retry_note(ev).lstrip("\n")]
         elif isinstance(ev, events.PhaseFinished | events.PhaseFailed):
             self.finish(ev)
+
+    def bounded(self, pt: PhaseType, text: str) -> str:
+        """The part of `text` still within the phase's echo limit; the rest is counted and its tail kept."""
+        shown = self.shown.get(pt, 0)
+        room = max(0, self.max_shown - shown)
+        self.shown[pt] = shown + min(room, len(text))
+        if len(text) > room:
+            rest = text[room:]
+            self.hidden[pt] = self.hidden.get(pt, 0) + len(rest)
+            self.tails[pt] = (self.tails.get(pt, "") + rest[-self.TAIL:])[-self.TAIL:]
+            return text[:room]
+        return text
+
+    def hidden_note(self, pt: PhaseType) -> str:
+        hidden = self.hidden.pop(pt, 0)
+        tail = self.tails.pop(pt, "")
+        self.shown.pop(pt, None)
+        if not hidden:
+            return ""
+        return (f"\n[… {hidden:,} characters not shown here (the reply is in the round file); "
+                f"its last {len(tail):,}:]\n{tail}\n")
 
     def interrupted(self) -> None:
         """Ctrl-C: close the live phase and show what had finished behind it."""
@@ -143,6 +179,7 @@ class LivePrinter:
         if pt in self.running:
             self.running.remove(pt)
         if pt == self.live:
+            self.write(self.hidden_note(pt))
             self.newline()
             self.write(self.end_note(ev))
             self.live = None
@@ -150,8 +187,12 @@ class LivePrinter:
             # finished while another phase streams (or never started: skipped)
             block = [self.header(pt)]
             if ev.phase.status == PhaseStatus.COMPLETE:
-                body = "".join(self.buffers.get(pt, [])) if pt in self.buffers else strip_control(ev.phase.response)
+                if pt in self.buffers:
+                    body = "".join(self.buffers.get(pt, []))
+                else:
+                    body = self.bounded(pt, strip_control(ev.phase.response))
                 block.append(body if body.endswith("\n") else body + "\n")
+            block.append(self.hidden_note(pt))
             block.append(self.end_note(ev))
             self.held.append(block)
         self.buffers.pop(pt, None)
@@ -162,6 +203,39 @@ class LivePrinter:
             self.held.clear()
             if self.running:
                 self.go_live(self.running[0])
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip().replace("_", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else default
+
+
+def _rescue(round_: Round | None) -> Path | None:
+    """The round as played so far, written outside the store (its own disk may be full): the path, or None."""
+    if round_ is None:
+        return None
+    folder = Path(tempfile.gettempdir()) / "ebtui-unsaved"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{round_.id}.json"
+        atomic_write(path, round_bytes(round_), durable=False)
+    except OSError:
+        return None
+    return path
+
+
+def _not_saved(exc: StoreWriteError, results: ResultsStore, round_id: str, hint: str, plain: str) -> None:
+    """A save that failed (a full disk): one line saying where and what, the round kept elsewhere if it can
+    be, and the command that continues it."""
+    click.echo(f"ebtui: error: {strip_control(str(exc))}", err=True)
+    saved = results.round_path(round_id).exists()
+    done = sum(1 for ph in exc.round.phases if ph.status == PhaseStatus.COMPLETE) if exc.round else 0
+    kept = _rescue(exc.round) if done else None  # nothing played yet: nothing to keep
+    if kept is not None:
+        click.echo(f"The round as played so far ({done} phase(s) complete) is kept in {kept}; once there is "
+                   f"space, copy it to {results.rounds_dir}/ to keep them.", err=True)
+    what = "Resume with" if saved or kept is not None else "Run it again with"
+    click.echo(f"{what} (once there is space):\n  {hint if saved or kept is not None else plain}", err=True)
 
 
 def _cell(v: int | None) -> str:
@@ -288,6 +362,7 @@ def run(
          ("--max-tokens", max_tokens), ("--json", as_json),
          ("--resume", round_id)],
     )
+    plain_hint = hint.replace(f" --resume {round_id}", "")
     spec = RoundSpec(dilemma, team_a, team_b, judge, blind_judge=blind_judge, round_id=round_id,
                      judge_order=judge_order, max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
     info = sys.stderr if as_json else sys.stdout
@@ -308,6 +383,10 @@ def run(
             click.echo("ebtui: interrupted before anything was saved", err=True)
             sys.exit(interrupted)
         click.echo(f"ebtui: interrupted — the round is saved as incomplete. Resume with:\n  {hint}", err=True)
+    except StoreWriteError as exc:  # a full disk...: nothing saved changed; the round is kept elsewhere
+        printer.interrupted()
+        _not_saved(exc, results, round_id, hint, plain_hint)
+        sys.exit(EXIT_INCOMPLETE)
     except StoreError as exc:
         raise CliError(f"could not save the round: {strip_control(str(exc))}") from None
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option
+from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option, echo_unreadable
 from ebtui.core.safe_text import strip_control
 
 if TYPE_CHECKING:
@@ -134,6 +134,11 @@ def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
                  f"{'/'.join(str(o) for o in outs)} tokens a call (set expected_output_tokens to refine).")
     if est.unpriced_models:
         lines.append(f"  No price configured for: {', '.join(est.unpriced_models)} (counted as $0).")
+    from ebtui.core.preflight import store_bytes_needed
+
+    disk = store_bytes_needed(est.rounds, tin + tout)
+    lines.append(f"  Disk: about {disk / 1e6:,.1f} MB for the round files (checked against the free space "
+                 "before a run).")
     if budget is not None:
         verdict = "within" if est.total_cost_usd <= budget else "OVER"
         lines.append(f"  Budget: ${budget:.2f} — the estimate is {verdict} it.")
@@ -241,6 +246,8 @@ def tournament(
         click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
         return
 
+    _check_space(plan, rs, root)
+
     from ebtui.providers.registry import build_clients
 
     try:
@@ -276,6 +283,26 @@ def tournament(
     finally:
         rs.close()
     ctx.exit(exit_code)
+
+
+def _check_space(plan: Any, rs: Any, root: Path) -> None:
+    """Before any call: the store's disk must hold the rounds still to play (an estimate from the plan's
+    tokens: see ebtui.core.preflight.store_bytes_needed)."""
+    from ebtui.core.preflight import PreflightError, check_free_space, store_bytes_needed
+
+    est = plan.estimate()
+    try:
+        done = len(rs.query(tournament=plan.tournament_id, status="complete"))
+    except Exception:  # noqa: BLE001 - an unreadable index: count nothing as done
+        done = 0
+    left = max(0, est.rounds - done)
+    if not left or not est.rounds:
+        return
+    tokens = (sum(est.input_tokens.values()) + sum(est.output_tokens.values())) * left // est.rounds
+    try:
+        check_free_space(root, store_bytes_needed(left, tokens), f"the {left} round(s) still to play")
+    except PreflightError as exc:
+        raise CliError(strip_control(str(exc))) from None
 
 
 async def _run(
@@ -325,6 +352,8 @@ async def _run(
                 verb = "Resuming" if p.already_done or p.incomplete else "Starting"
                 line.message(f"{verb} tournament {tid} ({cfg.display_name()}): {p.total} rounds, "
                              f"{p.already_done} already complete; store {store.root}")
+            elif store.write_failure is not None and isinstance(ev, RoundCompleted | RoundNotRun):
+                pass  # said once, below: the save that failed stopped everything
             elif isinstance(ev, RoundCompleted):
                 r = ev.round
                 if r.status != RoundStatus.COMPLETE:
@@ -356,6 +385,11 @@ async def _run(
     p = finished.progress
     click.echo(f"Tournament {t.id}: {t.status.value} — {p.done}/{p.total} rounds complete, "
                f"${p.cost_usd:.4f} spent; rounds in {store.root / 'rounds'}")
+    if store.write_failure is not None:
+        click.echo(f"ebtui: error: {strip_control(str(store.write_failure))}. The tournament stopped there: no "
+                   "round or model call was started after it; everything saved before is kept. Resume with "
+                   f"(once there is space):\n  {hint(runner.resume_hint(shlex.quote(cfg_label)))}", err=True)
+        return EXIT_INCOMPLETE
     if t.status == TournamentStatus.COMPLETE:
         return 0
     if t.status == TournamentStatus.STOPPED_BUDGET:
@@ -379,17 +413,26 @@ def tournaments() -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, store: str | None, as_json: bool) -> None:
     """List the tournaments in the store."""
-    from ebtui.core.store import ResultsStore
+    from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
     root = Path(ctx_option(ctx, "store", store) or store_dir())
     rs = ResultsStore(root)
-    ts = rs.list_tournaments()
+    try:
+        ts = rs.list_tournaments()
+        bad_rounds = rs.unreadable()
+        counts: dict[str, int] = {}
+        for e in rs.query(status="complete"):
+            counts[e.get("tournament_id") or ""] = counts.get(e.get("tournament_id") or "", 0) + 1
+    except StoreError as exc:
+        raise CliError(strip_control(str(exc))) from None
+    echo_unreadable([(p, r) for p, r in rs.problems if "/tournaments/" in p], "tournament")
+    echo_unreadable(bad_rounds)
     from ebtui.core.tournament import tournament_is_running
 
     rows = []
     for t in ts:
-        done = len(rs.query(tournament=t.id, status="complete"))
+        done = counts.get(t.id, 0)
         status = t.status.value
         if status == "running" and not tournament_is_running(rs, t.id):
             status = "interrupted"  # saved as running, but no process holds it: killed; re-run to resume

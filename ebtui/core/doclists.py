@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ebtui.core.docx_limits import check_docx_package
 
 __all__ = [
     "CELL_NUMBER", "HAND_MARKER", "counts_up", "open_docx", "ordinals", "split_inline_list", "table_rows",
@@ -155,12 +158,10 @@ def open_docx(path: Path, error: Callable[[Path, str], Exception]) -> Any:
             names = set(zf.namelist())
             if "word/document.xml" not in names:
                 raise error(path, "not a Word .docx file (zip package without word/document.xml)")
-            bad = zf.testzip()
-            if bad is not None:
-                raise error(path, f"corrupt .docx (damaged zip member {bad})")
+            check_docx_package(zf, path, error)  # a zip bomb is refused before it is unpacked
     except zipfile.BadZipFile as exc:
         raise error(path, f"corrupt .docx (bad zip: {exc})") from None
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error, NotImplementedError, RuntimeError) as exc:
         raise error(path, f"corrupt .docx ({exc})") from None
     try:
         return docx.Document(str(path))

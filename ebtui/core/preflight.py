@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import shlex
+import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +27,28 @@ def _probe(directory: Path) -> None:
     finally:
         os.close(fd)
         os.unlink(name)
+    _remove_stale_probes(directory)
+
+
+#: a probe older than this was left by a process killed between creating and removing it
+STALE_PROBE_S = 60.0
+
+
+def _remove_stale_probes(directory: Path) -> None:
+    import time
+
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(".ebtui-probe-")]
+    except OSError:
+        return
+    for name in names:
+        path = directory / name
+        try:
+            if now - path.stat().st_mtime > STALE_PROBE_S:
+                path.unlink()
+        except OSError:
+            continue
 
 
 def _marked_read_only(path: Path) -> bool:
@@ -102,3 +125,37 @@ def command_hint(words: Iterable[str], options: Iterable[tuple[str, object]]) ->
         if value is not True:
             parts.append(shlex.quote(str(value)))
     return " ".join(parts)
+
+
+#: a round file's bytes per token of its prompts and answers: ~4 characters a token, plus the JSON's
+#: indentation and escapes (measured on scripted rounds: see tests/test_faults_disk.py)
+BYTES_PER_TOKEN = 5.0
+#: per round besides its text: the index document, the note's columns, the judgment's parsed fields
+BYTES_PER_ROUND = 8192
+#: headroom kept free besides (the index is rewritten whole, beside the old one, before the rename)
+HEADROOM_BYTES = 512 << 10
+
+
+def store_bytes_needed(rounds: int, tokens: int) -> int:
+    """About how many bytes `rounds` rounds of `tokens` tokens (prompts and answers together) take."""
+    return int(tokens * BYTES_PER_TOKEN) + rounds * BYTES_PER_ROUND + HEADROOM_BYTES
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.1f} MB" if n >= 1e5 else f"{n / 1e3:,.0f} kB"
+
+
+def check_free_space(root: str | os.PathLike[str], needed: int, what: str) -> int:
+    """Raise PreflightError unless the disk of the store at `root` (or its nearest existing parent) has
+    `needed` bytes free; the bytes free."""
+    path = Path(root).expanduser()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        free = shutil.disk_usage(path).free
+    except OSError:
+        return -1  # cannot tell: the write checks still hold
+    if free < needed:
+        raise PreflightError(f"not enough space for the results store {root}: {what} needs about "
+                             f"{_mb(needed)} and {_mb(free)} is free on its disk")
+    return free

@@ -35,7 +35,8 @@ from ebtui.core.records import (
     RoundStatus,
     utcnow,
 )
-from ebtui.core.store import BackgroundSaver, ResultsStore
+from ebtui.core.replies import clip_error, closing, keep_round, redact, start_call, stop_reason
+from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
 from ebtui.providers.base import BAD_FINISH, Completion, Delta, ModelClient, ProviderError, Retrying
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ class RoundSpec:
     families: Mapping[str, str] | None = None
     #: the order the judge reads the teams' material in: "ab" (as it happened) or "ba" (Team B's first)
     judge_order: str = "ab"
+    max_reply_chars: int | None = None  #: the longest reply taken, in characters (see ebtui.core.replies)
 
 
 def _seat_families(spec: RoundSpec) -> dict[str, str] | None:
@@ -302,21 +304,25 @@ class _Engine:
         t0 = time.monotonic()
         completion: Completion | None = None
         append, emit_text = buf.append, self.emit_text  # the per-delta path: kept to two calls
+        cap = await start_call(self, rid, model)  # no call once a save failed (see ebtui.core.replies)
         try:
-            async for item in client.stream(
+            async with closing(client.stream(
                 prompt, prompts.SYSTEM_PROMPT, json_schema=json_schema, max_tokens=self.spec.max_tokens
-            ):
-                if isinstance(item, Delta):
-                    text = item.text
-                    if text:
-                        append(text)
-                        emit_text(rid, pt, text)
-                elif isinstance(item, Retrying):
-                    buf.clear()
-                    phase.attempts = item.attempt
-                    self.emit(events.PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
-                elif isinstance(item, Completion):
-                    completion = item
+            )) as stream:
+                async for item in stream:
+                    if isinstance(item, Delta):
+                        text = item.text
+                        if text:
+                            text = cap.take(text, buf)
+                            append(text)
+                            emit_text(rid, pt, text)
+                    elif isinstance(item, Retrying):
+                        buf.clear()
+                        cap.reset()
+                        phase.attempts = item.attempt
+                        self.emit(events.PhaseRetrying(rid, pt, item.attempt, str(item.error), item.delay_s))
+                    elif isinstance(item, Completion):
+                        completion = item
             if completion is None:
                 raise ProviderError("stream", f"{model}: stream ended without a completion", partial_text="".join(buf))
             bad = BAD_FINISH.get(completion.finish_reason)
@@ -328,6 +334,7 @@ class _Engine:
                 )
             if not completion.text.strip():
                 raise ProviderError("empty", f"{model}: empty answer")
+            cap.check(completion.text)
         except ProviderError as exc:
             self.fail(phase, str(exc), exc.kind, exc.partial_text or "".join(buf), max(phase.attempts, exc.attempts), t0)
             return
@@ -343,7 +350,7 @@ class _Engine:
         finally:
             self.buffers.pop(pt, None)
 
-        phase.response = completion.text
+        phase.response = redact(completion.text)
         phase.finish_reason = completion.finish_reason
         phase.usage = completion.usage
         phase.latency = completion.latency_s or (time.monotonic() - t0)
@@ -352,7 +359,7 @@ class _Engine:
         phase.status = PhaseStatus.COMPLETE
         judgment = None
         if pt == PhaseType.JUDGMENT:
-            judgment = parse_judgment(completion.text, team_a_id=self.spec.team_a, team_b_id=self.spec.team_b)
+            judgment = parse_judgment(phase.response, team_a_id=self.spec.team_a, team_b_id=self.spec.team_b)
             judgment.judge_model = model
             judgment.order = "ba" if self.spec.judge_order == "ba" else "ab"
             judgment.prompt_version = prompts.JUDGE_PROMPT_VERSION
@@ -366,9 +373,9 @@ class _Engine:
 
     def fail(self, phase: Phase, error: str, kind: str, partial: str, attempts: int, t0: float) -> None:
         phase.status = PhaseStatus.FAILED
-        phase.error = error
+        phase.error = clip_error(redact(error))
         phase.error_kind = kind
-        phase.partial_response = partial
+        phase.partial_response = redact(partial)
         phase.response = ""
         phase.attempts = attempts
         phase.latency = time.monotonic() - t0
@@ -388,7 +395,7 @@ class _Engine:
             if ph.status == PhaseStatus.RUNNING:
                 self.cancel_phase(ph)
         self.round.status = RoundStatus.INCOMPLETE
-        self.round.error = reason
+        self.round.error = redact(reason)
         self.round.finished_at = utcnow()
         self.save()
 
@@ -430,21 +437,25 @@ async def _drive(engine: _Engine) -> AsyncGenerator[RoundEvent, None]:
                 break
             yield event
         await task  # surface an engine/store error
+        engine.finish()
+        await engine.landed()
     except BaseException as exc:
         # cancelled, closed early by the consumer, or an error: save what we have, stop the phases
         stopped = isinstance(exc, asyncio.CancelledError | GeneratorExit | KeyboardInterrupt)
         try:
-            engine.interrupt("cancelled" if stopped else f"internal: {type(exc).__name__}: {exc}")
+            engine.interrupt("cancelled" if stopped else stop_reason(exc))
             engine.landed_now()
+        except StoreError:  # the store cannot be written (again): the error raised is the first one
+            if not isinstance(exc, StoreError):
+                raise
         finally:
+            keep_round(exc, engine.round)
             task.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.wait([task])
             if task.done() and not task.cancelled():
                 task.exception()  # retrieved: no "never retrieved" warning
         raise
-    engine.finish()
-    await engine.landed()
     yield events.RoundFinished(engine.round)
 
 

@@ -12,6 +12,8 @@ from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel, Field
 
+from ebtui.redact import redact
+
 #: A prompt may open with a stable prefix (the same in many calls) ended by this separator. Providers that
 #: cache prompts explicitly put a cache breakpoint there (Anthropic) or key their cache routing on the text
 #: before it (OpenAI's prompt_cache_key). It is ordinary text (a Markdown rule) and is sent as it is.
@@ -107,12 +109,13 @@ class ProviderError(Exception):
         partial_text: str = "",
         attempts: int = 1,
     ) -> None:
+        message = redact(message)  # servers echo keys back (a 401 body): never stored or shown
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.message = message
         self.status = status
         self.retry_after = retry_after
-        self.partial_text = partial_text  # what streamed before the failure; for the record only
+        self.partial_text = redact(partial_text)  # what streamed before the failure; for the record only
         self.attempts = attempts
 
     @property

@@ -19,7 +19,7 @@ from ebtui.core.store.entries import (
     index_entry,
     mark_interrupted,
 )
-from ebtui.core.store.files import StoreError, WriteAbandoned, atomic_write
+from ebtui.core.store.files import StoreError, StoreWriteError, WriteAbandoned, atomic_write
 from ebtui.core.store.query import FILTERS, RoundFilter
 from ebtui.core.store.results_store import ResultsStore
 from ebtui.core.store.saver import BackgroundSaver
@@ -33,6 +33,7 @@ __all__ = [
     "ResultsStore",
     "RoundFilter",
     "StoreError",
+    "StoreWriteError",
     "WriteAbandoned",
     "atomic_write",
     "entry_scores",

@@ -4,6 +4,7 @@ storage that writes index.json atomically, and small stat/parse helpers."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import json
 import os
@@ -17,6 +18,7 @@ import pydantic_core
 from tinydb.storages import Storage
 
 from ebtui.core.records import Round
+from ebtui.redact import redact_bytes
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -25,6 +27,56 @@ Stamp = tuple[int, int, int]
 
 class StoreError(Exception):
     """A problem with the store (unreadable file, bad id); the message names the file."""
+
+
+_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EIO: "input/output error",
+}
+
+
+class StoreWriteError(StoreError):
+    """A write the store could not make (a full disk, a quota, a read-only or vanished folder). The write
+    was atomic, so nothing already saved changed; `what` names what was not saved, `directory` where."""
+
+    def __init__(self, directory: Path, reason: str, what: str, errno_: int | None = None) -> None:
+        self.directory = directory
+        self.reason = reason
+        self.what = what
+        self.errno = errno_
+        #: the round as played so far, when a round engine's save failed (a front end can write it elsewhere)
+        self.round: Round | None = None
+        super().__init__(f"cannot write to {directory}: {reason} — {what} was not saved")
+
+
+def write_error(exc: OSError, directory: Path, what: str) -> StoreWriteError:
+    """The one-line StoreWriteError for an OSError met writing in `directory`."""
+    reason = _REASONS.get(exc.errno or 0) or exc.strerror or type(exc).__name__
+    return StoreWriteError(directory, reason, what, exc.errno)
+
+
+def unreadable_reason(exc: BaseException) -> str:
+    """Why a round file could not be read, in a few words (an OSError's reason, a JSON or schema problem)."""
+    if isinstance(exc, OSError):
+        return "cannot read: " + (_REASONS.get(exc.errno or 0) or exc.strerror or type(exc).__name__)
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = dict(errors()[0])
+        except (IndexError, TypeError, ValueError):
+            first = {}
+        if first.get("type") == "json_invalid":
+            return f"bad or truncated JSON ({first.get('msg', '')})"
+        where = ".".join(str(p) for p in first.get("loc", ())) or "file"
+        return f"not a round ({where}: {first.get('msg', type(exc).__name__)})"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
 
 
 def check_id(kind: str, id_: str) -> str:
@@ -44,7 +96,7 @@ def fsync_dir(path: Path) -> None:
 
 def round_bytes(round_: Round) -> bytes:
     """A round file's bytes: `model_dump_json(indent=2)` encoded as UTF-8, without the str in between."""
-    return round_.__pydantic_serializer__.to_json(round_, indent=2)
+    return redact_bytes(round_.__pydantic_serializer__.to_json(round_, indent=2))
 
 
 class WriteAbandoned(Exception):
@@ -60,7 +112,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, abandon: Call
     """Write `data` to `path` so a reader (or a crash) only ever sees the old or the new whole file.
 
     `abandon` (a callable, optional): asked before the fsync and before the rename; if it answers True
-    the temporary file is removed, `path` is left as it was and WriteAbandoned is raised."""
+    the temporary file is removed, `path` is left as it was and WriteAbandoned is raised. Secrets are redacted
+    from `data` first (ebtui.redact)."""
+    data = redact_bytes(data)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:

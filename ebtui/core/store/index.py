@@ -9,6 +9,7 @@ import itertools
 import json
 import logging
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -24,18 +25,20 @@ from ebtui.core.store.entries import INDEX_FORMAT, LIGHT_FIELDS, index_entry, sh
 from ebtui.core.store.files import (
     AtomicJSONStorage,
     Stamp,
+    StoreWriteError,
     atomic_write,
     gc_paused,
     parse_json,
     stamp_of,
     stat_stamp,
+    unreadable_reason,
 )
 from ebtui.core.store.query import RoundFilter
+from ebtui.core.store.temp_files import MARKER_PREFIX, remove_stale_temp_files
 
 log = logging.getLogger("ebtui.core.store")
 
 MARKER_IDS = itertools.count()
-MARKER_PREFIX = ".unindexed-"
 MISSING = -1  # the rounds folder's "mtime" while it does not exist
 
 
@@ -46,6 +49,7 @@ class IndexMixin:
     root: Path
     durable: bool
     problems: list[tuple[str, str]]
+    write_failure: StoreWriteError | None
     index_writes: int
     _lock: threading.RLock
     _entries: dict[str, dict[str, Any]] | None
@@ -250,19 +254,38 @@ class IndexMixin:
             except OSError:
                 pass  # alive (another user's process)
 
+    def _clean_stale_temps(self) -> None:
+        """Temporary files of writers that are gone (a kill during a write), after a full check."""
+        for path in remove_stale_temp_files(self.root):
+            log.debug("%s: stale temporary file removed", path)
+
     def _scan(self) -> dict[str, tuple[int, int, int]]:
+        """Every round file's stamp; an entry the filesystem cannot stat (a symlink loop, permissions) or
+        that is not a regular file (a directory, a FIFO that would block a read) is a problem, skipped."""
         out: dict[str, tuple[int, int, int]] = {}
         try:
             it = os.scandir(self.rounds_dir)
         except FileNotFoundError:
+            return out
+        except OSError as exc:
+            self._problem(str(self.rounds_dir), f"cannot list the folder: {exc.strerror or exc}")
             return out
         with it:
             for de in it:
                 name = de.name
                 if name.startswith(".") or not name.endswith(".json"):
                     continue
-                with contextlib.suppress(FileNotFoundError):
-                    out[name[:-5]] = stamp_of(de.stat())
+                try:
+                    st = de.stat()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    self._problem(os.path.join(self.rounds_dir, name), f"cannot read: {exc.strerror or exc}")
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    self._problem(os.path.join(self.rounds_dir, name), "not a regular file")
+                    continue
+                out[name[:-5]] = stamp_of(st)
         return out
 
     def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
@@ -271,7 +294,7 @@ class IndexMixin:
             text = path.read_bytes()
             round_ = Round.model_validate_json(text)
         except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reason = unreadable_reason(exc)
             self._problem(str(path), reason)
             log.warning("%s: unreadable round file skipped (%s)", path, reason)
             return None
@@ -311,6 +334,7 @@ class IndexMixin:
                 with self._writing():
                     self._clean_dead_markers()
                     self._flush_locked(force=True)
+                    self._clean_stale_temps()
             except OSError as exc:  # a read-only store can still be browsed
                 log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
         else:
@@ -318,6 +342,7 @@ class IndexMixin:
                 with self._writing():
                     self._clean_dead_markers()
                     self._write_check()
+                    self._clean_stale_temps()
             except OSError as exc:  # read-only: nothing to fix, every open does the full check
                 log.debug("%s: cannot note the checked index (%s)", self.check_path, exc)
         return changed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import logging
 import os
 import threading
 import time
@@ -15,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core.records import Override
-from ebtui.core.store.files import Stamp
+from ebtui.core.store.files import Stamp, StoreWriteError
 from ebtui.core.store.index import MISSING
 from ebtui.core.store.round_files import RoundFilesMixin
 from ebtui.core.store.saver import BackgroundSaver
+from ebtui.core.store.unreadable import unreadable_entries
 from ebtui.settings import load_settings
 
+log = logging.getLogger("ebtui.core.store")
 _OPEN_STORES: weakref.WeakSet[ResultsStore] = weakref.WeakSet()
 _ATEXIT_REGISTERED = False
 
@@ -70,6 +73,8 @@ class ResultsStore(RoundFilesMixin):
         self.index_writes = 0
         #: unreadable round files met while indexing: (path, reason); they are never deleted
         self.problems: list[tuple[str, str]] = []
+        #: the first write this instance could not make (a full disk...): see StoreWriteError
+        self.write_failure: StoreWriteError | None = None
         #: this instance's `.unindexed-*` marker while it has saves index.json lacks
         self._marker: Path | None = None
         #: the rounds folder's mtime when this instance last knew its index matched every round file
@@ -128,13 +133,23 @@ class ResultsStore(RoundFilesMixin):
         with self._lock:
             if self._entries is None or (not self._dirty and self._marker is None):
                 return
-            with self._writing():
-                if self._dirty:
-                    self._flush_locked()
-                elif self._marker is not None:  # a write that failed left it; nothing is unindexed
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(self._marker)
-                    self._marker = None
+            try:
+                with self._writing():
+                    if self._dirty:
+                        self._flush_locked()
+                    elif self._marker is not None:  # a write that failed left it; nothing is unindexed
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(self._marker)
+                        self._marker = None
+            except OSError as exc:  # a full disk: the round files stay the truth; the next open re-indexes
+                (log.debug if self.write_failure is not None else log.warning)("%s: the index could not be written (%s); it is rebuilt from the round files "
+                            "on the next open", self.index_path, exc.strerror or exc)
+
+    def unreadable(self, *, deep: bool = True) -> list[tuple[str, str]]:
+        """Every entry in rounds/ that cannot be read, as (path, reason), looked for afresh on each call
+        (see ebtui.core.store.unreadable; `deep=False` skips the per-file stat that finds files changed in
+        place); they are left out of queries, never deleted."""
+        return unreadable_entries(self, deep=deep)
 
     def background_saver(self) -> BackgroundSaver:
         """This store's one BackgroundSaver (created on first use; closed by close())."""

@@ -24,6 +24,7 @@ from ebtui.core.store.entries import (
 )
 from ebtui.core.store.files import (
     StoreError,
+    StoreWriteError,
     WriteAbandoned,
     atomic_write,
     check_id,
@@ -32,9 +33,12 @@ from ebtui.core.store.files import (
     round_bytes,
     stamp_of,
     stat_stamp,
+    unreadable_reason,
     write_ctx,
+    write_error,
 )
-from ebtui.core.store.index import MARKER_IDS, MARKER_PREFIX, IndexMixin
+from ebtui.core.store.index import MARKER_IDS, IndexMixin
+from ebtui.core.store.temp_files import MARKER_PREFIX
 from ebtui.errors import read_text
 
 log = logging.getLogger("ebtui.core.store")
@@ -66,15 +70,34 @@ class RoundFilesMixin(IndexMixin):
         rid = self._check_id("round", round_.id)
         with self._lock:
             self._ensure_loaded()
-            with self._writing():
-                path = self.round_path(rid)
-                self._keep_foreign_overrides(round_, path)
-                data = round_bytes(round_)
-                self._write_round_file(path, data)
-                self._after_write(rid, round_, path, data)
-                if self._flush_due():
-                    self._flush_locked()
+            try:
+                with self._writing():
+                    path = self.round_path(rid)
+                    self._keep_foreign_overrides(round_, path)
+                    data = round_bytes(round_)
+                    self._write_round_file(path, data)
+                    self._after_write(rid, round_, path, data)
+                    if self._flush_due():
+                        self._flush_index_or_note()
+            except OSError as exc:  # a full disk, a quota, a read-only folder: the file is as it was
+                raise self._write_failed(exc, self.rounds_dir, f"round {rid}") from None
         return path
+
+    def _write_failed(self, exc: OSError, directory: Path, what: str) -> StoreWriteError:
+        """The one-line error for a failed write; the first one is kept in `write_failure` (the round
+        engine and tournaments start no model call once it is set)."""
+        err = write_error(exc, directory, what)
+        if self.write_failure is None:
+            self.write_failure = err
+        return err
+
+    def _flush_index_or_note(self) -> None:
+        """A batched index write: failing, it is only noted (the round file is saved, and the index is
+        rebuilt from the round files on the next open)."""
+        try:
+            self._flush_locked()
+        except OSError as exc:
+            log.debug("%s: cannot write the index now (%s)", self.index_path, exc)
 
     def _write_round_file(self, path: Path, data: bytes) -> None:
         """The atomic write of a round file (caller holds the flock), with the bookkeeping that lets the
@@ -171,7 +194,7 @@ class RoundFilesMixin(IndexMixin):
             try:
                 text = path.read_bytes()
             except OSError as exc:
-                raise StoreError(f"{path}: cannot read: {exc}") from None
+                raise StoreError(f"{path}: {unreadable_reason(exc)}") from None
         try:
             round_ = Round.model_validate_json(text)
         except ValidationError as exc:
@@ -199,7 +222,8 @@ class RoundFilesMixin(IndexMixin):
                     out.append(self.load_round(rid))
                 except StoreError as exc:
                     log.warning("%s", exc)
-                    self._problem(str(self.round_path(rid)), str(exc))
+                    path = str(self.round_path(rid))
+                    self._problem(path, str(exc).removeprefix(f"{path}: "))
         return out
 
     def apply_override(
@@ -242,6 +266,12 @@ class RoundFilesMixin(IndexMixin):
         `build` may raise ValueError to refuse. Overrides are indexed at once (they are rare and precious).
         """
         self._check_id("round", round_id)
+        try:
+            return self._add_overrides(round_id, build)
+        except OSError as exc:  # nothing written: the round file is as it was
+            raise self._write_failed(exc, self.rounds_dir, f"the change to round {round_id}") from None
+
+    def _add_overrides(self, round_id: str, build: Callable[[Round], list[Override]]) -> Round:
         with self._lock:
             self._ensure_loaded()
             with self._writing():
@@ -260,7 +290,7 @@ class RoundFilesMixin(IndexMixin):
                 data = round_bytes(round_)
                 self._write_round_file(path, data)
                 self._after_write(round_id, round_, path, data)
-                self._flush_locked()
+                self._flush_index_or_note()
         return round_
 
     def modify_round(self, round_id: str, change: Callable[[Round], bool]) -> Round:
@@ -286,9 +316,12 @@ class RoundFilesMixin(IndexMixin):
 
     def save_tournament(self, tournament: Tournament) -> Path:
         path = self.tournament_path(tournament.id)
-        with self._writing():
-            self.tournaments_dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, tournament.model_dump_json(indent=2).encode("utf-8"), durable=self.durable)
+        try:
+            with self._writing():
+                self.tournaments_dir.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, tournament.model_dump_json(indent=2).encode("utf-8"), durable=self.durable)
+        except OSError as exc:
+            raise self._write_failed(exc, self.tournaments_dir, f"tournament {tournament.id}") from None
         return path
 
     def load_tournament(self, tournament_id: str) -> Tournament:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from ebtui.core.records import Round
-from ebtui.core.store.files import WriteAbandoned, check_id, write_ctx
+from ebtui.core.store.files import StoreError, WriteAbandoned, check_id, write_ctx
 
 
 class RoundWriter(Protocol):
@@ -66,6 +66,17 @@ def frozen_copy(round_: Round) -> Round:
     `model_copy(deep=True)`: the phases' long texts are strings and need no copying."""
     copied: Round = _own(round_)
     return copied
+
+
+def _settle(fut: concurrent.futures.Future[Path], err: BaseException | None, path: Path) -> None:
+    """Resolve a waiter's future, unless its waiter gave up (an awaiting task cancelled cancels it)."""
+    try:
+        if err is not None:
+            fut.set_exception(err)
+        else:
+            fut.set_result(path)
+    except concurrent.futures.InvalidStateError:
+        pass
 
 
 class BackgroundSaver:
@@ -147,10 +158,7 @@ class BackgroundSaver:
 
     def _resolve(self, fut: concurrent.futures.Future[Path], rid: str) -> None:
         err = self._failed.pop(rid, None)  # delivered here, not again by save_round
-        if err is not None:
-            fut.set_exception(err)
-        else:
-            fut.set_result(self.store.round_path(rid))
+        _settle(fut, err, self.store.round_path(rid))
 
     def _work(self) -> None:
         while True:
@@ -174,6 +182,10 @@ class BackgroundSaver:
                     self._abandoned.add(rid)
                     self.abandoned += 1
                     continue  # not written: its waiters wait for the newer snapshot (already pending)
+                except StoreError as exc:  # a full disk...: one line, raised to the round's engine
+                    log.debug("saving round %s failed: %s", rid, exc)
+                    self.errors.append(f"{rid}: {exc}")
+                    err = exc
                 except Exception as exc:  # recorded; raised to the round's engine
                     log.exception("saving round %s failed", rid)
                     self.errors.append(f"{rid}: {exc}")
@@ -191,10 +203,7 @@ class BackgroundSaver:
                     ready = [f for t, f in waiting if t <= n]
                     rest = [(t, f) for t, f in waiting if t > n]
                     for fut in ready:
-                        if err is not None:
-                            fut.set_exception(err)
-                        else:
-                            fut.set_result(self.store.round_path(rid))
+                        _settle(fut, err, self.store.round_path(rid))
                     if ready and err is not None:
                         self._failed.pop(rid, None)  # delivered to the waiters
                     if rest:

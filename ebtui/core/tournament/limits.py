@@ -150,8 +150,11 @@ class LimitedClient(WrappingClient):
         stats: CallStats,
         expected_output_tokens: int | None = None,
         on_change: Callable[[], None] | None = None,
+        halted: Callable[[], str | None] | None = None,
     ) -> None:
         super().__init__(inner, provider=info.provider)
+        #: asked before each call: a reason not to start it (the store failed a save)
+        self.halted = halted
         self.info = info
         self.limiters = limiters  # acquired in order; the provider's last, so it is held the shortest
         self.provider_limiter = provider_limiter
@@ -175,6 +178,8 @@ class LimitedClient(WrappingClient):
             for lim in self.limiters:
                 await lim.acquire()
                 held.append(lim)
+            if self.halted is not None and (why := self.halted()):
+                raise ProviderError("unavailable", f"not started: {why}")
             estimate = self.estimate_cost(prompt, system_prompt, options.get("max_tokens"))
             if not self.budget.try_reserve(estimate):
                 self.stats.refused_for_budget += 1
@@ -242,6 +247,7 @@ def build_limited_clients(
     budget: Budget,
     stats: CallStats,
     on_change: Callable[[], None] | None = None,
+    halted: Callable[[], str | None] | None = None,
 ) -> LimitedClients:
     """Every model's client wrapped with its model limit (the smaller of the tournament's and
     models.toml's) and its provider's shared limit."""
@@ -263,5 +269,6 @@ def build_limited_clients(
         out.clients[name] = LimitedClient(
             clients[name].unlimited(), info=info, limiters=lims, provider_limiter=prov, budget=budget,
             stats=stats, expected_output_tokens=config.expected_output_tokens, on_change=on_change,
+            halted=halted,
         )
     return out

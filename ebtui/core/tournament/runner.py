@@ -36,6 +36,7 @@ from ebtui.core.records import (
     TournamentStatus,
     utcnow,
 )
+from ebtui.core.store.files import StoreError
 from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import Budget, model_infos, round_cost
 from ebtui.core.tournament.events import (
@@ -156,7 +157,8 @@ class TournamentRunner:
         self.stats = CallStats()
         self.progress_interval_s = progress_interval_s
         limits = build_limited_clients(
-            config, clients, self.infos, budget=self.budget, stats=self.stats, on_change=self._changed
+            config, clients, self.infos, budget=self.budget, stats=self.stats, on_change=self._changed,
+            halted=self.save_failure,
         )
         self.provider_limiters: dict[str, AdaptiveLimiter] = limits.provider_limiters
         self.model_limiters: dict[str, AdaptiveLimiter] = limits.model_limiters
@@ -292,7 +294,7 @@ class TournamentRunner:
         self._start = time.monotonic()
         self.tournament = self._tournament_record()
         self.tournament.status = TournamentStatus.RUNNING
-        self.store.save_tournament(self.tournament)
+        self.store.save_tournament(self.tournament)  # a full disk: StoreWriteError before any call
 
         work: list[tuple[Exchange, dict[str, Round | None]]] = []
         spent = 0.0
@@ -345,9 +347,16 @@ class TournamentRunner:
             status = TournamentStatus.INCOMPLETE
             self.tournament.note = (f"{len(self.schedule) - complete} of {len(self.schedule)} rounds not complete"
                                     + (" (cancelled)" if self._cancelled else ""))
+        if self.save_failure() is not None:
+            status = TournamentStatus.INCOMPLETE
+            self.tournament.note = f"stopped: {self.save_failure()}"
         self.tournament.status = status
         self.tournament.finished_at = utcnow()
-        self.store.save_tournament(self.tournament)
+        try:
+            self.store.save_tournament(self.tournament)
+        except StoreError:  # the disk is still full: the rounds saved are the record; a re-run resumes
+            if self.save_failure() is None:
+                raise
         self._emit(TournamentFinished(self.tournament, self.progress(), summarize_rounds(rounds)))
 
     def _spec(self, sr: ScheduledRound) -> Any:
@@ -400,7 +409,13 @@ class TournamentRunner:
         self._emit(RoundNotRun(sr, reason, self.progress()))
 
     def _stopping(self) -> bool:
-        return self._cancelled or self.budget.stopped
+        return self._cancelled or self.budget.stopped or self.save_failure() is not None
+
+    def save_failure(self) -> str | None:
+        """Why nothing more may start: the first save the store could not make (a full disk...). From then
+        on no exchange, judge or model call starts; calls in flight end and their rounds stay as last saved."""
+        failure = self.store.write_failure
+        return str(failure) if failure is not None else None
 
     async def _exchange(self, ex: Exchange, existing: dict[str, Round | None], sem: asyncio.Semaphore) -> None:
         async with sem:
@@ -445,7 +460,10 @@ class TournamentRunner:
                         self._finished_round(primary, result)
                 except asyncio.CancelledError:
                     raise
-                except Exception as exc:  # a bug or a store error in one round never stops the tournament
+                except StoreError as exc:  # a failed save: no new work starts (see save_failure)
+                    self._not_run(primary, f"not saved: {exc}")
+                    result = None
+                except Exception as exc:  # a bug in one round never stops the tournament
                     log.exception("round %s failed", primary.schedule_key)
                     self._not_run(primary, f"error: {exc}")
                     result = None
@@ -497,6 +515,9 @@ class TournamentRunner:
                     result = ev.round
         except asyncio.CancelledError:
             raise
+        except StoreError as exc:
+            self._not_run(sr, f"not saved: {exc}")
+            return
         except Exception as exc:
             log.exception("panel judgment %s failed", sr.schedule_key)
             self._not_run(sr, f"error: {exc}")

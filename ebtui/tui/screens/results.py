@@ -7,9 +7,10 @@ time as the cursor nears its end (or with m), since a DataTable measures every r
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from rich.text import Text
@@ -134,6 +135,7 @@ class ResultsScreen(Screen[None]):
     class EntriesLoaded(Message):
         entries: list[dict[str, Any]]
         complete: bool = True  # False: only the newest page; the rest follows
+        unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), skipped
 
     def __init__(self) -> None:
         super().__init__()
@@ -143,6 +145,7 @@ class ResultsScreen(Screen[None]):
         self._debounce: Timer | None = None
         self.limit = PAGE_ROWS
         self.complete = False  # every index entry is loaded (not only the newest page)
+        self.unreadable: list[tuple[str, str]] = []  # round files the store could not read (skipped)
         self.column_keys: tuple[str, ...] = ()
         self._layout_width = -1
 
@@ -203,13 +206,19 @@ class ResultsScreen(Screen[None]):
         except Exception as exc:  # an unreadable store is a message, not a crash
             self.app.call_from_thread(self.notify, f"Could not read the results store: {exc}", severity="error")
             entries = []
-        self.post_message(self.EntriesLoaded(entries))
+        try:
+            unreadable = store.unreadable()
+        except Exception:  # noqa: BLE001 - the note is extra; the rounds above are what matters
+            unreadable = []
+        self.post_message(self.EntriesLoaded(entries, unreadable=unreadable))
 
     @on(EntriesLoaded)
     def _loaded(self, event: EntriesLoaded) -> None:
         first_page_shown = not self.complete and bool(self.shown)
         self.entries = event.entries
         self.complete = event.complete
+        if event.complete:
+            self.unreadable = event.unreadable
         if first_page_shown and event.complete:
             matched = filter_entries(self.entries, self.current_filters())
             if [e["id"] for e in matched[: len(self.shown)]] == [e["id"] for e in self.shown]:
@@ -250,8 +259,13 @@ class ResultsScreen(Screen[None]):
             count = f"{len(self.matched)} of {len(self.entries)} rounds"
             if len(self.shown) < len(self.matched):
                 count += f" (newest {len(self.shown)} in the table; more as you scroll, or m)"
-            if not self.entries:
+            if not self.entries and not self.unreadable:
                 count = "No saved rounds yet — start one with F2."
+            if self.unreadable:
+                n = len(self.unreadable)
+                names = ", ".join(strip_control(os.path.basename(p)) for p, _ in self.unreadable[:2]) + (", …" if n > 2 else "")
+                count += (f"  ·  {n} unreadable file{'s' if n > 1 else ''} skipped ({names}): "
+                          "`ebtui store check` names them")
         self.query_one("#results-count", Static).update(count + ("  ·  enter opens a round" if self.shown else ""))
 
     def action_more(self) -> None:

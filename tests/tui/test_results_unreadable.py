@@ -1,0 +1,30 @@
+"""The results browser names what it could not read (a visible note beside the count, not only a toast),
+and still shows every readable round."""
+
+from __future__ import annotations
+
+import os
+
+from textual.widgets import DataTable
+from tui_helpers import fixed_round, wait_until
+
+from ebtui.tui.screens.results import ResultsScreen
+
+
+async def test_a_symlink_loop_in_rounds_is_named_and_the_good_rounds_are_shown(make_app, store) -> None:
+    store.save_round(fixed_round(round_id="r-aaaaaaaaaaaa", dilemma_index=0))
+    store.save_round(fixed_round(round_id="r-bbbbbbbbbbbb", dilemma_index=1))
+    store.flush()
+    os.symlink("loop.json", store.rounds_dir / "loop.json")
+    app = make_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        table = screen.query_one(DataTable)
+        await wait_until(lambda: table.row_count == 2 and screen.unreadable)
+        count = str(screen.query_one("#results-count").render())
+        assert "2 of 2 rounds" in count
+        assert "1 unreadable file skipped (loop.json)" in count and "ebtui store check" in count
+        assert screen.unreadable[0][1].startswith("cannot read:")
