@@ -173,7 +173,7 @@ VIEW_HEADINGS = {
 
 #: (heading, table keys) in the order the report shows them
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("1. Models", ("models", "criteria_by_model")),
+    ("1. Models", ("models", "variance_components", "criteria_by_model")),
     ("2. Judges", ("judges", "judge_vs_human", "family_preference")),
     ("3. Judge agreement", ("judge_agreement", "judge_correlation")),
     ("4. Dilemmas", ("dilemmas", "dilemma_difficulty")),

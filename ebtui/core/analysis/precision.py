@@ -154,14 +154,15 @@ def power(delta: float, se: float, G: int, alpha: float = ALPHA) -> float:
         return float("nan")
     tc = t_crit(G, alpha)
     nc = delta / se
-    return float(stats.nct.sf(tc, G - 1, nc) + stats.nct.cdf(-tc, G - 1, nc))
+    p = float(stats.nct.sf(tc, G - 1, nc) + stats.nct.cdf(-tc, G - 1, nc))
+    return p if math.isfinite(p) else (1.0 if abs(nc) > tc else 0.0)
 
 
 def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest true gap the interval excludes 0 for with probability `target` (None: G < 3)."""
     if G < 3 or not se > 0 or not math.isfinite(se):
         return None
-    hi = se * 50
+    hi = se * 4 * (t_crit(G, alpha) + 2)
     return float(optimize.brentq(lambda d: power(d, se, G, alpha) - target, 0.0, hi, xtol=1e-6 * se))
 
 
@@ -197,3 +198,50 @@ def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarra
             half = (iv.high - iv.low) / 2
             out.append(ObtainedPair(models[i], models[j], est, half / t_crit(G), half))
     return out
+
+
+# ---- what a report states ----------------------------------------------------------------------------------
+
+
+def report_precision(rounds: Sequence[Any], jf: Any, draws: np.ndarray, family_of: Any, *,
+                     effective: bool = False) -> tuple[dict[str, Any], Any, str]:
+    """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
+    report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
+    into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
+    Table, the sentence shown beside the model table)."""
+    from ebtui.core.analysis.common import Table, view_name
+    from ebtui.core.analysis.variance import variance_components
+
+    vc = variance_components(rounds, family_of, effective=effective)
+    rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
+            for c in vc.json()["components"]]
+    notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
+             "percentile cluster bootstrap over dilemmas; share: of the total. Henderson method III "
+             "(docs/STATISTICS.md). model_dilemma and exchange shrink only with more dilemmas or exchanges; "
+             "more judges average only judge_model and residual.", *vc.notes]
+    table = Table("variance_components", f"Variance components ({vc.source})",
+                  ["component", "variance", "sd", "ci_low", "ci_high", "share", "note"], rows,
+                  view=view_name(effective), notes=notes)
+    G = len(jf.design.dilemmas) if jf is not None else 0
+    gap: dict[str, Any] = {"delta": None, "power": POWER, "alpha": ALPHA, "dilemmas": G,
+                           "basis": "median over model pairs of the bootstrap SE of the difference of adjusted "
+                                    "means (t-based, G-1 df)"}
+    sentence = "Smallest detectable gap: not available"
+    pairs = obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G) if jf is not None and G >= 3 else []
+    ses = [p.se for p in pairs if p.se is not None]
+    if ses:
+        se = float(np.median(ses))
+        delta = detectable_gap(se, G)
+        halves = [p.half_width for p in pairs if p.half_width is not None]
+        gap.update(delta=delta, se=se, pairs=len(ses), half_width_median=float(np.median(halves)),
+                   half_width_max=float(np.max(halves)))
+        sentence = (f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
+                    f"α = 0.05, {G} dilemmas; median pairwise half-width {np.median(halves):.2f}, widest "
+                    f"{np.max(halves):.2f}). Smaller true gaps will usually not show; `ebtui plan` says what "
+                    "would find them.")
+    elif jf is None:
+        sentence += " (no scores)."
+    else:
+        sentence += f" ({pairs[0].note if pairs else 'fewer than 3 dilemmas or one model'})."
+        gap["note"] = sentence
+    return {"variance_components": vc.json(), "detectable_gap": gap}, table, sentence

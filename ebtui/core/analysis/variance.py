@@ -39,12 +39,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from ebtui.core.records import Round, Team
 
 COMPONENTS: tuple[str, ...] = ("dilemma", "model_dilemma", "exchange", "judge", "judge_model", "residual")
-DEFAULT_VC_REPLICATES = 200
+DEFAULT_VC_REPLICATES = 100
 DEFAULT_VC_SEED = 20261125
 
 #: the documented defaults (score-point variances of a team's mean-of-criteria score in one judgment), used
@@ -187,18 +186,35 @@ def _prepare(rows: Sequence[Row], dil_of_row: Sequence[str] | None = None) -> _D
     return _Data(y, np.column_stack(cols), codes)
 
 
-def _indicator(codes: np.ndarray, k: int) -> sparse.csr_matrix:
-    n = len(codes)
-    return sparse.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, k))
+def _group_sums(codes: np.ndarray, k: int, Q: np.ndarray) -> np.ndarray:
+    """Z'Q for the indicator Z of `codes`: the sums of Q's rows per level."""
+    if Q.shape[1] == 0:
+        return np.zeros((k, 0))
+    order = np.argsort(codes, kind="stable")
+    sc = codes[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    out = np.zeros((k, Q.shape[1]))
+    out[sc[starts]] = np.add.reduceat(Q[order], starts, axis=0)
+    return out
+
+
+def _pair_sq_over_group(g: np.ndarray, codes: np.ndarray) -> float:
+    """sum over groups g and levels l of n_gl^2 / n_g."""
+    n_g = np.bincount(g).astype(float)
+    key = g.astype(np.int64) * (int(codes.max()) + 1) + codes
+    uniq, n_gl = np.unique(key, return_counts=True)
+    grp = uniq // (int(codes.max()) + 1)
+    return float(np.sum(n_gl.astype(float) ** 2 / n_g[grp]))
 
 
 def _basis(X: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of X's column space."""
+    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap)."""
     if X.shape[1] == 0:
         return np.zeros((X.shape[0], 0))
-    u, s, _ = np.linalg.svd(X, full_matrices=False)
-    tol = s[0] * max(X.shape) * np.finfo(float).eps if s.size and s[0] > 0 else 0.0
-    out: np.ndarray = u[:, s > max(tol, 1e-10)]
+    w, V = np.linalg.eigh(X.T @ X)
+    top = float(w[-1]) if w.size else 0.0
+    keep = w > max(top * 1e-10, 1e-12)
+    out: np.ndarray = (X @ V[:, keep]) / np.sqrt(w[keep])
     return out
 
 
@@ -242,11 +258,8 @@ def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
             if f in included or f in ("dilemma", "model_dilemma", "exchange"):
                 continue
             codes, k = d.codes[f]
-            n_gl = sparse.csr_matrix((np.ones(n), (g, codes)), shape=(kg, k))
-            n_g = np.bincount(g, minlength=kg).astype(float)
-            within = n - float(n_gl.multiply(n_gl).sum(axis=1).A1 @ (1.0 / n_g))
-            QZ = _indicator(codes, k).T @ Q
-            coef[f] = within - float(np.sum(np.asarray(QZ) ** 2))
+            within = n - _pair_sq_over_group(g, codes)
+            coef[f] = within - float(np.sum(_group_sums(codes, k, Q) ** 2))
         return sse, rank, coef
     X = np.hstack([d.fixed, *[_dummies(*d.codes[f]) for f in included]])
     Q = _basis(X)
@@ -256,8 +269,7 @@ def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
         if f in included:
             continue
         codes, k = d.codes[f]
-        QZ = _indicator(codes, k).T @ Q
-        coef[f] = n - float(np.sum(np.asarray(QZ) ** 2))
+        coef[f] = n - float(np.sum(_group_sums(codes, k, Q) ** 2))
     return sse, Q.shape[1], coef
 
 
