@@ -82,8 +82,11 @@ def _levels(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
 class PairPrediction:
     a: str
     b: str
-    se: float  # sqrt(E[SE^2])
+    se: float  # sqrt(E[SE^2]): the SE the dilemma bootstrap will report
     half_width: float  # expected half-width of the 95% interval
+    #: the estimate's actual standard deviation (every component, also those constant across dilemmas, such as
+    #: a judge's liking for a model, which resampling dilemmas cannot see)
+    se_true: float = float("nan")
 
 
 def c4(n: int) -> float:
@@ -128,14 +131,16 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
         "judge_model": _levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
     }
     se2 = np.zeros(len(wanted))
+    true2 = np.zeros(len(wanted))
     for k, codes in factors.items():
         var = float(components.get(k, 0.0))
         if var <= 0:
             continue
         nl = int(codes.max()) + 1
+        sums = np.zeros((nl, len(wanted)))
+        np.add.at(sums, codes, W)
+        true2 += var * np.sum(sums ** 2, axis=0)
         if k in NESTED:
-            sums = np.zeros((nl, len(wanted)))
-            np.add.at(sums, codes, W)
             se2 += var * np.sum(sums ** 2, axis=0)
         else:
             a3 = np.zeros((G, nl, len(wanted)))
@@ -144,26 +149,35 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
             se2 += var * G / (G - 1) * np.sum(dev ** 2, axis=(0, 1))
     t = t_crit(G)
     k4 = c4(G)
-    return [PairPrediction(a, b, float(np.sqrt(s)), float(t * k4 * np.sqrt(s)))
-            for (a, b), s in zip(wanted, se2, strict=True)]
+    return [PairPrediction(a, b, float(np.sqrt(s)), float(t * k4 * np.sqrt(s)), float(np.sqrt(tr)))
+            for (a, b), s, tr in zip(wanted, se2, true2, strict=True)]
 
 
-def power(delta: float, se: float, G: int, alpha: float = ALPHA) -> float:
-    """Chance that the t-based interval for a true gap `delta` excludes 0 (noncentral t, G-1 df)."""
+def power(delta: float, se: float, G: int, alpha: float = ALPHA, *, se_true: float | None = None) -> float:
+    """Chance that the t-based interval for a true gap `delta` excludes 0. The interval's SE has G-1 degrees of
+    freedom around `se`; the estimate's own standard deviation is `se_true` (default `se`). |estimate| > t × SE
+    is then a noncentral t (noncentrality delta / se_true) beyond t × se / se_true."""
     if G < 2 or not se > 0:
         return float("nan")
-    tc = t_crit(G, alpha)
-    nc = delta / se
+    st = se if se_true is None or not se_true > 0 else se_true
+    tc = t_crit(G, alpha) * se / st
+    nc = delta / st
     p = float(stats.nct.sf(tc, G - 1, nc) + stats.nct.cdf(-tc, G - 1, nc))
     return p if math.isfinite(p) else (1.0 if abs(nc) > tc else 0.0)
 
 
-def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = ALPHA) -> float | None:
-    """The smallest true gap the interval excludes 0 for with probability `target` (None: G < 3)."""
+def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = ALPHA,
+                   se_true: float | None = None) -> float | None:
+    """The smallest true gap the interval excludes 0 for with probability `target` (None: G < 3, or the
+    interval excludes 0 that often even with no gap)."""
     if G < 3 or not se > 0 or not math.isfinite(se):
         return None
-    hi = se * 4 * (t_crit(G, alpha) + 2)
-    return float(optimize.brentq(lambda d: power(d, se, G, alpha) - target, 0.0, hi, xtol=1e-6 * se))
+    big = max(se, se_true or 0.0)
+    if power(0.0, se, G, alpha, se_true=se_true) >= target:
+        return None
+    hi = big * 4 * (t_crit(G, alpha) + 2)
+    return float(optimize.brentq(lambda d: power(d, se, G, alpha, se_true=se_true) - target, 0.0, hi,
+                                 xtol=1e-6 * se))
 
 
 # ---- what an actual fit obtained ---------------------------------------------------------------------------
@@ -231,11 +245,18 @@ def report_precision(rounds: Sequence[Any], jf: Any, draws: np.ndarray, family_o
     ses = [p.se for p in pairs if p.se is not None]
     if ses:
         se = float(np.median(ses))
-        delta = detectable_gap(se, G)
+        # what resampling dilemmas cannot see (a judge's liking for a model is the same on every dilemma):
+        # the ratio of the estimate's own SD to the bootstrap's SE, predicted on this design
+        seen = {(o.round_id, o.seat): DesignRow(o.dilemma, o.model, o.seat, o.judge, f"{o.exchange_id}|{o.seat}")
+                for o in jf.design.obs}
+        preds = predict_pairs(list(seen.values()), vc.values())
+        ratio = float(np.median([q.se_true / q.se for q in preds if q.se > 0])) if preds else 1.0
+        delta = detectable_gap(se, G, se_true=se * ratio)
         halves = [p.half_width for p in pairs if p.half_width is not None]
-        gap.update(delta=delta, se=se, pairs=len(ses), half_width_median=float(np.median(halves)),
-                   half_width_max=float(np.max(halves)))
-        sentence = (f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
+        gap.update(delta=delta, se=se, se_true=se * ratio, pairs=len(ses),
+                   half_width_median=float(np.median(halves)), half_width_max=float(np.max(halves)))
+        sentence = ("Smallest detectable gap: not available (the interval is too short for 80% power)" if delta is None
+                    else f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
                     f"α = 0.05, {G} dilemmas; median pairwise half-width {np.median(halves):.2f}, widest "
                     f"{np.max(halves):.2f}). Smaller true gaps will usually not show; `ebtui plan` says what "
                     "would find them.")

@@ -151,10 +151,11 @@ def evaluate(models: Sequence[str], components: Mapping[str, float], G: int, mod
                       document_dilemmas is None or G <= document_dilemmas)
     hw = float(np.mean([p.half_width for p in preds]))
     se = float(np.mean([p.se for p in preds]))
-    gap = detectable_gap(se, G)
+    se_true = float(np.mean([p.se_true for p in preds]))
+    gap = detectable_gap(se, G, se_true=se_true)
     return Design(G, mode, repeats, k, hw, float(max(p.half_width for p in preds)), se, gap, calls, cost, batch,
                   document_dilemmas is None or G <= document_dilemmas,
-                  power(delta, se, G) if delta is not None else None)
+                  power(delta, se, G, se_true=se_true) if delta is not None else None)
 
 
 def dilemmas_needed(models: Sequence[str], components: Mapping[str, float], mode: str, repeats: int, delta: float,
