@@ -76,9 +76,10 @@ class Draw:
                   for pt, who in ((PhaseType.PRESENTATION, ex.team_a), (PhaseType.RESPONSE, ex.team_b),
                                   (PhaseType.REBUTTAL, ex.team_a), (PhaseType.CONSISTENCY_TEST, ex.team_a),
                                   (PhaseType.JUDGMENT, judge))]
-        return Round(id=f"r-{key}|{judge}", dilemma_id=ex.dilemma_id, dilemma_title=ex.dilemma_id,
+        safe = key.replace("|", "-")
+        return Round(id=f"r-{safe}-{judge}", dilemma_id=ex.dilemma_id, dilemma_title=ex.dilemma_id,
                      team_a_model=ex.team_a, team_b_model=ex.team_b, judge_model=judge, phases=phases,
-                     judgment=j, status=RoundStatus.COMPLETE, tournament_id=tournament_id, exchange_id=f"x-{key}",
+                     judgment=j, status=RoundStatus.COMPLETE, tournament_id=tournament_id, exchange_id=f"x-{safe}",
                      schedule_key=f"{key}|{judge}")
 
     def rounds(self, exchanges: Sequence[Exchange]) -> list[Round]:
