@@ -59,6 +59,12 @@ class TournamentPlan:
     def runner(self, clients: Mapping[str, ModelClient], store: ResultsStore, **kw: Any) -> TournamentRunner:
         from ebtui.core.tournament.runner import TournamentRunner
 
+        if self.config.target_half_width is not None:  # adaptive: waves until the target (same interface)
+            from ebtui.core.tournament.adaptive import AdaptiveRunner
+
+            adaptive: Any = AdaptiveRunner(self, clients, store, target=self.config.target_half_width, **kw)
+            return adaptive  # type: ignore[no-any-return]
+
         return TournamentRunner(self.config, clients, store, dilemmas=self.dilemmas, schedule=self.schedule,
                                 models_config=self.models_config, tournament_id=self.tournament_id, **kw)
 

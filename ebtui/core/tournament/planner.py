@@ -56,6 +56,25 @@ class Design:
     batch_cost_usd: float | None
     in_document: bool
     power_at_delta: float | None = None
+    #: per model pair: the predicted SE the interval will report (for the chance that every one is narrow)
+    pair_se: list[float] = field(default_factory=list, repr=False)
+
+    def chance_all_within(self, width: float) -> float:
+        """The chance that every pairwise half-width comes out at most `width`: each half-width is t(0.975, G-1)
+        × SE with SE^2 ~ se^2 chi2(G-1) / (G-1), the pairs taken as independent (a little pessimistic: they
+        share dilemmas)."""
+        from scipy import stats as st
+
+        from ebtui.core.analysis.precision import t_crit
+
+        if not self.pair_se or self.dilemmas < 3:
+            return 0.0
+        G = self.dilemmas
+        t = t_crit(G)
+        out = 1.0
+        for se in self.pair_se:
+            out *= float(st.chi2.cdf((width / (t * se)) ** 2 * (G - 1), G - 1))
+        return out
 
     def json(self) -> dict[str, Any]:
         return {"dilemmas": self.dilemmas, "judge_mode": self.judge_mode,
@@ -155,7 +174,7 @@ def evaluate(models: Sequence[str], components: Mapping[str, float], G: int, mod
     gap = detectable_gap(se, G, se_true=se_true)
     return Design(G, mode, repeats, k, hw, float(max(p.half_width for p in preds)), se, gap, calls, cost, batch,
                   document_dilemmas is None or G <= document_dilemmas,
-                  power(delta, se, G, se_true=se_true) if delta is not None else None)
+                  power(delta, se, G, se_true=se_true) if delta is not None else None, [p.se for p in preds])
 
 
 def dilemmas_needed(models: Sequence[str], components: Mapping[str, float], mode: str, repeats: int, delta: float,
