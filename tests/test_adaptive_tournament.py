@@ -198,3 +198,52 @@ def test_cli_until_half_width_prints_the_waves_and_why_it_stopped(tmp_path: Path
     tid = store.list_tournaments()[0].id
     st = load_state(store, tid)
     assert st is not None and st.stop_reason is not None
+
+
+def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path) -> None:
+    """A real process killed (SIGKILL) once its first wave is recorded; re-running the same command resumes
+    with that wave (same exchanges), duplicates nothing and ends with a stated reason."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    models = tmp_path / "models.toml"
+    models.write_text("".join(f'[models.{m}]\nprovider = "scripted"\nlatency_s = 0.05\nprice_in = 1.0\n'
+                              f'price_out = 4.0\n' for m in SKILL), encoding="utf-8")
+    ids = [d.id for d in load_dilemmas()]
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(f'models = {json.dumps(list(SKILL))}\ndilemmas = {json.dumps(ids[:3])}\nconcurrency = 4\n'
+                   "target_half_width = 0.05\nbudget_usd = 1.2\n", encoding="utf-8")
+    store = tmp_path / "store"
+    env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
+    cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    waves_dir = store / "tournaments" / "waves"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            files = list(waves_dir.glob("*.json")) if waves_dir.is_dir() else []
+            if files and json.loads(files[0].read_text())["waves"]:
+                time.sleep(0.3)  # some of the wave's rounds under way
+                break
+        else:
+            pytest.fail("no wave was recorded before the run ended")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    tid = next(waves_dir.glob("*.json")).stem
+    rs = ResultsStore(store)
+    first = load_state(rs, tid)
+    assert first is not None and first.waves
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert "adaptive: stopped: " in res.stderr, res.stderr[-2000:]
+    after = load_state(ResultsStore(store), tid)
+    assert after is not None and after.stop_reason is not None
+    assert after.waves[0].exchanges == first.waves[0].exchanges  # the recorded wave was played as recorded
+    rounds = ResultsStore(store).load_rounds(tournament=tid)
+    assert len({r.schedule_key for r in rounds}) == len(rounds)
