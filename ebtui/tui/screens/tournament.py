@@ -43,6 +43,7 @@ from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
 
 DEFAULT_FILE = "tournament.toml"
+SETUP_LABEL = "the set-up"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
 PLAN_COLUMNS = ("model", "presenting", "responding", "judging", "calls", "in tokens", "out tokens", "est. cost")
 SAVED_COLUMNS = (("Name", 22), ("Id", 16), ("Status", 12), ("Rounds", 9), ("Models", 30), ("Created", 16))
@@ -179,6 +180,7 @@ class TournamentScreen(TournamentExport):
         self.analysed_rounds = 0
         self.saved: list[tuple[Any, int, str]] = []
         self._shown_progress: Any = None
+        self._from_setup = False  # the plan came from the set-up screen, not from a file
 
     # -- layout ---------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -193,12 +195,13 @@ class TournamentScreen(TournamentExport):
         yield Static("", id="tournament-message", markup=False)
         with TabbedContent(id="tournament-tabs", initial="tab-plan"):
             with TabPane("Plan", id="tab-plan"):
-                yield Static("Give a tournament.toml and press enter to see what it would run.",
-                             id="plan-summary", markup=False)
+                yield Static("Give a tournament.toml and press enter to see what it would run "
+                             "(ctrl+n sets one up without a file).", id="plan-summary", markup=False)
                 yield DataTable(id="plan-table", cursor_type="none", zebra_stripes=True)
             with TabPane("Progress", id="tab-progress"):
                 yield ProgressBar(id="tournament-progress", show_eta=False)
                 yield Static("Not started.", id="progress-stats", markup=False)
+                yield Static("", id="adaptive-status", markup=False)  # an adaptive run: half-width vs target
                 yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
                 yield BatchStatus(id="batch-status")
@@ -231,6 +234,7 @@ class TournamentScreen(TournamentExport):
             saved.add_column(label, width=width)
         breakdown = self.query_one("#progress-breakdown", DataTable)
         breakdown.add_columns("pairing / model", "done", "progress", "not complete", "ETA")
+        self.query_one("#adaptive-status", Static).display = False
         self.set_interval(0.1, self._show_progress)
         self.action_reload_saved()
         path = self.query_one("#tournament-path", Input)
@@ -266,6 +270,7 @@ class TournamentScreen(TournamentExport):
         self.load_plan(self.query_one("#tournament-path", Input).value)
 
     def load_plan(self, path: str) -> None:
+        self._from_setup = False
         path = path.strip()
         if not path:
             self._message("Give the path of a tournament.toml.", error=True)
@@ -329,6 +334,8 @@ class TournamentScreen(TournamentExport):
         table.add_rows(plan_rows(event.estimate))
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
         self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
+        if event.path == SETUP_LABEL:  # set up in the app and asked to run: run it
+            self.action_start()
 
     # -- running --------------------------------------------------------------------------------------
     @on(Button.Pressed, "#tournament-start")
@@ -336,7 +343,8 @@ class TournamentScreen(TournamentExport):
         if self.state in ("running", "cancelling", "planning"):
             return
         current = self.query_one("#tournament-path", Input).value.strip()
-        if self.plan is None or current != self.plan_path:
+        from_setup = self.plan_path == SETUP_LABEL and self._from_setup
+        if self.plan is None or (current != self.plan_path and not from_setup):
             self.load_plan(current)
             self.notify("Read the plan first, then start.", severity="information")
             return
@@ -382,12 +390,51 @@ class TournamentScreen(TournamentExport):
                     self._failure(f"{event.scheduled.schedule_key}: not run — {event.reason}")
                 elif isinstance(event, TournamentFinished):
                     self._tournament_finished(event)
+                elif hasattr(event, "stop_reason"):  # an adaptive run (ebtui.core.tournament.adaptive)
+                    self._adaptive(event)
         finally:
             for client in clients.values():
                 try:
                     await client.aclose()
                 except Exception:  # noqa: BLE001 - closing connections once done
                     pass
+
+    def _adaptive(self, event: Any) -> None:
+        status = self.query_one("#adaptive-status", Static)
+        status.display = True
+        widest = event.widest_half_width
+        head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
+                and widest != float("inf") and event.target is not None else
+                f"Target ±{event.target:g}" if event.target is not None else "")
+        status.update(Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else ""))
+
+    # -- set up without a file (ebtui.tui.screens.tournament_setup) --------------------------------------
+    def action_setup_tournament(self) -> None:
+        if self.state in ("running", "cancelling"):
+            return
+        from ebtui.tui.screens.tournament_setup import TournamentSetupScreen
+
+        self.app.push_screen(TournamentSetupScreen(), self._set_up)
+
+    def _set_up(self, result: Any) -> None:
+        if not result:
+            return
+        kind, value = result
+        if kind == "saved":
+            self.query_one("#tournament-path", Input).value = value
+            self.notify(f"Saved {strip_control(value)}.")
+            self.load_plan(value)
+            return
+        self._from_setup = True
+        self._set_state("planning")
+        self._setup_worker(value)
+
+    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
+    def _setup_worker(self, config: Any) -> None:
+        from ebtui.core.tournament import plan_tournament
+
+        plan = plan_tournament(config, self._models_config(), self.services.store)
+        self.post_message(self.PlanReady(SETUP_LABEL, plan, plan.estimate(), None))
 
     def _failure(self, text: str) -> None:
         self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
