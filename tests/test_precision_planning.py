@@ -248,3 +248,23 @@ def test_report_json_carries_variance_components_and_the_detectable_gap(tmp_path
     models_section = text.split("## 1. Models")[1].split("## 2.")[0]
     assert f"Smallest detectable gap: {gap['delta']:.2f} points" in models_section
     assert "Variance components (estimated)" in models_section
+
+
+def test_plan_from_a_saved_tournament_plans_its_own_design_even_without_its_models_configured(tmp_path: Path) -> None:
+    from ebtui.core.records import Tournament
+
+    store = ResultsStore(tmp_path / "saved", durable=False)
+    for r in generate(planted(), dilemmas=4, judges="rotate", seed=4):
+        store.save_round(r)
+    store.save_tournament(Tournament(id="t-vc", name="vc", config={"models": ["m1", "m2", "m3", "m4"],
+                                                                   "judges": "rotate"}))
+    store.close()
+    models = tmp_path / "models.toml"
+    models.write_text('[models.other]\nprovider = "scripted"\n', encoding="utf-8")
+    res = CliRunner().invoke(cli, ["--models", str(models), "plan", "--from", "t-vc", "--store",
+                                   str(tmp_path / "saved"), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["models"] == ["m1", "m2", "m3", "m4"] and out["variance_components"]["source"] == "estimated"
+    assert any("no prices" in n for n in out["notes"])
+    assert all(d["cost_usd"] is None for d in out["designs"])

@@ -66,18 +66,25 @@ def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None,
         from ebtui.core.tournament import TournamentSetupError, plan_tournament
         from ebtui.core.tournament.planner import pricing_for
 
+        models = list(cfg.models)
+        judges = list(cfg.judges) if isinstance(cfg.judges, list) else None
+        self_debates = cfg.self_debates
         try:
             models_cfg = load_models_config(ctx_option(ctx, "models_file", models_file))
             tplan = plan_tournament(cfg, models_cfg)
         except (ConfigError, TournamentSetupError) as exc:
-            raise CliError(str(exc)) from None
-        models = list(cfg.models)
-        judges = list(cfg.judges) if isinstance(cfg.judges, list) else None
-        doc_dilemmas = len(tplan.dilemmas)
-        pricing = pricing_for(tplan, ("rotate", "panel"))
-        if pricing and pricing.unpriced:
-            notes.append(f"no price configured for {', '.join(pricing.unpriced)} (counted as $0)")
-        self_debates = cfg.self_debates
+            if config_path is not None:
+                raise CliError(str(exc)) from None
+            # the saved tournament's models are not in this models.toml: plan its design without prices
+            from ebtui.cli.common import load_document
+
+            notes.append(f"no prices: {exc} (give --models-file / --config for costs)")
+            doc_dilemmas = len(load_document(cfg.document or ctx_option(ctx, "document", None)).dilemmas)
+        else:
+            doc_dilemmas = len(tplan.dilemmas)
+            pricing = pricing_for(tplan, ("rotate", "panel"))
+            if pricing and pricing.unpriced:
+                notes.append(f"no price configured for {', '.join(pricing.unpriced)} (counted as $0)")
     else:
         from ebtui.cli.common import load_document
 
