@@ -31,7 +31,7 @@ from ebtui.core.analysis.precision import (
     predict_pairs,
     rows_of_exchanges,
 )
-from ebtui.core.tournament.schedule import Schedule, ScheduleError, build_schedule
+from ebtui.core.tournament.schedule import Exchange, Schedule, ScheduleError, build_schedule
 
 if TYPE_CHECKING:
     from ebtui.core.tournament.plan import TournamentPlan
@@ -118,8 +118,9 @@ def pricing_for(plan: TournamentPlan, modes: Sequence[str]) -> Pricing | None:
     unpriced: set[str] = set()
     for mode in modes:
         try:
-            sched = build_schedule(cfg.models, ids, judges=_judges_arg(cfg, mode), self_debates=cfg.self_debates,
-                                   rounds_per_pairing=1, seed=cfg.seed)
+            sched = schedule_for_mode(list(cfg.models), ids, mode,
+                                      list(cfg.judges) if isinstance(cfg.judges, list) else None,
+                                      self_debates=cfg.self_debates, seed=cfg.seed)
         except ScheduleError:
             continue
         per[mode] = {}
@@ -137,22 +138,30 @@ def pricing_for(plan: TournamentPlan, modes: Sequence[str]) -> Pricing | None:
     return Pricing(per, share, ids, sorted(unpriced))
 
 
-def _judges_arg(cfg: Any, mode: str) -> str | list[str]:
-    if mode == "panel":
-        return "panel"
-    return list(cfg.judges) if isinstance(cfg.judges, list) else "rotate"
-
-
 def design_schedule(models: Sequence[str], G: int, mode: str, repeats: int, *, judges: Sequence[str] | None = None,
                     self_debates: bool = False, seed: int = 0, dilemma_ids: Sequence[str] | None = None) -> Schedule:
-    """The schedule a design would play (dilemma ids: the document's first G, else d01, d02, ...)."""
+    """The schedule a design would play (dilemma ids: the document's first G, then extra-001, ...). Judges:
+    the listed ones (else the models); panel: every one of them not playing judges each exchange."""
     ids = list(dilemma_ids[:G]) if dilemma_ids is not None and len(dilemma_ids) >= G else \
         [*(dilemma_ids or [])] + [f"extra-{i + 1:03d}" for i in range(G - len(dilemma_ids or []))]
-    judge_arg: str | list[str] = "panel" if mode == "panel" else (list(judges) if judges else "rotate")
+    return schedule_for_mode(list(models), ids, mode, judges, self_debates=self_debates, repeats=repeats, seed=seed)
+
+
+def schedule_for_mode(models: list[str], ids: list[str], mode: str, judges: Sequence[str] | None, *,
+                      self_debates: bool = False, repeats: int = 1, seed: int = 0) -> Schedule:
+    """build_schedule in a judge mode; a panel over an explicit judge list (build_schedule's panel is over the
+    models) is the rotation's schedule with every listed judge not playing on each exchange."""
     if mode == "panel" and judges:
-        judge_arg = "panel"
-    return build_schedule(list(models), ids, judges=judge_arg, self_debates=self_debates, rounds_per_pairing=repeats,
-                          seed=seed)
+        sched = build_schedule(models, ids, judges=list(judges), self_debates=self_debates,
+                               rounds_per_pairing=repeats, seed=seed)
+        sched.exchanges = [Exchange(ex.dilemma_id, ex.team_a, ex.team_b, ex.repeat,
+                                    (*ex.judges, *[j for j in judges
+                                                   if j not in (ex.team_a, ex.team_b) and j not in ex.judges]))
+                           for ex in sched.exchanges]
+        sched.judge_mode = "panel"
+        return sched
+    return build_schedule(models, ids, judges="panel" if mode == "panel" else (list(judges) if judges else "rotate"),
+                          self_debates=self_debates, rounds_per_pairing=repeats, seed=seed)
 
 
 def evaluate(models: Sequence[str], components: Mapping[str, float], G: int, mode: str, repeats: int, *,
@@ -230,7 +239,9 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
     pool = list(judges) if judges else list(models)
     usable_modes = []
     for mode in modes:
-        if mode == "panel" and len(pool) - 2 < 2:
+        playing = len([j for j in pool if j in models])
+        free = len(pool) - playing + max(0, playing - 2)  # judges free for an exchange between two players
+        if mode == "panel" and free < 2:
             notes.append("panel: at most one judge is free for an exchange, the same as rotate; left out")
             continue
         usable_modes.append(mode)
