@@ -37,13 +37,13 @@ from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
+from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
 
 DEFAULT_FILE = "tournament.toml"
-SETUP_LABEL = "the set-up"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
 PLAN_COLUMNS = ("model", "presenting", "responding", "judging", "calls", "in tokens", "out tokens", "est. cost")
 SAVED_COLUMNS = (("Name", 22), ("Id", 16), ("Status", 12), ("Rounds", 9), ("Models", 30), ("Created", 16))
@@ -137,7 +137,7 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(TournamentExport):
+class TournamentScreen(SetupHooks, TournamentExport):
     CSS_PATH = "tournament.tcss"
     BINDINGS = bindings("tournament")
 
@@ -398,43 +398,6 @@ class TournamentScreen(TournamentExport):
                     await client.aclose()
                 except Exception:  # noqa: BLE001 - closing connections once done
                     pass
-
-    def _adaptive(self, event: Any) -> None:
-        status = self.query_one("#adaptive-status", Static)
-        status.display = True
-        widest = event.widest_half_width
-        head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
-                and widest != float("inf") and event.target is not None else
-                f"Target ±{event.target:g}" if event.target is not None else "")
-        status.update(Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else ""))
-
-    # -- set up without a file (ebtui.tui.screens.tournament_setup) --------------------------------------
-    def action_setup_tournament(self) -> None:
-        if self.state in ("running", "cancelling"):
-            return
-        from ebtui.tui.screens.tournament_setup import TournamentSetupScreen
-
-        self.app.push_screen(TournamentSetupScreen(), self._set_up)
-
-    def _set_up(self, result: Any) -> None:
-        if not result:
-            return
-        kind, value = result
-        if kind == "saved":
-            self.query_one("#tournament-path", Input).value = value
-            self.notify(f"Saved {strip_control(value)}.")
-            self.load_plan(value)
-            return
-        self._from_setup = True
-        self._set_state("planning")
-        self._setup_worker(value)
-
-    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
-    def _setup_worker(self, config: Any) -> None:
-        from ebtui.core.tournament import plan_tournament
-
-        plan = plan_tournament(config, self._models_config(), self.services.store)
-        self.post_message(self.PlanReady(SETUP_LABEL, plan, plan.estimate(), None))
 
     def _failure(self, text: str) -> None:
         self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])

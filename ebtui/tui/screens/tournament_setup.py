@@ -272,3 +272,49 @@ class TournamentSetupScreen(Screen[Any]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+
+SETUP_LABEL = "the set-up"
+
+
+class SetupHooks(Screen[Any]):
+    """What the tournament screen adds for set-ups without a file and adaptive runs (kept here: that screen
+    is at its size limit): ctrl+n opens TournamentSetupScreen; its result is planned and run, or saved and read
+    back; an adaptive run's messages show the widest half-width against the target, and why it stopped."""
+
+    def _adaptive(self, event: Any) -> None:
+        status = self.query_one("#adaptive-status", Static)
+        status.display = True
+        widest = event.widest_half_width
+        head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
+                and widest != float("inf") and event.target is not None else
+                f"Target ±{event.target:g}" if event.target is not None else "")
+        status.update(Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else ""))
+
+    def action_setup_tournament(self) -> None:
+        screen: Any = self
+        if screen.state in ("running", "cancelling"):
+            return
+        self.app.push_screen(TournamentSetupScreen(), self._set_up)
+
+    def _set_up(self, result: Any) -> None:
+        if not result:
+            return
+        screen: Any = self
+        kind, value = result
+        if kind == "saved":
+            self.query_one("#tournament-path", Input).value = value
+            self.notify(f"Saved {strip_control(value)}.")
+            screen.load_plan(value)
+            return
+        screen._from_setup = True
+        screen._set_state("planning")
+        self._setup_worker(value)
+
+    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
+    def _setup_worker(self, config: Any) -> None:
+        from ebtui.core.tournament import plan_tournament
+
+        screen: Any = self
+        plan = plan_tournament(config, screen._models_config(), screen.services.store)
+        self.post_message(screen.PlanReady(SETUP_LABEL, plan, plan.estimate(), None))
