@@ -268,3 +268,17 @@ def test_plan_from_a_saved_tournament_plans_its_own_design_even_without_its_mode
     assert out["models"] == ["m1", "m2", "m3", "m4"] and out["variance_components"]["source"] == "estimated"
     assert any("no prices" in n for n in out["notes"])
     assert all(d["cost_usd"] is None for d in out["designs"])
+
+
+def test_plan_half_width_target_picks_the_uniform_design_an_adaptive_run_is_compared_with() -> None:
+    from ebtui.core.tournament.planner import evaluate
+
+    res = CliRunner().invoke(cli, ["plan", "--models", "4", "--half-width", "0.9", "--json"])
+    assert res.exit_code == 0, res.output
+    target = json.loads(res.output)["target_half_width"]
+    d = target["design"]
+    assert target["half_width"] == 0.9 and target["chance_all_within"] >= 0.5
+    models = [f"model-{i + 1}" for i in range(4)]
+    one_fewer = evaluate(models, DEFAULTS, d["dilemmas"] - 1, d["judge_mode"], d["repeats"])
+    assert one_fewer.chance_all_within(0.9) < 0.5  # the fewest dilemmas that give even odds
+    assert d["half_width_max"] < 0.9  # even odds for the widest of 6 intervals needs a mean well under W

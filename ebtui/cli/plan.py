@@ -24,6 +24,9 @@ from ebtui.cli.common import CliError, ctx_option
               help="tournament.toml: the models, judges, document and (with models.toml) prices to plan for.")
 @click.option("--delta", type=click.FloatRange(min=0, min_open=True),
               help="The gap (score points) to detect: how many dilemmas, and which design is cheapest.")
+@click.option("--half-width", "half_width", type=click.FloatRange(min=0, min_open=True), metavar="W",
+              help="A half-width target: the uniform design with even odds that every pairwise half-width is at "
+                   "most W (what an adaptive run with --until-half-width W is compared with).")
 @click.option("--models", "n_models", type=click.IntRange(2, 64),
               help="Plan for this many models (placeholder names, no prices) instead of a config's.")
 @click.option("--models-file", type=click.Path(dir_okay=False), help="models.toml (prices; default as elsewhere).")
@@ -31,7 +34,7 @@ from ebtui.cli.common import CliError, ctx_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.pass_context
 def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None, delta: float | None,
-         n_models: int | None, models_file: str | None, store: str | None, as_json: bool) -> None:
+         half_width: float | None, n_models: int | None, models_file: str | None, store: str | None, as_json: bool) -> None:
     """Predict interval half-width, detectable gap, calls and cost for candidate designs (calls nothing)."""
     from ebtui.core.analysis.families import family_function
     from ebtui.core.analysis.variance import default_components, variance_components
@@ -94,7 +97,7 @@ def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None,
         doc_dilemmas = len(load_document(ctx_option(ctx, "document", None)).dilemmas)
         notes.append("placeholder models, no prices: give --config tournament.toml for costs")
     result = make_plan(models, vc.values(), judges=judges, document_dilemmas=doc_dilemmas, delta=delta,
-                       self_debates=self_debates, pricing=pricing, components_json=vc.json())
+                       self_debates=self_debates, pricing=pricing, components_json=vc.json(), half_width=half_width)
     result.notes += notes
     if as_json:
         from ebtui.core.report import _finite
@@ -162,5 +165,7 @@ def _text(result: Any, vc: Any) -> str:
                      f"{d.calls:>7} {_money(d.cost_usd):>10} {_money(d.batch_cost_usd):>10}{mark}")
     if result.answer is not None:
         lines += ["", "Answer: " + result.answer["message"]]
+    if result.target is not None:
+        lines += ["", "Half-width target: " + result.target["message"]]
     lines += ["", *[f"Note: {n}" for n in [*result.notes, *vc.notes]]]
     return "\n".join(line for line in lines if line is not None).rstrip()

@@ -379,24 +379,17 @@ class AdaptiveRunner:
         return out + f"; NOT fewer than the {design}: {why}"
 
     def _uniform(self, components: Mapping[str, float]) -> dict[str, Any] | None:
-        from ebtui.core.tournament.planner import dilemmas_needed, evaluate
+        """The uniform design `ebtui plan --half-width W` would choose, from the same estimates."""
+        from ebtui.core.tournament.planner import uniform_for_target
 
         cfg = self.plan.config
         judges = list(cfg.judges) if isinstance(cfg.judges, list) else None
-        mode = "panel" if cfg.judges == "panel" else "rotate"
-        best = None
-        for r in (1, 2, 3):
-            def ok(d: Any) -> bool:  # the target: every pairwise half-width, so at least even odds for all
-                return bool(d.chance_all_within(self.target) >= 0.5)
-
-            need = dilemmas_needed(cfg.models, components, mode, r, self.target, judges=judges,
-                                   self_debates=cfg.self_debates, seed=cfg.seed, wanted=ok)
-            if need is None:
-                continue
-            d = evaluate(cfg.models, components, need, mode, r, judges=judges, self_debates=cfg.self_debates,
-                         seed=cfg.seed)
-            if best is None or d.calls < best.calls:
-                best = d
+        pool = judges or list(cfg.models)
+        playing = len([j for j in pool if j in cfg.models])
+        modes = ("rotate", "panel") if len(pool) - playing + max(0, playing - 2) >= 2 else ("rotate",)
+        best = uniform_for_target(cfg.models, components, self.target, modes=modes, judges=judges,
+                                  self_debates=cfg.self_debates, seed=cfg.seed,
+                                  document_dilemmas=len(self.plan.dilemmas))
         return None if best is None else best.json()
 
     @staticmethod

@@ -222,19 +222,50 @@ class PlanResult:
     answer: dict[str, Any] | None
     components: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    #: with a half-width target: the uniform design chosen for it (see uniform_for_target)
+    target: dict[str, Any] | None = None
 
     def json(self) -> dict[str, Any]:
         return {"models": self.models, "judge_modes": self.modes, "document_dilemmas": self.document_dilemmas,
                 "alpha": ALPHA, "power": POWER, "delta": self.delta, "variance_components": self.components,
-                "designs": [d.json() for d in self.designs], "answer": self.answer, "notes": self.notes}
+                "designs": [d.json() for d in self.designs], "answer": self.answer,
+                "target_half_width": self.target, "notes": self.notes}
+
+
+def uniform_for_target(models: Sequence[str], components: Mapping[str, float], width: float, *,
+                       modes: Sequence[str] = ("rotate", "panel"), repeats: Sequence[int] = REPEATS_GRID,
+                       judges: Sequence[str] | None = None, self_debates: bool = False, seed: int = 0,
+                       pricing: Pricing | None = None, document_dilemmas: int | None = None) -> Design | None:
+    """The uniform design the plan chooses for a half-width target: the cheapest (list price, else calls) with
+    even odds that every pairwise half-width comes out at most `width` (Design.chance_all_within). An adaptive
+    run (ebtui.core.tournament.adaptive) compares its calls with this design's."""
+    found: list[Design] = []
+    for mode in modes:
+        for r in repeats:
+            def ok(d: Design) -> bool:
+                return d.chance_all_within(width) >= 0.5
+
+            try:
+                need = dilemmas_needed(models, components, mode, r, width, judges=judges,
+                                       self_debates=self_debates, seed=seed, wanted=ok)
+            except ScheduleError:
+                continue
+            if need is not None:
+                found.append(evaluate(models, components, need, mode, r, judges=judges, self_debates=self_debates,
+                                      seed=seed, pricing=pricing, document_dilemmas=document_dilemmas))
+    if not found:
+        return None
+    return min(found, key=lambda d: (d.cost_usd if d.cost_usd is not None else float(d.calls), d.calls))
 
 
 def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges: Sequence[str] | None = None,
               modes: Sequence[str] = ("rotate", "panel"), repeats: Sequence[int] = REPEATS_GRID,
               dilemma_grid: Sequence[int] = DILEMMA_GRID, document_dilemmas: int | None = None,
               delta: float | None = None, self_debates: bool = False, seed: int = 0,
-              pricing: Pricing | None = None, components_json: dict[str, Any] | None = None) -> PlanResult:
-    """Every candidate design, and with `delta` the cheapest one that finds it with 80% power."""
+              pricing: Pricing | None = None, components_json: dict[str, Any] | None = None,
+              half_width: float | None = None) -> PlanResult:
+    """Every candidate design; with `delta` the cheapest one that finds it with 80% power; with `half_width`
+    the uniform design for that target (uniform_for_target)."""
     notes: list[str] = []
     pool = list(judges) if judges else list(models)
     usable_modes = []
@@ -267,8 +298,19 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
                         designs.append(d)
         designs.sort(key=lambda d: (d.judge_mode, d.repeats, d.dilemmas))
         answer = _answer(delta, found, document_dilemmas)
+    target = None
+    if half_width is not None:
+        u = uniform_for_target(models, components, half_width, modes=usable_modes, repeats=repeats, judges=judges,
+                               self_debates=self_debates, seed=seed, pricing=pricing,
+                               document_dilemmas=document_dilemmas)
+        target = {"half_width": half_width, "design": u.json() if u else None,
+                  "chance_all_within": u.chance_all_within(half_width) if u else None,
+                  "message": (f"for every pairwise half-width at most {half_width:g} (even odds): {u.dilemmas} "
+                              f"dilemmas, {u.judge_mode}, {u.repeats} repeat(s), {u.calls} calls"
+                              + ("" if u.in_document else f" — more dilemmas than the document's {document_dilemmas}")
+                              if u else f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas reaches {half_width:g}")}
     return PlanResult(list(models), usable_modes, designs, document_dilemmas, delta, answer,
-                      components_json or {}, notes)
+                      components_json or {}, notes, target)
 
 
 def _answer(delta: float, found: list[Design], doc: int | None) -> dict[str, Any]:
