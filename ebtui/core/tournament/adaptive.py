@@ -6,6 +6,9 @@ Each wave is one of (sized as below):
 
 * ``dilemmas`` — new dilemmas of the document not played yet, every pairing on them (the config's judging and
   rounds_per_pairing);
+* ``half_dilemmas`` — new dilemmas on which each pair of models meets once (one ordering, alternating from
+  dilemma to dilemma): half the calls of a full round robin for nearly all of a new dilemma's worth when a
+  model's dilemma-to-dilemma swing dominates;
 * ``judges`` — one more judge on every existing exchange that has a judge free (a model not playing it and not
   judging it yet): judgment calls only, the answers are reused;
 * ``repeats`` — every pairing replayed once more on every dilemma played (fresh answers, judged as configured).
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
 __all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Wave", "load_state", "waves_path"]
 
 MAX_REPEATS = 8
+#: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
+NEW_DILEMMAS = ("dilemmas", "half_dilemmas")
 MAX_WAVES = 50
 #: a wave must be predicted to narrow the widest interval by at least this share to be worth its cost
 MIN_NARROWING = 0.02
@@ -323,23 +328,23 @@ class AdaptiveRunner:
 
         def gain(c: _Candidate) -> float:
             if not math.isfinite(current):
-                return (1.0 if c.kind == "dilemmas" else 0.0) / max(c.cost or c.calls, 1e-12)
+                return (1.0 if c.kind in NEW_DILEMMAS else 0.0) / max(c.cost or c.calls, 1e-12)
             return (1.0 - c.ratio) / max(c.cost if c.cost > 0 else c.calls, 1e-12)
 
-        useful = [c for c in cands if not math.isfinite(current) and c.kind == "dilemmas"
+        useful = [c for c in cands if not math.isfinite(current) and c.kind in NEW_DILEMMAS
                   or math.isfinite(current) and 1.0 - c.ratio >= MIN_NARROWING]
         if not useful:
             self._stop(STOP_NOTHING, "nothing left can narrow it: "
                        + "; ".join(f"{c.kind} would give {_fmt(c.widest_after)}" for c in cands)
                        + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
-                          if not any(c.kind == "dilemmas" for c in cands) else ")"))
+                          if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
             return msg
         useful.sort(key=gain, reverse=True)
         remaining = None if self.budget_usd is None else self.budget_usd - spent
         chosen: _Candidate | None = None
         for c in useful:
-            if c.kind == "dilemmas":
+            if c.kind in NEW_DILEMMAS:
                 c = self._size_dilemmas(c, before, current, vc.values(), remaining)
             if remaining is None or c.cost <= remaining:
                 chosen = c
@@ -408,8 +413,11 @@ class AdaptiveRunner:
         unplayed = [d for d in doc if d not in played]
         wave_no = len(self.state.waves) + 1
         if unplayed:
-            new = self._new_dilemmas(unplayed[:1], wave_no)
-            out.append(_Candidate("dilemmas", 1, new, [(ex, j) for ex in new for j in ex.judges], new))
+            for kind in NEW_DILEMMAS:
+                new = self._new_dilemmas(unplayed[:1], wave_no, half=kind == "half_dilemmas")
+                if kind == "half_dilemmas" and len(new) == len(self._new_dilemmas(unplayed[:1], wave_no)):
+                    continue  # nothing to halve (two models, or self-debates only)
+                out.append(_Candidate(kind, 1, new, [(ex, j) for ex in new for j in ex.judges], new))
         load = Counter(j for ex in self.schedule.exchanges for j in ex.judges)
         more: list[Exchange] = []
         added: list[tuple[Exchange, str]] = []
@@ -431,10 +439,27 @@ class AdaptiveRunner:
             out.append(_Candidate("repeats", 1, new, [(ex, j) for ex in new for j in ex.judges], new))
         return out
 
-    def _new_dilemmas(self, ids: list[str], wave_no: int) -> list[Exchange]:
+    def _new_dilemmas(self, ids: list[str], wave_no: int, *, half: bool = False) -> list[Exchange]:
+        """Every pairing on the new dilemmas, as configured; `half`: each pair meets once per dilemma, in one
+        ordering (alternating from dilemma to dilemma, so each model presents as often as it responds)."""
         cfg = self.plan.config
-        return build_schedule(cfg.models, ids, judges=cfg.judges, self_debates=cfg.self_debates,
-                              rounds_per_pairing=cfg.rounds_per_pairing, seed=cfg.seed + 1000 * wave_no).exchanges
+        exchanges = build_schedule(cfg.models, ids, judges=cfg.judges, self_debates=cfg.self_debates,
+                                   rounds_per_pairing=cfg.rounds_per_pairing, seed=cfg.seed + 1000 * wave_no).exchanges
+        if not half:
+            return exchanges
+        doc = [d.id for d in self.plan.dilemmas]
+        order = sorted(cfg.models)
+        kept = []
+        for ex in exchanges:
+            if ex.team_a == ex.team_b:
+                kept.append(ex)
+                continue
+            lo, hi = sorted((ex.team_a, ex.team_b))
+            k = doc.index(ex.dilemma_id) if ex.dilemma_id in doc else 0
+            flip = (k + order.index(lo) + order.index(hi)) % 2 == 1
+            if (ex.team_a, ex.team_b) == ((hi, lo) if flip else (lo, hi)):
+                kept.append(ex)
+        return kept
 
     def _size_dilemmas(self, c: _Candidate, before: float, current: float, components: Mapping[str, float],
                        remaining: float | None) -> _Candidate:
@@ -447,8 +472,8 @@ class AdaptiveRunner:
         for n in range(2, cap + 1):
             if min(best.widest_after, best.predicted_after) <= self.target:
                 break
-            new = self._new_dilemmas(unplayed[:n], len(self.state.waves) + 1)
-            nc = _Candidate("dilemmas", n, new, [(ex, j) for ex in new for j in ex.judges], new)
+            new = self._new_dilemmas(unplayed[:n], len(self.state.waves) + 1, half=c.kind == "half_dilemmas")
+            nc = _Candidate(c.kind, n, new, [(ex, j) for ex in new for j in ex.judges], new)
             self._assess(nc, before, current, components)
             if remaining is not None and nc.cost > remaining:
                 break
