@@ -24,8 +24,9 @@ A negative estimate is reported as 0 (with a note). Why not statsmodels MixedLM:
 one group holding every row and dense n x n covariance, too slow for the bootstrap over dilemmas below.
 
 Intervals: 95% percentile intervals from a cluster bootstrap over dilemmas (a dilemma drawn twice enters as
-two dilemmas), seeded. With few dilemmas they are wide — honestly so: the dilemma-level components are
-estimated from few dilemmas.
+two dilemmas), seeded — except for ``dilemma`` and ``judge``, seen through a handful of levels, whose resampling
+intervals are too narrow: they get the chi-square interval with (levels - 1) degrees of freedom around the
+estimate. With few dilemmas or judges these are wide — honestly so.
 
 When a component cannot be separated it is None with the reason (e.g. ``exchange`` needs at least one
 exchange scored by two judges; otherwise it stays inside ``residual``). With no scores at all,
@@ -39,12 +40,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from ebtui.core.records import Round, Team
 
 COMPONENTS: tuple[str, ...] = ("dilemma", "model_dilemma", "exchange", "judge", "judge_model", "residual")
 DEFAULT_VC_REPLICATES = 100
 DEFAULT_VC_SEED = 20261125
+#: components seen through few levels (the dilemmas, the judges): chi-square intervals, not resampling
+FEW_LEVELS = ("dilemma", "judge")
 
 #: the documented defaults (score-point variances of a team's mean-of-criteria score in one judgment), used
 #: when there is no data. Chosen from this project's simulated and imported tournaments' typical magnitude on
@@ -366,8 +370,18 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             note = f"estimate {v:.3f} < 0, reported as 0"
             v = 0.0
         lo = hi = None
-        if len(draws[k]) >= 20:
+        levels = len({getattr(r, k) for r in rows}) if k in FEW_LEVELS else 0
+        if k in FEW_LEVELS and levels >= 3 and v > 0:
+            # a variance seen through a handful of levels: resampling them is too narrow (the percentile
+            # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
+            # interval with levels - 1 degrees of freedom is the honest width
+            df = levels - 1
+            lo, hi = v * df / float(stats.chi2.ppf(0.975, df)), v * df / float(stats.chi2.ppf(0.025, df))
+            note = note or f"chi-square interval, {df} df ({levels} levels)"
+        elif len(draws[k]) >= 20:
             lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))
+            if k in FEW_LEVELS and v == 0:
+                note = note or "estimate 0: upper end from the dilemma resamples"
         elif not note:
             note = "interval blank: too few usable dilemma resamples" if G >= 3 else "interval blank: fewer than 3 dilemmas"
         out[k] = Component(k, v, lo, hi, note)
