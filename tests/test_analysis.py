@@ -157,7 +157,9 @@ def test_tables_cope_with_no_rounds_and_no_panels() -> None:
     assert all(r[4] is None and r[6] is None for r in agreement.rows)
     empty = an.analyse_fit([])
     assert empty.fit is None and all(t.rows == [] for k, t in empty.tables.items()
-                                     if k not in ("family_preference", "criteria_by_model"))
+                                     if k not in ("family_preference", "criteria_by_model", "variance_components"))
+    assert empty.precision["variance_components"]["source"] == "defaults"  # no data: the documented defaults
+    assert empty.precision["detectable_gap"]["delta"] is None
     single = an.analyse_fit([make_round("r1", sa=dict.fromkeys(CRITERIA, 5), sb=dict.fromkeys(CRITERIA, 7))])
     judges = single.tables["judges"].as_dicts()
     assert [(j["judge"], j["offset"], j["ci_low"], j["interval_note"]) for j in judges] == [

@@ -178,6 +178,9 @@ def _dry_run_json(est: Any) -> str:
                    "about half the price (the others stream as usual). See docs/BATCH.md.")
 @click.option("--batch-poll-max", type=click.FloatRange(0.5, 3600), default=60.0, show_default=True,
               help="With --batch: the longest wait between two polls of a batch, in seconds.")
+@click.option("--until-half-width", "until_half_width", type=click.FloatRange(min=0, min_open=True), metavar="W",
+              help="Adaptive: after the first pass, add work until every pairwise interval's half-width is at "
+                   "most W (overrides target_half_width; see docs/TOURNAMENTS.md).")
 @click.pass_context
 def tournament(
     ctx: click.Context,
@@ -191,6 +194,7 @@ def tournament(
     as_json: bool,
     batch: bool = False,
     batch_poll_max: float = 60.0,
+    until_half_width: float | None = None,
 ) -> None:
     """Run a tournament from a tournament.toml (see tournament.example.toml).
 
@@ -208,6 +212,8 @@ def tournament(
     cfg, root = _load_config(config, resume_id, store)
     if concurrency is not None:
         cfg.concurrency = concurrency
+    if until_half_width is not None:
+        cfg.target_half_width = until_half_width
     cfg_label = config or str(cfg.source or "CONFIG")
     root_document: str | None = None
     if cfg.document is None and (doc := ctx_option(ctx, "document", None)):
@@ -316,9 +322,10 @@ async def _run(
         TournamentFinished,
         TournamentStarted,
     )
+    from ebtui.core.tournament.adaptive import runner_for
 
     cfg, tid = plan.config, plan.tournament_id
-    runner = plan.runner(clients, store, budget_usd=budget, progress_interval_s=0.25)
+    runner: Any = runner_for(plan, clients, store, budget_usd=budget, progress_interval_s=0.25)
     line = ProgressLine()
     if coordinator is not None:
         from ebtui.cli.batch_view import BatchMessages
@@ -363,6 +370,8 @@ async def _run(
                 line.message(f"round {ev.scheduled.schedule_key} not run: {strip_control(ev.reason)[:200]}")
             elif isinstance(ev, TournamentFinished):
                 finished = ev
+            elif hasattr(ev, "stop_reason"):  # an adaptive run's wave, measurement or stop (core.tournament.adaptive)
+                line.message(f"adaptive: {ev.message}")
             if hasattr(ev, "progress"):
                 line.update(ev.progress, force=isinstance(ev, TournamentFinished))
     finally:

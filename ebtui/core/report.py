@@ -173,7 +173,7 @@ VIEW_HEADINGS = {
 
 #: (heading, table keys) in the order the report shows them
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("1. Models", ("models", "criteria_by_model")),
+    ("1. Models", ("models", "variance_components", "criteria_by_model")),
     ("2. Judges", ("judges", "judge_vs_human", "family_preference")),
     ("3. Judge agreement", ("judge_agreement", "judge_correlation")),
     ("4. Dilemmas", ("dilemmas", "dilemma_difficulty")),
@@ -220,18 +220,18 @@ class ReportData:
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
         out["imported"] = self.imported
         out.update(self.judge_bias)
-        clean: dict[str, Any] = _finite(out)
+        clean: dict[str, Any] = finite(out)
         return clean
 
 
-def _finite(value: Any) -> Any:
+def finite(value: Any) -> Any:
     """JSON has no NaN: a non-finite number becomes null."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 

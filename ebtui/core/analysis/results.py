@@ -63,12 +63,15 @@ class Analysis:
     replicates: int = DEFAULT_REPLICATES
     excluded: Excluded = field(default_factory=Excluded)
     info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
+    #: variance_components and detectable_gap (ebtui.core.analysis.precision.report_precision)
+    precision: dict[str, Any] = field(default_factory=dict)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fit": self.info}
         for key, t in self.tables.items():
             rows = t.as_dicts()
             out[key] = rows[0] if key == "family_preference" else rows
+        out.update(self.precision)
         return out
 
 
@@ -178,6 +181,11 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
         notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
                "overrides not applied; n: scores.", common_notes[0]])
 
+    if not effective:  # precision: the as-judged view only (ebtui.core.analysis.precision)
+        from ebtui.core.analysis.precision import report_precision
+
+        a.precision, a.tables["variance_components"], gap_sentence = report_precision(rounds, jf, draws, family_of)
+        a.tables["models"].notes.insert(0, gap_sentence)
     a.tables["self_debate"] = _self_debate(jf, view, seed, replicates)
     a.tables["dilemmas"] = _dilemmas(jf, rounds, view)
     for key in ("self_debate", "dilemmas"):

@@ -107,6 +107,10 @@ class TournamentConfig(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     #: expected output tokens per call, for the dry run and budget estimates (None: max_tokens)
     expected_output_tokens: int | None = Field(default=None, ge=1)
+    #: adaptive: after the first pass, add waves of work until every pairwise interval's half-width is at most
+    #: this (score points), the budget is reached, or nothing can narrow it (ebtui.core.tournament.adaptive).
+    #: A runtime setting: not part of the tournament's identity.
+    target_half_width: float | None = Field(default=None, gt=0)
 
     #: where it was read from (not part of the file)
     source: Path | None = Field(default=None, exclude=True)

@@ -42,7 +42,8 @@ class TournamentSetupError(Exception):
 @dataclass
 class TournamentPlan:
     """Everything checked and loaded before a tournament runs (or is dry-run) — what the CLI and the
-    TUI both need: `plan.estimate()`, then `plan.runner(clients, store)`."""
+    TUI both need: `plan.estimate()`, then `adaptive.runner_for(plan, clients, store)` (which calls
+    `plan.runner` unless the tournament has a target half-width)."""
 
     config: TournamentConfig
     models_config: ModelsConfig

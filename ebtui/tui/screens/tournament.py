@@ -35,8 +35,10 @@ from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
+from ebtui.core.tournament.adaptive import runner_for
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
+from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
 from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
@@ -136,7 +138,7 @@ def dilemma_bars(table: Any) -> list[Bar]:
             for r in rows]
 
 
-class TournamentScreen(TournamentExport):
+class TournamentScreen(SetupHooks, TournamentExport):
     CSS_PATH = "tournament.tcss"
     BINDINGS = bindings("tournament")
 
@@ -179,6 +181,7 @@ class TournamentScreen(TournamentExport):
         self.analysed_rounds = 0
         self.saved: list[tuple[Any, int, str]] = []
         self._shown_progress: Any = None
+        self._from_setup = False  # the plan came from the set-up screen, not from a file
 
     # -- layout ---------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -193,12 +196,13 @@ class TournamentScreen(TournamentExport):
         yield Static("", id="tournament-message", markup=False)
         with TabbedContent(id="tournament-tabs", initial="tab-plan"):
             with TabPane("Plan", id="tab-plan"):
-                yield Static("Give a tournament.toml and press enter to see what it would run.",
-                             id="plan-summary", markup=False)
+                yield Static("Give a tournament.toml and press enter to see what it would run "
+                             "(ctrl+n sets one up without a file).", id="plan-summary", markup=False)
                 yield DataTable(id="plan-table", cursor_type="none", zebra_stripes=True)
             with TabPane("Progress", id="tab-progress"):
                 yield ProgressBar(id="tournament-progress", show_eta=False)
                 yield Static("Not started.", id="progress-stats", markup=False)
+                yield Static("", id="adaptive-status", markup=False)  # an adaptive run: half-width vs target
                 yield DataTable(id="progress-breakdown", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="progress-failures", markup=False)
                 yield BatchStatus(id="batch-status")
@@ -231,6 +235,7 @@ class TournamentScreen(TournamentExport):
             saved.add_column(label, width=width)
         breakdown = self.query_one("#progress-breakdown", DataTable)
         breakdown.add_columns("pairing / model", "done", "progress", "not complete", "ETA")
+        self.query_one("#adaptive-status", Static).display = False
         self.set_interval(0.1, self._show_progress)
         self.action_reload_saved()
         path = self.query_one("#tournament-path", Input)
@@ -266,6 +271,7 @@ class TournamentScreen(TournamentExport):
         self.load_plan(self.query_one("#tournament-path", Input).value)
 
     def load_plan(self, path: str) -> None:
+        self._from_setup = False
         path = path.strip()
         if not path:
             self._message("Give the path of a tournament.toml.", error=True)
@@ -329,6 +335,8 @@ class TournamentScreen(TournamentExport):
         table.add_rows(plan_rows(event.estimate))
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
         self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
+        if event.path == SETUP_LABEL:  # set up in the app and asked to run: run it
+            self.action_start()
 
     # -- running --------------------------------------------------------------------------------------
     @on(Button.Pressed, "#tournament-start")
@@ -336,7 +344,8 @@ class TournamentScreen(TournamentExport):
         if self.state in ("running", "cancelling", "planning"):
             return
         current = self.query_one("#tournament-path", Input).value.strip()
-        if self.plan is None or current != self.plan_path:
+        from_setup = self.plan_path == SETUP_LABEL and self._from_setup
+        if self.plan is None or (current != self.plan_path and not from_setup):
             self.load_plan(current)
             self.notify("Read the plan first, then start.", severity="information")
             return
@@ -364,7 +373,7 @@ class TournamentScreen(TournamentExport):
     async def _run(self, plan: Any, clients: dict[str, Any]) -> None:
         from ebtui.core.tournament import RoundCompleted, RoundNotRun, TournamentFinished
 
-        runner = plan.runner(clients, self.services.store, progress_interval_s=0.1)
+        runner = runner_for(plan, clients, self.services.store, progress_interval_s=0.1)
         self.runner = runner
         try:
             async for event in runner.run():
@@ -382,6 +391,8 @@ class TournamentScreen(TournamentExport):
                     self._failure(f"{event.scheduled.schedule_key}: not run — {event.reason}")
                 elif isinstance(event, TournamentFinished):
                     self._tournament_finished(event)
+                elif hasattr(event, "stop_reason"):  # an adaptive run (ebtui.core.tournament.adaptive)
+                    self._adaptive(event)
         finally:
             for client in clients.values():
                 try:

@@ -1,0 +1,268 @@
+"""How precise a tournament's pairwise comparisons are, or will be: predicted and obtained interval half-widths,
+power, and the smallest detectable gap.
+
+The quantity: the difference of two models' adjusted means (ebtui.core.analysis.fit), with the report's
+interval for it — estimate ± t(0.975, G-1) × SE, SE from the cluster bootstrap over the G dilemmas
+(ebtui.core.analysis.bootstrap).
+
+Prediction for a design (who plays, who judges what, on how many dilemmas, how often), given variance
+components (ebtui.core.analysis.variance). The fit's estimate of a difference is linear in the scores,
+sum_i w_i y_i, with w = X (X'X)^-1 c from the design alone (rows: one team's score in one judgment; columns:
+the fit's model, seat, judge and dilemma terms). Grouping it by dilemma, u_d = sum over the dilemma's rows, the
+bootstrap's SE^2 is G/(G-1) * sum_d (u_d - mean u)^2, whose expectation under the components is
+
+    sum over factors k nested in a dilemma (model x dilemma, exchange, residual): var_k * sum_levels a_l^2
+  + G/(G-1) * sum over crossed factors (judge, judge x model): var_k * sum_levels sum_d (a_dl - mean_d a_dl)^2
+
+with a_dl the sum of w over the rows of level l in dilemma d (the dilemma main effect drops out: the fit
+removes it). So dilemma-to-dilemma swings of a model (model x dilemma) shrink only with more dilemmas, an
+exchange's answers only with more exchanges (dilemmas or repeats), a judgment's noise with more judgments.
+
+The expected half-width is t(0.975, G-1) × c4(G) × sqrt(E[SE^2]) (c4: E[s] = c4 σ for a standard deviation
+with G-1 degrees of freedom). Power for a true gap δ: the interval excludes 0 when |estimate| / SE > t(0.975,
+G-1); with SE having G-1 degrees of freedom that is a noncentral t with noncentrality δ / sqrt(E[SE^2]). The
+smallest detectable gap is the δ with power 0.8 at α = 0.05.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import optimize, special, stats
+
+ALPHA = 0.05
+POWER = 0.8
+NESTED = ("model_dilemma", "exchange", "residual")
+CROSSED = ("judge", "judge_model")
+
+
+@dataclass(frozen=True)
+class DesignRow:
+    """One team's score in one judgment, as a design (no score)."""
+
+    dilemma: str
+    model: str
+    seat: str  # "a" / "b"
+    judge: str
+    exchange: str  # exchange key + seat
+
+
+def rows_of_exchanges(exchanges: Sequence[Any]) -> list[DesignRow]:
+    """Design rows from schedule exchanges (ebtui.core.tournament.schedule.Exchange: dilemma_id, team_a,
+    team_b, repeat, judges)."""
+    out: list[DesignRow] = []
+    for ex in exchanges:
+        key = f"{ex.dilemma_id}|{ex.team_a}|{ex.team_b}|{ex.repeat}"
+        for j in ex.judges:
+            out.append(DesignRow(ex.dilemma_id, ex.team_a, "a", j, key + "|a"))
+            out.append(DesignRow(ex.dilemma_id, ex.team_b, "b", j, key + "|b"))
+    return out
+
+
+def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros((len(idx), max(k - 1, 0)))
+    for j in range(k - 1):
+        out[idx == j, j] = 1.0
+    if k > 1:
+        out[idx == k - 1, :] = -1.0
+    return out
+
+
+def _levels(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    names = sorted(set(values))
+    pos = {n: i for i, n in enumerate(names)}
+    return names, np.array([pos[v] for v in values], dtype=int)
+
+
+@dataclass
+class PairPrediction:
+    a: str
+    b: str
+    se: float  # sqrt(E[SE^2]): the SE the dilemma bootstrap will report
+    half_width: float  # expected half-width of the 95% interval
+    #: the estimate's actual standard deviation (every component, also those constant across dilemmas, such as
+    #: a judge's liking for a model, which resampling dilemmas cannot see)
+    se_true: float = float("nan")
+
+
+def c4(n: int) -> float:
+    """E[s] / σ for a sample standard deviation with n - 1 degrees of freedom (n >= 2)."""
+    if n < 2:
+        return float("nan")
+    return float(math.sqrt(2.0 / (n - 1)) * math.exp(special.gammaln(n / 2) - special.gammaln((n - 1) / 2)))
+
+
+def t_crit(G: int, alpha: float = ALPHA) -> float:
+    return float(stats.t.ppf(1 - alpha / 2, G - 1))
+
+
+def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
+                  pairs: Sequence[tuple[str, str]] | None = None) -> list[PairPrediction]:
+    """The predicted SE and half-width of every pairwise difference (or the given pairs) for a design."""
+    if not rows:
+        return []
+    models, mi = _levels([r.model for r in rows])
+    judges, ji = _levels([r.judge for r in rows])
+    dilemmas, di = _levels([r.dilemma for r in rows])
+    G, M = len(dilemmas), len(models)
+    if G < 2 or M < 2:
+        return []
+    seat = np.array([1.0 if r.seat == "a" else -1.0 for r in rows])
+    parts = [np.ones((len(rows), 1)), _sum_code(mi, M)]
+    if len(set(seat.tolist())) == 2:
+        parts.append(seat[:, None])
+    parts += [_sum_code(ji, len(judges)), _sum_code(di, G)]
+    X = np.hstack(parts)
+    L = np.vstack([np.eye(M - 1), -np.ones((1, M - 1))])  # effects from the sum-coded coefficients
+    wanted = pairs if pairs is not None else [(models[i], models[j]) for i in range(M) for j in range(i + 1, M)]
+    C = np.zeros((X.shape[1], len(wanted)))
+    for p, (a, b) in enumerate(wanted):
+        C[1:M, p] = L[models.index(a)] - L[models.index(b)]
+    W = X @ np.linalg.lstsq(X.T @ X, C, rcond=None)[0]  # n x pairs: the estimate's weights on the scores
+    factors = {
+        "model_dilemma": _levels([f"{r.model}\x1f{r.dilemma}" for r in rows])[1],
+        "exchange": _levels([r.exchange for r in rows])[1],
+        "residual": np.arange(len(rows)),
+        "judge": ji,
+        "judge_model": _levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
+    }
+    se2 = np.zeros(len(wanted))
+    true2 = np.zeros(len(wanted))
+    for k, codes in factors.items():
+        var = float(components.get(k, 0.0))
+        if var <= 0:
+            continue
+        nl = int(codes.max()) + 1
+        sums = np.zeros((nl, len(wanted)))
+        np.add.at(sums, codes, W)
+        true2 += var * np.sum(sums ** 2, axis=0)
+        if k in NESTED:
+            se2 += var * np.sum(sums ** 2, axis=0)
+        else:
+            a3 = np.zeros((G, nl, len(wanted)))
+            np.add.at(a3, (di, codes), W)
+            dev = a3 - a3.mean(axis=0, keepdims=True)
+            se2 += var * G / (G - 1) * np.sum(dev ** 2, axis=(0, 1))
+    t = t_crit(G)
+    k4 = c4(G)
+    return [PairPrediction(a, b, float(np.sqrt(s)), float(t * k4 * np.sqrt(s)), float(np.sqrt(tr)))
+            for (a, b), s, tr in zip(wanted, se2, true2, strict=True)]
+
+
+def power(delta: float, se: float, G: int, alpha: float = ALPHA, *, se_true: float | None = None) -> float:
+    """Chance that the t-based interval for a true gap `delta` excludes 0. The interval's SE has G-1 degrees of
+    freedom around `se`; the estimate's own standard deviation is `se_true` (default `se`). |estimate| > t × SE
+    is then a noncentral t (noncentrality delta / se_true) beyond t × se / se_true."""
+    if G < 2 or not se > 0:
+        return float("nan")
+    st = se if se_true is None or not se_true > 0 else se_true
+    tc = t_crit(G, alpha) * se / st
+    nc = delta / st
+    p = float(stats.nct.sf(tc, G - 1, nc) + stats.nct.cdf(-tc, G - 1, nc))
+    return p if math.isfinite(p) else (1.0 if abs(nc) > tc else 0.0)
+
+
+def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = ALPHA,
+                   se_true: float | None = None) -> float | None:
+    """The smallest true gap the interval excludes 0 for with probability `target` (None: G < 3, or the
+    interval excludes 0 that often even with no gap)."""
+    if G < 3 or not se > 0 or not math.isfinite(se):
+        return None
+    big = max(se, se_true or 0.0)
+    if power(0.0, se, G, alpha, se_true=se_true) >= target:
+        return None
+    hi = big * 4 * (t_crit(G, alpha) + 2)
+    return float(optimize.brentq(lambda d: power(d, se, G, alpha, se_true=se_true) - target, 0.0, hi,
+                                 xtol=1e-6 * se))
+
+
+# ---- what an actual fit obtained ---------------------------------------------------------------------------
+
+
+@dataclass
+class ObtainedPair:
+    a: str
+    b: str
+    estimate: float
+    se: float | None  # bootstrap SE (scaled by sqrt(G/(G-1))), None: blank interval
+    half_width: float | None
+    note: str = ""
+
+
+def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarray, G: int) -> list[ObtainedPair]:
+    """Every pairwise difference of adjusted means with the report's interval (t-based cluster bootstrap over
+    dilemmas, G-1 df): its SE and half-width. `draws`: replicate_fits' rows (the first len(models) columns are
+    the adjusted means)."""
+    from ebtui.core.analysis.bootstrap import interval
+
+    out: list[ObtainedPair] = []
+    M = len(models)
+    for i in range(M):
+        for j in range(i + 1, M):
+            est = float(adjusted[i] - adjusted[j])
+            col = draws[:, i] - draws[:, j] if draws.size else np.zeros(0)
+            iv = interval(est, col, G)
+            if iv.low is None or iv.high is None:
+                out.append(ObtainedPair(models[i], models[j], est, None, None, iv.note))
+                continue
+            half = (iv.high - iv.low) / 2
+            out.append(ObtainedPair(models[i], models[j], est, half / t_crit(G), half))
+    return out
+
+
+# ---- what a report states ----------------------------------------------------------------------------------
+
+
+def report_precision(rounds: Sequence[Any], jf: Any, draws: np.ndarray, family_of: Any, *,
+                     effective: bool = False) -> tuple[dict[str, Any], Any, str]:
+    """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
+    report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
+    into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
+    Table, the sentence shown beside the model table)."""
+    from ebtui.core.analysis.common import Table, view_name
+    from ebtui.core.analysis.variance import variance_components
+
+    vc = variance_components(rounds, family_of, effective=effective)
+    rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
+            for c in vc.json()["components"]]
+    notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
+             "percentile cluster bootstrap over dilemmas; share: of the total. Henderson method III "
+             "(docs/STATISTICS.md). model_dilemma and exchange shrink only with more dilemmas or exchanges; "
+             "more judges average only judge_model and residual.", *vc.notes]
+    table = Table("variance_components", f"Variance components ({vc.source})",
+                  ["component", "variance", "sd", "ci_low", "ci_high", "share", "note"], rows,
+                  view=view_name(effective), notes=notes)
+    G = len(jf.design.dilemmas) if jf is not None else 0
+    gap: dict[str, Any] = {"delta": None, "power": POWER, "alpha": ALPHA, "dilemmas": G,
+                           "basis": "median over model pairs of the bootstrap SE of the difference of adjusted "
+                                    "means (t-based, G-1 df)"}
+    sentence = "Smallest detectable gap: not available"
+    pairs = obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G) if jf is not None and G >= 3 else []
+    ses = [p.se for p in pairs if p.se is not None]
+    if ses:
+        se = float(np.median(ses))
+        # what resampling dilemmas cannot see (a judge's liking for a model is the same on every dilemma):
+        # the ratio of the estimate's own SD to the bootstrap's SE, predicted on this design
+        seen = {(o.round_id, o.seat): DesignRow(o.dilemma, o.model, o.seat, o.judge, f"{o.exchange_id}|{o.seat}")
+                for o in jf.design.obs}
+        preds = predict_pairs(list(seen.values()), vc.values())
+        ratio = float(np.median([q.se_true / q.se for q in preds if q.se > 0])) if preds else 1.0
+        delta = detectable_gap(se, G, se_true=se * ratio)
+        halves = [p.half_width for p in pairs if p.half_width is not None]
+        gap.update(delta=delta, se=se, se_true=se * ratio, pairs=len(ses),
+                   half_width_median=float(np.median(halves)), half_width_max=float(np.max(halves)))
+        sentence = ("Smallest detectable gap: not available (the interval is too short for 80% power)" if delta is None
+                    else f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
+                    f"α = 0.05, {G} dilemmas; median pairwise half-width {np.median(halves):.2f}, widest "
+                    f"{np.max(halves):.2f}). Smaller true gaps will usually not show; `ebtui plan` says what "
+                    "would find them.")
+    elif jf is None:
+        sentence += " (no scores)."
+    else:
+        sentence += f" ({pairs[0].note if pairs else 'fewer than 3 dilemmas or one model'})."
+        gap["note"] = sentence
+    return {"variance_components": vc.json(), "detectable_gap": gap}, table, sentence

@@ -1,0 +1,399 @@
+"""Where the score variation comes from: variance components of a team's score in one judgment.
+
+A team's score in one judgment (the mean of the criteria the judge gave it) is modelled as
+
+    y = fixed(model, seat, same family) + D[dilemma] + MD[model x dilemma] + E[team in exchange]
+        + J[judge] + JM[judge x model] + e
+
+with every bracketed term random, mean zero, independent, with its own variance:
+
+* ``dilemma`` — some dilemmas draw higher scores from everyone;
+* ``model_dilemma`` — a model does better on some dilemmas than others (beyond its average); this is what
+  caps precision: only more dilemmas average it away;
+* ``exchange`` — this team's answers in this one exchange (a replay of the same pairing gives new answers);
+  shared by every judge of the exchange, so more judges do not average it away;
+* ``judge`` — a judge's severity;
+* ``judge_model`` — a judge's liking for one model beyond its severity;
+* ``residual`` — one judgment's own noise (what a second judge of the same answers would not share).
+
+Estimator: Henderson's method III ("fitting constants"): the residual sum of squares of six least-squares
+fits, each leaving out a factor (or a nested chain of them), has an expectation that is linear in the
+components with known coefficients (traces of the fits' projections); solving the six equations gives
+unbiased moment estimates for unbalanced, crossed designs, with no iteration and no normality assumption.
+A negative estimate is reported as 0 (with a note). Why not statsmodels MixedLM: crossed factors there need
+one group holding every row and dense n x n covariance, too slow for the bootstrap over dilemmas below.
+
+Intervals: 95% percentile intervals from a cluster bootstrap over dilemmas (a dilemma drawn twice enters as
+two dilemmas), seeded — except for ``dilemma`` and ``judge``, seen through a handful of levels, whose resampling
+intervals are too narrow: they get the chi-square interval with (levels - 1) degrees of freedom around the
+estimate. With few dilemmas or judges these are wide — honestly so.
+
+When a component cannot be separated it is None with the reason (e.g. ``exchange`` needs at least one
+exchange scored by two judges; otherwise it stays inside ``residual``). With no scores at all,
+``default_components()`` gives the documented defaults (docs/STATISTICS.md) and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ebtui.core.records import Round, Team
+
+COMPONENTS: tuple[str, ...] = ("dilemma", "model_dilemma", "exchange", "judge", "judge_model", "residual")
+DEFAULT_VC_REPLICATES = 100
+DEFAULT_VC_SEED = 20261125
+#: components seen through few levels (the dilemmas, the judges): chi-square intervals, not resampling
+FEW_LEVELS = ("dilemma", "judge")
+
+#: the documented defaults (score-point variances of a team's mean-of-criteria score in one judgment), used
+#: when there is no data. Chosen from this project's simulated and imported tournaments' typical magnitude on
+#: the 1-10 rubric: judges differ by about half a point, dilemmas about as much, a model's dilemma-to-dilemma
+#: swing about 0.35 point, one exchange's answers about 0.35, one judgment's noise about half a point.
+DEFAULTS: dict[str, float] = {
+    "dilemma": 0.25,  # sd 0.50
+    "model_dilemma": 0.12,  # sd 0.35
+    "exchange": 0.12,  # sd 0.35
+    "judge": 0.25,  # sd 0.50
+    "judge_model": 0.04,  # sd 0.20
+    "residual": 0.25,  # sd 0.50
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One team's score in one judgment."""
+
+    dilemma: str
+    model: str
+    judge: str
+    exchange: str  # exchange id + seat: the team's answers in that exchange
+    seat: Team
+    same_family: bool
+    score: float
+
+
+def judgment_rows(rounds: Sequence[Round], family_of: Callable[[str], str], *,
+                  effective: bool = False) -> list[Row]:
+    """Per judged round and seat: the mean of the criteria the judge gave (a seat with none is left out)."""
+    out: list[Row] = []
+    for r in rounds:
+        if r.judgment is None:
+            continue
+        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
+        for team, model in seats:
+            s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
+            vals = [float(v) for v in s.as_dict().values() if v is not None]
+            if not vals:
+                continue
+            out.append(Row(r.dilemma_id, model, r.judge_model, f"{r.exchange_id or r.id}|{team}", team,
+                           family_of(model) == family_of(r.judge_model), float(np.mean(vals))))
+    return out
+
+
+@dataclass
+class Component:
+    name: str
+    variance: float | None  # None: not separable in this data
+    low: float | None = None
+    high: float | None = None
+    note: str = ""
+
+    @property
+    def sd(self) -> float | None:
+        return None if self.variance is None else float(np.sqrt(self.variance))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"component": self.name, "variance": self.variance, "sd": self.sd, "ci_low": self.low,
+                "ci_high": self.high, "note": self.note}
+
+
+@dataclass
+class VarianceComponents:
+    components: dict[str, Component]
+    source: str  # "estimated" or "defaults"
+    n_rows: int = 0
+    dilemmas: int = 0
+    notes: list[str] = field(default_factory=list)
+    replicates: int = 0
+    seed: int = DEFAULT_VC_SEED
+
+    def value(self, name: str) -> float:
+        """The variance to plan with: the estimate, else 0 for a component the data cannot separate (its
+        variance is then inside another one: exchange inside residual, judge_model inside residual)."""
+        c = self.components.get(name)
+        return float(c.variance) if c is not None and c.variance is not None else 0.0
+
+    def values(self) -> dict[str, float]:
+        return {k: self.value(k) for k in COMPONENTS}
+
+    def json(self) -> dict[str, Any]:
+        total = sum(self.values().values())
+        rows = []
+        for k in COMPONENTS:
+            d = self.components[k].as_dict()
+            d["share"] = (self.value(k) / total) if total > 0 and d["variance"] is not None else None
+            rows.append(d)
+        return {"source": self.source, "unit": "a team's mean-of-criteria score in one judgment",
+                "n_scores": self.n_rows, "dilemmas": self.dilemmas,
+                "method": "Henderson method III (fitting constants); 95% percentile cluster bootstrap over "
+                          "dilemmas" if self.source == "estimated" else "documented defaults (no data)",
+                "bootstrap": {"seed": self.seed, "replicates": self.replicates} if self.replicates else None,
+                "components": rows, "notes": list(self.notes)}
+
+
+def default_components(reason: str = "no scores to estimate from") -> VarianceComponents:
+    comps = {k: Component(k, v, note="default") for k, v in DEFAULTS.items()}
+    return VarianceComponents(comps, "defaults",
+                              notes=[f"Documented defaults, not estimates: {reason} (docs/STATISTICS.md)."])
+
+
+# ---- the estimator --------------------------------------------------------------------------------------
+
+
+def _codes(values: Sequence[str]) -> tuple[np.ndarray, int]:
+    names = sorted(set(values))
+    pos = {n: i for i, n in enumerate(names)}
+    return np.array([pos[v] for v in values], dtype=int), len(names)
+
+
+@dataclass
+class _Data:
+    y: np.ndarray
+    fixed: np.ndarray  # intercept, model dummies, seat, family
+    codes: dict[str, tuple[np.ndarray, int]]  # factor -> (codes, levels)
+
+
+def _prepare(rows: Sequence[Row], dil_of_row: Sequence[str] | None = None) -> _Data:
+    dil = list(dil_of_row) if dil_of_row is not None else [r.dilemma for r in rows]
+    y = np.array([r.score for r in rows])
+    mi, M = _codes([r.model for r in rows])
+    cols = [np.ones(len(rows))]
+    cols += [(mi == k).astype(float) for k in range(1, M)]
+    seat = np.array([1.0 if r.seat == "a" else -1.0 for r in rows])
+    if len(set(seat.tolist())) == 2:
+        cols.append(seat)
+    fam = np.array([1.0 if r.same_family else 0.0 for r in rows])
+    if 0 < fam.sum() < len(fam):
+        cols.append(fam)
+    codes = {
+        "dilemma": _codes(dil),
+        "model_dilemma": _codes([f"{r.model}\x1f{d}" for r, d in zip(rows, dil, strict=True)]),
+        "exchange": _codes([f"{r.exchange}\x1f{d}" for r, d in zip(rows, dil, strict=True)]),
+        "judge": _codes([r.judge for r in rows]),
+        "judge_model": _codes([f"{r.judge}\x1f{r.model}" for r in rows]),
+    }
+    return _Data(y, np.column_stack(cols), codes)
+
+
+def _group_sums(codes: np.ndarray, k: int, Q: np.ndarray) -> np.ndarray:
+    """Z'Q for the indicator Z of `codes`: the sums of Q's rows per level."""
+    if Q.shape[1] == 0:
+        return np.zeros((k, 0))
+    order = np.argsort(codes, kind="stable")
+    sc = codes[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    out = np.zeros((k, Q.shape[1]))
+    out[sc[starts]] = np.add.reduceat(Q[order], starts, axis=0)
+    return out
+
+
+def _pair_sq_over_group(g: np.ndarray, codes: np.ndarray) -> float:
+    """sum over groups g and levels l of n_gl^2 / n_g."""
+    n_g = np.bincount(g).astype(float)
+    key = g.astype(np.int64) * (int(codes.max()) + 1) + codes
+    uniq, n_gl = np.unique(key, return_counts=True)
+    grp = uniq // (int(codes.max()) + 1)
+    return float(np.sum(n_gl.astype(float) ** 2 / n_g[grp]))
+
+
+def _basis(X: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap)."""
+    if X.shape[1] == 0:
+        return np.zeros((X.shape[0], 0))
+    w, V = np.linalg.eigh(X.T @ X)
+    top = float(w[-1]) if w.size else 0.0
+    keep = w > max(top * 1e-10, 1e-12)
+    out: np.ndarray = (X @ V[:, keep]) / np.sqrt(w[keep])
+    return out
+
+
+def _demean(X: np.ndarray, g: np.ndarray, k: int) -> np.ndarray:
+    """X minus its mean within the groups g (the projection off the group indicators)."""
+    counts = np.bincount(g, minlength=k).astype(float)
+    if X.ndim == 1:
+        sums = np.bincount(g, weights=X, minlength=k)
+        out: np.ndarray = X - (sums / counts)[g]
+        return out
+    means = np.zeros((k, X.shape[1]))
+    np.add.at(means, g, X)
+    means /= counts[:, None]
+    res: np.ndarray = X - means[g]
+    return res
+
+
+def _dummies(codes: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros((len(codes), k))
+    out[np.arange(len(codes)), codes] = 1.0
+    return out
+
+
+def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
+               random: Sequence[str]) -> tuple[float, int, dict[str, float]]:
+    """One fit: its residual sum of squares, rank, and for each random factor not in the fit the
+    coefficient tr(Z'(I-P)Z) of its variance in E[SSE]."""
+    n = len(d.y)
+    if absorb_exchange:  # the exchange indicators absorb the fixed part, dilemma and model x dilemma
+        g, kg = d.codes["exchange"]
+        W = [_dummies(*d.codes[f]) for f in included if f not in ("exchange", "dilemma", "model_dilemma")]
+        if d.fixed.shape[1] > 1:
+            W.append(d.fixed[:, 1:])  # seat/model are constant within a team-exchange: demeaned to 0
+        Wt = _demean(np.hstack(W), g, kg) if W else np.zeros((n, 0))
+        Q = _basis(Wt)
+        yt = _demean(d.y, g, kg)
+        sse = float(yt @ yt - np.sum((Q.T @ yt) ** 2))
+        rank = kg + Q.shape[1]
+        coef: dict[str, float] = {}
+        for f in random:
+            if f in included or f in ("dilemma", "model_dilemma", "exchange"):
+                continue
+            codes, k = d.codes[f]
+            within = n - _pair_sq_over_group(g, codes)
+            coef[f] = within - float(np.sum(_group_sums(codes, k, Q) ** 2))
+        return sse, rank, coef
+    X = np.hstack([d.fixed, *[_dummies(*d.codes[f]) for f in included]])
+    Q = _basis(X)
+    sse = float(d.y @ d.y - np.sum((Q.T @ d.y) ** 2))
+    coef = {}
+    for f in random:
+        if f in included:
+            continue
+        codes, k = d.codes[f]
+        coef[f] = n - float(np.sum(_group_sums(codes, k, Q) ** 2))
+    return sse, Q.shape[1], coef
+
+
+def _separable(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
+    """Which components this data can separate, and why the others are not."""
+    why: dict[str, str] = {}
+    dil = {r.dilemma for r in rows}
+    models = {r.model for r in rows}
+    judges = {r.judge for r in rows}
+    per_ex: dict[str, int] = {}
+    for r in rows:
+        per_ex[r.exchange] = per_ex.get(r.exchange, 0) + 1
+    if len(dil) < 2:
+        why["dilemma"] = "one dilemma"
+        why["model_dilemma"] = "one dilemma"
+    if max(per_ex.values(), default=0) < 2:
+        why["exchange"] = ("no exchange was scored by two judges (or judged twice): inside the residual")
+    if len(judges) < 2:
+        why["judge"] = "one judge"
+        why["judge_model"] = "one judge"
+    elif len(models) < 2:
+        why["judge_model"] = "one model"
+    return [c for c in COMPONENTS[:-1] if c not in why], why
+
+
+def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
+    """Henderson III: the fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain);
+    judge x model; then judge (crossed chain). Returns raw (possibly negative) estimates, or None when the
+    equations are singular."""
+    n = len(d.y)
+    nested = [c for c in ("exchange", "model_dilemma", "dilemma") if c in comps]
+    crossed = [c for c in ("judge_model", "judge") if c in comps]
+    has_ex = "exchange" in comps
+    full = [*nested, *crossed]
+    fits: list[tuple[list[str], bool]] = [(full, has_ex)]
+    for i in range(len(nested)):
+        fits.append(([*nested[i + 1:], *crossed], False))
+    for i in range(len(crossed)):
+        fits.append(([*nested, *crossed[i + 1:]], has_ex))
+    unknowns = [*comps, "residual"]
+    A = np.zeros((len(fits), len(unknowns)))
+    s = np.zeros(len(fits))
+    for row, (inc, absorb) in enumerate(fits):
+        sse, rank, coef = _fit_terms(d, inc, absorb, comps)
+        s[row] = sse
+        for f, c in coef.items():
+            A[row, unknowns.index(f)] = c
+        A[row, -1] = n - rank
+    if A[0, -1] <= 0 or np.linalg.matrix_rank(A) < len(unknowns):
+        return None
+    sol = np.linalg.solve(A, s) if A.shape[0] == A.shape[1] else np.linalg.lstsq(A, s, rcond=None)[0]
+    return dict(zip(unknowns, (float(v) for v in sol), strict=True))
+
+
+def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
+                        seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
+    """The components with 95% cluster-bootstrap intervals (see the module docstring)."""
+    if not rows:
+        return default_components()
+    comps, why = _separable(rows)
+    est = _estimate(_prepare(rows), comps)
+    if est is None:
+        return default_components("the scores cannot separate the components (too few scores per factor)")
+    G = len({r.dilemma for r in rows})
+    notes: list[str] = []
+    by_dil: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_dil.setdefault(r.dilemma, []).append(i)
+    names = sorted(by_dil)
+    draws: dict[str, list[float]] = {k: [] for k in est}
+    if G >= 3 and replicates > 0:
+        rng = np.random.default_rng(seed)
+        for _ in range(replicates):
+            picks = rng.integers(0, G, size=G)
+            idx = np.concatenate([by_dil[names[p]] for p in picks])
+            labels = [f"{names[p]}#{k}" for k, p in enumerate(picks) for _ in by_dil[names[p]]]
+            try:
+                rep = _estimate(_prepare([rows[i] for i in idx], labels), comps)
+            except np.linalg.LinAlgError:
+                rep = None
+            if rep is not None:
+                for k, v in rep.items():
+                    draws[k].append(max(v, 0.0))
+    else:
+        notes.append("intervals blank: fewer than 3 dilemmas" if G < 3 else "intervals not computed")
+    out: dict[str, Component] = {}
+    for k in COMPONENTS:
+        if k not in est:
+            out[k] = Component(k, None, note=f"not separable: {why.get(k, '')}")
+            continue
+        v = est[k]
+        note = ""
+        if v < 0:
+            note = f"estimate {v:.3f} < 0, reported as 0"
+            v = 0.0
+        lo = hi = None
+        levels = len({getattr(r, k) for r in rows}) if k in FEW_LEVELS else 0
+        if k in FEW_LEVELS and levels >= 3 and v > 0:
+            # a variance seen through a handful of levels: resampling them is too narrow (the percentile
+            # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
+            # interval with levels - 1 degrees of freedom is the honest width
+            df = levels - 1
+            lo, hi = v * df / float(stats.chi2.ppf(0.975, df)), v * df / float(stats.chi2.ppf(0.025, df))
+            note = note or f"chi-square interval, {df} df ({levels} levels)"
+        elif len(draws[k]) >= 20:
+            lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))
+            if k in FEW_LEVELS and v == 0:
+                note = note or "estimate 0: upper end from the dilemma resamples"
+        elif not note:
+            note = "interval blank: too few usable dilemma resamples" if G >= 3 else "interval blank: fewer than 3 dilemmas"
+        out[k] = Component(k, v, lo, hi, note)
+    if "exchange" not in est:
+        notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
+                     "in the residual; a plan will then overrate what extra judges buy.")
+    return VarianceComponents(out, "estimated", len(rows), G, notes,
+                              replicates if G >= 3 else 0, seed)
+
+
+def variance_components(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: bool = False,
+                        replicates: int = DEFAULT_VC_REPLICATES, seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
+    """From saved rounds (any number of tournaments): the estimated components, else the defaults."""
+    return estimate_components(judgment_rows(rounds, family_of, effective=effective), replicates=replicates,
+                               seed=seed)

@@ -1,0 +1,529 @@
+"""Adaptive tournaments: after the first full pass, add the work that narrows the widest pairwise interval most
+per dollar, re-fit, and stop when every pairwise half-width is at most the target, the budget is reached, or
+nothing left can narrow it — and say which.
+
+Each wave is one of (sized as below):
+
+* ``dilemmas`` — new dilemmas of the document not played yet, every pairing on them (the config's judging and
+  rounds_per_pairing);
+* ``half_dilemmas`` — new dilemmas on which each pair of models meets once (one ordering, alternating from
+  dilemma to dilemma): half the calls of a full round robin for nearly all of a new dilemma's worth when a
+  model's dilemma-to-dilemma swing dominates;
+* ``judges`` — one more judge on every existing exchange that has a judge free (a model not playing it and not
+  judging it yet): judgment calls only, the answers are reused;
+* ``repeats`` — every pairing replayed once more on every dilemma played (fresh answers, judged as configured).
+
+Choosing: the pairwise intervals are measured on the rounds played (ebtui.core.analysis.fit + the dilemma
+bootstrap, as the report computes them) — that decides when to stop; the variance components are estimated
+from the same rounds (ebtui.core.analysis.variance); for each kind, the widest expected half-width of the design
+with one unit added is predicted from them (ebtui.core.analysis.precision.predict_pairs) and compared with the
+design's own; the kind with the largest predicted relative narrowing per dollar (per call when unpriced)
+wins, if it narrows by at least MIN_NARROWING (else: nothing left can narrow it). New dilemmas
+are added as few as predicted to reach the target (at most doubling those played), within the budget, so the
+run re-measures as soon as the target may be met.
+
+Resumable: each wave's plan is saved (tournaments/waves/<id>.json, atomically) before its rounds start, so a
+killed run (kill -9) re-runs with the same extended schedule; the runner skips complete rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ebtui.core.records import RoundStatus, Tournament, TournamentStatus
+from ebtui.core.tournament.costs import round_cost
+from ebtui.core.tournament.events import TournamentEvent, TournamentFinished
+from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
+
+if TYPE_CHECKING:
+    from ebtui.core.store import ResultsStore
+    from ebtui.core.tournament.plan import TournamentPlan
+    from ebtui.core.tournament.runner import TournamentRunner
+    from ebtui.providers.base import ModelClient
+
+__all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Wave", "load_state", "waves_path"]
+
+MAX_REPEATS = 8
+#: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
+NEW_DILEMMAS = ("dilemmas", "half_dilemmas")
+MAX_WAVES = 50
+#: a wave must be predicted to narrow the widest interval by at least this share to be worth its cost
+MIN_NARROWING = 0.02
+
+STOP_TARGET = "target_reached"
+STOP_BUDGET = "budget_reached"
+STOP_NOTHING = "nothing_narrows"
+STOP_CANCELLED = "cancelled"
+STOP_INCOMPLETE = "rounds_incomplete"
+STOP_MAX_WAVES = "max_waves"
+
+
+@dataclass(frozen=True)
+class AdaptiveMessage:
+    """A line for the front ends: a wave planned, a measurement, why the run stopped."""
+
+    message: str
+    widest_half_width: float | None = None
+    target: float | None = None
+    stop_reason: str | None = None
+
+
+@dataclass
+class Wave:
+    number: int
+    kind: str  # dilemmas | judges | repeats
+    units: int
+    exchanges: list[dict[str, Any]]  # dilemma_id, team_a, team_b, repeat, judges (the exchange's full judge list)
+    calls: int
+    cost_usd: float
+    widest_before: float | None
+    predicted_widest_after: float
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class AdaptiveState:
+    target: float
+    waves: list[Wave] = field(default_factory=list)
+    measurements: list[dict[str, Any]] = field(default_factory=list)  # after each pass
+    stop_reason: str | None = None
+    stop_message: str = ""
+    uniform: dict[str, Any] | None = None  # the uniform design the plan would choose for the target
+
+    def json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AdaptiveState:
+        waves = [Wave(**w) for w in data.get("waves", [])]
+        return cls(float(data["target"]), waves, list(data.get("measurements", [])), data.get("stop_reason"),
+                   str(data.get("stop_message", "")), data.get("uniform"))
+
+
+def waves_path(store: ResultsStore, tournament_id: str) -> Path:
+    return store.root / "tournaments" / "waves" / f"{tournament_id}.json"
+
+
+def load_state(store: ResultsStore, tournament_id: str) -> AdaptiveState | None:
+    p = waves_path(store, tournament_id)
+    if not p.exists():
+        return None
+    try:
+        return AdaptiveState.from_json(json.loads(p.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save_state(store: ResultsStore, tournament_id: str, state: AdaptiveState) -> None:
+    from ebtui.core.store.files import atomic_write
+
+    p = waves_path(store, tournament_id)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(p, json.dumps(state.json(), indent=2, allow_nan=False).encode("utf-8"),
+                 durable=getattr(store, "durable", True))
+
+
+def _ex_json(ex: Exchange) -> dict[str, Any]:
+    return {"dilemma_id": ex.dilemma_id, "team_a": ex.team_a, "team_b": ex.team_b, "repeat": ex.repeat,
+            "judges": list(ex.judges)}
+
+
+def extended(base: Schedule, waves: Sequence[Wave]) -> Schedule:
+    """The base schedule with every wave's exchanges: a wave exchange with a known key replaces its judges
+    (the earlier judges stay first, so the primary round is the same), a new key is appended."""
+    order: list[str] = []
+    by_key: dict[str, Exchange] = {}
+    for ex in base.exchanges:
+        order.append(ex.exchange_key)
+        by_key[ex.exchange_key] = ex
+    for w in waves:
+        for e in w.exchanges:
+            ex = Exchange(e["dilemma_id"], e["team_a"], e["team_b"], int(e["repeat"]), tuple(e["judges"]))
+            if ex.exchange_key not in by_key:
+                order.append(ex.exchange_key)
+            by_key[ex.exchange_key] = ex
+    exchanges = [by_key[k] for k in order]
+    ids = list(dict.fromkeys(ex.dilemma_id for ex in exchanges))
+    return Schedule(exchanges, list(base.models), ids, base.judge_mode, list(base.notes))
+
+
+@dataclass
+class _Candidate:
+    kind: str
+    units: int
+    exchanges: list[Exchange]  # the exchanges as they will be (judges: full list)
+    new_judgments: list[tuple[Exchange, str]]  # (exchange, judge) judgments added
+    new_exchanges: list[Exchange]  # exchanges whose phases 1-4 are new
+    calls: int = 0
+    cost: float = 0.0
+    widest_after: float = float("inf")  # the measured widest scaled by `ratio` (the prediction when unmeasured)
+    ratio: float = 1.0  # predicted widest after / before, from the variance components
+    predicted_after: float = float("inf")
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "units": self.units, "calls": self.calls, "cost_usd": self.cost,
+                "predicted_widest_after": _finite(self.widest_after)}
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+class AdaptiveRunner:
+    """Runs a tournament's first pass, then waves until the target (see the module docstring). The same
+    interface as TournamentRunner: `async for ev in runner.run()`, `cancel()`, `budget`, `resume_hint()`;
+    between waves it also yields AdaptiveMessage."""
+
+    def __init__(self, plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore, *,
+                 target: float, budget_usd: float | None = None, **runner_kw: Any) -> None:
+        self.plan = plan
+        self.clients = clients
+        self.store = store
+        self.target = target
+        self.budget_usd = budget_usd if budget_usd is not None else plan.config.budget_usd
+        self.runner_kw = runner_kw
+        self.tournament_id = plan.tournament_id
+        self.state = load_state(store, self.tournament_id) or AdaptiveState(target)
+        self.state.target = target
+        self.state.stop_reason = None
+        self.state.stop_message = ""
+        self._cancelled = False
+        self._inner: TournamentRunner | None = None
+        self.tournament: Tournament | None = None
+        self.schedule = extended(plan.schedule, self.state.waves)
+        self._families = {m: i.family for m, i in plan.infos.items() if i.family}
+
+    # -- the TournamentRunner interface -------------------------------------------------------------------
+    @property
+    def budget(self) -> Any:
+        from ebtui.core.tournament.costs import Budget
+
+        return self._inner.budget if self._inner is not None else Budget(self.budget_usd)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._inner is not None:
+            self._inner.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def resume_hint(self, config_path: str | None = None, budget: float | None = None) -> str:
+        base = self._inner.resume_hint(config_path, budget) if self._inner is not None else \
+            f"ebtui tournament {config_path or 'CONFIG'} --resume {self.tournament_id}"
+        return f"{base} --until-half-width {self.target:g}"
+
+    def progress(self) -> Any:
+        return self._inner.progress() if self._inner is not None else None
+
+    async def run(self) -> AsyncIterator[TournamentEvent | AdaptiveMessage]:
+        from ebtui.core.tournament.runner import TournamentRunner
+
+        last: TournamentFinished | None = None
+        while True:
+            self._inner = TournamentRunner(
+                self.plan.config, self.clients, self.store, dilemmas=self.plan.dilemmas, schedule=self.schedule,
+                models_config=self.plan.models_config, tournament_id=self.tournament_id,
+                budget_usd=self.budget_usd, **self.runner_kw)
+            async for ev in self._inner.run():
+                if isinstance(ev, TournamentFinished):
+                    last = ev
+                    continue
+                yield ev
+            assert last is not None
+            self.tournament = last.tournament
+            if self._cancelled:
+                self._stop(STOP_CANCELLED, "cancelled; run it again to resume")
+            elif last.tournament.status == TournamentStatus.STOPPED_BUDGET:
+                self._stop(STOP_BUDGET, f"budget reached (${self._inner.budget.limit_usd:.2f}) before the "
+                                        "target; resume with a larger --budget")
+            elif last.tournament.status != TournamentStatus.COMPLETE:
+                self._stop(STOP_INCOMPLETE, "some rounds did not complete: the target is not measured on a "
+                                            "partial pass; run it again to retry them")
+            else:
+                msg = self._next_wave()
+                if msg is not None:
+                    yield msg
+            if self.state.stop_reason is not None:
+                break
+            _save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
+            w = self.state.waves[-1]
+            yield AdaptiveMessage(
+                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest pairwise "
+                f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
+                f"(target {self.target:g})", w.widest_before, self.target)
+            self.schedule = extended(self.plan.schedule, self.state.waves)
+        _save_state(self.store, self.tournament_id, self.state)
+        t = last.tournament
+        t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
+        extra: Any = t
+        extra.adaptive = self.state.json()  # Tournament allows extra fields: the waves, with the tournament
+        self.store.save_tournament(t)
+        yield AdaptiveMessage(f"stopped: {self.state.stop_message}",
+                              self.state.measurements[-1]["widest"] if self.state.measurements else None,
+                              self.target, self.state.stop_reason)
+        yield TournamentFinished(t, last.progress, last.summary)
+
+    # -- deciding -----------------------------------------------------------------------------------------
+    def _stop(self, reason: str, message: str) -> None:
+        self.state.stop_reason = reason
+        self.state.stop_message = message
+
+    def _rounds(self) -> list[Any]:
+        ids = {sr.round_id(self.tournament_id) for sr in self.schedule.rounds}
+        return [r for r in self.store.load_rounds(tournament=self.tournament_id) if r.id in ids]
+
+    def _next_wave(self) -> AdaptiveMessage | None:
+        """Measure; stop, or append the next wave to the state."""
+        from ebtui.core.analysis.bootstrap import replicate_fits
+        from ebtui.core.analysis.families import family_function
+        from ebtui.core.analysis.fit import fit
+        from ebtui.core.analysis.precision import obtained_pairs
+        from ebtui.core.analysis.variance import variance_components
+
+        rounds = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
+        family_of = family_function(self._families or None)
+        jf = fit(rounds, family_of)
+        calls_so_far = self._calls(self.schedule.exchanges)
+        spent = sum(round_cost(r) for r in self._rounds())
+        observed: dict[tuple[str, str], float] = {}
+        widest: float | None = None
+        if jf is not None:
+            G = len(jf.design.dilemmas)
+            draws = replicate_fits(jf, seed=20261124)
+            for p in obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G):
+                observed[(p.a, p.b)] = p.half_width if p.half_width is not None else float("inf")
+            widest = max(observed.values()) if observed else None
+        vc = variance_components(rounds, family_of, replicates=0)
+        self.state.measurements.append({"wave": len(self.state.waves), "widest": _finite(widest or float("inf")),
+                                        "calls": calls_so_far, "spent_usd": spent, "dilemmas":
+                                        len(self.schedule.dilemma_ids)})
+        msg = AdaptiveMessage(f"measured: widest pairwise half-width {_fmt(widest)} after {calls_so_far} calls "
+                              f"(target {self.target:g})", widest, self.target)
+        if widest is not None and widest <= self.target:
+            self.state.uniform = self._uniform(vc.values())
+            self._stop(STOP_TARGET, self._target_message(widest, calls_so_far))
+            return msg
+        if len(self.state.waves) >= MAX_WAVES:
+            self._stop(STOP_MAX_WAVES, f"{MAX_WAVES} waves added without reaching the target")
+            return msg
+        cands = self._candidates()
+        if not cands:
+            self._stop(STOP_NOTHING, "nothing left can narrow it: no unplayed dilemma, no free judge, and "
+                                     f"{MAX_REPEATS} repeats already; widest half-width {_fmt(widest)}")
+            return msg
+        current = widest if widest is not None and math.isfinite(widest) else float("inf")
+        before = self._predicted_widest(self.schedule, vc.values())
+        for c in cands:
+            self._assess(c, before, current, vc.values())
+
+        def gain(c: _Candidate) -> float:
+            if not math.isfinite(current):
+                return (1.0 if c.kind in NEW_DILEMMAS else 0.0) / max(c.cost or c.calls, 1e-12)
+            return (1.0 - c.ratio) / max(c.cost if c.cost > 0 else c.calls, 1e-12)
+
+        useful = [c for c in cands if not math.isfinite(current) and c.kind in NEW_DILEMMAS
+                  or math.isfinite(current) and 1.0 - c.ratio >= MIN_NARROWING]
+        if not useful:
+            self._stop(STOP_NOTHING, "nothing left can narrow it: "
+                       + "; ".join(f"{c.kind} would give {_fmt(c.widest_after)}" for c in cands)
+                       + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
+                       + ("; the model x dilemma variation needs more dilemmas than the document has)"
+                          if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
+            return msg
+        useful.sort(key=gain, reverse=True)
+        remaining = None if self.budget_usd is None else self.budget_usd - spent
+        chosen: _Candidate | None = None
+        for c in useful:
+            if c.kind in NEW_DILEMMAS:
+                c = self._size_dilemmas(c, before, current, vc.values(), remaining)
+            if remaining is None or c.cost <= remaining:
+                chosen = c
+                break
+        if chosen is None:
+            cheapest = min(useful, key=lambda c: c.cost)
+            self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
+                                    f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
+                                    f"{_fmt(widest)}")
+            return msg
+        self.state.waves.append(Wave(len(self.state.waves) + 1, chosen.kind, chosen.units,
+                                     [_ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
+                                     _finite(widest or float("inf")), chosen.widest_after,
+                                     [c.describe() for c in cands]))
+        return msg
+
+    def _target_message(self, widest: float, calls: int) -> str:
+        u = self.state.uniform
+        out = f"target reached: widest pairwise half-width {widest:.3f} <= {self.target:g} after {calls} calls"
+        if u is None:
+            return out + "; no uniform design of up to 400 dilemmas is predicted to reach it (for comparison)"
+        design = (f"{u['calls']} calls of the uniform design the plan would choose for it ({u['dilemmas']} dilemmas, "
+                  f"{u['judge_mode']}, {u['repeats']} repeat(s): even odds that every pairwise half-width is at "
+                  "most the target)")
+        if calls < u["calls"]:
+            return out + f", fewer than the {design}"
+        if calls == u["calls"]:
+            return out + (f"; NOT fewer than (as many as) the {design}: the measured widest half-width first "
+                          "met the target at the size the plan predicts")
+        first = self._calls(self.plan.schedule.exchanges)
+        if first >= u["calls"] and calls == first:
+            return out + f"; NOT fewer than the {design}: the first pass alone was that large"
+        passed = [m for m in self.state.measurements if m["calls"] >= u["calls"] and m["calls"] < calls]
+        why = (f"at {passed[0]['calls']} calls the measured widest half-width was still "
+               f"{_fmt(passed[0]['widest'])}, wider than predicted" if passed else
+               "the measured half-widths came out wider than predicted")
+        return out + f"; NOT fewer than the {design}: {why}"
+
+    def _uniform(self, components: Mapping[str, float]) -> dict[str, Any] | None:
+        """The uniform design `ebtui plan --half-width W` would choose, from the same estimates."""
+        from ebtui.core.tournament.planner import uniform_for_target
+
+        cfg = self.plan.config
+        judges = list(cfg.judges) if isinstance(cfg.judges, list) else None
+        pool = judges or list(cfg.models)
+        playing = len([j for j in pool if j in cfg.models])
+        modes = ("rotate", "panel") if len(pool) - playing + max(0, playing - 2) >= 2 else ("rotate",)
+        best = uniform_for_target(cfg.models, components, self.target, modes=modes, judges=judges,
+                                  self_debates=cfg.self_debates, seed=cfg.seed,
+                                  document_dilemmas=len(self.plan.dilemmas))
+        return None if best is None else best.json()
+
+    @staticmethod
+    def _calls(exchanges: Sequence[Exchange]) -> int:
+        return sum(4 + len(ex.judges) for ex in exchanges)
+
+    def _pool(self) -> list[str]:
+        cfg = self.plan.config
+        return list(cfg.judges) if isinstance(cfg.judges, list) else list(cfg.models)
+
+    def _candidates(self) -> list[_Candidate]:
+        cfg = self.plan.config
+        out: list[_Candidate] = []
+        played = list(self.schedule.dilemma_ids)
+        doc = [d.id for d in self.plan.dilemmas]
+        unplayed = [d for d in doc if d not in played]
+        wave_no = len(self.state.waves) + 1
+        if unplayed:
+            for kind in NEW_DILEMMAS:
+                new = self._new_dilemmas(unplayed[:1], wave_no, half=kind == "half_dilemmas")
+                if kind == "half_dilemmas" and len(new) == len(self._new_dilemmas(unplayed[:1], wave_no)):
+                    continue  # nothing to halve (two models, or self-debates only)
+                out.append(_Candidate(kind, 1, new, [(ex, j) for ex in new for j in ex.judges], new))
+        load = Counter(j for ex in self.schedule.exchanges for j in ex.judges)
+        more: list[Exchange] = []
+        added: list[tuple[Exchange, str]] = []
+        for ex in self.schedule.exchanges:
+            free = [j for j in self._pool() if j not in (ex.team_a, ex.team_b) and j not in ex.judges]
+            if free:
+                j = min(free, key=lambda x: (load[x], x))
+                load[j] += 1
+                nx = Exchange(ex.dilemma_id, ex.team_a, ex.team_b, ex.repeat, (*ex.judges, j))
+                more.append(nx)
+                added.append((nx, j))
+        if more:
+            out.append(_Candidate("judges", 1, more, added, []))
+        reps = 1 + max((ex.repeat for ex in self.schedule.exchanges), default=0)
+        if reps < MAX_REPEATS:
+            sched = build_schedule(cfg.models, played, judges=cfg.judges, self_debates=cfg.self_debates,
+                                   rounds_per_pairing=1, seed=cfg.seed + 1000 * wave_no)
+            new = [Exchange(ex.dilemma_id, ex.team_a, ex.team_b, reps, ex.judges) for ex in sched.exchanges]
+            out.append(_Candidate("repeats", 1, new, [(ex, j) for ex in new for j in ex.judges], new))
+        return out
+
+    def _new_dilemmas(self, ids: list[str], wave_no: int, *, half: bool = False) -> list[Exchange]:
+        """Every pairing on the new dilemmas, as configured; `half`: each pair meets once per dilemma, in one
+        ordering (alternating from dilemma to dilemma, so each model presents as often as it responds)."""
+        cfg = self.plan.config
+        exchanges = build_schedule(cfg.models, ids, judges=cfg.judges, self_debates=cfg.self_debates,
+                                   rounds_per_pairing=cfg.rounds_per_pairing, seed=cfg.seed + 1000 * wave_no).exchanges
+        if not half:
+            return exchanges
+        doc = [d.id for d in self.plan.dilemmas]
+        order = sorted(cfg.models)
+        kept = []
+        for ex in exchanges:
+            if ex.team_a == ex.team_b:
+                kept.append(ex)
+                continue
+            lo, hi = sorted((ex.team_a, ex.team_b))
+            k = doc.index(ex.dilemma_id) if ex.dilemma_id in doc else 0
+            flip = (k + order.index(lo) + order.index(hi)) % 2 == 1
+            if (ex.team_a, ex.team_b) == ((hi, lo) if flip else (lo, hi)):
+                kept.append(ex)
+        return kept
+
+    def _size_dilemmas(self, c: _Candidate, before: float, current: float, components: Mapping[str, float],
+                       remaining: float | None) -> _Candidate:
+        """As few new dilemmas as predicted to reach the target (at most doubling those played), within the
+        budget: the run re-measures as soon as the target may be met."""
+        played = list(self.schedule.dilemma_ids)
+        unplayed = [d.id for d in self.plan.dilemmas if d.id not in played]
+        cap = min(len(unplayed), max(1, len(played)))
+        best = c
+        for n in range(2, cap + 1):
+            if min(best.widest_after, best.predicted_after) <= self.target:
+                break
+            new = self._new_dilemmas(unplayed[:n], len(self.state.waves) + 1, half=c.kind == "half_dilemmas")
+            nc = _Candidate(c.kind, n, new, [(ex, j) for ex in new for j in ex.judges], new)
+            self._assess(nc, before, current, components)
+            if remaining is not None and nc.cost > remaining:
+                break
+            best = nc
+        return best
+
+    def _assess(self, c: _Candidate, before: float, current: float, components: Mapping[str, float]) -> None:
+        c.predicted_after = self._predicted_widest(extended(self.schedule, [Wave(
+            0, c.kind, c.units, [_ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), components)
+        c.ratio = c.predicted_after / before if math.isfinite(before) and before > 0 else 0.0
+        c.widest_after = current * c.ratio if math.isfinite(current) else c.predicted_after
+        c.calls, c.cost = self._price(c)
+
+    @staticmethod
+    def _predicted_widest(schedule: Schedule, components: Mapping[str, float]) -> float:
+        """The widest expected pairwise half-width of a design, from the variance components estimated on the
+        rounds so far (ebtui.core.analysis.precision.predict_pairs)."""
+        from ebtui.core.analysis.precision import predict_pairs, rows_of_exchanges
+
+        pa = [p.half_width for p in predict_pairs(rows_of_exchanges(schedule.exchanges), components)]
+        return float(np.max(pa)) if pa else float("inf")
+
+    def _price(self, c: _Candidate) -> tuple[int, float]:
+        """Calls and list cost of the candidate's new calls (phases 1-4 of new exchanges, the new judgments)."""
+        from ebtui.core.tournament.plan import estimate_tournament
+
+        cfg, plan = self.plan.config, self.plan
+        new_keys = {ex.exchange_key for ex in c.new_exchanges}
+        team = Schedule([Exchange(ex.dilemma_id, ex.team_a, ex.team_b, ex.repeat, ()) for ex in c.new_exchanges],
+                        list(cfg.models), [], "rotate")
+        judged = Schedule([Exchange(ex.dilemma_id, ex.team_a, ex.team_b, ex.repeat, (j,))
+                           for ex, j in c.new_judgments], list(cfg.models), [], "rotate")
+        judged_teams = Schedule([Exchange(ex.dilemma_id, ex.team_a, ex.team_b, ex.repeat, ())
+                                 for ex, _j in c.new_judgments], list(cfg.models), [], "rotate")
+        est_team = estimate_tournament(cfg, team, plan.dilemmas, plan.infos, tournament_id=self.tournament_id)
+        est_j = estimate_tournament(cfg, judged, plan.dilemmas, plan.infos, tournament_id=self.tournament_id)
+        est_jt = estimate_tournament(cfg, judged_teams, plan.dilemmas, plan.infos, tournament_id=self.tournament_id)
+        cost = est_team.total_cost_usd + est_j.total_cost_usd - est_jt.total_cost_usd
+        calls = 4 * len(new_keys) + len(c.new_judgments)
+        return calls, max(cost, 0.0)
+
+
+def _fmt(x: float | None) -> str:
+    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
+def runner_for(plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore,
+               **kw: Any) -> TournamentRunner | AdaptiveRunner:
+    """The runner a tournament plan asks for: waves until the target half-width when the tournament has one
+    (`target_half_width`), else the plain runner (`plan.runner`). Both have the same interface."""
+    if plan.config.target_half_width is not None:
+        return AdaptiveRunner(plan, clients, store, target=plan.config.target_half_width, **kw)
+    return plan.runner(clients, store, **kw)
