@@ -5,20 +5,20 @@ from __future__ import annotations
 import re
 
 from ebtui.core.judgment.json_reader import (
-    _JsonWalker,
+    JsonWalker,
 )
-from ebtui.core.judgment.lenient_json import _json_candidates, _JsonCandidate
+from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
 from ebtui.core.judgment.provenance import (
-    _Collector,
-    _Ctx,
-    _Found,
+    Collector,
+    Ctx,
+    Found,
 )
 from ebtui.core.judgment.text_reader import (
-    _TextReader,
+    TextReader,
 )
 from ebtui.core.judgment.vocabulary import (
-    _TEAM_LABEL,
-    _team_regex,
+    TEAM_LABEL,
+    team_regex,
 )
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
 
@@ -28,7 +28,7 @@ from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReaso
 
 
 def _label(team: str) -> str:
-    return f"Team {_TEAM_LABEL[team]}"
+    return f"Team {TEAM_LABEL[team]}"
 
 
 def _where(team: str, crit: str) -> str:
@@ -45,12 +45,12 @@ _KIND_WORDS = {"json": "JSON", "json_repaired": "repaired JSON", "table": "a tab
                "prose": "prose", "correction": "a correction"}
 
 
-def _key(f: _Found) -> int | str:
+def _key(f: Found) -> int | str:
     """What makes two readings one value: the score ("8/10" and "8" are one), else what was written."""
     return f.value if f.value is not None else f"?{f.shown}"
 
 
-def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) -> Judgment:
+def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -> Judgment:
     """Resolve what was found into one value per score, its provenance and the review checklist."""
     scores: dict[str, Scores] = {}
     items: list[ReviewReason] = []
@@ -71,7 +71,7 @@ def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) 
             # a value the judge called a draft is superseded by any later one
             draft = next((i for i, f in enumerate(use[:-1]) if _DRAFT_RE.search(f.source[:400])), None)
             if draft is not None:
-                use = use[: draft + 1] + [_Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
+                use = use[: draft + 1] + [Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
             # one score given twice ("8/10" in a section, "8" in a summary table) is one value
             shown = list(dict.fromkeys(f.shown for f in use))
             distinct = list(dict.fromkeys(_key(f) for f in use))
@@ -175,24 +175,24 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
-def _score_entries(col: _Collector) -> int:
+def _score_entries(col: Collector) -> int:
     return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
 
 
 def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     if not text.strip():
-        return _finish(text, _Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
-    rx = _team_regex(team_a_id.strip(), team_b_id.strip())
+        return _finish(text, Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
+    rx = team_regex(team_a_id.strip(), team_b_id.strip())
 
     # JSON, every object in order (a later object that gives scores corrects an earlier one)
-    jcol = _Collector()
-    walker = _JsonWalker(jcol, rx, text)
-    scored: list[_JsonCandidate] = []
+    jcol = Collector()
+    walker = JsonWalker(jcol, rx, text)
+    scored: list[JsonCandidate] = []
     pieces: list[str] = []  # the text with its JSON blanked out (same length), for the text reader
     pos = 0
-    for cand in _json_candidates(text):
+    for cand in json_candidates(text):
         before = _score_entries(jcol)
-        jcol.ctx = _Ctx(pos=cand.span[0], kind="json" if cand.strict else "json_repaired",
+        jcol.ctx = Ctx(pos=cand.span[0], kind="json" if cand.strict else "json_repaired",
                         corrective=bool(scored))
         walker.start(cand.span)
         walker.walk(cand.value, None, None)
@@ -206,8 +206,8 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
 
     # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
     # prose, and corrections written after the JSON
-    tcol = _Collector()
-    _TextReader(tcol, rx).read("".join(pieces), text)
+    tcol = Collector()
+    TextReader(tcol, rx).read("".join(pieces), text)
 
     whole: list[ReviewReason] = []
     col = jcol

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from ebtui.core.judgment.vocabulary import (
-    _CRIT_RE,
-    _interpret,
-    _Val,
+    CRIT_RE,
+    Val,
+    interpret,
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -17,7 +17,7 @@ from ebtui.core.judgment.vocabulary import (
 
 
 @dataclass
-class _Found:
+class Found:
     shown: str
     value: int | None
     problem: str | None
@@ -33,7 +33,7 @@ _TEXT_KINDS = ("line", "prose", "correction")
 
 
 @dataclass
-class _Ctx:
+class Ctx:
     """Where the reader is: set before each line, table row or JSON object is read."""
 
     pos: int = 0
@@ -51,17 +51,17 @@ _FILLER = {
 }
 
 
-def _line_kind(clean: str, v: _Val) -> str:
+def _line_kind(clean: str, v: Val) -> str:
     """"line" where the number stands as a label's value ("3. Stakeholder recognition - 8", "Team A: 8/10",
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
     prefix = clean[: v.start]
-    names = list(_CRIT_RE.finditer(prefix))
+    names = list(CRIT_RE.finditer(prefix))
     if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
         prefix = prefix[names[-1].start():]
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
-    prefix = _CRIT_RE.sub(" ", prefix)
+    prefix = CRIT_RE.sub(" ", prefix)
     prefix = re.sub(r"(?i)\bteam[\s_-]*[ab]\b", " ", prefix)
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"\S*[\d.][\S]*", " ", prefix))
              if w.lower().replace("’", "'").removesuffix("'s") not in _FILLER]
@@ -69,17 +69,17 @@ def _line_kind(clean: str, v: _Val) -> str:
 
 
 @dataclass
-class _Collector:
-    scores: dict[str, dict[str, list[_Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
+class Collector:
+    scores: dict[str, dict[str, list[Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
     justification: dict[str, list[str]] = field(default_factory=lambda: {"a": [], "b": []})
     overall: list[str] = field(default_factory=list)
     unattributed: int = 0
     sources: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # review reasons found while reading
-    ctx: _Ctx = field(default_factory=_Ctx)
+    ctx: Ctx = field(default_factory=Ctx)
     seq: int = 0
 
-    def add(self, team: str | None, crit: str, found: _Found, source: str, via: str | None = None) -> None:
+    def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:
             self.unattributed += 1
             return
@@ -95,12 +95,12 @@ class _Collector:
         self.scores[team].setdefault(crit, []).append(found)
         self.sources.add(source)
 
-    def add_val(self, team: str | None, crit: str, v: _Val, source: str, *, via: str | None = None,
+    def add_val(self, team: str | None, crit: str, v: Val, source: str, *, via: str | None = None,
                 kind: str | None = None) -> None:
-        value, problem = _interpret(v)
+        value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        self.add(team, crit, _Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
+        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
 
     def count(self) -> int:
         return sum(len(d) for d in self.scores.values())

@@ -6,31 +6,31 @@ import re
 from dataclasses import dataclass
 
 from ebtui.core.judgment.provenance import (
-    _Collector,
-    _Ctx,
-    _Found,
+    Collector,
+    Ctx,
+    Found,
 )
 from ebtui.core.judgment.vocabulary import (
-    _AFTER_NAME_RE,
-    _CRIT_KEYWORDS,
-    _CRIT_RE,
-    _DEN,
-    _NOT_COUNT,
-    _NUM,
-    _NUM_RE,
-    _STRIKE_RE,
-    _bare_team,
-    _crit_name,
-    _crit_of,
-    _interpret,
-    _score_in,
-    _score_in_cell,
-    _skipped,
-    _team_of,
-    _team_of_match,
-    _Val,
-    _val,
-    _via_of,
+    AFTER_NAME_RE,
+    CRIT_KEYWORDS,
+    CRIT_RE,
+    DEN,
+    NOT_COUNT,
+    NUM,
+    NUM_RE,
+    STRIKE_RE,
+    Val,
+    bare_team,
+    crit_name,
+    crit_of,
+    interpret,
+    score_in,
+    score_in_cell,
+    skipped,
+    team_of,
+    team_of_match,
+    val_of,
+    via_of,
 )
 from ebtui.core.records import CRITERION_LABELS
 
@@ -85,7 +85,7 @@ _CORR_HEADING = re.compile(
     r"|on[ \t]+second[ \t]+thought|adjusted)(?![a-z])"
 )
 # a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
-_CN = rf"[*\"']*{_NUM}(?:{_DEN}|{_NOT_COUNT})"
+_CN = rf"[*\"']*{NUM}(?:{DEN}|{NOT_COUNT})"
 #: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence)
 _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
@@ -95,7 +95,7 @@ _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
 _NUM_BEFORE_CRIT = re.compile(
-    rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
+    rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
@@ -130,8 +130,8 @@ class _TextState:
     corrective: bool = False  # under a "Revised scores" / "Correction" heading
 
 
-class _TextReader:
-    def __init__(self, col: _Collector, rx: re.Pattern[str]) -> None:
+class TextReader:
+    def __init__(self, col: Collector, rx: re.Pattern[str]) -> None:
         self.col = col
         self.rx = rx
         self.st = _TextState()
@@ -162,7 +162,7 @@ class _TextReader:
             if table:
                 self.table(table)
                 table = []
-            self.col.ctx = _Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
+            self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
                                 corrective=self.st.corrective, via=self.st.via)
             self.line(raw)
             if raw.strip():
@@ -183,7 +183,7 @@ class _TextReader:
 
     def line(self, raw: str) -> None:
         if "~~" in raw:
-            raw = _STRIKE_RE.sub(" ", raw)
+            raw = STRIKE_RE.sub(" ", raw)
         clean = raw.replace("*", "").replace("`", "").strip()
         if not clean:
             return
@@ -194,8 +194,8 @@ class _TextReader:
         heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
         low = clean.lower()
         crits: list[re.Match[str]] = []
-        if self.mentions_left > 0 and any(w in low for w, _ in _CRIT_KEYWORDS):
-            for m in _CRIT_RE.finditer(clean):
+        if self.mentions_left > 0 and any(w in low for w, _ in CRIT_KEYWORDS):
+            for m in CRIT_RE.finditer(clean):
                 if re.search(r"\d[ \t]*$", clean[max(0, m.start() - 8):m.start()]):
                     continue  # "3 stakeholders", "2 frameworks": a count, not the criterion's label
                 crits.append(m)
@@ -215,14 +215,14 @@ class _TextReader:
             self.st.crit = None
             self.st.corrective = bool(_CORR_HEADING.search(clean))
             self.col.ctx.corrective = self.st.corrective
-            tset = {_team_of_match(m) for m in teams}
-            if not tset and (bt := _bare_team(clean)):
+            tset = {team_of_match(m) for m in teams}
+            if not tset and (bt := bare_team(clean)):
                 tset = {bt}
             if not tset and third:  # "## Team C (a hypothetical)", "### The previous team": nobody's scores
                 self.st.team = self.st.section = None
                 return
             if tset:
-                self.st.via = _via_of([m for m in teams]) if teams else "label"
+                self.st.via = via_of([m for m in teams]) if teams else "label"
             if ov and not crits and not tset:
                 self.st.team = None
                 self.st.section = "overall"
@@ -233,12 +233,12 @@ class _TextReader:
                 self.st.team = self.st.section = tset.pop()
             elif len(tset) == 2:
                 self.st.team = self.st.section = None
-            if len(crits) == 1 and not _NUM_RE.search(clean[crits[0].end():]):
-                self.st.crit = _crit_name(crits[0].group(0))
+            if len(crits) == 1 and not NUM_RE.search(clean[crits[0].end():]):
+                self.st.crit = crit_name(crits[0].group(0))
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
             self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
-            self.st.via = _via_of(teams[:1]) if teams else "label"
+            self.st.via = via_of(teams[:1]) if teams else "label"
         elif third and third.start() < 3 and not teams and not crits:
             self.st.team = self.st.section = None  # "Team C: ..." label line
             return
@@ -258,7 +258,7 @@ class _TextReader:
             scored = self._under_criterion(clean, teams)
         if lead is not None and crits:
             self.st.team = lead
-            self.st.via = _via_of(teams[:1]) if teams else "label"
+            self.st.via = via_of(teams[:1]) if teams else "label"
 
         if heading:
             return
@@ -284,9 +284,9 @@ class _TextReader:
                 continue
             if _HYPOTHETICAL.search(sent) or _NEGATION.search(sent, 0, lang.start()):
                 continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
-            crits = {_crit_name(m.group(0)) for m in _CRIT_RE.finditer(sent)}
+            crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
-            teams = {_team_of_match(m) for m in tms}
+            teams = {team_of_match(m) for m in tms}
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
                 continue
             team = teams.pop() if teams else self.st.team
@@ -299,7 +299,7 @@ class _TextReader:
                         continue
                     if needs_talk and not _SCORE_TALK.search(sent):
                         continue
-                    if _skipped(sent, m.start("num"), m.end("num")):
+                    if skipped(sent, m.start("num"), m.end("num")):
                         continue
                     target = m
                     break
@@ -307,12 +307,12 @@ class _TextReader:
                     break
             if target is None:
                 continue
-            v = _val(target, corrective=True)
-            value, problem = _interpret(v)
-            self.col.ctx = _Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
+            v = val_of(target, corrective=True)
+            value, problem = interpret(v)
+            self.col.ctx = Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
                                 source=sent.strip(), clean=sent, kind="correction", corrective=True,
-                                via=_via_of(tms) if tms else self.st.via)
-            self.col.add(team, crits.pop(), _Found(v.shown(), value, problem, kind="correction", corrective=True),
+                                via=via_of(tms) if tms else self.st.via)
+            self.col.add(team, crits.pop(), Found(v.shown(), value, problem, kind="correction", corrective=True),
                          "lines")
             found = True
         return found
@@ -322,22 +322,22 @@ class _TextReader:
         Returns the team and where its name ends."""
         if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
             if _LABEL_REST_RE.match(clean, teams[0].end()):
-                return _team_of_match(teams[0]), teams[0].end()
+                return team_of_match(teams[0]), teams[0].end()
         bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)
         if bt and _LABEL_REST_RE.match(clean, bt.end()) and len(clean) > 2 and ":" in clean[bt.end():bt.end() + 3]:
             return bt.group(1).lower(), bt.end()
         return None, 0
 
-    def _pairs(self, segment: str, offset: int = 0) -> list[tuple[str, _Val, str]]:
+    def _pairs(self, segment: str, offset: int = 0) -> list[tuple[str, Val, str]]:
         """"Team A 8, Team B 6" / "Team A: 8/10 … Team B: 7/10" inside one stretch of text (offset: where
         the stretch starts in the line)."""
         out = []
         for m in self.rx.finditer(segment):
-            n = _AFTER_NAME_RE.match(segment, m.end())
-            if n and not _skipped(segment, n.start("num"), n.end()):
-                v = _val(n)
-                v = _Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
-                out.append((_team_of_match(m), v, _via_of([m])))
+            n = AFTER_NAME_RE.match(segment, m.end())
+            if n and not skipped(segment, n.start("num"), n.end()):
+                v = val_of(n)
+                v = Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
+                out.append((team_of_match(m), v, via_of([m])))
         return out
 
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
@@ -357,15 +357,15 @@ class _TextReader:
         for idx, cm in enumerate(crits):
             while ti < len(teams) and teams[ti].end() <= cm.start():
                 ti += 1
-            crit = _crit_name(cm.group(0))
+            crit = crit_name(cm.group(0))
             end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
             nxt = before[idx + 1] if idx + 1 < len(crits) else None
             if nxt is not None:
                 end = min(end, nxt.start("num"))
             pre = before[idx]
-            if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
-                team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
-                self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
+            if pre is not None and not skipped(clean, pre.start("num"), pre.end("num")):
+                team: str | None = team_of_match(teams[ti - 1]) if ti else self.st.team
+                self.col.add_val(team, crit, val_of(pre), "lines", via=via_of([teams[ti - 1]]) if ti else None,
                                  kind="prose")  # read, but a human should look: the score comes before its label
                 scored = True
                 continue
@@ -380,19 +380,19 @@ class _TextReader:
             first_team = self.rx.search(segment)
             if first_team:
                 end = cm.end() + first_team.start()
-            found = _score_in(clean, cm.end(), end)
+            found = score_in(clean, cm.end(), end)
             if found is None:
                 continue
             v = found
-            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
-            via = _via_of([teams[ti - 1]]) if ti else None
+            team = team_of_match(teams[ti - 1]) if ti else self.st.team
+            via = via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
             since = teams[ti - 1].end() if ti else 0
             if _THIRD_RE.search(clean, since, cm.start()):
                 team = None
             if idx and _CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
-                v = _Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
+                v = Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
             self.col.add_val(team, crit, v, "lines", via=via)
             scored = True
         return scored
@@ -410,10 +410,10 @@ class _TextReader:
             r"[\s\->*]*(?:(?:score|rating|grade|mark|points)[ \t]*[:=\-–—]?[ \t]*)?(?=\d)", clean, re.IGNORECASE
         )
         if m and not teams:
-            n = _NUM_RE.match(clean, m.end())
+            n = NUM_RE.match(clean, m.end())
             # "2. Team A ..." is a list item; "1 = no principle stated" a rubric anchor
-            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]) and not _skipped(clean, n.start("num"), n.end()):
-                self.col.add_val(self.st.team, crit, _val(n), "lines")
+            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]) and not skipped(clean, n.start("num"), n.end()):
+                self.col.add_val(self.st.team, crit, val_of(n), "lines")
                 return True
         return False
 
@@ -428,7 +428,7 @@ class _TextReader:
                 s = s[1:]
             if s.endswith("|"):
                 s = s[:-1]
-            cells = [_MARKUP_RE.sub("", _STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
+            cells = [_MARKUP_RE.sub("", STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
             if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
                 continue
             rows.append(cells)
@@ -441,37 +441,37 @@ class _TextReader:
 
         def at_row(row: list[str]) -> None:
             pos, src = row_at[id(row)]
-            self.col.ctx = _Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
+            self.col.ctx = Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
 
         col_team = {
-            i: t for i, c in enumerate(header) if c and (t := _team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
+            i: t for i, c in enumerate(header) if c and (t := team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
         }
-        col_crit = {i: c for i, h in enumerate(header) if h and (c := _crit_of(h))}
+        col_crit = {i: c for i, h in enumerate(header) if h and (c := crit_of(h))}
         if col_team and len(set(col_team.values())) <= 2 and not col_crit:
             # a column per team: | Criterion | Team A | Team B |
             for row in rows[1:]:
-                crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := _crit_of(cell))), None)
+                crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := crit_of(cell))), None)
                 if crit is None:
                     continue  # "Total", "Average"
                 at_row(row)
                 for i, t in col_team.items():
-                    if i < len(row) and (v := _score_in_cell(row[i])):
-                        self.col.add_val(t, crit, v, "table", via=_via_of(list(self.rx.finditer(header[i]))))
+                    if i < len(row) and (v := score_in_cell(row[i])):
+                        self.col.add_val(t, crit, v, "table", via=via_of(list(self.rx.finditer(header[i]))))
             return
         if len(col_crit) >= 2:
             # a column per criterion: | Team | Principle | Consistency | ...
             for row in rows[1:]:
-                team_cell = next((cell for cell in row[:2] if cell and _team_of(cell, self.rx)), "")
-                team = _team_of(team_cell, self.rx) if team_cell else None
+                team_cell = next((cell for cell in row[:2] if cell and team_of(cell, self.rx)), "")
+                team = team_of(team_cell, self.rx) if team_cell else None
                 at_row(row)
                 for i, crit in col_crit.items():
-                    if i < len(row) and not _NOT_SCORE_HEADER.search(header[i]) and (v := _score_in_cell(row[i])):
-                        self.col.add_val(team, crit, v, "table", via=_via_of(list(self.rx.finditer(team_cell))))
+                    if i < len(row) and not _NOT_SCORE_HEADER.search(header[i]) and (v := score_in_cell(row[i])):
+                        self.col.add_val(team, crit, v, "table", via=via_of(list(self.rx.finditer(team_cell))))
             return
         # one table per team: | Criterion | Score | Justification | (the team from the heading above it,
         # or from a team column in the row)
         score_col = next((i for i, h in enumerate(header)
-                          if _SCORE_HEADER_RE.search(h) and not _crit_of(h) and not _NOT_SCORE_HEADER.search(h)), None)
+                          if _SCORE_HEADER_RE.search(h) and not crit_of(h) and not _NOT_SCORE_HEADER.search(h)), None)
         # columns that never hold the team's score: Max, Out of, Weight, Rank, Total, ...
 
         just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h)), None)
@@ -479,21 +479,21 @@ class _TextReader:
         body = rows[1:] if score_col is not None or just_col is not None or team_col is not None else rows
         not_score = {i for i, h in enumerate(header) if _NOT_SCORE_HEADER.search(h)} if body is not rows else set()
         for row in body:
-            crit_at = next((i for i, cell in enumerate(row) if _crit_of(cell)), None)
+            crit_at = next((i for i, cell in enumerate(row) if crit_of(cell)), None)
             if crit_at is None:
                 continue
-            crit = _crit_of(row[crit_at])
+            crit = crit_of(row[crit_at])
             assert crit is not None
             team = self.st.team
             via = None
             if team_col is not None and team_col < len(row) and row[team_col].strip():
-                team = _team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
-                via = _via_of(list(self.rx.finditer(row[team_col])))
+                team = team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
+                via = via_of(list(self.rx.finditer(row[team_col])))
             if score_col is not None:
-                v = _score_in_cell(row[score_col]) if score_col < len(row) else None
+                v = score_in_cell(row[score_col]) if score_col < len(row) else None
             else:
                 v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
-                          if i not in not_score and (x := _score_in_cell(cell))), None)
+                          if i not in not_score and (x := score_in_cell(cell))), None)
             if v is not None:
                 at_row(row)
                 self.col.add_val(team, crit, v, "table", via=via)
