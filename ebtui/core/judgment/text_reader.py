@@ -18,12 +18,14 @@ from ebtui.core.judgment.vocabulary import (
     NOT_COUNT,
     NUM,
     NUM_RE,
+    OPPONENT_RE,
     STRIKE_RE,
     Val,
     bare_team,
     crit_name,
     crit_of,
     interpret,
+    other,
     score_in,
     score_in_cell,
     skipped,
@@ -61,17 +63,48 @@ _LABEL_REST_RE = re.compile(
     r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–-]|$)",
     re.IGNORECASE,
 )
-_SCORE_HEADER_RE = re.compile(r"score|rating|points|grade|mark|/ ?10", re.IGNORECASE)
-_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why", re.IGNORECASE)
-_NOT_SCORE_HEADER = re.compile(
-    r"(?i)\b(?:max(?:imum)?|out[ \t]+of|possible|weight(?:ing)?|weighted|rank(?:ing)?|total|sum|avg|average|mean"
-    r"|scale|range|target|threshold|benchmark|previous|prior|old|original|initial)\b"
+# What a table header means. A header that names the scale beside a score word ("Score (out of 10)",
+# "Score /10", "Rating (1-10)") is a score column; the scale alone ("Out of", "/10", "Max") is not.
+_SCALE_IN_HEADER = re.compile(
+    r"(?i)[(\[]?[ \t]*(?:(?:out[ \t]+of|/|of)[ \t]*10|(?:0|1)[ \t]*[-–][ \t]*10|scale[ \t]+(?:of[ \t]+)?1[ \t]*[-–][ \t]*10)"
+    r"[ \t]*[)\]]?"
 )
+_SCORE_HEADER_RE = re.compile(
+    r"(?i)(?<![a-z])(?:scores?|scored|rating|rated|points?|pts|grade|marks?|awarded|given|assigned|final|revised"
+    r"|corrected|adjusted|updated|amended|result|value)(?![a-z])"
+)
+#: a later reading of the score, which wins over an earlier one in the same table
+_LATE_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:final|revised|corrected|adjusted|updated|amended|new)(?![a-z])")
+#: an earlier reading: never the score, but what a later column corrects
+_PRIOR_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:previous|prior|old|original|initial|draft|first|preliminary|before)(?![a-z])")
+_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why|evidence|remarks?", re.IGNORECASE)
+# columns that state something else about a criterion: its maximum, weight, weighted product, rank, a sum
+_NOT_SCORE_HEADER = re.compile(
+    r"(?i)(?<![a-z])(?:max(?:imum)?|out[ \t]+of|possible|available|weight(?:ing|s)?|weighted|rank(?:ing)?|total|sum"
+    r"|avg|average|mean|scale|range|target|threshold|benchmark|percent(?:age)?|%|difference|diff|delta|gap|margin"
+    r"|lead|change|std|sd)(?![a-z])"
+)
+
+
+def _header_meaning(h: str) -> str:
+    """What a table header says its column holds: "score", "prior" (an earlier score), "not" (a maximum,
+    weight, rank...) or "" (nothing about scores: a team or criterion label, justification...)."""
+    rest = _SCALE_IN_HEADER.sub(" ", h)
+    if _NOT_SCORE_HEADER.search(rest) or (not re.search(r"[A-Za-z]", rest) and _SCALE_IN_HEADER.search(h)):
+        return "not"  # "Max", "Out of", "/10" alone, "Weighted", "Rank"
+    if _PRIOR_HEADER_RE.search(rest):
+        return "prior"
+    if _SCORE_HEADER_RE.search(rest) or _SCALE_IN_HEADER.search(h):
+        return "score"
+    return ""
+
+
 # a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
+# (the round has two teams: Team A / B, 1 / 2, One / Two, and "the other team" is the opponent, not a third)
 _THIRD_RE = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?![ab](?![a-z0-9]))(?:[c-z]|\d{1,2}|one|two|three|three)(?![a-z0-9])"
-    r"|(?<![a-z])(?:previous|other|another|third|earlier|prior|opposing|hypothetical|rival|last|former|different)"
-    r"[ \t]+(?:team|side|group|debater|presenter|respondent)s?(?![a-z])"
+    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|\d{2}|three|four|five)(?![a-z0-9])"
+    r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|different|past|fictional)"
+    r"[ \t]+(?:team|side|group|debater|presenter|respondent|round)s?(?![a-z])"
 )
 # language that makes a later value a correction of an earlier one
 _CORR_LANG = re.compile(
@@ -91,6 +124,8 @@ _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?<![a-z])should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)[ \t]+(?:a[ \t]+)?{_CN}"), False),
     (re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*\(?(?:and[ \t]+)?not[ \t]+(?:a[ \t]+)?\d"), False),
+    # "a 4 on consistency, not 5": the value the sentence sets against the one it takes back
+    (re.compile(rf"(?i){_CN}[^\d.;:!?]{{0,60}}?(?:,[ \t]*|[ \t]+)(?:not|rather[ \t]+than|instead[ \t]+of)[ \t]+(?:a[ \t]+)?\d"), False),
     (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
@@ -100,6 +135,8 @@ _NUM_BEFORE_CRIT = re.compile(
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
+#: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
+_NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
 _NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
 
@@ -282,11 +319,13 @@ class TextReader:
             lang = _CORR_LANG.search(sent)
             if not lang:
                 continue
-            if _HYPOTHETICAL.search(sent) or _NEGATION.search(sent, 0, lang.start()):
+            if _HYPOTHETICAL.search(sent) or _NEGATED_VERB.search(sent, 0, lang.start()):
                 continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
             crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
             teams = {team_of_match(m) for m in tms}
+            if not teams and self.st.team is not None and OPPONENT_RE.search(sent):
+                teams = {other(self.st.team)}  # "the other team's consistency should be 4" in A's section
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
                 continue
             team = teams.pop() if teams else self.st.team
@@ -443,20 +482,39 @@ class TextReader:
             pos, src = row_at[id(row)]
             self.col.ctx = Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
 
-        col_team = {
-            i: t for i, c in enumerate(header) if c and (t := team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
-        }
+        meaning = [_header_meaning(h) for h in header]
+        # a column per team: | Criterion | Team A | Team B | — a team's column holds its score unless the header
+        # says it holds something else (weighted, max, rank, justification); a later column beats an earlier one
+        teams_at: dict[str, list[int]] = {}
+        for i, c in enumerate(header):
+            if c and (t := team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c) and meaning[i] != "not":
+                teams_at.setdefault(t, []).append(i)
+        col_team: dict[int, str] = {}
+        prior_of: dict[int, int] = {}
+        for t, cols in teams_at.items():
+            late = [i for i in cols if meaning[i] == "score" and _LATE_HEADER_RE.search(header[i])]
+            now = [i for i in cols if meaning[i] != "prior"]
+            chosen = late[-1:] or now
+            for i in chosen:
+                col_team[i] = t
+                prev = [j for j in cols if j < i and meaning[j] == "prior"]
+                if late and prev:
+                    prior_of[i] = prev[-1]
         col_crit = {i: c for i, h in enumerate(header) if h and (c := crit_of(h))}
         if col_team and len(set(col_team.values())) <= 2 and not col_crit:
-            # a column per team: | Criterion | Team A | Team B |
             for row in rows[1:]:
                 crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := crit_of(cell))), None)
                 if crit is None:
                     continue  # "Total", "Average"
                 at_row(row)
                 for i, t in col_team.items():
+                    via = via_of(list(self.rx.finditer(header[i])))
+                    if i in prior_of and prior_of[i] < len(row) and (pv := score_in_cell(row[prior_of[i]])):
+                        self.col.add_val(t, crit, pv, "table", via=via)
                     if i < len(row) and (v := score_in_cell(row[i])):
-                        self.col.add_val(t, crit, v, "table", via=via_of(list(self.rx.finditer(header[i]))))
+                        if i in prior_of:
+                            v = Val(v.num, v.den, v.upper, v.start, True)
+                        self.col.add_val(t, crit, v, "table", via=via)
             return
         if len(col_crit) >= 2:
             # a column per criterion: | Team | Principle | Consistency | ...
@@ -465,19 +523,21 @@ class TextReader:
                 team = team_of(team_cell, self.rx) if team_cell else None
                 at_row(row)
                 for i, crit in col_crit.items():
-                    if i < len(row) and not _NOT_SCORE_HEADER.search(header[i]) and (v := score_in_cell(row[i])):
+                    if i < len(row) and meaning[i] not in ("not", "prior") and (v := score_in_cell(row[i])):
                         self.col.add_val(team, crit, v, "table", via=via_of(list(self.rx.finditer(team_cell))))
             return
-        # one table per team: | Criterion | Score | Justification | (the team from the heading above it,
-        # or from a team column in the row)
-        score_col = next((i for i, h in enumerate(header)
-                          if _SCORE_HEADER_RE.search(h) and not crit_of(h) and not _NOT_SCORE_HEADER.search(h)), None)
-        # columns that never hold the team's score: Max, Out of, Weight, Rank, Total, ...
-
-        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h)), None)
-        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role", h)), None)
-        body = rows[1:] if score_col is not None or just_col is not None or team_col is not None else rows
-        not_score = {i for i, h in enumerate(header) if _NOT_SCORE_HEADER.search(h)} if body is not rows else set()
+        # a criterion per row: | Criterion | Score | Justification | (the team from the heading above it, or
+        # from a team column in the row). The score column is the one whose header means the score; a later
+        # reading ("Revised", "Final") beats an earlier one ("Original", "Draft"), which it corrects.
+        score_cols = [i for i, m in enumerate(meaning) if m == "score" and not crit_of(header[i])]
+        late = [i for i in score_cols if _LATE_HEADER_RE.search(header[i])]
+        score_col = late[-1] if late else (score_cols[0] if score_cols else None)
+        prior_col = next((i for i in range(len(header)) if meaning[i] == "prior"), None) if late else None
+        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h) and meaning[i] == ""), None)
+        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role|debater", h)), None)
+        has_header = score_col is not None or just_col is not None or team_col is not None or any(meaning)
+        body = rows[1:] if has_header else rows
+        skip = {i for i, m in enumerate(meaning) if m in ("not", "prior")} if has_header else set()
         for row in body:
             crit_at = next((i for i, cell in enumerate(row) if crit_of(cell)), None)
             if crit_at is None:
@@ -493,11 +553,12 @@ class TextReader:
                 v = score_in_cell(row[score_col]) if score_col < len(row) else None
             else:
                 v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
-                          if i not in not_score and (x := score_in_cell(cell))), None)
+                          if i not in skip and i != just_col and (x := score_in_cell(cell))), None)
             if v is not None:
                 at_row(row)
+                if prior_col is not None and prior_col < len(row) and (pv := score_in_cell(row[prior_col])):
+                    self.col.add_val(team, crit, pv, "table", via=via)
+                    v = Val(v.num, v.den, v.upper, v.start, True)
                 self.col.add_val(team, crit, v, "table", via=via)
             if just_col is not None and just_col < len(row) and row[just_col] and team is not None:
                 self.buffers[team].append(f"{CRITERION_LABELS[crit]}: {row[just_col]}")
-
-

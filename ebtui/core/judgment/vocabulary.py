@@ -71,7 +71,9 @@ _ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responder
 
 @lru_cache(maxsize=64)
 def team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
-    alts = [rf"(?P<ta>team{_S}a)", rf"(?P<tb>team{_S}b)", rf"(?P<ra>{_ROLE_A})", rf"(?P<rb>{_ROLE_B})"]
+    # the two teams of a round, however a judge numbers them: Team A / B, Team 1 / 2, Team One / Two
+    alts = [rf"(?P<ta>team{_S}(?:a|1|one))", rf"(?P<tb>team{_S}(?:b|2|two))", rf"(?P<ra>{_ROLE_A})",
+            rf"(?P<rb>{_ROLE_B})"]
     # ids only tell the teams apart when they differ (a model debating itself has one id twice)
     if a_id and b_id and a_id.lower() != b_id.lower():
         ids = [("ia", a_id), ("ib", b_id)]
@@ -89,10 +91,34 @@ def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
     return {team_of_match(m) for m in rx.finditer(text)}
 
 
+_BARE_RE = re.compile(r"[^A-Za-z0-9]*([ABab])(?![A-Za-z0-9])[^A-Za-z0-9(]*(?:\((?P<paren>[^()\n]{0,80})\))?[\W_]*")
+_ROLE_A_RE = re.compile(rf"(?i)(?<![a-z]){_ROLE_A}|present(?:ing|er|s)(?![a-z])")
+_ROLE_B_RE = re.compile(rf"(?i)(?<![a-z]){_ROLE_B}|respond(?:ing|s)(?![a-z])")
+
+
 def bare_team(text: str) -> str | None:
-    """"A", "**B**:", "(a)" — a team named by its bare letter (only where a whole cell/key/heading is it)."""
-    core = re.sub(r"[^A-Za-z0-9]+", " ", text).strip().lower()
-    return core if core in ("a", "b") else None
+    """"A", "**B**:", "(a)", "A (presenting)" — a team named by its bare letter, only where the whole cell, key
+    or heading is that letter (with at most a parenthetical that does not contradict it)."""
+    m = _BARE_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    team = m.group(1).lower()
+    paren = m.group("paren") or ""
+    says_a, says_b = bool(_ROLE_A_RE.search(paren)), bool(_ROLE_B_RE.search(paren))
+    if (team == "a" and says_b and not says_a) or (team == "b" and says_a and not says_b):
+        return None  # "A (responding)": contradicts itself
+    return team
+
+
+#: the opponent of a team already named: "the other team", "the opposing team", "their opponents"
+OPPONENT_RE = re.compile(
+    r"(?i)(?<![a-z])(?:the[ \t]+)?(?:other|opposing|rival)[ \t]+(?:team|side)s?(?![a-z])|(?<![a-z])(?:their|its|the)"
+    r"[ \t]+(?:opponents?|opposition)(?![a-z])"
+)
+
+
+def other(team: str) -> str:
+    return "b" if team == "a" else "a"
 
 
 def team_of(text: str, rx: re.Pattern[str]) -> str | None:
