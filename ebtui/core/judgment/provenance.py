@@ -60,6 +60,8 @@ def _line_kind(clean: str, v: Val) -> str:
     names = list(CRIT_RE.finditer(prefix))
     if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
         prefix = prefix[names[-1].start():]
+    # "Consistency: Strong (8)": a rating of a word or two, then the number alone in brackets, is a label's value
+    prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*[A-Za-z][A-Za-z'’ -]{0,40}\([ \t]*$", r"\1", prefix)
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
     prefix = CRIT_RE.sub(" ", prefix)
     prefix = re.sub(r"(?i)\bteam[\s_-]*[ab]\b", " ", prefix)

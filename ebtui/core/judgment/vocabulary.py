@@ -12,6 +12,19 @@ from functools import lru_cache
 
 _S = r"[\s_-]*"  # between words of a name: "principle articulation", "principle_articulation", "PrincipleArt…"
 _S1 = r"[\s_-]+"
+#: words a judge shortens, and how many letters an abbreviation keeps at least
+_ABBREVIATED = (("principle", 5), ("consistency", 5), ("stakeholders", 5), ("uncertainty", 5), ("framework", 5),
+                ("intellectual", 5), ("honesty", 4), ("constructive", 5), ("engagement", 5))
+
+
+def _prefixes(word: str, keep: int) -> str:
+    """A pattern for every start of `word` at least `keep` letters long ("consi", "consis", ... "consistency")."""
+    tail = ""
+    for ch in reversed(word[keep:]):
+        tail = f"(?:{ch}{tail})?"
+    return word[:keep] + tail
+
+
 _CRIT_ALTS = "|".join(
     [
         rf"principle{_S}articulation",
@@ -32,6 +45,8 @@ _CRIT_ALTS = "|".join(
         rf"constructive{_S}engagement",
         r"constructiveness",
         r"engagement",
+        # an abbreviation: the start of a criterion's word, with its dot ("Consist.", "Stakeh. recog.", "Intell. hon.")
+        *(_prefixes(w, k) + r"\." for w, k in _ABBREVIATED),
     ]
 )
 # (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
@@ -55,7 +70,16 @@ def crit_name(matched: str) -> str:
     for word, crit in CRIT_KEYWORDS:
         if word in low:
             return crit
-    raise AssertionError(matched)  # unreachable: every alternative holds a keyword
+    for word, crit in _ABBREVIATION_OF:
+        if low.startswith(word):
+            return crit
+    raise AssertionError(matched)  # unreachable: every alternative holds a keyword or an abbreviation
+
+
+_ABBREVIATION_OF = (("princ", "principle_articulation"), ("consi", "consistency"), ("stake", "stakeholder_recognition"),
+                    ("uncer", "uncertainty_integration"), ("frame", "framework_awareness"),
+                    ("intel", "intellectual_honesty"), ("hone", "intellectual_honesty"),
+                    ("const", "constructive_engagement"), ("engag", "constructive_engagement"))
 
 
 def crit_of(text: str) -> str | None:
@@ -176,7 +200,8 @@ _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
 NOT_COUNT = (
     r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
-    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
+    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team"
+    r"|is|was|seems|feels|looks|sounds|fits|reflects|would|should|captures|strikes|feels|works|overall)"
     r"(?![A-Za-z]))[A-Za-z]))"
 )
 # "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
@@ -194,6 +219,12 @@ _SEP = (
 )
 AFTER_NAME_RE = re.compile(rf"{_SEP}{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})", re.IGNORECASE)
 _AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
+# "Consistency: Strong (8)", "Honesty - very good (9/10)": a label, a word or two of rating, and the number
+# alone in brackets
+_WORD_THEN_NUM = re.compile(
+    rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*){{0,2}}[ \t*_]*\([ \t]*{NUM}"
+    rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
+)
 _CORRECTION_RE = re.compile(
     r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
     r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
@@ -219,8 +250,15 @@ _NEGATED_BEFORE = re.compile(
 _AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \t]*(?:\?|=(?!=)|(?:or|to)[ \t]+\d)")
 
 
+#: the rest of a question the number stands in: "a 9 for them? Not quite" (no dash, bracket or stop between)
+_IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
+
+
 def skipped(line: str, start: int, end: int) -> bool:
-    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end))
+    """A candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9 for them?"),
+    a rubric anchor ("1 = no principle stated"), or a step in a comparison ("from 6 to 8")."""
+    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end)
+                or _IN_QUESTION.match(line, end))
 
 
 def score_in(line: str, start: int, end: int) -> Val | None:
@@ -234,7 +272,7 @@ def score_in(line: str, start: int, end: int) -> Val | None:
                        if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
             return val_of(corrections[-1], corrective=True)
-    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False)):
+    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True)):
         pos = start
         while pos < stop:
             m = rx.match(line, pos, stop) if anchored else rx.search(line, pos, stop)
