@@ -12,7 +12,9 @@ from ebtui.core.judgment.provenance import (
     Found,
 )
 from ebtui.core.judgment.vocabulary import (
+    CRIT_RE,
     Val,
+    crit_name,
     crit_of,
     score_in_cell,
     team_of,
@@ -26,6 +28,9 @@ def _norm_key(key: str) -> str:
     return re.sub(r"[\s_\-.]+", " ", key).strip().lower()
 
 
+#: words that may stand beside a criterion's name in a key that names its score
+_KEY_FILLER = {"score", "scores", "rating", "points", "grade", "mark", "value", "result", "final", "revised", "for",
+               "on", "of", "the", "criterion", "criteria", "team", "a", "b", "s", "out", "pts", "level"}
 _SCORE_KEYS = {"score", "value", "rating", "points", "grade", "mark", "result"}
 _NAME_KEYS = {"team", "name", "model", "id", "label", "role", "side", "team name", "team id"}
 _CRIT_NAME_KEYS = {"criterion", "criteria", "name", "category", "metric", "dimension", "aspect"}
@@ -59,6 +64,20 @@ class JsonWalker:
 
     def team_of_key(self, key: str) -> str | None:
         return team_of(key, self.rx)
+
+    def crit_of_key(self, key: str) -> str | None:
+        """The criterion a key names, where the key is that criterion's name (with at most team names, score
+        words or numbering around it): "consistency", "Consistency score", "team_a_consistency", "1. Principle
+        articulation". A key that says something else about the criterion ("num_stakeholders",
+        "stakeholders_named", "principle_count", "consistency_justification") does not name its score."""
+        m = CRIT_RE.search(key)
+        if m is None:
+            return None
+        rest = _norm_key(self.rx.sub(" ", CRIT_RE.sub(" ", key)))
+        words = [w for w in re.findall(r"[a-z]+", rest) if w not in _KEY_FILLER]
+        if words and not _JUST_WORDS.search(rest):
+            return None
+        return crit_name(m.group(0))
 
     def _locate(self, key: str, value: Any) -> None:
         """Point the context at the member "key": value as written in the reply."""
@@ -113,7 +132,7 @@ class JsonWalker:
             kt = self.team_of_key(key)
             if kt is not None:
                 self.via.setdefault(kt, via_of(list(self.rx.finditer(key))))
-            kc = crit_of(key)
+            kc = self.crit_of_key(key)
             scalar = not isinstance(v, (list, Obj))
             if kc is not None:
                 t = kt or team

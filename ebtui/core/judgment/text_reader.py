@@ -129,6 +129,15 @@ _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
+# "Principle 1", "stakeholder #2", "Framework 3": an item's number after a singular noun, not a score
+_NUMBERED_ITEM = re.compile(r"(?i)(?:principle|stakeholder|framework)[ \t]+(?:#|no\.?[ \t]*)?\d")
+# the scale a heading names: "(1-10)", "(out of 10)", "/10"
+_SCALE_NOTE = re.compile(r"(?i)\(?[ \t]*(?:(?:out[ \t]+of|/)[ \t]*10|[01][ \t]*[-–][ \t]*10)[ \t]*\)?")
+# two scores side by side: "8 / 6", "8/10 | 6/10", "8 vs 6", "8, 6"
+_PAIR_RE = re.compile(
+    rf"[ \t:=*_>\-–—]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_]*(?P<sep>[ \t]/[ \t]|\||,|;|[ \t]vs\.?[ \t]|[ \t][-–—][ \t])"
+    rf"[ \t*_]*(?<![\w.])(?P<num2>\d{{1,2}})(?:[ \t]*/[ \t]*(?P<den2>10))?(?![\d.]|[ \t]*/)"
+)
 _NUM_BEFORE_CRIT = re.compile(
     rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
@@ -165,6 +174,7 @@ class _TextState:
     section: str | None = None  # "a", "b", "overall" or None: where prose goes
     via: str = "label"  # how the current team was named
     corrective: bool = False  # under a "Revised scores" / "Correction" heading
+    pair: tuple[str, str] | None = None  # under "Scores (Team A / Team B)": "Consistency: 8 / 6" gives both
 
 
 class TextReader:
@@ -235,6 +245,8 @@ class TextReader:
             for m in CRIT_RE.finditer(clean):
                 if re.search(r"\d[ \t]*$", clean[max(0, m.start() - 8):m.start()]):
                     continue  # "3 stakeholders", "2 frameworks": a count, not the criterion's label
+                if _NUMBERED_ITEM.match(clean, m.start()):
+                    continue  # "their Principle 1 (autonomy)", "stakeholder 2": an item's number, not a score
                 crits.append(m)
                 self.mentions_left -= 1
                 if self.mentions_left <= 0:
@@ -250,6 +262,7 @@ class TextReader:
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
         if heading:
             self.st.crit = None
+            self.st.pair = None
             self.st.corrective = bool(_CORR_HEADING.search(clean))
             self.col.ctx.corrective = self.st.corrective
             tset = {team_of_match(m) for m in teams}
@@ -270,7 +283,12 @@ class TextReader:
                 self.st.team = self.st.section = tset.pop()
             elif len(tset) == 2:
                 self.st.team = self.st.section = None
-            if len(crits) == 1 and not NUM_RE.search(clean[crits[0].end():]):
+                order = [team_of_match(m) for m in teams]
+                if len(order) == 2 and not crits and not any(self._scores_in(clean)):
+                    self.st.pair = (order[0], order[1])  # "Scores (Team A / Team B):", "**Team B vs Team A**"
+            if len(crits) == 1 and not any(self._scores_in(clean, crits[0].end())):
+                # "### Consistency", "### Consistency (1 = contradictory, 10 = fully coherent)": a criterion's
+                # heading (a rubric's anchors and the scale are not scores)
                 self.st.crit = crit_name(crits[0].group(0))
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
@@ -356,6 +374,11 @@ class TextReader:
             found = True
         return found
 
+    def _scores_in(self, clean: str, start: int = 0) -> list[Val]:
+        """The numbers after `start` that could be scores: not a rubric's anchors, the scale, a question..."""
+        clean = _SCALE_NOTE.sub(lambda m: " " * len(m.group(0)), clean)
+        return [val_of(n) for n in NUM_RE.finditer(clean, start) if not skipped(clean, n.start("num"), n.end())]
+
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
         """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
         Returns the team and where its name ends."""
@@ -409,6 +432,15 @@ class TextReader:
                 scored = True
                 continue
             segment = clean[cm.end():end]
+            if self.st.pair is not None and not teams and (pm := _PAIR_RE.match(clean, cm.end(), end)):
+                if not (pm.group("sep").strip() == "/" and pm.group("num2") == "10" and pm.group("den") is None):
+                    # "Consistency: 8 / 6" under "Scores (Team A / Team B)": one score for each, in that order
+                    first = val_of(pm)
+                    second = Val(pm.group("num2"), pm.group("den2"), None, pm.start("num2"))
+                    self.col.add_val(self.st.pair[0], crit, first, "lines")
+                    self.col.add_val(self.st.pair[1], crit, second, "lines")
+                    scored = True
+                    continue
             pairs = self._pairs(segment, cm.end())
             if pairs:
                 for t, pv, pvia in pairs:
