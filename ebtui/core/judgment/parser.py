@@ -156,11 +156,15 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
     )
 
 
-def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None) -> Judgment:
-    """Read a judge's reply. Never raises, never invents a score; see docs/JUDGMENT.md."""
+def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None,
+                   finish_reason: str | None = None) -> Judgment:
+    """Read a judge's reply. Never raises, never invents a score; see docs/JUDGMENT.md.
+
+    `finish_reason` (optional): the provider's, where known; "length" says the reply was cut off, so the last
+    number it holds is never read (a reply that ends mid-row or mid-line is treated the same without it)."""
     raw = text if isinstance(text, str) else ""
     try:
-        return _parse(raw, team_a_id or "", team_b_id or "")
+        return _parse(raw, team_a_id or "", team_b_id or "", cut=finish_reason == "length")
     except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
         msg = f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"
         return Judgment(
@@ -175,11 +179,39 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
+def _missing_any(col: Collector) -> bool:
+    return any(not col.scores[t].get(c) for t in ("a", "b") for c in CRITERIA)
+
+
 def _score_entries(col: Collector) -> int:
     return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
 
 
-def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
+#: the last number of the reply's last line, and what follows it
+_LAST_NUMBER = re.compile(r"\d[\d.,/]*(?:[ \t]*(?:/|out[ \t]+of)[ \t]*\d*)?[^\d\n]*\Z")
+
+
+def cut_tail(text: str, cut: bool) -> tuple[str, str | None]:
+    """Where the reply ends inside a structure — a table row without its closing "|", a line whose last number
+    could have gone on to be another score ("… 1" may have been "… 10", "7/1" "7/10") — or was cut off (`cut`),
+    the last number of its last line cannot be trusted. Returns the text with that number blanked (same
+    length) and the line it stood in, or the text unchanged and None. ("Consistency: 8" or "… 7/10" at the
+    very end are complete: nothing they could have become is another score.)"""
+    last = text[text.rfind("\n") + 1:]
+    body = last.strip()
+    if not body:
+        return text, None
+    row_cut = body.startswith("|") and not body.endswith("|")
+    ends_on_number = bool(re.search(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?)$", body))
+    if not (cut or row_cut or ends_on_number):
+        return text, None
+    m = _LAST_NUMBER.search(text, len(text) - len(last))
+    if m is None:
+        return text, None
+    return text[: m.start()] + " " * (len(text) - m.start()), body
+
+
+def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judgment:
     if not text.strip():
         return _finish(text, Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
     rx = team_regex(team_a_id.strip(), team_b_id.strip())
@@ -207,7 +239,8 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
     # prose, and corrections written after the JSON
     tcol = Collector()
-    TextReader(tcol, rx).read("".join(pieces), text)
+    blanked, cut_line = cut_tail("".join(pieces), cut)
+    TextReader(tcol, rx).read(blanked, text)
 
     whole: list[ReviewReason] = []
     col = jcol
@@ -223,6 +256,9 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",
                                   message="the reply was cut off before its JSON ended; only complete scores were kept"))
+    if cut_line is not None and _missing_any(col):
+        whole.append(ReviewReason(kind="truncated", message=f"the reply ends inside {_quote(cut_line, 80)}: its last "
+                                  "number was not read (cut off, it may have been longer: 1 could be 10)"))
     method = "json" if col.count() else "none"
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
