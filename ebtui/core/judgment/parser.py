@@ -191,19 +191,39 @@ def _score_entries(col: Collector) -> int:
 _LAST_NUMBER = re.compile(r"\d[\d.,/]*(?:[ \t]*(?:/|out[ \t]+of)[ \t]*\d*)?[^\d\n]*\Z")
 
 
+_ENDS_ON_NUMBER = re.compile(r"\d[*_]*$")
+_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|\d[.\-–])[*_]*$")
+#: a line that gives a labelled number: "Consistency: 8", "- **Honesty** - 7/10 — candid", "Team A: 8"
+_LABELLED_NUMBER = re.compile(r"(?:[-*•]?[ \t]*\d{1,2}[.)][ \t]+)?[^\d\n]{2,80}?[:=\-–—][ \t*_]*\d{1,2}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?(?P<after>[^\n]*)$")
+
+
+_AFTER_LAST_NUMBER = re.compile(r"\d(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?([^\d\n]*)$")
+
+
+def _ends_inside_line(text: str, body: str) -> bool:
+    if _COULD_GO_ON.search(body):
+        return True
+    if not _ENDS_ON_NUMBER.search(body):
+        return False
+    # the judge's labelled lines before this one: complete where most of them also end on their number
+    afters = [a.group(1).strip() for line in text.splitlines()[-40:-1]
+              if _LABELLED_NUMBER.match(line.strip()) and (a := _AFTER_LAST_NUMBER.search(line.strip()))]
+    return bool(afters) and sum(1 for a in afters if a and a.strip("*_")) * 2 > len(afters)
+
+
 def cut_tail(text: str, cut: bool) -> tuple[str, str | None]:
-    """Where the reply ends inside a structure — a table row without its closing "|", a line whose last number
-    could have gone on to be another score ("… 1" may have been "… 10", "7/1" "7/10") — or was cut off (`cut`),
-    the last number of its last line cannot be trusted. Returns the text with that number blanked (same
-    length) and the line it stood in, or the text unchanged and None. ("Consistency: 8" or "… 7/10" at the
-    very end are complete: nothing they could have become is another score.)"""
+    """Where the reply ends inside a structure, or was cut off (`cut`), the last number of its last line cannot
+    be trusted ("| 1" may have been "| 10", "7" "7.5" or "70%"). The reply ends inside a structure where its
+    last line is a table row without its closing "|", or ends on a number while the lines before it that end
+    the same way ("Label: N") do not: the judge's own lines show something followed ("/10", a reason), or
+    the number could have gone on ("… 1", "7/1", "7.", "7-"). Returns the text with that number blanked
+    (same length) and the line it stood in, or the text unchanged and None."""
     last = text[text.rfind("\n") + 1:]
     body = last.strip()
     if not body:
         return text, None
     row_cut = body.startswith("|") and not body.endswith("|")
-    ends_on_number = bool(re.search(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?)$", body))
-    if not (cut or row_cut or ends_on_number):
+    if not (cut or row_cut or _ends_inside_line(text, body)):
         return text, None
     m = _LAST_NUMBER.search(text, len(text) - len(last))
     if m is None:
