@@ -62,6 +62,16 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
         for crit in CRITERIA:
             values[crit] = None
             found = sorted(col.scores[team].get(crit, []), key=lambda f: (f.pos, f.seq))
+            doubt = next((sent for c, sent in col.doubts if c == crit), None)
+            if doubt is not None:
+                items.append(ReviewReason(team=team, criterion=crit, kind="conflict",
+                                          message=f"{_where(team, crit)}: a correction of this criterion names no team "
+                                                  f"of this round ({_quote(doubt)}); left missing"))
+                if found and doubt in text:
+                    provenance.append(ScoreSource(team=team, criterion=crit, kind="correction", value=None,
+                                                  text=doubt, position=found[-1].pos,
+                                                  note="a correction that names no team"))
+                continue
             if not found:
                 items.append(ReviewReason(team=team, criterion=crit, kind="missing",
                                           message=f"{_where(team, crit)}: missing (the judge gave no score)"))
@@ -272,6 +282,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.overall = col.overall or tcol.overall
     col.unattributed += tcol.unattributed
     col.notes += tcol.notes
+    col.doubts += tcol.doubts
     col.sources |= tcol.sources
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",

@@ -64,7 +64,7 @@ def _line_kind(clean: str, v: Val) -> str:
     prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*[A-Za-z][A-Za-z'’ -]{0,40}\([ \t]*$", r"\1", prefix)
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
     prefix = CRIT_RE.sub(" ", prefix)
-    prefix = re.sub(r"(?i)\bteam[\s_-]*[ab]\b", " ", prefix)
+    prefix = re.sub(r"(?i)\bteam[\s_-]*(?:[ab12]|one|two)\b", " ", prefix)
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"\S*[\d.][\S]*", " ", prefix))
              if w.lower().replace("’", "'").removesuffix("'s") not in _FILLER]
     return "line" if not words else "prose"
@@ -78,6 +78,8 @@ class Collector:
     unattributed: int = 0
     sources: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # review reasons found while reading
+    #: (criterion, sentence): a correction of that criterion's score that names no team of this round
+    doubts: list[tuple[str, str]] = field(default_factory=list)
     ctx: Ctx = field(default_factory=Ctx)
     seq: int = 0
 

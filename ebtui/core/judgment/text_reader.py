@@ -138,6 +138,12 @@ _PAIR_RE = re.compile(
     rf"[ \t:=*_>\-–—]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_]*(?P<sep>[ \t]/[ \t]|\||,|;|[ \t]vs\.?[ \t]|[ \t][-–—][ \t])"
     rf"[ \t*_]*(?<![\w.])(?P<num2>\d{{1,2}})(?:[ \t]*/[ \t]*(?P<den2>10))?(?![\d.]|[ \t]*/)"
 )
+# a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
+_BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")
+# a label that is a team's bare letter: "- A (presenting): 8", "B - 7"
+_BARE_LABEL = re.compile(r"[\s\->*•]*(?P<label>[AB](?![\w'’])(?:[ \t]*\([^()\n]{0,40}\))?)[ \t]*(?:[:=]|[-–—][ \t])[ \t]*")
+# both teams by their bare letters, side by side: "(A / B)", "A (presenting) vs B (responding)"
+_BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])(?:[ \t]*\([^()\n]{0,40}\))?[ \t]*(?:/|\||vs\.?|versus|and|&)[ \t]*([AB])(?![A-Za-z0-9'’])")
 _NUM_BEFORE_CRIT = re.compile(
     rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
@@ -268,6 +274,11 @@ class TextReader:
             tset = {team_of_match(m) for m in teams}
             if not tset and (bt := bare_team(clean)):
                 tset = {bt}
+            bp = _BARE_PAIR.search(clean) if not tset else None
+            if bp is not None and bp.group(1).lower() != bp.group(2).lower() and not crits and not self._scores_in(clean):
+                self.st.team = self.st.section = None  # "Scores (A / B)", "A (presenting) vs B (responding)"
+                self.st.pair = (bp.group(1).lower(), bp.group(2).lower())
+                return
             if not tset and third:  # "## Team C (a hypothetical)", "### The previous team": nobody's scores
                 self.st.team = self.st.section = None
                 return
@@ -342,13 +353,12 @@ class TextReader:
             crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
             teams = {team_of_match(m) for m in tms}
+            teams |= {m.group(1).lower() for m in _BARE_MENTION.finditer(sent)}  # "A's", "B (responding)"
             if not teams and self.st.team is not None and OPPONENT_RE.search(sent):
                 teams = {other(self.st.team)}  # "the other team's consistency should be 4" in A's section
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
                 continue
             team = teams.pop() if teams else self.st.team
-            if team is None:
-                continue
             target = None
             for rx, needs_talk in _CORR_TARGETS:
                 for m in rx.finditer(sent):
@@ -364,6 +374,11 @@ class TextReader:
                     break
             if target is None:
                 continue
+            if team is None:
+                # a correction of a score, but of whose? Both teams' scores on it need a person
+                self.col.doubts.append((crits.pop(), sent.strip()))
+                found = True
+                continue
             v = val_of(target, corrective=True)
             value, problem = interpret(v)
             self.col.ctx = Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
@@ -376,7 +391,8 @@ class TextReader:
 
     def _scores_in(self, clean: str, start: int = 0) -> list[Val]:
         """The numbers after `start` that could be scores: not a rubric's anchors, the scale, a question..."""
-        clean = _SCALE_NOTE.sub(lambda m: " " * len(m.group(0)), clean)
+        blank = lambda m: " " * len(m.group(0))  # noqa: E731 - same length, so positions hold
+        clean = self.rx.sub(blank, _SCALE_NOTE.sub(blank, clean))  # "Team 1" holds no score
         return [val_of(n) for n in NUM_RE.finditer(clean, start) if not skipped(clean, n.start("num"), n.end())]
 
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
@@ -477,6 +493,13 @@ class TextReader:
             for t, v, via in pairs:
                 self.col.add_val(t, crit, v, "lines", via=via)
             return True
+        b = _BARE_LABEL.match(clean) if not teams else None
+        if b is not None and (bt := bare_team(b.group("label"))):
+            # "- A (presenting): 8/10" under a criterion heading
+            n = NUM_RE.match(clean, b.end())
+            if n and not skipped(clean, n.start("num"), n.end()):
+                self.col.add_val(bt, crit, val_of(n), "lines")
+                return True
         m = re.match(
             r"[\s\->*]*(?:(?:score|rating|grade|mark|points)[ \t]*[:=\-–—]?[ \t]*)?(?=\d)", clean, re.IGNORECASE
         )
