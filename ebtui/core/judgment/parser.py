@@ -76,8 +76,10 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                 items.append(ReviewReason(team=team, criterion=crit, kind="missing",
                                           message=f"{_where(team, crit)}: missing (the judge gave no score)"))
                 continue
-            # prose only counts where nothing structured gave the score (or where it corrects it)
-            use = [f for f in found if f.kind != "prose" or f.corrective] or found
+            # every reading counts: prose that gives another value than a table or a label, with no correction
+            # language, is a conflict like any other (a person decides)
+            # (a sentence's number that is no score at all — "53/70" in a totals line — is not a reading of it)
+            use = [f for f in found if f.kind != "prose" or f.value is not None or f.corrective] or found
             # a value the judge called a draft is superseded by any later one
             draft = next((i for i, f in enumerate(use[:-1]) if _DRAFT_RE.search(f.source[:400])), None)
             if draft is not None:
@@ -221,21 +223,25 @@ def _ends_inside_line(text: str, body: str) -> bool:
     return bool(afters) and sum(1 for a in afters if a and a.strip("*_")) * 2 > len(afters)
 
 
-def cut_tail(text: str, cut: bool) -> tuple[str, str | None]:
+def cut_tail(text: str, cut: bool, original: str | None = None) -> tuple[str, str | None]:
     """Where the reply ends inside a structure, or was cut off (`cut`), the last number of its last line cannot
     be trusted ("| 1" may have been "| 10", "7" "7.5" or "70%"). The reply ends inside a structure where its
     last line is a table row without its closing "|", or ends on a number while the lines before it that end
     the same way ("Label: N") do not: the judge's own lines show something followed ("/10", a reason), or
     the number could have gone on ("… 1", "7/1", "7.", "7-"). Returns the text with that number blanked
     (same length) and the line it stood in, or the text unchanged and None."""
-    last = text[text.rfind("\n") + 1:]
-    body = last.strip()
+    end = len(text.rstrip())
+    if original is not None and len(original.rstrip()) != end:
+        return text, None  # the reply ends inside its JSON, which the JSON reader reads (or drops) itself
+    start = text.rfind("\n", 0, end) + 1
+    body = text[start:end].strip()
     if not body:
         return text, None
+    newline_after = "\n" in text[end:]
     row_cut = body.startswith("|") and not body.endswith("|")
-    if not (cut or row_cut or _ends_inside_line(text, body)):
+    if not (cut or row_cut or (not newline_after and _ends_inside_line(text, body))):
         return text, None
-    m = _LAST_NUMBER.search(text, len(text) - len(last))
+    m = _LAST_NUMBER.search(text[:end], start)
     if m is None:
         return text, None
     return text[: m.start()] + " " * (len(text) - m.start()), body
@@ -269,7 +275,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
     # prose, and corrections written after the JSON
     tcol = Collector()
-    blanked, cut_line = cut_tail("".join(pieces), cut)
+    blanked, cut_line = cut_tail("".join(pieces), cut, text)
     TextReader(tcol, rx).read(blanked, text)
 
     whole: list[ReviewReason] = []

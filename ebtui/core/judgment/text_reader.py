@@ -144,6 +144,8 @@ _BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((
 _BARE_LABEL = re.compile(r"[\s\->*•]*(?P<label>[AB](?![\w'’])(?:[ \t]*\([^()\n]{0,40}\))?)[ \t]*(?:[:=]|[-–—][ \t])[ \t]*")
 # both teams by their bare letters, side by side: "(A / B)", "A (presenting) vs B (responding)"
 _BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])(?:[ \t]*\([^()\n]{0,40}\))?[ \t]*(?:/|\||vs\.?|versus|and|&)[ \t]*([AB])(?![A-Za-z0-9'’])")
+# a value set against the one it replaces: "deserves a 6 rather than 8", "a 5 instead of the 7", "6, not 8"
+_INSTEAD = re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*(?:rather[ \t]+than|instead[ \t]+of|not)[ \t]+(?:a[ \t]+|an[ \t]+|the[ \t]+)?\d")
 _NUM_BEFORE_CRIT = re.compile(
     rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
@@ -264,7 +266,7 @@ class TextReader:
         scored = False
         third = _THIRD_RE.search(clean)
 
-        if crits and _CORR_LANG.search(clean) and self._prose_corrections(clean):
+        if crits and (_CORR_LANG.search(clean) or _INSTEAD.search(clean)) and self._prose_corrections(clean):
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
         if heading:
             self.st.crit = None
@@ -345,7 +347,7 @@ class TextReader:
         found = False
         for sm in re.finditer(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?", clean):
             sent = sm.group(0)
-            lang = _CORR_LANG.search(sent)
+            lang = _CORR_LANG.search(sent) or _INSTEAD.search(sent)
             if not lang:
                 continue
             if _HYPOTHETICAL.search(sent) or _NEGATED_VERB.search(sent, 0, lang.start()):
@@ -353,7 +355,8 @@ class TextReader:
             crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
             teams = {team_of_match(m) for m in tms}
-            teams |= {m.group(1).lower() for m in _BARE_MENTION.finditer(sent)}  # "A's", "B (responding)"
+            if not teams:
+                teams = {m.group(1).lower() for m in _BARE_MENTION.finditer(sent)}  # "A's", "B (responding)"
             if not teams and self.st.team is not None and OPPONENT_RE.search(sent):
                 teams = {other(self.st.team)}  # "the other team's consistency should be 4" in A's section
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):

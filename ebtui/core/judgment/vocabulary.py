@@ -201,7 +201,7 @@ _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 NOT_COUNT = (
     r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
     r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team"
-    r"|is|was|seems|feels|looks|sounds|fits|reflects|would|should|captures|strikes|feels|works|overall)"
+    r"|is|was|seems|feels|looks|sounds|fits|reflects|would|should|captures|strikes|works|rather|instead|not)"
     r"(?![A-Za-z]))[A-Za-z]))"
 )
 # "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
