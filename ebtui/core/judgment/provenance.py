@@ -110,4 +110,11 @@ class Collector:
         return sum(len(d) for d in self.scores.values())
 
 
-
+@dataclass
+class TextState:
+    team: str | None = None
+    crit: str | None = None
+    section: str | None = None  # "a", "b", "overall" or None: where prose goes
+    via: str = "label"  # how the current team was named
+    corrective: bool = False  # under a "Revised scores" / "Correction" heading
+    pair: tuple[str, str] | None = None  # under "Scores (Team A / Team B)": "Consistency: 8 / 6" gives both

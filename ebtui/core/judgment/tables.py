@@ -1,0 +1,175 @@
+"""Reading scores out of markdown tables: which columns hold a team's score, by what their headers mean."""
+
+from __future__ import annotations
+
+import re
+
+from ebtui.core.judgment.provenance import Collector, Ctx, TextState
+from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of
+from ebtui.core.records import CRITERION_LABELS
+
+_MARKUP_RE = re.compile(r"[*`]+")
+_TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
+#: a heading or header that says what follows corrects what came before
+CORR_HEADING = re.compile(
+    r"(?i)(?<![a-z])(?:revised|corrected|correction|corrections|updated|amended|erratum|on[ \t]+reflection"
+    r"|on[ \t]+second[ \t]+thought|adjusted)(?![a-z])"
+)
+
+# What a table header means. A header that names the scale beside a score word ("Score (out of 10)",
+# "Score /10", "Rating (1-10)") is a score column; the scale alone ("Out of", "/10", "Max") is not.
+_SCALE_IN_HEADER = re.compile(
+    r"(?i)[(\[]?[ \t]*(?:(?:out[ \t]+of|/|of)[ \t]*10|(?:0|1)[ \t]*[-–][ \t]*10|scale[ \t]+(?:of[ \t]+)?1[ \t]*[-–][ \t]*10)"
+    r"[ \t]*[)\]]?"
+)
+_SCORE_HEADER_RE = re.compile(
+    r"(?i)(?<![a-z])(?:scores?|scored|rating|rated|points?|pts|grade|marks?|awarded|given|assigned|final|revised"
+    r"|corrected|adjusted|updated|amended|result|value)(?![a-z])"
+)
+#: a later reading of the score, which wins over an earlier one in the same table
+_LATE_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:final|revised|corrected|adjusted|updated|amended|new)(?![a-z])")
+#: an earlier reading: never the score, but what a later column corrects
+_PRIOR_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:previous|prior|old|original|initial|draft|first|preliminary|before)(?![a-z])")
+_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why|evidence|remarks?", re.IGNORECASE)
+# columns that state something else about a criterion: its maximum, weight, weighted product, rank, a sum
+_NOT_SCORE_HEADER = re.compile(
+    r"(?i)(?<![a-z])(?:max(?:imum)?|out[ \t]+of|possible|available|weight(?:ing|s)?|weighted|rank(?:ing)?|total|sum"
+    r"|avg|average|mean|scale|range|target|threshold|benchmark|percent(?:age)?|%|difference|diff|delta|gap|margin"
+    r"|lead|change|std|sd)(?![a-z])"
+)
+
+
+def _header_meaning(h: str) -> str:
+    """What a table header says its column holds: "score", "prior" (an earlier score), "not" (a maximum,
+    weight, rank...) or "" (nothing about scores: a team or criterion label, justification...)."""
+    rest = _SCALE_IN_HEADER.sub(" ", h)
+    if _NOT_SCORE_HEADER.search(rest) or (not re.search(r"[A-Za-z]", rest) and _SCALE_IN_HEADER.search(h)):
+        return "not"  # "Max", "Out of", "/10" alone, "Weighted", "Rank"
+    if _PRIOR_HEADER_RE.search(rest):
+        return "prior"
+    if _SCORE_HEADER_RE.search(rest) or _SCALE_IN_HEADER.search(h):
+        return "score"
+    return ""
+
+
+
+
+class TableReading:
+    """The table half of the text reader (TextReader): a markdown table's rows, read by its header."""
+
+    col: Collector
+    rx: re.Pattern[str]
+    st: TextState
+    recent: list[str]
+    buffers: dict[str, list[str]]
+    original: str
+
+    def _orig(self, at: int, raw: str) -> str:
+        return self.original[at:at + len(raw)].strip()
+
+    # -- tables ---------------------------------------------------------------------------------------
+    def table(self, lines: list[tuple[int, str]]) -> None:
+        rows: list[list[str]] = []
+        where: list[tuple[int, str]] = []
+        corrective = self.st.corrective or any(CORR_HEADING.search(r) for r in self.recent)
+        for at, raw in lines:
+            s = raw.strip()
+            if s.startswith("|"):
+                s = s[1:]
+            if s.endswith("|"):
+                s = s[:-1]
+            cells = [_MARKUP_RE.sub("", STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
+            if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
+                continue
+            rows.append(cells)
+            where.append((at + len(raw) - len(raw.lstrip()), self._orig(at, raw)))
+        if not rows:
+            return
+        header = rows[0]
+        corrective = corrective or bool(CORR_HEADING.search(" ".join(header)))
+        row_at = {id(r): w for r, w in zip(rows, where, strict=True)}
+
+        def at_row(row: list[str]) -> None:
+            pos, src = row_at[id(row)]
+            self.col.ctx = Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
+
+        meaning = [_header_meaning(h) for h in header]
+        # a column per team: | Criterion | Team A | Team B | — a team's column holds its score unless the header
+        # says it holds something else (weighted, max, rank, justification); a later column beats an earlier one
+        teams_at: dict[str, list[int]] = {}
+        for i, c in enumerate(header):
+            if c and (t := team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c) and meaning[i] != "not":
+                teams_at.setdefault(t, []).append(i)
+        col_team: dict[int, str] = {}
+        prior_of: dict[int, int] = {}
+        for t, cols in teams_at.items():
+            late = [i for i in cols if meaning[i] == "score" and _LATE_HEADER_RE.search(header[i])]
+            now = [i for i in cols if meaning[i] != "prior"]
+            chosen = late[-1:] or now
+            for i in chosen:
+                col_team[i] = t
+                prev = [j for j in cols if j < i and meaning[j] == "prior"]
+                if late and prev:
+                    prior_of[i] = prev[-1]
+        col_crit = {i: hc for i, h in enumerate(header) if h and (hc := crit_of(h))}
+        if col_team and len(set(col_team.values())) <= 2 and not col_crit:
+            for row in rows[1:]:
+                row_crit = next((rc for i, cell in enumerate(row) if i not in col_team and (rc := crit_of(cell))), None)
+                if row_crit is None:
+                    continue  # "Total", "Average"
+                at_row(row)
+                for i, t in col_team.items():
+                    via = via_of(list(self.rx.finditer(header[i])))
+                    if i in prior_of and prior_of[i] < len(row) and (pv := score_in_cell(row[prior_of[i]])):
+                        self.col.add_val(t, row_crit, pv, "table", via=via)
+                    if i < len(row) and (v := score_in_cell(row[i])):
+                        if i in prior_of:
+                            v = Val(v.num, v.den, v.upper, v.start, True)
+                        self.col.add_val(t, row_crit, v, "table", via=via)
+            return
+        if len(col_crit) >= 2:
+            # a column per criterion: | Team | Principle | Consistency | ...
+            for row in rows[1:]:
+                team_cell = next((cell for cell in row[:2] if cell and team_of(cell, self.rx)), "")
+                team = team_of(team_cell, self.rx) if team_cell else None
+                at_row(row)
+                for i, crit in col_crit.items():
+                    if i < len(row) and meaning[i] not in ("not", "prior") and (v := score_in_cell(row[i])):
+                        self.col.add_val(team, crit, v, "table", via=via_of(list(self.rx.finditer(team_cell))))
+            return
+        # a criterion per row: | Criterion | Score | Justification | (the team from the heading above it, or
+        # from a team column in the row). The score column is the one whose header means the score; a later
+        # reading ("Revised", "Final") beats an earlier one ("Original", "Draft"), which it corrects.
+        score_cols = [i for i, m in enumerate(meaning) if m == "score" and not crit_of(header[i])]
+        late = [i for i in score_cols if _LATE_HEADER_RE.search(header[i])]
+        score_col = late[-1] if late else (score_cols[0] if score_cols else None)
+        prior_col = next((i for i in range(len(header)) if meaning[i] == "prior"), None) if late else None
+        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h) and meaning[i] == ""), None)
+        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role|debater", h)), None)
+        has_header = score_col is not None or just_col is not None or team_col is not None or any(meaning)
+        body = rows[1:] if has_header else rows
+        skip = {i for i, m in enumerate(meaning) if m in ("not", "prior")} if has_header else set()
+        for row in body:
+            crit_at = next((i for i, cell in enumerate(row) if crit_of(cell)), None)
+            if crit_at is None:
+                continue
+            row_crit = crit_of(row[crit_at])
+            assert row_crit is not None
+            row_team = self.st.team
+            row_via: str | None = None
+            if team_col is not None and team_col < len(row) and row[team_col].strip():
+                row_team = team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
+                row_via = via_of(list(self.rx.finditer(row[team_col])))
+            if score_col is not None:
+                v = score_in_cell(row[score_col]) if score_col < len(row) else None
+            else:
+                v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
+                          if i not in skip and i != just_col and (x := score_in_cell(cell))), None)
+            if v is not None:
+                at_row(row)
+                if prior_col is not None and prior_col < len(row) and (pv := score_in_cell(row[prior_col])):
+                    self.col.add_val(row_team, row_crit, pv, "table", via=row_via)
+                    v = Val(v.num, v.den, v.upper, v.start, True)
+                self.col.add_val(row_team, row_crit, v, "table", via=row_via)
+            if just_col is not None and just_col < len(row) and row[just_col] and row_team is not None:
+                self.buffers[row_team].append(f"{CRITERION_LABELS[row_crit]}: {row[just_col]}")
