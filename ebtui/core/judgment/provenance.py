@@ -61,7 +61,11 @@ def _line_kind(clean: str, v: Val) -> str:
     if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
         prefix = prefix[names[-1].start():]
     # "Consistency: Strong (8)": a rating of a word or two, then the number alone in brackets, is a label's value
-    prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*[A-Za-z][A-Za-z'’ -]{0,40}\([ \t]*$", r"\1", prefix)
+    prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
+                    prefix)
+    # "… **Score: 8.**": a score label right before the number is a label's value, whatever came before it
+    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=][ \t*_]*$", prefix):
+        return "line"
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
     prefix = CRIT_RE.sub(" ", prefix)
     prefix = re.sub(r"(?i)\bteam[\s_-]*(?:[ab12]|one|two)\b", " ", prefix)

@@ -10,7 +10,7 @@ from ebtui.core.judgment.provenance import (
     Found,
     TextState,
 )
-from ebtui.core.judgment.tables import CORR_HEADING, TableReading
+from ebtui.core.judgment.tables import CORR_HEADING, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
     CRIT_KEYWORDS,
@@ -55,7 +55,7 @@ _JUST_LABEL_RE = re.compile(
 _LABEL_REST_RE = re.compile(
     r"(?:[ \t]*\([^()\n]{0,80}\))?(?:[ \t]*[-—–,][ \t]*[\w./ ]{0,40}?(?:\([^()\n]{0,80}\))?)?"
     r"(?:[ \t]*(?:'s[ \t]+)?(?:justification|rationale|reasoning|scores?|evaluation|assessment|comments?"
-    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–-]|$)",
+    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–>-]|$)",
     re.IGNORECASE,
 )
 # a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
@@ -92,6 +92,16 @@ _SCALE_NOTE = re.compile(r"(?i)\(?[ \t]*(?:(?:out[ \t]+of|/)[ \t]*10|[01][ \t]*[
 _PAIR_RE = re.compile(
     rf"[ \t:=*_>\-–—]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_]*(?P<sep>[ \t]/[ \t]|\||,|;|[ \t]vs\.?[ \t]|[ \t][-–—][ \t])"
     rf"[ \t*_]*(?<![\w.])(?P<num2>\d{{1,2}})(?:[ \t]*/[ \t]*(?P<den2>10))?(?![\d.]|[ \t]*/)"
+)
+# a line that opens with a criterion's label, set off by bold or by a stop: "**Consistency.**", "Consistency —"
+_OPENING_LABEL = re.compile(
+    rf"[ \t>*_-]*(?:\d{{1,2}}[.)][ \t]*)?(?:\*\*|__)?(?P<name>{CRIT_RE.pattern[4:]})[ \t]*(?:[.:—–][ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*[.:—–])",
+    re.IGNORECASE,
+)
+_LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
+# a team's bare letter as the label of its score: "A: 7", "B = 8/10"
+_BARE_SCORE = re.compile(
+    rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
 )
 # a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
 _BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")
@@ -146,6 +156,7 @@ class TextReader(TableReading):
         """Read `text` (the reply with its JSON blanked out, same length); sources are quoted from
         `original` (the reply itself) at the same offsets."""
         self.original = original if original is not None and len(original) == len(text) else text
+        text = delimited_as_pipes(text)  # CSV and space-aligned columns are tables too
         table: list[tuple[int, str]] = []
         offset = 0
         for raw in text.splitlines(keepends=True):
@@ -202,6 +213,11 @@ class TextReader(TableReading):
                 if self.mentions_left <= 0:
                     self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
                     break
+        if len(crits) > 1 and _OPENING_LABEL.match(raw):
+            # "**Consistency.** When pressed they bent the principle … **Score: 6.**": a paragraph under its
+            # criterion's label; a criterion word later in its prose is not another label unless a score
+            # stands right after it ("…; Honesty: 9")
+            crits = crits[:1] + [m for m in crits[1:] if _LABEL_VALUE.match(clean, m.end())]
         teams = list(self.rx.finditer(clean))
         lead, lead_end = self._leading_team(clean, teams)
         ov = _OVERALL_LABEL_RE.fullmatch(clean)
@@ -343,7 +359,7 @@ class TextReader(TableReading):
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
         """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
         Returns the team and where its name ends."""
-        if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
+        if teams and not clean[: teams[0].start()].strip(" #>-_|([<\t"):
             if _LABEL_REST_RE.match(clean, teams[0].end()):
                 return team_of_match(teams[0]), teams[0].end()
         bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)
@@ -361,6 +377,13 @@ class TextReader(TableReading):
                 v = val_of(n)
                 v = Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
                 out.append((team_of_match(m), v, via_of([m])))
+        if not out:
+            # "A: 7, B: 8", "Scores — A: 8 ; B: 6": both teams by their bare letters, each with its score
+            bare = [(m.group(1).lower(), m) for m in _BARE_SCORE.finditer(segment)
+                    if not skipped(segment, m.start("num"), m.end())]
+            if len({t for t, _ in bare}) == 2 and len(bare) == 2:
+                out = [(t, Val(m.group("num"), m.group("den"), None, m.start("num") + offset), "label")
+                       for t, m in bare]
         return out
 
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:

@@ -219,10 +219,11 @@ _SEP = (
 )
 AFTER_NAME_RE = re.compile(rf"{_SEP}{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})", re.IGNORECASE)
 _AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
-# "Consistency: Strong (8)", "Honesty - very good (9/10)": a label, a word or two of rating, and the number
-# alone in brackets
+# "Consistency: Strong (8)", "Honesty - very good (9/10)", "Consistency: ★★★★★★★☆☆☆ (7)": a label, a word or
+# two of rating (or a row of symbols), and the number alone in brackets
 _WORD_THEN_NUM = re.compile(
-    rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*){{0,2}}[ \t*_]*\([ \t]*{NUM}"
+    rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*){{0,2}}|[^\w\s()]{{1,12}})"
+    rf"[ \t*_]*\([ \t]*{NUM}"
     rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
 )
 _CORRECTION_RE = re.compile(
