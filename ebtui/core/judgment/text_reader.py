@@ -116,7 +116,11 @@ _NUM_BEFORE_CRIT = re.compile(
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
-_HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
+# a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
+_HYPOTHETICAL = re.compile(
+    r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)|were[ \t]+(?:they|it)|otherwise"
+    r"|hypothetical(?:ly)?|(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have)(?![a-z])"
+)
 #: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
 _NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
 _NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
