@@ -44,6 +44,7 @@ class Ctx:
     via: str = "label"
 
 
+_LABEL_PHRASE = re.compile(r"[\s>*_\-•]*(?:\d{1,2}[.)][ \t]+)?[A-Za-z][^:.;!?\n\d]{0,60}?[*_]*[ \t]*[:=→][ \t*_]*")
 _FILLER = {
     "score", "scores", "scored", "rating", "ratings", "rated", "grade", "mark", "points", "pts", "for", "team",
     "teams", "criterion", "criteria", "and", "vs", "out", "of", "the", "a", "b", "s", "presenting", "responding",
@@ -57,6 +58,9 @@ def _line_kind(clean: str, v: Val) -> str:
     if v.start < 0:
         return "prose"
     prefix = clean[: v.start]
+    # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
+    if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):
+        return "line"
     names = list(CRIT_RE.finditer(prefix))
     if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
         prefix = prefix[names[-1].start():]

@@ -184,6 +184,8 @@ def delimited_as_pipes(text: str) -> str:
     same text with "|" between their cells (same length, so every offset holds). A block counts as a table
     where at least three lines in a row split into the same number (three or more) of cells, and every line
     after the first has a criterion's name in one cell and a number in another."""
+    if "<t" in text:
+        text = _HTML_ROW.sub(_html_as_pipes, text)
     lines = text.splitlines(keepends=True)
     if len(lines) > 20_000:
         return text  # no judge writes such a table; hostile input stays fast
@@ -207,6 +209,19 @@ def delimited_as_pipes(text: str) -> str:
                     k = end
             i = j
     return "".join(out)
+
+
+#: an HTML table row on one line: "<tr><td>Consistency</td><td>8</td><td>6</td></tr>"
+_HTML_ROW = re.compile(r"(?im)^[ \t]*<tr[^>\n]{0,40}>(?:[ \t]*<t[dh][^>\n]{0,40}>[^<\n]{0,200}</t[dh]>)+[ \t]*</tr>[ \t]*$")
+_HTML_TAG = re.compile(r"(?i)</?t[rdh][^>\n]{0,40}>")
+
+
+def _html_as_pipes(m: re.Match[str]) -> str:
+    """The row's tags as "|" and spaces (same length): each cell opens with a pipe, the row closes with one."""
+    def tag(t: re.Match[str]) -> str:
+        keep = t.group(0).lower().startswith(("<td", "<th", "</tr"))
+        return ("|" if keep else " ") + " " * (len(t.group(0)) - 1)
+    return _HTML_TAG.sub(tag, m.group(0))
 
 
 def _is_row(cells: list[str]) -> bool:

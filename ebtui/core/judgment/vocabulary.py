@@ -89,6 +89,7 @@ def crit_of(text: str) -> str | None:
 
 
 TEAM_LABEL = {"a": "A", "b": "B"}
+# a role names a team as a noun ("the presenting team", "Presenter") or as a bracketed note ("(presenting)")
 _ROLE_A = rf"present(?:ing|er|ers|ation){_S1}(?:team|side)|presenters?"
 _ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responders?"
 
@@ -97,12 +98,15 @@ _ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responder
 def team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
     # the two teams of a round, however a judge numbers them: Team A / B, Team 1 / 2, Team One / Two
     alts = [rf"(?P<ta>team{_S}(?:a|1|one))", rf"(?P<tb>team{_S}(?:b|2|two))", rf"(?P<ra>{_ROLE_A})",
-            rf"(?P<rb>{_ROLE_B})"]
+            rf"(?P<rb>{_ROLE_B})",
+            # a bracketed role beside a name ("A (presenting)", "openai/lumen-4 (responding)") labels it
+            r"(?<=\()(?P<pa>presenting)(?=[ \t]*\))", r"(?<=\()(?P<pb>responding)(?=[ \t]*\))"]
     # ids only tell the teams apart when they differ (a model debating itself has one id twice)
     if a_id and b_id and a_id.lower() != b_id.lower():
         ids = [("ia", a_id), ("ib", b_id)]
         ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
-        alts = [rf"(?<![\w./-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+        # (a provider's prefix may stand before the id: "openai/lumen-4")
+        alts = [rf"(?<![\w.-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
     first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
     return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
 
@@ -150,8 +154,18 @@ def team_of(text: str, rx: re.Pattern[str]) -> str | None:
     if len(teams) == 1:
         return teams.pop()
     if not teams:
-        return bare_team(text)
+        return bare_team(text) or _role_cell(text)
     return None  # names both teams
+
+
+_ROLE_CELL = re.compile(r"[^A-Za-z]*(?:(?P<a>presenting|presenter|presenters)|(?P<b>responding|respondent|responder))[^A-Za-z]*",
+                        re.IGNORECASE)
+
+
+def _role_cell(text: str) -> str | None:
+    """A cell, key or heading that is a role and nothing else: "Presenting", "**Responding**"."""
+    m = _ROLE_CELL.fullmatch(text.strip())
+    return None if m is None else ("a" if m.group("a") else "b")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -218,7 +232,7 @@ _SEP = (
     r"|earned|is|was|rated|rating|with|of|a|an|grade|mark|points?)(?![A-Za-z])){0,12}?"
 )
 AFTER_NAME_RE = re.compile(rf"{_SEP}{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})", re.IGNORECASE)
-_AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
+_AFTER_COLON_RE = re.compile(rf"(?:[:=→⇒]|[-–—][ \t]|[-=]>)[ \t\"'*(]*{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
 # "Consistency: Strong (8)", "Honesty - very good (9/10)", "Consistency: ★★★★★★★☆☆☆ (7)": a label, a word or
 # two of rating (or a row of symbols), and the number alone in brackets
 _WORD_THEN_NUM = re.compile(
@@ -306,7 +320,7 @@ def score_in_cell(cell: str) -> Val | None:
 def via_of(matches: list[re.Match[str]]) -> str:
     """How a team was named: "label" (Team A, team_a), "id" (the model's id) or "role" (presenting team)."""
     groups = {m.lastgroup for m in matches}
-    if not groups or groups & {"ta", "tb"}:
+    if not groups or groups & {"ta", "tb", "pa", "pb"}:
         return "label"
     if groups & {"ia", "ib"}:
         return "id"
