@@ -54,6 +54,14 @@ def _header_meaning(h: str) -> str:
 
 
 
+#: a score after a team's name or bare letter, inside a cell
+_NAMED_SCORE = re.compile(
+    r"(?:(?<![A-Za-z0-9'’])(?P<bare>[AB])(?![A-Za-z0-9'’])|(?P<name>team[ \t_-]*(?:[ab12]|one|two)(?![a-z0-9])|[\w./-]{3,60}))"
+    r"[ \t]*[:=]?[ \t]*(?P<num>\d{1,2})(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%])",
+    re.IGNORECASE,
+)
+
+
 class TableReading:
     """The table half of the text reader (TextReader): a markdown table's rows, read by its header."""
 
@@ -63,6 +71,15 @@ class TableReading:
     recent: list[str]
     buffers: dict[str, list[str]]
     original: str
+
+    def _pair_cell(self, cell: str) -> list[tuple[str, Val]]:
+        """Both teams' scores in one cell, each after its name: "A 8 · B 6", "Team A: 8/10, Team B: 6/10"."""
+        named: list[tuple[str, Val]] = []
+        for m in _NAMED_SCORE.finditer(cell):
+            team = m.group("bare").lower() if m.group("bare") else team_of(m.group("name"), self.rx)
+            if team is not None:
+                named.append((team, Val(m.group("num"), m.group("den"), None, m.start("num"))))
+        return named if len(named) == 2 and named[0][0] != named[1][0] else []
 
     def _orig(self, at: int, raw: str) -> str:
         return self.original[at:at + len(raw)].strip()
@@ -160,6 +177,13 @@ class TableReading:
             if team_col is not None and team_col < len(row) and row[team_col].strip():
                 row_team = team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
                 row_via = via_of(list(self.rx.finditer(row[team_col])))
+            pair = self._pair_cell(row[score_col]) if score_col is not None and score_col < len(row) else []
+            if pair:
+                # "A 8 · B 6" in one cell: each team's score, by its name
+                at_row(row)
+                for t, pv in pair:
+                    self.col.add_val(t, row_crit, pv, "table")
+                continue
             if score_col is not None:
                 v = score_in_cell(row[score_col]) if score_col < len(row) else None
             else:

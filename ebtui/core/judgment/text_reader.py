@@ -99,6 +99,8 @@ _OPENING_LABEL = re.compile(
     re.IGNORECASE,
 )
 _LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
+# what may stand around a name on a line of its own: bullets, list numbers, markup, a colon
+_LIST_MARK = re.compile(r"[\s>*_\-•·#:.()]*(?:\d{1,2}[.)][ \t]*)?[\s*_:.]*")
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
     rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
@@ -228,6 +230,13 @@ class TextReader(TableReading):
         scored = False
         third = _THIRD_RE.search(clean)
 
+        if not heading and len(crits) == 1 and _LIST_MARK.fullmatch(clean, 0, crits[0].start()) \
+                and _LIST_MARK.fullmatch(clean, crits[0].end()):
+            # a line that is a criterion's name and nothing else ("  - Consistency", "Principle articulation")
+            # heads what follows it, like a heading: "- Score: 7", ": Team A 8 — Team B 7"
+            self.st.crit = crit_name(crits[0].group(0))
+            self.st.pair = None
+            return
         if crits and (_CORR_LANG.search(clean) or _INSTEAD.search(clean)) and self._prose_corrections(clean):
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
         if heading:
@@ -363,7 +372,7 @@ class TextReader(TableReading):
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
         """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
         Returns the team and where its name ends."""
-        if teams and not clean[: teams[0].start()].strip(" #>-_|([<\t"):
+        if teams and not re.search(r"[A-Za-z0-9]", clean[: teams[0].start()]):  # "🟦 TEAM A", "- Team A"
             if _LABEL_REST_RE.match(clean, teams[0].end()):
                 return team_of_match(teams[0]), teams[0].end()
         bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)

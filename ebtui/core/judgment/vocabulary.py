@@ -228,7 +228,7 @@ _NUM_TEN_RE = re.compile(rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.
 # what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
 # "Team A (gpt-4o): 8" has the id removed before this is used
 _SEP = (
-    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
+    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|[.…_·]{2,80}|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
     r"|earned|is|was|rated|rating|with|of|a|an|grade|mark|points?)(?![A-Za-z])){0,12}?"
 )
 AFTER_NAME_RE = re.compile(rf"{_SEP}{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})", re.IGNORECASE)
