@@ -93,7 +93,7 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
     order = draw(st.permutations(["a", "b"]))
     layout = draw(st.sampled_from(["json", "json_criterion_major", "json_team_list", "table_team_columns",
                                    "table_per_team", "table_criterion_columns", "lines", "criterion_headings",
-                                   "yaml", "pairs"]))
+                                   "yaml", "pairs", "prose"]))
     distract = allow_distractors and draw(st.booleans())
     notes = [layout, f"names={names}", f"order={order}"]
     ambiguous = False
@@ -192,6 +192,16 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
             for i, c in enumerate(CRITERIA):
                 out.append(f"  {c}: {_cell(draw, truth[t][i])}")
         out.append("")
+    elif layout == "prose":  # a sentence per criterion: read, and flagged (a sentence is a guess)
+        for t in order:
+            out.append(f"{names[t]} did the following.")
+            for i in range(7):
+                v = truth[t][i]
+                said = f"earns a {v}" if v is not None else draw(st.sampled_from(
+                    ["earns a solid mark", f"named {draw(st.integers(2, 9))} stakeholders",
+                     f"might deserve a {draw(st.integers(1, 9))}? Hard to say"]))
+                out.append(f"On {LABELS[i].lower()}, {names[t]} {said}.")
+            out.append("")
     else:  # pairs under a heading naming both teams, in the order given there
         sep = draw(st.sampled_from([" / ", " | ", " vs "]))
         out.append(f"**Scores ({names[order[0]]}{sep}{names[order[1]]})**")
@@ -223,7 +233,7 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
     out.append("")
     out.append(f"## Overall\n{aside()}")
     text = "\n".join(out)
-    clean = not (withheld or distract or corrected or guess or ambiguous)
+    clean = not (withheld or distract or corrected or guess or ambiguous or layout == "prose")
     return Reply(text, truth, ids, clean, corrected, before, notes)
 
 
@@ -274,7 +284,13 @@ def test_a_reply_cut_anywhere_keeps_only_true_scores(r: Reply, data: st.DataObje
         if digits:
             at = data.draw(st.sampled_from(digits))
     cut = r.text[:at]
-    for reason in (None, "length"):
+    # Without a finish reason, a cut right after a number where the judge went on with something that made it
+    # no score ("20%" cut to "2", "7.5" to "7", "4 stakeholders" to "4") cannot be told from a complete reply
+    # by its text alone. Cuts inside a number ("10" to "1"), at a line's end or before "/10" can, and are
+    # checked without it; with finish reason "length" every cut is checked.
+    nxt = r.text[at:at + 3]
+    inside_other = cut[-1:].isdigit() and bool(nxt) and not (nxt[0].isdigit() or nxt[0] == "\n" or nxt == "/10")
+    for reason in ("length",) if inside_other else (None, "length"):
         j = _parse(r, cut, reason)
         check(Reply(cut, r.truth, r.ids, False, [], r.before, [*r.notes, f"cut at {at}", f"finish={reason}"]), j, cut=True)
 
@@ -291,3 +307,10 @@ def test_thorough_every_cell_is_the_truth_or_missing(r: Reply) -> None:
 @given(replies(allow_distractors=False))
 def test_thorough_clean_replies_are_not_flagged(r: Reply) -> None:
     check(r, _parse(r))
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replies(), st.data())
+def test_thorough_a_reply_cut_anywhere_keeps_only_true_scores(r: Reply, data: st.DataObject) -> None:
+    test_a_reply_cut_anywhere_keeps_only_true_scores.hypothesis.inner_test(r, data)  # type: ignore[attr-defined]

@@ -200,7 +200,7 @@ def _score_entries(col: Collector) -> int:
 
 
 #: the last number of the reply's last line, and what follows it
-_LAST_NUMBER = re.compile(r"\d[\d.,/]*(?:[ \t]*(?:/|out[ \t]+of)[ \t]*\d*)?[^\d\n]*\Z")
+_LAST_NUMBER = re.compile(r"(?:\d+[ \t]*(?:[-–/.]|out[ \t]+of|to)[ \t]*)*\d[\d.,/]*(?:[ \t]*(?:/|out[ \t]+of)[ \t]*\d*)?[^\d\n]*\Z")
 
 
 _ENDS_ON_NUMBER = re.compile(r"\d[*_]*$")
