@@ -265,6 +265,11 @@ _NEGATED_BEFORE = re.compile(
 _AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \t]*(?:\?|=(?!=)|(?:or|to)[ \t]+\d)")
 
 
+#: a difference, not a score: "3 points higher", "2 more than", "by 2 points"
+_DIFFERENCE_AFTER = re.compile(
+    r"[ \t]*(?:points?|pts|marks?)?[ \t]*(?:higher|lower|more|less|fewer|better|worse|ahead|behind|above|below"
+    r")(?![a-z])", re.IGNORECASE)
+_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of|difference[ \t]+of)[ \t]+$")
 #: the rest of a question the number stands in: "a 9 for them? Not quite" (no dash, bracket or stop between)
 _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
@@ -273,7 +278,8 @@ def skipped(line: str, start: int, end: int) -> bool:
     """A candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9 for them?"),
     a rubric anchor ("1 = no principle stated"), or a step in a comparison ("from 6 to 8")."""
     return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end)
-                or _IN_QUESTION.match(line, end))
+                or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end)
+                or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]))
 
 
 def score_in(line: str, start: int, end: int) -> Val | None:
