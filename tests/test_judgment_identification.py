@@ -128,8 +128,10 @@ def test_a_questioned_value_is_not_read() -> None:
     assert ("a", "constructive_engagement", "missing") in kinds(j)
 
 
-def test_rubric_anchors_in_criterion_headings_are_clean() -> None:
-    text = "".join(f"### {lab} (1 = absent, 10 = exemplary)\n- Team A: {a}\n- Team B: {b}\n\n"
+@pytest.mark.parametrize("anchors", ["(1 = absent, 10 = exemplary)", "— anchors: 1 (absent), 5 (fair), 10 (model)",
+                                     "(scale 1-10)", "(0–10)"])
+def test_rubric_anchors_in_criterion_headings_are_clean(anchors: str) -> None:
+    text = "".join(f"### {lab} {anchors}\n- Team A: {a}\n- Team B: {b}\n\n"
                    for lab, a, b in zip(LABELS, A, B, strict=True))
     j = parse_judgment(text)
     assert as_lists(j) == (A, B) and not j.needs_review

@@ -270,9 +270,11 @@ class TextReader(TableReading):
                 order = [team_of_match(m) for m in teams]
                 if len(order) == 2 and not crits and not any(self._scores_in(clean)):
                     self.st.pair = (order[0], order[1])  # "Scores (Team A / Team B):", "**Team B vs Team A**"
-            if len(crits) == 1 and not any(self._scores_in(clean, crits[0].end())):
-                # "### Consistency", "### Consistency (1 = contradictory, 10 = fully coherent)": a criterion's
-                # heading (a rubric's anchors and the scale are not scores)
+            numbers = self._scores_in(clean, crits[0].end()) if len(crits) == 1 else []
+            if len(crits) == 1 and (not numbers or (len(numbers) >= 2 and not tset)):
+                # "### Consistency", "### Consistency (1 = contradictory, 10 = fully coherent)", "### Consistency —
+                # anchors: 1 (absent), 10 (exemplary)": a criterion's heading (a rubric's anchors and the scale
+                # are not scores: one heading naming no team gives no criterion several scores)
                 self.st.crit = crit_name(crits[0].group(0))
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
