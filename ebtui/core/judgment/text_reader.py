@@ -121,7 +121,9 @@ _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an
 # a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
 _HYPOTHETICAL = re.compile(
     r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)|were[ \t]+(?:they|it)|otherwise"
-    r"|hypothetical(?:ly)?|(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have)(?![a-z])"
+    r"|hypothetical(?:ly)?|(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have"
+    # a change only thought of: "I was tempted to lower …", "I considered raising …", "I almost lowered …"
+    r"|tempted|considered|almost|nearly|thought[ \t]+(?:about|of))(?![a-z])"
 )
 #: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
 _NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
