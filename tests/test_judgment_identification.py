@@ -126,6 +126,9 @@ def test_a_questioned_value_is_not_read() -> None:
     j = parse_judgment(text)
     assert as_lists(j) == (A[:6] + [None], B)
     assert ("a", "constructive_engagement", "missing") in kinds(j)
+    # the reason says where a person should look
+    item = next(i for i in j.review_items if i.criterion == "constructive_engagement")
+    assert "a 9 for them? Not quite" in item.message and "Team A Constructive engagement" in item.message
 
 
 @pytest.mark.parametrize("anchors", ["(1 = absent, 10 = exemplary)", "— anchors: 1 (absent), 5 (fair), 10 (model)",

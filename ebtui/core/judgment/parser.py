@@ -73,8 +73,11 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                                                   note="a correction that names no team"))
                 continue
             if not found:
+                near = col.unread.get((team, crit))
+                why = (f"nothing in {_quote(near)} can be identified as its score" if near
+                       else "the judge gave no score")
                 items.append(ReviewReason(team=team, criterion=crit, kind="missing",
-                                          message=f"{_where(team, crit)}: missing (the judge gave no score)"))
+                                          message=f"{_where(team, crit)}: missing ({why})"))
                 continue
             # every reading counts: prose that gives another value than a table or a label, with no correction
             # language, is a conflict like any other (a person decides)
@@ -289,6 +292,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.unattributed += tcol.unattributed
     col.notes += tcol.notes
     col.doubts += tcol.doubts
+    col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",

@@ -86,6 +86,9 @@ class Collector:
     unattributed: int = 0
     sources: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # review reasons found while reading
+    #: (team, criterion) -> the line or row that named the criterion for the team, but held no number that
+    #: could be identified as its score (quoted where the score stays missing)
+    unread: dict[tuple[str, str], str] = field(default_factory=dict)
     #: (criterion, sentence): a correction of that criterion's score that names no team of this round
     doubts: list[tuple[str, str]] = field(default_factory=list)
     ctx: Ctx = field(default_factory=Ctx)

@@ -143,6 +143,8 @@ class TableReading:
                         if i in prior_of:
                             v = Val(v.num, v.den, v.upper, v.start, True)
                         self.col.add_val(t, row_crit, v, "table", via=via)
+                    elif i < len(row) and row[i].strip():
+                        self.col.unread.setdefault((t, row_crit), self.col.ctx.source)  # "n/a", "70%", "—"
             return
         if len(col_crit) >= 2:
             # a column per criterion: | Team | Principle | Consistency | ...
@@ -189,6 +191,10 @@ class TableReading:
             else:
                 v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
                           if i not in skip and i != just_col and (x := score_in_cell(cell))), None)
+            if v is None and row_team is not None and score_col is not None and score_col < len(row) \
+                    and row[score_col].strip():
+                at_row(row)
+                self.col.unread.setdefault((row_team, row_crit), self.col.ctx.source)
             if v is not None:
                 at_row(row)
                 if prior_col is not None and prior_col < len(row) and (pv := score_in_cell(row[prior_col])):

@@ -454,6 +454,10 @@ class TextReader(TableReading):
                 end = cm.end() + first_team.start()
             found = score_in(clean, cm.end(), end)
             if found is None:
+                # named, but no score identified beside it: where a person should look if it stays missing
+                owner = team_of_match(teams[ti - 1]) if ti else self.st.team
+                if owner is not None and re.search(r"\d", clean[cm.end():end]):
+                    self.col.unread.setdefault((owner, crit), self.col.ctx.source)
                 continue
             v = found
             team = team_of_match(teams[ti - 1]) if ti else self.st.team
