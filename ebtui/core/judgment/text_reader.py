@@ -101,6 +101,25 @@ _OPENING_LABEL = re.compile(
 _LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
 # what may stand around a name on a line of its own: bullets, list numbers, markup, a colon
 _LIST_MARK = re.compile(r"[\s>*_\-•·#:.()]*(?:\d{1,2}[.)][ \t]*)?[\s*_:.]*")
+# a number, then a criterion's name and nothing else: "8 — Principle articulation", "7: Consistency"
+_REVERSED = re.compile(
+    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*[—–:|\-][ \t]*(?P<crit>{CRIT_RE.pattern[4:]})[ \t.:]*",
+    re.IGNORECASE,
+)
+_DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
+
+
+def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
+    """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
+    capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
+    rest = rx.sub(" ", clean)
+    if len(clean) > 60 or re.search(r"\d", rest) or clean.rstrip().endswith((".", "!", "?", ",", ";")):
+        return False
+    letters = re.findall(r"[A-Za-z]", rest)
+    upper = sum(1 for c in letters if c.isupper())
+    return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
+
+
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
     rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
@@ -157,7 +176,9 @@ class TextReader(TableReading):
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
         self.mentions_left = _MAX_MENTIONS
-        self.recent: list[str] = []  # the last few non-empty lines (for "Revised table:" above a table)
+        self.recent: list[str] = []
+        #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
+        self.reversed: list[tuple[str | None, str, Val, Ctx]] = []  # the last few non-empty lines (for "Revised table:" above a table)
 
     # -- lines ----------------------------------------------------------------------------------------
     def read(self, text: str, original: str | None = None) -> None:
@@ -189,6 +210,7 @@ class TextReader(TableReading):
                 del self.recent[:-3]
         if table:
             self.table(table)
+        self.flush_reversed()
         for key in ("a", "b"):
             body = "\n".join(self.labelled[key] or self.buffers[key]).strip()
             if body:
@@ -201,6 +223,12 @@ class TextReader(TableReading):
         if "~~" in raw:
             raw = STRIKE_RE.sub(" ", raw)
         clean = raw.replace("*", "").replace("`", "").strip()
+        rm = _REVERSED.fullmatch(clean) if clean and self.st.crit is None else None
+        if rm is not None:
+            # "8 — Principle articulation": the number first, then its criterion's name and nothing else
+            self.reversed.append((self.st.team, crit_name(rm.group("crit")), val_of(rm), self.col.ctx))
+            return
+        self.flush_reversed()
         if not clean:
             return
         self.col.ctx.clean = clean
@@ -227,6 +255,8 @@ class TextReader(TableReading):
             # stands right after it ("…; Honesty: 9")
             crits = crits[:1] + [m for m in crits[1:] if _LABEL_VALUE.match(clean, m.end())]
         teams = list(self.rx.finditer(clean))
+        if not heading and len(teams) == 1 and not crits and _is_banner(clean, self.rx):
+            heading = True  # "=== SCORE CARD: TEAM A ===", "TEAM B SCORES": a team's heading set off on its own
         lead, lead_end = self._leading_team(clean, teams)
         ov = _OVERALL_LABEL_RE.fullmatch(clean)
         scored = False
@@ -314,6 +344,17 @@ class TextReader(TableReading):
             self.labelled[target].append(j.group("rest"))
         elif target is not None:
             self.buffers[target].append(raw.strip())
+
+    def flush_reversed(self) -> None:
+        """Lines that put the number before the criterion's name are scores unless their numbers count 1, 2,
+        3, … down the block: then they number the criteria (a list of the rubric), and give no score."""
+        block, self.reversed = self.reversed, []
+        nums = [v.num for _, _, v, _ in block]
+        if len(block) >= 2 and nums == [str(i) for i in range(1, len(block) + 1)]:
+            return
+        for team, crit, v, ctx in block:
+            self.col.ctx = ctx
+            self.col.add_val(team, crit, v, "lines", kind="line")
 
     def _prose_corrections(self, clean: str) -> bool:
         """Sentences that correct a score: "Team A's consistency should be 5, not 7", "I'd revise Team B's
