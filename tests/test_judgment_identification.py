@@ -78,6 +78,19 @@ def test_abbreviated_criteria_with_a_total_row_are_clean() -> None:
     assert as_lists(j) == (A, B) and not j.needs_review
 
 
+def test_a_table_that_abbreviates_the_criteria_to_their_initials() -> None:
+    initials = ["PA", "C", "SR", "UI", "FA", "IH", "CE"]
+    by_column = ("| Team | " + " | ".join(initials) + " | Total |\n|---|" + "---|" * 8 + "\n"
+                 + "".join(f"| Team {t} | " + " | ".join(map(str, v)) + f" | {sum(v)} |\n" for t, v in (("A", A), ("B", B))))
+    by_row = "| | A | B |\n|---|---|---|\n" + "".join(f"| {k} | {a} | {b} |\n" for k, a, b in zip(initials, A, B, strict=True))
+    for text in (by_column, by_row + f"| Total | {sum(A)} | {sum(B)} |\n"):
+        j = parse_judgment(text)
+        assert as_lists(j) == (A, B) and not j.needs_review, (text, j.review_reasons)
+    # two initials are not enough to say a table abbreviates the rubric: "C" alone could be anything
+    j = parse_judgment("| | A | B |\n|---|---|---|\n| C | 7 | 6 |\n| PA | 8 | 5 |\n")
+    assert as_lists(j) == ([None] * 7, [None] * 7)
+
+
 # ---------------------------------------------------------------------------------------- truncation
 
 

@@ -6,7 +6,7 @@ import re
 
 from ebtui.core.judgment.provenance import Collector, Ctx, TextState
 from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of
-from ebtui.core.records import CRITERION_LABELS
+from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
 _MARKUP_RE = re.compile(r"[*`]+")
 _TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
@@ -60,6 +60,17 @@ _NAMED_SCORE = re.compile(
     r"[ \t]*[:=]?[ \t]*(?P<num>\d{1,2})(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%])",
     re.IGNORECASE,
 )
+
+
+#: each criterion's initials, from its label: "PA" principle articulation, "C" consistency, "CE" constructive
+#: engagement
+INITIALS = {"".join(w[0] for w in CRITERION_LABELS[c].split()).upper(): c for c in CRITERIA}
+
+
+def _initials_in(cells: list[str]) -> dict[str, str]:
+    """The initials map where at least three of the cells are initials of different criteria, else empty."""
+    hits = {cell.strip().upper() for cell in cells if cell.strip().upper() in INITIALS}
+    return INITIALS if len(hits) >= 3 else {}
 
 
 class TableReading:
@@ -128,10 +139,15 @@ class TableReading:
                 prev = [j for j in cols if j < i and meaning[j] == "prior"]
                 if late and prev:
                     prior_of[i] = prev[-1]
-        col_crit = {i: hc for i, h in enumerate(header) if h and (hc := crit_of(h))}
+        # criteria by their initials ("PA | C | SR | UI | FA | IH | CE"), where at least three cells of the header,
+        # or three rows' first cells, are initials of different criteria: a table abbreviating its rubric
+        by_initials = _initials_in([h for h in header]) or _initials_in([r[0] for r in rows[1:] if r])
+        crit_of_cell = (lambda c: crit_of(c) or by_initials.get(c.strip().upper())) if by_initials else crit_of
+        col_crit = {i: hc for i, h in enumerate(header) if h and (hc := crit_of_cell(h))}
         if col_team and len(set(col_team.values())) <= 2 and not col_crit:
             for row in rows[1:]:
-                row_crit = next((rc for i, cell in enumerate(row) if i not in col_team and (rc := crit_of(cell))), None)
+                row_crit = next((rc for i, cell in enumerate(row) if i not in col_team and (rc := crit_of_cell(cell))),
+                                None)
                 if row_crit is None:
                     continue  # "Total", "Average"
                 at_row(row)
@@ -169,10 +185,10 @@ class TableReading:
         body = rows[1:] if has_header else rows
         skip = {i for i, m in enumerate(meaning) if m in ("not", "prior")} if has_header else set()
         for row in body:
-            crit_at = next((i for i, cell in enumerate(row) if crit_of(cell)), None)
+            crit_at = next((i for i, cell in enumerate(row) if crit_of_cell(cell)), None)
             if crit_at is None:
                 continue
-            row_crit = crit_of(row[crit_at])
+            row_crit = crit_of_cell(row[crit_at])
             assert row_crit is not None
             row_team = self.st.team
             row_via: str | None = None
