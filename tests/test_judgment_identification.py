@@ -86,6 +86,11 @@ def test_a_table_that_abbreviates_the_criteria_to_their_initials() -> None:
     for text in (by_column, by_row + f"| Total | {sum(A)} | {sum(B)} |\n"):
         j = parse_judgment(text)
         assert as_lists(j) == (A, B) and not j.needs_review, (text, j.review_reasons)
+    # and in a line per team
+    lines = "\n".join(f"Team {t} — " + " · ".join(f"{k} {v}" for k, v in zip(initials, vals, strict=True))
+                      for t, vals in (("A", A), ("B", B)))
+    j = parse_judgment(lines + "\n")  # (ending on "CE 1" with no line break, it might have been cut from 10)
+    assert as_lists(j) == (A, B) and not j.needs_review, j.review_reasons
     # two initials are not enough to say a table abbreviates the rubric: "C" alone could be anything
     j = parse_judgment("| | A | B |\n|---|---|---|\n| C | 7 | 6 |\n| PA | 8 | 5 |\n")
     assert as_lists(j) == ([None] * 7, [None] * 7)

@@ -10,7 +10,7 @@ from ebtui.core.judgment.provenance import (
     Found,
     TextState,
 )
-from ebtui.core.judgment.tables import CORR_HEADING, TableReading, delimited_as_pipes
+from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
     CRIT_KEYWORDS,
@@ -120,6 +120,11 @@ def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
     return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
 
 
+# a criterion by its initials, then its score: "PA 8", "SR: 6", "CE=7"
+_INITIAL_SCORE = re.compile(
+    rf"(?<![A-Za-z0-9])(?P<ini>{'|'.join(sorted(INITIALS, key=len, reverse=True))})(?![A-Za-z0-9])[ \t]*[:=]?[ \t]*{NUM}"
+    rf"(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%]|[ \t]*/)"
+)
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
     rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
@@ -262,6 +267,8 @@ class TextReader(TableReading):
         scored = False
         third = _THIRD_RE.search(clean)
 
+        if not crits and not heading and self._initials_line(clean, teams, lead):
+            return
         if not heading and len(crits) == 1 and _LIST_MARK.fullmatch(clean, 0, crits[0].start()) \
                 and _LIST_MARK.fullmatch(clean, crits[0].end()):
             # a line that is a criterion's name and nothing else ("  - Consistency", "Principle articulation")
@@ -344,6 +351,22 @@ class TextReader(TableReading):
             self.labelled[target].append(j.group("rest"))
         elif target is not None:
             self.buffers[target].append(raw.strip())
+
+    def _initials_line(self, clean: str, teams: list[re.Match[str]], lead: str | None) -> bool:
+        """"Team A: PA 8, C 7, SR 6, UI 7, FA 8, IH 9, CE 7": three or more different criteria by their
+        initials, each with its score right after it, for the line's (or the section's) team."""
+        if not any(ch.isupper() for ch in clean):
+            return False
+        found = [(INITIALS[m.group("ini")], m) for m in _INITIAL_SCORE.finditer(clean)
+                 if not skipped(clean, m.start("num"), m.end())]
+        if len({c for c, _ in found}) < 3 or len(found) != len({c for c, _ in found}):
+            return False
+        team = lead if lead is not None else (None if teams else self.st.team)
+        if lead is not None:
+            self.st.team = self.st.section = lead
+        for crit, m in found:
+            self.col.add_val(team, crit, val_of(m), "lines", kind="line")
+        return True
 
     def flush_reversed(self) -> None:
         """Lines that put the number before the criterion's name are scores unless their numbers count 1, 2,
