@@ -162,7 +162,8 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
             out.append("\n".join(rows))
             out.append("")
     elif layout == "table_criterion_columns":
-        rows = ["| Team | " + " | ".join(SHORT) + " |", "|---|" + "---|" * 7]
+        heads = draw(st.sampled_from([SHORT, ["PA", "C", "SR", "UI", "FA", "IH", "CE"]]))  # names or initials
+        rows = ["| Team | " + " | ".join(heads) + " |", "|---|" + "---|" * 7]
         for t in order:
             rows.append(f"| {names[t]} | " + " | ".join(_cell(draw, v) for v in truth[t]) + " |")
         out.append("\n".join(rows))
