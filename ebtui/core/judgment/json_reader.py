@@ -6,17 +6,19 @@ import json
 import re
 from typing import Any
 
-from ebtui.core.judgment.lenient_json import _Num, _Obj, _Partial
+from ebtui.core.judgment.lenient_json import Num, Obj, Partial
 from ebtui.core.judgment.provenance import (
-    _Collector,
-    _Found,
+    Collector,
+    Found,
 )
 from ebtui.core.judgment.vocabulary import (
-    _crit_of,
-    _score_in_cell,
-    _team_of,
-    _Val,
-    _via_of,
+    CRIT_RE,
+    Val,
+    crit_name,
+    crit_of,
+    score_in_cell,
+    team_of,
+    via_of,
 )
 from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
@@ -26,6 +28,9 @@ def _norm_key(key: str) -> str:
     return re.sub(r"[\s_\-.]+", " ", key).strip().lower()
 
 
+#: words that may stand beside a criterion's name in a key that names its score
+_KEY_FILLER = {"score", "scores", "rating", "points", "grade", "mark", "value", "result", "final", "revised", "for",
+               "on", "of", "the", "criterion", "criteria", "team", "a", "b", "s", "out", "pts", "level"}
 _SCORE_KEYS = {"score", "value", "rating", "points", "grade", "mark", "result"}
 _NAME_KEYS = {"team", "name", "model", "id", "label", "role", "side", "team name", "team id"}
 _CRIT_NAME_KEYS = {"criterion", "criteria", "name", "category", "metric", "dimension", "aspect"}
@@ -40,13 +45,13 @@ def _text_of(value: Any) -> str:
         return str(value)
     if isinstance(value, list):
         return "\n".join(t for t in (_text_of(v) for v in value) if t)
-    if isinstance(value, _Obj):
+    if isinstance(value, Obj):
         return "\n".join(f"{k}: {t}" for k, v in value if (t := _text_of(v)))
     return ""
 
 
-class _JsonWalker:
-    def __init__(self, col: _Collector, rx: re.Pattern[str], text: str = "") -> None:
+class JsonWalker:
+    def __init__(self, col: Collector, rx: re.Pattern[str], text: str = "") -> None:
         self.col = col
         self.rx = rx
         self.text = text
@@ -58,7 +63,21 @@ class _JsonWalker:
         self.cursor, self.end = span
 
     def team_of_key(self, key: str) -> str | None:
-        return _team_of(key, self.rx)
+        return team_of(key, self.rx)
+
+    def crit_of_key(self, key: str) -> str | None:
+        """The criterion a key names, where the key is that criterion's name (with at most team names, score
+        words or numbering around it): "consistency", "Consistency score", "team_a_consistency", "1. Principle
+        articulation". A key that says something else about the criterion ("num_stakeholders",
+        "stakeholders_named", "principle_count", "consistency_justification") does not name its score."""
+        m = CRIT_RE.search(key)
+        if m is None:
+            return None
+        rest = _norm_key(self.rx.sub(" ", CRIT_RE.sub(" ", key)))
+        words = [w for w in re.findall(r"[a-z]+", rest) if w not in _KEY_FILLER]
+        if words and not _JUST_WORDS.search(rest):
+            return None
+        return crit_name(m.group(0))
 
     def _locate(self, key: str, value: Any) -> None:
         """Point the context at the member "key": value as written in the reply."""
@@ -76,48 +95,48 @@ class _JsonWalker:
                 self.col.ctx.pos = k.start()
 
     def score(self, team: str | None, crit: str, value: Any, key: str = "") -> None:
-        if isinstance(value, _Partial):
+        if isinstance(value, Partial):
             return  # cut off: "1" may have been "10"
         self._locate(key or crit, value)
         via = self.via.get(team, "label")
-        if isinstance(value, _Num):
-            self.col.add_val(team, crit, _Val(str(value), value.den), "json", via=via)
+        if isinstance(value, Num):
+            self.col.add_val(team, crit, Val(str(value), value.den), "json", via=via)
         elif isinstance(value, bool) or value is None:
             shown = json.dumps(value)
-            self.col.add(team, crit, _Found(shown, None, f"given as {shown}", kind=self.col.ctx.kind), "json", via)
+            self.col.add(team, crit, Found(shown, None, f"given as {shown}", kind=self.col.ctx.kind), "json", via)
         elif isinstance(value, str):
-            v = _score_in_cell(value)
+            v = score_in_cell(value)
             if v is not None:  # "8", "8/10", "8 out of 10"; words with no number are not a score
                 self.col.add_val(team, crit, v, "json", via=via)
 
     def walk(self, node: Any, team: str | None, crit: str | None, depth: int = 0) -> None:
         if depth > 64:
             return
-        if isinstance(node, list) and not isinstance(node, _Obj):
+        if isinstance(node, list) and not isinstance(node, Obj):
             for item in node:
                 self.walk(item, team, crit, depth + 1)
             return
-        if not isinstance(node, _Obj):
+        if not isinstance(node, Obj):
             return
         # an object that names its own team or criterion: {"team": "A", "scores": {...}}
         for k, v in node:
             nk = _norm_key(str(k))
             if isinstance(v, str) and nk in _NAME_KEYS and (t := self.team_of_key(v)):
                 team = t
-                self.via.setdefault(t, _via_of(list(self.rx.finditer(v))))
-            if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := _crit_of(v)):
+                self.via.setdefault(t, via_of(list(self.rx.finditer(v))))
+            if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := crit_of(v)):
                 crit = c
         for k, v in node:
             key = str(k)
             nk = _norm_key(key)
             kt = self.team_of_key(key)
             if kt is not None:
-                self.via.setdefault(kt, _via_of(list(self.rx.finditer(key))))
-            kc = _crit_of(key)
-            scalar = not isinstance(v, (list, _Obj))
+                self.via.setdefault(kt, via_of(list(self.rx.finditer(key))))
+            kc = self.crit_of_key(key)
+            scalar = not isinstance(v, (list, Obj))
             if kc is not None:
                 t = kt or team
-                if scalar and not isinstance(v, _Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
+                if scalar and not isinstance(v, Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
                     if t:
                         self.col.justification[t].append(f"{CRITERION_LABELS[kc]}: {v}")
                 elif scalar:
@@ -149,22 +168,22 @@ class _JsonWalker:
 def _is_schema_shape(value: Any) -> bool:
     """Exactly what JUDGMENT_SCHEMA asks for, every score a bare whole number."""
     # key order is free (Gemini, for one, may answer in alphabetical order); duplicates are not
-    if not isinstance(value, _Obj) or sorted(k for k, _ in value) != ["overall_analysis", "team_a", "team_b"]:
+    if not isinstance(value, Obj) or sorted(k for k, _ in value) != ["overall_analysis", "team_a", "team_b"]:
         return False
     d = dict(value)
     if not isinstance(d["overall_analysis"], str):
         return False
     for t in ("team_a", "team_b"):
         team = d[t]
-        if not isinstance(team, _Obj) or sorted(k for k, _ in team) != ["justification", "scores"]:
+        if not isinstance(team, Obj) or sorted(k for k, _ in team) != ["justification", "scores"]:
             return False
         td = dict(team)
-        if not isinstance(td["justification"], str) or not isinstance(td["scores"], _Obj):
+        if not isinstance(td["justification"], str) or not isinstance(td["scores"], Obj):
             return False
         keys = [k for k, _ in td["scores"]]
         if sorted(keys) != sorted(CRITERIA) or len(keys) != len(CRITERIA):
             return False
-        if not all(isinstance(v, _Num) and re.fullmatch(r"\d+", v) for _, v in td["scores"]):
+        if not all(isinstance(v, Num) and re.fullmatch(r"\d+", v) for _, v in td["scores"]):
             return False
     return True
 

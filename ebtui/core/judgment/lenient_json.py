@@ -14,17 +14,17 @@ from typing import Any
 # --------------------------------------------------------------------------------------------------------
 
 
-class _Obj(list):  # type: ignore[type-arg]
+class Obj(list):  # type: ignore[type-arg]
     """A JSON object as its (key, value) pairs in order, duplicates kept (the last one given wins)."""
 
 
-class _Num(str):
+class Num(str):
     """A JSON number as written, so a score is never reformatted (1e1 stays "1e1")."""
 
     den: str | None = None
 
 
-class _Partial(str):
+class Partial(str):
     """A string cut off by the end of the reply: kept as text, never read as a score."""
 
 
@@ -79,7 +79,7 @@ class _Lenient:
             if m.end() >= self.n or not self.s[m.end():].strip():
                 raise EOFError  # "1" might have been "10" (a reply cut off after a number, a newline or two)
             self.i = m.end()
-            num = _Num(m.group(0))
+            num = Num(m.group(0))
             d = self._DEN.match(self.s, self.i)
             if d:
                 if d.end() >= self.n or not self.s[d.end():].strip():
@@ -120,13 +120,13 @@ class _Lenient:
                 self.i = m.end()
             if self.i >= self.n:
                 self.truncated = True
-                return _Partial("".join(out))
+                return Partial("".join(out))
             c = self.s[self.i]
             if c == "\\":
                 if self.i + 1 >= self.n:
                     self.truncated = True
                     self.i = self.n
-                    return _Partial("".join(out))
+                    return Partial("".join(out))
                 e = self.s[self.i + 1]
                 if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", self.s[self.i + 2 : self.i + 6]):
                     out.append(chr(int(self.s[self.i + 2 : self.i + 6], 16)))
@@ -157,11 +157,11 @@ class _Lenient:
         self.i = m.end()
         return m.group(0)
 
-    def _object(self, depth: int) -> _Obj:
+    def _object(self, depth: int) -> Obj:
         if depth > self.MAX_DEPTH:
             raise _Fail
         self.i += 1
-        obj = _Obj()
+        obj = Obj()
         while True:
             self._ws()
             if self.i >= self.n:
@@ -171,7 +171,7 @@ class _Lenient:
                 self.i += 1
                 return obj
             key = self._key()
-            if isinstance(key, _Partial):
+            if isinstance(key, Partial):
                 return obj
             self._ws()
             if self.i >= self.n:
@@ -246,7 +246,7 @@ class _Lenient:
 
 
 @dataclass
-class _JsonCandidate:
+class JsonCandidate:
     value: Any
     strict: bool
     span: tuple[int, int]
@@ -255,11 +255,11 @@ class _JsonCandidate:
 
 
 _OBJ_START = re.compile(r"\{\s*(?:(?://[^\n]*|/\*.{0,400}?\*/)\s*){0,8}[\"'“\w]", re.DOTALL)
-_DECODER = json.JSONDecoder(object_pairs_hook=_Obj, parse_float=_Num, parse_int=_Num, parse_constant=_Num)
+_DECODER = json.JSONDecoder(object_pairs_hook=Obj, parse_float=Num, parse_int=Num, parse_constant=Num)
 _MAX_CANDIDATES = 64
 
 
-def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
+def json_candidates(text: str) -> Iterator[JsonCandidate]:
     """Every JSON(-like) object in the reply, outermost only, in order. Work is bounded (a few passes
     over the text at most), whatever the text."""
     floor = 0
@@ -276,7 +276,7 @@ def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
             value, end = _DECODER.raw_decode(text, start)
             budget -= end - start
             floor = end
-            yield _JsonCandidate(value, strict=True, span=(start, end))
+            yield JsonCandidate(value, strict=True, span=(start, end))
             continue
         except (ValueError, RecursionError):
             pass
@@ -288,6 +288,6 @@ def _json_candidates(text: str) -> Iterator[_JsonCandidate]:
             continue
         budget -= reader.i - start
         floor = reader.i
-        yield _JsonCandidate(value, strict=False, span=(start, reader.i), truncated=reader.truncated,
+        yield JsonCandidate(value, strict=False, span=(start, reader.i), truncated=reader.truncated,
                              repairs=reader.repairs)
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 import re
 
 from ebtui.core.judgment.json_reader import (
-    _JsonWalker,
+    JsonWalker,
 )
-from ebtui.core.judgment.lenient_json import _json_candidates, _JsonCandidate
+from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
 from ebtui.core.judgment.provenance import (
-    _Collector,
-    _Ctx,
-    _Found,
+    Collector,
+    Ctx,
+    Found,
 )
 from ebtui.core.judgment.text_reader import (
-    _TextReader,
+    TextReader,
 )
 from ebtui.core.judgment.vocabulary import (
-    _TEAM_LABEL,
-    _team_regex,
+    TEAM_LABEL,
+    team_regex,
 )
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
 
@@ -28,7 +28,7 @@ from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReaso
 
 
 def _label(team: str) -> str:
-    return f"Team {_TEAM_LABEL[team]}"
+    return f"Team {TEAM_LABEL[team]}"
 
 
 def _where(team: str, crit: str) -> str:
@@ -45,12 +45,12 @@ _KIND_WORDS = {"json": "JSON", "json_repaired": "repaired JSON", "table": "a tab
                "prose": "prose", "correction": "a correction"}
 
 
-def _key(f: _Found) -> int | str:
+def _key(f: Found) -> int | str:
     """What makes two readings one value: the score ("8/10" and "8" are one), else what was written."""
     return f.value if f.value is not None else f"?{f.shown}"
 
 
-def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) -> Judgment:
+def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -> Judgment:
     """Resolve what was found into one value per score, its provenance and the review checklist."""
     scores: dict[str, Scores] = {}
     items: list[ReviewReason] = []
@@ -62,16 +62,31 @@ def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) 
         for crit in CRITERIA:
             values[crit] = None
             found = sorted(col.scores[team].get(crit, []), key=lambda f: (f.pos, f.seq))
-            if not found:
-                items.append(ReviewReason(team=team, criterion=crit, kind="missing",
-                                          message=f"{_where(team, crit)}: missing (the judge gave no score)"))
+            doubt = next((sent for c, sent in col.doubts if c == crit), None)
+            if doubt is not None:
+                items.append(ReviewReason(team=team, criterion=crit, kind="conflict",
+                                          message=f"{_where(team, crit)}: a correction of this criterion names no team "
+                                                  f"of this round ({_quote(doubt)}); left missing"))
+                if found and doubt in text:
+                    provenance.append(ScoreSource(team=team, criterion=crit, kind="correction", value=None,
+                                                  text=doubt, position=found[-1].pos,
+                                                  note="a correction that names no team"))
                 continue
-            # prose only counts where nothing structured gave the score (or where it corrects it)
-            use = [f for f in found if f.kind != "prose" or f.corrective] or found
+            if not found:
+                near = col.unread.get((team, crit))
+                why = (f"nothing in {_quote(near)} can be identified as its score" if near
+                       else "the judge gave no score")
+                items.append(ReviewReason(team=team, criterion=crit, kind="missing",
+                                          message=f"{_where(team, crit)}: missing ({why})"))
+                continue
+            # every reading counts: prose that gives another value than a table or a label, with no correction
+            # language, is a conflict like any other (a person decides)
+            # (a sentence's number that is no score at all — "53/70" in a totals line — is not a reading of it)
+            use = [f for f in found if f.kind != "prose" or f.value is not None or f.corrective] or found
             # a value the judge called a draft is superseded by any later one
             draft = next((i for i, f in enumerate(use[:-1]) if _DRAFT_RE.search(f.source[:400])), None)
             if draft is not None:
-                use = use[: draft + 1] + [_Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
+                use = use[: draft + 1] + [Found(**{**f.__dict__, "corrective": True}) for f in use[draft + 1:]]
             # one score given twice ("8/10" in a section, "8" in a summary table) is one value
             shown = list(dict.fromkeys(f.shown for f in use))
             distinct = list(dict.fromkeys(_key(f) for f in use))
@@ -156,11 +171,15 @@ def _finish(text: str, col: _Collector, method: str, whole: list[ReviewReason]) 
     )
 
 
-def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None) -> Judgment:
-    """Read a judge's reply. Never raises, never invents a score; see docs/JUDGMENT.md."""
+def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | None = None,
+                   finish_reason: str | None = None) -> Judgment:
+    """Read a judge's reply. Never raises, never invents a score; see docs/JUDGMENT.md.
+
+    `finish_reason` (optional): the provider's, where known; "length" says the reply was cut off, so the last
+    number it holds is never read (a reply that ends mid-row or mid-line is treated the same without it)."""
     raw = text if isinstance(text, str) else ""
     try:
-        return _parse(raw, team_a_id or "", team_b_id or "")
+        return _parse(raw, team_a_id or "", team_b_id or "", cut=finish_reason == "length")
     except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
         msg = f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"
         return Judgment(
@@ -175,24 +194,76 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
-def _score_entries(col: _Collector) -> int:
+def _missing_any(col: Collector) -> bool:
+    return any(not col.scores[t].get(c) for t in ("a", "b") for c in CRITERIA)
+
+
+def _score_entries(col: Collector) -> int:
     return sum(len(found) for d in col.scores.values() for found in d.values()) + col.unattributed
 
 
-def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
+#: the last number of the reply's last line, and what follows it
+_LAST_NUMBER = re.compile(r"(?:\d+[ \t]*(?:[-–/.]|out[ \t]+of|to)[ \t]*)*\d[\d.,/]*(?:[ \t]*(?:/|out[ \t]+of)[ \t]*\d*)?[^\d\n]*\Z")
+
+
+_ENDS_ON_NUMBER = re.compile(r"\d[*_]*$")
+_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|\d[.\-–])[*_]*$")
+#: a line that gives a labelled number: "Consistency: 8", "- **Honesty** - 7/10 — candid", "Team A: 8"
+_LABELLED_NUMBER = re.compile(r"(?:[-*•]?[ \t]*\d{1,2}[.)][ \t]+)?[^\d\n]{2,80}?[:=\-–—][ \t*_]*\d{1,2}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?(?P<after>[^\n]*)$")
+
+
+_AFTER_LAST_NUMBER = re.compile(r"\d(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?([^\d\n]*)$")
+
+
+def _ends_inside_line(text: str, body: str) -> bool:
+    if _COULD_GO_ON.search(body):
+        return True
+    if not _ENDS_ON_NUMBER.search(body):
+        return False
+    # the judge's labelled lines before this one: complete where most of them also end on their number
+    afters = [a.group(1).strip() for line in text.splitlines()[-40:-1]
+              if _LABELLED_NUMBER.match(line.strip()) and (a := _AFTER_LAST_NUMBER.search(line.strip()))]
+    return bool(afters) and sum(1 for a in afters if a and a.strip("*_")) * 2 > len(afters)
+
+
+def cut_tail(text: str, cut: bool, original: str | None = None) -> tuple[str, str | None]:
+    """Where the reply ends inside a structure, or was cut off (`cut`), the last number of its last line cannot
+    be trusted ("| 1" may have been "| 10", "7" "7.5" or "70%"). The reply ends inside a structure where its
+    last line is a table row without its closing "|", or ends on a number while the lines before it that end
+    the same way ("Label: N") do not: the judge's own lines show something followed ("/10", a reason), or
+    the number could have gone on ("… 1", "7/1", "7.", "7-"). Returns the text with that number blanked
+    (same length) and the line it stood in, or the text unchanged and None."""
+    end = len(text.rstrip())
+    if original is not None and len(original.rstrip()) != end:
+        return text, None  # the reply ends inside its JSON, which the JSON reader reads (or drops) itself
+    start = text.rfind("\n", 0, end) + 1
+    body = text[start:end].strip()
+    if not body:
+        return text, None
+    newline_after = "\n" in text[end:]
+    row_cut = body.startswith("|") and not body.endswith("|")
+    if not (cut or row_cut or (not newline_after and _ends_inside_line(text, body))):
+        return text, None
+    m = _LAST_NUMBER.search(text[:end], start)
+    if m is None:
+        return text, None
+    return text[: m.start()] + " " * (len(text) - m.start()), body
+
+
+def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judgment:
     if not text.strip():
-        return _finish(text, _Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
-    rx = _team_regex(team_a_id.strip(), team_b_id.strip())
+        return _finish(text, Collector(), "none", [ReviewReason(kind="missing", message="empty reply")])
+    rx = team_regex(team_a_id.strip(), team_b_id.strip())
 
     # JSON, every object in order (a later object that gives scores corrects an earlier one)
-    jcol = _Collector()
-    walker = _JsonWalker(jcol, rx, text)
-    scored: list[_JsonCandidate] = []
+    jcol = Collector()
+    walker = JsonWalker(jcol, rx, text)
+    scored: list[JsonCandidate] = []
     pieces: list[str] = []  # the text with its JSON blanked out (same length), for the text reader
     pos = 0
-    for cand in _json_candidates(text):
+    for cand in json_candidates(text):
         before = _score_entries(jcol)
-        jcol.ctx = _Ctx(pos=cand.span[0], kind="json" if cand.strict else "json_repaired",
+        jcol.ctx = Ctx(pos=cand.span[0], kind="json" if cand.strict else "json_repaired",
                         corrective=bool(scored))
         walker.start(cand.span)
         walker.walk(cand.value, None, None)
@@ -206,8 +277,9 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
 
     # text, always read (JSON blanked out: it is read as JSON or not at all): tables, labelled lines,
     # prose, and corrections written after the JSON
-    tcol = _Collector()
-    _TextReader(tcol, rx).read("".join(pieces), text)
+    tcol = Collector()
+    blanked, cut_line = cut_tail("".join(pieces), cut, text)
+    TextReader(tcol, rx).read(blanked, text)
 
     whole: list[ReviewReason] = []
     col = jcol
@@ -219,10 +291,15 @@ def _parse(text: str, team_a_id: str, team_b_id: str) -> Judgment:
     col.overall = col.overall or tcol.overall
     col.unattributed += tcol.unattributed
     col.notes += tcol.notes
+    col.doubts += tcol.doubts
+    col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",
                                   message="the reply was cut off before its JSON ended; only complete scores were kept"))
+    if cut_line is not None and _missing_any(col):
+        whole.append(ReviewReason(kind="truncated", message=f"the reply ends inside {_quote(cut_line, 80)}: its last "
+                                  "number was not read (cut off, it may have been longer: 1 could be 10)"))
     method = "json" if col.count() else "none"
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from ebtui.core.judgment.vocabulary import (
-    _CRIT_RE,
-    _interpret,
-    _Val,
+    CRIT_RE,
+    Val,
+    interpret,
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -17,7 +17,7 @@ from ebtui.core.judgment.vocabulary import (
 
 
 @dataclass
-class _Found:
+class Found:
     shown: str
     value: int | None
     problem: str | None
@@ -33,7 +33,7 @@ _TEXT_KINDS = ("line", "prose", "correction")
 
 
 @dataclass
-class _Ctx:
+class Ctx:
     """Where the reader is: set before each line, table row or JSON object is read."""
 
     pos: int = 0
@@ -44,6 +44,7 @@ class _Ctx:
     via: str = "label"
 
 
+_LABEL_PHRASE = re.compile(r"[\s>*_\-•]*(?:\d{1,2}[.)][ \t]+)?[A-Za-z][^:.;!?\n\d]{0,60}?[*_]*[ \t]*[:=→][ \t*_]*")
 _FILLER = {
     "score", "scores", "scored", "rating", "ratings", "rated", "grade", "mark", "points", "pts", "for", "team",
     "teams", "criterion", "criteria", "and", "vs", "out", "of", "the", "a", "b", "s", "presenting", "responding",
@@ -51,35 +52,49 @@ _FILLER = {
 }
 
 
-def _line_kind(clean: str, v: _Val) -> str:
+def _line_kind(clean: str, v: Val) -> str:
     """"line" where the number stands as a label's value ("3. Stakeholder recognition - 8", "Team A: 8/10",
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
     prefix = clean[: v.start]
-    names = list(_CRIT_RE.finditer(prefix))
+    # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
+    if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):
+        return "line"
+    names = list(CRIT_RE.finditer(prefix))
     if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
         prefix = prefix[names[-1].start():]
+    # "Consistency: Strong (8)": a rating of a word or two, then the number alone in brackets, is a label's value
+    prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
+                    prefix)
+    # "… **Score: 8.**": a score label right before the number is a label's value, whatever came before it
+    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=][ \t*_]*$", prefix):
+        return "line"
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
-    prefix = _CRIT_RE.sub(" ", prefix)
-    prefix = re.sub(r"(?i)\bteam[\s_-]*[ab]\b", " ", prefix)
+    prefix = CRIT_RE.sub(" ", prefix)
+    prefix = re.sub(r"(?i)\bteam[\s_-]*(?:[ab12]|one|two)\b", " ", prefix)
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"\S*[\d.][\S]*", " ", prefix))
              if w.lower().replace("’", "'").removesuffix("'s") not in _FILLER]
     return "line" if not words else "prose"
 
 
 @dataclass
-class _Collector:
-    scores: dict[str, dict[str, list[_Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
+class Collector:
+    scores: dict[str, dict[str, list[Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
     justification: dict[str, list[str]] = field(default_factory=lambda: {"a": [], "b": []})
     overall: list[str] = field(default_factory=list)
     unattributed: int = 0
     sources: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # review reasons found while reading
-    ctx: _Ctx = field(default_factory=_Ctx)
+    #: (team, criterion) -> the line or row that named the criterion for the team, but held no number that
+    #: could be identified as its score (quoted where the score stays missing)
+    unread: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: (criterion, sentence): a correction of that criterion's score that names no team of this round
+    doubts: list[tuple[str, str]] = field(default_factory=list)
+    ctx: Ctx = field(default_factory=Ctx)
     seq: int = 0
 
-    def add(self, team: str | None, crit: str, found: _Found, source: str, via: str | None = None) -> None:
+    def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:
             self.unattributed += 1
             return
@@ -95,15 +110,22 @@ class _Collector:
         self.scores[team].setdefault(crit, []).append(found)
         self.sources.add(source)
 
-    def add_val(self, team: str | None, crit: str, v: _Val, source: str, *, via: str | None = None,
+    def add_val(self, team: str | None, crit: str, v: Val, source: str, *, via: str | None = None,
                 kind: str | None = None) -> None:
-        value, problem = _interpret(v)
+        value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        self.add(team, crit, _Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
+        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
 
     def count(self) -> int:
         return sum(len(d) for d in self.scores.values())
 
 
-
+@dataclass
+class TextState:
+    team: str | None = None
+    crit: str | None = None
+    section: str | None = None  # "a", "b", "overall" or None: where prose goes
+    via: str = "label"  # how the current team was named
+    corrective: bool = False  # under a "Revised scores" / "Correction" heading
+    pair: tuple[str, str] | None = None  # under "Scores (Team A / Team B)": "Consistency: 8 / 6" gives both

@@ -3,36 +3,35 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ebtui.core.judgment.provenance import (
-    _Collector,
-    _Ctx,
-    _Found,
+    Collector,
+    Ctx,
+    Found,
+    TextState,
 )
+from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
-    _AFTER_NAME_RE,
-    _CRIT_KEYWORDS,
-    _CRIT_RE,
-    _DEN,
-    _NOT_COUNT,
-    _NUM,
-    _NUM_RE,
-    _STRIKE_RE,
-    _bare_team,
-    _crit_name,
-    _crit_of,
-    _interpret,
-    _score_in,
-    _score_in_cell,
-    _skipped,
-    _team_of,
-    _team_of_match,
-    _Val,
-    _val,
-    _via_of,
+    AFTER_NAME_RE,
+    CRIT_KEYWORDS,
+    CRIT_RE,
+    DEN,
+    NOT_COUNT,
+    NUM,
+    NUM_RE,
+    OPPONENT_RE,
+    STRIKE_RE,
+    Val,
+    bare_team,
+    crit_name,
+    interpret,
+    other,
+    score_in,
+    skipped,
+    team_of_match,
+    val_of,
+    via_of,
 )
-from ebtui.core.records import CRITERION_LABELS
 
 # --------------------------------------------------------------------------------------------------------
 # Text: markdown tables and "Criterion: 8/10" lines under team headings
@@ -40,8 +39,6 @@ from ebtui.core.records import CRITERION_LABELS
 
 _HEADING_RE = re.compile(r"\s{0,3}#{1,6}\s")
 _BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
-_MARKUP_RE = re.compile(r"[*`]+")
-_TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
 _OVERALL_LABEL_RE = re.compile(
     r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
     r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
@@ -58,20 +55,15 @@ _JUST_LABEL_RE = re.compile(
 _LABEL_REST_RE = re.compile(
     r"(?:[ \t]*\([^()\n]{0,80}\))?(?:[ \t]*[-—–,][ \t]*[\w./ ]{0,40}?(?:\([^()\n]{0,80}\))?)?"
     r"(?:[ \t]*(?:'s[ \t]+)?(?:justification|rationale|reasoning|scores?|evaluation|assessment|comments?"
-    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–-]|$)",
+    r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–>-]|$)",
     re.IGNORECASE,
 )
-_SCORE_HEADER_RE = re.compile(r"score|rating|points|grade|mark|/ ?10", re.IGNORECASE)
-_JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why", re.IGNORECASE)
-_NOT_SCORE_HEADER = re.compile(
-    r"(?i)\b(?:max(?:imum)?|out[ \t]+of|possible|weight(?:ing)?|weighted|rank(?:ing)?|total|sum|avg|average|mean"
-    r"|scale|range|target|threshold|benchmark|previous|prior|old|original|initial)\b"
-)
 # a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
+# (the round has two teams: Team A / B, 1 / 2, One / Two, and "the other team" is the opponent, not a third)
 _THIRD_RE = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?![ab](?![a-z0-9]))(?:[c-z]|\d{1,2}|one|two|three|three)(?![a-z0-9])"
-    r"|(?<![a-z])(?:previous|other|another|third|earlier|prior|opposing|hypothetical|rival|last|former|different)"
-    r"[ \t]+(?:team|side|group|debater|presenter|respondent)s?(?![a-z])"
+    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|\d{2}|three|four|five)(?![a-z0-9])"
+    r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|different|past|fictional)"
+    r"[ \t]+(?:team|side|group|debater|presenter|respondent|round)s?(?![a-z])"
 )
 # language that makes a later value a correction of an earlier one
 _CORR_LANG = re.compile(
@@ -80,26 +72,85 @@ _CORR_LANG = re.compile(
     r"|bump(?:ed|ing)?|chang(?:e|ed|ing)|updat(?:e|ed|ing)|on[ \t]+reflection|on[ \t]+second[ \t]+thought"
     r"|actually|i[ \t]+meant|typo|mistake|erratum)(?![a-z])"
 )
-_CORR_HEADING = re.compile(
-    r"(?i)(?<![a-z])(?:revised|corrected|correction|corrections|updated|amended|erratum|on[ \t]+reflection"
-    r"|on[ \t]+second[ \t]+thought|adjusted)(?![a-z])"
-)
 # a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
-_CN = rf"[*\"']*{_NUM}(?:{_DEN}|{_NOT_COUNT})"
+_CN = rf"[*\"']*{NUM}(?:{DEN}|{NOT_COUNT})"
 #: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence)
 _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?<![a-z])should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)[ \t]+(?:a[ \t]+)?{_CN}"), False),
     (re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*\(?(?:and[ \t]+)?not[ \t]+(?:a[ \t]+)?\d"), False),
+    # "a 4 on consistency, not 5": the value the sentence sets against the one it takes back
+    (re.compile(rf"(?i){_CN}[^\d.;:!?]{{0,60}}?(?:,[ \t]*|[ \t]+)(?:not|rather[ \t]+than|instead[ \t]+of)[ \t]+(?:a[ \t]+)?\d"), False),
     (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
 ]
+# "Principle 1", "stakeholder #2", "Framework 3": an item's number after a singular noun, not a score
+_NUMBERED_ITEM = re.compile(r"(?i)(?:principle|stakeholder|framework)[ \t]+(?:#|no\.?[ \t]*)?\d")
+# the scale a heading names: "(1-10)", "(out of 10)", "/10"
+_SCALE_NOTE = re.compile(r"(?i)\(?[ \t]*(?:(?:out[ \t]+of|/)[ \t]*10|[01][ \t]*[-–][ \t]*10)[ \t]*\)?")
+# two scores side by side: "8 / 6", "8/10 | 6/10", "8 vs 6", "8, 6"
+_PAIR_RE = re.compile(
+    rf"[ \t:=*_>\-–—]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_]*(?P<sep>[ \t]/[ \t]|\||,|;|[ \t]vs\.?[ \t]|[ \t][-–—][ \t])"
+    rf"[ \t*_]*(?<![\w.])(?P<num2>\d{{1,2}})(?:[ \t]*/[ \t]*(?P<den2>10))?(?![\d.]|[ \t]*/)"
+)
+# a line that opens with a criterion's label, set off by bold or by a stop: "**Consistency.**", "Consistency —"
+_OPENING_LABEL = re.compile(
+    rf"[ \t>*_-]*(?:\d{{1,2}}[.)][ \t]*)?(?:\*\*|__)?(?P<name>{CRIT_RE.pattern[4:]})[ \t]*(?:[.:—–][ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*[.:—–])",
+    re.IGNORECASE,
+)
+_LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
+# what may stand around a name on a line of its own: bullets, list numbers, markup, a colon
+_LIST_MARK = re.compile(r"[\s>*_\-•·#:.()]*(?:\d{1,2}[.)][ \t]*)?[\s*_:.]*")
+# a number, then a criterion's name and nothing else: "8 — Principle articulation", "7: Consistency"
+_REVERSED = re.compile(
+    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*[—–:|\-][ \t]*(?P<crit>{CRIT_RE.pattern[4:]})[ \t.:]*",
+    re.IGNORECASE,
+)
+_DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
+
+
+def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
+    """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
+    capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
+    rest = rx.sub(" ", clean)
+    if len(clean) > 60 or re.search(r"\d", rest) or clean.rstrip().endswith((".", "!", "?", ",", ";")):
+        return False
+    letters = re.findall(r"[A-Za-z]", rest)
+    upper = sum(1 for c in letters if c.isupper())
+    return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
+
+
+# a criterion by its initials, then its score: "PA 8", "SR: 6", "CE=7"
+_INITIAL_SCORE = re.compile(
+    rf"(?<![A-Za-z0-9])(?P<ini>{'|'.join(sorted(INITIALS, key=len, reverse=True))})(?![A-Za-z0-9])[ \t]*[:=]?[ \t]*{NUM}"
+    rf"(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%]|[ \t]*/)"
+)
+# a team's bare letter as the label of its score: "A: 7", "B = 8/10"
+_BARE_SCORE = re.compile(
+    rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
+)
+# a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
+_BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")
+# a label that is a team's bare letter: "- A (presenting): 8", "B - 7"
+_BARE_LABEL = re.compile(r"[\s\->*•]*(?P<label>[AB](?![\w'’])(?:[ \t]*\([^()\n]{0,40}\))?)[ \t]*(?:[:=]|[-–—][ \t])[ \t]*")
+# both teams by their bare letters, side by side: "(A / B)", "A (presenting) vs B (responding)"
+_BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])(?:[ \t]*\([^()\n]{0,40}\))?[ \t]*(?:/|\||vs\.?|versus|and|&)[ \t]*([AB])(?![A-Za-z0-9'’])")
+# a value set against the one it replaces: "deserves a 6 rather than 8", "a 5 instead of the 7", "6, not 8"
+_INSTEAD = re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*(?:rather[ \t]+than|instead[ \t]+of|not)[ \t]+(?:a[ \t]+|an[ \t]+|the[ \t]+)?\d")
 _NUM_BEFORE_CRIT = re.compile(
-    rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
+    rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
-_HYPOTHETICAL = re.compile(r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team)|were[ \t]+(?:they|it)|otherwise|hypothetical(?:ly)?)(?![a-z])")
+# a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
+_HYPOTHETICAL = re.compile(
+    r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)|were[ \t]+(?:they|it)|otherwise"
+    r"|hypothetical(?:ly)?|(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have"
+    # a change only thought of: "I was tempted to lower …", "I considered raising …", "I almost lowered …"
+    r"|tempted|considered|almost|nearly|thought[ \t]+(?:about|of))(?![a-z])"
+)
+#: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
+_NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
 _NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
 
@@ -121,31 +172,25 @@ def _labelled_pipes(raw: str) -> bool:
     return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2
 
 
-@dataclass
-class _TextState:
-    team: str | None = None
-    crit: str | None = None
-    section: str | None = None  # "a", "b", "overall" or None: where prose goes
-    via: str = "label"  # how the current team was named
-    corrective: bool = False  # under a "Revised scores" / "Correction" heading
-
-
-class _TextReader:
-    def __init__(self, col: _Collector, rx: re.Pattern[str]) -> None:
+class TextReader(TableReading):
+    def __init__(self, col: Collector, rx: re.Pattern[str]) -> None:
         self.col = col
         self.rx = rx
-        self.st = _TextState()
+        self.st = TextState()
         self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
         self.mentions_left = _MAX_MENTIONS
-        self.recent: list[str] = []  # the last few non-empty lines (for "Revised table:" above a table)
+        self.recent: list[str] = []
+        #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
+        self.reversed: list[tuple[str | None, str, Val, Ctx]] = []  # the last few non-empty lines (for "Revised table:" above a table)
 
     # -- lines ----------------------------------------------------------------------------------------
     def read(self, text: str, original: str | None = None) -> None:
         """Read `text` (the reply with its JSON blanked out, same length); sources are quoted from
         `original` (the reply itself) at the same offsets."""
         self.original = original if original is not None and len(original) == len(text) else text
+        text = delimited_as_pipes(text)  # CSV and space-aligned columns are tables too
         table: list[tuple[int, str]] = []
         offset = 0
         for raw in text.splitlines(keepends=True):
@@ -162,7 +207,7 @@ class _TextReader:
             if table:
                 self.table(table)
                 table = []
-            self.col.ctx = _Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
+            self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
                                 corrective=self.st.corrective, via=self.st.via)
             self.line(raw)
             if raw.strip():
@@ -170,6 +215,7 @@ class _TextReader:
                 del self.recent[:-3]
         if table:
             self.table(table)
+        self.flush_reversed()
         for key in ("a", "b"):
             body = "\n".join(self.labelled[key] or self.buffers[key]).strip()
             if body:
@@ -178,13 +224,16 @@ class _TextReader:
         if body:
             self.col.overall.append(body)
 
-    def _orig(self, at: int, raw: str) -> str:
-        return self.original[at:at + len(raw)].strip()
-
     def line(self, raw: str) -> None:
         if "~~" in raw:
-            raw = _STRIKE_RE.sub(" ", raw)
+            raw = STRIKE_RE.sub(" ", raw)
         clean = raw.replace("*", "").replace("`", "").strip()
+        rm = _REVERSED.fullmatch(clean) if clean and self.st.crit is None else None
+        if rm is not None:
+            # "8 — Principle articulation": the number first, then its criterion's name and nothing else
+            self.reversed.append((self.st.team, crit_name(rm.group("crit")), val_of(rm), self.col.ctx))
+            return
+        self.flush_reversed()
         if not clean:
             return
         self.col.ctx.clean = clean
@@ -194,35 +243,59 @@ class _TextReader:
         heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
         low = clean.lower()
         crits: list[re.Match[str]] = []
-        if self.mentions_left > 0 and any(w in low for w, _ in _CRIT_KEYWORDS):
-            for m in _CRIT_RE.finditer(clean):
+        if self.mentions_left > 0 and any(w in low for w, _ in CRIT_KEYWORDS):
+            for m in CRIT_RE.finditer(clean):
                 if re.search(r"\d[ \t]*$", clean[max(0, m.start() - 8):m.start()]):
                     continue  # "3 stakeholders", "2 frameworks": a count, not the criterion's label
+                if _NUMBERED_ITEM.match(clean, m.start()):
+                    continue  # "their Principle 1 (autonomy)", "stakeholder 2": an item's number, not a score
                 crits.append(m)
                 self.mentions_left -= 1
                 if self.mentions_left <= 0:
                     self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
                     break
+        if len(crits) > 1 and _OPENING_LABEL.match(raw):
+            # "**Consistency.** When pressed they bent the principle … **Score: 6.**": a paragraph under its
+            # criterion's label; a criterion word later in its prose is not another label unless a score
+            # stands right after it ("…; Honesty: 9")
+            crits = crits[:1] + [m for m in crits[1:] if _LABEL_VALUE.match(clean, m.end())]
         teams = list(self.rx.finditer(clean))
+        if not heading and len(teams) == 1 and not crits and _is_banner(clean, self.rx):
+            heading = True  # "=== SCORE CARD: TEAM A ===", "TEAM B SCORES": a team's heading set off on its own
         lead, lead_end = self._leading_team(clean, teams)
         ov = _OVERALL_LABEL_RE.fullmatch(clean)
         scored = False
         third = _THIRD_RE.search(clean)
 
-        if crits and _CORR_LANG.search(clean) and self._prose_corrections(clean):
+        if not crits and not heading and self._initials_line(clean, teams, lead):
+            return
+        if not heading and len(crits) == 1 and _LIST_MARK.fullmatch(clean, 0, crits[0].start()) \
+                and _LIST_MARK.fullmatch(clean, crits[0].end()):
+            # a line that is a criterion's name and nothing else ("  - Consistency", "Principle articulation")
+            # heads what follows it, like a heading: "- Score: 7", ": Team A 8 — Team B 7"
+            self.st.crit = crit_name(crits[0].group(0))
+            self.st.pair = None
+            return
+        if crits and (_CORR_LANG.search(clean) or _INSTEAD.search(clean)) and self._prose_corrections(clean):
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
         if heading:
             self.st.crit = None
-            self.st.corrective = bool(_CORR_HEADING.search(clean))
+            self.st.pair = None
+            self.st.corrective = bool(CORR_HEADING.search(clean))
             self.col.ctx.corrective = self.st.corrective
-            tset = {_team_of_match(m) for m in teams}
-            if not tset and (bt := _bare_team(clean)):
+            tset = {team_of_match(m) for m in teams}
+            if not tset and (bt := bare_team(clean)):
                 tset = {bt}
+            bp = _BARE_PAIR.search(clean) if not tset else None
+            if bp is not None and bp.group(1).lower() != bp.group(2).lower() and not crits and not self._scores_in(clean):
+                self.st.team = self.st.section = None  # "Scores (A / B)", "A (presenting) vs B (responding)"
+                self.st.pair = (bp.group(1).lower(), bp.group(2).lower())
+                return
             if not tset and third:  # "## Team C (a hypothetical)", "### The previous team": nobody's scores
                 self.st.team = self.st.section = None
                 return
             if tset:
-                self.st.via = _via_of([m for m in teams]) if teams else "label"
+                self.st.via = via_of([m for m in teams]) if teams else "label"
             if ov and not crits and not tset:
                 self.st.team = None
                 self.st.section = "overall"
@@ -233,12 +306,19 @@ class _TextReader:
                 self.st.team = self.st.section = tset.pop()
             elif len(tset) == 2:
                 self.st.team = self.st.section = None
-            if len(crits) == 1 and not _NUM_RE.search(clean[crits[0].end():]):
-                self.st.crit = _crit_name(crits[0].group(0))
+                order = [team_of_match(m) for m in teams]
+                if len(order) == 2 and not crits and not any(self._scores_in(clean)):
+                    self.st.pair = (order[0], order[1])  # "Scores (Team A / Team B):", "**Team B vs Team A**"
+            numbers = self._scores_in(clean, crits[0].end()) if len(crits) == 1 else []
+            if len(crits) == 1 and (not numbers or (len(numbers) >= 2 and not tset)):
+                # "### Consistency", "### Consistency (1 = contradictory, 10 = fully coherent)", "### Consistency —
+                # anchors: 1 (absent), 10 (exemplary)": a criterion's heading (a rubric's anchors and the scale
+                # are not scores: one heading naming no team gives no criterion several scores)
+                self.st.crit = crit_name(crits[0].group(0))
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
             self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
-            self.st.via = _via_of(teams[:1]) if teams else "label"
+            self.st.via = via_of(teams[:1]) if teams else "label"
         elif third and third.start() < 3 and not teams and not crits:
             self.st.team = self.st.section = None  # "Team C: ..." label line
             return
@@ -258,7 +338,7 @@ class _TextReader:
             scored = self._under_criterion(clean, teams)
         if lead is not None and crits:
             self.st.team = lead
-            self.st.via = _via_of(teams[:1]) if teams else "label"
+            self.st.via = via_of(teams[:1]) if teams else "label"
 
         if heading:
             return
@@ -272,6 +352,33 @@ class _TextReader:
         elif target is not None:
             self.buffers[target].append(raw.strip())
 
+    def _initials_line(self, clean: str, teams: list[re.Match[str]], lead: str | None) -> bool:
+        """"Team A: PA 8, C 7, SR 6, UI 7, FA 8, IH 9, CE 7": three or more different criteria by their
+        initials, each with its score right after it, for the line's (or the section's) team."""
+        if not any(ch.isupper() for ch in clean):
+            return False
+        found = [(INITIALS[m.group("ini")], m) for m in _INITIAL_SCORE.finditer(clean)
+                 if not skipped(clean, m.start("num"), m.end())]
+        if len({c for c, _ in found}) < 3 or len(found) != len({c for c, _ in found}):
+            return False
+        team = lead if lead is not None else (None if teams else self.st.team)
+        if lead is not None:
+            self.st.team = self.st.section = lead
+        for crit, m in found:
+            self.col.add_val(team, crit, val_of(m), "lines", kind="line")
+        return True
+
+    def flush_reversed(self) -> None:
+        """Lines that put the number before the criterion's name are scores unless their numbers count 1, 2,
+        3, … down the block: then they number the criteria (a list of the rubric), and give no score."""
+        block, self.reversed = self.reversed, []
+        nums = [v.num for _, _, v, _ in block]
+        if len(block) >= 2 and nums == [str(i) for i in range(1, len(block) + 1)]:
+            return
+        for team, crit, v, ctx in block:
+            self.col.ctx = ctx
+            self.col.add_val(team, crit, v, "lines", kind="line")
+
     def _prose_corrections(self, clean: str) -> bool:
         """Sentences that correct a score: "Team A's consistency should be 5, not 7", "I'd revise Team B's
         framework awareness to 8", "Correction: consistency (Team A) from 7 to 5". Each needs one criterion,
@@ -279,19 +386,21 @@ class _TextReader:
         found = False
         for sm in re.finditer(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?", clean):
             sent = sm.group(0)
-            lang = _CORR_LANG.search(sent)
+            lang = _CORR_LANG.search(sent) or _INSTEAD.search(sent)
             if not lang:
                 continue
-            if _HYPOTHETICAL.search(sent) or _NEGATION.search(sent, 0, lang.start()):
+            if _HYPOTHETICAL.search(sent) or _NEGATED_VERB.search(sent, 0, lang.start()):
                 continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
-            crits = {_crit_name(m.group(0)) for m in _CRIT_RE.finditer(sent)}
+            crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
             tms = list(self.rx.finditer(sent))
-            teams = {_team_of_match(m) for m in tms}
+            teams = {team_of_match(m) for m in tms}
+            if not teams:
+                teams = {m.group(1).lower() for m in _BARE_MENTION.finditer(sent)}  # "A's", "B (responding)"
+            if not teams and self.st.team is not None and OPPONENT_RE.search(sent):
+                teams = {other(self.st.team)}  # "the other team's consistency should be 4" in A's section
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
                 continue
             team = teams.pop() if teams else self.st.team
-            if team is None:
-                continue
             target = None
             for rx, needs_talk in _CORR_TARGETS:
                 for m in rx.finditer(sent):
@@ -299,7 +408,7 @@ class _TextReader:
                         continue
                     if needs_talk and not _SCORE_TALK.search(sent):
                         continue
-                    if _skipped(sent, m.start("num"), m.end("num")):
+                    if skipped(sent, m.start("num"), m.end("num")):
                         continue
                     target = m
                     break
@@ -307,37 +416,55 @@ class _TextReader:
                     break
             if target is None:
                 continue
-            v = _val(target, corrective=True)
-            value, problem = _interpret(v)
-            self.col.ctx = _Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
+            if team is None:
+                # a correction of a score, but of whose? Both teams' scores on it need a person
+                self.col.doubts.append((crits.pop(), sent.strip()))
+                found = True
+                continue
+            v = val_of(target, corrective=True)
+            value, problem = interpret(v)
+            self.col.ctx = Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
                                 source=sent.strip(), clean=sent, kind="correction", corrective=True,
-                                via=_via_of(tms) if tms else self.st.via)
-            self.col.add(team, crits.pop(), _Found(v.shown(), value, problem, kind="correction", corrective=True),
+                                via=via_of(tms) if tms else self.st.via)
+            self.col.add(team, crits.pop(), Found(v.shown(), value, problem, kind="correction", corrective=True),
                          "lines")
             found = True
         return found
 
+    def _scores_in(self, clean: str, start: int = 0) -> list[Val]:
+        """The numbers after `start` that could be scores: not a rubric's anchors, the scale, a question..."""
+        blank = lambda m: " " * len(m.group(0))  # noqa: E731 - same length, so positions hold
+        clean = self.rx.sub(blank, _SCALE_NOTE.sub(blank, clean))  # "Team 1" holds no score
+        return [val_of(n) for n in NUM_RE.finditer(clean, start) if not skipped(clean, n.start("num"), n.end())]
+
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
         """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
         Returns the team and where its name ends."""
-        if teams and not clean[: teams[0].start()].strip(" #>-_|([\t"):
+        if teams and not re.search(r"[A-Za-z0-9]", clean[: teams[0].start()]):  # "🟦 TEAM A", "- Team A"
             if _LABEL_REST_RE.match(clean, teams[0].end()):
-                return _team_of_match(teams[0]), teams[0].end()
+                return team_of_match(teams[0]), teams[0].end()
         bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)
         if bt and _LABEL_REST_RE.match(clean, bt.end()) and len(clean) > 2 and ":" in clean[bt.end():bt.end() + 3]:
             return bt.group(1).lower(), bt.end()
         return None, 0
 
-    def _pairs(self, segment: str, offset: int = 0) -> list[tuple[str, _Val, str]]:
+    def _pairs(self, segment: str, offset: int = 0) -> list[tuple[str, Val, str]]:
         """"Team A 8, Team B 6" / "Team A: 8/10 … Team B: 7/10" inside one stretch of text (offset: where
         the stretch starts in the line)."""
         out = []
         for m in self.rx.finditer(segment):
-            n = _AFTER_NAME_RE.match(segment, m.end())
-            if n and not _skipped(segment, n.start("num"), n.end()):
-                v = _val(n)
-                v = _Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
-                out.append((_team_of_match(m), v, _via_of([m])))
+            n = AFTER_NAME_RE.match(segment, m.end())
+            if n and not skipped(segment, n.start("num"), n.end()):
+                v = val_of(n)
+                v = Val(v.num, v.den, v.upper, v.start + offset, v.corrective)
+                out.append((team_of_match(m), v, via_of([m])))
+        if not out:
+            # "A: 7, B: 8", "Scores — A: 8 ; B: 6": both teams by their bare letters, each with its score
+            bare = [(m.group(1).lower(), m) for m in _BARE_SCORE.finditer(segment)
+                    if not skipped(segment, m.start("num"), m.end())]
+            if len({t for t, _ in bare}) == 2 and len(bare) == 2:
+                out = [(t, Val(m.group("num"), m.group("den"), None, m.start("num") + offset), "label")
+                       for t, m in bare]
         return out
 
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
@@ -357,19 +484,28 @@ class _TextReader:
         for idx, cm in enumerate(crits):
             while ti < len(teams) and teams[ti].end() <= cm.start():
                 ti += 1
-            crit = _crit_name(cm.group(0))
+            crit = crit_name(cm.group(0))
             end = crits[idx + 1].start() if idx + 1 < len(crits) else len(clean)
             nxt = before[idx + 1] if idx + 1 < len(crits) else None
             if nxt is not None:
                 end = min(end, nxt.start("num"))
             pre = before[idx]
-            if pre is not None and not _skipped(clean, pre.start("num"), pre.end("num")):
-                team: str | None = _team_of_match(teams[ti - 1]) if ti else self.st.team
-                self.col.add_val(team, crit, _val(pre), "lines", via=_via_of([teams[ti - 1]]) if ti else None,
+            if pre is not None and not skipped(clean, pre.start("num"), pre.end("num")):
+                team: str | None = team_of_match(teams[ti - 1]) if ti else self.st.team
+                self.col.add_val(team, crit, val_of(pre), "lines", via=via_of([teams[ti - 1]]) if ti else None,
                                  kind="prose")  # read, but a human should look: the score comes before its label
                 scored = True
                 continue
             segment = clean[cm.end():end]
+            if self.st.pair is not None and not teams and (pm := _PAIR_RE.match(clean, cm.end(), end)):
+                if not (pm.group("sep").strip() == "/" and pm.group("num2") == "10" and pm.group("den") is None):
+                    # "Consistency: 8 / 6" under "Scores (Team A / Team B)": one score for each, in that order
+                    first = val_of(pm)
+                    second = Val(pm.group("num2"), pm.group("den2"), None, pm.start("num2"))
+                    self.col.add_val(self.st.pair[0], crit, first, "lines")
+                    self.col.add_val(self.st.pair[1], crit, second, "lines")
+                    scored = True
+                    continue
             pairs = self._pairs(segment, cm.end())
             if pairs:
                 for t, pv, pvia in pairs:
@@ -380,19 +516,23 @@ class _TextReader:
             first_team = self.rx.search(segment)
             if first_team:
                 end = cm.end() + first_team.start()
-            found = _score_in(clean, cm.end(), end)
+            found = score_in(clean, cm.end(), end)
             if found is None:
+                # named, but no score identified beside it: where a person should look if it stays missing
+                owner = team_of_match(teams[ti - 1]) if ti else self.st.team
+                if owner is not None and re.search(r"\d", clean[cm.end():end]):
+                    self.col.unread.setdefault((owner, crit), self.col.ctx.source)
                 continue
             v = found
-            team = _team_of_match(teams[ti - 1]) if ti else self.st.team
-            via = _via_of([teams[ti - 1]]) if ti else None
+            team = team_of_match(teams[ti - 1]) if ti else self.st.team
+            via = via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
             since = teams[ti - 1].end() if ti else 0
             if _THIRD_RE.search(clean, since, cm.start()):
                 team = None
             if idx and _CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
-                v = _Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
+                v = Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
             self.col.add_val(team, crit, v, "lines", via=via)
             scored = True
         return scored
@@ -406,98 +546,20 @@ class _TextReader:
             for t, v, via in pairs:
                 self.col.add_val(t, crit, v, "lines", via=via)
             return True
+        b = _BARE_LABEL.match(clean) if not teams else None
+        if b is not None and (bt := bare_team(b.group("label"))):
+            # "- A (presenting): 8/10" under a criterion heading
+            n = NUM_RE.match(clean, b.end())
+            if n and not skipped(clean, n.start("num"), n.end()):
+                self.col.add_val(bt, crit, val_of(n), "lines")
+                return True
         m = re.match(
             r"[\s\->*]*(?:(?:score|rating|grade|mark|points)[ \t]*[:=\-–—]?[ \t]*)?(?=\d)", clean, re.IGNORECASE
         )
         if m and not teams:
-            n = _NUM_RE.match(clean, m.end())
+            n = NUM_RE.match(clean, m.end())
             # "2. Team A ..." is a list item; "1 = no principle stated" a rubric anchor
-            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]) and not _skipped(clean, n.start("num"), n.end()):
-                self.col.add_val(self.st.team, crit, _val(n), "lines")
+            if n and not re.match(r"[.)][ \t]+\w", clean[n.end():]) and not skipped(clean, n.start("num"), n.end()):
+                self.col.add_val(self.st.team, crit, val_of(n), "lines")
                 return True
         return False
-
-    # -- tables ---------------------------------------------------------------------------------------
-    def table(self, lines: list[tuple[int, str]]) -> None:
-        rows: list[list[str]] = []
-        where: list[tuple[int, str]] = []
-        corrective = self.st.corrective or any(_CORR_HEADING.search(r) for r in self.recent)
-        for at, raw in lines:
-            s = raw.strip()
-            if s.startswith("|"):
-                s = s[1:]
-            if s.endswith("|"):
-                s = s[:-1]
-            cells = [_MARKUP_RE.sub("", _STRIKE_RE.sub("", c)).strip() for c in s.split("|")]
-            if all(_TABLE_SEP_CELL.fullmatch(c) or not c for c in cells):
-                continue
-            rows.append(cells)
-            where.append((at + len(raw) - len(raw.lstrip()), self._orig(at, raw)))
-        if not rows:
-            return
-        header = rows[0]
-        corrective = corrective or bool(_CORR_HEADING.search(" ".join(header)))
-        row_at = {id(r): w for r, w in zip(rows, where, strict=True)}
-
-        def at_row(row: list[str]) -> None:
-            pos, src = row_at[id(row)]
-            self.col.ctx = _Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
-
-        col_team = {
-            i: t for i, c in enumerate(header) if c and (t := _team_of(c, self.rx)) and not _JUST_HEADER_RE.search(c)
-        }
-        col_crit = {i: c for i, h in enumerate(header) if h and (c := _crit_of(h))}
-        if col_team and len(set(col_team.values())) <= 2 and not col_crit:
-            # a column per team: | Criterion | Team A | Team B |
-            for row in rows[1:]:
-                crit = next((c for i, cell in enumerate(row) if i not in col_team and (c := _crit_of(cell))), None)
-                if crit is None:
-                    continue  # "Total", "Average"
-                at_row(row)
-                for i, t in col_team.items():
-                    if i < len(row) and (v := _score_in_cell(row[i])):
-                        self.col.add_val(t, crit, v, "table", via=_via_of(list(self.rx.finditer(header[i]))))
-            return
-        if len(col_crit) >= 2:
-            # a column per criterion: | Team | Principle | Consistency | ...
-            for row in rows[1:]:
-                team_cell = next((cell for cell in row[:2] if cell and _team_of(cell, self.rx)), "")
-                team = _team_of(team_cell, self.rx) if team_cell else None
-                at_row(row)
-                for i, crit in col_crit.items():
-                    if i < len(row) and not _NOT_SCORE_HEADER.search(header[i]) and (v := _score_in_cell(row[i])):
-                        self.col.add_val(team, crit, v, "table", via=_via_of(list(self.rx.finditer(team_cell))))
-            return
-        # one table per team: | Criterion | Score | Justification | (the team from the heading above it,
-        # or from a team column in the row)
-        score_col = next((i for i, h in enumerate(header)
-                          if _SCORE_HEADER_RE.search(h) and not _crit_of(h) and not _NOT_SCORE_HEADER.search(h)), None)
-        # columns that never hold the team's score: Max, Out of, Weight, Rank, Total, ...
-
-        just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h)), None)
-        team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role", h)), None)
-        body = rows[1:] if score_col is not None or just_col is not None or team_col is not None else rows
-        not_score = {i for i, h in enumerate(header) if _NOT_SCORE_HEADER.search(h)} if body is not rows else set()
-        for row in body:
-            crit_at = next((i for i, cell in enumerate(row) if _crit_of(cell)), None)
-            if crit_at is None:
-                continue
-            crit = _crit_of(row[crit_at])
-            assert crit is not None
-            team = self.st.team
-            via = None
-            if team_col is not None and team_col < len(row) and row[team_col].strip():
-                team = _team_of(row[team_col], self.rx)  # a team this round does not have owns nothing
-                via = _via_of(list(self.rx.finditer(row[team_col])))
-            if score_col is not None:
-                v = _score_in_cell(row[score_col]) if score_col < len(row) else None
-            else:
-                v = next((x for i, cell in enumerate(row[crit_at + 1:], crit_at + 1)
-                          if i not in not_score and (x := _score_in_cell(cell))), None)
-            if v is not None:
-                at_row(row)
-                self.col.add_val(team, crit, v, "table", via=via)
-            if just_col is not None and just_col < len(row) and row[just_col] and team is not None:
-                self.buffers[team].append(f"{CRITERION_LABELS[crit]}: {row[just_col]}")
-
-

@@ -12,6 +12,19 @@ from functools import lru_cache
 
 _S = r"[\s_-]*"  # between words of a name: "principle articulation", "principle_articulation", "PrincipleArt…"
 _S1 = r"[\s_-]+"
+#: words a judge shortens, and how many letters an abbreviation keeps at least
+_ABBREVIATED = (("principle", 5), ("consistency", 5), ("stakeholders", 5), ("uncertainty", 5), ("framework", 5),
+                ("intellectual", 5), ("honesty", 4), ("constructive", 5), ("engagement", 5))
+
+
+def _prefixes(word: str, keep: int) -> str:
+    """A pattern for every start of `word` at least `keep` letters long ("consi", "consis", ... "consistency")."""
+    tail = ""
+    for ch in reversed(word[keep:]):
+        tail = f"(?:{ch}{tail})?"
+    return word[:keep] + tail
+
+
 _CRIT_ALTS = "|".join(
     [
         rf"principle{_S}articulation",
@@ -32,11 +45,13 @@ _CRIT_ALTS = "|".join(
         rf"constructive{_S}engagement",
         r"constructiveness",
         r"engagement",
+        # an abbreviation: the start of a criterion's word, with its dot ("Consist.", "Stakeh. recog.", "Intell. hon.")
+        *(_prefixes(w, k) + r"\." for w, k in _ABBREVIATED),
     ]
 )
 # (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
-_CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
-_CRIT_KEYWORDS = (
+CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
+CRIT_KEYWORDS = (
     ("principle", "principle_articulation"),
     ("articulation", "principle_articulation"),
     ("consisten", "consistency"),
@@ -50,58 +65,107 @@ _CRIT_KEYWORDS = (
 )
 
 
-def _crit_name(matched: str) -> str:
+def crit_name(matched: str) -> str:
     low = matched.lower()
-    for word, crit in _CRIT_KEYWORDS:
+    for word, crit in CRIT_KEYWORDS:
         if word in low:
             return crit
-    raise AssertionError(matched)  # unreachable: every alternative holds a keyword
+    for word, crit in _ABBREVIATION_OF:
+        if low.startswith(word):
+            return crit
+    raise AssertionError(matched)  # unreachable: every alternative holds a keyword or an abbreviation
 
 
-def _crit_of(text: str) -> str | None:
+_ABBREVIATION_OF = (("princ", "principle_articulation"), ("consi", "consistency"), ("stake", "stakeholder_recognition"),
+                    ("uncer", "uncertainty_integration"), ("frame", "framework_awareness"),
+                    ("intel", "intellectual_honesty"), ("hone", "intellectual_honesty"),
+                    ("const", "constructive_engagement"), ("engag", "constructive_engagement"))
+
+
+def crit_of(text: str) -> str | None:
     """The criterion a key or cell names (the first one, if it names several)."""
-    m = _CRIT_RE.search(text)
-    return _crit_name(m.group(0)) if m else None
+    m = CRIT_RE.search(text)
+    return crit_name(m.group(0)) if m else None
 
 
-_TEAM_LABEL = {"a": "A", "b": "B"}
+TEAM_LABEL = {"a": "A", "b": "B"}
+# a role names a team as a noun ("the presenting team", "Presenter") or as a bracketed note ("(presenting)")
 _ROLE_A = rf"present(?:ing|er|ers|ation){_S1}(?:team|side)|presenters?"
 _ROLE_B = rf"respon(?:ding|dent|der|se){_S1}(?:team|side)|respondents?|responders?"
 
 
 @lru_cache(maxsize=64)
-def _team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
-    alts = [rf"(?P<ta>team{_S}a)", rf"(?P<tb>team{_S}b)", rf"(?P<ra>{_ROLE_A})", rf"(?P<rb>{_ROLE_B})"]
+def team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
+    # the two teams of a round, however a judge numbers them: Team A / B, Team 1 / 2, Team One / Two
+    alts = [rf"(?P<ta>team{_S}(?:a|1|one))", rf"(?P<tb>team{_S}(?:b|2|two))", rf"(?P<ra>{_ROLE_A})",
+            rf"(?P<rb>{_ROLE_B})",
+            # a bracketed role beside a name ("A (presenting)", "openai/lumen-4 (responding)") labels it
+            r"(?<=\()(?P<pa>presenting)(?=[ \t]*\))", r"(?<=\()(?P<pb>responding)(?=[ \t]*\))"]
     # ids only tell the teams apart when they differ (a model debating itself has one id twice)
     if a_id and b_id and a_id.lower() != b_id.lower():
         ids = [("ia", a_id), ("ib", b_id)]
         ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
-        alts = [rf"(?<![\w./-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+        # (a provider's prefix may stand before the id: "openai/lumen-4")
+        alts = [rf"(?<![\w.-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
     first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
     return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
 
 
-def _team_of_match(m: re.Match[str]) -> str:
+def team_of_match(m: re.Match[str]) -> str:
     return "a" if (m.lastgroup or "").endswith("a") else "b"
 
 
 def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
-    return {_team_of_match(m) for m in rx.finditer(text)}
+    return {team_of_match(m) for m in rx.finditer(text)}
 
 
-def _bare_team(text: str) -> str | None:
-    """"A", "**B**:", "(a)" — a team named by its bare letter (only where a whole cell/key/heading is it)."""
-    core = re.sub(r"[^A-Za-z0-9]+", " ", text).strip().lower()
-    return core if core in ("a", "b") else None
+_BARE_RE = re.compile(r"[^A-Za-z0-9]*([ABab])(?![A-Za-z0-9])[^A-Za-z0-9(]*(?:\((?P<paren>[^()\n]{0,80})\))?[\W_]*")
+_ROLE_A_RE = re.compile(rf"(?i)(?<![a-z]){_ROLE_A}|present(?:ing|er|s)(?![a-z])")
+_ROLE_B_RE = re.compile(rf"(?i)(?<![a-z]){_ROLE_B}|respond(?:ing|s)(?![a-z])")
 
 
-def _team_of(text: str, rx: re.Pattern[str]) -> str | None:
+def bare_team(text: str) -> str | None:
+    """"A", "**B**:", "(a)", "A (presenting)" — a team named by its bare letter, only where the whole cell, key
+    or heading is that letter (with at most a parenthetical that does not contradict it)."""
+    m = _BARE_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    team = m.group(1).lower()
+    paren = m.group("paren") or ""
+    says_a, says_b = bool(_ROLE_A_RE.search(paren)), bool(_ROLE_B_RE.search(paren))
+    if (team == "a" and says_b and not says_a) or (team == "b" and says_a and not says_b):
+        return None  # "A (responding)": contradicts itself
+    return team
+
+
+#: the opponent of a team already named: "the other team", "the opposing team", "their opponents"
+OPPONENT_RE = re.compile(
+    r"(?i)(?<![a-z])(?:the[ \t]+)?(?:other|opposing|rival)[ \t]+(?:team|side)s?(?![a-z])|(?<![a-z])(?:their|its|the)"
+    r"[ \t]+(?:opponents?|opposition)(?![a-z])"
+)
+
+
+def other(team: str) -> str:
+    return "b" if team == "a" else "a"
+
+
+def team_of(text: str, rx: re.Pattern[str]) -> str | None:
     teams = _teams_in(text, rx)
     if len(teams) == 1:
         return teams.pop()
     if not teams:
-        return _bare_team(text)
+        return bare_team(text) or _role_cell(text)
     return None  # names both teams
+
+
+_ROLE_CELL = re.compile(r"[^A-Za-z]*(?:(?P<a>presenting|presenter|presenters)|(?P<b>responding|respondent|responder))[^A-Za-z]*",
+                        re.IGNORECASE)
+
+
+def _role_cell(text: str) -> str | None:
+    """A cell, key or heading that is a role and nothing else: "Presenting", "**Responding**"."""
+    m = _ROLE_CELL.fullmatch(text.strip())
+    return None if m is None else ("a" if m.group("a") else "b")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -110,7 +174,7 @@ def _team_of(text: str, rx: re.Pattern[str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Val:
+class Val:
     """A score as written: "8", "7.5", "11", "8/100", "7-8"."""
 
     num: str
@@ -125,7 +189,7 @@ class _Val:
         return f"{self.num}/{self.den}" if self.den is not None else self.num
 
 
-def _interpret(v: _Val) -> tuple[int | None, str | None]:
+def interpret(v: Val) -> tuple[int | None, str | None]:
     """(score, None) or (None, why it is not one)."""
     if v.upper is not None:
         return None, f"{v.shown()} is a range, not one score"
@@ -144,44 +208,52 @@ def _interpret(v: _Val) -> tuple[int | None, str | None]:
 
 # a number that may be a score; never part of a longer number, word, fraction or id ("gpt-4", "v2", "1/2")
 # (never the first digits of a longer number: "70%" is not 7, "10 examples" is not 1)
-_NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
-_DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
+NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
+DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
-_NOT_COUNT = (
+NOT_COUNT = (
     r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
-    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team)"
+    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team"
+    r"|is|was|seems|feels|looks|sounds|fits|reflects|would|should|captures|strikes|works|rather|instead|not)"
     r"(?![A-Za-z]))[A-Za-z]))"
 )
 # "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
-_DEN = _DEN + _NOT_COUNT
-_NOT_COUNT = _NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
-_NUM_RE = re.compile(rf"{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
-_NUM_DEN_RE = re.compile(rf"{_NUM}{_DEN}")
+DEN = DEN + NOT_COUNT
+NOT_COUNT = NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
+NUM_RE = re.compile(rf"{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
+_NUM_DEN_RE = re.compile(rf"{NUM}{DEN}")
 # a number out of ten ("8/10", "8 out of 10"): preferred in a stretch of text; another denominator is not
-_NUM_TEN_RE = re.compile(rf"{_NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){_NOT_COUNT}")
+_NUM_TEN_RE = re.compile(rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){NOT_COUNT}")
 # what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
 # "Team A (gpt-4o): 8" has the id removed before this is used
 _SEP = (
-    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
+    r"(?:[\s:=()\[\]\-–—,.*\"'|>]|[.…_·]{2,80}|(?<![A-Za-z])(?:scored|scores?|score|gets?|got|receives?|received|earns?"
     r"|earned|is|was|rated|rating|with|of|a|an|grade|mark|points?)(?![A-Za-z])){0,12}?"
 )
-_AFTER_NAME_RE = re.compile(rf"{_SEP}{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})", re.IGNORECASE)
-_AFTER_COLON_RE = re.compile(rf"(?:[:=]|[-–—][ \t])[ \t\"'*(]*{_NUM}(?:{_DEN}|{_RANGE}{_NOT_COUNT}|{_NOT_COUNT})")
+AFTER_NAME_RE = re.compile(rf"{_SEP}{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})", re.IGNORECASE)
+_AFTER_COLON_RE = re.compile(rf"(?:[:=→⇒]|[-–—][ \t]|[-=]>)[ \t\"'*(]*{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
+# "Consistency: Strong (8)", "Honesty - very good (9/10)", "Consistency: ★★★★★★★☆☆☆ (7)": a label, a word or
+# two of rating (or a row of symbols), and the number alone in brackets
+_WORD_THEN_NUM = re.compile(
+    rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*){{0,2}}|[^\w\s()]{{1,12}})"
+    rf"[ \t*_]*\([ \t]*{NUM}"
+    rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
+)
 _CORRECTION_RE = re.compile(
     r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
     r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
     r"(?![A-Za-z])[^\d\n]{0,24}?"
-    rf"{_NUM}(?:{_DEN}|{_NOT_COUNT})",
+    rf"{NUM}(?:{DEN}|{NOT_COUNT})",
     re.IGNORECASE,
 )
 _CORRECTION_HINT = re.compile(r"(?i)actual|correct|revis|rather|make|reflect|mean|chang")
-_STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
+STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
 
 
-def _val(m: re.Match[str], corrective: bool = False) -> _Val:
+def val_of(m: re.Match[str], corrective: bool = False) -> Val:
     d = m.groupdict()
-    return _Val(d["num"], d.get("den"), d.get("upper"), m.start("num"), corrective)
+    return Val(d["num"], d.get("den"), d.get("upper"), m.start("num"), corrective)
 
 
 # a candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9?"), a rubric
@@ -193,11 +265,24 @@ _NEGATED_BEFORE = re.compile(
 _AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \t]*(?:\?|=(?!=)|(?:or|to)[ \t]+\d)")
 
 
-def _skipped(line: str, start: int, end: int) -> bool:
-    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end))
+#: a difference, not a score: "3 points higher", "2 more than", "by 2 points"
+_DIFFERENCE_AFTER = re.compile(
+    r"[ \t]*(?:points?|pts|marks?)?[ \t]*(?:higher|lower|more|less|fewer|better|worse|ahead|behind|above|below"
+    r")(?![a-z])", re.IGNORECASE)
+_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of|difference[ \t]+of)[ \t]+$")
+#: the rest of a question the number stands in: "a 9 for them? Not quite" (no dash, bracket or stop between)
+_IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
 
-def _score_in(line: str, start: int, end: int) -> _Val | None:
+def skipped(line: str, start: int, end: int) -> bool:
+    """A candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9 for them?"),
+    a rubric anchor ("1 = no principle stated"), or a step in a comparison ("from 6 to 8")."""
+    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end)
+                or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end)
+                or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]))
+
+
+def score_in(line: str, start: int, end: int) -> Val | None:
     """The score that line[start:end] (the stretch after a criterion's name) gives, by preference: a
     self-correction ("actually 6"), a number out of ten ("8/10"), a number right after the name, a number
     after a colon or dash. A number must start inside the stretch; what follows it is judged on the whole
@@ -205,24 +290,24 @@ def _score_in(line: str, start: int, end: int) -> _Val | None:
     stop = min(len(line), end + 40)  # enough to see "out of 10" or "stakeholders" after a number
     if _CORRECTION_HINT.search(line, start, stop):
         corrections = [m for m in _CORRECTION_RE.finditer(line, start, stop)
-                       if m.start("num") < end and not _skipped(line, m.start("num"), m.end())]
+                       if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
-            return _val(corrections[-1], corrective=True)
-    for rx, anchored in ((_NUM_TEN_RE, False), (_AFTER_NAME_RE, True), (_AFTER_COLON_RE, False)):
+            return val_of(corrections[-1], corrective=True)
+    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True)):
         pos = start
         while pos < stop:
             m = rx.match(line, pos, stop) if anchored else rx.search(line, pos, stop)
             if not m or m.start("num") >= end:
                 break
-            if not _skipped(line, m.start("num"), m.end()):
-                return _val(m)
+            if not skipped(line, m.start("num"), m.end()):
+                return val_of(m)
             if anchored:
                 break
             pos = m.end("num")
     return None
 
 
-def _score_in_cell(cell: str) -> _Val | None:
+def score_in_cell(cell: str) -> Val | None:
     """A table cell's or JSON string's score: "8", "**8**", "8/10", "8 (strong)", "Score: 8" — a number that
     opens the cell, or one out of ten. Anything else ("between 3 and 1", "not a 9", "7 out of 10 test cases")
     is not a score."""
@@ -230,18 +315,18 @@ def _score_in_cell(cell: str) -> _Val | None:
     if not cell:
         return None
     m = _NUM_TEN_RE.search(cell)
-    if m and not _skipped(cell, m.start("num"), m.end()):
-        return _val(m)
+    if m and not skipped(cell, m.start("num"), m.end()):
+        return val_of(m)
     lead = re.match(r"[\s*_~`>\"'(\[]*(?:(?:score|rating|grade|mark)[ \t]*[:=\-–—]?[ \t]*)?", cell, re.IGNORECASE)
-    m = _NUM_RE.match(cell, lead.end() if lead else 0)
-    if m and not _skipped(cell, m.start("num"), m.end()):
-        return _val(m)
+    m = NUM_RE.match(cell, lead.end() if lead else 0)
+    if m and not skipped(cell, m.start("num"), m.end()):
+        return val_of(m)
     return None
 
-def _via_of(matches: list[re.Match[str]]) -> str:
+def via_of(matches: list[re.Match[str]]) -> str:
     """How a team was named: "label" (Team A, team_a), "id" (the model's id) or "role" (presenting team)."""
     groups = {m.lastgroup for m in matches}
-    if not groups or groups & {"ta", "tb"}:
+    if not groups or groups & {"ta", "tb", "pa", "pb"}:
         return "label"
     if groups & {"ia", "ib"}:
         return "id"
