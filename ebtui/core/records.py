@@ -184,7 +184,7 @@ class ReviewReason(Record):
 
     team: Team | None = None
     criterion: str | None = None  # None: about the whole team (team set) or the whole judgment
-    kind: str = ""  # missing, invalid, prose, correction, conflict, team_by_name, truncated, parser
+    kind: str = ""  # missing, invalid, prose, correction, conflict, truncated, parser, unattributed
     message: str = ""
 
 

@@ -58,7 +58,6 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
     kinds: list[str] = []
     for team in ("a", "b"):
         values: dict[str, int | None] = {}
-        vias: set[str] = set()
         for crit in CRITERIA:
             values[crit] = None
             found = sorted(col.scores[team].get(crit, []), key=lambda f: (f.pos, f.seq))
@@ -110,7 +109,6 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                                                   text=use[-1].source, position=use[-1].pos,
                                                   note=f"conflict: {' vs '.join(shown[:4])}"))
                     continue
-            vias |= {f.via for f in use}
             value = chosen.value
             kind = "correction" if corrected_from is not None else chosen.kind
             note = f"corrected from {corrected_from} (read from {_KIND_WORDS.get(chosen.kind, chosen.kind)})" \
@@ -133,11 +131,6 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             kinds.append(chosen.kind)
             provenance.append(ScoreSource(team=team, criterion=crit, kind=kind, value=value, text=chosen.source,
                                           position=chosen.pos, note=note))
-        for via, how in (("id", "its model id"), ("role", "its role (presenting/responding)")):
-            if via in vias:
-                items.append(ReviewReason(team=team, kind="team_by_name",
-                                          message=f"{_label(team)} was identified by {how}, not as {_label(team)}; "
-                                                  "check the scores went to the right team"))
         scores[team] = Scores(**values)
     missing = any(s.missing() for s in scores.values())
     for note in col.notes:
