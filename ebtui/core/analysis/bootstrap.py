@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
-from ebtui.core.analysis.fit import Design, Estimates, JointFit, solve
+from ebtui.core.analysis.fit import Design, JointFit, _solve, fit_clusters, read_estimates
 
 DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400
@@ -50,7 +50,7 @@ def interval(estimate: float, draws: np.ndarray, clusters: int, *, clip: tuple[f
     se = float(np.std(draws, ddof=1)) * np.sqrt(clusters / (clusters - 1))
     if not se > 1e-9:
         return Interval(None, None, NO_SPREAD)
-    half = float(stats.t.ppf(0.975, clusters - 1)) * se
+    half = float(stdtrit(clusters - 1, 0.975))  # scipy.stats.t.ppf, without importing scipy.stats * se
     lo, hi = estimate - half, estimate + half
     if clip is not None:
         lo, hi = max(lo, clip[0]), min(hi, clip[1])
@@ -59,39 +59,67 @@ def interval(estimate: float, draws: np.ndarray, clusters: int, *, clip: tuple[f
     return Interval(float(lo), float(hi))
 
 
+def replicate_picks(G: int, *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """[replicates, G]: the clusters each replicate draws (the seeded stream every interval uses)."""
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.integers(0, G, size=G) for _ in range(replicates)]) if replicates else \
+        np.zeros((0, G), dtype=np.int64)
+
+
 def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """Rows: replicates; columns: Estimates.vector() order. A replicate that lost a model or a judge is NaN."""
+    """Rows: replicates; columns: Estimates.vector() order (models, judges, family, seat gap).
+
+    Each replicate is a refit over G dilemmas drawn with replacement, computed from the per-dilemma
+    sufficient statistics (ebtui.core.analysis.fit.ClusterStats), all replicates at once where they hold
+    every level. A level (model, judge) a replicate lacks is NaN in that replicate only — the other
+    quantities of the replicate stand (the sum-to-zero constraints then run over the levels present); the
+    family term is NaN in a replicate without a same-family contrast."""
     d: Design = jf.design
     G = len(d.dilemmas)
     width = len(jf.estimates.vector())
     if G < MIN_CLUSTERS:
         return np.full((0, width), np.nan)
-    rows_of = [np.flatnonzero(d.dilemma_idx == g) for g in range(G)]
-    X_fixed = d.fixed_part()
-    fam_col = _family_column(d)
-    rng = np.random.default_rng(seed)
-    out = np.full((replicates, width), np.nan)
+    picks = replicate_picks(G, replicates=replicates, seed=seed)
+    st = d.stats
+    counts = np.zeros((replicates, G))
     for b in range(replicates):
-        picks = rng.integers(0, G, size=G)
-        rows = np.concatenate([rows_of[g] for g in picks])
-        if len(np.unique(d.model_idx[rows])) < len(d.models) or len(np.unique(d.judge_idx[rows])) < len(d.judges):
-            continue
-        new_dil = np.concatenate([np.full(len(rows_of[g]), k) for k, g in enumerate(picks)])
-        Xf = X_fixed[rows]
-        has_fam = d.has_family
-        if fam_col is not None and not 0 < Xf[:, fam_col].sum() < len(rows):
-            Xf = Xf.copy()
-            Xf[:, fam_col] = 0.0  # no contrast in this resample: the column drops out (its estimate is NaN)
-            has_fam = False
-        est: Estimates = solve(d, Xf, d.y[rows], new_dil, G, has_family=has_fam, fast=True)
-        out[b] = est.vector()
+        counts[b] = np.bincount(picks[b], minlength=G)
+    pm, pj, pc = st.presence(counts)
+    fam_ok = np.zeros(replicates, dtype=bool)
+    if d.has_family:
+        fam_sum, n = counts @ st.s[:, -1], counts @ st.n
+        fam_ok = (fam_sum > 0) & (fam_sum < n)
+    complete = pm.all(axis=1) & pj.all(axis=1) & pc.all(axis=1) & (fam_ok == d.has_family)
+    out = np.full((replicates, width), np.nan)
+    batch = np.flatnonzero(complete)
+    if len(batch):
+        allm, allj, allc = pm[batch[0]], pj[batch[0]], pc[batch[0]]
+        T = d.mapping(allm, allj, allc, G, d.has_family)
+        q = st.q
+        P = picks[batch]
+        W = np.zeros((len(batch), q + G, q + G))
+        W[:, :q, :q] = (counts[batch] @ st.A.reshape(G, q * q)).reshape(len(batch), q, q)
+        W[:, :q, q:] = st.s[P].transpose(0, 2, 1)
+        W[:, q:, :q] = st.s[P]
+        diag = np.arange(G)
+        W[:, q + diag, q + diag] = st.n[P]
+        w = np.concatenate([counts[batch] @ st.b, st.t[P]], axis=1)
+        xtx = np.einsum("ip,bij,jr->bpr", T, W, T, optimize=True)
+        xty = w @ T
+        try:
+            params = np.linalg.solve(xtx, xty[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # a singular replicate: each alone (minimum-norm where singular)
+            params = np.stack([_solve(xtx[i], xty[i]) for i in range(len(batch))])
+        for i, b in enumerate(batch):
+            out[b] = read_estimates(d, params[i], allm, allj, allc, G, d.has_family).vector()
+    for b in np.flatnonzero(~complete):
+        out[b] = fit_clusters(d, picks[b]).vector()
     return out
 
 
-def _family_column(d: Design) -> int | None:
-    if not d.has_family:
-        return None
-    return 1 + (len(d.models) - 1) + (1 if d.has_seat else 0) + (len(d.judges) - 1)
+def model_draws(jf: JointFit, draws: np.ndarray) -> np.ndarray:
+    """[replicates, models]: each replicate's adjusted mean per model (columns in jf.design.models order)."""
+    return draws[:, : len(jf.design.models)]
 
 
 def cluster_mean(values: Sequence[float], clusters: Sequence[str], *, seed: int = DEFAULT_SEED,
@@ -100,8 +128,7 @@ def cluster_mean(values: Sequence[float], clusters: Sequence[str], *, seed: int 
     if not values:
         return None, Interval(None, None, "no data")
     vals = np.asarray(values, dtype=float)
-    names = sorted(set(clusters))
-    idx = np.array([names.index(c) for c in clusters])
+    names, idx = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
     est = float(vals.mean())
     G = len(names)
     if G < MIN_CLUSTERS:

@@ -1,0 +1,232 @@
+"""The analyses' input in columns: what each round contributes (`RoundFacts`, one small record per round),
+the per-round columns over many rounds (`Facts`), and the long table of scores the joint fit reads
+(`ScoreFrame`: one row per round x seat x criterion, numpy arrays plus level names).
+
+Why: a report used to load every round file as a full `Round` (transcripts, prompts, provenance) and walk
+Python objects per score; at 100,000 rounds that is minutes and gigabytes. The facts hold only what the
+analyses read — seats, judge, dilemma, exchange, the judges' parsed and the effective scores, review state,
+active overrides, and per answer its length and what the documented lexicons found in it (framework
+mentions, the consistency class) — so a report never re-reads a transcript. The facts of a round are a pure
+function of its file (`round_facts`); ebtui.core.analysis.source keeps them in a Parquet file beside the
+store, refreshed from the round files whenever a file changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ebtui.core.frameworks import framework_mentions
+from ebtui.core.liveness import interrupted
+from ebtui.core.records import CRITERIA, PhaseStatus, Round, RoundStatus
+
+#: bump when `round_facts` changes what it records (a cache of another version is rebuilt)
+FACTS_VERSION = 1
+NC = len(CRITERIA)
+#: the per-round scalar columns, in the order the Parquet file stores them
+STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge", "tournament", "status")
+
+
+def _text_facts(text: str) -> dict[str, Any]:
+    found = framework_mentions(text)
+    return {"len": len(text), "fw": {fw: hits[0].sentence for fw, hits in found.items() if hits}}
+
+
+def round_facts(r: Round) -> dict[str, Any]:
+    """Everything the analyses read from one round, as a small JSON-able dict (no transcript text)."""
+    from ebtui.core.analysis.consistency import TEAM_PHASES, classify_consistency  # (it imports the fit)
+
+    j = r.judgment
+    texts: dict[str, Any] = {}
+    for phase, _team in TEAM_PHASES:
+        p = r.phase(phase)
+        if p is None or p.status != PhaseStatus.COMPLETE or not p.response:
+            continue
+        t = _text_facts(p.response)
+        t["reused"] = bool(p.reused_from)
+        if phase.value == "consistency_test":
+            c = classify_consistency(p.response)
+            t["cls"] = [c.label, c.cues, c.evidence]
+        texts[phase.value] = t
+    just: dict[str, Any] = {}
+    overrides: list[list[Any]] = []
+    if j is not None:
+        for team, text in (("a", j.team_a_justification), ("b", j.team_b_justification)):
+            if text.strip():
+                just[team] = _text_facts(text)
+        for (team, crit), ov in sorted(j.active_overrides().items()):
+            overrides.append([team, crit, ov.parsed_value, ov.value, ov.note])
+    imp = r.imported
+    return {
+        "id": r.id, "exchange": r.exchange_id or r.id, "dilemma": r.dilemma_id, "title": r.dilemma_title,
+        "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
+        "tournament": r.tournament_id or "", "status": str(r.status),
+        "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,
+        "ts": r.timestamp.timestamp(), "timestamp": str(r.timestamp),
+        "judged": j is not None,
+        "needs_review": bool(j.effective_needs_review()) if j is not None else False,
+        "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
+        "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
+        "extra": {
+            "texts": texts, "just": just, "overrides": overrides,
+            "families": dict(r.settings.families or {}),
+            "imported": None if imp is None else {
+                "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
+                "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)},
+        },
+    }
+
+
+@dataclass
+class Facts:
+    """Per-round columns for many rounds (row i is one round; rows in the order the rounds were given)."""
+
+    id: np.ndarray  # object arrays of str
+    exchange: np.ndarray
+    dilemma: np.ndarray
+    title: np.ndarray
+    team_a: np.ndarray
+    team_b: np.ndarray
+    judge: np.ndarray
+    tournament: np.ndarray
+    status: np.ndarray  # as readers see it (a running round whose writer is gone: incomplete)
+    ts: np.ndarray  # float seconds
+    timestamp: np.ndarray  # str, for "newest wins" orderings
+    judged: np.ndarray  # bool
+    needs_review: np.ndarray  # bool
+    parsed: np.ndarray  # int8 [R, 2, 7]; 0 = missing
+    effective: np.ndarray  # int8 [R, 2, 7]
+    extra_json: list[str] = field(repr=False, default_factory=list)  # per round, the "extra" dict as JSON
+    _extra: list[dict[str, Any]] | None = field(repr=False, default=None)
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    @property
+    def extra(self) -> list[dict[str, Any]]:
+        """Per round: texts (per phase: len, fw, reused, cls), just (per team: len, fw), overrides,
+        families, imported (parsed on first use)."""
+        if self._extra is None:
+            self._extra = [json.loads(s) for s in self.extra_json]
+        return self._extra
+
+    def scores(self, effective: bool) -> np.ndarray:
+        return self.effective if effective else self.parsed
+
+    @classmethod
+    def from_records(cls, records: Sequence[dict[str, Any]]) -> Facts:
+        n = len(records)
+
+        def col(key: str) -> np.ndarray:
+            out = np.empty(n, dtype=object)
+            out[:] = [rec[key] for rec in records]
+            return out
+
+        parsed = np.zeros((n, 2, NC), dtype=np.int8)
+        eff = np.zeros((n, 2, NC), dtype=np.int8)
+        for i, rec in enumerate(records):
+            if rec["parsed"] is not None:
+                parsed[i] = rec["parsed"]
+                eff[i] = rec["effective"]
+        status = col("status")
+        for i, rec in enumerate(records):
+            if interrupted(str(rec["status"]), rec.get("writer")):
+                status[i] = RoundStatus.INCOMPLETE.value
+        return cls(
+            id=col("id"), exchange=col("exchange"), dilemma=col("dilemma"), title=col("title"),
+            team_a=col("team_a"), team_b=col("team_b"), judge=col("judge"), tournament=col("tournament"),
+            status=status, ts=np.array([float(rec["ts"]) for rec in records], dtype=float),
+            timestamp=col("timestamp"),
+            judged=np.array([bool(rec["judged"]) for rec in records], dtype=bool),
+            needs_review=np.array([bool(rec["needs_review"]) for rec in records], dtype=bool),
+            parsed=parsed, effective=eff,
+            extra_json=[json.dumps(rec["extra"], ensure_ascii=False) for rec in records],
+            _extra=[rec["extra"] for rec in records],
+        )
+
+    @classmethod
+    def from_rounds(cls, rounds: Iterable[Round]) -> Facts:
+        return cls.from_records([round_facts(r) for r in rounds])
+
+    def take(self, rows: np.ndarray) -> Facts:
+        """The facts of some rounds (row indices or a boolean mask)."""
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows
+        arrays = {k: getattr(self, k)[idx] for k in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review",
+                                                     "parsed", "effective")}
+        extra_json = [self.extra_json[i] for i in idx]
+        extra = [self._extra[i] for i in idx] if self._extra is not None else None
+        return Facts(**arrays, extra_json=extra_json, _extra=extra)
+
+    def models(self) -> list[str]:
+        """Every model that sat at a team seat (sorted)."""
+        return sorted(set(self.team_a.tolist()) | set(self.team_b.tolist()))
+
+    def names(self) -> set[str]:
+        return set(self.team_a.tolist()) | set(self.team_b.tolist()) | set(self.judge.tolist())
+
+
+def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Sorted distinct names and each value's index among them."""
+    names, inv = np.unique(values.astype(str), return_inverse=True)
+    return [str(n) for n in names], inv.astype(np.int64)
+
+
+@dataclass
+class ScoreFrame:
+    """The long table the joint fit reads: one row per score given (round x seat x criterion), in columns."""
+
+    y: np.ndarray  # float scores
+    round_idx: np.ndarray  # row of Facts the score came from
+    model_idx: np.ndarray
+    judge_idx: np.ndarray
+    dilemma_idx: np.ndarray
+    crit_idx: np.ndarray
+    seat: np.ndarray  # +1 Team A, -1 Team B
+    family: np.ndarray  # 1.0 when the judge is of the scored model's family
+    models: list[str]
+    judges: list[str]
+    dilemmas: list[str]
+    criteria: list[str]
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    @classmethod
+    def build(cls, facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> ScoreFrame:
+        """Every score given, in the order the old row-by-row table had them (round, seat, criterion)."""
+        s = facts.scores(effective)  # [R, 2, 7]
+        present = s > 0
+        r_idx, seat_i, c_idx = np.nonzero(present)  # row-major: round, then seat, then criterion
+        y = s[r_idx, seat_i, c_idx].astype(float)
+        model_names = np.where(seat_i == 0, facts.team_a[r_idx], facts.team_b[r_idx]) if len(r_idx) else \
+            np.empty(0, dtype=object)
+        models, mi = levels(model_names) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
+        judges, ji = levels(facts.judge[r_idx]) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
+        dilemmas, di = levels(facts.dilemma[r_idx]) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
+        used = sorted(set(c_idx.tolist()), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
+        criteria = [CRITERIA[c] for c in used]
+        pos = np.full(NC, -1, dtype=np.int64)
+        pos[used] = np.arange(len(used))
+        fam_of = {n: family_of(n) for n in set(models) | set(judges)}
+        same = np.array([[fam_of[m] == fam_of[j] for j in judges] for m in models], dtype=bool) \
+            if models and judges else np.zeros((0, 0), dtype=bool)
+        family = same[mi, ji].astype(float) if len(r_idx) else np.zeros(0)
+        return cls(y, r_idx.astype(np.int64), mi, ji, di, pos[c_idx], np.where(seat_i == 0, 1.0, -1.0),
+                   family, models, judges, dilemmas, criteria)
+
+    def take(self, rows: np.ndarray) -> ScoreFrame:
+        """Some rows, keeping only the levels they use (indices renumbered)."""
+        def relevel(idx: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+            used, inv = np.unique(idx, return_inverse=True)
+            return inv.astype(np.int64), [names[u] for u in used]
+
+        mi, models = relevel(self.model_idx[rows], self.models)
+        ji, judges = relevel(self.judge_idx[rows], self.judges)
+        di, dilemmas = relevel(self.dilemma_idx[rows], self.dilemmas)
+        ci, criteria = relevel(self.crit_idx[rows], self.criteria)
+        return ScoreFrame(self.y[rows], self.round_idx[rows], mi, ji, di, ci, self.seat[rows], self.family[rows],
+                          models, judges, dilemmas, criteria)
