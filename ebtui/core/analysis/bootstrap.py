@@ -50,7 +50,7 @@ def interval(estimate: float, draws: np.ndarray, clusters: int, *, clip: tuple[f
     se = float(np.std(draws, ddof=1)) * np.sqrt(clusters / (clusters - 1))
     if not se > 1e-9:
         return Interval(None, None, NO_SPREAD)
-    half = float(stdtrit(clusters - 1, 0.975))  # scipy.stats.t.ppf, without importing scipy.stats * se
+    half = float(stdtrit(clusters - 1, 0.975)) * se  # = scipy.stats.t.ppf, without importing scipy.stats
     lo, hi = estimate - half, estimate + half
     if clip is not None:
         lo, hi = max(lo, clip[0]), min(hi, clip[1])

@@ -9,6 +9,7 @@ dilemma-cluster intervals).
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import warnings
@@ -31,7 +32,7 @@ from ebtui.core.analysis.common import (
     Table,
     view_name,
 )
-from ebtui.core.analysis.frame import NC, Facts, levels
+from ebtui.core.analysis.frame import NC, SLOTS, Facts, levels
 from ebtui.core.frameworks import CONSISTENCY_CLASSES, CONSISTENCY_LABELS, FRAMEWORKS
 from ebtui.core.records import CRITERIA
 
@@ -115,15 +116,17 @@ class Exchanges:
     def text_round(self, phase: str) -> np.ndarray:
         """Per exchange, the round whose answer for `phase` the exchange shows (the one that ran the phase
         itself before one that copied it; -1: no completed answer)."""
-        extra = self.facts.extra
-        best = np.full(len(self.keys), -1, dtype=np.int64)
-        best_reused = np.ones(len(self.keys), dtype=bool)
-        for i, e in enumerate(self.of_round.tolist()):
-            t = extra[i]["texts"].get(phase)
-            if t is None:
-                continue
-            if best[e] < 0 or (best_reused[e] and not t["reused"]):
-                best[e], best_reused[e] = i, bool(t["reused"])
+        k = PHASES.index(phase)
+        has = self.facts.text_len[:, k] >= 0
+        reused = self.facts.reused[:, k]
+        E = len(self.keys)
+        best = np.full(E, -1, dtype=np.int64)
+        rows = np.arange(len(self.facts))
+        for pick in (has & ~reused, has & reused):  # first (input order) that ran it, else first that copied it
+            first = np.full(E, len(self.facts), dtype=np.int64)
+            np.minimum.at(first, self.of_round[pick], rows[pick])
+            fill = (best < 0) & (first < len(self.facts))
+            best[fill] = first[fill]
         return best
 
 
@@ -285,7 +288,6 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
                          classifications: Mapping[str, Any] | None = None) -> tuple[Table, Table]:
     cons = ex.criterion_means(effective)[:, 0, CONS]
     chosen = ex.text_round("consistency_test")
-    extra = facts.extra
     dil = ex.dilemma.tolist()
     answers: list[list[Cell]] = []
     per_scores: dict[str, list[tuple[float, str]]] = defaultdict(list)
@@ -303,7 +305,7 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
         if given is not None:
             label, cues, evidence, who = given.label, given.cues, given.evidence, given.classifier
         else:
-            label, cues, evidence = extra[chosen[e]]["texts"]["consistency_test"]["cls"]
+            label, cues, evidence = json.loads(facts.cls[chosen[e]])
             who = "rules"
         per_answers[model] += 1
         per_classes[model][label] += 1
@@ -340,32 +342,44 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     from ebtui.core.analysis.consistency import JUDGE_REMARKS
 
+    # per (model, phase): answers, and per framework the answers mentioning it and the first one that did
     answers: dict[tuple[str, str], int] = defaultdict(int)
     hits: dict[tuple[str, str, str], int] = defaultdict(int)
-    quotes: dict[tuple[str, str, str], tuple[str, str]] = {}
-    extra = facts.extra
+    first: dict[tuple[str, str, str], tuple[int, str, str]] = {}  # -> (row, slot, source id)
 
-    def record(model: str, phase: str, source: str, fw: dict[str, str]) -> None:
-        answers[(model, phase)] += 1
-        for name, sentence in fw.items():
-            hits[(model, phase, name)] += 1
-            quotes.setdefault((model, phase, name), (source, sentence))
+    def tally(models: np.ndarray, phase: str, slots: np.ndarray, rows: np.ndarray, sources: list[str]) -> None:
+        """Answers in order (rows of facts, the slot each is in, its source id)."""
+        bits = facts.fw_bits[rows, slots] if len(rows) else np.zeros(0, dtype=np.int16)
+        names, inv = np.unique(models.astype(str), return_inverse=True) if len(rows) else ([], np.zeros(0))
+        for m_i, m in enumerate(names):
+            sel = np.flatnonzero(inv == m_i)
+            answers[(str(m), phase)] += len(sel)
+            for k, fw in enumerate(FRAMEWORKS):
+                has = sel[(bits[sel] >> k) & 1 == 1]
+                if len(has):
+                    hits[(str(m), phase, fw)] += len(has)
+                    at = int(has[0])
+                    first.setdefault((str(m), phase, fw), (int(rows[at]), SLOTS[int(slots[at])], sources[at]))
 
-    chosen = {p: ex.text_round(p) for p in PHASES}
-    models = (ex.model(0).tolist(), ex.model(1).tolist())
-    for e, key in enumerate(ex.keys):
-        for p in PHASES:
-            i = int(chosen[p][e])
-            if i >= 0:
-                record(models[PHASE_TEAM[p]][e], p, key, extra[i]["texts"][p]["fw"])
+    keys_arr = ex.keys
+    for p in PHASES:
+        chosen = ex.text_round(p)
+        exs = np.flatnonzero(chosen >= 0)
+        tally(ex.model(PHASE_TEAM[p])[exs], p, np.full(len(exs), SLOTS.index(p)), chosen[exs],
+              [keys_arr[e] for e in exs.tolist()])
     ids = facts.id.tolist()
-    for i in sorted(range(len(ids)), key=lambda i: ids[i]):
-        if not facts.judged[i]:
-            continue
-        for t, team in enumerate(("a", "b")):
-            j = extra[i]["just"].get(team)
-            if j is not None:
-                record((facts.team_a if t == 0 else facts.team_b)[i], JUDGE_REMARKS, ids[i], j["fw"])
+    by_id = np.array(sorted(range(len(ids)), key=lambda i: ids[i]), dtype=np.int64)
+    # the judges' remarks in round-id order, Team A's before Team B's within a round
+    slot_ab = np.array([SLOTS.index("just_a"), SLOTS.index("just_b")])
+    rows = np.repeat(by_id, 2)
+    slots = np.tile(slot_ab, len(by_id))
+    keep = facts.judged[rows] & (facts.text_len[rows, slots] >= 0) if len(rows) else np.zeros(0, dtype=bool)
+    rows, slots = rows[keep], slots[keep]
+    seat_models = np.where(slots == slot_ab[0], facts.team_a[rows], facts.team_b[rows]) if len(rows) else \
+        np.empty(0, dtype=object)
+    tally(seat_models, JUDGE_REMARKS, slots, rows, [ids[i] for i in rows.tolist()])
+    texts = facts.quotes(sorted({row for row, _, _ in first.values()}))
+    quotes = {key: (src, texts[row][slot][key[2]]) for key, (row, slot, src) in first.items()}
     order = [*PHASES, JUDGE_REMARKS]
     keys = sorted(answers, key=lambda k: (k[0], order.index(k[1])))
     usage: list[list[Cell]] = [[m, p, answers[(m, p)], *[hits.get((m, p, fw), 0) for fw in FRAMEWORKS]]
@@ -490,15 +504,14 @@ def analyse(facts: Facts, *, effective: bool = True, classifications: Mapping[st
 
 
 def has_overrides(facts: Facts) -> bool:
-    return any(e["overrides"] for e in facts.extra)
+    return any(o is not None for o in facts.overrides.tolist())
 
 
 def judge_vs_human(facts: Facts, *, seed: int, replicates: int) -> Table | None:
     diffs: dict[str, list[tuple[float, str]]] = defaultdict(list)
-    for i, e in enumerate(facts.extra):
-        if not facts.judged[i]:
-            continue
-        for _team, _crit, parsed, value, _note in e["overrides"]:
+    for i in np.flatnonzero(facts.judged & np.array([o is not None for o in facts.overrides.tolist()],
+                                                    dtype=bool)).tolist():
+        for _team, _crit, parsed, value, _note in facts.override_rows(i):
             if parsed is not None and value is not None:
                 diffs[str(facts.judge[i])].append((float(parsed - value), str(facts.dilemma[i])))
     if not diffs:
@@ -519,8 +532,8 @@ def judge_vs_human(facts: Facts, *, seed: int, replicates: int) -> Table | None:
 def provenance_summary(facts: Facts) -> list[dict[str, Any]]:
     """ebtui.core.importers.eb.provenance_summary from the columns."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for e in facts.extra:
-        imp = e.get("imported")
+    for i in range(len(facts)):
+        imp = facts.imported_of(i)
         if imp is not None:
             groups.setdefault((imp["runner"], imp["run"]), []).append(imp)
     return [{"runner": runner, "run": run, "n_rounds": len(imps), "source_files": sorted({i["file"] for i in imps}),
@@ -531,7 +544,6 @@ def provenance_summary(facts: Facts) -> list[dict[str, Any]]:
 def recorded_families(facts: Facts) -> dict[str, str]:
     """analysis.families.recorded_families from the columns (the newest round wins)."""
     out: dict[str, str] = {}
-    extra = facts.extra
     for i in sorted(range(len(facts)), key=lambda i: str(facts.timestamp[i])):
-        out.update(extra[i].get("families") or {})
+        out.update(facts.families_of(i))
     return out

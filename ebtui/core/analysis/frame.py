@@ -31,9 +31,17 @@ NC = len(CRITERIA)
 STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge", "tournament", "status")
 
 
-def _text_facts(text: str) -> dict[str, Any]:
+#: the texts whose facts are kept, in column order: the four debate answers, then the judge's remarks per team
+SLOTS = ("presentation", "response", "rebuttal", "consistency_test", "just_a", "just_b")
+
+
+def _fw(text: str) -> tuple[int, dict[str, str]]:
+    """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each."""
+    from ebtui.core.frameworks import FRAMEWORKS
+
     found = framework_mentions(text)
-    return {"len": len(text), "fw": {fw: hits[0].sentence for fw, hits in found.items() if hits}}
+    bits = sum(1 << k for k, fw in enumerate(FRAMEWORKS) if found[fw])
+    return bits, {fw: hits[0].sentence for fw, hits in found.items() if hits}
 
 
 def round_facts(r: Round) -> dict[str, Any]:
@@ -41,23 +49,30 @@ def round_facts(r: Round) -> dict[str, Any]:
     from ebtui.core.analysis.consistency import TEAM_PHASES, classify_consistency  # (it imports the fit)
 
     j = r.judgment
-    texts: dict[str, Any] = {}
-    for phase, _team in TEAM_PHASES:
+    text_len = [-1] * len(SLOTS)
+    reused = [False] * 4
+    fw_bits = [0] * len(SLOTS)
+    quotes: dict[str, dict[str, str]] = {}
+    cls: list[Any] | None = None
+    for k, (phase, _team) in enumerate(TEAM_PHASES):
         p = r.phase(phase)
         if p is None or p.status != PhaseStatus.COMPLETE or not p.response:
             continue
-        t = _text_facts(p.response)
-        t["reused"] = bool(p.reused_from)
+        text_len[k], reused[k] = len(p.response), bool(p.reused_from)
+        fw_bits[k], q = _fw(p.response)
+        if q:
+            quotes[SLOTS[k]] = q
         if phase.value == "consistency_test":
             c = classify_consistency(p.response)
-            t["cls"] = [c.label, c.cues, c.evidence]
-        texts[phase.value] = t
-    just: dict[str, Any] = {}
+            cls = [c.label, c.cues, c.evidence]
     overrides: list[list[Any]] = []
     if j is not None:
-        for team, text in (("a", j.team_a_justification), ("b", j.team_b_justification)):
+        for k, text in ((4, j.team_a_justification), (5, j.team_b_justification)):
             if text.strip():
-                just[team] = _text_facts(text)
+                text_len[k] = len(text)
+                fw_bits[k], q = _fw(text)
+                if q:
+                    quotes[SLOTS[k]] = q
         for (team, crit), ov in sorted(j.active_overrides().items()):
             overrides.append([team, crit, ov.parsed_value, ov.value, ov.note])
     imp = r.imported
@@ -71,14 +86,23 @@ def round_facts(r: Round) -> dict[str, Any]:
         "needs_review": bool(j.effective_needs_review()) if j is not None else False,
         "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
         "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
-        "extra": {
-            "texts": texts, "just": just, "overrides": overrides,
-            "families": dict(r.settings.families or {}),
-            "imported": None if imp is None else {
-                "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
-                "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)},
-        },
+        "text_len": text_len, "reused": reused, "fw_bits": fw_bits,
+        "cls": json.dumps(cls, ensure_ascii=False) if cls else None,
+        "quotes": json.dumps(quotes, ensure_ascii=False) if quotes else None,
+        "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
+        "families": json.dumps(dict(r.settings.families), ensure_ascii=False) if r.settings.families else None,
+        "imported": None if imp is None else json.dumps({
+            "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
+            "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}, ensure_ascii=False),
     }
+
+
+#: the optional per-round JSON columns (None where empty)
+JSON_COLUMNS = ("cls", "quotes", "overrides", "families", "imported")
+
+
+def _loads(value: Any, empty: Any) -> Any:
+    return json.loads(value) if value else empty
 
 
 @dataclass
@@ -100,22 +124,36 @@ class Facts:
     needs_review: np.ndarray  # bool
     parsed: np.ndarray  # int8 [R, 2, 7]; 0 = missing
     effective: np.ndarray  # int8 [R, 2, 7]
-    extra_json: list[str] = field(repr=False, default_factory=list)  # per round, the "extra" dict as JSON
-    _extra: list[dict[str, Any]] | None = field(repr=False, default=None)
+    text_len: np.ndarray  # int32 [R, 6] (SLOTS): characters of each completed answer / remark; -1 none
+    reused: np.ndarray  # bool [R, 4]: the debate answer was copied from another round of the panel
+    fw_bits: np.ndarray  # int16 [R, 6]: frameworks mentioned (bit k: FRAMEWORKS[k])
+    cls: np.ndarray  # object [R]: JSON [label, cues, evidence] of the consistency answer (rules), or None
+    overrides: np.ndarray  # object [R]: JSON [[team, criterion, parsed, value, note], ...] in force, or None
+    families: np.ndarray  # object [R]: JSON {model: family} recorded when played, or None
+    imported: np.ndarray  # object [R]: JSON provenance summary of an imported round, or None
+    #: rows -> each row's JSON {slot: {framework: first matching sentence}} (read only where quoted)
+    quotes_of: Callable[[np.ndarray], list[str | None]] = field(repr=False, default=lambda rows: [])
 
     def __len__(self) -> int:
         return len(self.id)
 
-    @property
-    def extra(self) -> list[dict[str, Any]]:
-        """Per round: texts (per phase: len, fw, reused, cls), just (per team: len, fw), overrides,
-        families, imported (parsed on first use)."""
-        if self._extra is None:
-            self._extra = [json.loads(s) for s in self.extra_json]
-        return self._extra
-
     def scores(self, effective: bool) -> np.ndarray:
         return self.effective if effective else self.parsed
+
+    def quotes(self, rows: Sequence[int]) -> dict[int, dict[str, dict[str, str]]]:
+        idx = np.asarray(list(rows), dtype=np.int64)
+        return {int(i): _loads(q, {}) for i, q in zip(idx.tolist(), self.quotes_of(idx), strict=True)}
+
+    def override_rows(self, i: int) -> list[list[Any]]:
+        return list(_loads(self.overrides[i], []))
+
+    def imported_of(self, i: int) -> dict[str, Any] | None:
+        got: dict[str, Any] | None = _loads(self.imported[i], None)
+        return got
+
+    def families_of(self, i: int) -> dict[str, str]:
+        got: dict[str, str] = _loads(self.families[i], {})
+        return got
 
     @classmethod
     def from_records(cls, records: Sequence[dict[str, Any]]) -> Facts:
@@ -136,6 +174,7 @@ class Facts:
         for i, rec in enumerate(records):
             if interrupted(str(rec["status"]), rec.get("writer")):
                 status[i] = RoundStatus.INCOMPLETE.value
+        quotes = col("quotes")
         return cls(
             id=col("id"), exchange=col("exchange"), dilemma=col("dilemma"), title=col("title"),
             team_a=col("team_a"), team_b=col("team_b"), judge=col("judge"), tournament=col("tournament"),
@@ -144,8 +183,11 @@ class Facts:
             judged=np.array([bool(rec["judged"]) for rec in records], dtype=bool),
             needs_review=np.array([bool(rec["needs_review"]) for rec in records], dtype=bool),
             parsed=parsed, effective=eff,
-            extra_json=[json.dumps(rec["extra"], ensure_ascii=False) for rec in records],
-            _extra=[rec["extra"] for rec in records],
+            text_len=np.array([rec["text_len"] for rec in records], dtype=np.int32).reshape(n, len(SLOTS)),
+            reused=np.array([rec["reused"] for rec in records], dtype=bool).reshape(n, 4),
+            fw_bits=np.array([rec["fw_bits"] for rec in records], dtype=np.int16).reshape(n, len(SLOTS)),
+            cls=col("cls"), overrides=col("overrides"), families=col("families"), imported=col("imported"),
+            quotes_of=lambda rows: [quotes[i] for i in rows.tolist()],
         )
 
     @classmethod
@@ -154,12 +196,10 @@ class Facts:
 
     def take(self, rows: np.ndarray) -> Facts:
         """The facts of some rounds (row indices or a boolean mask)."""
-        idx = np.flatnonzero(rows) if rows.dtype == bool else rows
-        arrays = {k: getattr(self, k)[idx] for k in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review",
-                                                     "parsed", "effective")}
-        extra_json = [self.extra_json[i] for i in idx]
-        extra = [self._extra[i] for i in idx] if self._extra is not None else None
-        return Facts(**arrays, extra_json=extra_json, _extra=extra)
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.int64)
+        arrays = {k: getattr(self, k)[idx] for k in ARRAY_FIELDS}
+        parent = self.quotes_of
+        return Facts(**arrays, quotes_of=lambda r: parent(idx[r]))
 
     def models(self) -> list[str]:
         """Every model that sat at a team seat (sorted)."""
@@ -167,6 +207,10 @@ class Facts:
 
     def names(self) -> set[str]:
         return set(self.team_a.tolist()) | set(self.team_b.tolist()) | set(self.judge.tolist())
+
+
+ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "parsed", "effective", "text_len",
+                "reused", "fw_bits", *[c for c in JSON_COLUMNS if c != "quotes"])
 
 
 def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -200,7 +244,7 @@ class ScoreFrame:
         """Every score given, in the order the old row-by-row table had them (round, seat, criterion)."""
         s = facts.scores(effective)  # [R, 2, 7]
         present = s > 0
-        r_idx, seat_i, c_idx = np.nonzero(present)  # row-major: round, then seat, then criterion
+        r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # row-major: round, then seat, then criterion
         y = s[r_idx, seat_i, c_idx].astype(float)
         model_names = np.where(seat_i == 0, facts.team_a[r_idx], facts.team_b[r_idx]) if len(r_idx) else \
             np.empty(0, dtype=object)

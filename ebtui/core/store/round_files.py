@@ -35,6 +35,7 @@ from ebtui.core.store.files import (
     stat_stamp,
     write_ctx,
 )
+from ebtui.core.store.hooks import notify_saved
 from ebtui.core.store.index import MARKER_IDS, MARKER_PREFIX, IndexMixin
 from ebtui.errors import read_text
 
@@ -110,6 +111,7 @@ class RoundFilesMixin(IndexMixin):
         )
         self._dirty.add(rid)
         self._cache_put(rid, stamp, data)
+        notify_saved(self, rid, data, stamp)  # e.g. the analysis columns (ebtui.core.analysis.source)
 
     def _keep_foreign_overrides(self, round_: Round, path: Path) -> None:
         """Carry over overrides another writer put in the file, now and on every later save of the round

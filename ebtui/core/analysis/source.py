@@ -1,0 +1,304 @@
+"""The analyses' columnar source beside the store: `<store>/columns/facts.parquet`, one row per round holding
+its facts (ebtui.core.analysis.frame.round_facts: seats, judge, dilemma, exchange, parsed and effective
+scores, review state, overrides in force, answer lengths, framework bits, the consistency class), never a
+transcript. The round files stay the truth; this file is a cache of a pure function of them.
+
+Why Parquet (pyarrow): the facts are a flat table read whole and column by column (numpy arrays straight
+from Arrow buffers, dictionary-encoded names), written by whichever process reports; Parquet is a file, so
+several processes can read it and replace it atomically (write to a temporary file, rename) without a server
+or a lock that one writer holds for its lifetime — an embedded database such as DuckDB keeps a single-writer
+lock on its file, which a tournament, the TUI and `ebtui report` running at once would contend for. pyarrow
+is already installed with the project's dependencies.
+
+Staleness: every row carries the size and mtime of the round file it was read from. On each use the source
+compares them with the store's index (which the store itself keeps in step with the round files, across
+processes — see ebtui/core/store/__init__.py) and re-reads only the rounds whose file changed, was added or
+is gone; a file written in a version of the facts or the lexicons other than this one is rebuilt whole.
+So an override made by another process (`ebtui rounds override`, the TUI) costs the next report one round
+file, not a rebuild. Within one process the store's save hook (ebtui.core.store.hooks) hands a just-saved
+round to the source, so it need not even re-read that file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ebtui.core.analysis.frame import FACTS_VERSION, JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, Facts, round_facts
+from ebtui.core.liveness import interrupted
+from ebtui.core.records import Round, RoundStatus
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ebtui.core.store import ResultsStore
+
+log = logging.getLogger("ebtui.core.analysis")
+
+FILE = "columns/facts.parquet"
+
+
+def _lexicon_stamp() -> str:
+    """A hash of the lexicons and rules the text facts come from: a change rebuilds the file."""
+    from ebtui.core import frameworks
+
+    h = hashlib.sha256()
+    for name in ("FRAMEWORKS", "FRAMEWORK_LEXICON", "CONSISTENCY_CUES"):
+        h.update(repr(getattr(frameworks, name, None)).encode())
+    return h.hexdigest()[:16]
+
+
+def _schema() -> pa.Schema:
+    import pyarrow as pa
+
+    fields = [pa.field(c, pa.string()) for c in STR_COLUMNS]
+    fields += [pa.field("writer", pa.string()), pa.field("ts", pa.float64()), pa.field("timestamp", pa.string()),
+               pa.field("judged", pa.bool_()), pa.field("needs_review", pa.bool_()),
+               pa.field("parsed", pa.binary(2 * NC)), pa.field("effective", pa.binary(2 * NC)),
+               pa.field("text_len", pa.binary(4 * len(SLOTS))), pa.field("reused", pa.binary(4)),
+               pa.field("fw_bits", pa.binary(2 * len(SLOTS)))]
+    fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
+    fields += [pa.field("mtime_ns", pa.int64()), pa.field("size", pa.int64())]
+    return pa.schema(fields)
+
+
+def _record_row(rec: dict[str, Any], stamp: tuple[int, int]) -> dict[str, Any]:
+    """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
+    s = np.zeros((2, 2, NC), dtype=np.int8)
+    if rec["parsed"] is not None:
+        s[0], s[1] = rec["parsed"], rec["effective"]
+    row = {c: rec[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
+    row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
+               parsed=s[0].tobytes(), effective=s[1].tobytes(),
+               text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
+               reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
+               fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
+               mtime_ns=stamp[0], size=stamp[1])
+    return row
+
+
+def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A fixed-size binary Arrow column as a numpy array [rows, *shape]."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0:
+        return np.zeros((0, *shape), dtype=dtype)
+    width = arr.type.byte_width
+    buf = arr.buffers()[1]
+    raw = np.frombuffer(buf, dtype=np.uint8)[arr.offset * width:(arr.offset + n) * width]
+    return raw.view(dtype).reshape(n, *shape).copy()
+
+
+def facts_of_table(table: pa.Table) -> Facts:
+    """Facts from the Parquet table's columns (in its row order)."""
+    n = table.num_rows
+
+    def strings(name: str) -> np.ndarray:
+        out = np.empty(n, dtype=object)
+        out[:] = table.column(name).to_pylist()
+        return out
+
+    status = strings("status")
+    writers = table.column("writer").to_pylist()
+    for i, w in enumerate(writers):
+        if w is not None and interrupted(str(status[i]), json.loads(w)):
+            status[i] = RoundStatus.INCOMPLETE.value
+    quotes = table.column("quotes")
+    return Facts(
+        id=strings("id"), exchange=strings("exchange"), dilemma=strings("dilemma"), title=strings("title"),
+        team_a=strings("team_a"), team_b=strings("team_b"), judge=strings("judge"),
+        tournament=strings("tournament"), status=status,
+        ts=table.column("ts").to_numpy(), timestamp=strings("timestamp"),
+        judged=table.column("judged").to_numpy(zero_copy_only=False).astype(bool),
+        needs_review=table.column("needs_review").to_numpy(zero_copy_only=False).astype(bool),
+        parsed=_fixed(table.column("parsed"), np.int8, (2, NC)),
+        effective=_fixed(table.column("effective"), np.int8, (2, NC)),
+        text_len=_fixed(table.column("text_len"), np.int32, (len(SLOTS),)),
+        reused=_fixed(table.column("reused"), bool, (4,)),
+        fw_bits=_fixed(table.column("fw_bits"), np.int16, (len(SLOTS),)),
+        cls=strings("cls"), overrides=strings("overrides"), families=strings("families"),
+        imported=strings("imported"),
+        quotes_of=lambda rows: quotes.take(rows).to_pylist(),
+    )
+
+
+class FactsSource:
+    """The facts of a store's rounds, kept in `<store>/columns/facts.parquet` and in memory.
+
+    `facts(**filters)` gives the Facts of the rounds `store.query(**filters)` names (same filters, same
+    order), bringing the file up to date first. Thread-safe; `generation` counts the changes seen (a
+    front end caches its results until it moves)."""
+
+    def __init__(self, store: ResultsStore) -> None:
+        self.store = store
+        self.path = Path(store.root) / FILE
+        self._lock = threading.RLock()
+        self._table: pa.Table | None = None
+        self._row: dict[str, int] = {}
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
+        self._file_stamp: tuple[int, int] | None = None
+        self.generation = 0
+        #: what the last sync did: rounds re-read from files, taken from the save hook, dropped, and
+        #: whether the whole file was (re)built
+        self.last_sync: dict[str, Any] = {}
+        from ebtui.core.store.hooks import add_save_listener
+
+        ref = weakref.ref(self)
+
+        def on_saved(rid: str, data: bytes, stamp: tuple[int, int, int]) -> None:
+            me = ref()
+            if me is not None:
+                with me._lock:
+                    me._saved[rid] = ((stamp[1], stamp[2]), data)
+
+        self._listener: Callable[[str, bytes, tuple[int, int, int]], None] = on_saved
+        add_save_listener(store, on_saved)
+
+    # ---- the file ------------------------------------------------------------------------------------
+
+    def _read_file(self) -> None:
+        import pyarrow.parquet as pq
+
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._table, self._row, self._stamps, self._file_stamp = None, {}, {}, None
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == self._file_stamp and self._table is not None:
+            return
+        try:
+            pf = pq.ParquetFile(self.path)
+            meta = pf.schema_arrow.metadata or {}
+            if (meta.get(b"facts_version") != str(FACTS_VERSION).encode()
+                    or meta.get(b"lexicon") != _lexicon_stamp().encode()
+                    or pf.schema_arrow.remove_metadata() != _schema()):
+                raise ValueError("written by another version")
+            table = pf.read()
+        except (OSError, ValueError) as exc:
+            log.info("%s: rebuilding the analysis columns (%s)", self.path, exc)
+            self._table, self._row, self._stamps, self._file_stamp = None, {}, {}, None
+            return
+        ids = table.column("id").to_pylist()
+        self._table = table
+        self._row = {rid: i for i, rid in enumerate(ids)}
+        self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(), table.column("size").to_pylist(),
+                                         strict=True), strict=True))
+        self._file_stamp = stamp
+
+    def _write_file(self) -> None:
+        import pyarrow.parquet as pq
+
+        assert self._table is not None
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            table = self._table.replace_schema_metadata(
+                {"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, self.path)
+            st = os.stat(self.path)
+            self._file_stamp = (st.st_mtime_ns, st.st_size)
+        except OSError as exc:  # a read-only store: the columns live in memory only
+            log.debug("%s: cannot write (%s)", self.path, exc)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    # ---- keeping it in step with the store ------------------------------------------------------------
+
+    def _fresh_rows(self, entries: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int, int]:
+        """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file)."""
+        out: list[dict[str, Any]] = []
+        hooked = read = 0
+        for e in entries:
+            rid = e["id"]
+            want = (e.get("mtime_ns"), e.get("size"))
+            if self._stamps.get(rid) == want:
+                continue
+            saved = self._saved.pop(rid, None)
+            path = self.store.rounds_dir / f"{rid}.json"
+            try:
+                if saved is not None and saved[0] == want:  # the bytes this process just wrote there
+                    stamp, text = saved
+                    hooked += 1
+                else:
+                    st = os.stat(path)
+                    stamp, text = (st.st_mtime_ns, st.st_size), path.read_bytes()
+                    read += 1
+                r = Round.model_validate_json(text)
+            except (OSError, ValueError) as exc:  # the store lists unreadable files; the columns skip them
+                log.debug("%s: not in the analysis columns (%s)", path, exc)
+                continue
+            out.append(_record_row(round_facts(r), stamp))
+        return out, hooked, read
+
+    def sync(self) -> bool:
+        """Bring the columns up to date with the store; True when anything changed."""
+        import pyarrow as pa
+
+        with self._lock:
+            self._read_file()
+            rebuilt = self._table is None
+            entries = self.store.query()
+            fresh, hooked, read = self._fresh_rows(entries)
+            live = {e["id"] for e in entries}
+            gone = [rid for rid in self._row if rid not in live]
+            self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone)}
+            if not fresh and not gone and not rebuilt:
+                return False
+            replace = {r["id"] for r in fresh} | set(gone)
+            parts = []
+            if self._table is not None and replace:
+                keep = np.array([rid not in replace for rid in self._table.column("id").to_pylist()], dtype=bool)
+                parts.append(self._table.filter(pa.array(keep)))
+            elif self._table is not None:
+                parts.append(self._table)
+            if fresh:
+                parts.append(pa.Table.from_pylist(fresh, schema=_schema()))
+            table = pa.concat_tables(parts) if parts else _schema().empty_table()
+            self._table = table
+            ids = table.column("id").to_pylist()
+            self._row = {rid: i for i, rid in enumerate(ids)}
+            self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(),
+                                             table.column("size").to_pylist(), strict=True), strict=True))
+            self._write_file()
+            self.generation += 1
+            return True
+
+    def facts(self, **filters: Any) -> Facts:
+        """The facts of the rounds `store.query(**filters)` gives, in that order (synced first)."""
+        import pyarrow as pa
+
+        with self._lock:
+            self.sync()
+            ids = [e["id"] for e in self.store.query(**filters)]
+            rows = [self._row[rid] for rid in ids if rid in self._row]
+            assert self._table is not None
+            return facts_of_table(self._table.take(pa.array(rows, type=pa.int64())))
+
+    def close(self) -> None:
+        from ebtui.core.store.hooks import remove_save_listener
+
+        remove_save_listener(self.store, self._listener)
+
+
+_SOURCES: weakref.WeakKeyDictionary[Any, FactsSource] = weakref.WeakKeyDictionary()
+
+
+def facts_source(store: ResultsStore) -> FactsSource:
+    """The store instance's one FactsSource (created on first use)."""
+    src = _SOURCES.get(store)
+    if src is None:
+        src = _SOURCES[store] = FactsSource(store)
+    return src
