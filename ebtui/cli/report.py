@@ -40,20 +40,31 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         raise CliError(f"no results store at {root} (give --store DIR)")
     results = ResultsStore(root)
     tournament = None
+    rounds: list[Any] | None = None
     try:
         if tournament_id:
             try:
                 tournament = results.load_tournament(tournament_id)
             except StoreError:
                 tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
-        rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+        if classifier:  # a model reads the answers: the transcripts are needed
+            rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+            if model:
+                from ebtui.core.views.means import rounds_with_team_seat
+
+                rounds = rounds_with_team_seat(rounds, model)
+        from ebtui.core.analysis.frame import Facts
+        from ebtui.core.analysis.source import facts_source
+
+        # the analysis columns beside the store (ebtui.core.analysis.source): no round file is read unless
+        # it changed since the last report
+        facts = Facts.from_rounds(rounds) if rounds is not None else \
+            facts_source(results).facts(tournament=tournament_id, dilemma=dilemma)
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
-    if model:
-        from ebtui.core.views.means import rounds_with_team_seat
-
-        rounds = rounds_with_team_seat(rounds, model)
-    if not rounds:
+    if model and rounds is None:
+        facts = facts.take((facts.team_a == model) | (facts.team_b == model))
+    if not len(facts):
         what = [f"tournament {tournament_id!r}" if tournament_id else "",
                 f"model {model!r}" if model else "", f"dilemma {dilemma!r}" if dilemma else ""]
         filt = ", ".join(w for w in what if w)
@@ -65,8 +76,8 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
-    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, rounds)
-    data = build_report_data(rounds, classifications=classifications, families=families)
+    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, facts, rounds)
+    data = build_report_data(facts, classifications=classifications, families=families)
     if as_json:
         import json
 
@@ -74,15 +85,15 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         click.echo(json.dumps(obj, ensure_ascii=False, allow_nan=False))
         return
     try:
-        path = write_report(rounds, out, title=title, tournament=tournament, data=data)
+        path = write_report(facts, out, title=title, tournament=tournament, data=data)
     except OSError as exc:
         raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
-    click.echo(f"{len(rounds)} rounds", err=True)
+    click.echo(f"{len(facts)} rounds", err=True)
     click.echo(str(path))
 
 
-def _from_models(models_file: str | None, classifier: str | None,
-                 rounds: list[Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+def _from_models(models_file: str | None, classifier: str | None, facts: Any,
+                 rounds: list[Any] | None) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
     """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
     models.toml: the family recorded in its rounds, else the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
     classification of every consistency-test answer. Without --models and --classifier an unreadable default
@@ -90,17 +101,18 @@ def _from_models(models_file: str | None, classifier: str | None,
     import asyncio
 
     from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.analysis.families import recorded_families, resolve_families
+    from ebtui.core.analysis.columnar import recorded_families
+    from ebtui.core.analysis.families import resolve_families
 
-    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
+    names = facts.names()
     try:
         config = load_models_config(models_file)
     except ConfigError as exc:
         if models_file or classifier:
             raise CliError(str(exc)) from None
-        return resolve_families(names, None, recorded_families(rounds)), None
-    families = resolve_families(names, config, recorded_families(rounds))
-    if not classifier:
+        return resolve_families(names, None, recorded_families(facts)), None
+    families = resolve_families(names, config, recorded_families(facts))
+    if not classifier or rounds is None:
         return families, None
     from ebtui.core.analysis import classify_consistency_answers_with_model
     from ebtui.providers.registry import build_clients

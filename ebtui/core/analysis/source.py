@@ -72,6 +72,63 @@ def _schema() -> pa.Schema:
     return pa.schema(fields)
 
 
+# Arrow arrays are built from raw buffers: pa.array() on Python or numpy values imports pandas (a second
+# on a cold start) to check for pandas objects.
+
+
+def _validity(valid: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
+
+
+def _arrow_strings(values: Sequence[str | None]) -> Any:
+    import pyarrow as pa
+
+    valid = np.array([v is not None for v in values], dtype=bool)
+    encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(values), [_validity(valid), pa.py_buffer(
+        offsets.tobytes()), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
+
+
+def _arrow_numbers(values: np.ndarray, type_: Any) -> Any:
+    import pyarrow as pa
+
+    if type_ == pa.bool_():
+        data = np.packbits(np.asarray(values, dtype=bool), bitorder="little").tobytes()
+    else:
+        data = np.ascontiguousarray(values).tobytes()
+    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(data)])
+
+
+def _arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    schema = _schema()
+    arrays = []
+    for f in schema:
+        vals = [r[f.name] for r in rows]
+        if pa.types.is_string(f.type):
+            arrays.append(_arrow_strings(vals))
+        elif pa.types.is_fixed_size_binary(f.type):
+            arrays.append(pa.Array.from_buffers(f.type, len(vals), [None, pa.py_buffer(b"".join(vals))]))
+        elif f.type == pa.float64():
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.float64), f.type))
+        elif f.type == pa.int64():
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.int64), f.type))
+        else:
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=bool), f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _indices(rows: Sequence[int] | np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return _arrow_numbers(np.asarray(rows, dtype=np.int64), pa.int64())
+
+
 def _record_row(rec: dict[str, Any], stamp: tuple[int, int]) -> dict[str, Any]:
     """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
     s = np.zeros((2, 2, NC), dtype=np.int8)
@@ -128,7 +185,7 @@ def facts_of_table(table: pa.Table) -> Facts:
         fw_bits=_fixed(table.column("fw_bits"), np.int16, (len(SLOTS),)),
         cls=strings("cls"), overrides=strings("overrides"), families=strings("families"),
         imported=strings("imported"),
-        quotes_of=lambda rows: quotes.take(rows).to_pylist(),
+        quotes_of=lambda rows: quotes.take(_indices(rows)).to_pylist(),
     )
 
 
@@ -261,11 +318,11 @@ class FactsSource:
             parts = []
             if self._table is not None and replace:
                 keep = np.array([rid not in replace for rid in self._table.column("id").to_pylist()], dtype=bool)
-                parts.append(self._table.filter(pa.array(keep)))
+                parts.append(self._table.filter(_arrow_numbers(keep, pa.bool_())))
             elif self._table is not None:
                 parts.append(self._table)
             if fresh:
-                parts.append(pa.Table.from_pylist(fresh, schema=_schema()))
+                parts.append(_arrow_table(fresh))
             table = pa.concat_tables(parts) if parts else _schema().empty_table()
             self._table = table
             ids = table.column("id").to_pylist()
@@ -278,14 +335,12 @@ class FactsSource:
 
     def facts(self, **filters: Any) -> Facts:
         """The facts of the rounds `store.query(**filters)` gives, in that order (synced first)."""
-        import pyarrow as pa
-
         with self._lock:
             self.sync()
             ids = [e["id"] for e in self.store.query(**filters)]
             rows = [self._row[rid] for rid in ids if rid in self._row]
             assert self._table is not None
-            return facts_of_table(self._table.take(pa.array(rows, type=pa.int64())))
+            return facts_of_table(self._table.take(_indices(rows)))
 
     def close(self) -> None:
         from ebtui.core.store.hooks import remove_save_listener
