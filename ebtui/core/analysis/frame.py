@@ -242,6 +242,15 @@ def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in names], inv.astype(np.int64)
 
 
+def _codes(values: np.ndarray, rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The sorted names values[rows] uses and each row's index among them."""
+    if not len(rows):
+        return [], np.zeros(0, dtype=np.int64)
+    names, code = levels(values)
+    used, inv = np.unique(code[rows], return_inverse=True)
+    return [names[u] for u in used], inv.astype(np.int64)
+
+
 @dataclass
 class ScoreFrame:
     """The long table the joint fit reads: one row per score given (round x seat x criterion), in columns."""
@@ -267,14 +276,14 @@ class ScoreFrame:
         """Every score given, in the order the old row-by-row table had them (round, seat, criterion)."""
         s = facts.scores(effective)  # [R, 2, 7]
         present = s > 0
-        r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # row-major: round, then seat, then criterion
+        r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # round, seat, criterion
         y = s[r_idx, seat_i, c_idx].astype(float)
-        model_names = np.where(seat_i == 0, facts.team_a[r_idx], facts.team_b[r_idx]) if len(r_idx) else \
-            np.empty(0, dtype=object)
-        models, mi = levels(model_names) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
-        judges, ji = levels(facts.judge[r_idx]) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
-        dilemmas, di = levels(facts.dilemma[r_idx]) if len(r_idx) else ([], np.zeros(0, dtype=np.int64))
-        used = sorted(set(c_idx.tolist()), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
+        # level codes per round first (few), then per score (many): no string work per score
+        models, mi = _codes(np.concatenate([facts.team_a, facts.team_b]),
+                            np.where(seat_i == 0, r_idx, r_idx + len(facts)))
+        judges, ji = _codes(facts.judge, r_idx)
+        dilemmas, di = _codes(facts.dilemma, r_idx)
+        used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
         criteria = [CRITERIA[c] for c in used]
         pos = np.full(NC, -1, dtype=np.int64)
         pos[used] = np.arange(len(used))

@@ -156,6 +156,19 @@ def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
     return raw.view(dtype).reshape(n, *shape).copy()
 
 
+def _column(col: Any, dtype: Any) -> np.ndarray:
+    """A numeric or boolean Arrow column as a numpy array (from its buffers: to_numpy imports pandas)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    buf = arr.buffers()[1]
+    if dtype is bool:
+        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+        return bits[arr.offset:arr.offset + n].astype(bool)
+    return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + n].copy()
+
+
 def facts_of_table(table: pa.Table) -> Facts:
     """Facts from the Parquet table's columns (in its row order)."""
     n = table.num_rows
@@ -175,9 +188,9 @@ def facts_of_table(table: pa.Table) -> Facts:
         id=strings("id"), exchange=strings("exchange"), dilemma=strings("dilemma"), title=strings("title"),
         team_a=strings("team_a"), team_b=strings("team_b"), judge=strings("judge"),
         tournament=strings("tournament"), status=status,
-        ts=table.column("ts").to_numpy(), timestamp=strings("timestamp"),
-        judged=table.column("judged").to_numpy(zero_copy_only=False).astype(bool),
-        needs_review=table.column("needs_review").to_numpy(zero_copy_only=False).astype(bool),
+        ts=_column(table.column("ts"), np.float64), timestamp=strings("timestamp"),
+        judged=_column(table.column("judged"), bool),
+        needs_review=_column(table.column("needs_review"), bool),
         parsed=_fixed(table.column("parsed"), np.int8, (2, NC)),
         effective=_fixed(table.column("effective"), np.int8, (2, NC)),
         text_len=_fixed(table.column("text_len"), np.int32, (len(SLOTS),)),
@@ -274,13 +287,12 @@ class FactsSource:
 
     # ---- keeping it in step with the store ------------------------------------------------------------
 
-    def _fresh_rows(self, entries: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int, int]:
+    def _fresh_rows(self, entries: Sequence[tuple[str, int, int]]) -> tuple[list[dict[str, Any]], int, int]:
         """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file)."""
         out: list[dict[str, Any]] = []
         hooked = read = 0
-        for e in entries:
-            rid = e["id"]
-            want = (e.get("mtime_ns"), e.get("size"))
+        for rid, mtime, size in entries:
+            want = (mtime, size)
             if self._stamps.get(rid) == want:
                 continue
             saved = self._saved.pop(rid, None)
@@ -300,20 +312,24 @@ class FactsSource:
             out.append(_record_row(round_facts(r), stamp))
         return out, hooked, read
 
-    def sync(self) -> bool:
-        """Bring the columns up to date with the store; True when anything changed."""
+    def sync(self, **filters: Any) -> list[str]:
+        """Bring the columns of the rounds `store.query(**filters)` gives up to date (without filters: of
+        every round, and drop the rounds that are gone); returns their ids in query order."""
         import pyarrow as pa
 
         with self._lock:
             self._read_file()
             rebuilt = self._table is None
-            entries = self.store.query()
+            entries = self.store.stamps(**filters)
             fresh, hooked, read = self._fresh_rows(entries)
-            live = {e["id"] for e in entries}
-            gone = [rid for rid in self._row if rid not in live]
+            ids = [e[0] for e in entries]
+            gone: list[str] = []
+            if not filters:
+                live = set(ids)
+                gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone)}
             if not fresh and not gone and not rebuilt:
-                return False
+                return ids
             replace = {r["id"] for r in fresh} | set(gone)
             parts = []
             if self._table is not None and replace:
@@ -331,13 +347,12 @@ class FactsSource:
                                              table.column("size").to_pylist(), strict=True), strict=True))
             self._write_file()
             self.generation += 1
-            return True
+            return ids
 
     def facts(self, **filters: Any) -> Facts:
         """The facts of the rounds `store.query(**filters)` gives, in that order (synced first)."""
         with self._lock:
-            self.sync()
-            ids = [e["id"] for e in self.store.query(**filters)]
+            ids = self.sync(**filters)
             rows = [self._row[rid] for rid in ids if rid in self._row]
             assert self._table is not None
             return facts_of_table(self._table.take(_indices(rows)))
