@@ -122,13 +122,16 @@ def model_draws(jf: JointFit, draws: np.ndarray) -> np.ndarray:
     return draws[:, : len(jf.design.models)]
 
 
-def cluster_mean(values: Sequence[float], clusters: Sequence[str], *, seed: int = DEFAULT_SEED,
+def cluster_mean(values: Sequence[float] | np.ndarray, clusters: Sequence[str] | np.ndarray, *, seed: int = DEFAULT_SEED,
                  replicates: int = DEFAULT_REPLICATES, clip: tuple[float, float] | None = None) -> tuple[float | None, Interval]:
     """A plain mean with the same cluster-bootstrap interval (for tables outside the joint fit)."""
-    if not values:
+    if not len(values):
         return None, Interval(None, None, "no data")
     vals = np.asarray(values, dtype=float)
-    names, idx = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
+    # clusters: names, or (from the columnar tables) integer codes numbered in the names' sorted order
+    keys = clusters if isinstance(clusters, np.ndarray) and clusters.dtype.kind in "iu" \
+        else np.asarray(clusters, dtype=str)
+    names, idx = np.unique(keys, return_inverse=True)
     est = float(vals.mean())
     G = len(names)
     if G < MIN_CLUSTERS:

@@ -73,6 +73,10 @@ class Exchanges:
     def dilemma(self) -> np.ndarray:
         return self.facts.dilemma[self.first]
 
+    def dilemma_codes(self) -> np.ndarray:
+        """Each exchange's dilemma as an integer, numbered in the dilemma ids' sorted order."""
+        return levels(self.dilemma)[1] if len(self.keys) else np.zeros(0, dtype=np.int64)
+
     def model(self, team: int) -> np.ndarray:
         return (self.facts.team_a if team == 0 else self.facts.team_b)[self.first]
 
@@ -131,7 +135,8 @@ class Exchanges:
 
 
 def _by_cluster(values: np.ndarray, dil: np.ndarray, **kwargs: Any) -> tuple[float | None, Interval]:
-    return cluster_mean(values.tolist(), dil.tolist(), **kwargs)
+    """cluster_mean with the dilemmas as integer codes (numbered in their names' sorted order)."""
+    return cluster_mean(values, dil, **kwargs)
 
 
 # ---- raw means (ebtui.core.views.means) ----------------------------------------------------------------
@@ -191,7 +196,7 @@ def model_criterion_means(facts: Facts, *, effective: bool) -> dict[tuple[str, s
 def model_comparison(facts: Facts, ex: Exchanges, *, effective: bool = True) -> Table:
     means = ex.criterion_means(effective)
     overall = ex.overall(effective)
-    dil = ex.dilemma
+    dil = ex.dilemma_codes()
     rows: list[list[Cell]] = []
     models_of = [ex.model(0), ex.model(1)]
     for model in facts.models():
@@ -289,15 +294,16 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
     cons = ex.criterion_means(effective)[:, 0, CONS]
     chosen = ex.text_round("consistency_test")
     dil = ex.dilemma.tolist()
+    codes = ex.dilemma_codes().tolist()
     answers: list[list[Cell]] = []
-    per_scores: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    per_scores: dict[str, list[tuple[float, int]]] = defaultdict(list)
     per_classes: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CONSISTENCY_CLASSES, 0))
     per_answers: dict[str, int] = defaultdict(int)
     unanswered = 0
     for e, (key, model) in enumerate(zip(ex.keys, ex.model(0).tolist(), strict=True)):
         score = None if math.isnan(cons[e]) else float(cons[e])
         if score is not None:
-            per_scores[model].append((score, dil[e]))
+            per_scores[model].append((score, codes[e]))
         if chosen[e] < 0:
             unanswered += 1
             continue
@@ -314,7 +320,8 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
     summary: list[list[Cell]] = []
     for model in sorted(set(per_scores) | set(per_answers)):
         got = per_scores.get(model, [])
-        mean, iv = cluster_mean([v for v, _ in got], [d for _, d in got], clip=SCALE)
+        mean, iv = cluster_mean(np.array([v for v, _ in got], dtype=float),
+                                np.array([d for _, d in got], dtype=np.int64), clip=SCALE)
         counts = per_classes[model]
         summary.append([model, len(got), mean, iv.low, iv.high, per_answers[model],
                         *[counts[c] for c in CONSISTENCY_CLASSES]])
