@@ -110,10 +110,10 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
             params = np.linalg.solve(xtx, xty[..., None])[..., 0]
         except np.linalg.LinAlgError:  # a singular replicate: each alone (minimum-norm where singular)
             params = np.stack([_solve(xtx[i], xty[i]) for i in range(len(batch))])
-        for i, b in enumerate(batch):
-            out[b] = read_estimates(d, params[i], allm, allj, allc, G, d.has_family).vector()
-    for b in np.flatnonzero(~complete):
-        out[b] = fit_clusters(d, picks[b]).vector()
+        for i, row in enumerate(batch.tolist()):
+            out[row] = read_estimates(d, params[i], allm, allj, allc, G, d.has_family).vector()
+    for row in np.flatnonzero(~complete).tolist():
+        out[row] = fit_clusters(d, picks[row]).vector()
     return out
 
 

@@ -71,14 +71,16 @@ class Exchanges:
 
     @property
     def dilemma(self) -> np.ndarray:
-        return self.facts.dilemma[self.first]
+        out: np.ndarray = self.facts.dilemma[self.first]
+        return out
 
     def dilemma_codes(self) -> np.ndarray:
         """Each exchange's dilemma as an integer, numbered in the dilemma ids' sorted order."""
         return levels(self.dilemma)[1] if len(self.keys) else np.zeros(0, dtype=np.int64)
 
     def model(self, team: int) -> np.ndarray:
-        return (self.facts.team_a if team == 0 else self.facts.team_b)[self.first]
+        out: np.ndarray = (self.facts.team_a if team == 0 else self.facts.team_b)[self.first]
+        return out
 
     def titles(self) -> list[str]:
         """Each exchange's dilemma title: the first non-empty one among its rounds."""
@@ -246,7 +248,7 @@ def dilemma_difficulty(facts: Facts, ex: Exchanges, *, effective: bool = True) -
             low = min(model_means, key=lambda m: (model_means[m], m))
             high = max(model_means, key=lambda m: (model_means[m], m))
         rows.append([d, titles[d], n_ex[d], len(model_means), mean, spread, sd, low, high, None, ""])
-    ranked = sorted((r for r in rows if r[4] is not None), key=lambda r: (r[4], r[0]))  # type: ignore[return-value,arg-type]
+    ranked = sorted((r for r in rows if r[4] is not None), key=lambda r: (r[4], r[0]))
     for i, r in enumerate(ranked, 1):
         r[9] = i
     if len(ranked) >= 2:
@@ -357,8 +359,10 @@ def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     def tally(models: np.ndarray, phase: str, slots: np.ndarray, rows: np.ndarray, sources: list[str]) -> None:
         """Answers in order (rows of facts, the slot each is in, its source id)."""
         bits = facts.fw_bits[rows, slots] if len(rows) else np.zeros(0, dtype=np.int16)
-        names, inv = np.unique(models.astype(str), return_inverse=True) if len(rows) else ([], np.zeros(0))
-        for m_i, m in enumerate(names):
+        if not len(rows):
+            return
+        names, inv = np.unique(models.astype(str), return_inverse=True)
+        for m_i, m in enumerate(names.tolist()):
             sel = np.flatnonzero(inv == m_i)
             answers[(str(m), phase)] += len(sel)
             for k, fw in enumerate(FRAMEWORKS):

@@ -281,19 +281,19 @@ class Design:
         T[pm, 0] = 1.0  # the intercept: every row has exactly one model indicator
         k = 1
         S = sum_matrix(len(pm))
-        T[np.ix_(pm, range(k, k + S.shape[1]))] = S
+        T[np.ix_(pm, np.arange(k, k + S.shape[1]))] = S
         k += S.shape[1]
         if self.has_seat:
             T[q - 2, k] = 1.0
             k += 1
         S = sum_matrix(len(pj))
-        T[np.ix_(st.M + pj, range(k, k + S.shape[1]))] = S
+        T[np.ix_(st.M + pj, np.arange(k, k + S.shape[1]))] = S
         k += S.shape[1]
         if family:
             T[q - 1, k] = 1.0
             k += 1
         S = sum_matrix(len(pc))
-        T[np.ix_(st.M + st.J + pc, range(k, k + S.shape[1]))] = S
+        T[np.ix_(st.M + st.J + pc, np.arange(k, k + S.shape[1]))] = S
         k += S.shape[1]
         S = sum_matrix(positions)
         T[q:, k:k + S.shape[1]] = S

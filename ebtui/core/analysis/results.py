@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ebtui.core.analysis import columnar
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
@@ -32,7 +33,6 @@ from ebtui.core.analysis.bootstrap import (
     interval,
     replicate_fits,
 )
-from ebtui.core.analysis import columnar
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
@@ -236,7 +236,7 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
         for i, name in enumerate(d.dilemmas):
             rows.append([name, titles.get(name, ""), float(jf.estimates.difficulty[i]), float(raw[i]),
                          int(n_rounds[i])])
-        rows.sort(key=lambda r: (r[2], r[0]))  # type: ignore[arg-type,return-value]
+        rows.sort(key=lambda r: (r[2], r[0]))
     return Table("dilemmas", "Dilemmas: difficulty effect (negative = harder than average)",
                  ["dilemma", "title", "effect", "raw_mean", "n_rounds"], rows, view=view,
                  text_columns=frozenset({"title"}),

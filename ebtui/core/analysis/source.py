@@ -153,7 +153,8 @@ def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
     width = arr.type.byte_width
     buf = arr.buffers()[1]
     raw = np.frombuffer(buf, dtype=np.uint8)[arr.offset * width:(arr.offset + n) * width]
-    return raw.view(dtype).reshape(n, *shape).copy()
+    out: np.ndarray = raw.view(dtype).reshape(n, *shape).copy()
+    return out
 
 
 def _column(col: Any, dtype: Any) -> np.ndarray:
@@ -320,9 +321,9 @@ class FactsSource:
         with self._lock:
             self._read_file()
             rebuilt = self._table is None
-            entries = self.store.stamps(**filters)
+            entries: list[tuple[str, int, int]] = self.store.stamps(**filters)
             fresh, hooked, read = self._fresh_rows(entries)
-            ids = [e[0] for e in entries]
+            ids: list[str] = [e[0] for e in entries]
             gone: list[str] = []
             if not filters:
                 live = set(ids)

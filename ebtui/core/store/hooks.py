@@ -12,7 +12,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-
 log = logging.getLogger("ebtui.core.store")
 
 Listener = Callable[[str, bytes, tuple[int, int, int]], None]

@@ -10,6 +10,7 @@ starting the same file again resumes it (round ids derive from the tournament id
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
-from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
+from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisCancelled, AnalysisView
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
@@ -175,6 +176,7 @@ class TournamentScreen(TournamentExport):
         self.finished: Any = None  # the TournamentFinished event of the last run
         self.failures: list[str] = []
         self.analysis: dict[str, list[Any]] | None = None  # view -> tables
+        self._analysis_cache = AnalysisCache()  # results until the data change
         self.analysed_id: str | None = None
         self.analysed_rounds = 0
         self.saved: list[tuple[Any, int, str]] = []
@@ -465,12 +467,33 @@ class TournamentScreen(TournamentExport):
 
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
     def _analyse(self, tournament_id: str) -> None:
-        from ebtui.core.analysis import analyse
+        """In a worker: the analysis columns, tables and fit (cached until the data change — AnalysisCache),
+        with the step shown once it takes over a second; ctrl+k (cancel_analysis) stops it between steps."""
+        from textual.worker import get_current_worker
 
-        rounds = self.services.store.load_rounds(tournament=tournament_id)
-        tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
-        self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
-        self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
+        worker = get_current_worker()
+        started = time.monotonic()
+        coverage = self.query_one("#analysis-coverage", Static)
+
+        def progress(text: str) -> None:
+            if time.monotonic() - started > 1.0:
+                self.app.call_from_thread(coverage.update, Text(f"Analysing {strip_control(tournament_id)}: "
+                                                                f"{text}… (ctrl+k cancels)"))
+
+        try:
+            n, tables, fit = self._analysis_cache.compute(
+                self.services.store, tournament_id, self.services, views=tuple(v for _, v in VIEWS),
+                cancelled=lambda: worker.is_cancelled, progress=progress)
+        except AnalysisCancelled:
+            self.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
+            return
+        self.app.call_from_thread(self.query_one(AnalysisView).show, fit)
+        self.post_message(self.AnalysisReady(tournament_id, n, tables))
+
+    def action_cancel_analysis(self) -> None:
+        for w in self.workers:
+            if w.group == "tournament-analysis" and w.is_running:
+                w.cancel()
 
     @on(AnalysisReady)
     def _analysis_ready(self, event: AnalysisReady) -> None:

@@ -86,13 +86,60 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
 
 
 def fit_for_view(rounds: Any, services: Any = None) -> Any:
-    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml."""
-    from ebtui.core.analysis import analyse_fit, resolve_families
-    from ebtui.core.analysis.families import recorded_families
+    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml
+    (`rounds`: Round objects or their columns, ebtui.core.analysis.frame.Facts)."""
+    from ebtui.core.analysis import analyse_fit, columnar, resolve_families
+    from ebtui.core.analysis.frame import Facts
 
-    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-    families = resolve_families(names, getattr(services, "models_config", None), recorded_families(rounds))
-    return analyse_fit(rounds, families=families)
+    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(rounds)
+    families = resolve_families(facts.names(), getattr(services, "models_config", None),
+                                columnar.recorded_families(facts))
+    return analyse_fit(facts, families=families)
+
+
+class AnalysisCancelled(Exception):
+    """The analysis was cancelled (by the user, or because a newer one started)."""
+
+
+class AnalysisCache:
+    """The Analysis tab's results, computed from the analysis columns beside the store
+    (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
+    generation (which moves whenever a round of the store changed) and the tournament are the same.
+
+    `compute` runs in a worker thread; it calls `cancelled()` between steps (raising AnalysisCancelled when
+    it answers True) and `progress(text)` before each step."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._result: tuple[int, dict[str, list[Any]], Any] | None = None
+
+    def compute(self, store: Any, tournament_id: str, services: Any, *, views: tuple[str, ...],
+                cancelled: Any = lambda: False, progress: Any = lambda text: None) -> tuple[int, dict[str, list[Any]], Any]:
+        """(rounds, view -> descriptive tables, the fit's Analysis)."""
+        from ebtui.core.analysis import columnar
+        from ebtui.core.analysis.source import facts_source
+
+        def step(text: str) -> None:
+            if cancelled():
+                raise AnalysisCancelled(text)
+            progress(text)
+
+        step("reading the analysis columns")
+        src = facts_source(store)
+        facts = src.facts(tournament=tournament_id)
+        key = (id(store), tournament_id, src.generation, getattr(services, "models_config", None) is not None)
+        if key == self._key and self._result is not None:
+            return self._result
+        ex = columnar.Exchanges.of(facts)
+        tables: dict[str, list[Any]] = {}
+        for view in views:
+            step(f"tables ({view})")
+            tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
+        step("joint fit and intervals")
+        fit = fit_for_view(facts, services)
+        step("done")
+        self._key, self._result = key, (len(facts), tables, fit)
+        return self._result
 
 
 class AnalysisView(ScrollableContainer):
