@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("ebtui.core.analysis")
 
 FILE = "columns/facts.parquet"
+#: rounds the save hook keeps (their bytes as written) until the next sync
+SAVED_MAX = 1024
 
 
 def _lexicon_stamp() -> str:
@@ -231,7 +233,10 @@ class FactsSource:
             me = ref()
             if me is not None:
                 with me._lock:
+                    me._saved.pop(rid, None)
                     me._saved[rid] = ((stamp[1], stamp[2]), data)
+                    while len(me._saved) > SAVED_MAX:  # the oldest are read from their files instead
+                        me._saved.pop(next(iter(me._saved)))
 
         self._listener: Callable[[str, bytes, tuple[int, int, int]], None] = on_saved
         add_save_listener(store, on_saved)

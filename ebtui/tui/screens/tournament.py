@@ -10,7 +10,6 @@ starting the same file again resumes it (round ids derive from the tournament id
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ from ebtui.core.safe_text import strip_control
 from ebtui.core.tournament import fmt_tokens
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
-from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisCancelled, AnalysisView
+from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
@@ -467,33 +466,13 @@ class TournamentScreen(TournamentExport):
 
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
     def _analyse(self, tournament_id: str) -> None:
-        """In a worker: the analysis columns, tables and fit (cached until the data change — AnalysisCache),
-        with the step shown once it takes over a second; ctrl+k (cancel_analysis) stops it between steps."""
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        started = time.monotonic()
-        coverage = self.query_one("#analysis-coverage", Static)
-
-        def progress(text: str) -> None:
-            if time.monotonic() - started > 1.0:
-                self.app.call_from_thread(coverage.update, Text(f"Analysing {strip_control(tournament_id)}: "
-                                                                f"{text}… (ctrl+k cancels)"))
-
-        try:
-            n, tables, fit = self._analysis_cache.compute(
-                self.services.store, tournament_id, self.services, views=tuple(v for _, v in VIEWS),
-                cancelled=lambda: worker.is_cancelled, progress=progress)
-        except AnalysisCancelled:
-            self.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
-            return
-        self.app.call_from_thread(self.query_one(AnalysisView).show, fit)
-        self.post_message(self.AnalysisReady(tournament_id, n, tables))
+        got = self._analysis_cache.run(self, tournament_id, tuple(v for _, v in VIEWS))  # progress, cancel
+        if got is not None:
+            self.app.call_from_thread(self.query_one(AnalysisView).show, got[2])
+            self.post_message(self.AnalysisReady(tournament_id, got[0], got[1]))
 
     def action_cancel_analysis(self) -> None:
-        for w in self.workers:
-            if w.group == "tournament-analysis" and w.is_running:
-                w.cancel()
+        self.workers.cancel_group(self, "tournament-analysis")
 
     @on(AnalysisReady)
     def _analysis_ready(self, event: AnalysisReady) -> None:

@@ -7,6 +7,7 @@ Names come from models.toml or round files: they pass through `strip_control` an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -140,6 +141,27 @@ class AnalysisCache:
         step("done")
         self._key, self._result = key, (len(facts), tables, fit)
         return self._result
+
+    def run(self, screen: Any, tournament_id: str, views: tuple[str, ...]) -> tuple[int, dict[str, list[Any]], Any] | None:
+        """`compute` in the screen's analysis worker: the step is shown in #analysis-coverage once the work
+        has taken over a second; None when the worker was cancelled (ctrl+k, or a newer analysis)."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        started = time.monotonic()
+        coverage = screen.query_one("#analysis-coverage", Static)
+        name = strip_control(tournament_id)
+
+        def progress(text: str) -> None:
+            if time.monotonic() - started > 1.0:
+                screen.app.call_from_thread(coverage.update, Text(f"Analysing {name}: {text}… (ctrl+k cancels)"))
+
+        try:
+            return self.compute(screen.services.store, tournament_id, screen.services, views=views,
+                                cancelled=lambda: worker.is_cancelled, progress=progress)
+        except AnalysisCancelled:
+            screen.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
+            return None
 
 
 class AnalysisView(ScrollableContainer):
