@@ -48,9 +48,12 @@ def test_the_columns_give_the_report_the_rounds_give(store: ResultsStore) -> Non
     rounds = store.load_rounds()
     assert facts.id.tolist() == [r.id for r in rounds]
     assert _same(build_report_data(facts).json(), build_report_data(rounds).json())
-    again = FactsSource(ResultsStore(store.root)).facts(dilemma="d2")  # a fresh process: read from the file
+    fresh = FactsSource(ResultsStore(store.root))  # a fresh process: read from the file
+    again = fresh.facts(dilemma="d2")
+    assert not fresh.last_sync["index_read"]  # nothing changed since the columns were checked: no index read
     assert again.id.tolist() == [r.id for r in rounds if r.dilemma_id == "d2"]
     np.testing.assert_array_equal(again.parsed, facts.parsed[[r.dilemma_id == "d2" for r in rounds]])
+    assert _same(build_report_data(fresh.facts()).json(), build_report_data(rounds).json())  # quotes from the file
 
 
 def test_an_override_by_another_process_is_read_from_its_file_alone(store: ResultsStore) -> None:
@@ -62,7 +65,7 @@ def test_an_override_by_another_process_is_read_from_its_file_alone(store: Resul
     other.close()
     store.refresh()
     facts = src.facts()
-    assert src.last_sync == {"rebuilt": False, "from_hook": 0, "from_files": 1, "dropped": 0}
+    assert src.last_sync == {"rebuilt": False, "from_hook": 0, "from_files": 1, "dropped": 0, "index_read": True}
     i = facts.id.tolist().index(rid)
     assert facts.effective[i, 0, 1] == 1 and facts.parsed[i, 0, 1] != 1
     data = build_report_data(facts)

@@ -48,6 +48,8 @@ log = logging.getLogger("ebtui.core.analysis")
 FILE = "columns/facts.parquet"
 #: rounds the save hook keeps (their bytes as written) until the next sync
 SAVED_MAX = 1024
+#: rows per Parquet row group (the quotes a report shows are read group by group)
+ROW_GROUP = 8192
 
 
 def _lexicon_stamp() -> str:
@@ -186,7 +188,7 @@ def facts_of_table(table: pa.Table) -> Facts:
     for i, w in enumerate(writers):
         if w is not None and interrupted(str(status[i]), json.loads(w)):
             status[i] = RoundStatus.INCOMPLETE.value
-    quotes = table.column("quotes")
+    quotes = table.column("quotes") if "quotes" in table.column_names else None
     return Facts(
         id=strings("id"), exchange=strings("exchange"), dilemma=strings("dilemma"), title=strings("title"),
         team_a=strings("team_a"), team_b=strings("team_b"), judge=strings("judge"),
@@ -201,7 +203,8 @@ def facts_of_table(table: pa.Table) -> Facts:
         fw_bits=_fixed(table.column("fw_bits"), np.int16, (len(SLOTS),)),
         cls=strings("cls"), overrides=strings("overrides"), families=strings("families"),
         imported=strings("imported"),
-        quotes_of=lambda rows: quotes.take(_indices(rows)).to_pylist(),
+        quotes_of=(lambda rows: quotes.take(_indices(rows)).to_pylist()) if quotes is not None else
+        (lambda rows: [None] * len(rows)),
     )
 
 
@@ -216,7 +219,8 @@ class FactsSource:
         self.store = store
         self.path = Path(store.root) / FILE
         self._lock = threading.RLock()
-        self._table: pa.Table | None = None
+        self._table: pa.Table | None = None  # every column but the quotes
+        self._quotes: Any = None  # the quotes column (None: read from the file where needed)
         self._row: dict[str, int] = {}
         self._stamps: dict[str, tuple[int, int]] = {}
         self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
@@ -243,13 +247,18 @@ class FactsSource:
 
     # ---- the file ------------------------------------------------------------------------------------
 
+    @property
+    def check_path(self) -> Path:
+        return self.path.with_name("facts.check.json")
+
     def _read_file(self) -> None:
+        """Load the file (all but the quotes column, which is read only where a report quotes)."""
         import pyarrow.parquet as pq
 
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            self._table, self._row, self._stamps, self._file_stamp = None, {}, {}, None
+            self._forget()
             return
         stamp = (st.st_mtime_ns, st.st_size)
         if stamp == self._file_stamp and self._table is not None:
@@ -261,28 +270,75 @@ class FactsSource:
                     or meta.get(b"lexicon") != _lexicon_stamp().encode()
                     or pf.schema_arrow.remove_metadata() != _schema()):
                 raise ValueError("written by another version")
-            table = pf.read()
+            table = pf.read(columns=[f.name for f in _schema() if f.name != "quotes"])
         except (OSError, ValueError) as exc:
             log.info("%s: rebuilding the analysis columns (%s)", self.path, exc)
-            self._table, self._row, self._stamps, self._file_stamp = None, {}, {}, None
+            self._forget()
             return
+        self._set_table(table)
+        self._quotes = None  # in the file
+        self._file_stamp = stamp
+
+    def _forget(self) -> None:
+        self._table, self._quotes, self._row, self._stamps, self._file_stamp = None, None, {}, {}, None
+
+    def _set_table(self, table: pa.Table) -> None:
         ids = table.column("id").to_pylist()
         self._table = table
         self._row = {rid: i for i, rid in enumerate(ids)}
         self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(), table.column("size").to_pylist(),
                                          strict=True), strict=True))
-        self._file_stamp = stamp
 
-    def _write_file(self) -> None:
+    def _all_quotes(self) -> Any:
+        """The quotes column of the table in memory (read from the file when it is there)."""
+        import pyarrow.parquet as pq
+
+        if self._quotes is None:
+            self._quotes = pq.ParquetFile(self.path).read(columns=["quotes"]).column("quotes")
+        return self._quotes
+
+    def _quotes_of(self, rows: np.ndarray) -> list[str | None]:
+        """The quotes of some rows of the table in memory: from memory, else only the file's row groups
+        that hold them."""
+        import pyarrow.parquet as pq
+
+        with self._lock:
+            if self._quotes is not None or not len(rows):
+                return list(self._all_quotes().take(_indices(rows)).to_pylist()) if len(rows) else []
+            st = os.stat(self.path)
+            if (st.st_mtime_ns, st.st_size) != self._file_stamp:  # replaced by another process meanwhile
+                return list(self._all_quotes_by_id(rows))
+            pf = pq.ParquetFile(self.path)
+            starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+            groups = np.searchsorted(starts, rows, side="right") - 1
+            out: list[str | None] = [None] * len(rows)
+            for g in np.unique(groups).tolist():
+                at = np.flatnonzero(groups == g)
+                col = pf.read_row_group(g, columns=["quotes"]).column("quotes")
+                got = col.take(_indices(rows[at] - starts[g])).to_pylist()
+                for k, v in zip(at.tolist(), got, strict=True):
+                    out[k] = v
+            return out
+
+    def _all_quotes_by_id(self, rows: np.ndarray) -> list[str | None]:
         import pyarrow.parquet as pq
 
         assert self._table is not None
+        other = pq.ParquetFile(self.path).read(columns=["id", "quotes"])
+        by_id = dict(zip(other.column("id").to_pylist(), other.column("quotes").to_pylist(), strict=True))
+        ids = self._table.column("id").take(_indices(rows)).to_pylist()
+        return [by_id.get(rid) for rid in ids]
+
+    def _write_file(self, whole: pa.Table) -> None:
+        """Replace the file with `whole` (every column), atomically."""
+        import pyarrow.parquet as pq
+
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            table = self._table.replace_schema_metadata(
+            table = whole.replace_schema_metadata(
                 {"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
-            pq.write_table(table, tmp, compression="zstd")
+            pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
             os.replace(tmp, self.path)
             st = os.stat(self.path)
             self._file_stamp = (st.st_mtime_ns, st.st_size)
@@ -290,6 +346,44 @@ class FactsSource:
             log.debug("%s: cannot write (%s)", self.path, exc)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+    # ---- is anything new? ----------------------------------------------------------------------------
+
+    def _token(self) -> list[int] | None:
+        """What changes whenever a round file may have changed: index.json's stamp, the rounds folder's
+        mtime and number of files — None while a writer has saves index.json lacks (its `.unindexed-*`
+        marker; see ebtui/core/store/__init__.py: the same rule the store's own index.check.json follows)."""
+        from ebtui.core.store.index import MARKER_PREFIX
+
+        try:
+            if any(n.startswith(MARKER_PREFIX) for n in os.listdir(self.store.root)):
+                return None
+            ist = os.stat(self.store.index_path)
+            rounds = self.store.rounds_dir
+            dst = os.stat(rounds)
+            count = sum(1 for n in os.listdir(rounds) if n.endswith(".json") and not n.startswith("."))
+        except OSError:
+            return None
+        return [ist.st_ino, ist.st_mtime_ns, ist.st_size, dst.st_mtime_ns, count]
+
+    def _checked(self) -> bool:
+        """True when the file was last known to match every round file and nothing changed since."""
+        token = self._token()
+        if token is None or self._file_stamp is None:
+            return False
+        try:
+            note = json.loads(self.check_path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        return isinstance(note, dict) and note.get("token") == token and note.get("file") == list(self._file_stamp)
+
+    def _note_checked(self, token: list[int] | None) -> None:
+        if token is None or token != self._token() or self._file_stamp is None:
+            return  # something moved while we compared: the next use compares again
+        with contextlib.suppress(OSError):
+            tmp = self.check_path.with_name(f".{self.check_path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"token": token, "file": list(self._file_stamp)}), encoding="utf-8")
+            os.replace(tmp, self.check_path)
 
     # ---- keeping it in step with the store ------------------------------------------------------------
 
@@ -318,50 +412,73 @@ class FactsSource:
             out.append(_record_row(round_facts(r), stamp))
         return out, hooked, read
 
+    def _select(self, filters: dict[str, Any]) -> list[int] | None:
+        """Rows of the table `store.query(**filters)` would give, in its order (oldest first), from the
+        columns alone — for no filter, tournament and dilemma; None for any other filter."""
+        if set(filters) - {"tournament", "dilemma"}:
+            return None
+        assert self._table is not None
+        keep = np.ones(self._table.num_rows, dtype=bool)
+        for name, col in (("tournament", "tournament"), ("dilemma", "dilemma")):
+            if filters.get(name) is not None:
+                keep &= np.array([v == filters[name] for v in self._table.column(col).to_pylist()], dtype=bool)
+        rows = np.flatnonzero(keep)
+        ts = _column(self._table.column("ts"), np.float64)[rows]
+        ids = self._table.column("id").to_pylist()
+        return sorted(rows.tolist(), key=lambda i: (ts[np.searchsorted(rows, i)], ids[i]))
+
     def sync(self, **filters: Any) -> list[str]:
         """Bring the columns of the rounds `store.query(**filters)` gives up to date (without filters: of
         every round, and drop the rounds that are gone); returns their ids in query order."""
         import pyarrow as pa
 
+        filters = {k: v for k, v in filters.items() if v is not None}
         with self._lock:
             self._read_file()
+            if self._table is not None and not self._saved and self._checked():
+                rows = self._select(filters)
+                if rows is not None:  # nothing changed since the columns last matched the files
+                    self.last_sync = {"rebuilt": False, "from_hook": 0, "from_files": 0, "dropped": 0,
+                                      "index_read": False}
+                    ids_all = self._table.column("id").to_pylist()
+                    return [ids_all[i] for i in rows]
+            token = self._token()
             rebuilt = self._table is None
-            entries: list[tuple[str, int, int]] = self.store.stamps(**filters)
+            entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
             fresh, hooked, read = self._fresh_rows(entries)
-            ids: list[str] = [e[0] for e in entries]
-            gone: list[str] = []
-            if not filters:
-                live = set(ids)
-                gone = [rid for rid in self._row if rid not in live]
-            self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone)}
-            if not fresh and not gone and not rebuilt:
-                return ids
-            replace = {r["id"] for r in fresh} | set(gone)
-            parts = []
-            if self._table is not None and replace:
-                keep = np.array([rid not in replace for rid in self._table.column("id").to_pylist()], dtype=bool)
-                parts.append(self._table.filter(_arrow_numbers(keep, pa.bool_())))
-            elif self._table is not None:
-                parts.append(self._table)
-            if fresh:
-                parts.append(_arrow_table(fresh))
-            table = pa.concat_tables(parts) if parts else _schema().empty_table()
-            self._table = table
-            ids = table.column("id").to_pylist()
-            self._row = {rid: i for i, rid in enumerate(ids)}
-            self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(),
-                                             table.column("size").to_pylist(), strict=True), strict=True))
-            self._write_file()
-            self.generation += 1
-            return ids
+            live = {e[0] for e in entries}
+            gone = [rid for rid in self._row if rid not in live]
+            self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
+                              "index_read": True}
+            if fresh or gone or rebuilt:
+                replace = {r["id"] for r in fresh} | set(gone)
+                parts = []
+                if self._table is not None:
+                    whole = self._table.append_column("quotes", self._all_quotes())
+                    whole = whole.select([f.name for f in _schema()])
+                    if replace:
+                        keep = np.array([rid not in replace for rid in whole.column("id").to_pylist()], dtype=bool)
+                        whole = whole.filter(_arrow_numbers(keep, pa.bool_()))
+                    parts.append(whole)
+                if fresh:
+                    parts.append(_arrow_table(fresh))
+                table = pa.concat_tables(parts) if parts else _schema().empty_table()
+                self._quotes = table.column("quotes")
+                self._set_table(table.drop_columns(["quotes"]))
+                self._write_file(table)
+                self.generation += 1
+            self._note_checked(token)  # every round compared: the columns match the files as indexed
+            return [e[0] for e in self.store.stamps(**filters)] if filters else [e[0] for e in entries]
 
     def facts(self, **filters: Any) -> Facts:
         """The facts of the rounds `store.query(**filters)` gives, in that order (synced first)."""
         with self._lock:
             ids = self.sync(**filters)
-            rows = [self._row[rid] for rid in ids if rid in self._row]
+            rows = np.array([self._row[rid] for rid in ids if rid in self._row], dtype=np.int64)
             assert self._table is not None
-            return facts_of_table(self._table.take(_indices(rows)))
+            facts = facts_of_table(self._table.take(_indices(rows)))
+            facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
+            return facts
 
     def close(self) -> None:
         from ebtui.core.store.hooks import remove_save_listener
