@@ -84,11 +84,13 @@ def make_store(base: Path, n: int) -> tuple[Path, float]:
     return store, time.perf_counter() - t0
 
 
-def measure(base: Path, n: int, runs: int) -> dict[str, Any]:
+def measure(base: Path, n: int, runs: int, cold_run: bool = True) -> dict[str, Any]:
     store, gen_s = make_store(base, n)
-    shutil.rmtree(store / "columns", ignore_errors=True)
-    (store / "index.check.json").unlink(missing_ok=True)  # the first open checks every file, as after a copy
-    cold_s, cold_mb, cold = report(store)
+    if cold_run:
+        shutil.rmtree(store / "columns", ignore_errors=True)
+        (store / "index.check.json").unlink(missing_ok=True)  # the first open checks every file, as after a copy
+    cold_s, cold_mb, cold = report(store)  # (without cold_run: one more warm run)
+    cold_cpu = CPU[-1]
     warm = [report(store)[:2] for _ in range(runs)]
     cpu = CPU[-runs:]
     times = [t for t, _ in warm]
@@ -97,23 +99,24 @@ def measure(base: Path, n: int, runs: int) -> dict[str, Any]:
     _run(["-m", "ebtui", "rounds", "override", rid, "--team", "a", "--criterion", "consistency", "--value", "1",
           "--note", "benchmark", "--store", str(store)])
     after_s, after_mb, after = report(store)
+    after_cpu = CPU[-1]
     _run(["-m", "ebtui", "rounds", "override", rid, "--team", "a", "--criterion", "consistency", "--clear",
           "--store", str(store)])
-    return {"n": n, "generate_s": gen_s, "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu,
-            "warm_mb": max(m for _, m in warm), "after_override_s": after_s, "after_override_mb": after_mb,
+    return {"n": n, "generate_s": gen_s, "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu, "cold_cpu": cold_cpu,
+            "warm_mb": max(m for _, m in warm), "after_override_s": after_s, "after_override_cpu": after_cpu, "after_override_mb": after_mb,
             "override_seen": "with_overrides" in after, "models": len(cold["models"]), "first_model": first,
             "dilemmas": cold["n_dilemmas"]}
 
 
 def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None = None,
-                   keep: Path | None = None) -> BenchResult:
+                   keep: Path | None = None, cold: bool = True) -> BenchResult:
     sizes = sizes or ([200, 1000] if quick else [200, 1000, 10000, 100000])
     runs = runs or (2 if quick else 5)
     base = keep or Path(tempfile.mkdtemp(prefix="ebtui-bench-analysis-"))
     res = BenchResult("analysis", "Analysis at scale: `ebtui report --json`")
     got = []
     for n in sizes:
-        m = measure(base, n, runs if n < 100000 else max(3, runs - 2))
+        m = measure(base, n, runs if n < 100000 else max(3, runs - 2), cold)
         got.append(m)
         med, p95 = median(m["warm_s"]), percentile(m["warm_s"], 0.95)
         t_target, mb_target = TARGETS.get(n, (None, None))
@@ -124,12 +127,16 @@ def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None
         res.figures.append(Figure(f"{n:,} rounds: peak memory", m["warm_mb"], "MB",
                                   f"< {mb_target:.0f} MB" if mb_target else "",
                                   (m["warm_mb"] < mb_target) if mb_target else None))
-        res.figures.append(Figure(f"{n:,} rounds: first report (builds the columns)", m["cold_s"], "s",
-                                  note=f"peak {m['cold_mb']:.0f} MB; generating the store: {m['generate_s']:.0f} s"))
+        if cold:
+            res.figures.append(Figure(f"{n:,} rounds: first report (builds the columns)", m["cold_s"], "s",
+                                      note=f"peak {m['cold_mb']:.0f} MB; CPU {m['cold_cpu']:.1f} s; generating "
+                                           f"the store: {m['generate_s']:.0f} s"))
         extra = m["after_override_s"] - med
+        extra_cpu = m["after_override_cpu"] - median(m["warm_cpu"])
         res.figures.append(Figure(f"{n:,} rounds: extra time of the first report after an override", extra, "s",
                                   "< 1 s" if n == 10000 else "", (extra < 1.0) if n == 10000 else None,
-                                  note="override seen" if m["override_seen"] else "OVERRIDE NOT SEEN"))
+                                  note=("override seen" if m["override_seen"] else "OVERRIDE NOT SEEN")
+                                  + f"; extra CPU {extra_cpu:.2f} s"))
         res.details.append(f"- {n:,} rounds ({m['models']} models, {m['dilemmas']} dilemmas): warm runs "
                            + ", ".join(f"{t:.2f}" for t in m["warm_s"]) + " s")
     by_n = {m["n"]: median(m["warm_s"]) for m in got}
@@ -151,9 +158,10 @@ def main() -> None:
     p.add_argument("--sizes", help="comma-separated round counts")
     p.add_argument("--runs", type=int)
     p.add_argument("--keep", type=Path, help="where to make (and keep, to reuse) the stores")
+    p.add_argument("--no-cold", action="store_true", help="keep the columns a previous run built (no cold run)")
     a = p.parse_args()
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
-    res = bench_analysis(a.quick, sizes, a.runs, a.keep)
+    res = bench_analysis(a.quick, sizes, a.runs, a.keep, not a.no_cold)
     print(f"load average: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for f in res.figures:
         print(f"| {f.name} | {f.value_text()} | {f.target} | {f.verdict()} | {f.note} |")

@@ -86,6 +86,13 @@ def _validity(valid: np.ndarray) -> Any:
     return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
 
 
+def _release() -> None:
+    """Hand memory Arrow's allocator keeps after a read back to the system (it would count as peak)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 def _arrow_strings(values: Sequence[str | None]) -> Any:
     import pyarrow as pa
 
@@ -278,6 +285,7 @@ class FactsSource:
         self._set_table(table)
         self._quotes = None  # in the file
         self._file_stamp = stamp
+        _release()
 
     def _forget(self) -> None:
         self._table, self._quotes, self._row, self._stamps, self._file_stamp = None, None, {}, {}, None
@@ -318,6 +326,8 @@ class FactsSource:
                 got = col.take(_indices(rows[at] - starts[g])).to_pylist()
                 for k, v in zip(at.tolist(), got, strict=True):
                     out[k] = v
+                del col
+                _release()
             return out
 
     def _all_quotes_by_id(self, rows: np.ndarray) -> list[str | None]:
@@ -467,6 +477,8 @@ class FactsSource:
                 self._set_table(table.drop_columns(["quotes"]))
                 self._write_file(table)
                 self.generation += 1
+                del table, parts
+                _release()
             self._note_checked(token)  # every round compared: the columns match the files as indexed
             return [e[0] for e in self.store.stamps(**filters)] if filters else [e[0] for e in entries]
 
@@ -478,6 +490,7 @@ class FactsSource:
             assert self._table is not None
             facts = facts_of_table(self._table.take(_indices(rows)))
             facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
+            _release()
             return facts
 
     def close(self) -> None:
