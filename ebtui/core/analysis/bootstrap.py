@@ -96,16 +96,18 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
         allm, allj, allc = pm[batch[0]], pj[batch[0]], pc[batch[0]]
         T = d.mapping(allm, allj, allc, G, d.has_family)
         q = st.q
+        top, bot = T[:q], T[q:]  # the one-hot part, the dilemma positions' part (the same in every replicate)
+        # X'X = T'WT block by block, W = [[sum of the drawn clusters' A, their s], [their s', diag(n)]]:
+        # each block a matrix product over clusters or positions (no q+G square matrix per replicate)
+        R = np.einsum("ip,gij,jr->gpr", top, st.A, top, optimize=True).reshape(G, -1)  # T_top' A_g T_top
+        U = st.s @ top  # [G, p]: T_top' s_g
         P = picks[batch]
-        W = np.zeros((len(batch), q + G, q + G))
-        W[:, :q, :q] = (counts[batch] @ st.A.reshape(G, q * q)).reshape(len(batch), q, q)
-        W[:, :q, q:] = st.s[P].transpose(0, 2, 1)
-        W[:, q:, :q] = st.s[P]
-        diag = np.arange(G)
-        W[:, q + diag, q + diag] = st.n[P]
-        w = np.concatenate([counts[batch] @ st.b, st.t[P]], axis=1)
-        xtx = np.einsum("ip,bij,jr->bpr", T, W, T, optimize=True)
-        xty = w @ T
+        cb = counts[batch]
+        cross = np.matmul(U[P].transpose(0, 2, 1), bot)  # [B, p, p]: T_top' S T_bot
+        p = T.shape[1]
+        xtx = (cb @ R).reshape(len(batch), p, p) + cross + cross.transpose(0, 2, 1) \
+            + np.matmul(bot.T[None, :, :] * st.n[P][:, None, :], bot)
+        xty = cb @ (st.b @ top) + st.t[P] @ bot
         try:
             params = np.linalg.solve(xtx, xty[..., None])[..., 0]
         except np.linalg.LinAlgError:  # a singular replicate: each alone (minimum-norm where singular)

@@ -32,7 +32,7 @@ from ebtui.core.analysis.common import (
     Table,
     view_name,
 )
-from ebtui.core.analysis.frame import NC, SLOTS, Facts, levels
+from ebtui.core.analysis.frame import NC, SLOTS, Facts
 from ebtui.core.frameworks import CONSISTENCY_CLASSES, CONSISTENCY_LABELS, FRAMEWORKS
 from ebtui.core.records import CRITERIA
 
@@ -61,7 +61,7 @@ class Exchanges:
 
     @classmethod
     def of(cls, facts: Facts) -> Exchanges:
-        keys, inv = levels(facts.exchange) if len(facts) else ([], np.zeros(0, dtype=np.int64))
+        keys, inv = facts.codes("exchange")
         first = np.full(len(keys), len(facts), dtype=np.int64)
         np.minimum.at(first, inv, np.arange(len(facts)))
         return cls(facts, keys, inv, first, {})
@@ -76,7 +76,8 @@ class Exchanges:
 
     def dilemma_codes(self) -> np.ndarray:
         """Each exchange's dilemma as an integer, numbered in the dilemma ids' sorted order."""
-        return levels(self.dilemma)[1] if len(self.keys) else np.zeros(0, dtype=np.int64)
+        out: np.ndarray = self.facts.codes("dilemma")[1][self.first]
+        return out
 
     def model(self, team: int) -> np.ndarray:
         out: np.ndarray = (self.facts.team_a if team == 0 else self.facts.team_b)[self.first]
@@ -156,36 +157,36 @@ class RawMean:
 
 def model_means(facts: Facts, *, effective: bool) -> dict[str, RawMean]:
     s = facts.scores(effective)
-    names = facts.models()
-    pos = {m: i for i, m in enumerate(names)}
-    tot = np.zeros(len(names))
-    cnt = np.zeros(len(names), dtype=np.int64)
-    pairs: dict[str, set[tuple[int, int]]] = {"r": set(), "x": set(), "d": set()}
-    _, ex = levels(facts.exchange) if len(facts) else ([], np.zeros(0, dtype=np.int64))
-    _, di = levels(facts.dilemma) if len(facts) else ([], np.zeros(0, dtype=np.int64))
-    for team, col in ((0, facts.team_a), (1, facts.team_b)):
-        mi = np.array([pos[m] for m in col.tolist()], dtype=np.int64)
+    names, seat_code = facts.codes("seat_model")
+    R, M = len(facts), len(names)
+    tot = np.zeros(M)
+    cnt = np.zeros(M, dtype=np.int64)
+    ex = facts.codes("exchange")[1]
+    di = facts.codes("dilemma")[1]
+    keys: dict[str, list[np.ndarray]] = {"r": [], "x": [], "d": []}
+    for team in (0, 1):
+        mi = seat_code[team * R:(team + 1) * R]
         given = (s[:, team] > 0).sum(axis=1)
         np.add.at(tot, mi, s[:, team].sum(axis=1).astype(float))
         np.add.at(cnt, mi, given)
         rows = np.flatnonzero(given > 0)
-        pairs["r"].update(zip(mi[rows].tolist(), rows.tolist(), strict=True))
-        pairs["x"].update(zip(mi[rows].tolist(), ex[rows].tolist(), strict=True))
-        pairs["d"].update(zip(mi[rows].tolist(), di[rows].tolist(), strict=True))
-    n = {k: np.bincount([m for m, _ in v], minlength=len(names)) if v else np.zeros(len(names), dtype=np.int64)
-         for k, v in pairs.items()}
+        for k, col in (("r", rows), ("x", ex[rows]), ("d", di[rows])):
+            keys[k].append(mi[rows] * (R + 1) + col)
+    # distinct rounds, exchanges and dilemmas per model (a self-debate's round counts once)
+    n = {k: np.bincount(np.unique(np.concatenate(v)) // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
+         for k, v in keys.items()}
     return {m: RawMean(m, float(tot[i]) / int(cnt[i]) if cnt[i] else None, int(cnt[i]), int(n["r"][i]),
                        int(n["x"][i]), int(n["d"][i])) for i, m in enumerate(names)}
 
 
 def model_criterion_means(facts: Facts, *, effective: bool) -> dict[tuple[str, str], tuple[float | None, int]]:
     s = facts.scores(effective)
-    names = facts.models()
-    pos = {m: i for i, m in enumerate(names)}
+    names, seat_code = facts.codes("seat_model")
+    R = len(facts)
     tot = np.zeros((len(names), NC))
     cnt = np.zeros((len(names), NC), dtype=np.int64)
-    for team, col in ((0, facts.team_a), (1, facts.team_b)):
-        mi = np.array([pos[m] for m in col.tolist()], dtype=np.int64)
+    for team in (0, 1):
+        mi = seat_code[team * R:(team + 1) * R]
         np.add.at(tot, mi, s[:, team].astype(float))
         np.add.at(cnt, mi, (s[:, team] > 0).astype(np.int64))
     return {(m, c): ((float(tot[i, k]) / int(cnt[i, k])) if cnt[i, k] else None, int(cnt[i, k]))

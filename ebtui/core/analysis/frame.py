@@ -156,6 +156,15 @@ class Facts:
     imported: np.ndarray  # object [R]: JSON provenance summary of an imported round, or None
     #: rows -> each row's JSON {slot: {framework: first matching sentence}} (read only where quoted)
     quotes_of: Callable[[np.ndarray], list[str | None]] = field(repr=False, default=lambda rows: [])
+    _codes: dict[str, tuple[list[str], np.ndarray]] = field(repr=False, default_factory=dict)
+
+    def codes(self, name: str) -> tuple[list[str], np.ndarray]:
+        """A string column's sorted distinct values and each row's index among them (computed once);
+        name "seat_model": team_a then team_b, 2 x rows."""
+        if name not in self._codes:
+            values = np.concatenate([self.team_a, self.team_b]) if name == "seat_model" else getattr(self, name)
+            self._codes[name] = levels(values) if len(values) else ([], np.zeros(0, dtype=np.int64))
+        return self._codes[name]
 
     def __len__(self) -> int:
         return len(self.id)
@@ -242,11 +251,11 @@ def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in names], inv.astype(np.int64)
 
 
-def _codes(values: np.ndarray, rows: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """The sorted names values[rows] uses and each row's index among them."""
+def _codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The sorted names a column's rows `rows` use and each row's index among them."""
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
-    names, code = levels(values)
+    names, code = coded
     used, inv = np.unique(code[rows], return_inverse=True)
     return [names[u] for u in used], inv.astype(np.int64)
 
@@ -279,10 +288,9 @@ class ScoreFrame:
         r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # round, seat, criterion
         y = s[r_idx, seat_i, c_idx].astype(float)
         # level codes per round first (few), then per score (many): no string work per score
-        models, mi = _codes(np.concatenate([facts.team_a, facts.team_b]),
-                            np.where(seat_i == 0, r_idx, r_idx + len(facts)))
-        judges, ji = _codes(facts.judge, r_idx)
-        dilemmas, di = _codes(facts.dilemma, r_idx)
+        models, mi = _codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
+        judges, ji = _codes(facts.codes("judge"), r_idx)
+        dilemmas, di = _codes(facts.codes("dilemma"), r_idx)
         used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
         criteria = [CRITERIA[c] for c in used]
         pos = np.full(NC, -1, dtype=np.int64)

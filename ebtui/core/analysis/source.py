@@ -488,7 +488,8 @@ class FactsSource:
             ids = self.sync(**filters)
             rows = np.array([self._row[rid] for rid in ids if rid in self._row], dtype=np.int64)
             assert self._table is not None
-            facts = facts_of_table(self._table.take(_indices(rows)))
+            whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))
+            facts = facts_of_table(self._table if whole else self._table.take(_indices(rows)))
             facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
             _release()
             return facts
