@@ -32,6 +32,12 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
            model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
            models_file: str | None, as_json: bool) -> None:
     """Write a Markdown report with tables, charts and CSVs and print its path (--json: print the numbers)."""
+    import os
+
+    # the fit's matrices are small (a few dozen columns): BLAS threads only spin against each other and the
+    # machine's other work (measured: 3-10x the CPU time of one thread on 2 busy cores); before numpy loads
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 

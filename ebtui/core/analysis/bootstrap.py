@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import stdtrit
 
-from ebtui.core.analysis.fit import Design, JointFit, _solve, fit_clusters, read_estimates
+from ebtui.core.analysis.fit import Design, JointFit, _solve, fit_clusters, sum_matrix
 
 DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400
@@ -81,9 +81,8 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
         return np.full((0, width), np.nan)
     picks = replicate_picks(G, replicates=replicates, seed=seed)
     st = d.stats
-    counts = np.zeros((replicates, G))
-    for b in range(replicates):
-        counts[b] = np.bincount(picks[b], minlength=G)
+    counts = np.bincount((picks + G * np.arange(replicates)[:, None]).ravel(),
+                         minlength=replicates * G).reshape(replicates, G).astype(float)
     pm, pj, pc = st.presence(counts)
     fam_ok = np.zeros(replicates, dtype=bool)
     if d.has_family:
@@ -96,26 +95,51 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
         allm, allj, allc = pm[batch[0]], pj[batch[0]], pc[batch[0]]
         T = d.mapping(allm, allj, allc, G, d.has_family)
         q = st.q
-        top, bot = T[:q], T[q:]  # the one-hot part, the dilemma positions' part (the same in every replicate)
+        top = T[:q]  # the one-hot part (the positions are the last G - 1 parameters, sum-coded)
         # X'X = T'WT block by block, W = [[sum of the drawn clusters' A, their s], [their s', diag(n)]]:
         # each block a matrix product over clusters or positions (no q+G square matrix per replicate)
-        R = np.einsum("ip,gij,jr->gpr", top, st.A, top, optimize=True).reshape(G, -1)  # T_top' A_g T_top
+        R = np.matmul(np.matmul(top.T[None], st.A), top).reshape(G, -1)  # T_top' A_g T_top
         U = st.s @ top  # [G, p]: T_top' s_g
         P = picks[batch]
         cb = counts[batch]
-        cross = np.matmul(U[P].transpose(0, 2, 1), bot)  # [B, p, p]: T_top' S T_bot
         p = T.shape[1]
-        xtx = (cb @ R).reshape(len(batch), p, p) + cross + cross.transpose(0, 2, 1) \
-            + np.matmul(bot.T[None, :, :] * st.n[P][:, None, :], bot)
-        xty = cb @ (st.b @ top) + st.t[P] @ bot
+        k0 = p - (G - 1)  # the dilemma positions' parameters come last (sum-coded: the last position is -1)
+        xtx = (cb @ R).reshape(len(batch), p, p)
+        UP = U[P]  # [B, G, p]
+        cross = (UP[:, : G - 1, :] - UP[:, G - 1:, :]).transpose(0, 2, 1)  # [B, p, G-1]: T_top' S T_bot
+        xtx[:, :, k0:] += cross
+        xtx[:, k0:, :] += cross.transpose(0, 2, 1)
+        nP = st.n[P]
+        xtx[:, k0:, k0:] += nP[:, G - 1, None, None]
+        idx = np.arange(G - 1)
+        xtx[:, k0 + idx, k0 + idx] += nP[:, : G - 1]
+        tP = st.t[P]
+        xty = cb @ (st.b @ top)
+        xty[:, k0:] += tP[:, : G - 1] - tP[:, G - 1:]
         try:
             params = np.linalg.solve(xtx, xty[..., None])[..., 0]
         except np.linalg.LinAlgError:  # a singular replicate: each alone (minimum-norm where singular)
             params = np.stack([_solve(xtx[i], xty[i]) for i in range(len(batch))])
-        for i, row in enumerate(batch.tolist()):
-            out[row] = read_estimates(d, params[i], allm, allj, allc, G, d.has_family).vector()
+        out[batch] = _vectors(d, params)
     for row in np.flatnonzero(~complete).tolist():
         out[row] = fit_clusters(d, picks[row]).vector()
+    return out
+
+
+def _vectors(d: Design, params: np.ndarray) -> np.ndarray:
+    """Estimates.vector() of many fits over every level at once (read_estimates, one row per fit)."""
+    M, J = len(d.models), len(d.judges)
+    out = np.full((len(params), M + J + 2), np.nan)
+    k = 1
+    out[:, :M] = params[:, :1] + params[:, k:k + M - 1] @ sum_matrix(M).T if M > 1 else params[:, :1]
+    k += M - 1
+    if d.has_seat:
+        out[:, M + J + 1] = 2.0 * params[:, k]
+        k += 1
+    out[:, M:M + J] = params[:, k:k + J - 1] @ sum_matrix(J).T if J > 1 else 0.0
+    k += J - 1
+    if d.has_family:
+        out[:, M + J] = params[:, k]
     return out
 
 
