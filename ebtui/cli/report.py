@@ -26,7 +26,8 @@ from ebtui.cli.common import CliError, ctx_option
               help="models.toml: the classifier, and each model's family (family, else provider) for the "
                    "same-family preference.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the statistics as one JSON object on stdout instead; write no files.")
+              help="Print the statistics as one JSON object on stdout instead; write no report files (the "
+                   "analysis columns beside the store, <store>/columns/, are kept up to date).")
 @click.pass_context
 def report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
            model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
