@@ -102,6 +102,16 @@ def test_refit_on_a_subset_equals_a_fit_of_that_subset(planted: list) -> None:
     np.testing.assert_allclose(loo.adjusted, alone.estimates.adjusted, atol=1e-9)
 
 
+def test_the_t_quantile_is_scipys() -> None:
+    from scipy import stats
+
+    from ebtui.core.analysis.bootstrap import t_quantile
+
+    for df in (1, 2, 3, 4, 5, 7, 9, 14, 29, 49, 120, 999):
+        for p in (0.9, 0.975, 0.995):
+            assert t_quantile(p, df) == pytest.approx(float(stats.t.ppf(p, df)), rel=1e-10, abs=1e-10)
+
+
 def test_the_long_table_keeps_every_score_in_order(planted: list) -> None:
     facts = Facts.from_rounds(planted)
     frame = ScoreFrame.build(facts, family_function(default_truth().family))

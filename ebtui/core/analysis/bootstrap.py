@@ -15,11 +15,12 @@ Rules every interval follows:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from scipy.special import stdtrit
 
 from ebtui.core.analysis.fit import Design, JointFit, _solve, fit_clusters, sum_matrix
 
@@ -38,6 +39,61 @@ class Interval:
     note: str = ""  # why it is blank (empty when it is not)
 
 
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny, eps = 1e-300, 1e-16
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 1000):
+        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < eps:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+@lru_cache(maxsize=256)
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile for p in (0.5, 1) (what scipy.stats.t.ppf gives; tests/test_analysis_fast.py
+    checks it to 1e-10), by bisection on the upper tail 0.5 * I_{df/(df+t^2)}(df/2, 1/2) — here so that a
+    report need not import scipy.special (a third of a second of start-up)."""
+    tail = 1.0 - p
+
+    def upper(t: float) -> float:
+        return 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+
+    lo, hi = 0.0, 1.0
+    while upper(hi) > tail:
+        lo, hi = hi, hi * 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if upper(mid) > tail:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-14 * hi:
+            break
+    return (lo + hi) / 2.0
+
+
 def interval(estimate: float, draws: np.ndarray, clusters: int, *, clip: tuple[float, float] | None = None) -> Interval:
     """The t-based bootstrap interval (see the module docstring) from one quantity's replicate draws."""
     if clusters < MIN_CLUSTERS:
@@ -50,7 +106,7 @@ def interval(estimate: float, draws: np.ndarray, clusters: int, *, clip: tuple[f
     se = float(np.std(draws, ddof=1)) * np.sqrt(clusters / (clusters - 1))
     if not se > 1e-9:
         return Interval(None, None, NO_SPREAD)
-    half = float(stdtrit(clusters - 1, 0.975)) * se  # = scipy.stats.t.ppf, without importing scipy.stats
+    half = t_quantile(0.975, clusters - 1) * se
     lo, hi = estimate - half, estimate + half
     if clip is not None:
         lo, hi = max(lo, clip[0]), min(hi, clip[1])
