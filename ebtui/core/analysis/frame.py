@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ebtui.core.frameworks import _SENTENCE_SPLIT as _SPLIT
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, sentences
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import CRITERIA, PhaseStatus, Round, RoundStatus
@@ -36,27 +37,49 @@ STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge"
 SLOTS = ("presentation", "response", "rebuttal", "consistency_test", "just_a", "just_b")
 
 
-_ANY: dict[str, re.Pattern[str]] = {}
+_ANY: dict[str, tuple[re.Pattern[str], bool]] = {}
+#: what could let a match cross a sentence boundary or look outside its sentence
+_CROSSING = re.compile(r"\\s|\(\?[=!<]|\^|\$|\\n|(?<!\\)\.")
 
 
-def _any_of(fw: str) -> re.Pattern[str]:
-    """One pattern matching where any of the framework's lexicon patterns matches."""
+def _any_of(fw: str) -> tuple[re.Pattern[str], bool]:
+    """One pattern matching where any of the framework's lexicon patterns matches, and whether a match can
+    only lie inside one sentence (no pattern can cross a boundary or look past it)."""
     if fw not in _ANY:
-        _ANY[fw] = re.compile("|".join(f"(?:{p})" for p in FRAMEWORK_LEXICON[fw]), re.IGNORECASE)
+        pats = FRAMEWORK_LEXICON[fw]
+        _ANY[fw] = (re.compile("|".join(f"(?:{p})" for p in pats), re.IGNORECASE),
+                    not any(_CROSSING.search(p) for p in pats))
     return _ANY[fw]
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`."""
+    start, end = 0, len(text)
+    for sep in _SPLIT.finditer(text):
+        if sep.end() <= pos:
+            start = sep.end()
+        elif sep.start() > pos:
+            end = sep.start()
+            break
+    return text[start:end].strip()
 
 
 def _fw(text: str) -> tuple[int, dict[str, str]]:
     """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
-    `framework_mentions(text)[fw][0].sentence` gives, found faster: a framework none of whose patterns
-    matches the whole text matches none of its sentences, and the first sentence any of them matches is
-    the first sentence of framework_mentions' list."""
+    `framework_mentions(text)[fw][0].sentence` gives, found faster: the first sentence in which any of a
+    framework's patterns matches holds the first match in the whole text, when no pattern can cross a
+    sentence boundary (checked per framework; else its sentences are searched one by one)."""
     bits = 0
     quotes: dict[str, str] = {}
     split: list[str] | None = None
     for k, fw in enumerate(FRAMEWORKS):
-        pat = _any_of(fw)
-        if not pat.search(text):
+        pat, inside = _any_of(fw)
+        m = pat.search(text)
+        if m is None:
+            continue
+        if inside:
+            bits |= 1 << k
+            quotes[fw] = _sentence_at(text, m.start())
             continue
         split = split if split is not None else sentences(text)
         for sentence in split:
