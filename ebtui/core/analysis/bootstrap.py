@@ -211,9 +211,12 @@ def cluster_mean(values: Sequence[float] | np.ndarray, clusters: Sequence[str] |
         return None, Interval(None, None, "no data")
     vals = np.asarray(values, dtype=float)
     # clusters: names, or (from the columnar tables) integer codes numbered in the names' sorted order
-    keys = clusters if isinstance(clusters, np.ndarray) and clusters.dtype.kind in "iu" \
-        else np.asarray(clusters, dtype=str)
-    names, idx = np.unique(keys, return_inverse=True)
+    if isinstance(clusters, np.ndarray) and clusters.dtype.kind in "iu":  # renumber the codes used, in order
+        present = np.bincount(clusters) > 0
+        idx = (np.cumsum(present) - 1)[clusters]
+        names = np.flatnonzero(present)
+    else:
+        names, idx = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
     est = float(vals.mean())
     G = len(names)
     if G < MIN_CLUSTERS:

@@ -9,7 +9,6 @@ dilemma-cluster intervals).
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import warnings
@@ -312,13 +311,14 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
             continue
         given = (classifications or {}).get(key)
         if given is not None:
-            label, cues, evidence, who = given.label, given.cues, given.evidence, given.classifier
+            label, who = given.label, given.classifier
+            cues, quote = ", ".join(dict.fromkeys(given.cues)), _quote(given.evidence)
         else:
-            label, cues, evidence = json.loads(facts.cls[chosen[e]])
+            label, cues, quote = facts.consistency_class(int(chosen[e]))
             who = "rules"
         per_answers[model] += 1
         per_classes[model][label] += 1
-        answers.append([model, dil[e], key, score, label, who, ", ".join(dict.fromkeys(cues)), _quote(evidence)])
+        answers.append([model, dil[e], key, score, label, who, cues, quote])
     answers.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2])))
     summary: list[list[Cell]] = []
     for model in sorted(set(per_scores) | set(per_answers)):

@@ -180,6 +180,7 @@ class Facts:
     #: rows -> each row's JSON {slot: {framework: first matching sentence}} (read only where quoted)
     quotes_of: Callable[[np.ndarray], list[str | None]] = field(repr=False, default=lambda rows: [])
     _codes: dict[str, tuple[list[str], np.ndarray]] = field(repr=False, default_factory=dict)
+    _classes: dict[int, tuple[str, str, str]] = field(repr=False, default_factory=dict)
 
     def codes(self, name: str) -> tuple[list[str], np.ndarray]:
         """A string column's sorted distinct values and each row's index among them (computed once);
@@ -198,6 +199,14 @@ class Facts:
     def quotes(self, rows: Sequence[int]) -> dict[int, dict[str, dict[str, str]]]:
         idx = np.asarray(list(rows), dtype=np.int64)
         return {int(i): _loads(q, {}) for i, q in zip(idx.tolist(), self.quotes_of(idx), strict=True)}
+
+    def consistency_class(self, i: int) -> tuple[str, str, str]:
+        """Row i's consistency answer as the rules classed it: (label, cues joined, evidence quoted) —
+        parsed once per Facts."""
+        if i not in self._classes:
+            label, cues, evidence = json.loads(self.cls[i])
+            self._classes[i] = (label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+        return self._classes[i]
 
     def override_rows(self, i: int) -> list[list[Any]]:
         return list(_loads(self.overrides[i], []))
