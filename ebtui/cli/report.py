@@ -65,8 +65,13 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
         # the analysis columns beside the store (ebtui.core.analysis.source): no round file is read unless
         # it changed since the last report
-        facts = Facts.from_rounds(rounds) if rounds is not None else \
-            facts_source(results).facts(tournament=tournament_id, dilemma=dilemma)
+        if rounds is not None:
+            facts = Facts.from_rounds(rounds)
+        else:
+            source = facts_source(results)
+            if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
+                click.echo(f"building the analysis columns from {n} round files (once): {source.path}", err=True)
+            facts = source.facts(tournament=tournament_id, dilemma=dilemma)
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
     if model and rounds is None:
