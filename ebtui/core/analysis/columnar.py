@@ -86,8 +86,7 @@ class Exchanges:
         """Each exchange's dilemma title: the first non-empty one among its rounds."""
         out = [""] * len(self.keys)
         seen = [False] * len(self.keys)
-        for i, (e, t) in enumerate(zip(self.of_round.tolist(), self.facts.title.tolist(), strict=True)):
-            del i
+        for e, t in zip(self.of_round.tolist(), self.facts.title.tolist(), strict=True):
             if t and not seen[e]:
                 out[e], seen[e] = t, True
         return out
