@@ -33,6 +33,18 @@ def test_results_are_cached_until_the_data_change_and_cancel_stops(tmp_path: Pat
     old = next(r for r in first[1]["effective"][0].as_dicts()
                if r["model"] == rounds[0].team_a_model and r["role"] == "presenting" and r["criterion"] == "consistency")
     assert row["mean"] != old["mean"]
+    # a first analysis reports its reading of the round files (every 500 rounds) and stops at the next
+    # check once cancelled
+    (Path(store.root) / "columns" / "facts.parquet").unlink()
+    seen: list[str] = []
+
+    def cancel_when_reading() -> bool:
+        return any("rounds checked" in s for s in seen)
+
+    with pytest.raises(AnalysisCancelled):
+        AnalysisCache().compute(store, "t-truth", None, views=VIEWS, cancelled=cancel_when_reading,
+                                progress=seen.append)
+    assert seen[-1] == "reading the analysis columns (0 of 30 rounds checked)"
     calls: list[str] = []
     with pytest.raises(AnalysisCancelled):
         AnalysisCache().compute(store, "t-truth", None, views=VIEWS, cancelled=lambda: bool(calls.append("?")) or

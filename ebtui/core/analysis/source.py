@@ -397,11 +397,15 @@ class FactsSource:
 
     # ---- keeping it in step with the store ------------------------------------------------------------
 
-    def _fresh_rows(self, entries: Sequence[tuple[str, int, int]]) -> tuple[list[dict[str, Any]], int, int]:
-        """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file)."""
+    def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
+                    watch: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, Any]], int, int]:
+        """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file).
+        `watch(done, total)` is called every few hundred rounds (it may raise to stop)."""
         out: list[dict[str, Any]] = []
         hooked = read = 0
-        for rid, mtime, size in entries:
+        for n, (rid, mtime, size) in enumerate(entries):
+            if watch is not None and n % 500 == 0:
+                watch(n, len(entries))
             want = (mtime, size)
             if self._stamps.get(rid) == want:
                 continue
@@ -437,7 +441,7 @@ class FactsSource:
         ids = self._table.column("id").to_pylist()
         return sorted(rows.tolist(), key=lambda i: (ts[np.searchsorted(rows, i)], ids[i]))
 
-    def sync(self, **filters: Any) -> list[str]:
+    def sync(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> list[str]:
         """Bring the columns of the rounds `store.query(**filters)` gives up to date (without filters: of
         every round, and drop the rounds that are gone); returns their ids in query order."""
         import pyarrow as pa
@@ -455,7 +459,7 @@ class FactsSource:
             token = self._token()
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
-            fresh, hooked, read = self._fresh_rows(entries)
+            fresh, hooked, read = self._fresh_rows(entries, watch)
             live = {e[0] for e in entries}
             gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
@@ -482,10 +486,11 @@ class FactsSource:
             self._note_checked(token)  # every round compared: the columns match the files as indexed
             return [e[0] for e in self.store.stamps(**filters)] if filters else [e[0] for e in entries]
 
-    def facts(self, **filters: Any) -> Facts:
-        """The facts of the rounds `store.query(**filters)` gives, in that order (synced first)."""
+    def facts(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> Facts:
+        """The facts of the rounds `store.query(**filters)` gives, in that order (synced first; `watch(done,
+        total)` hears how the comparison with the round files goes, and may raise to stop it)."""
         with self._lock:
-            ids = self.sync(**filters)
+            ids = self.sync(watch, **filters)
             rows = np.array([self._row[rid] for rid in ids if rid in self._row], dtype=np.int64)
             assert self._table is not None
             whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))

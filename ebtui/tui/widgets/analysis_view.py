@@ -127,7 +127,11 @@ class AnalysisCache:
 
         step("reading the analysis columns")
         src = facts_source(store)
-        facts = src.facts(tournament=tournament_id)
+
+        def watch(done: int, total: int) -> None:  # a first analysis of a large store reads every round file
+            step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
+
+        facts = src.facts(watch, tournament=tournament_id)
         key = (id(store), tournament_id, src.generation, getattr(services, "models_config", None) is not None)
         if key == self._key and self._result is not None:
             return self._result
