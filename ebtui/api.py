@@ -92,8 +92,11 @@ class Report:
     """The report's analysis of a set of rounds, computed once (ebtui.core.report.ReportData)."""
 
     def __init__(self, data: ReportData, rounds: Sequence[Round], families: Mapping[str, str],
-                 title: str = "ebtui report", tournament: Tournament | None = None) -> None:
+                 title: str = "ebtui report", tournament: Tournament | None = None,
+                 unreadable: Sequence[tuple[str, str]] = ()) -> None:
         self.data = data
+        #: round files the store could not read (left out, as `report --json` names them)
+        self.unreadable = list(unreadable)
         self.rounds = list(rounds)
         self.families = dict(families)
         self.title = title
@@ -130,7 +133,7 @@ class Report:
 
     def json(self) -> dict[str, Any]:
         """The object `ebtui report --json` prints (without its "filters" member)."""
-        return self.data.json()
+        return {**self.data.json(), "unreadable": [{"path": p, "reason": r} for p, r in self.unreadable]}
 
     def write_html(self, path: str | Path) -> Path:
         """The self-contained web report (as `ebtui report --html`)."""
@@ -211,6 +214,7 @@ class Store:
         options (families from models.toml as the CLI finds it; models_file to name one)."""
         from ebtui.core import analysis as an
         from ebtui.core.export.selection import report_families
+        from ebtui.core.judge_views import agreement_map
         from ebtui.core.report import build_report_data
 
         rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
@@ -218,7 +222,8 @@ class Store:
             raise ValueError(f"no rounds in {self.root} match; nothing to report")
         fams = report_families(rounds, models_file)
         data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
-                                 replicates=an.DEFAULT_REPLICATES if replicates is None else replicates)
+                                 replicates=an.DEFAULT_REPLICATES if replicates is None else replicates,
+                                 agreement=agreement_map(self.root))
         t = None
         if tournament:
             try:
@@ -226,7 +231,7 @@ class Store:
             except Exception:  # the rounds may outlive a lost tournament file
                 t = None
         title = f"ebtui report: {(t.name or t.id) if t else (tournament or 'all rounds')}"
-        return Report(data, rounds, fams, title=title, tournament=t)
+        return Report(data, rounds, fams, title=title, tournament=t, unreadable=self.results.unreadable(deep=False))
 
 
 def open_store(path: str | Path | None = None) -> Store:

@@ -10,6 +10,10 @@ import click
 
 from ebtui.cli.common import CliError, ctx_option, echo_unreadable
 
+#: up to this many rounds the report reads them whole, for the judge-bias section (style, order, agreement,
+#: reliability); above it, only the analysis columns (the section is left out and the report says so)
+BIAS_ROUNDS_UP_TO = 2000
+
 
 @click.command()
 @click.option("--tournament", "tournament_id", help="Only the rounds of this tournament (default: every round).")
@@ -26,7 +30,8 @@ from ebtui.cli.common import CliError, ctx_option, echo_unreadable
               help="models.toml: the classifier, and each model's family (family, else provider) for the "
                    "same-family preference.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the statistics as one JSON object on stdout instead; write no files.")
+              help="Print the statistics as one JSON object on stdout instead; write no report files (the "
+                   "analysis columns beside the store, <store>/columns/, are kept up to date).")
 @click.option("--html", "as_html", is_flag=True,
               help="Write one self-contained web page (report.html: tables, SVG charts, every round) instead.")
 @click.pass_context
@@ -36,6 +41,12 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     """Write a Markdown report with tables, charts and CSVs and print its path (--json: print the numbers)."""
     if as_json and as_html:
         raise CliError("give --json or --html, not both")
+    import os
+
+    # the fit's matrices are small (a few dozen columns): BLAS threads only spin against each other and the
+    # machine's other work (measured: 3-10x the CPU time of one thread on 2 busy cores); before numpy loads
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
     from ebtui.core.store import ResultsStore, StoreError
     from ebtui.locations import store_dir
 
@@ -44,22 +55,41 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         raise CliError(f"no results store at {root} (give --store DIR)")
     results = ResultsStore(root)
     tournament = None
+    rounds: list[Any] | None = None
     try:
         if tournament_id:
             try:
                 tournament = results.load_tournament(tournament_id)
             except StoreError:
                 tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
-        rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+        # whole rounds (transcripts) are read only where they are needed: a classifier model reads the answers,
+        # the web page shows them, and the judge-bias section (style, order, agreement, reliability) reads them
+        # while the store is small enough for that to stay quick; else the analysis columns beside the store
+        # (ebtui.core.analysis.source): no round file is read unless it changed since the last report
+        if classifier or as_html or len(results.stamps(tournament=tournament_id, dilemma=dilemma)) <= BIAS_ROUNDS_UP_TO:
+            rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+            if model:
+                from ebtui.core.views.means import rounds_with_team_seat
+
+                rounds = rounds_with_team_seat(rounds, model)
+        from ebtui.core.analysis.frame import Facts
+        from ebtui.core.analysis.judge_bias import expand_judgments
+        from ebtui.core.analysis.source import facts_source
+
+        if rounds is not None:
+            facts = Facts.from_rounds(expand_judgments(rounds))
+        else:
+            source = facts_source(results)
+            if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
+                click.echo(f"building the analysis columns from {n} round files (once): {source.path}", err=True)
+            facts = source.facts(tournament=tournament_id, dilemma=dilemma)
         unreadable = _unreadable(results)
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
     echo_unreadable(unreadable)
-    if model:
-        from ebtui.core.views.means import rounds_with_team_seat
-
-        rounds = rounds_with_team_seat(rounds, model)
-    if not rounds:
+    if model and rounds is None:
+        facts = facts.take((facts.team_a == model) | (facts.team_b == model))
+    if not len(facts):
         what = [f"tournament {tournament_id!r}" if tournament_id else "",
                 f"model {model!r}" if model else "", f"dilemma {dilemma!r}" if dilemma else ""]
         filt = ", ".join(w for w in what if w)
@@ -71,11 +101,11 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
-    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, rounds)
+    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, facts, rounds)
     from ebtui.core.judge_views import agreement_map
 
-    data = build_report_data(rounds, classifications=classifications, families=families,
-                             agreement=agreement_map(root))
+    data = build_report_data(facts, classifications=classifications, families=families,
+                             agreement=agreement_map(root), bias_rounds=rounds)
     if as_json:
         import json
 
@@ -88,6 +118,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
         out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out
         try:
+            assert rounds is not None  # --html reads the rounds whole
             path = write_html_report(rounds, out_file, data=data, title=title, tournament=tournament)
         except OSError as exc:
             raise CliError(f"cannot write the report to {out_file}: {exc.strerror or exc}") from None
@@ -95,10 +126,10 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         click.echo(str(path))
         return
     try:
-        path = write_report(rounds, out, title=title, tournament=tournament, data=data)
+        path = write_report(facts, out, title=title, tournament=tournament, data=data)
     except OSError as exc:
         raise CliError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
-    click.echo(f"{len(rounds)} rounds", err=True)
+    click.echo(f"{len(facts)} rounds", err=True)
     click.echo(str(path))
 
 
@@ -110,8 +141,8 @@ def _unreadable(results: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _from_models(models_file: str | None, classifier: str | None,
-                 rounds: list[Any]) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+def _from_models(models_file: str | None, classifier: str | None, facts: Any,
+                 rounds: list[Any] | None) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
     """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
     models.toml: the family recorded in its rounds, else the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's
     classification of every consistency-test answer. Without --models and --classifier an unreadable default
@@ -119,17 +150,18 @@ def _from_models(models_file: str | None, classifier: str | None,
     import asyncio
 
     from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.analysis.families import recorded_families, resolve_families
+    from ebtui.core.analysis.columnar import recorded_families
+    from ebtui.core.analysis.families import resolve_families
 
-    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
+    names = facts.names()
     try:
         config = load_models_config(models_file)
     except ConfigError as exc:
         if models_file or classifier:
             raise CliError(str(exc)) from None
-        return resolve_families(names, None, recorded_families(rounds)), None
-    families = resolve_families(names, config, recorded_families(rounds))
-    if not classifier:
+        return resolve_families(names, None, recorded_families(facts)), None
+    families = resolve_families(names, config, recorded_families(facts))
+    if not classifier or rounds is None:
         return families, None
     from ebtui.core.analysis import classify_consistency_answers_with_model
     from ebtui.providers.registry import build_clients

@@ -175,7 +175,7 @@ DISAGREEMENT_CUES: tuple[str, ...] = (
     r"\bbut (?:this|that) (?:ignores|neglects|misses)\b",
 )
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
@@ -189,7 +189,7 @@ _DISAGREE_RE = _compile(DISAGREEMENT_CUES)
 
 def sentences(text: str) -> list[str]:
     """Split text into sentences (on . ! ? followed by space, and on line breaks); blanks dropped."""
-    return [s.strip() for s in _SENTENCE_SPLIT.split(text or "") if s.strip()]
+    return [s.strip() for s in SENTENCE_SPLIT.split(text or "") if s.strip()]
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core import analysis as an
-from ebtui.core.analysis import Cell, ConsistencyClassification, Table
-from ebtui.core.importers.eb import provenance_summary, summary_lines
+from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
+from ebtui.core.analysis.frame import Facts
+from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 
@@ -202,6 +203,8 @@ class ReportData:
     imported: list[dict[str, Any]] = field(default_factory=list)
     #: style, order, agreement_bias, reliability, judgments (ebtui.core.analysis.bias_report)
     judge_bias: dict[str, Any] = field(default_factory=dict)
+    #: the per-round columns everything was computed from (the Markdown header reads them too)
+    facts: Facts | None = field(default=None, repr=False)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
@@ -236,43 +239,53 @@ def finite(value: Any) -> Any:
 
 
 def build_report_data(
-    rounds: Sequence[Round],
+    rounds: Sequence[Round] | Facts,
     *,
     classifications: Mapping[str, ConsistencyClassification] | None = None,
     families: Mapping[str, str] | None = None,
     seed: int = an.DEFAULT_SEED,
     replicates: int = an.DEFAULT_REPLICATES,
     agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
+    bias_rounds: Sequence[Round] | None = None,
 ) -> ReportData:
+    """Every table of the report, from rounds or from their columns (`Facts`, e.g. from
+    ebtui.core.analysis.source.FactsSource: no round file is read). Every judgment of a round counts (a panel
+    of its judgments: `ebtui rejudge` adds them). The judge-bias section (style, order, agreement,
+    reliability) reads whole rounds: `rounds` when they are given, else `bias_rounds` (None: left out)."""
     from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
     from ebtui.core.analysis.judge_bias import expand_judgments
 
-    given = rounds
-    rounds = expand_judgments(given)  # every judgment of a round counts (a panel of its judgments)
-    overrides = an.has_overrides(rounds)
-    base = an.analyse_fit(rounds, families=families, seed=seed, replicates=replicates)
-    eff = an.analyse_fit(rounds, families=families, effective=True, seed=seed, replicates=replicates) \
+    given = None if isinstance(rounds, Facts) else list(rounds)
+    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(expand_judgments(given or []))
+    if given is None:
+        given = list(bias_rounds) if bias_rounds is not None else None
+    overrides = columnar.has_overrides(facts)
+    base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates)
+    eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates) \
         if overrides else None
-    data = ReportData(len(rounds), base, eff, an.judge_vs_human(rounds, seed=seed, replicates=replicates))
+    data = ReportData(len(facts), base, eff, columnar.judge_vs_human(facts, seed=seed, replicates=replicates))
     tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
     if eff is not None:
         for k in FIT_KEYS_BOTH_VIEWS:
             tables[k].append(eff.tables[k])
     if data.judge_vs_human is not None:
         tables["judge_vs_human"] = [data.judge_vs_human]
+    ex = columnar.Exchanges.of(facts)
     for effective in ((False, True) if overrides else (False,)):
-        for t in an.analyse(rounds, effective=effective, classifications=classifications):
+        for t in columnar.analyse(facts, effective=effective, classifications=classifications, ex=ex):
             if not effective or t.key not in ("judge_agreement", "judge_correlation"):  # agreement: parsed only
                 tables.setdefault(t.key, []).append(t)
-    for t in an.framework_usage(rounds):
+    for t in columnar.framework_usage(facts, ex):
         tables[t.key] = [t]
     data.tables = tables
-    data.imported = provenance_summary(rounds)
-    data.rounds = len(given)
-    data.judge_bias = judge_bias_section(given, families=families, agreement=agreement, seed=seed,
-                                         replicates=replicates)
-    for t in bias_tables(data.judge_bias):
-        data.tables[t.key] = [t]
+    data.imported = columnar.provenance_summary(facts)
+    data.facts = facts
+    data.rounds = len(given) if given is not None else len({str(i).split("#", 1)[0] for i in facts.id.tolist()})
+    if given is not None:
+        data.judge_bias = judge_bias_section(given, families=families, agreement=agreement, seed=seed,
+                                             replicates=replicates)
+        for t in bias_tables(data.judge_bias):
+            data.tables[t.key] = [t]
     return data
 
 
@@ -304,13 +317,14 @@ def _render_table(t: Table, shown: Table | None = None) -> list[str]:
     return lines
 
 
-def _override_lines(rounds: Sequence[Round]) -> list[str]:
+def _override_lines(facts: Facts) -> list[str]:
     rows: list[list[Cell]] = []
-    for r in sorted(rounds, key=lambda r: r.id):
-        if r.judgment is None:
+    ids = facts.id.tolist()
+    for i in sorted(range(len(ids)), key=lambda i: ids[i]):
+        if not facts.judged[i]:
             continue
-        for (team, crit), ov in sorted(r.judgment.active_overrides().items()):
-            rows.append([r.id, r.judge_model, team, crit, ov.parsed_value, ov.value, ov.note])
+        for team, crit, parsed, value, note in facts.override_rows(i):
+            rows.append([ids[i], str(facts.judge[i]), team, crit, parsed, value, note])
     if not rows:
         return ["No human overrides: every table shows the judges' scores as parsed.", ""]
     t = Table("overrides", "Overrides in force", ["round", "judge", "team", "criterion", "judged", "override", "note"],
@@ -328,7 +342,7 @@ def _expanded(rounds: Sequence[Round]) -> list[Round]:
 
 
 def write_report(
-    rounds: Sequence[Round],
+    rounds: Sequence[Round] | Facts,
     out_dir: str | Path,
     *,
     title: str,
@@ -341,6 +355,7 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = data or build_report_data(rounds, classifications=classifications, families=families)
+    facts = data.facts if data.facts is not None else Facts.from_rounds(rounds)  # type: ignore[arg-type]
     tables = data.tables
     for ts in tables.values():
         for t in ts:
@@ -356,19 +371,19 @@ def write_report(
         if key in first and fn(first[key], out / name) is not None:
             charts.setdefault(key, []).append((name, alt))
 
-    statuses = Counter(str(r.status) for r in rounds)
-    n_ex = len(an.exchanges(rounds))
+    statuses = Counter(str(s) for s in facts.status.tolist())
+    n_ex = len(set(facts.exchange.tolist()))
     excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
     if tournament is not None:
         lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (id {md_escape(tournament.id)}), "
                   f"status {md_escape(str(tournament.status))}"]
     lines += [
-        f"- Rounds: {len(rounds)} ("
+        f"- Rounds: {len(facts)} ("
         + ", ".join(f"{md_escape(k)} {v}" for k, v in sorted(statuses.items())) + f"); exchanges: {n_ex}",
-        f"- Models: {', '.join(md_escape(m) for m in an.models_in(rounds))}",
-        f"- Judges: {', '.join(md_escape(j) for j in sorted({r.judge_model for r in rounds}))}",
-        f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
+        f"- Models: {', '.join(md_escape(m) for m in facts.models())}",
+        f"- Judges: {', '.join(md_escape(j) for j in sorted(set(facts.judge.tolist())))}",
+        f"- Dilemmas: {len(set(facts.dilemma.tolist()))}",
         f"- Excluded: {md_escape(excluded)}",
         *[f"- Imported: {md_escape(line)}" for line in summary_lines(data.imported)],
         f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
@@ -383,7 +398,7 @@ def write_report(
         "",
         "## Overrides",
         "",
-        *_override_lines(_expanded(rounds)),
+        *_override_lines(facts),
     ]
     for heading, keys in SECTIONS:
         present = [k for k in keys if k in tables]

@@ -2,9 +2,11 @@
 preference) with cluster-bootstrap intervals, and the descriptive tables. Pure functions over rounds; no
 front-end imports. See docs/STATISTICS.md for the model and its assumptions.
 
-Modules: common (Table, Coverage, exchanges), fit (the joint OLS model), bootstrap (intervals), results (the
-tables and JSON every front end shows), tables (descriptive tables), agreement (ICC, alpha, correlations),
-consistency (consistency answers, framework usage), families (a model's family).
+Modules: common (Table, Coverage, exchanges), fit (the joint OLS model, from per-dilemma sufficient
+statistics), bootstrap (intervals), results (the tables and JSON every front end shows), tables (descriptive
+tables), agreement (ICC, alpha, correlations), consistency (consistency answers, framework usage), families (a
+model's family); at scale: frame (per-round facts `Facts`, the long score table `ScoreFrame`), columnar (the
+report's tables from the facts), source (the facts kept in Parquet beside the store, `facts_source(store)`).
 """
 
 from __future__ import annotations
@@ -35,15 +37,13 @@ from ebtui.core.analysis.consistency import (
     CLASSIFIER_SCHEMA,
     CLASSIFIER_SYSTEM,
     JUDGE_REMARKS,
-    TEAM_PHASES,
-    ConsistencyClassification,
     classifier_prompt,
-    classify_consistency,
     classify_consistency_answers_with_model,
     classify_consistency_with_model,
     consistency_analysis,
     framework_usage,
 )
+from ebtui.core.analysis.consistency_rules import TEAM_PHASES, ConsistencyClassification, classify_consistency
 from ebtui.core.analysis.families import (
     FAMILY_PREFIXES,
     PROVIDER_FAMILY,

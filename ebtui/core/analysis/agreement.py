@@ -9,9 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
-import krippendorff
 import numpy as np
-from scipy import stats
 
 from ebtui.core.analysis.common import (
     OVERALL,
@@ -84,6 +82,8 @@ def judge_agreement(rounds: Sequence[Round], **_ignored: object) -> tuple[Table,
         alpha: float | None = None
         pairable = int(np.sum(np.sum(~np.isnan(data), axis=0) >= 2)) if data is not None and data.size else 0
         if data is not None and pairable >= 1 and len(judges) >= 2:
+            import krippendorff  # imported only where there is a panel to measure
+
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
@@ -106,6 +106,8 @@ def judge_agreement(rounds: Sequence[Round], **_ignored: object) -> tuple[Table,
             if len(pairs) >= 3:
                 x, y = np.array(pairs).T
                 if np.ptp(x) > 0 and np.ptp(y) > 0:
+                    from scipy import stats  # slow to import: only with panels
+
                     pr = stats.pearsonr(x, y)
                     sr = stats.spearmanr(x, y)
                     r_p, p_p = float(pr.statistic), float(pr.pvalue)

@@ -6,7 +6,6 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
@@ -18,45 +17,17 @@ from ebtui.core.analysis.common import (
     exchanges,
     view_name,
 )
+from ebtui.core.analysis.consistency_rules import TEAM_PHASES, ConsistencyClassification, classify_consistency
 from ebtui.core.frameworks import (
     CONSISTENCY_CLASSES,
     CONSISTENCY_LABELS,
     FRAMEWORKS,
-    CueMatch,
-    consistency_cues,
     framework_mentions,
 )
-from ebtui.core.records import PhaseType, Round, Team
+from ebtui.core.records import PhaseType, Round
 from ebtui.providers.base import ModelClient, ProviderError
 
 # ---- 4 consistency --------------------------------------------------------------------------------------
-
-
-@dataclass
-class ConsistencyClassification:
-    label: str  # one of CONSISTENCY_CLASSES
-    evidence: list[str]  # the sentences that support it
-    cues: list[str] = field(default_factory=list)
-    classifier: str = "rules"  # "rules" or "model:<name>"
-    error: str | None = None
-
-
-def classify_consistency(text: str) -> ConsistencyClassification:
-    """Classify a consistency-test answer with the documented cue lexicon (frameworks.CONSISTENCY_CUES).
-
-    Refinement beats a named difference; a change of conclusion counts as inconsistent only when no
-    acknowledging cue (refinement, difference) appears; kept-principle comes last; nothing matched:
-    "unclassified" (the rules could not tell — not a verdict on the model).
-    """
-    found = consistency_cues(text)
-
-    def result(label: str, hits: list[CueMatch]) -> ConsistencyClassification:
-        return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
-
-    for label in ("acknowledged_refinement", "relevant_difference", "inconsistent_unacknowledged", "kept_principle"):
-        if found[label]:
-            return result(label, found[label])
-    return ConsistencyClassification("unclassified", [], [])
 
 
 CLASSIFIER_SCHEMA: dict[str, Any] = {
@@ -192,12 +163,6 @@ def consistency_analysis(
 
 # ---- 5 framework usage ----------------------------------------------------------------------------------
 
-TEAM_PHASES: tuple[tuple[PhaseType, Team], ...] = (
-    (PhaseType.PRESENTATION, "a"),
-    (PhaseType.RESPONSE, "b"),
-    (PhaseType.REBUTTAL, "a"),
-    (PhaseType.CONSISTENCY_TEST, "a"),
-)
 JUDGE_REMARKS = "judge_remarks"
 
 

@@ -3,47 +3,42 @@
     score = mu + skill[model] + seat[A/B] + severity[judge] + pref * same_family + difficulty[dilemma]
             + level[criterion] + error
 
-fitted by ordinary least squares (statsmodels OLS) on the long table of the judges' scores: one row per round x
-team x criterion. Every factor uses sum-to-zero (deviation) coding, so `mu + skill[m]` is model m's score at the
-average judge, the average dilemma, the average seat and the average criterion, with no family preference —
-the "adjusted mean". A judge's severity is its offset from the average judge (the offsets sum to zero).
-`same_family` is 1 when the judge's family (ebtui.core.analysis.families) is the scored model's family.
+fitted by ordinary least squares on the long table of the judges' scores (ebtui.core.analysis.frame.ScoreFrame:
+one row per round x team x criterion). Every factor uses sum-to-zero (deviation) coding, so `mu + skill[m]` is
+model m's score at the average judge, the average dilemma, the average seat and the average criterion, with no
+family preference — the "adjusted mean". A judge's severity is its offset from the average judge (the offsets
+sum to zero). `same_family` is 1 when the judge's family (ebtui.core.analysis.families) is the scored model's
+family.
 
 Why a joint fit: a model never judges its own rounds, so each model is scored by a different mix of judges,
 and raw means mix skill with the judges' severity; judges compared with their co-judges inherit the
 co-judges' leniency; a family preference computed from raw differences is confounded with the models' skill.
+
+How it is computed (why it scales with the number of parameters and dilemmas, not of scores): the scores are
+summarised once per dilemma (cluster) as sufficient statistics in a one-hot space — Z'Z, Z'y, counts, where Z
+holds one indicator column per model, judge and criterion plus the seat (±1) and same-family (0/1) columns.
+A fit over any multiset of clusters (the full data, a bootstrap replicate, a leave-one-out subset) adds the
+clusters' statistics, maps them to the sum-coded parameters with a small matrix T (X = [Z, dilemma
+indicators] T), and solves the normal equations X'X b = X'y — the same least-squares solution as a fit on the
+rows themselves, in microseconds. A level (model, judge, criterion) absent from a subset drops out of that
+fit only: its quantities are NaN there and the sum-to-zero constraints run over the levels present.
 
 Intervals come from ebtui.core.analysis.bootstrap (a cluster bootstrap over dilemmas). See docs/STATISTICS.md.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import statsmodels.api as sm
 
-from ebtui.core.analysis.common import Coverage, coverage
-from ebtui.core.records import Round, Team
+from ebtui.core.analysis.frame import Facts, ScoreFrame
+from ebtui.core.records import CRITERIA, Round, Team
 
 SEAT_LABEL: dict[Team, str] = {"a": "A", "b": "B"}
-
-
-@dataclass(frozen=True)
-class Obs:
-    """One score: a round, a team (seat), a criterion."""
-
-    round_id: str
-    exchange_id: str
-    dilemma: str
-    model: str
-    seat: Team
-    judge: str
-    criterion: str
-    score: float
-    same_family: bool
+#: an eigenvalue of X'X below this fraction of the largest counts as zero (rank of the design)
+RANK_TOL = 1e-10
 
 
 @dataclass
@@ -63,33 +58,18 @@ class Excluded:
                 "and left out (never counted as 0)")
 
     @classmethod
-    def of(cls, cov: Coverage) -> Excluded:
-        return cls(rounds=cov.rounds, without_judgment=cov.rounds_without_judgment,
-                   without_scores=cov.rounds_without_any_score, scores_expected=cov.scores_expected,
-                   scores_missing=cov.scores_missing)
+    def of_facts(cls, facts: Facts, effective: bool) -> Excluded:
+        """The counts analysis.common.coverage gives, from the columns."""
+        s = facts.scores(effective)[facts.judged]
+        missing = (s == 0).sum(axis=(1, 2))
+        return cls(rounds=len(facts), without_judgment=int((~facts.judged).sum()),
+                   without_scores=int((missing == 2 * len(CRITERIA)).sum()),
+                   scores_expected=int(2 * len(CRITERIA) * len(s)), scores_missing=int(missing.sum()))
 
     def as_dict(self) -> dict[str, int]:
         return {"rounds": self.rounds, "rounds_without_judgment": self.without_judgment,
                 "rounds_without_scores": self.without_scores, "scores_expected": self.scores_expected,
                 "scores_missing": self.scores_missing}
-
-
-def observations(rounds: Sequence[Round], family_of: Callable[[str], str], *,
-                 effective: bool = False) -> tuple[list[Obs], Excluded]:
-    """The long table. `effective=False` (the default): the judges' parsed scores; True: overrides applied.
-    What is left out is counted once, by analysis.common.coverage (the same count every table reports)."""
-    rounds = list(rounds)
-    obs: list[Obs] = []
-    for r in rounds:
-        if r.judgment is None:
-            continue
-        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
-        for team, model in seats:
-            s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
-            same = family_of(model) == family_of(r.judge_model)
-            obs.extend(Obs(r.id, r.exchange_id or r.id, r.dilemma_id, model, team, r.judge_model, c, float(v), same)
-                       for c, v in s.as_dict().items() if v is not None)
-    return obs, Excluded.of(coverage(rounds, effective))
 
 
 def sum_code(idx: np.ndarray, k: int) -> np.ndarray:
@@ -103,55 +83,177 @@ def sum_code(idx: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def sum_matrix(k: int) -> np.ndarray:
+    """k x (k-1): level effects from sum-coded coefficients (the last level is minus the sum)."""
+    m = np.zeros((k, max(k - 1, 0)))
+    if k > 1:
+        m[: k - 1] = np.eye(k - 1)
+        m[k - 1] = -1.0
+    return m
+
+
 def effects(coefs: np.ndarray) -> np.ndarray:
     """All k level effects from the k-1 sum-coded coefficients (the last is minus the sum of the others)."""
     return np.append(coefs, -np.sum(coefs))
 
 
+def least_squares(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """OLS coefficients of a row-level design through the normal equations (singular: minimum norm)."""
+    return solve_normal(X.T @ X, X.T @ y)
+
+
+def solve_normal(xtx: np.ndarray, xty: np.ndarray) -> np.ndarray:
+    try:
+        params: np.ndarray = np.linalg.solve(xtx, xty)
+    except np.linalg.LinAlgError:
+        params = np.linalg.lstsq(xtx, xty, rcond=None)[0]
+    return params
+
+
+def _rank(xtx: np.ndarray) -> int:
+    if xtx.size == 0:
+        return 0
+    ev = np.linalg.eigvalsh(xtx)
+    top = float(ev.max()) if ev.size else 0.0
+    return int((ev > top * RANK_TOL).sum()) if top > 0 else 0
+
+
+@dataclass
+class ClusterStats:
+    """Per dilemma (cluster) g: the one-hot cross products A[g] = Z_g'Z_g, b[g] = Z_g'y_g, s[g] = Z_g'1,
+    n[g] rows, t[g] = sum y, yy[g] = sum y^2; Z columns: models, judges, criteria, seat, family."""
+
+    A: np.ndarray  # [G, q, q]
+    b: np.ndarray  # [G, q]
+    s: np.ndarray  # [G, q]
+    n: np.ndarray  # [G]
+    t: np.ndarray  # [G]
+    yy: np.ndarray  # [G]
+    M: int
+    J: int
+    C: int
+
+    @property
+    def q(self) -> int:
+        return self.M + self.J + self.C + 2
+
+    @classmethod
+    def of(cls, f: ScoreFrame) -> ClusterStats:
+        G, M, J, C = len(f.dilemmas), len(f.models), len(f.judges), len(f.criteria)
+        q = M + J + C + 2
+        g = f.dilemma_idx
+        cats = ((f.model_idx, M, 0), (f.judge_idx, J, M), (f.crit_idx, C, M + J))
+        nums = ((f.seat, q - 2), (f.family, q - 1))
+        A = np.zeros((G, q, q))
+        b = np.zeros((G, q))
+        s = np.zeros((G, q))
+        for a_i, (ia, ka, oa) in enumerate(cats):
+            base = g * ka + ia
+            cnt = np.bincount(base, minlength=G * ka).reshape(G, ka).astype(float)
+            s[:, oa:oa + ka] = cnt
+            b[:, oa:oa + ka] = np.bincount(base, weights=f.y, minlength=G * ka).reshape(G, ka)
+            for ib, kb, ob in cats[a_i:]:
+                blk = np.bincount(base * kb + ib, minlength=G * ka * kb).reshape(G, ka, kb).astype(float)
+                A[:, oa:oa + ka, ob:ob + kb] = blk
+                A[:, ob:ob + kb, oa:oa + ka] = blk.transpose(0, 2, 1)
+            for w, ow in nums:
+                col = np.bincount(base, weights=w, minlength=G * ka).reshape(G, ka)
+                A[:, oa:oa + ka, ow] = col
+                A[:, ow, oa:oa + ka] = col
+        for i1, (w1, o1) in enumerate(nums):
+            s[:, o1] = np.bincount(g, weights=w1, minlength=G)
+            b[:, o1] = np.bincount(g, weights=w1 * f.y, minlength=G)
+            for w2, o2 in nums[i1:]:
+                v = np.bincount(g, weights=w1 * w2, minlength=G)
+                A[:, o1, o2] = v
+                A[:, o2, o1] = v
+        n = np.bincount(g, minlength=G).astype(float)
+        return cls(A, b, s, n, np.bincount(g, weights=f.y, minlength=G), np.bincount(g, weights=f.y * f.y,
+                                                                                      minlength=G), M, J, C)
+
+    def presence(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For cluster multiplicities [B, G]: which models, judges and criteria each replicate holds."""
+        occ = counts @ self.s  # [B, q]
+        M, J, C = self.M, self.J, self.C
+        return occ[:, :M] > 0, occ[:, M:M + J] > 0, occ[:, M + J:M + J + C] > 0
+
+
 @dataclass
 class Design:
-    """The fit's data in numbers: levels, their row indices, and the fixed (non-dilemma) part of the design."""
+    """The fit's data in numbers: the long table (frame), its levels, which optional terms the fit has, notes."""
 
-    obs: list[Obs]
-    models: list[str]
-    judges: list[str]
-    dilemmas: list[str]
-    criteria: list[str]
-    y: np.ndarray
-    model_idx: np.ndarray
-    judge_idx: np.ndarray
-    dilemma_idx: np.ndarray
-    seat: np.ndarray  # +1 Team A, -1 Team B
-    family: np.ndarray  # 1.0 same family
-    crit_idx: np.ndarray
+    frame: ScoreFrame
     has_seat: bool = False
     has_family: bool = False
     notes: list[str] = field(default_factory=list)
+    _stats: ClusterStats | None = field(default=None, repr=False)
+
+    # the long table's columns and levels, under the names the row-by-row design had
+    @property
+    def models(self) -> list[str]:
+        return self.frame.models
+
+    @property
+    def judges(self) -> list[str]:
+        return self.frame.judges
+
+    @property
+    def dilemmas(self) -> list[str]:
+        return self.frame.dilemmas
+
+    @property
+    def criteria(self) -> list[str]:
+        return self.frame.criteria
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.frame.y
+
+    @property
+    def model_idx(self) -> np.ndarray:
+        return self.frame.model_idx
+
+    @property
+    def judge_idx(self) -> np.ndarray:
+        return self.frame.judge_idx
+
+    @property
+    def dilemma_idx(self) -> np.ndarray:
+        return self.frame.dilemma_idx
+
+    @property
+    def crit_idx(self) -> np.ndarray:
+        return self.frame.crit_idx
+
+    @property
+    def seat(self) -> np.ndarray:
+        return self.frame.seat
+
+    @property
+    def family(self) -> np.ndarray:
+        return self.frame.family
+
+    @property
+    def stats(self) -> ClusterStats:
+        if self._stats is None:
+            self._stats = ClusterStats.of(self.frame)
+        return self._stats
 
     @classmethod
-    def build(cls, obs: list[Obs]) -> Design:
-        def levels(values: list[str]) -> tuple[list[str], np.ndarray]:
-            names = sorted(set(values))
-            pos = {n: i for i, n in enumerate(names)}
-            return names, np.array([pos[v] for v in values], dtype=int)
-
-        models, mi = levels([o.model for o in obs])
-        judges, ji = levels([o.judge for o in obs])
-        dilemmas, di = levels([o.dilemma for o in obs])
-        criteria, ci = levels([o.criterion for o in obs])
-        seat = np.array([1.0 if o.seat == "a" else -1.0 for o in obs])
-        fam = np.array([1.0 if o.same_family else 0.0 for o in obs])
-        d = cls(obs, models, judges, dilemmas, criteria, np.array([o.score for o in obs]), mi, ji, di, seat, fam, ci)
-        d.has_seat = len(set(seat.tolist())) == 2
-        d.has_family = 0 < fam.sum() < len(fam)
+    def build(cls, frame: ScoreFrame) -> Design:
+        d = cls(frame)
+        d.has_seat = len(set(frame.seat.tolist())) == 2
+        fam_sum = float(frame.family.sum())
+        d.has_family = 0 < fam_sum < len(frame.family)
         if not d.has_family:
             d.notes.append("same-family preference not estimable: "
-                           + ("no team was scored by a judge of its own family" if fam.sum() == 0
+                           + ("no team was scored by a judge of its own family" if fam_sum == 0
                               else "every team was scored by a judge of its own family"))
         return d
 
     def fixed_part(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """Columns: intercept, model, seat, judge, family, criterion (the dilemma block is added per fit)."""
+        """The row-level design without the dilemma block (for checks against a plain fit): intercept, model,
+        seat, judge, family, criterion, in the parameter order `Estimates.params` uses."""
         parts = [np.ones((len(self.y[rows]), 1)), sum_code(self.model_idx[rows], len(self.models))]
         if self.has_seat:
             parts.append(self.seat[rows][:, None])
@@ -161,13 +263,63 @@ class Design:
         parts.append(sum_code(self.crit_idx[rows], len(self.criteria)))
         return np.hstack(parts)
 
+    def row_design(self) -> np.ndarray:
+        """The whole row-level design X (fixed part, then the sum-coded dilemmas)."""
+        return np.hstack([self.fixed_part(), sum_code(self.dilemma_idx, len(self.dilemmas))])
+
+    # ---- the fit from sufficient statistics ---------------------------------------------------------
+
+    def mapping(self, models: np.ndarray, judges: np.ndarray, crits: np.ndarray, positions: int,
+                family: bool) -> np.ndarray:
+        """T: sum-coded parameters -> one-hot coefficients ([q + positions] x p) over the present levels."""
+        st = self.stats
+        q = st.q
+        pm, pj, pc = np.flatnonzero(models), np.flatnonzero(judges), np.flatnonzero(crits)
+        p = 1 + max(len(pm) - 1, 0) + (1 if self.has_seat else 0) + max(len(pj) - 1, 0) + (1 if family else 0) \
+            + max(len(pc) - 1, 0) + max(positions - 1, 0)
+        T = np.zeros((q + positions, p))
+        T[pm, 0] = 1.0  # the intercept: every row has exactly one model indicator
+        k = 1
+        S = sum_matrix(len(pm))
+        T[np.ix_(pm, np.arange(k, k + S.shape[1]))] = S
+        k += S.shape[1]
+        if self.has_seat:
+            T[q - 2, k] = 1.0
+            k += 1
+        S = sum_matrix(len(pj))
+        T[np.ix_(st.M + pj, np.arange(k, k + S.shape[1]))] = S
+        k += S.shape[1]
+        if family:
+            T[q - 1, k] = 1.0
+            k += 1
+        S = sum_matrix(len(pc))
+        T[np.ix_(st.M + st.J + pc, np.arange(k, k + S.shape[1]))] = S
+        k += S.shape[1]
+        S = sum_matrix(positions)
+        T[q:, k:k + S.shape[1]] = S
+        return T
+
+    def normal_equations(self, picks: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """X'X and X'y of the design over the clusters `picks` (each one position with its own difficulty)."""
+        st = self.stats
+        P = len(picks)
+        q = st.q
+        counts = np.bincount(picks, minlength=len(st.n)).astype(float)
+        W = np.zeros((q + P, q + P))
+        W[:q, :q] = np.tensordot(counts, st.A, axes=1)
+        W[:q, q:] = st.s[picks].T
+        W[q:, :q] = st.s[picks]
+        W[q:, q:] = np.diag(st.n[picks])
+        w = np.concatenate([counts @ st.b, st.t[picks]])
+        return T.T @ W @ T, T.T @ w
+
 
 @dataclass
 class Estimates:
     """The quantities the report shows, from one fit."""
 
-    adjusted: np.ndarray  # per model: mu + skill
-    offsets: np.ndarray  # per judge: severity (sums to 0)
+    adjusted: np.ndarray  # per model: mu + skill (NaN: the model is absent from this fit)
+    offsets: np.ndarray  # per judge: severity (sums to 0 over the judges present)
     family_pref: float  # nan when not estimable
     seat_gap: float  # Team A minus Team B, other things equal (nan without both seats)
     difficulty: np.ndarray  # per dilemma (of the fitted sample)
@@ -178,46 +330,45 @@ class Estimates:
         return np.concatenate([self.adjusted, self.offsets, [self.family_pref, self.seat_gap]])
 
 
-def least_squares(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The OLS coefficients through the normal equations (for the bootstrap's many refits: the design has a
-    few dozen columns of 0/±1, so X'X is small and well conditioned; singular: minimum-norm solution)."""
-    xtx, xty = X.T @ X, X.T @ y
-    try:
-        params: np.ndarray = np.linalg.solve(xtx, xty)
-    except np.linalg.LinAlgError:
-        params = np.linalg.lstsq(xtx, xty, rcond=None)[0]
-    return params
-
-
-def solve(d: Design, X_fixed: np.ndarray, y: np.ndarray, dil_idx: np.ndarray, n_dil: int,
-          *, has_family: bool, fast: bool = False) -> Estimates:
-    """Fit one OLS (statsmodels; `fast`: the normal equations, same estimates) and read the estimates off its
-    coefficients."""
-    X = np.hstack([X_fixed, sum_code(dil_idx, n_dil)])
-    if fast:
-        params = least_squares(X, y)
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a rank-deficient design is reported in the notes
-            params = np.asarray(sm.OLS(y, X).fit().params)
+def read_estimates(d: Design, params: np.ndarray, models: np.ndarray, judges: np.ndarray, crits: np.ndarray,
+                   positions: int, family: bool) -> Estimates:
+    """The named quantities from the sum-coded parameters (levels absent from the fit: NaN)."""
+    pm, pj = np.flatnonzero(models), np.flatnonzero(judges)
     M, J = len(d.models), len(d.judges)
     k = 1
-    skill = effects(params[k:k + M - 1]) if M > 1 else np.zeros(1)
-    k += M - 1
+    adjusted = np.full(M, np.nan)
+    adjusted[pm] = params[0] + (sum_matrix(len(pm)) @ params[k:k + len(pm) - 1] if len(pm) > 1 else 0.0)
+    k += max(len(pm) - 1, 0)
     seat_gap = float("nan")
     if d.has_seat:
         seat_gap = 2.0 * float(params[k])
         k += 1
-    offsets = effects(params[k:k + J - 1]) if J > 1 else np.zeros(1)
-    k += J - 1
+    offsets = np.full(J, np.nan)
+    offsets[pj] = sum_matrix(len(pj)) @ params[k:k + len(pj) - 1] if len(pj) > 1 else 0.0
+    k += max(len(pj) - 1, 0)
     fam = float("nan")
-    if d.has_family:
-        if has_family:
-            fam = float(params[k])
+    if family:
+        fam = float(params[k])
         k += 1
-    k += len(d.criteria) - 1
-    difficulty = effects(params[k:k + n_dil - 1]) if n_dil > 1 else np.zeros(1)
-    return Estimates(params[0] + skill, offsets, fam, seat_gap, difficulty, params)
+    k += max(int(crits.sum()) - 1, 0)
+    difficulty = sum_matrix(positions) @ params[k:k + positions - 1] if positions > 1 else np.zeros(1)
+    return Estimates(adjusted, offsets, fam, seat_gap, difficulty, params)
+
+
+def fit_clusters(d: Design, picks: np.ndarray, *, family: bool | None = None) -> Estimates:
+    """One least-squares fit over the clusters `picks` (a cluster drawn twice enters twice, with its own
+    difficulty term); levels absent from them are NaN. `family`: fit the same-family term (default: the
+    design's, dropped when the clusters hold no contrast for it)."""
+    st = d.stats
+    counts = np.bincount(picks, minlength=len(st.n)).astype(float)[None, :]
+    models, judges, crits = (x[0] for x in st.presence(counts))
+    fam = d.has_family if family is None else family
+    if fam:
+        fam_sum, n = float(counts[0] @ st.s[:, -1]), float(counts[0] @ st.n)
+        fam = 0 < fam_sum < n
+    T = d.mapping(models, judges, crits, len(picks), fam)
+    xtx, xty = d.normal_equations(picks, T)
+    return read_estimates(d, solve_normal(xtx, xty), models, judges, crits, len(picks), fam)
 
 
 @dataclass
@@ -232,31 +383,78 @@ class JointFit:
         """What the fit expects Team A minus Team B to be when the same model plays both seats."""
         return self.estimates.seat_gap if self.design.has_seat else 0.0
 
+    def fitted(self) -> np.ndarray:
+        """The fitted value of every row of the long table."""
+        d, e = self.design, self.estimates
+        p = e.params
+        C = len(d.criteria)
+        crit = sum_matrix(C) @ p[len(p) - (len(d.dilemmas) - 1) - (C - 1): len(p) - (len(d.dilemmas) - 1)] \
+            if C > 1 else np.zeros(1)
+        out = e.adjusted[d.model_idx] + e.offsets[d.judge_idx] + crit[d.crit_idx] + e.difficulty[d.dilemma_idx]
+        if d.has_seat:
+            out = out + d.seat * e.seat_gap / 2.0
+        if d.has_family:
+            out = out + d.family * e.family_pref
+        return np.asarray(out)
 
-def fit(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: bool = False) -> JointFit | None:
-    """The joint fit over the rounds' scores (None: no score at all)."""
-    obs, excluded = observations(rounds, family_of, effective=effective)
-    if not obs:
+    def refit(self, *, dilemmas: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> Estimates:
+        """The same model over a subset — only these dilemmas and/or only these judges (e.g. leave one out) —
+        with its estimates aligned to this fit's levels (a level the subset lacks: NaN)."""
+        d = self.design
+        keep_d = np.ones(len(d.dilemmas), dtype=bool) if dilemmas is None else np.isin(d.dilemmas, list(dilemmas))
+        if judges is None:
+            return fit_clusters(d, np.flatnonzero(keep_d))
+        rows = keep_d[d.dilemma_idx] & np.isin(np.asarray(d.judges), list(judges))[d.judge_idx]
+        sub = Design.build(d.frame.take(rows))
+        sub.has_seat, sub.has_family = sub.has_seat and d.has_seat, sub.has_family and d.has_family
+        est = fit_clusters(sub, np.arange(len(sub.dilemmas)))
+        adjusted = np.full(len(d.models), np.nan)
+        offsets = np.full(len(d.judges), np.nan)
+        adjusted[[d.models.index(m) for m in sub.models]] = est.adjusted
+        offsets[[d.judges.index(j) for j in sub.judges]] = est.offsets
+        return Estimates(adjusted, offsets, est.family_pref, est.seat_gap, est.difficulty, est.params)
+
+
+def _frame(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], str],
+           effective: bool) -> tuple[ScoreFrame, Excluded]:
+    if isinstance(data, ScoreFrame):
+        return data, Excluded(scores_expected=len(data))
+    facts = data if isinstance(data, Facts) else Facts.from_rounds(data)
+    return ScoreFrame.build(facts, family_of, effective=effective), Excluded.of_facts(facts, effective)
+
+
+def fit(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], str], *,
+        effective: bool = False) -> JointFit | None:
+    """The joint fit over the scores (rounds, their facts, or a long table); None: no score at all."""
+    frame, excluded = _frame(data, family_of, effective)
+    if not len(frame):
         return None
-    d = Design.build(obs)
+    d = Design.build(frame)
+    allm, allj, allc = (np.ones(len(x), dtype=bool) for x in (d.models, d.judges, d.criteria))
+    G = len(d.dilemmas)
+    picks = np.arange(G)
 
-    def design() -> tuple[np.ndarray, np.ndarray, bool]:
-        xf = d.fixed_part()
-        x = np.hstack([xf, sum_code(d.dilemma_idx, len(d.dilemmas))])
-        return xf, x, int(np.linalg.matrix_rank(x)) == x.shape[1]
+    def equations() -> tuple[np.ndarray, np.ndarray, bool]:
+        T = d.mapping(allm, allj, allc, G, d.has_family)
+        xtx, xty = d.normal_equations(picks, T)
+        return xtx, xty, _rank(xtx) == xtx.shape[0]
 
-    X_fixed, X, full_rank = design()
+    xtx, xty, full_rank = equations()
     for term in ("has_family", "has_seat"):  # a term the data cannot separate from the others is dropped
         if not full_rank and getattr(d, term):
             setattr(d, term, False)
-            X_fixed, X, full_rank = design()
+            xtx, xty, full_rank = equations()
             d.notes.append("same-family preference not estimable: not separable from the models and judges"
                            if term == "has_family" else
                            "seat effect not estimable (not separable from the models): left out of the fit")
     if not full_rank:
         d.notes.append("the design is not of full rank (some judges and models never meet): the affected "
                        "contrasts are not identified")
-    est = solve(d, X_fixed, d.y, d.dilemma_idx, len(d.dilemmas), has_family=d.has_family)
-    resid = d.y - X @ est.params
-    dof = max(len(d.y) - X.shape[1], 1)
-    return JointFit(d, est, excluded, full_rank, float(np.sqrt(resid @ resid / dof)))
+    params = solve_normal(xtx, xty) if full_rank else np.linalg.lstsq(xtx, xty, rcond=None)[0]
+    est = read_estimates(d, params, allm, allj, allc, G, d.has_family)
+    jf = JointFit(d, est, excluded, full_rank, 0.0)
+    resid = d.y - jf.fitted()
+    dof = max(len(d.y) - xtx.shape[0], 1)
+    jf.residual_sd = float(np.sqrt(resid @ resid / dof))
+    return jf
+

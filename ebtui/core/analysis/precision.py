@@ -217,16 +217,18 @@ def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarra
 # ---- what a report states ----------------------------------------------------------------------------------
 
 
-def report_precision(rounds: Sequence[Any], jf: Any, draws: np.ndarray, family_of: Any, *,
+def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
                      effective: bool = False) -> tuple[dict[str, Any], Any, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
     report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
     into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
     Table, the sentence shown beside the model table)."""
     from ebtui.core.analysis.common import Table, view_name
-    from ebtui.core.analysis.variance import variance_components
+    from ebtui.core.analysis.variance import estimate_components, judgment_rows, judgment_rows_of_facts
 
-    vc = variance_components(rounds, family_of, effective=effective)
+    vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)
+               else judgment_rows_of_facts(rounds, family_of, effective=effective))
+    vc = estimate_components(vc_rows)
     rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
             for c in vc.json()["components"]]
     notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
@@ -247,9 +249,8 @@ def report_precision(rounds: Sequence[Any], jf: Any, draws: np.ndarray, family_o
         se = float(np.median(ses))
         # what resampling dilemmas cannot see (a judge's liking for a model is the same on every dilemma):
         # the ratio of the estimate's own SD to the bootstrap's SE, predicted on this design
-        seen = {(o.round_id, o.seat): DesignRow(o.dilemma, o.model, o.seat, o.judge, f"{o.exchange_id}|{o.seat}")
-                for o in jf.design.obs}
-        preds = predict_pairs(list(seen.values()), vc.values())
+        seen = [DesignRow(r.dilemma, r.model, r.seat, r.judge, r.exchange) for r in vc_rows]
+        preds = predict_pairs(seen, vc.values())
         ratio = float(np.median([q.se_true / q.se for q in preds if q.se > 0])) if preds else 1.0
         delta = detectable_gap(se, G, se_true=se * ratio)
         halves = [p.half_width for p in pairs if p.half_width is not None]

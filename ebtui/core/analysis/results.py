@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ebtui.core.analysis import columnar
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
@@ -34,9 +35,9 @@ from ebtui.core.analysis.bootstrap import (
 )
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
 from ebtui.core.analysis.families import family_function
-from ebtui.core.analysis.fit import Excluded, JointFit, fit, observations
+from ebtui.core.analysis.fit import Excluded, JointFit, fit
+from ebtui.core.analysis.frame import Facts
 from ebtui.core.records import Round
-from ebtui.core.views.means import model_criterion_means, model_means
 
 ADJUSTMENT_PARAGRAPH = (
     "How the adjusted scores are made: every score is explained at once by the model that was scored, the "
@@ -79,15 +80,21 @@ def _iv(iv: Interval) -> tuple[float | None, float | None, str]:
     return iv.low, iv.high, iv.note
 
 
-def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None, effective: bool = False,
-                seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES) -> Analysis:
-    """The joint fit and its tables for one view (effective=False: the judges' parsed scores)."""
+def _facts(data: Sequence[Round] | Facts) -> Facts:
+    return data if isinstance(data, Facts) else Facts.from_rounds(data)
+
+
+def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | None = None,
+                effective: bool = False, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES) -> Analysis:
+    """The joint fit and its tables for one view (effective=False: the judges' parsed scores), from rounds
+    or from their columns (ebtui.core.analysis.frame.Facts)."""
+    facts = _facts(data)
     view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
     family_of = family_function(families)
-    jf = fit(rounds, family_of, effective=effective)
+    jf = fit(facts, family_of, effective=effective)
     a = Analysis(view, jf, seed=seed, replicates=replicates,
-                 excluded=jf.excluded if jf else observations(rounds, family_of, effective=effective)[1])
-    raw = model_means(rounds, effective=effective)
+                 excluded=jf.excluded if jf else Excluded.of_facts(facts, effective))
+    raw = columnar.model_means(facts, effective=effective)
     excluded_note = a.excluded.describe()
     common_notes = [f"Excluded: {excluded_note}."]
     if jf is not None:
@@ -101,7 +108,9 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
         a.info = {"n_scores": len(jf.design.y), "models": len(jf.design.models), "judges": len(jf.design.judges),
                   "dilemmas": G, "criteria": len(jf.design.criteria), "residual_sd": jf.residual_sd,
                   "seat_gap": jf.estimates.seat_gap if jf.design.has_seat else None, "full_rank": jf.full_rank,
-                  "replicates_used": int(np.isfinite(draws[:, 0]).sum()) if draws.size else 0,
+                  # replicates holding every model and judge (the others blank only the levels they lack)
+                  "replicates_used": int(np.isfinite(draws[:, :len(jf.design.models) + len(jf.design.judges)])
+                                         .all(axis=1).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
     # models
@@ -128,19 +137,19 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
 
     # judges
     rows = []
-    judge_rounds: dict[str, set[str]] = defaultdict(set)
-    judge_scores: dict[str, list[float]] = defaultdict(list)
     if jf is not None:
-        for o in jf.design.obs:
-            judge_rounds[o.judge].add(o.round_id)
-            judge_scores[o.judge].append(o.score)
-        for j, name in enumerate(jf.design.judges):
+        d = jf.design
+        J = len(d.judges)
+        n_scores = np.bincount(d.judge_idx, minlength=J)
+        sums = np.bincount(d.judge_idx, weights=d.y, minlength=J)
+        n_rounds = np.bincount(np.unique(d.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+                               minlength=J)
+        for j, name in enumerate(d.judges):
             est = float(jf.estimates.offsets[j])
             col = draws[:, M + j] if draws.size else np.zeros(0)
-            lo, hi, note = _iv(interval(est, col, G) if len(jf.design.judges) > 1
-                               else Interval(None, None, "only one judge"))
-            rows.append([name, family_of(name), est, lo, hi, len(judge_rounds[name]), len(judge_scores[name]),
-                         float(np.mean(judge_scores[name])), note])
+            lo, hi, note = _iv(interval(est, col, G) if J > 1 else Interval(None, None, "only one judge"))
+            rows.append([name, family_of(name), est, lo, hi, int(n_rounds[j]), int(n_scores[j]),
+                         float(sums[j] / n_scores[j]), note])
     a.tables["judges"] = Table(
         "judges", "Judges: offset from the average judge (95% interval; negative = harsh)",
         ["judge", "family", "offset", "ci_low", "ci_high", "n", "n_scores", "raw_mean_given", "interval_note"],
@@ -154,8 +163,9 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
     fam_note = "no score"
     n_same = n_same_scores = 0
     if jf is not None:
-        seats = {(o.round_id, o.seat) for o in jf.design.obs if o.same_family}
-        n_same = len(seats)
+        d = jf.design
+        same = d.family > 0
+        n_same = len(np.unique(d.frame.round_idx[same] * 2 + (d.seat[same] < 0)))
         n_same_scores = int(jf.design.family.sum())
         J = len(jf.design.judges)
         if jf.design.has_family:
@@ -173,7 +183,7 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
                "family in models.toml, else provider, else a name heuristic (docs/STATISTICS.md).", *common_notes])
 
     # criteria by model (always the judges' parsed scores: comparable with other Ethics Bowl runners)
-    crit = model_criterion_means(rounds, effective=False)
+    crit = columnar.model_criterion_means(facts, effective=False)
     a.tables["criteria_by_model"] = Table(
         "criteria_by_model", "Raw mean per model and criterion (judges' scores as parsed, both seats)",
         ["model", "criterion", "raw_mean", "n"],
@@ -184,27 +194,29 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
     if not effective:  # precision: the as-judged view only (ebtui.core.analysis.precision)
         from ebtui.core.analysis.precision import report_precision
 
-        a.precision, a.tables["variance_components"], gap_sentence = report_precision(rounds, jf, draws, family_of)
+        a.precision, a.tables["variance_components"], gap_sentence = report_precision(facts, jf, draws, family_of)
         a.tables["models"].notes.insert(0, gap_sentence)
-    a.tables["self_debate"] = _self_debate(jf, view, seed, replicates)
-    a.tables["dilemmas"] = _dilemmas(jf, rounds, view)
+    a.tables["self_debate"] = _self_debate(jf, facts, view, seed, replicates)
+    a.tables["dilemmas"] = _dilemmas(jf, facts, view)
     for key in ("self_debate", "dilemmas"):
         a.tables[key].notes.append(common_notes[0])
     return a
 
 
-def _self_debate(jf: JointFit | None, view: str, seed: int, replicates: int) -> Table:
+def _self_debate(jf: JointFit | None, facts: Facts, view: str, seed: int, replicates: int) -> Table:
     rows: list[list[Cell]] = []
     if jf is not None:
-        per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
-        dil: dict[str, str] = {}
-        for o in jf.design.obs:
-            per[(o.round_id, o.model)][o.seat].append(o.score)
-            dil[o.round_id] = o.dilemma
+        d = jf.design
+        R = len(facts)
+        # per round and seat: the sum and number of the scores in the fit
+        key = d.frame.round_idx * 2 + (d.seat < 0)
+        sums = np.bincount(key, weights=d.y, minlength=2 * R).reshape(R, 2)
+        cnt = np.bincount(key, minlength=2 * R).reshape(R, 2)
+        selfr = np.flatnonzero((facts.team_a == facts.team_b) & (cnt[:, 0] > 0) & (cnt[:, 1] > 0))
         gaps: dict[str, list[tuple[float, str]]] = defaultdict(list)
-        for (rid, model), seats in per.items():
-            if seats["a"] and seats["b"]:  # the model sat in both seats: a self-debate
-                gaps[model].append((float(np.mean(seats["a"]) - np.mean(seats["b"])), dil[rid]))
+        for i in selfr.tolist():  # the model sat in both seats: a self-debate
+            gaps[str(facts.team_a[i])].append((float(sums[i, 0] / cnt[i, 0] - sums[i, 1] / cnt[i, 1]),
+                                               str(facts.dilemma[i])))
         expected = jf.predict_gap()
         for model in sorted(gaps):
             vals = [g - expected for g, _ in gaps[model]]
@@ -220,18 +232,18 @@ def _self_debate(jf: JointFit | None, view: str, seed: int, replicates: int) -> 
                "fares better against itself than expected. The interval treats the expected gap as known."])
 
 
-def _dilemmas(jf: JointFit | None, rounds: Sequence[Round], view: str) -> Table:
-    titles = {r.dilemma_id: r.dilemma_title for r in rounds}
+def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
+    titles = dict(zip(facts.dilemma.tolist(), facts.title.tolist(), strict=True))
     rows: list[list[Cell]] = []
     if jf is not None:
-        n: dict[str, set[str]] = defaultdict(set)
-        raw: dict[str, list[float]] = defaultdict(list)
-        for o in jf.design.obs:
-            n[o.dilemma].add(o.round_id)
-            raw[o.dilemma].append(o.score)
-        for i, d in enumerate(jf.design.dilemmas):
-            rows.append([d, titles.get(d, ""), float(jf.estimates.difficulty[i]), float(np.mean(raw[d])),
-                         len(n[d])])
+        d = jf.design
+        G = len(d.dilemmas)
+        n_rounds = np.bincount(np.unique(d.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+                               minlength=G)
+        raw = np.bincount(d.dilemma_idx, weights=d.y, minlength=G) / np.bincount(d.dilemma_idx, minlength=G)
+        for i, name in enumerate(d.dilemmas):
+            rows.append([name, titles.get(name, ""), float(jf.estimates.difficulty[i]), float(raw[i]),
+                         int(n_rounds[i])])
         rows.sort(key=lambda r: (r[2], r[0]))
     return Table("dilemmas", "Dilemmas: difficulty effect (negative = harder than average)",
                  ["dilemma", "title", "effect", "raw_mean", "n_rounds"], rows, view=view,
@@ -239,29 +251,13 @@ def _dilemmas(jf: JointFit | None, rounds: Sequence[Round], view: str) -> Table:
                  notes=["effect: the dilemma's term in the joint fit (sums to zero over the dilemmas)."])
 
 
-def judge_vs_human(rounds: Sequence[Round], *, seed: int = DEFAULT_SEED,
+def judge_vs_human(data: Sequence[Round] | Facts, *, seed: int = DEFAULT_SEED,
                    replicates: int = DEFAULT_REPLICATES) -> Table | None:
     """Where humans overrode a score the judge gave: judge minus human, per judge (None: no such override)."""
-    diffs: dict[str, list[tuple[float, str]]] = defaultdict(list)
-    for r in rounds:
-        if r.judgment is None:
-            continue
-        for (_team, _crit), ov in r.judgment.active_overrides().items():
-            if ov.parsed_value is not None and ov.value is not None:
-                diffs[r.judge_model].append((float(ov.parsed_value - ov.value), r.dilemma_id))
-    if not diffs:
-        return None
-    rows: list[list[Cell]] = []
-    for j in sorted(diffs):
-        est, iv = cluster_mean([v for v, _ in diffs[j]], [d for _, d in diffs[j]], seed=seed,
-                               replicates=replicates)
-        rows.append([j, len(diffs[j]), len({d for _, d in diffs[j]}), est, iv.low, iv.high, iv.note])
-    return Table("judge_vs_human", "Judges against the humans: the judge's score minus the human's override",
-                 ["judge", "n", "n_dilemmas", "offset_vs_human", "ci_low", "ci_high", "interval_note"], rows,
-                 view=VIEW_EFFECTIVE,
-                 notes=["Only overridden scores the judge had given (a filled-in missing score has nothing to "
-                        "compare). Positive: the judge scored higher than the human."])
+    return columnar.judge_vs_human(_facts(data), seed=seed, replicates=replicates)
 
 
-def has_overrides(rounds: Sequence[Round]) -> bool:
-    return any(r.judgment is not None and r.judgment.active_overrides() for r in rounds)
+def has_overrides(data: Sequence[Round] | Facts) -> bool:
+    if isinstance(data, Facts):
+        return columnar.has_overrides(data)
+    return any(r.judgment is not None and r.judgment.active_overrides() for r in data)

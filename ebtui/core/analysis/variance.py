@@ -37,12 +37,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from ebtui.core.records import Round, Team
+
+if TYPE_CHECKING:
+    from ebtui.core.analysis.frame import Facts
 
 COMPONENTS: tuple[str, ...] = ("dilemma", "model_dilemma", "exchange", "judge", "judge_model", "residual")
 DEFAULT_VC_REPLICATES = 100
@@ -392,8 +395,29 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
                               replicates if G >= 3 else 0, seed)
 
 
-def variance_components(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: bool = False,
-                        replicates: int = DEFAULT_VC_REPLICATES, seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
-    """From saved rounds (any number of tournaments): the estimated components, else the defaults."""
-    return estimate_components(judgment_rows(rounds, family_of, effective=effective), replicates=replicates,
-                               seed=seed)
+def judgment_rows_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> list[Row]:
+    """`judgment_rows` from the analysis columns (ebtui.core.analysis.frame.Facts) instead of whole rounds:
+    per judged round and seat, the mean of the criteria the judge gave (0 in the columns: missing)."""
+    out: list[Row] = []
+    values = facts.effective if effective else facts.parsed
+    for i in np.flatnonzero(facts.judged):
+        judge = str(facts.judge[i])
+        key = str(facts.exchange[i] or facts.id[i])
+        for s, (team, model) in enumerate((("a", str(facts.team_a[i])), ("b", str(facts.team_b[i])))):
+            got = values[i, s]
+            given = got[got > 0]
+            if not given.size:
+                continue
+            out.append(Row(str(facts.dilemma[i]), model, judge, f"{key}|{team}", team,  # type: ignore[arg-type]
+                           family_of(model) == family_of(judge), float(given.mean())))
+    return out
+
+
+def variance_components(data: Sequence[Round] | Facts, family_of: Callable[[str], str], *,
+                        effective: bool = False, replicates: int = DEFAULT_VC_REPLICATES,
+                        seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
+    """From saved rounds (any number of tournaments) or their analysis columns: the estimated components,
+    else the defaults."""
+    rows = (judgment_rows(data, family_of, effective=effective) if isinstance(data, Sequence)
+            else judgment_rows_of_facts(data, family_of, effective=effective))
+    return estimate_components(rows, replicates=replicates, seed=seed)

@@ -129,6 +129,17 @@ class IndexMixin:
         with gc_paused():
             return [shown(e) for e in spec.select(entries)]
 
+    def stamps(self, **filters: Any) -> list[tuple[str, int, int]]:
+        """(id, mtime_ns, size) of each round `query(**filters)` gives, in the same order: the round files as
+        indexed, for caches kept beside the store (ebtui.core.analysis.source), without copying documents."""
+        spec = RoundFilter.parse(filters)
+        with self._lock:
+            self._ensure_loaded()
+            self._merge_disk_index_if_changed()
+            assert self._entries is not None
+            entries = list(self._entries.values())
+        return [(e["id"], e["mtime_ns"], e["size"]) for e in spec.select(entries)]
+
     def _light_ids(self, filters: dict[str, Any]) -> list[str] | None:
         """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has
         not loaded the index yet and the note is trusted (else None: use the index)."""

@@ -37,6 +37,7 @@ from ebtui.core.store.files import (
     write_ctx,
     write_error,
 )
+from ebtui.core.store.hooks import notify_saved
 from ebtui.core.store.index import MARKER_IDS, IndexMixin
 from ebtui.core.store.temp_files import MARKER_PREFIX
 from ebtui.errors import read_text
@@ -132,6 +133,7 @@ class RoundFilesMixin(IndexMixin):
         )
         self._dirty.add(rid)
         self._cache_put(rid, stamp, data)
+        notify_saved(self, rid, data, stamp)  # e.g. the analysis columns (ebtui.core.analysis.source)
 
     def _keep_foreign_overrides(self, round_: Round, path: Path) -> None:
         """Carry over overrides another writer put in the file, now and on every later save of the round

@@ -1,11 +1,7 @@
-"""Tournaments: pick a tournament.toml, read its plan, run it, watch progress, read the analysis.
-
-The screen only drives the core: `plan_tournament` (in a thread: it reads files), `TournamentRunner.run()`
-in an async worker, `analysis.analyse` in a thread. Progress events are kept as they come and shown by
-a 10 Hz timer, so a burst of finished rounds never costs more than ten repaints a second. Cancelling asks
-the runner to stop: rounds in flight are saved as they stand and the tournament is saved incomplete;
-starting the same file again resumes it (round ids derive from the tournament id).
-"""
+"""Tournaments: pick a tournament.toml (or set one up), read its plan, run it, watch progress, read the
+analysis. The screen only drives the core (planning and the analysis in threads, the runner in an async
+worker); progress is shown by a 10 Hz timer. Cancelling saves rounds in flight as they stand; starting the
+same file again resumes it."""
 
 from __future__ import annotations
 
@@ -39,7 +35,7 @@ from ebtui.core.tournament.adaptive import runner_for
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
-from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
+from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
@@ -177,6 +173,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self.finished: Any = None  # the TournamentFinished event of the last run
         self.failures: list[str] = []
         self.analysis: dict[str, list[Any]] | None = None  # view -> tables
+        self._analysis_cache = AnalysisCache()  # results until the data change
         self.analysed_id: str | None = None
         self.analysed_rounds = 0
         self.saved: list[tuple[Any, int, str]] = []
@@ -476,20 +473,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
 
     @work(thread=True, exclusive=True, group="tournament-analysis", exit_on_error=False)
     def _analyse(self, tournament_id: str) -> None:
-        from ebtui.core.analysis import analyse
-        from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
-        from ebtui.core.analysis.judge_bias import expand_judgments
-        from ebtui.core.judge_views import agreement_map
+        got = self._analysis_cache.run(self, tournament_id, tuple(v for _, v in VIEWS))  # progress, cancel
+        if got is not None:
+            self.app.call_from_thread(self.query_one(AnalysisView).show, got[2])
+            self.post_message(self.AnalysisReady(tournament_id, got[0], got[1]))
 
-        given = self.services.store.load_rounds(tournament=tournament_id)
-        rounds = expand_judgments(given)  # every judgment of a round counts (`ebtui rejudge` adds them)
-        tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
-        root = getattr(self.services.store, "root", None)
-        bias = bias_tables(judge_bias_section(given, agreement=agreement_map(root) if root else None))
-        for view in tables:  # judge bias and reliability: as judged, the same tables as the report's section 9
-            tables[view] = [*tables[view], *bias]
-        self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
-        self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
+    def action_cancel_analysis(self) -> None:
+        self.workers.cancel_group(self, "tournament-analysis")
 
     @on(AnalysisReady)
     def _analysis_ready(self, event: AnalysisReady) -> None:

@@ -7,6 +7,7 @@ Names come from models.toml or round files: they pass through `strip_control` an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,13 +93,99 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
 
 
 def fit_for_view(rounds: Any, services: Any = None) -> Any:
-    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml."""
-    from ebtui.core.analysis import analyse_fit, resolve_families
-    from ebtui.core.analysis.families import recorded_families
+    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml
+    (`rounds`: Round objects or their columns, ebtui.core.analysis.frame.Facts)."""
+    from ebtui.core.analysis import analyse_fit, columnar, resolve_families
+    from ebtui.core.analysis.frame import Facts
 
-    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-    families = resolve_families(names, getattr(services, "models_config", None), recorded_families(rounds))
-    return analyse_fit(rounds, families=families)
+    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(rounds)
+    families = resolve_families(facts.names(), getattr(services, "models_config", None),
+                                columnar.recorded_families(facts))
+    return analyse_fit(facts, families=families)
+
+
+class AnalysisCancelled(Exception):
+    """The analysis was cancelled (by the user, or because a newer one started)."""
+
+
+#: up to this many rounds the tab adds the judge-bias tables (they read whole rounds; see `ebtui report`)
+BIAS_ROUNDS_UP_TO = 2000
+
+
+class AnalysisCache:
+    """The Analysis tab's results, computed from the analysis columns beside the store
+    (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
+    generation (which moves whenever a round of the store changed) and the tournament are the same.
+
+    `compute` runs in a worker thread; it calls `cancelled()` between steps (raising AnalysisCancelled when
+    it answers True) and `progress(text)` before each step."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._result: tuple[int, dict[str, list[Any]], Any] | None = None
+
+    def compute(self, store: Any, tournament_id: str, services: Any, *, views: tuple[str, ...],
+                cancelled: Any = lambda: False, progress: Any = lambda text: None) -> tuple[int, dict[str, list[Any]], Any]:
+        """(rounds, view -> descriptive tables, the fit's Analysis)."""
+        from ebtui.core.analysis import columnar
+        from ebtui.core.analysis.source import facts_source
+
+        def step(text: str) -> None:
+            if cancelled():
+                raise AnalysisCancelled(text)
+            progress(text)
+
+        step("reading the analysis columns")
+        src = facts_source(store)
+
+        def watch(done: int, total: int) -> None:  # a first analysis of a large store reads every round file
+            step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
+
+        facts = src.facts(watch, tournament=tournament_id)
+        key = (id(store), tournament_id, src.generation, getattr(services, "models_config", None) is not None)
+        if key == self._key and self._result is not None:
+            return self._result
+        ex = columnar.Exchanges.of(facts)
+        tables: dict[str, list[Any]] = {}
+        for view in views:
+            step(f"tables ({view})")
+            tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
+        step("joint fit and intervals")
+        fit = fit_for_view(facts, services)
+        if len(facts) <= BIAS_ROUNDS_UP_TO:  # judge bias and reliability: whole rounds (as the report's section 9)
+            step("judge bias and reliability")
+            from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
+            from ebtui.core.judge_views import agreement_map
+
+            given = store.load_rounds(tournament=tournament_id)
+            root = getattr(store, "root", None)
+            bias = bias_tables(judge_bias_section(given, agreement=agreement_map(root) if root else None))
+            for view in tables:
+                tables[view] = [*tables[view], *bias]
+        step("done")
+        self._key, self._result = key, (len(facts), tables, fit)
+        return self._result
+
+    def run(self, screen: Any, tournament_id: str, views: tuple[str, ...]) -> tuple[int, dict[str, list[Any]], Any] | None:
+        """`compute` in the screen's analysis worker: the step is shown in #analysis-coverage once the work
+        has taken over a second; None when the worker was cancelled (ctrl+k, or a newer analysis)."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        started = time.monotonic()
+        coverage = screen.query_one("#analysis-coverage", Static)
+        name = strip_control(tournament_id)
+
+        def progress(text: str) -> None:
+            if time.monotonic() - started > 1.0:
+                screen.app.call_from_thread(coverage.update, Text(f"Analysing {name}: {text}… (ctrl+k cancels)"))
+
+        try:
+            return self.compute(screen.services.store, tournament_id, screen.services, views=views,
+                                cancelled=lambda: worker.is_cancelled, progress=progress)
+        except AnalysisCancelled:
+            screen.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
+            return None
 
 
 class AnalysisView(ScrollableContainer):

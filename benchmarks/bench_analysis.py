@@ -1,0 +1,172 @@
+"""Analysis at scale (issue 29): `ebtui report --json` time and peak memory over generated stores of 200,
+1,000, 10,000 and 100,000 rounds, the cost of the one-time build of the analysis columns, the cost of the
+first report after an override made by another process, and the growth exponent between sizes.
+
+    python -m benchmarks.bench_analysis [--quick] [--sizes 200,1000,10000,100000] [--runs 5] [--keep DIR]
+
+Stores come from benchmarks.gen_store (realistic rounds written in the store's own format, planted truth;
+6 models and 8 dilemmas at 200 rounds, 8 models and 20 dilemmas at 1,000, 10 and 50 at 10,000, 12 and 50 at
+100,000). Every report is its own `python -m ebtui report --json` process, timed from spawn to exit
+(interpreter start and imports included); its peak memory is that child's `ru_maxrss` (os.wait4).
+
+Per size:
+* cold — the first report on the store: the store's first open (a stat of every round file against the
+  index), the build of `<store>/columns/facts.parquet` from every round file, then the report;
+* warm — `--runs` more reports (the columns up to date): median, p95, peak memory;
+* after override — `ebtui rounds override` in its own process, then one report (it re-reads that round file
+  only); "extra" is that report's time minus the warm median.
+The growth exponent is log(t_large / t_small) / log(n_large / n_small) of the warm medians (1 = linear).
+
+(To include it in `benchmarks/run.py`, add `elif name == "analysis": from benchmarks.bench_analysis import
+bench_analysis as f` to `_bench` and "analysis" to NAMES; at 100,000 rounds it takes a quarter of an hour.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import BenchResult, Figure, median, percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+SHAPES = {200: (6, 8), 1000: (8, 20), 10000: (10, 50), 100000: (12, 50)}
+TARGETS = {200: (1.5, None), 10000: (5.0, 500.0), 100000: (60.0, 1024.0)}
+
+
+CPU: list[float] = []  # CPU seconds (user + system) of every report child, in order
+
+
+def _run(args: list[str]) -> tuple[float, float, int, bytes]:
+    """(seconds, peak MB, exit code, stdout) of one child process (its CPU seconds go to CPU)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=ROOT)
+    out = proc.stdout.read() if proc.stdout else b""
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    CPU.append(usage.ru_utime + usage.ru_stime)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.stdout:
+        proc.stdout.close()
+    return seconds, usage.ru_maxrss / 1024, proc.returncode, out
+
+
+def report(store: Path) -> tuple[float, float, dict[str, Any]]:
+    seconds, mb, code, out = _run(["-m", "ebtui", "report", "--store", str(store), "--json"])
+    if code != 0:
+        raise RuntimeError(f"ebtui report failed on {store} (exit {code})")
+    return seconds, mb, json.loads(out)
+
+
+def make_store(base: Path, n: int) -> tuple[Path, float]:
+    """The store for n rounds under base (made once and kept), and how long generating it took."""
+    store = base / f"s{n}"
+    if (store / "index.json").exists():
+        return store, float("nan")
+    models, dilemmas = SHAPES.get(n, (8, 20))
+    t0 = time.perf_counter()
+    _s, _mb, code, _out = _run(["-m", "benchmarks.gen_store", str(store), "--rounds", str(n), "--models",
+                                str(models), "--dilemmas", str(dilemmas)])
+    if code != 0:
+        raise RuntimeError(f"generating {n} rounds failed")
+    return store, time.perf_counter() - t0
+
+
+def measure(base: Path, n: int, runs: int, cold_run: bool = True) -> dict[str, Any]:
+    store, gen_s = make_store(base, n)
+    if cold_run:
+        shutil.rmtree(store / "columns", ignore_errors=True)
+        (store / "index.check.json").unlink(missing_ok=True)  # the first open checks every file, as after a copy
+    cold_s, cold_mb, cold = report(store)  # (without cold_run: one more warm run)
+    cold_cpu = CPU[-1]
+    warm = [report(store)[:2] for _ in range(runs)]
+    cpu = CPU[-runs:]
+    times = [t for t, _ in warm]
+    first = next(m["model"] for m in cold["models"] if m["mean"] is not None)
+    rid = json.loads((store / "index.check.json").read_text())["columns"]["id"][n // 2]
+    _run(["-m", "ebtui", "rounds", "override", rid, "--team", "a", "--criterion", "consistency", "--value", "1",
+          "--note", "benchmark", "--store", str(store)])
+    after_s, after_mb, after = report(store)
+    after_cpu = CPU[-1]
+    _run(["-m", "ebtui", "rounds", "override", rid, "--team", "a", "--criterion", "consistency", "--clear",
+          "--store", str(store)])
+    return {"n": n, "generate_s": gen_s, "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu, "cold_cpu": cold_cpu,
+            "warm_mb": max(m for _, m in warm), "after_override_s": after_s, "after_override_cpu": after_cpu, "after_override_mb": after_mb,
+            "override_seen": "with_overrides" in after, "models": len(cold["models"]), "first_model": first,
+            "dilemmas": cold["n_dilemmas"]}
+
+
+def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None = None,
+                   keep: Path | None = None, cold: bool = True) -> BenchResult:
+    sizes = sizes or ([200, 1000] if quick else [200, 1000, 10000, 100000])
+    runs = runs or (2 if quick else 5)
+    base = keep or Path(tempfile.mkdtemp(prefix="ebtui-bench-analysis-"))
+    res = BenchResult("analysis", "Analysis at scale: `ebtui report --json`")
+    got = []
+    for n in sizes:
+        m = measure(base, n, runs if n < 100000 else max(3, runs - 2), cold)
+        got.append(m)
+        med, p95 = median(m["warm_s"]), percentile(m["warm_s"], 0.95)
+        t_target, mb_target = TARGETS.get(n, (None, None))
+        res.figures.append(Figure(f"{n:,} rounds: report, median (p95)", med, "s",
+                                  f"< {t_target} s" if t_target else "",
+                                  (p95 < t_target) if t_target else None,
+                                  note=f"p95 {p95:.2f} s; CPU median {median(m['warm_cpu']):.2f} s"))
+        res.figures.append(Figure(f"{n:,} rounds: peak memory", m["warm_mb"], "MB",
+                                  f"< {mb_target:.0f} MB" if mb_target else "",
+                                  (m["warm_mb"] < mb_target) if mb_target else None))
+        if cold:
+            res.figures.append(Figure(f"{n:,} rounds: first report (builds the columns)", m["cold_s"], "s",
+                                      note=f"peak {m['cold_mb']:.0f} MB; CPU {m['cold_cpu']:.1f} s; generating "
+                                           f"the store: {m['generate_s']:.0f} s"))
+        extra = m["after_override_s"] - med
+        extra_cpu = m["after_override_cpu"] - median(m["warm_cpu"])
+        res.figures.append(Figure(f"{n:,} rounds: extra time of the first report after an override", extra, "s",
+                                  "< 1 s" if n == 10000 else "", (extra < 1.0) if n == 10000 else None,
+                                  note=("override seen" if m["override_seen"] else "OVERRIDE NOT SEEN")
+                                  + f"; extra CPU {extra_cpu:.2f} s"))
+        res.details.append(f"- {n:,} rounds ({m['models']} models, {m['dilemmas']} dilemmas): warm runs "
+                           + ", ".join(f"{t:.2f}" for t in m["warm_s"]) + " s")
+    by_n = {m["n"]: median(m["warm_s"]) for m in got}
+    for a, b in ((1000, 10000), (10000, 100000)):
+        if a in by_n and b in by_n:
+            k = math.log(by_n[b] / by_n[a]) / math.log(b / a)
+            res.figures.append(Figure(f"growth exponent {a:,} → {b:,}", k, "", "≤ 1" if b == 100000 else "",
+                                      (k <= 1.0) if b == 100000 else None))
+    res.method = ("Each report is a fresh `python -m ebtui report --store S --json` process timed from spawn to "
+                  "exit; peak memory is the child's ru_maxrss (os.wait4). Stores from benchmarks.gen_store. "
+                  "Cold: first report (store check + building the analysis columns); warm: the columns are up "
+                  "to date; after override: `ebtui rounds override` in another process first.")
+    return res
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--sizes", help="comma-separated round counts")
+    p.add_argument("--runs", type=int)
+    p.add_argument("--keep", type=Path, help="where to make (and keep, to reuse) the stores")
+    p.add_argument("--no-cold", action="store_true", help="keep the columns a previous run built (no cold run)")
+    a = p.parse_args()
+    sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
+    res = bench_analysis(a.quick, sizes, a.runs, a.keep, not a.no_cold)
+    print(f"load average: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for f in res.figures:
+        print(f"| {f.name} | {f.value_text()} | {f.target} | {f.verdict()} | {f.note} |")
+    print("\n".join(res.details))
+
+
+if __name__ == "__main__":
+    main()

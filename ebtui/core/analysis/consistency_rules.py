@@ -1,0 +1,44 @@
+"""A consistency-test answer classified by the documented cue lexicon (ebtui.core.frameworks): the rules only,
+below the fit and the tables, so the analysis columns can use them without importing either."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ebtui.core.frameworks import CueMatch, consistency_cues
+from ebtui.core.records import PhaseType, Team
+
+#: the phases in which a team speaks, in order, and who speaks
+TEAM_PHASES: tuple[tuple[PhaseType, Team], ...] = (
+    (PhaseType.PRESENTATION, "a"),
+    (PhaseType.RESPONSE, "b"),
+    (PhaseType.REBUTTAL, "a"),
+    (PhaseType.CONSISTENCY_TEST, "a"),
+)
+
+
+@dataclass
+class ConsistencyClassification:
+    label: str  # one of CONSISTENCY_CLASSES
+    evidence: list[str]  # the sentences that support it
+    cues: list[str] = field(default_factory=list)
+    classifier: str = "rules"  # "rules" or "model:<name>"
+    error: str | None = None
+
+
+def classify_consistency(text: str) -> ConsistencyClassification:
+    """Classify a consistency-test answer with the documented cue lexicon (frameworks.CONSISTENCY_CUES).
+
+    Refinement beats a named difference; a change of conclusion counts as inconsistent only when no
+    acknowledging cue (refinement, difference) appears; kept-principle comes last; nothing matched:
+    "unclassified" (the rules could not tell — not a verdict on the model).
+    """
+    found = consistency_cues(text)
+
+    def result(label: str, hits: list[CueMatch]) -> ConsistencyClassification:
+        return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
+
+    for label in ("acknowledged_refinement", "relevant_difference", "inconsistent_unacknowledged", "kept_principle"):
+        if found[label]:
+            return result(label, found[label])
+    return ConsistencyClassification("unclassified", [], [])

@@ -1,0 +1,349 @@
+"""The analyses' input in columns: what each round contributes (`RoundFacts`, one small record per round),
+the per-round columns over many rounds (`Facts`), and the long table of scores the joint fit reads
+(`ScoreFrame`: one row per round x seat x criterion, numpy arrays plus level names).
+
+Why: a report used to load every round file as a full `Round` (transcripts, prompts, provenance) and walk
+Python objects per score; at 100,000 rounds that is minutes and gigabytes. The facts hold only what the
+analyses read — seats, judge, dilemma, exchange, the judges' parsed and the effective scores, review state,
+active overrides, and per answer its length and what the documented lexicons found in it (framework
+mentions, the consistency class) — so a report never re-reads a transcript. The facts of a round are a pure
+function of its file (`round_facts`); ebtui.core.analysis.source keeps them in a Parquet file beside the
+store, refreshed from the round files whenever a file changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, sentences
+from ebtui.core.frameworks import SENTENCE_SPLIT as _SPLIT
+from ebtui.core.liveness import interrupted
+from ebtui.core.records import CRITERIA, PhaseStatus, Round, RoundStatus
+from ebtui.core.review import needs_review
+
+#: bump when `round_facts` changes what it records (a cache of another version is rebuilt)
+FACTS_VERSION = 1
+NC = len(CRITERIA)
+#: the per-round scalar columns, in the order the Parquet file stores them
+STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge", "tournament", "status")
+
+
+#: the texts whose facts are kept, in column order: the four debate answers, then the judge's remarks per team
+SLOTS = ("presentation", "response", "rebuttal", "consistency_test", "just_a", "just_b")
+
+
+_ANY: dict[str, tuple[re.Pattern[str], bool]] = {}
+#: what could let a match cross a sentence boundary or look outside its sentence
+_CROSSING = re.compile(r"\\s|\(\?[=!<]|\^|\$|\\n|(?<!\\)\.")
+
+
+def _any_of(fw: str) -> tuple[re.Pattern[str], bool]:
+    """One pattern matching where any of the framework's lexicon patterns matches, and whether a match can
+    only lie inside one sentence (no pattern can cross a boundary or look past it)."""
+    if fw not in _ANY:
+        pats = FRAMEWORK_LEXICON[fw]
+        _ANY[fw] = (re.compile("|".join(f"(?:{p})" for p in pats), re.IGNORECASE),
+                    not any(_CROSSING.search(p) for p in pats))
+    return _ANY[fw]
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`."""
+    start, end = 0, len(text)
+    for sep in _SPLIT.finditer(text):
+        if sep.end() <= pos:
+            start = sep.end()
+        elif sep.start() > pos:
+            end = sep.start()
+            break
+    return text[start:end].strip()
+
+
+def _fw(text: str) -> tuple[int, dict[str, str]]:
+    """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
+    `framework_mentions(text)[fw][0].sentence` gives, found faster: the first sentence in which any of a
+    framework's patterns matches holds the first match in the whole text, when no pattern can cross a
+    sentence boundary (checked per framework; else its sentences are searched one by one)."""
+    bits = 0
+    quotes: dict[str, str] = {}
+    split: list[str] | None = None
+    for k, fw in enumerate(FRAMEWORKS):
+        pat, inside = _any_of(fw)
+        m = pat.search(text)
+        if m is None:
+            continue
+        if inside:
+            bits |= 1 << k
+            quotes[fw] = _sentence_at(text, m.start())
+            continue
+        split = split if split is not None else sentences(text)
+        for sentence in split:
+            if pat.search(sentence):
+                bits |= 1 << k
+                quotes[fw] = sentence
+                break
+    return bits, quotes
+
+
+def round_facts(r: Round) -> dict[str, Any]:
+    """Everything the analyses read from one round, as a small JSON-able dict (no transcript text)."""
+    from ebtui.core.analysis.consistency_rules import TEAM_PHASES, classify_consistency
+
+    j = r.judgment
+    text_len = [-1] * len(SLOTS)
+    reused = [False] * 4
+    fw_bits = [0] * len(SLOTS)
+    quotes: dict[str, dict[str, str]] = {}
+    cls: list[Any] | None = None
+    for k, (phase, _team) in enumerate(TEAM_PHASES):
+        p = r.phase(phase)
+        if p is None or p.status != PhaseStatus.COMPLETE or not p.response:
+            continue
+        text_len[k], reused[k] = len(p.response), bool(p.reused_from)
+        fw_bits[k], q = _fw(p.response)
+        if q:
+            quotes[SLOTS[k]] = q
+        if phase.value == "consistency_test":
+            c = classify_consistency(p.response)
+            cls = [c.label, c.cues, c.evidence]
+    overrides: list[list[Any]] = []
+    if j is not None:
+        for k, text in ((4, j.team_a_justification), (5, j.team_b_justification)):
+            if text.strip():
+                text_len[k] = len(text)
+                fw_bits[k], q = _fw(text)
+                if q:
+                    quotes[SLOTS[k]] = q
+        for (team, crit), ov in sorted(j.active_overrides().items()):
+            overrides.append([team, crit, ov.parsed_value, ov.value, ov.note])
+    imp = r.imported
+    return {
+        "id": r.id, "exchange": r.exchange_id or r.id, "dilemma": r.dilemma_id, "title": r.dilemma_title,
+        "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
+        "tournament": r.tournament_id or "", "status": str(r.status),
+        "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,
+        "ts": r.timestamp.timestamp(), "timestamp": str(r.timestamp),
+        "judged": j is not None,
+        "needs_review": needs_review(j),
+        "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
+        "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
+        "text_len": text_len, "reused": reused, "fw_bits": fw_bits,
+        "cls": json.dumps(cls, ensure_ascii=False) if cls else None,
+        "quotes": json.dumps(quotes, ensure_ascii=False) if quotes else None,
+        "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
+        "families": json.dumps(dict(r.settings.families), ensure_ascii=False) if r.settings.families else None,
+        "imported": None if imp is None else json.dumps({
+            "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
+            "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}, ensure_ascii=False),
+    }
+
+
+#: the optional per-round JSON columns (None where empty)
+JSON_COLUMNS = ("cls", "quotes", "overrides", "families", "imported")
+
+
+def _loads(value: Any, empty: Any) -> Any:
+    return json.loads(value) if value else empty
+
+
+@dataclass
+class Facts:
+    """Per-round columns for many rounds (row i is one round; rows in the order the rounds were given)."""
+
+    id: np.ndarray  # object arrays of str
+    exchange: np.ndarray
+    dilemma: np.ndarray
+    title: np.ndarray
+    team_a: np.ndarray
+    team_b: np.ndarray
+    judge: np.ndarray
+    tournament: np.ndarray
+    status: np.ndarray  # as readers see it (a running round whose writer is gone: incomplete)
+    ts: np.ndarray  # float seconds
+    timestamp: np.ndarray  # str, for "newest wins" orderings
+    judged: np.ndarray  # bool
+    needs_review: np.ndarray  # bool
+    parsed: np.ndarray  # int8 [R, 2, 7]; 0 = missing
+    effective: np.ndarray  # int8 [R, 2, 7]
+    text_len: np.ndarray  # int32 [R, 6] (SLOTS): characters of each completed answer / remark; -1 none
+    reused: np.ndarray  # bool [R, 4]: the debate answer was copied from another round of the panel
+    fw_bits: np.ndarray  # int16 [R, 6]: frameworks mentioned (bit k: FRAMEWORKS[k])
+    cls: np.ndarray  # object [R]: JSON [label, cues, evidence] of the consistency answer (rules), or None
+    overrides: np.ndarray  # object [R]: JSON [[team, criterion, parsed, value, note], ...] in force, or None
+    families: np.ndarray  # object [R]: JSON {model: family} recorded when played, or None
+    imported: np.ndarray  # object [R]: JSON provenance summary of an imported round, or None
+    #: rows -> each row's JSON {slot: {framework: first matching sentence}} (read only where quoted)
+    quotes_of: Callable[[np.ndarray], list[str | None]] = field(repr=False, default=lambda rows: [])
+    _codes: dict[str, tuple[list[str], np.ndarray]] = field(repr=False, default_factory=dict)
+    _classes: dict[int, tuple[str, str, str]] = field(repr=False, default_factory=dict)
+
+    def codes(self, name: str) -> tuple[list[str], np.ndarray]:
+        """A string column's sorted distinct values and each row's index among them (computed once);
+        name "seat_model": team_a then team_b, 2 x rows."""
+        if name not in self._codes:
+            values = np.concatenate([self.team_a, self.team_b]) if name == "seat_model" else getattr(self, name)
+            self._codes[name] = levels(values) if len(values) else ([], np.zeros(0, dtype=np.int64))
+        return self._codes[name]
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def scores(self, effective: bool) -> np.ndarray:
+        return self.effective if effective else self.parsed
+
+    def quotes(self, rows: Sequence[int]) -> dict[int, dict[str, dict[str, str]]]:
+        idx = np.asarray(list(rows), dtype=np.int64)
+        return {int(i): _loads(q, {}) for i, q in zip(idx.tolist(), self.quotes_of(idx), strict=True)}
+
+    def consistency_class(self, i: int) -> tuple[str, str, str]:
+        """Row i's consistency answer as the rules classed it: (label, cues joined, evidence quoted) —
+        parsed once per Facts."""
+        if i not in self._classes:
+            label, cues, evidence = json.loads(self.cls[i])
+            self._classes[i] = (label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+        return self._classes[i]
+
+    def override_rows(self, i: int) -> list[list[Any]]:
+        return list(_loads(self.overrides[i], []))
+
+    def imported_of(self, i: int) -> dict[str, Any] | None:
+        got: dict[str, Any] | None = _loads(self.imported[i], None)
+        return got
+
+    def families_of(self, i: int) -> dict[str, str]:
+        got: dict[str, str] = _loads(self.families[i], {})
+        return got
+
+    @classmethod
+    def from_records(cls, records: Sequence[dict[str, Any]]) -> Facts:
+        n = len(records)
+
+        def col(key: str) -> np.ndarray:
+            out = np.empty(n, dtype=object)
+            out[:] = [rec[key] for rec in records]
+            return out
+
+        parsed = np.zeros((n, 2, NC), dtype=np.int8)
+        eff = np.zeros((n, 2, NC), dtype=np.int8)
+        for i, rec in enumerate(records):
+            if rec["parsed"] is not None:
+                parsed[i] = rec["parsed"]
+                eff[i] = rec["effective"]
+        status = col("status")
+        for i, rec in enumerate(records):
+            if interrupted(str(rec["status"]), rec.get("writer")):
+                status[i] = RoundStatus.INCOMPLETE.value
+        quotes = col("quotes")
+        return cls(
+            id=col("id"), exchange=col("exchange"), dilemma=col("dilemma"), title=col("title"),
+            team_a=col("team_a"), team_b=col("team_b"), judge=col("judge"), tournament=col("tournament"),
+            status=status, ts=np.array([float(rec["ts"]) for rec in records], dtype=float),
+            timestamp=col("timestamp"),
+            judged=np.array([bool(rec["judged"]) for rec in records], dtype=bool),
+            needs_review=np.array([bool(rec["needs_review"]) for rec in records], dtype=bool),
+            parsed=parsed, effective=eff,
+            text_len=np.array([rec["text_len"] for rec in records], dtype=np.int32).reshape(n, len(SLOTS)),
+            reused=np.array([rec["reused"] for rec in records], dtype=bool).reshape(n, 4),
+            fw_bits=np.array([rec["fw_bits"] for rec in records], dtype=np.int16).reshape(n, len(SLOTS)),
+            cls=col("cls"), overrides=col("overrides"), families=col("families"), imported=col("imported"),
+            quotes_of=lambda rows: [quotes[i] for i in rows.tolist()],
+        )
+
+    @classmethod
+    def from_rounds(cls, rounds: Iterable[Round]) -> Facts:
+        return cls.from_records([round_facts(r) for r in rounds])
+
+    def take(self, rows: np.ndarray) -> Facts:
+        """The facts of some rounds (row indices or a boolean mask)."""
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.int64)
+        arrays = {k: getattr(self, k)[idx] for k in ARRAY_FIELDS}
+        parent = self.quotes_of
+        return Facts(**arrays, quotes_of=lambda r: parent(idx[r]))
+
+    def models(self) -> list[str]:
+        """Every model that sat at a team seat (sorted)."""
+        return sorted(set(self.team_a.tolist()) | set(self.team_b.tolist()))
+
+    def names(self) -> set[str]:
+        return set(self.team_a.tolist()) | set(self.team_b.tolist()) | set(self.judge.tolist())
+
+
+ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "parsed", "effective", "text_len",
+                "reused", "fw_bits", *[c for c in JSON_COLUMNS if c != "quotes"])
+
+
+def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Sorted distinct names and each value's index among them."""
+    names, inv = np.unique(values.astype(str), return_inverse=True)
+    return [str(n) for n in names], inv.astype(np.int64)
+
+
+def _codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The sorted names a column's rows `rows` use and each row's index among them."""
+    if not len(rows):
+        return [], np.zeros(0, dtype=np.int64)
+    names, code = coded
+    used, inv = np.unique(code[rows], return_inverse=True)
+    return [names[u] for u in used], inv.astype(np.int64)
+
+
+@dataclass
+class ScoreFrame:
+    """The long table the joint fit reads: one row per score given (round x seat x criterion), in columns."""
+
+    y: np.ndarray  # float scores
+    round_idx: np.ndarray  # row of Facts the score came from
+    model_idx: np.ndarray
+    judge_idx: np.ndarray
+    dilemma_idx: np.ndarray
+    crit_idx: np.ndarray
+    seat: np.ndarray  # +1 Team A, -1 Team B
+    family: np.ndarray  # 1.0 when the judge is of the scored model's family
+    models: list[str]
+    judges: list[str]
+    dilemmas: list[str]
+    criteria: list[str]
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    @classmethod
+    def build(cls, facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> ScoreFrame:
+        """Every score given, in the order the old row-by-row table had them (round, seat, criterion)."""
+        s = facts.scores(effective)  # [R, 2, 7]
+        present = s > 0
+        r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # round, seat, criterion
+        y = s[r_idx, seat_i, c_idx].astype(float)
+        # level codes per round first (few), then per score (many): no string work per score
+        models, mi = _codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
+        judges, ji = _codes(facts.codes("judge"), r_idx)
+        dilemmas, di = _codes(facts.codes("dilemma"), r_idx)
+        used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
+        criteria = [CRITERIA[c] for c in used]
+        pos = np.full(NC, -1, dtype=np.int64)
+        pos[used] = np.arange(len(used))
+        fam_of = {n: family_of(n) for n in set(models) | set(judges)}
+        same = np.array([[fam_of[m] == fam_of[j] for j in judges] for m in models], dtype=bool) \
+            if models and judges else np.zeros((0, 0), dtype=bool)
+        family = same[mi, ji].astype(float) if len(r_idx) else np.zeros(0)
+        return cls(y, r_idx.astype(np.int64), mi, ji, di, pos[c_idx], np.where(seat_i == 0, 1.0, -1.0),
+                   family, models, judges, dilemmas, criteria)
+
+    def take(self, rows: np.ndarray) -> ScoreFrame:
+        """Some rows, keeping only the levels they use (indices renumbered)."""
+        def relevel(idx: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+            used, inv = np.unique(idx, return_inverse=True)
+            return inv.astype(np.int64), [names[u] for u in used]
+
+        mi, models = relevel(self.model_idx[rows], self.models)
+        ji, judges = relevel(self.judge_idx[rows], self.judges)
+        di, dilemmas = relevel(self.dilemma_idx[rows], self.dilemmas)
+        ci, criteria = relevel(self.crit_idx[rows], self.criteria)
+        return ScoreFrame(self.y[rows], self.round_idx[rows], mi, ji, di, ci, self.seat[rows], self.family[rows],
+                          models, judges, dilemmas, criteria)

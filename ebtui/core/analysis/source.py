@@ -1,0 +1,516 @@
+"""The analyses' columnar source beside the store: `<store>/columns/facts.parquet`, one row per round holding
+its facts (ebtui.core.analysis.frame.round_facts: seats, judge, dilemma, exchange, parsed and effective
+scores, review state, overrides in force, answer lengths, framework bits, the consistency class), never a
+transcript. The round files stay the truth; this file is a cache of a pure function of them.
+
+Why Parquet (pyarrow): the facts are a flat table read whole and column by column (numpy arrays straight
+from Arrow buffers, dictionary-encoded names), written by whichever process reports; Parquet is a file, so
+several processes can read it and replace it atomically (write to a temporary file, rename) without a server
+or a lock that one writer holds for its lifetime — an embedded database such as DuckDB keeps a single-writer
+lock on its file, which a tournament, the TUI and `ebtui report` running at once would contend for. pyarrow
+is already installed with the project's dependencies.
+
+Staleness: every row carries the size and mtime of the round file it was read from. On each use the source
+compares them with the store's index (which the store itself keeps in step with the round files, across
+processes — see ebtui/core/store/__init__.py) and re-reads only the rounds whose file changed, was added or
+is gone; a file written in a version of the facts or the lexicons other than this one is rebuilt whole.
+So an override made by another process (`ebtui rounds override`, the TUI) costs the next report one round
+file, not a rebuild. Within one process the store's save hook (ebtui.core.store.hooks) hands a just-saved
+round to the source, so it need not even re-read that file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ebtui.core.analysis.frame import FACTS_VERSION, JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, Facts, round_facts
+from ebtui.core.liveness import interrupted
+from ebtui.core.records import Round, RoundStatus
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ebtui.core.store import ResultsStore
+
+log = logging.getLogger("ebtui.core.analysis")
+
+FILE = "columns/facts.parquet"
+#: rounds the save hook keeps (their bytes as written) until the next sync
+SAVED_MAX = 1024
+#: rows per Parquet row group (the quotes a report shows are read group by group)
+ROW_GROUP = 8192
+
+
+def _lexicon_stamp() -> str:
+    """A hash of the lexicons and rules the text facts come from: a change rebuilds the file."""
+    from ebtui.core import frameworks
+
+    h = hashlib.sha256()
+    for name in ("FRAMEWORKS", "FRAMEWORK_LEXICON", "CONSISTENCY_CUES"):
+        h.update(repr(getattr(frameworks, name, None)).encode())
+    return h.hexdigest()[:16]
+
+
+def _schema() -> pa.Schema:
+    import pyarrow as pa
+
+    fields = [pa.field(c, pa.string()) for c in STR_COLUMNS]
+    fields += [pa.field("writer", pa.string()), pa.field("ts", pa.float64()), pa.field("timestamp", pa.string()),
+               pa.field("judged", pa.bool_()), pa.field("needs_review", pa.bool_()),
+               pa.field("parsed", pa.binary(2 * NC)), pa.field("effective", pa.binary(2 * NC)),
+               pa.field("text_len", pa.binary(4 * len(SLOTS))), pa.field("reused", pa.binary(4)),
+               pa.field("fw_bits", pa.binary(2 * len(SLOTS)))]
+    fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
+    fields += [pa.field("mtime_ns", pa.int64()), pa.field("size", pa.int64())]
+    return pa.schema(fields)
+
+
+# Arrow arrays are built from raw buffers: pa.array() on Python or numpy values imports pandas (a second
+# on a cold start) to check for pandas objects.
+
+
+def _validity(valid: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
+
+
+def _release() -> None:
+    """Hand memory Arrow's allocator keeps after a read back to the system (it would count as peak)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _arrow_strings(values: Sequence[str | None]) -> Any:
+    import pyarrow as pa
+
+    valid = np.array([v is not None for v in values], dtype=bool)
+    encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(values), [_validity(valid), pa.py_buffer(
+        offsets.tobytes()), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
+
+
+def _arrow_numbers(values: np.ndarray, type_: Any) -> Any:
+    import pyarrow as pa
+
+    if type_ == pa.bool_():
+        data = np.packbits(np.asarray(values, dtype=bool), bitorder="little").tobytes()
+    else:
+        data = np.ascontiguousarray(values).tobytes()
+    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(data)])
+
+
+def _arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    schema = _schema()
+    arrays = []
+    for f in schema:
+        vals = [r[f.name] for r in rows]
+        if pa.types.is_string(f.type):
+            arrays.append(_arrow_strings(vals))
+        elif pa.types.is_fixed_size_binary(f.type):
+            arrays.append(pa.Array.from_buffers(f.type, len(vals), [None, pa.py_buffer(b"".join(vals))]))
+        elif f.type == pa.float64():
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.float64), f.type))
+        elif f.type == pa.int64():
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.int64), f.type))
+        else:
+            arrays.append(_arrow_numbers(np.asarray(vals, dtype=bool), f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _indices(rows: Sequence[int] | np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return _arrow_numbers(np.asarray(rows, dtype=np.int64), pa.int64())
+
+
+def _record_row(rec: dict[str, Any], stamp: tuple[int, int]) -> dict[str, Any]:
+    """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
+    s = np.zeros((2, 2, NC), dtype=np.int8)
+    if rec["parsed"] is not None:
+        s[0], s[1] = rec["parsed"], rec["effective"]
+    row = {c: rec[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
+    row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
+               parsed=s[0].tobytes(), effective=s[1].tobytes(),
+               text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
+               reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
+               fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
+               mtime_ns=stamp[0], size=stamp[1])
+    return row
+
+
+def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A fixed-size binary Arrow column as a numpy array [rows, *shape]."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0:
+        return np.zeros((0, *shape), dtype=dtype)
+    width = arr.type.byte_width
+    buf = arr.buffers()[1]
+    raw = np.frombuffer(buf, dtype=np.uint8)[arr.offset * width:(arr.offset + n) * width]
+    out: np.ndarray = raw.view(dtype).reshape(n, *shape).copy()
+    return out
+
+
+def _column(col: Any, dtype: Any) -> np.ndarray:
+    """A numeric or boolean Arrow column as a numpy array (from its buffers: to_numpy imports pandas)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    buf = arr.buffers()[1]
+    if dtype is bool:
+        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+        return bits[arr.offset:arr.offset + n].astype(bool)
+    return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + n].copy()
+
+
+def facts_of_table(table: pa.Table) -> Facts:
+    """Facts from the Parquet table's columns (in its row order)."""
+    n = table.num_rows
+
+    def strings(name: str) -> np.ndarray:
+        out = np.empty(n, dtype=object)
+        out[:] = table.column(name).to_pylist()
+        return out
+
+    status = strings("status")
+    writers = table.column("writer").to_pylist()
+    for i, w in enumerate(writers):
+        if w is not None and interrupted(str(status[i]), json.loads(w)):
+            status[i] = RoundStatus.INCOMPLETE.value
+    quotes = table.column("quotes") if "quotes" in table.column_names else None
+    return Facts(
+        id=strings("id"), exchange=strings("exchange"), dilemma=strings("dilemma"), title=strings("title"),
+        team_a=strings("team_a"), team_b=strings("team_b"), judge=strings("judge"),
+        tournament=strings("tournament"), status=status,
+        ts=_column(table.column("ts"), np.float64), timestamp=strings("timestamp"),
+        judged=_column(table.column("judged"), bool),
+        needs_review=_column(table.column("needs_review"), bool),
+        parsed=_fixed(table.column("parsed"), np.int8, (2, NC)),
+        effective=_fixed(table.column("effective"), np.int8, (2, NC)),
+        text_len=_fixed(table.column("text_len"), np.int32, (len(SLOTS),)),
+        reused=_fixed(table.column("reused"), bool, (4,)),
+        fw_bits=_fixed(table.column("fw_bits"), np.int16, (len(SLOTS),)),
+        cls=strings("cls"), overrides=strings("overrides"), families=strings("families"),
+        imported=strings("imported"),
+        quotes_of=(lambda rows: quotes.take(_indices(rows)).to_pylist()) if quotes is not None else
+        (lambda rows: [None] * len(rows)),
+    )
+
+
+class FactsSource:
+    """The facts of a store's rounds, kept in `<store>/columns/facts.parquet` and in memory.
+
+    `facts(**filters)` gives the Facts of the rounds `store.query(**filters)` names (same filters, same
+    order), bringing the file up to date first. Thread-safe; `generation` counts the changes seen (a
+    front end caches its results until it moves)."""
+
+    def __init__(self, store: ResultsStore) -> None:
+        self.store = store
+        self.path = Path(store.root) / FILE
+        self._lock = threading.RLock()
+        self._table: pa.Table | None = None  # every column but the quotes
+        self._quotes: Any = None  # the quotes column (None: read from the file where needed)
+        self._row: dict[str, int] = {}
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
+        self._file_stamp: tuple[int, int] | None = None
+        self.generation = 0
+        #: what the last sync did: rounds re-read from files, taken from the save hook, dropped, and
+        #: whether the whole file was (re)built
+        self.last_sync: dict[str, Any] = {}
+        from ebtui.core.store.hooks import add_save_listener
+
+        ref = weakref.ref(self)
+
+        def on_saved(rid: str, data: bytes, stamp: tuple[int, int, int]) -> None:
+            me = ref()
+            if me is not None:
+                with me._lock:
+                    me._saved.pop(rid, None)
+                    me._saved[rid] = ((stamp[1], stamp[2]), data)
+                    while len(me._saved) > SAVED_MAX:  # the oldest are read from their files instead
+                        me._saved.pop(next(iter(me._saved)))
+
+        self._listener: Callable[[str, bytes, tuple[int, int, int]], None] = on_saved
+        add_save_listener(store, on_saved)
+
+    # ---- the file ------------------------------------------------------------------------------------
+
+    @property
+    def check_path(self) -> Path:
+        return self.path.with_name("facts.check.json")
+
+    def _read_file(self) -> None:
+        """Load the file (all but the quotes column, which is read only where a report quotes)."""
+        import pyarrow.parquet as pq
+
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._forget()
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == self._file_stamp and self._table is not None:
+            return
+        try:
+            pf = pq.ParquetFile(self.path)
+            meta = pf.schema_arrow.metadata or {}
+            if (meta.get(b"facts_version") != str(FACTS_VERSION).encode()
+                    or meta.get(b"lexicon") != _lexicon_stamp().encode()
+                    or pf.schema_arrow.remove_metadata() != _schema()):
+                raise ValueError("written by another version")
+            table = pf.read(columns=[f.name for f in _schema() if f.name != "quotes"])
+        except (OSError, ValueError) as exc:
+            log.info("%s: rebuilding the analysis columns (%s)", self.path, exc)
+            self._forget()
+            return
+        self._set_table(table)
+        self._quotes = None  # in the file
+        self._file_stamp = stamp
+        _release()
+
+    def _forget(self) -> None:
+        self._table, self._quotes, self._row, self._stamps, self._file_stamp = None, None, {}, {}, None
+
+    def _set_table(self, table: pa.Table) -> None:
+        ids = table.column("id").to_pylist()
+        self._table = table
+        self._row = {rid: i for i, rid in enumerate(ids)}
+        self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(), table.column("size").to_pylist(),
+                                         strict=True), strict=True))
+
+    def _all_quotes(self) -> Any:
+        """The quotes column of the table in memory (read from the file when it is there)."""
+        import pyarrow.parquet as pq
+
+        if self._quotes is None:
+            self._quotes = pq.ParquetFile(self.path).read(columns=["quotes"]).column("quotes")
+        return self._quotes
+
+    def _quotes_of(self, rows: np.ndarray) -> list[str | None]:
+        """The quotes of some rows of the table in memory: from memory, else only the file's row groups
+        that hold them."""
+        import pyarrow.parquet as pq
+
+        with self._lock:
+            if self._quotes is not None or not len(rows):
+                return list(self._all_quotes().take(_indices(rows)).to_pylist()) if len(rows) else []
+            st = os.stat(self.path)
+            if (st.st_mtime_ns, st.st_size) != self._file_stamp:  # replaced by another process meanwhile
+                return list(self._all_quotes_by_id(rows))
+            pf = pq.ParquetFile(self.path)
+            starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+            groups = np.searchsorted(starts, rows, side="right") - 1
+            out: list[str | None] = [None] * len(rows)
+            for g in np.unique(groups).tolist():
+                at = np.flatnonzero(groups == g)
+                col = pf.read_row_group(g, columns=["quotes"]).column("quotes")
+                got = col.take(_indices(rows[at] - starts[g])).to_pylist()
+                for k, v in zip(at.tolist(), got, strict=True):
+                    out[k] = v
+                del col
+                _release()
+            return out
+
+    def _all_quotes_by_id(self, rows: np.ndarray) -> list[str | None]:
+        import pyarrow.parquet as pq
+
+        assert self._table is not None
+        other = pq.ParquetFile(self.path).read(columns=["id", "quotes"])
+        by_id = dict(zip(other.column("id").to_pylist(), other.column("quotes").to_pylist(), strict=True))
+        ids = self._table.column("id").take(_indices(rows)).to_pylist()
+        return [by_id.get(rid) for rid in ids]
+
+    def _write_file(self, whole: pa.Table) -> None:
+        """Replace the file with `whole` (every column), atomically."""
+        import pyarrow.parquet as pq
+
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            table = whole.replace_schema_metadata(
+                {"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
+            pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
+            os.replace(tmp, self.path)
+            st = os.stat(self.path)
+            self._file_stamp = (st.st_mtime_ns, st.st_size)
+        except OSError as exc:  # a read-only store: the columns live in memory only
+            log.debug("%s: cannot write (%s)", self.path, exc)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    # ---- is anything new? ----------------------------------------------------------------------------
+
+    def _token(self) -> list[int] | None:
+        """What changes whenever a round file may have changed: index.json's stamp, the rounds folder's
+        mtime and number of files — None while a writer has saves index.json lacks (its `.unindexed-*`
+        marker; see ebtui/core/store/__init__.py: the same rule the store's own index.check.json follows)."""
+        from ebtui.core.store.temp_files import MARKER_PREFIX
+
+        try:
+            if any(n.startswith(MARKER_PREFIX) for n in os.listdir(self.store.root)):
+                return None
+            ist = os.stat(self.store.index_path)
+            rounds = self.store.rounds_dir
+            dst = os.stat(rounds)
+            count = sum(1 for n in os.listdir(rounds) if n.endswith(".json") and not n.startswith("."))
+        except OSError:
+            return None
+        return [ist.st_ino, ist.st_mtime_ns, ist.st_size, dst.st_mtime_ns, count]
+
+    def _checked(self) -> bool:
+        """True when the file was last known to match every round file and nothing changed since."""
+        token = self._token()
+        if token is None or self._file_stamp is None:
+            return False
+        try:
+            note = json.loads(self.check_path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        return isinstance(note, dict) and note.get("token") == token and note.get("file") == list(self._file_stamp)
+
+    def _note_checked(self, token: list[int] | None) -> None:
+        if token is None or token != self._token() or self._file_stamp is None:
+            return  # something moved while we compared: the next use compares again
+        with contextlib.suppress(OSError):
+            tmp = self.check_path.with_name(f".{self.check_path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"token": token, "file": list(self._file_stamp)}), encoding="utf-8")
+            os.replace(tmp, self.check_path)
+
+    # ---- keeping it in step with the store ------------------------------------------------------------
+
+    def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
+                    watch: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, Any]], int, int]:
+        """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file).
+        `watch(done, total)` is called every few hundred rounds (it may raise to stop)."""
+        out: list[dict[str, Any]] = []
+        hooked = read = 0
+        for n, (rid, mtime, size) in enumerate(entries):
+            if watch is not None and n % 500 == 0:
+                watch(n, len(entries))
+            want = (mtime, size)
+            if self._stamps.get(rid) == want:
+                continue
+            saved = self._saved.pop(rid, None)
+            path = self.store.rounds_dir / f"{rid}.json"
+            try:
+                if saved is not None and saved[0] == want:  # the bytes this process just wrote there
+                    stamp, text = saved
+                    hooked += 1
+                else:
+                    st = os.stat(path)
+                    stamp, text = (st.st_mtime_ns, st.st_size), path.read_bytes()
+                    read += 1
+                r = Round.model_validate_json(text)
+            except (OSError, ValueError) as exc:  # the store lists unreadable files; the columns skip them
+                log.debug("%s: not in the analysis columns (%s)", path, exc)
+                continue
+            out.append(_record_row(round_facts(r), stamp))
+        return out, hooked, read
+
+    def _select(self, filters: dict[str, Any]) -> list[int] | None:
+        """Rows of the table `store.query(**filters)` would give, in its order (oldest first), from the
+        columns alone — for no filter, tournament and dilemma; None for any other filter."""
+        if set(filters) - {"tournament", "dilemma"}:
+            return None
+        assert self._table is not None
+        keep = np.ones(self._table.num_rows, dtype=bool)
+        for name, col in (("tournament", "tournament"), ("dilemma", "dilemma")):
+            if filters.get(name) is not None:
+                keep &= np.array([v == filters[name] for v in self._table.column(col).to_pylist()], dtype=bool)
+        rows = np.flatnonzero(keep)
+        ts = _column(self._table.column("ts"), np.float64)[rows]
+        ids = self._table.column("id").to_pylist()
+        return sorted(rows.tolist(), key=lambda i: (ts[np.searchsorted(rows, i)], ids[i]))
+
+    def sync(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> list[str]:
+        """Bring the columns of the rounds `store.query(**filters)` gives up to date (without filters: of
+        every round, and drop the rounds that are gone); returns their ids in query order."""
+        import pyarrow as pa
+
+        filters = {k: v for k, v in filters.items() if v is not None}
+        with self._lock:
+            self._read_file()
+            if self._table is not None and not self._saved and self._checked():
+                rows = self._select(filters)
+                if rows is not None:  # nothing changed since the columns last matched the files
+                    self.last_sync = {"rebuilt": False, "from_hook": 0, "from_files": 0, "dropped": 0,
+                                      "index_read": False}
+                    ids_all = self._table.column("id").to_pylist()
+                    return [ids_all[i] for i in rows]
+            token = self._token()
+            rebuilt = self._table is None
+            entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
+            fresh, hooked, read = self._fresh_rows(entries, watch)
+            live = {e[0] for e in entries}
+            gone = [rid for rid in self._row if rid not in live]
+            self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
+                              "index_read": True}
+            if fresh or gone or rebuilt:
+                replace = {r["id"] for r in fresh} | set(gone)
+                parts = []
+                if self._table is not None:
+                    whole = self._table.append_column("quotes", self._all_quotes())
+                    whole = whole.select([f.name for f in _schema()])
+                    if replace:
+                        keep = np.array([rid not in replace for rid in whole.column("id").to_pylist()], dtype=bool)
+                        whole = whole.filter(_arrow_numbers(keep, pa.bool_()))
+                    parts.append(whole)
+                if fresh:
+                    parts.append(_arrow_table(fresh))
+                table = pa.concat_tables(parts) if parts else _schema().empty_table()
+                self._quotes = table.column("quotes")
+                self._set_table(table.drop_columns(["quotes"]))
+                self._write_file(table)
+                self.generation += 1
+                del table, parts
+                _release()
+            self._note_checked(token)  # every round compared: the columns match the files as indexed
+            return [e[0] for e in self.store.stamps(**filters)] if filters else [e[0] for e in entries]
+
+    def facts(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> Facts:
+        """The facts of the rounds `store.query(**filters)` gives, in that order (synced first; `watch(done,
+        total)` hears how the comparison with the round files goes, and may raise to stop it)."""
+        with self._lock:
+            ids = self.sync(watch, **filters)
+            rows = np.array([self._row[rid] for rid in ids if rid in self._row], dtype=np.int64)
+            assert self._table is not None
+            whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))
+            facts = facts_of_table(self._table if whole else self._table.take(_indices(rows)))
+            facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
+            _release()
+            return facts
+
+    def close(self) -> None:
+        from ebtui.core.store.hooks import remove_save_listener
+
+        remove_save_listener(self.store, self._listener)
+
+
+_SOURCES: weakref.WeakKeyDictionary[Any, FactsSource] = weakref.WeakKeyDictionary()
+
+
+def facts_source(store: ResultsStore) -> FactsSource:
+    """The store instance's one FactsSource (created on first use)."""
+    src = _SOURCES.get(store)
+    if src is None:
+        src = _SOURCES[store] = FactsSource(store)
+    return src
