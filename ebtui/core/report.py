@@ -174,6 +174,7 @@ VIEW_HEADINGS = {
 #: (heading, table keys) in the order the report shows them
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("1. Models", ("models", "criteria_by_model")),
+    ("1a. Which model is better: pairwise comparisons, ranks, robustness", ("pairwise", "ranks", "robustness")),
     ("2. Judges", ("judges", "judge_vs_human", "family_preference")),
     ("3. Judge agreement", ("judge_agreement", "judge_correlation")),
     ("4. Dilemmas", ("dilemmas", "dilemma_difficulty")),

@@ -21,11 +21,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
 
 from ebtui.core.analysis.common import Coverage, coverage
+from ebtui.core.analysis.identify import identify_design
 from ebtui.core.records import Round, Team
 
 SEAT_LABEL: dict[Team, str] = {"a": "A", "b": "B"}
@@ -127,6 +129,8 @@ class Design:
     has_seat: bool = False
     has_family: bool = False
     notes: list[str] = field(default_factory=list)
+    #: what the design identifies (ebtui.core.analysis.identify.Identification), set by `fit`
+    identification: Any = field(default=None, repr=False)
 
     @classmethod
     def build(cls, obs: list[Obs]) -> Design:
@@ -245,17 +249,15 @@ def fit(rounds: Sequence[Round], family_of: Callable[[str], str], *, effective: 
         x = np.hstack([xf, sum_code(d.dilemma_idx, len(d.dilemmas))])
         return xf, x, int(np.linalg.matrix_rank(x)) == x.shape[1]
 
+    # a term is dropped only when its own coefficient is not identified, and the note says why
+    # (ebtui.core.analysis.identify); a disconnected design keeps its terms and blanks what it cannot identify
+    ident = identify_design(d, has_seat=d.has_seat, has_family=d.has_family)
+    d.has_seat, d.has_family = ident.has_seat, ident.has_family
+    d.notes.extend(ident.notes)
+    d.identification = ident
     X_fixed, X, full_rank = design()
-    for term in ("has_family", "has_seat"):  # a term the data cannot separate from the others is dropped
-        if not full_rank and getattr(d, term):
-            setattr(d, term, False)
-            X_fixed, X, full_rank = design()
-            d.notes.append("same-family preference not estimable: not separable from the models and judges"
-                           if term == "has_family" else
-                           "seat effect not estimable (not separable from the models): left out of the fit")
-    if not full_rank:
-        d.notes.append("the design is not of full rank (some judges and models never meet): the affected "
-                       "contrasts are not identified")
+    if not full_rank and ident.connected:
+        d.notes.append("the design is not of full rank: the contrasts it cannot identify are left blank")
     est = solve(d, X_fixed, d.y, d.dilemma_idx, len(d.dilemmas), has_family=d.has_family)
     resid = d.y - X @ est.params
     dof = max(len(d.y) - X.shape[1], 1)

@@ -35,6 +35,7 @@ from ebtui.core.analysis.bootstrap import (
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Excluded, JointFit, fit, observations
+from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
 from ebtui.core.records import Round
 from ebtui.core.views.means import model_criterion_means, model_means
 
@@ -63,12 +64,15 @@ class Analysis:
     replicates: int = DEFAULT_REPLICATES
     excluded: Excluded = field(default_factory=Excluded)
     info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
+    robustness: dict[str, Any] = field(default_factory=dict)  # leave-one-out checks (analysis.pairwise)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fit": self.info}
         for key, t in self.tables.items():
             rows = t.as_dicts()
             out[key] = rows[0] if key == "family_preference" else rows
+        if "robustness" in self.tables:
+            out["robustness"] = self.robustness
         return out
 
 
@@ -101,6 +105,8 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
                   "replicates_used": int(np.isfinite(draws[:, 0]).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
+    blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+
     # models
     rows: list[list[Cell]] = []
     M = len(jf.design.models) if jf else 0
@@ -112,6 +118,7 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
             est = float(np.clip(jf.estimates.adjusted[i], *SCALE))
             mean = est
             lo, hi, note = _iv(interval(est, draws[:, i] if draws.size else np.zeros(0), G, clip=SCALE))
+            mean, lo, hi, note = apply_blank(blanks.model(m_name), mean, lo, hi, note)
         rows.append([m_name, family_of(m_name), mean, lo, hi, mm.mean, mm.n_rounds, mm.n_exchanges,
                      mm.n_dilemmas, mm.n_scores, note])
     a.tables["models"] = Table(
@@ -136,7 +143,8 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
             col = draws[:, M + j] if draws.size else np.zeros(0)
             lo, hi, note = _iv(interval(est, col, G) if len(jf.design.judges) > 1
                                else Interval(None, None, "only one judge"))
-            rows.append([name, family_of(name), est, lo, hi, len(judge_rounds[name]), len(judge_scores[name]),
+            est_j, lo, hi, note = apply_blank(blanks.judge(name), est, lo, hi, note)
+            rows.append([name, family_of(name), est_j, lo, hi, len(judge_rounds[name]), len(judge_scores[name]),
                          float(np.mean(judge_scores[name])), note])
     a.tables["judges"] = Table(
         "judges", "Judges: offset from the average judge (95% interval; negative = harsh)",
@@ -159,6 +167,7 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
             fam_est = float(jf.estimates.family_pref)
             col = draws[:, M + J] if draws.size else np.zeros(0)
             fam_lo, fam_hi, fam_note = _iv(interval(fam_est, col, G))
+            fam_est, fam_lo, fam_hi, fam_note = apply_blank(blanks.family, fam_est, fam_lo, fam_hi, fam_note)
         else:
             fam_note = "not estimable"
     a.tables["family_preference"] = Table(
@@ -182,6 +191,9 @@ def analyse_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None =
     a.tables["dilemmas"] = _dilemmas(jf, rounds, view)
     for key in ("self_debate", "dilemmas"):
         a.tables[key].notes.append(common_notes[0])
+    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
+    a.tables.update(pw.tables)  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
+    a.robustness = pw.robustness
     return a
 
 
