@@ -24,6 +24,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "tournaments": ("ebtui.cli.tournament:tournaments", "List saved tournaments."),
     "import": ("ebtui.cli.imports:import_group", "Import rounds played by other programs (eb: the Ethics Bowl runner)."),
     "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
+    "compare": ("ebtui.cli.compare:compare", "Judge-adjusted difference between two models, overall and per criterion."),
 }
 
 

@@ -14,14 +14,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ebtui.core.analysis.common import Cell, Table
-from ebtui.core.analysis.identify import Identification, dilemmas_per_level, identify_design, sparse_reason
+from ebtui.core.analysis.identify import (
+    MIN_DILEMMAS,
+    Identification,
+    dilemmas_per_level,
+    identify_design,
+    sparse_reason,
+)
 from ebtui.core.analysis.pairwise import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
+    Blocks,
     Comparison,
     Data,
     compare_all,
+    concentrated_reason,
     describe_robustness,
     robustness,
 )
@@ -50,16 +60,35 @@ def fit_blanks(design: Any) -> Blanks:
     M, J = len(design.models), len(design.judges)
     n_m = dilemmas_per_level(design.model_idx, design.dilemma_idx, M)
     n_j = dilemmas_per_level(design.judge_idx, design.dilemma_idx, J)
+    # how many dilemmas effectively carry each quantity (a judge with 3 ratings on one dilemma: about 1)
+    blocks = Blocks(Data.of(design), ident)
+    lay = blocks.layout
+    K = np.zeros((M + J + 1, lay.width))
+    for i in range(M):
+        K[i, :M] = -1.0 / M
+        K[i, i] += 1.0
+    for j in range(J):
+        K[M + j, lay.judge0:lay.judge0 + J] = -1.0 / J
+        K[M + j, lay.judge0 + j] += 1.0
+    if lay.family:
+        K[M + J, lay.family_col] = 1.0
+    geff, top = blocks.effective(K)
+
+    def thin(k: int) -> str:
+        if len(design.dilemmas) < MIN_DILEMMAS:
+            return ""  # the interval is blank anyway, with "fewer than 3 dilemmas"
+        return concentrated_reason(float(geff[k]), design.dilemmas[int(top[k])])
+
     for i, m in enumerate(design.models):
         why = ident.adjusted_reason(i)
-        out.models[m] = (why, why or sparse_reason(f"{m}'s mean", n_m[i]))
+        out.models[m] = (why, why or sparse_reason(f"{m}'s mean", n_m[i]) or (thin(i) if M > 1 else ""))
     for j, name in enumerate(design.judges):
         why = ident.offset_reason(j) if J > 1 else ""
-        out.judges[name] = (why, why or sparse_reason(f"{name}'s offset", n_j[j]))
+        out.judges[name] = (why, why or sparse_reason(f"{name}'s offset", n_j[j]) or (thin(M + j) if J > 1 else ""))
     if design.has_family:
         fam_rows = design.family > 0.5
         n_f = len(set(design.dilemma_idx[fam_rows].tolist()))
-        out.family = ("", sparse_reason("the same-family preference", n_f))
+        out.family = ("", sparse_reason("the same-family preference", n_f) or thin(M + J))
     return out
 
 

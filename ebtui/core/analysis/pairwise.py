@@ -133,6 +133,20 @@ class Blocks:
         return out
 
 
+    def effective(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per contrast (row of K): the effective number of dilemmas behind its estimate, and the dilemma that
+        carries the most of it. Under independent errors dilemma g contributes a_g = v' A_g v (v = A^+ c) to
+        the estimate's variance; G* = (sum a_g)^2 / sum a_g^2 (Carter, Schnepel & Steigerwald 2017) is G when
+        every dilemma carries the same share and near 1 when one dilemma carries it all."""
+        A = self.A.sum(axis=0)
+        V = np.linalg.pinv(A, rcond=TOL, hermitian=True) @ K.T  # (p, P)
+        a = np.einsum("pk,gpq,qk->kg", V, self.A, V)  # (P, G)
+        tot = a.sum(axis=1)
+        sq = (a ** 2).sum(axis=1)
+        geff = np.where(sq > 0, tot ** 2 / np.where(sq > 0, sq, 1.0), 0.0)
+        return geff, np.argmax(a, axis=1)
+
+
 def pair_matrix(M: int, p: int) -> tuple[list[tuple[int, int]], np.ndarray]:
     pairs = [(i, j) for i in range(M) for j in range(i + 1, M)]
     K = np.zeros((len(pairs), p))
@@ -249,6 +263,7 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
     skill = blocks.solve(np.ones(G), skill_K)[0] if M else np.zeros(0)
     n_dil = dilemmas_per_level(data.model_idx, data.dilemma_idx, M)
     draws = _draws(blocks, K, G, replicates, seed) if G >= MIN_DILEMMAS and pairs_idx else None
+    geff, top = blocks.effective(K) if pairs_idx else (np.zeros(0), np.zeros(0, dtype=int))
     pairs: list[Pair] = []
     for k, (i, j) in enumerate(pairs_idx):
         a, b = data.models[i], data.models[j]
@@ -260,9 +275,11 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
         diff = float(est[k])
         reason = FEWER if G < MIN_DILEMMAS else (sparse_reason(f"{a}'s score", n_dil[i])
                                                  or sparse_reason(f"{b}'s score", n_dil[j]))
+        if not reason:
+            reason = concentrated_reason(float(geff[k]), data.dilemmas[int(top[k])])
         lo = hi = p = None
         if not reason and draws is not None:
-            lo, hi, p, reason = t_interval(diff, draws[:, k], G)
+            lo, hi, p, reason = t_interval(diff, draws[:, k], G, df=min(G - 1.0, float(geff[k]) - 1.0))
         pairs.append(Pair(a, b, diff, lo, hi, p, None, n_common, reason))
     for pr, ph in zip(pairs, holm([pr.p for pr in pairs]), strict=True):
         pr.p_holm = ph
@@ -283,15 +300,25 @@ def _draws(blocks: Blocks, K: np.ndarray, G: int, replicates: int, seed: int) ->
     return out
 
 
-def t_interval(est: float, draws: np.ndarray, G: int) -> tuple[float | None, float | None, float | None, str]:
-    """(low, high, two-sided p, reason): the bootstrap-SE t interval with G - 1 degrees of freedom."""
+def concentrated_reason(geff: float, top: str) -> str:
+    """The blank reason when a quantity's information comes from fewer than MIN_DILEMMAS effective dilemmas."""
+    if geff >= MIN_DILEMMAS:
+        return ""
+    return (f"its information comes mostly from one or two dilemmas (chiefly {top}; effective number of "
+            f"dilemmas {geff:.1f}, an interval needs {MIN_DILEMMAS})")
+
+
+def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None,
+               ) -> tuple[float | None, float | None, float | None, str]:
+    """(low, high, two-sided p, reason): the bootstrap-SE t interval, G - 1 degrees of freedom (fewer when
+    `df` says the information rests on fewer dilemmas)."""
     good = draws[np.isfinite(draws)]
     if len(good) < MIN_USABLE:
         return None, None, None, "too few dilemma resamples identify it"
     se = float(np.std(good, ddof=1)) * np.sqrt(G / (G - 1))
     if not se > 1e-9:
         return None, None, None, "no spread across dilemma resamples"
-    df = G - 1
+    df = G - 1.0 if df is None else max(1.0, min(df, G - 1.0))
     half = float(stats.t.ppf(1 - ALPHA / 2, df)) * se
     p = float(2 * stats.t.sf(abs(est) / se, df))
     return float(est - half), float(est + half), p, ""

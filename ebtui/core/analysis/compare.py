@@ -1,0 +1,149 @@
+"""Two models side by side: `ebtui compare A B` and the TUI's compare view.
+
+* `compare_models`: the judge-adjusted difference A − B overall and per criterion, fitted on the dilemmas
+  both were scored on (every round on those dilemmas enters, so the judges' severities are estimated from all
+  of them), with its interval and the number of dilemmas it rests on (ebtui.core.analysis.pairwise).
+* `dilemma_sides`: per common dilemma, one judged round of each model (the round where they met, when there
+  is one), with their answers, per-criterion scores, the difference and the judges' reasons.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ebtui.core.analysis.families import family_function
+from ebtui.core.analysis.fit import Design, Obs, observations
+from ebtui.core.analysis.pairwise import DEFAULT_REPLICATES, DEFAULT_SEED, Data, compare_all
+from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
+
+
+def finite(value: Any) -> Any:
+    """JSON has no NaN: a non-finite float becomes None (recursively through dicts and lists)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made (a model with no score); the message names what is wrong."""
+
+
+def _pair(obs: list[Obs], a: str, b: str, seed: int, replicates: int) -> dict[str, Any]:
+    if not obs or a not in {o.model for o in obs} or b not in {o.model for o in obs}:
+        missing = [m for m in (a, b) if m not in {o.model for o in obs}]
+        return {"diff": None, "ci_low": None, "ci_high": None, "p": None,
+                "reason": f"no score for {' and '.join(missing)}"}
+    data = Data.of(Design.build(obs))
+    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False)
+    p = comp.pair(a, b)
+    assert p is not None
+    return {"diff": p.diff, "ci_low": p.ci_low, "ci_high": p.ci_high, "p": p.p, "reason": p.reason}
+
+
+def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping[str, str] | None = None,
+                   effective: bool = False, seed: int = DEFAULT_SEED,
+                   replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+    """A − B, judge-adjusted, overall and per criterion, on the dilemmas both played (see the module doc)."""
+    if a == b:
+        raise CompareError(f"compare needs two different models (got {a!r} twice)")
+    obs, _excluded = observations(rounds, family_function(families), effective=effective)
+    played: dict[str, set[str]] = {}
+    for o in obs:
+        played.setdefault(o.model, set()).add(o.dilemma)
+    missing = [m for m in (a, b) if m not in played]
+    if missing:
+        known = ", ".join(sorted(played)) or "none"
+        raise CompareError(f"no judged score for {' or '.join(repr(m) for m in missing)} in these rounds "
+                           f"(models with scores: {known})")
+    common = sorted(played[a] & played[b])
+    out: dict[str, Any] = {"a": a, "b": b, "n_dilemmas": len(common), "dilemmas": common,
+                           "view": "effective" if effective else "as_judged",
+                           "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma",
+                                         "confidence": 0.95}}
+    if not common:
+        why = f"{a} and {b} were never scored on a common dilemma"
+        out |= {"diff": None, "ci_low": None, "ci_high": None, "p": None, "reason": why,
+                "criteria": [{"criterion": c, "diff": None, "ci_low": None, "ci_high": None, "p": None,
+                              "reason": why} for c in CRITERIA]}
+        return out
+    keep = set(common)
+    sub = [o for o in obs if o.dilemma in keep]
+    out |= _pair(sub, a, b, seed, replicates)
+    out["criteria"] = [{"criterion": c, **_pair([o for o in sub if o.criterion == c], a, b, seed, replicates)}
+                       for c in CRITERIA]
+    out["n_scores"] = {a: sum(1 for o in sub if o.model == a), b: sum(1 for o in sub if o.model == b)}
+    return out
+
+
+# ---- side by side --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    """One model's part of one judged round."""
+
+    model: str
+    round: Round
+    team: Team
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (phase, answer) in play order
+    scores: dict[str, int | None] = field(default_factory=dict)
+    reason: str = ""  # the judge's justification for this team
+
+
+@dataclass
+class DilemmaSides:
+    dilemma: str
+    title: str
+    a: Side | None
+    b: Side | None
+    met: bool  # the two sides are the same round (A and B debated each other)
+
+    def differences(self) -> dict[str, int | None]:
+        """Per criterion: A's score minus B's (None where either is missing)."""
+        out: dict[str, int | None] = {}
+        for c in CRITERIA:
+            va = self.a.scores.get(c) if self.a else None
+            vb = self.b.scores.get(c) if self.b else None
+            out[c] = va - vb if va is not None and vb is not None else None
+        return out
+
+
+def _side(r: Round, model: str, effective: bool) -> Side:
+    team: Team = "a" if r.team_a_model == model else "b"
+    texts = [(p.phase_type.value, p.response or "") for p in r.phases
+             if p.phase_type != PhaseType.JUDGMENT and p.model_id == model and p.status == PhaseStatus.COMPLETE]
+    j = r.judgment
+    scores: dict[str, int | None] = {}
+    reason = ""
+    if j is not None:
+        s = j.effective_scores(team) if effective else j.parsed_scores(team)
+        scores = dict(s.as_dict())
+        reason = j.team_a_justification if team == "a" else j.team_b_justification
+    return Side(model, r, team, texts, scores, reason)
+
+
+def dilemma_sides(rounds: Sequence[Round], a: str, b: str, *, effective: bool = False) -> list[DilemmaSides]:
+    """For every dilemma on which both models had a judged round: one round of each, side by side (the round
+    where they debated each other when there is one; else each model's first judged round there)."""
+    judged = [r for r in rounds if r.judgment is not None]
+    by_dilemma: dict[str, list[Round]] = {}
+    for r in sorted(judged, key=lambda r: r.id):
+        by_dilemma.setdefault(r.dilemma_id, []).append(r)
+    out = []
+    for d, rs in sorted(by_dilemma.items()):
+        with_a = [r for r in rs if a in (r.team_a_model, r.team_b_model)]
+        with_b = [r for r in rs if b in (r.team_a_model, r.team_b_model)]
+        if not with_a or not with_b:
+            continue
+        met = [r for r in with_a if b in (r.team_a_model, r.team_b_model)]
+        ra, rb = (met[0], met[0]) if met else (with_a[0], with_b[0])
+        title = next((r.dilemma_title for r in rs if r.dilemma_title), d)
+        out.append(DilemmaSides(d, title, _side(ra, a, effective), _side(rb, b, effective), bool(met)))
+    return out
