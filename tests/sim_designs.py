@@ -16,7 +16,7 @@ Slot = tuple[str, str, str, str]  # dilemma, team A model, team B model, judge
 
 
 def play(truth: Truth, schedule: Iterable[Slot], *, seed: int = 0, interaction_sd: float = 0.0,
-         tournament_id: str = "t-design") -> list[Round]:
+         interaction: dict[tuple[str, str], float] | None = None, tournament_id: str = "t-design") -> list[Round]:
     """One judged round per slot. `interaction_sd`: a model x dilemma interaction (a model better on some
     dilemmas), which only the dilemma bootstrap sees."""
     rng = np.random.default_rng(seed)
@@ -25,6 +25,7 @@ def play(truth: Truth, schedule: Iterable[Slot], *, seed: int = 0, interaction_s
     models = sorted({m for s in slots for m in s[1:3]})
     truth.dilemma_effect = {d: float(rng.normal(0, truth.dilemma_sd)) for d in dilemmas}
     inter = {(m, d): float(rng.normal(0, interaction_sd)) for m in models for d in dilemmas}
+    inter.update(interaction or {})  # planted: model m is this much better on dilemma d
     crit = dict(zip(CRITERIA, rng.normal(0, truth.criterion_sd, len(CRITERIA)), strict=True))
     crit = {c: v - float(np.mean(list(crit.values()))) for c, v in crit.items()}
     rounds = []
