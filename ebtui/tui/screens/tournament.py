@@ -41,6 +41,7 @@ from ebtui.tui.widgets.analysis_view import AnalysisView, fit_for_view
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
+from ebtui.tui.widgets.pairwise_view import PairwiseView
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
@@ -204,6 +205,7 @@ class TournamentScreen(TournamentExport):
                 yield BatchStatus(id="batch-status")
             with TabPane("Analysis", id="tab-analysis"):
                 yield AnalysisView(id="analysis-fit")
+                yield PairwiseView(id="analysis-pairwise")
                 with Horizontal(id="analysis-pickers"):
                     yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
                     yield Select(VIEWS, value="effective", allow_blank=False, id="analysis-view-select")
@@ -469,7 +471,9 @@ class TournamentScreen(TournamentExport):
 
         rounds = self.services.store.load_rounds(tournament=tournament_id)
         tables = {view: analyse(rounds, effective=view == "effective") for _, view in VIEWS}
-        self.app.call_from_thread(self.query_one(AnalysisView).show, fit_for_view(rounds, self.services))
+        fitted = fit_for_view(rounds, self.services)
+        self.app.call_from_thread(self.query_one(AnalysisView).show, fitted)
+        self.app.call_from_thread(self.query_one(PairwiseView).show, fitted, rounds)
         self.post_message(self.AnalysisReady(tournament_id, len(rounds), tables))
 
     @on(AnalysisReady)
