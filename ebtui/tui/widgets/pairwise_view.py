@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ebtui.core.safe_text import strip_control
@@ -76,11 +76,11 @@ def render_ranks_and_matrix(tables: Mapping[str, Any]) -> Text:
     return out
 
 
-class PairwiseView(Vertical):
+class PairwiseView(VerticalScroll):
     """Call `show(analysis, rounds)`; enter on a row of the pair list opens the compare view of that pair."""
 
     DEFAULT_CSS = """
-    PairwiseView { height: auto; max-height: 45vh; padding: 0 1; }
+    PairwiseView { height: auto; max-height: 35vh; padding: 0 1; overflow: auto; }
     PairwiseView > #pairwise-text { width: auto; height: auto; text-wrap: nowrap; }
     PairwiseView > DataTable { height: auto; max-height: 12; }
     """
