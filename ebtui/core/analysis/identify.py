@@ -115,23 +115,36 @@ class Layout:
         return self.crit0 + self.C + ((1 + self.G) if self.with_dilemmas else 0)
 
 
-def dummy_design(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray, dilemma_idx: np.ndarray,
-                 seat: np.ndarray, family: np.ndarray, lay: Layout) -> np.ndarray:
-    """The over-parameterised design matrix (rows: scores)."""
+def design_entries(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray, dilemma_idx: np.ndarray,
+                   seat: np.ndarray, family: np.ndarray, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """The over-parameterised design matrix in sparse form: per row, the columns it touches and their values
+    (rows x k each; every block has exactly one entry per row)."""
     n = len(model_idx)
-    X = np.zeros((n, lay.width))
-    r = np.arange(n)
-    X[r, model_idx] = 1.0
-    X[r, lay.judge0 + judge_idx] = 1.0
+    cols = [model_idx, lay.judge0 + judge_idx, lay.crit0 + crit_idx]
+    vals = [np.ones(n), np.ones(n), np.ones(n)]
     if lay.seat:
-        X[:, lay.seat_col] = seat
+        cols.append(np.full(n, lay.seat_col))
+        vals.append(np.asarray(seat, float))
     if lay.family:
-        X[:, lay.family_col] = family
-    X[r, lay.crit0 + crit_idx] = 1.0
+        cols.append(np.full(n, lay.family_col))
+        vals.append(np.asarray(family, float))
     if lay.with_dilemmas:
-        X[:, lay.intercept_col] = 1.0
-        X[r, lay.dil0 + dilemma_idx] = 1.0
-    return X
+        cols += [np.full(n, lay.intercept_col), lay.dil0 + dilemma_idx]
+        vals += [np.ones(n), np.ones(n)]
+    return np.stack(cols, axis=1).astype(np.int64), np.stack(vals, axis=1)
+
+
+def gram(cols: np.ndarray, vals: np.ndarray, width: int, groups: np.ndarray | None = None,
+         n_groups: int = 1) -> np.ndarray:
+    """X'X (per group of rows when `groups` is given: n_groups x width x width) from `design_entries`, by
+    counting: each row adds vals[a] * vals[b] at (cols[a], cols[b])."""
+    n, k = cols.shape
+    flat = (cols[:, :, None] * width + cols[:, None, :]).reshape(n, k * k)
+    w = (vals[:, :, None] * vals[:, None, :]).reshape(n, k * k)
+    if groups is not None:
+        flat = flat + (np.asarray(groups, np.int64) * width * width)[:, None]
+    out = np.bincount(flat.ravel(), weights=w.ravel(), minlength=n_groups * width * width)
+    return out.reshape(n_groups, width, width)
 
 
 @dataclass
@@ -229,8 +242,8 @@ def identify(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray,
 
     def nullspace(seat_on: bool, fam_on: bool) -> tuple[Layout, np.ndarray]:
         lay = Layout(M, J, n_criteria, n_dilemmas, seat_on, fam_on)
-        X = dummy_design(model_idx, judge_idx, crit_idx, dilemma_idx, seat, family, lay)
-        return lay, null_space(X.T @ X)
+        cols, vals = design_entries(model_idx, judge_idx, crit_idx, dilemma_idx, seat, family, lay)
+        return lay, null_space(gram(cols, vals, lay.width)[0])
 
     lay, null = nullspace(has_seat, has_family)
     if has_family:

@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
     Identification,
     Layout,
+    design_entries,
     dilemmas_per_level,
-    dummy_design,
+    gram,
     identify,
     sparse_reason,
 )
@@ -39,6 +40,8 @@ DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400
 ALPHA = 0.05
 MIN_USABLE = 20
+MIN_EFFECTIVE = 2.0  # effective number of dilemmas below which an interval is blank (see Blocks.effective)
+ROBUSTNESS_REPLICATES = 200  # each leave-one-out refit re-tests every pair: fewer replicates, same seed
 TOL = 1e-9
 FEWER = f"fewer than {MIN_DILEMMAS} dilemmas"
 
@@ -97,20 +100,21 @@ class Blocks:
         lay = ident.layout
         self.layout = Layout(lay.M, lay.J, lay.C, lay.G, lay.seat, lay.family, with_dilemmas=False)
         p = self.layout.width
-        X = dummy_design(data.model_idx, data.judge_idx, data.crit_idx, data.dilemma_idx, data.seat, data.family,
-                         self.layout)
+        cols, vals = design_entries(data.model_idx, data.judge_idx, data.crit_idx, data.dilemma_idx, data.seat,
+                                    data.family, self.layout)
         G = len(data.dilemmas)
         self.G = G
-        self.A = np.zeros((G, p, p))
-        self.b = np.zeros((G, p))
-        order = np.argsort(data.dilemma_idx, kind="stable")
-        bounds = np.searchsorted(data.dilemma_idx[order], np.arange(G + 1))
-        for g in range(G):
-            rows = order[bounds[g]:bounds[g + 1]]
-            Z = X[rows] - X[rows].mean(axis=0)
-            yc = data.y[rows] - data.y[rows].mean()
-            self.A[g] = Z.T @ Z
-            self.b[g] = Z.T @ yc
+        g = np.asarray(data.dilemma_idx, np.int64)
+        xtx = gram(cols, vals, p, g, G)
+        n = np.bincount(g, minlength=G).astype(float)
+        flat = (g[:, None] * p + cols).ravel()
+        colsum = np.bincount(flat, weights=vals.ravel(), minlength=G * p).reshape(G, p)
+        xty = np.bincount(flat, weights=(vals * data.y[:, None]).ravel(), minlength=G * p).reshape(G, p)
+        ysum = np.bincount(g, weights=data.y, minlength=G)
+        safe = np.maximum(n, 1.0)
+        # centring within each dilemma absorbs its difficulty term: Z'Z = X'X - n xbar xbar', Z'y likewise
+        self.A = xtx - colsum[:, :, None] * colsum[:, None, :] / safe[:, None, None]
+        self.b = xty - colsum * (ysum / safe)[:, None]
 
     def solve(self, weights: np.ndarray, K: np.ndarray) -> np.ndarray:
         """Contrast estimates K beta for each row of weights (B x G dilemma counts); NaN where the weighted
@@ -301,11 +305,11 @@ def _draws(blocks: Blocks, K: np.ndarray, G: int, replicates: int, seed: int) ->
 
 
 def concentrated_reason(geff: float, top: str) -> str:
-    """The blank reason when a quantity's information comes from fewer than MIN_DILEMMAS effective dilemmas."""
-    if geff >= MIN_DILEMMAS:
+    """The blank reason when a quantity's information comes from fewer than MIN_EFFECTIVE effective dilemmas."""
+    if geff >= MIN_EFFECTIVE:
         return ""
-    return (f"its information comes mostly from one or two dilemmas (chiefly {top}; effective number of "
-            f"dilemmas {geff:.1f}, an interval needs {MIN_DILEMMAS})")
+    return (f"its information comes mostly from one dilemma (chiefly {top}; effective number of dilemmas "
+            f"{geff:.1f}, an interval needs {MIN_EFFECTIVE:.0f})")
 
 
 def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None,
@@ -319,8 +323,8 @@ def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None
     if not se > 1e-9:
         return None, None, None, "no spread across dilemma resamples"
     df = G - 1.0 if df is None else max(1.0, min(df, G - 1.0))
-    half = float(stats.t.ppf(1 - ALPHA / 2, df)) * se
-    p = float(2 * stats.t.sf(abs(est) / se, df))
+    half = float(special.stdtrit(df, 1 - ALPHA / 2)) * se
+    p = float(2 * special.stdtr(df, -abs(est) / se))
     return float(est - half), float(est + half), p, ""
 
 
@@ -384,7 +388,7 @@ def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLIC
                 r["reason"] = f"without {name}, {', '.join(missing)} has no score"
                 runs.append(r)
                 continue
-            comp = compare_all(sub, replicates=replicates, seed=seed, with_ranks=False)
+            comp = compare_all(sub, replicates=min(replicates, ROBUSTNESS_REPLICATES), seed=seed, with_ranks=False)
             order = comp.order()
             if order is None:
                 r["reason"] = "without " + name + ", not every pair is identified (" + next(
