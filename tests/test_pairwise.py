@@ -310,3 +310,14 @@ def test_every_reported_interval_covers_on_sparse_and_disconnected_designs() -> 
             hits += [c for _, c in interval_checks(out, truth, rounds)]
             bad += wrong_signs(out, truth)
     assert np.mean(hits) >= 0.85 and not bad, (np.mean(hits), bad[:5])
+
+
+def test_groups_on_separate_dilemmas_leave_dilemma_effects_blank() -> None:
+    truth = disconnected_world(sparse_judge=False)
+    truth.family = {k: k for k in truth.family}
+    sched = [s for s in disconnected_schedule(6, sparse_judge=False) if (s[1] in ("m1", "m2")) == (s[0] in ("d1", "d2", "d3"))]
+    out = analyse_fit(play(truth, sched, seed=9), families=truth.family, replicates=100).json()
+    assert all(d["effect"] is None and d["reason"].startswith("not identified") for d in out["dilemmas"])
+    connected = analyse_fit(play(truth, disconnected_schedule(4, sparse_judge=False), seed=9),
+                            families=truth.family, replicates=100).json()
+    assert all(d["effect"] is not None and d["reason"] == "" for d in connected["dilemmas"])

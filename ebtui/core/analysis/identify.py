@@ -221,6 +221,19 @@ class Identification:
                     "its severity cannot be told apart from the skill of the models it scored")
         return "not identified: confounded with the seat, same-family or dilemma terms in this design"
 
+    def dilemma_reason(self, g: int, dilemmas: Sequence[str]) -> str:
+        """Why dilemma g's difficulty (its offset from the average dilemma) is not identified ('' when it is)."""
+        lay = self.layout
+        if not lay.with_dilemmas or lay.G < 2:
+            return ""
+        c = np.zeros(lay.width)
+        c[lay.dil0:lay.dil0 + lay.G] = -1.0 / lay.G
+        c[lay.dil0 + g] += 1.0
+        if is_estimable(self.null, c):
+            return ""
+        return (f"not identified: the models and judges on {dilemmas[g]} never met those on some other dilemmas, "
+                "so its difficulty cannot be told apart from their skill and severity")
+
     @property
     def connected(self) -> bool:
         return len(set(self.model_part)) <= 1

@@ -233,12 +233,14 @@ def _dilemmas(jf: JointFit | None, rounds: Sequence[Round], view: str) -> Table:
         for o in jf.design.obs:
             n[o.dilemma].add(o.round_id)
             raw[o.dilemma].append(o.score)
+        ident = jf.design.identification
         for i, d in enumerate(jf.design.dilemmas):
-            rows.append([d, titles.get(d, ""), float(jf.estimates.difficulty[i]), float(np.mean(raw[d])),
-                         len(n[d])])
-        rows.sort(key=lambda r: (r[2], r[0]))
+            why = ident.dilemma_reason(i, jf.design.dilemmas) if ident is not None else ""  # identify.py
+            rows.append([d, titles.get(d, ""), None if why else float(jf.estimates.difficulty[i]),
+                         float(np.mean(raw[d])), len(n[d]), why])
+        rows.sort(key=lambda r: (r[2] is None, r[2] or 0.0, r[0]))
     return Table("dilemmas", "Dilemmas: difficulty effect (negative = harder than average)",
-                 ["dilemma", "title", "effect", "raw_mean", "n_rounds"], rows, view=view,
+                 ["dilemma", "title", "effect", "raw_mean", "n_rounds", "reason"], rows, view=view,
                  text_columns=frozenset({"title"}),
                  notes=["effect: the dilemma's term in the joint fit (sums to zero over the dilemmas)."])
 
