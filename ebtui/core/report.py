@@ -40,7 +40,7 @@ def format_cell(value: Cell, column: str = "") -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
+        return f"{value:.3g}" if column.endswith("_p") or column in ("p", "p_holm") else f"{value:.2f}"
     return str(value)
 
 
