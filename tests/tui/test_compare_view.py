@@ -86,7 +86,7 @@ async def test_analysis_tab_shows_pairs_and_enter_opens_the_compare_view(make_ap
         assert "[bold red]not markup[/]" in left and "\x1b" not in left  # shown as text, control bytes gone
         assert "Clear principle, well defended." in left and "Judge's reasons" in right
         scores = _plain(cmp_screen.query_one("#compare-scores", Static))
-        assert "A − B" in scores and "consistency" in scores
+        assert "difference" in scores and "consistency" in scores
         first = cmp_screen.query_one("#compare-dilemma", Select).value
         await pilot.press("n")
         await pilot.pause()
@@ -94,3 +94,18 @@ async def test_analysis_tab_shows_pairs_and_enter_opens_the_compare_view(make_ap
         await pilot.press("escape")
         await wait_until(lambda: app.screen is screen, timeout=10)
 
+
+
+def test_compare_view_snapshot(snap_compare, make_app, store: ResultsStore) -> None:
+    rounds = _tournament(store)
+    app = make_app(snapshot=True)
+
+    async def run(pilot) -> None:  # noqa: ANN001 - Textual's Pilot
+        screen = CompareScreen(rounds, "m1", "m3")
+        app.push_screen(screen)
+        await wait_until(lambda: screen.result is not None, timeout=60)
+        await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(140, 40), run_before=run)

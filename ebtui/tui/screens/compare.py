@@ -30,19 +30,20 @@ def _signed(v: Any) -> str:
 
 
 def score_table(sides: DilemmaSides) -> Text:
-    """Per criterion: A's score, B's score and A − B on this dilemma."""
+    """Per criterion: the first model's score, the second's and the difference (first − second) on this
+    dilemma."""
     a = strip_control(sides.a.model if sides.a else "A")
     b = strip_control(sides.b.model if sides.b else "B")
     w = max(len(c) for c in CRITERIA)
     out = Text()
-    out.append(f"{'criterion':<{w}}  {a[:14]:>14}  {b[:14]:>14}  {'A − B':>6}\n", style="bold")
+    out.append(f"{'criterion':<{w}}  {a[:14]:>14}  {b[:14]:>14}  {'difference':>10}\n", style="bold")
     diffs = sides.differences()
     for c in CRITERIA:
         va = sides.a.scores.get(c) if sides.a else None
         vb = sides.b.scores.get(c) if sides.b else None
         d = diffs[c]
         out.append(f"{c:<{w}}  {('—' if va is None else str(va)):>14}  {('—' if vb is None else str(vb)):>14}  ")
-        out.append(f"{('—' if d is None else f'{d:+d}'):>6}\n",
+        out.append(f"{('—' if d is None else '0' if d == 0 else f'{d:+d}'):>10}\n",
                    style="green" if d is not None and d > 0 else "red" if d is not None and d < 0 else "")
     return out
 
