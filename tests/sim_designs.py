@@ -124,12 +124,13 @@ def interval_checks(out: dict, truth: Truth, rounds: list[Round]) -> list[tuple[
 
 
 def wrong_signs(out: dict, truth: Truth) -> list[str]:
-    """Pairs whose interval excludes 0 on the wrong side of the truth (or excludes 0 when the truth is 0)."""
+    """Pairs with a planted gap whose interval excludes 0 on the wrong side (pairs with no gap: see
+    `interval_checks`, where an interval excluding 0 is a miss)."""
     bad = []
     for p in out["pairwise"]:
         if p["ci_low"] is None or p["ci_low"] <= 0 <= p["ci_high"]:
             continue
         true = truth.skill[p["a"]] - truth.skill[p["b"]]
-        if np.sign(true) != np.sign(p["diff"]):
+        if true != 0 and np.sign(true) != np.sign(p["diff"]):
             bad.append(f"{p['a']}-{p['b']}: true {true:+.2f}, [{p['ci_low']:+.2f}, {p['ci_high']:+.2f}]")
     return bad
