@@ -41,7 +41,7 @@ def _pair(obs: list[Obs], a: str, b: str, seed: int, replicates: int) -> dict[st
         return {"diff": None, "ci_low": None, "ci_high": None, "p": None,
                 "reason": f"no score for {' and '.join(missing)}"}
     data = Data.of(Design.build(obs))
-    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False)
+    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False, simultaneous=False)
     p = comp.pair(a, b)
     assert p is not None
     return {"diff": p.diff, "ci_low": p.ci_low, "ci_high": p.ci_high, "p": p.p, "reason": p.reason}

@@ -130,9 +130,11 @@ def pairwise_tables(design: Any | None, view: str, *, seed: int = DEFAULT_SEED,
             "pairwise", "Pairwise: judge-adjusted difference a − b (95% interval), Holm-adjusted p",
             PAIR_COLUMNS, pair_rows, view=view,
             notes=["diff: skill[a] − skill[b] in the joint fit (same judges, dilemmas, seat and criteria "
-                   "taken into account); interval and p from the dilemma bootstrap with a t(G − 1) reference; "
-                   "p_holm: Holm-adjusted over every pair that has a p; n_dilemmas: dilemmas on which both were "
-                   "scored. Blank: the reason says why (docs/STATISTICS.md)."]),
+                   "taken into account); p from the dilemma bootstrap with a t(G − 1) reference; p_holm: "
+                   "Holm-adjusted over every pair that has a p; ci_low/ci_high: simultaneous 95% intervals "
+                   "(Bonferroni over those pairs: all hold together, and one that excludes 0 is also "
+                   "Holm-significant); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
+                   "why (docs/STATISTICS.md)."]),
         "ranks": Table(
             "ranks", "Ranks: 1 = best, with a 95% rank interval", RANK_COLUMNS, rank_rows, view=view,
             notes=["rank: by the adjusted estimates; rank_low/rank_high: 1 + the models significantly better "

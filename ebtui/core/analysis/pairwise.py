@@ -10,8 +10,10 @@ twice counts twice, as two clusters with their own difficulty) solved by one sma
 Per replicate a contrast that the resample does not identify (a model or judge missing from it, two models no
 longer linked) is NaN for that contrast only; no replicate is discarded for every quantity.
 
-Interval and p-value (docs/STATISTICS.md): SE = sd(replicates) x sqrt(G / (G - 1)); interval
-diff ± t(0.975, G - 1) x SE; p = two-sided t(G - 1) tail of diff / SE; Holm over the pairs that have a p.
+Interval and p-value (docs/STATISTICS.md): SE = sd(replicates) x sqrt(G / (G - 1)); p = two-sided t(df) tail
+of diff / SE, df = min(G - 1, G* - 1) (G*: the effective number of dilemmas); Holm over the pairs that have a
+p; the report's interval is diff ± t(1 - 0.025 / m, df) x SE over the m tested pairs (Bonferroni-simultaneous:
+all of them hold together with 95%, and one that excludes 0 is Holm-significant).
 Blank (null, with the reason) when: the design does not identify the contrast; fewer than 3 dilemmas; a model
 of the pair was scored on fewer than 3 dilemmas; fewer than 20 usable replicates; no spread.
 """
@@ -255,8 +257,10 @@ def common_dilemmas(data: Data, a: int, b: int) -> int:
 
 
 def compare_all(data: Data, *, ident: Identification | None = None, replicates: int = DEFAULT_REPLICATES,
-                seed: int = DEFAULT_SEED, with_ranks: bool = True) -> Comparison:
-    """Every pair's judge-adjusted difference with its interval and Holm-adjusted p-value, and the ranks."""
+                seed: int = DEFAULT_SEED, with_ranks: bool = True, simultaneous: bool = True) -> Comparison:
+    """Every pair's judge-adjusted difference with its interval and Holm-adjusted p-value, and the ranks.
+    `simultaneous` (the report): the pairs' intervals are Bonferroni-simultaneous 95% intervals, so an interval
+    that excludes 0 is also Holm-significant; False (`ebtui compare`, one question): each pair's own 95%."""
     ident = ident or data.identification()
     blocks = Blocks(data, ident)
     M, G = len(data.models), len(data.dilemmas)
@@ -269,12 +273,14 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
     draws = _draws(blocks, K, G, replicates, seed) if G >= MIN_DILEMMAS and pairs_idx else None
     geff, top = blocks.effective(K) if pairs_idx else (np.zeros(0), np.zeros(0, dtype=int))
     pairs: list[Pair] = []
+    dfs: list[float] = []
     for k, (i, j) in enumerate(pairs_idx):
         a, b = data.models[i], data.models[j]
         n_common = common_dilemmas(data, i, j)
         why = ident.pair_reason(i, j)
         if why or not np.isfinite(est[k]):
             pairs.append(Pair(a, b, None, None, None, None, None, n_common, why or "not identified"))
+            dfs.append(0.0)
             continue
         diff = float(est[k])
         reason = FEWER if G < MIN_DILEMMAS else (sparse_reason(f"{a}'s score", n_dil[i])
@@ -285,8 +291,14 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
         if not reason and draws is not None:
             lo, hi, p, reason = t_interval(diff, draws[:, k], G, df=min(G - 1.0, float(geff[k]) - 1.0))
         pairs.append(Pair(a, b, diff, lo, hi, p, None, n_common, reason))
+        dfs.append(min(G - 1.0, float(geff[k]) - 1.0))
     for pr, ph in zip(pairs, holm([pr.p for pr in pairs]), strict=True):
         pr.p_holm = ph
+    tests = sum(1 for pr in pairs if pr.p is not None)
+    if simultaneous and tests > 1 and draws is not None:  # intervals that hold together, like p_holm
+        for k, pr in enumerate(pairs):
+            if pr.p is not None and pr.diff is not None:
+                pr.ci_low, pr.ci_high, _, _ = t_interval(pr.diff, draws[:, k], G, df=dfs[k], tests=tests)
     comp = Comparison(data, ident, pairs, estimates=skill)
     if with_ranks:
         comp.ranks = ranks(comp)
@@ -312,10 +324,11 @@ def concentrated_reason(geff: float, top: str) -> str:
             f"{geff:.1f}, an interval needs {MIN_EFFECTIVE:.0f})")
 
 
-def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None,
+def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None, tests: int = 1,
                ) -> tuple[float | None, float | None, float | None, str]:
     """(low, high, two-sided p, reason): the bootstrap-SE t interval, G - 1 degrees of freedom (fewer when
-    `df` says the information rests on fewer dilemmas)."""
+    `df` says the information rests on fewer dilemmas); `tests` > 1: a Bonferroni-simultaneous interval (level
+    1 - ALPHA / tests), the p-value stays the pair's own."""
     good = draws[np.isfinite(draws)]
     if len(good) < MIN_USABLE:
         return None, None, None, "too few dilemma resamples identify it"
@@ -323,7 +336,7 @@ def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None
     if not se > 1e-9:
         return None, None, None, "no spread across dilemma resamples"
     df = G - 1.0 if df is None else max(1.0, min(df, G - 1.0))
-    half = float(special.stdtrit(df, 1 - ALPHA / 2)) * se
+    half = float(special.stdtrit(df, 1 - ALPHA / (2 * max(tests, 1)))) * se
     p = float(2 * special.stdtr(df, -abs(est) / se))
     return float(est - half), float(est + half), p, ""
 
