@@ -321,3 +321,13 @@ def test_groups_on_separate_dilemmas_leave_dilemma_effects_blank() -> None:
     connected = analyse_fit(play(truth, disconnected_schedule(4, sparse_judge=False), seed=9),
                             families=truth.family, replicates=100).json()
     assert all(d["effect"] is not None and d["reason"] == "" for d in connected["dilemmas"])
+
+
+def test_blank_rows_of_the_fit_tables_carry_a_reason(tmp_path: Path) -> None:
+    truth = disconnected_world(sparse_judge=False)
+    truth.family = {k: k for k in truth.family}
+    out = analyse_fit(play(truth, disconnected_schedule(4, sparse_judge=False), seed=3), families=truth.family,
+                      replicates=100).json()
+    for row in [*out["models"], *out["judges"], out["family_preference"]]:
+        blank = row.get("mean", row.get("offset", row.get("estimate"))) is None or row["ci_low"] is None
+        assert not blank or row["reason"], row

@@ -70,6 +70,9 @@ class Analysis:
         out: dict[str, Any] = {"fit": self.info}
         for key, t in self.tables.items():
             rows = t.as_dicts()
+            for row in rows:  # a blank quantity is null with a `reason` (the interval note), like pairwise's
+                if "interval_note" in row:
+                    row.setdefault("reason", row["interval_note"])
             out[key] = rows[0] if key == "family_preference" else rows
         if "robustness" in self.tables:
             out["robustness"] = self.robustness
