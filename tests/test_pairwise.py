@@ -323,7 +323,7 @@ def test_groups_on_separate_dilemmas_leave_dilemma_effects_blank() -> None:
     assert all(d["effect"] is not None and d["reason"] == "" for d in connected["dilemmas"])
 
 
-def test_blank_rows_of_the_fit_tables_carry_a_reason(tmp_path: Path) -> None:
+def test_blank_rows_of_the_fit_tables_carry_a_reason() -> None:
     truth = disconnected_world(sparse_judge=False)
     truth.family = {k: k for k in truth.family}
     out = analyse_fit(play(truth, disconnected_schedule(4, sparse_judge=False), seed=3), families=truth.family,
