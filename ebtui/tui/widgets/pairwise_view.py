@@ -104,7 +104,7 @@ class PairwiseView(VerticalScroll):
         self.query_one("#pairwise-text", Static).update(text)
         grid = self.query_one("#pairwise-list", DataTable)
         grid.clear(columns=True)
-        grid.add_columns("a", "b", "a − b", "95% interval", "p (Holm)", "dilemmas", "why blank")
+        grid.add_columns("a", "b", "a − b", "simultaneous 95%", "p (Holm)", "dilemmas", "why blank")
         self.pairs = []
         if "pairwise" not in tables:
             return
