@@ -29,7 +29,6 @@ from ebtui.core.records import Round, Tournament
 if TYPE_CHECKING:
     import pandas
 
-    from ebtui.core.analysis.common import Table
     from ebtui.core.report import ReportData
     from ebtui.core.store import ResultsStore
 
@@ -49,6 +48,8 @@ class ModelResult:
     n_dilemmas: int
     n_scores: int
     interval_note: str
+    #: why the mean is blank (null: it is not): the design does not identify it, or too few dilemmas
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,18 @@ class JudgeResult:
     n_scores: int
     raw_mean_given: float | None
     interval_note: str
+    #: why the offset is blank (null: it is not)
+    reason: str | None = None
 
 
 _R = TypeVar("_R", ModelResult, JudgeResult)
 
 
-def _records(cls: type[_R], table: Table) -> list[_R]:
+def _records(cls: type[_R], rows: Sequence[Mapping[str, Any]]) -> list[_R]:
+    """The rows of one table of `report --json` as records."""
     names = [f.name for f in dataclasses.fields(cls)]
     out: list[_R] = []
-    for row in table.as_dicts():
+    for row in rows:
         values: dict[str, Any] = {n: row.get(n) for n in names}
         out.append(cls(**values))
     return out
@@ -105,17 +109,17 @@ class Report:
     @property
     def models(self) -> list[ModelResult]:
         """The model table as judged (the judges' parsed scores)."""
-        return _records(ModelResult, self.data.as_judged.tables["models"])
+        return _records(ModelResult, self.data.as_judged.json()["models"])
 
     @property
     def models_with_overrides(self) -> list[ModelResult] | None:
         """The model table with human overrides applied (None: no override is in force)."""
         w = self.data.with_overrides
-        return None if w is None else _records(ModelResult, w.tables["models"])
+        return None if w is None else _records(ModelResult, w.json()["models"])
 
     @property
     def judges(self) -> list[JudgeResult]:
-        return _records(JudgeResult, self.data.as_judged.tables["judges"])
+        return _records(JudgeResult, self.data.as_judged.json()["judges"])
 
     @property
     def table_keys(self) -> list[str]:

@@ -28,6 +28,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "rejudge": ("ebtui.cli.rejudge:rejudge", "Judge saved rounds again (other judges, repeats, order): judge calls only."),
     "store": ("ebtui.cli.store:store_group", "Check the results store (--repair: rebuild the index, clean up)."),
     "plan": ("ebtui.cli.plan:plan", "Plan a tournament's size: predicted interval widths, detectable gap, calls, cost."),
+    "compare": ("ebtui.cli.compare:compare", "Judge-adjusted difference between two models, overall and per criterion."),
 }
 
 

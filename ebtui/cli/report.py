@@ -56,6 +56,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     results = ResultsStore(root)
     tournament = None
     rounds: list[Any] | None = None
+    from_rounds = False
     try:
         if tournament_id:
             try:
@@ -76,7 +77,10 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         from ebtui.core.analysis.judge_bias import expand_judgments
         from ebtui.core.analysis.source import facts_source
 
-        if rounds is not None:
+        # rounds with judgments added by `ebtui rejudge` count each judgment: the columns hold a round's own
+        from_rounds = rounds is not None and (bool(classifier) or any(r.extra_judgments for r in rounds))
+        if from_rounds:
+            assert rounds is not None
             facts = Facts.from_rounds(expand_judgments(rounds))
         else:
             source = facts_source(results)
@@ -87,7 +91,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     except (StoreError, ValueError, TypeError) as exc:
         raise CliError(f"{root}: {exc}") from None
     echo_unreadable(unreadable)
-    if model and rounds is None:
+    if model and not from_rounds:
         facts = facts.take((facts.team_a == model) | (facts.team_b == model))
     if not len(facts):
         what = [f"tournament {tournament_id!r}" if tournament_id else "",
@@ -101,11 +105,14 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         subject = (tournament.name or tournament.id) if tournament else (tournament_id or "all rounds")
         extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
         title = f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
-    families, classifications = _from_models(ctx_option(ctx, "models_file", models_file), classifier, facts, rounds)
-    from ebtui.core.judge_views import agreement_map
+    families, classifications = from_models(ctx_option(ctx, "models_file", models_file), classifier, facts, rounds)
+    agreement = None
+    if (root / "judge_views").is_dir():  # the judges' own views (`ebtui rejudge --views`): only then import it
+        from ebtui.core.judge_views import agreement_map
 
+        agreement = agreement_map(root)
     data = build_report_data(facts, classifications=classifications, families=families,
-                             agreement=agreement_map(root), bias_rounds=rounds)
+                             agreement=agreement, bias_rounds=rounds)
     if as_json:
         import json
 
@@ -141,7 +148,7 @@ def _unreadable(results: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _from_models(models_file: str | None, classifier: str | None, facts: Any,
+def from_models(models_file: str | None, classifier: str | None, facts: Any,
                  rounds: list[Any] | None) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
     """What models.toml adds to a report: each model's family (`family`, else its provider; a model not in
     models.toml: the family recorded in its rounds, else the name heuristic of ebtui.core.analysis.families) and, with --classifier, a model's

@@ -41,7 +41,7 @@ def format_cell(value: Cell, column: str = "") -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
+        return f"{value:.3g}" if column.endswith("_p") or column in ("p", "p_holm") else f"{value:.2f}"
     return str(value)
 
 
@@ -175,6 +175,7 @@ VIEW_HEADINGS = {
 #: (heading, table keys) in the order the report shows them
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("1. Models", ("models", "variance_components", "criteria_by_model")),
+    ("1a. Which model is better: pairwise comparisons, ranks, robustness", ("pairwise", "ranks", "robustness")),
     ("2. Judges", ("judges", "judge_vs_human", "family_preference")),
     ("3. Judge agreement", ("judge_agreement", "judge_correlation")),
     ("4. Dilemmas", ("dilemmas", "dilemma_difficulty")),

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ebtui.core.analysis.frame import Facts, ScoreFrame
+from ebtui.core.analysis.identify import identify_design
 from ebtui.core.records import CRITERIA, Round, Team
 
 SEAT_LABEL: dict[Team, str] = {"a": "A", "b": "B"}
@@ -239,6 +241,9 @@ class Design:
             self._stats = ClusterStats.of(self.frame)
         return self._stats
 
+    #: what the design identifies (ebtui.core.analysis.identify.Identification), set by `fit`
+    identification: Any = field(default=None, repr=False)
+
     @classmethod
     def build(cls, frame: ScoreFrame) -> Design:
         d = cls(frame)
@@ -439,17 +444,15 @@ def fit(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], s
         xtx, xty = d.normal_equations(picks, T)
         return xtx, xty, _rank(xtx) == xtx.shape[0]
 
+    # a term is dropped only when its own coefficient is not identified, and the note says why
+    # (ebtui.core.analysis.identify); a disconnected design keeps its terms and blanks what it cannot identify
+    ident = identify_design(d, has_seat=d.has_seat, has_family=d.has_family)
+    d.has_seat, d.has_family = ident.has_seat, ident.has_family
+    d.notes.extend(ident.notes)
+    d.identification = ident
     xtx, xty, full_rank = equations()
-    for term in ("has_family", "has_seat"):  # a term the data cannot separate from the others is dropped
-        if not full_rank and getattr(d, term):
-            setattr(d, term, False)
-            xtx, xty, full_rank = equations()
-            d.notes.append("same-family preference not estimable: not separable from the models and judges"
-                           if term == "has_family" else
-                           "seat effect not estimable (not separable from the models): left out of the fit")
-    if not full_rank:
-        d.notes.append("the design is not of full rank (some judges and models never meet): the affected "
-                       "contrasts are not identified")
+    if not full_rank and ident.connected:
+        d.notes.append("the design is not of full rank: the contrasts it cannot identify are left blank")
     params = solve_normal(xtx, xty) if full_rank else np.linalg.lstsq(xtx, xty, rcond=None)[0]
     est = read_estimates(d, params, allm, allj, allc, G, d.has_family)
     jf = JointFit(d, est, excluded, full_rank, 0.0)

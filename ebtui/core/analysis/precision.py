@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
 
 ALPHA = 0.05
 POWER = 0.8
@@ -93,11 +92,13 @@ def c4(n: int) -> float:
     """E[s] / σ for a sample standard deviation with n - 1 degrees of freedom (n >= 2)."""
     if n < 2:
         return float("nan")
-    return float(math.sqrt(2.0 / (n - 1)) * math.exp(special.gammaln(n / 2) - special.gammaln((n - 1) / 2)))
+    return float(math.sqrt(2.0 / (n - 1)) * math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)))
 
 
 def t_crit(G: int, alpha: float = ALPHA) -> float:
-    return float(stats.t.ppf(1 - alpha / 2, G - 1))
+    from ebtui.core.analysis.bootstrap import t_quantile  # (no scipy.stats import at report time)
+
+    return t_quantile(1 - alpha / 2, G - 1)
 
 
 def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
@@ -162,7 +163,9 @@ def power(delta: float, se: float, G: int, alpha: float = ALPHA, *, se_true: flo
     st = se if se_true is None or not se_true > 0 else se_true
     tc = t_crit(G, alpha) * se / st
     nc = delta / st
-    p = float(stats.nct.sf(tc, G - 1, nc) + stats.nct.cdf(-tc, G - 1, nc))
+    from scipy.special import nctdtr  # the noncentral t's distribution function (scipy.stats.nct's)
+
+    p = float(1.0 - nctdtr(G - 1, nc, tc) + nctdtr(G - 1, nc, -tc))
     return p if math.isfinite(p) else (1.0 if abs(nc) > tc else 0.0)
 
 
@@ -176,8 +179,14 @@ def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = A
     if power(0.0, se, G, alpha, se_true=se_true) >= target:
         return None
     hi = big * 4 * (t_crit(G, alpha) + 2)
-    return float(optimize.brentq(lambda d: power(d, se, G, alpha, se_true=se_true) - target, 0.0, hi,
-                                 xtol=1e-6 * se))
+    lo = 0.0  # power rises with the gap: bisection to 1e-6 SE (as scipy.optimize.brentq's xtol was)
+    while hi - lo > 1e-6 * se:
+        mid = (lo + hi) / 2.0
+        if power(mid, se, G, alpha, se_true=se_true) < target:
+            lo = mid
+        else:
+            hi = mid
+    return float((lo + hi) / 2.0)
 
 
 # ---- what an actual fit obtained ---------------------------------------------------------------------------
@@ -217,6 +226,12 @@ def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarra
 # ---- what a report states ----------------------------------------------------------------------------------
 
 
+#: dilemma resamples behind a report's variance-component intervals (each refits five projections; `ebtui plan
+#: --from` uses the full DEFAULT_VC_REPLICATES): enough for a rough 95% percentile interval, and it keeps a
+#: report of a few hundred rounds within its start-up budget
+REPORT_VC_REPLICATES = 40
+
+
 def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
                      effective: bool = False) -> tuple[dict[str, Any], Any, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
@@ -228,11 +243,11 @@ def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
 
     vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)
                else judgment_rows_of_facts(rounds, family_of, effective=effective))
-    vc = estimate_components(vc_rows)
+    vc = estimate_components(vc_rows, replicates=REPORT_VC_REPLICATES)
     rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
             for c in vc.json()["components"]]
     notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
-             "percentile cluster bootstrap over dilemmas; share: of the total. Henderson method III "
+             f"percentile cluster bootstrap over dilemmas ({REPORT_VC_REPLICATES} resamples); share: of the total. Henderson method III "
              "(docs/STATISTICS.md). model_dilemma and exchange shrink only with more dilemmas or exchanges; "
              "more judges average only judge_model and residual.", *vc.notes]
     table = Table("variance_components", f"Variance components ({vc.source})",

@@ -37,6 +37,7 @@ from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Tab
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
+from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
 from ebtui.core.records import Round
 
 ADJUSTMENT_PARAGRAPH = (
@@ -66,13 +67,19 @@ class Analysis:
     info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
     #: variance_components and detectable_gap (ebtui.core.analysis.precision.report_precision)
     precision: dict[str, Any] = field(default_factory=dict)
+    robustness: dict[str, Any] = field(default_factory=dict)  # leave-one-out checks (analysis.pairwise)
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fit": self.info}
         for key, t in self.tables.items():
             rows = t.as_dicts()
+            for row in rows:  # a blank quantity is null with a `reason` (the interval note), like pairwise's
+                if "interval_note" in row:
+                    row.setdefault("reason", row["interval_note"])
             out[key] = rows[0] if key == "family_preference" else rows
         out.update(self.precision)
+        if "robustness" in self.tables:
+            out["robustness"] = self.robustness
         return out
 
 
@@ -113,6 +120,8 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                                          .all(axis=1).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
+    blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+
     # models
     rows: list[list[Cell]] = []
     M = len(jf.design.models) if jf else 0
@@ -124,6 +133,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
             est = float(np.clip(jf.estimates.adjusted[i], *SCALE))
             mean = est
             lo, hi, note = _iv(interval(est, draws[:, i] if draws.size else np.zeros(0), G, clip=SCALE))
+            mean, lo, hi, note = apply_blank(blanks.model(m_name), mean, lo, hi, note)
         rows.append([m_name, family_of(m_name), mean, lo, hi, mm.mean, mm.n_rounds, mm.n_exchanges,
                      mm.n_dilemmas, mm.n_scores, note])
     a.tables["models"] = Table(
@@ -148,7 +158,8 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
             est = float(jf.estimates.offsets[j])
             col = draws[:, M + j] if draws.size else np.zeros(0)
             lo, hi, note = _iv(interval(est, col, G) if J > 1 else Interval(None, None, "only one judge"))
-            rows.append([name, family_of(name), est, lo, hi, int(n_rounds[j]), int(n_scores[j]),
+            est_j, lo, hi, note = apply_blank(blanks.judge(name), est, lo, hi, note)
+            rows.append([name, family_of(name), est_j, lo, hi, int(n_rounds[j]), int(n_scores[j]),
                          float(sums[j] / n_scores[j]), note])
     a.tables["judges"] = Table(
         "judges", "Judges: offset from the average judge (95% interval; negative = harsh)",
@@ -172,6 +183,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
             fam_est = float(jf.estimates.family_pref)
             col = draws[:, M + J] if draws.size else np.zeros(0)
             fam_lo, fam_hi, fam_note = _iv(interval(fam_est, col, G))
+            fam_est, fam_lo, fam_hi, fam_note = apply_blank(blanks.family, fam_est, fam_lo, fam_hi, fam_note)
         else:
             fam_note = "not estimable"
     a.tables["family_preference"] = Table(
@@ -200,6 +212,9 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     a.tables["dilemmas"] = _dilemmas(jf, facts, view)
     for key in ("self_debate", "dilemmas"):
         a.tables[key].notes.append(common_notes[0])
+    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
+    a.tables.update(pw.tables)  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
+    a.robustness = pw.robustness
     return a
 
 
@@ -241,12 +256,14 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
         n_rounds = np.bincount(np.unique(d.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=G)
         raw = np.bincount(d.dilemma_idx, weights=d.y, minlength=G) / np.bincount(d.dilemma_idx, minlength=G)
+        ident = d.identification
         for i, name in enumerate(d.dilemmas):
-            rows.append([name, titles.get(name, ""), float(jf.estimates.difficulty[i]), float(raw[i]),
-                         int(n_rounds[i])])
-        rows.sort(key=lambda r: (r[2], r[0]))
+            why = ident.dilemma_reason(i, d.dilemmas) if ident is not None else ""  # identify.py
+            rows.append([name, titles.get(name, ""), None if why else float(jf.estimates.difficulty[i]),
+                         float(raw[i]), int(n_rounds[i]), why])
+        rows.sort(key=lambda r: (r[2] is None, r[2] or 0.0, r[0]))
     return Table("dilemmas", "Dilemmas: difficulty effect (negative = harder than average)",
-                 ["dilemma", "title", "effect", "raw_mean", "n_rounds"], rows, view=view,
+                 ["dilemma", "title", "effect", "raw_mean", "n_rounds", "reason"], rows, view=view,
                  text_columns=frozenset({"title"}),
                  notes=["effect: the dilemma's term in the joint fit (sums to zero over the dilemmas)."])
 

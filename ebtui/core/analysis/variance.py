@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from ebtui.core.records import Round, Team
 
@@ -379,7 +378,9 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
             # interval with levels - 1 degrees of freedom is the honest width
             df = levels - 1
-            lo, hi = v * df / float(stats.chi2.ppf(0.975, df)), v * df / float(stats.chi2.ppf(0.025, df))
+            from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
+
+            lo, hi = v * df / float(chdtri(df, 0.025)), v * df / float(chdtri(df, 0.975))
             note = note or f"chi-square interval, {df} df ({levels} levels)"
         elif len(draws[k]) >= 20:
             lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))

@@ -39,6 +39,7 @@ from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
 from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
+from ebtui.tui.widgets.pairwise_view import PairwiseView
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
@@ -205,6 +206,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
                 yield BatchStatus(id="batch-status")
             with TabPane("Analysis", id="tab-analysis"):
                 yield AnalysisView(id="analysis-fit")
+                yield PairwiseView(id="analysis-pairwise")
                 with Horizontal(id="analysis-pickers"):
                     yield Select([], prompt="table", id="analysis-table-select", allow_blank=True)
                     yield Select(VIEWS, value="effective", allow_blank=False, id="analysis-view-select")
@@ -475,7 +477,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
     def _analyse(self, tournament_id: str) -> None:
         got = self._analysis_cache.run(self, tournament_id, tuple(v for _, v in VIEWS))  # progress, cancel
         if got is not None:
-            self.app.call_from_thread(self.query_one(AnalysisView).show, got[2])
+            self._analysis_cache.publish(self, tournament_id, got, AnalysisView, PairwiseView)
             self.post_message(self.AnalysisReady(tournament_id, got[0], got[1]))
 
     def action_cancel_analysis(self) -> None:

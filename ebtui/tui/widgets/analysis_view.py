@@ -166,6 +166,16 @@ class AnalysisCache:
         self._key, self._result = key, (len(facts), tables, fit)
         return self._result
 
+    def publish(self, screen: Any, tournament_id: str, got: tuple[int, dict[str, list[Any]], Any],
+                *views: type) -> None:
+        """From the worker: show the fit on the screen's views of these types (the analysis view, the
+        pairwise view); the pairwise view's compare screen shows transcripts, so it gets whole rounds while
+        the tournament is small enough to read them (BIAS_ROUNDS_UP_TO)."""
+        rounds = screen.services.store.load_rounds(tournament=tournament_id) if got[0] <= BIAS_ROUNDS_UP_TO else ()
+        for kind in views:
+            args = (got[2],) if kind is AnalysisView else (got[2], rounds)
+            screen.app.call_from_thread(screen.query_one(kind).show, *args)
+
     def run(self, screen: Any, tournament_id: str, views: tuple[str, ...]) -> tuple[int, dict[str, list[Any]], Any] | None:
         """`compute` in the screen's analysis worker: the step is shown in #analysis-coverage once the work
         has taken over a second; None when the worker was cancelled (ctrl+k, or a newer analysis)."""

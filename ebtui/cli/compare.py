@@ -1,0 +1,67 @@
+"""`ebtui compare A B`: is model A better than model B, and how sure — the judge-adjusted difference A − B
+overall and per criterion, on the dilemmas both played, with 95% intervals (--json: one JSON object)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ebtui.cli.common import CliError, ctx_option
+
+
+def _num(v: Any) -> str:
+    return "—" if v is None else f"{float(v):+.2f}"
+
+
+@click.command()
+@click.argument("model_a")
+@click.argument("model_b")
+@click.option("--tournament", "tournament_id", help="Only the rounds of this tournament (default: every round).")
+@click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.option("--models", "models_file", type=click.Path(dir_okay=False),
+              help="models.toml: each model's family (family, else provider) for the same-family term.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON object on stdout.")
+@click.pass_context
+def compare(ctx: click.Context, model_a: str, model_b: str, tournament_id: str | None, store: str | None,
+            models_file: str | None, as_json: bool) -> None:
+    """Judge-adjusted difference MODEL_A − MODEL_B, overall and per criterion, with 95% intervals."""
+    from ebtui.cli.report import from_models
+    from ebtui.core.store import ResultsStore, StoreError
+    from ebtui.locations import store_dir
+
+    root = store_dir(ctx_option(ctx, "store", store))
+    if not root.is_dir():
+        raise CliError(f"no results store at {root} (give --store DIR)")
+    try:
+        rounds = ResultsStore(root).load_rounds(tournament=tournament_id)
+    except (StoreError, ValueError, TypeError) as exc:
+        raise CliError(f"{root}: {exc}") from None
+    if not rounds:
+        raise CliError(f"no rounds in {root}" + (f" for tournament {tournament_id!r}" if tournament_id else ""))
+    from ebtui.core.analysis.compare import CompareError, compare_models, finite
+    from ebtui.core.analysis.frame import Facts
+
+    families, _ = from_models(ctx_option(ctx, "models_file", models_file), None, Facts.from_rounds(rounds), rounds)
+    try:
+        got = compare_models(rounds, model_a, model_b, families=families)
+    except CompareError as exc:
+        raise CliError(str(exc)) from None
+    if as_json:
+        import json
+
+        click.echo(json.dumps(finite({"filters": {"tournament": tournament_id}, **got}), ensure_ascii=False,
+                              allow_nan=False))
+        return
+    from ebtui.core.safe_text import strip_control
+
+    a, b = strip_control(model_a), strip_control(model_b)
+    click.echo(f"{a} − {b}, judge-adjusted, on the {got['n_dilemmas']} dilemmas both played "
+               "(95% intervals, dilemma bootstrap)")
+    rows = [("overall", got), *[(c["criterion"], c) for c in got["criteria"]]]
+    width = max(len(r[0]) for r in rows)
+    for name, r in rows:
+        ci = f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]" if r["ci_low"] is not None else ""
+        p = "" if r.get("p") is None else ("p<0.001" if r["p"] < 0.001 else f"p={r['p']:.3f}")
+        why = f"({strip_control(str(r['reason']))})" if r.get("reason") else ""
+        click.echo("  ".join(x for x in (name.ljust(width), _num(r["diff"]).rjust(6), ci, p, why) if x))

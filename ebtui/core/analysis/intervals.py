@@ -1,0 +1,159 @@
+"""When a number of the joint fit is blank, and why: the rules results.py applies to the models, judges and
+family-preference rows, and the pairwise / ranks / robustness tables (ebtui.core.analysis.pairwise) in the
+shape the report, its CSVs, `report --json` and the TUI show.
+
+* A quantity the design does not identify (ebtui.core.analysis.identify) is blank — estimate and interval —
+  with the reason in words.
+* An identified quantity whose level was observed on fewer than 3 dilemmas keeps its estimate but its
+  interval is blank: a dilemma bootstrap cannot see the variation inside one cluster, so such an interval
+  would not cover (measured: 29% for a judge with 3 ratings on one dilemma). See docs/STATISTICS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ebtui.core.analysis.common import Cell, Table
+from ebtui.core.analysis.identify import (
+    MIN_DILEMMAS,
+    Identification,
+    dilemmas_per_level,
+    identify_design,
+    sparse_reason,
+)
+from ebtui.core.analysis.pairwise import (
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    Blocks,
+    Comparison,
+    Data,
+    compare_all,
+    concentrated_reason,
+    describe_robustness,
+    robustness,
+)
+
+
+@dataclass
+class Blanks:
+    """Per model / judge / the family term: (estimate_reason, interval_reason); '' = shown."""
+
+    models: dict[str, tuple[str, str]] = field(default_factory=dict)
+    judges: dict[str, tuple[str, str]] = field(default_factory=dict)
+    family: tuple[str, str] = ("", "")
+
+    def model(self, name: str) -> tuple[str, str]:
+        return self.models.get(name, ("", ""))
+
+    def judge(self, name: str) -> tuple[str, str]:
+        return self.judges.get(name, ("", ""))
+
+
+def fit_blanks(design: Any) -> Blanks:
+    """The blank rules for one fitted Design (ebtui.core.analysis.fit)."""
+    ident: Identification = design.identification or identify_design(design, has_seat=design.has_seat,
+                                                                      has_family=design.has_family)
+    out = Blanks()
+    M, J = len(design.models), len(design.judges)
+    n_m = dilemmas_per_level(design.model_idx, design.dilemma_idx, M)
+    n_j = dilemmas_per_level(design.judge_idx, design.dilemma_idx, J)
+    # how many dilemmas effectively carry each quantity (a judge with 3 ratings on one dilemma: about 1)
+    blocks = Blocks(Data.of(design), ident)
+    lay = blocks.layout
+    K = np.zeros((M + J + 1, lay.width))
+    for i in range(M):
+        K[i, :M] = -1.0 / M
+        K[i, i] += 1.0
+    for j in range(J):
+        K[M + j, lay.judge0:lay.judge0 + J] = -1.0 / J
+        K[M + j, lay.judge0 + j] += 1.0
+    if lay.family:
+        K[M + J, lay.family_col] = 1.0
+    geff, top = blocks.effective(K)
+
+    def thin(k: int) -> str:
+        if len(design.dilemmas) < MIN_DILEMMAS:
+            return ""  # the interval is blank anyway, with "fewer than 3 dilemmas"
+        return concentrated_reason(float(geff[k]), design.dilemmas[int(top[k])])
+
+    for i, m in enumerate(design.models):
+        why = ident.adjusted_reason(i)
+        out.models[m] = (why, why or sparse_reason(f"{m}'s mean", n_m[i]) or (thin(i) if M > 1 else ""))
+    for j, name in enumerate(design.judges):
+        why = ident.offset_reason(j) if J > 1 else ""
+        out.judges[name] = (why, why or sparse_reason(f"{name}'s offset", n_j[j]) or (thin(M + j) if J > 1 else ""))
+    if design.has_family:
+        fam_rows = design.family > 0.5
+        n_f = len(set(design.dilemma_idx[fam_rows].tolist()))
+        out.family = ("", sparse_reason("the same-family preference", n_f) or thin(M + J))
+    return out
+
+
+@dataclass
+class PairwiseResult:
+    comparison: Comparison | None
+    tables: dict[str, Table]
+    robustness: dict[str, Any]
+
+
+PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "n_dilemmas", "reason"]
+RANK_COLUMNS = ["model", "rank", "rank_low", "rank_high", "reason"]
+ROBUST_COLUMNS = ["check", "left_out", "top_model", "top_model_changes", "lost", "gained", "reason"]
+
+
+def pairwise_tables(design: Any | None, view: str, *, seed: int = DEFAULT_SEED,
+                    replicates: int = DEFAULT_REPLICATES) -> PairwiseResult:
+    """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit."""
+    comp = rob = None
+    if design is not None and len(design.models) >= 2:
+        data = Data.of(design)
+        comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed)
+        rob = robustness(data, comp, replicates=replicates, seed=seed)
+    pair_rows: list[list[Cell]] = [[p.as_dict()[c] for c in PAIR_COLUMNS] for p in comp.pairs] if comp else []
+    rank_rows: list[list[Cell]] = [[r.as_dict()[c] for c in RANK_COLUMNS] for r in comp.ranks] if comp else []
+    rob_rows: list[list[Cell]] = []
+    if rob is None:
+        why = "fewer than 2 models with a score"
+        rob = {k: {"top_model": None, "top_model_changes": None, "significant_pairs_change": None, "decisive": [],
+                   "runs": [], "reason": why} for k in ("leave_one_dilemma_out", "leave_one_judge_out")}
+        rob["significant_pairs"] = []
+    for key, label in (("leave_one_dilemma_out", "dilemma"), ("leave_one_judge_out", "judge")):
+        for r in rob[key]["runs"]:
+            changes = None if r["top_model_changes"] is None else ("yes" if r["top_model_changes"] else "no")
+            rob_rows.append([label, r["left_out"], r["top_model"], changes, "; ".join(r["lost"]),
+                             "; ".join(r["gained"]), r["reason"]])
+    tables = {
+        "pairwise": Table(
+            "pairwise", "Pairwise: judge-adjusted difference a − b (95% interval), Holm-adjusted p",
+            PAIR_COLUMNS, pair_rows, view=view,
+            notes=["diff: skill[a] − skill[b] in the joint fit (same judges, dilemmas, seat and criteria "
+                   "taken into account); p from the dilemma bootstrap with a t(G − 1) reference; p_holm: "
+                   "Holm-adjusted over every pair that has a p; ci_low/ci_high: simultaneous 95% intervals "
+                   "(Bonferroni over those pairs: all hold together, and one that excludes 0 is also "
+                   "Holm-significant); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
+                   "why (docs/STATISTICS.md)."]),
+        "ranks": Table(
+            "ranks", "Ranks: 1 = best, with a 95% rank interval", RANK_COLUMNS, rank_rows, view=view,
+            notes=["rank: by the adjusted estimates; rank_low/rank_high: 1 + the models significantly better "
+                   "(Holm, 0.05) and the number of models minus those significantly worse."]),
+        "robustness": Table(
+            "robustness", "Robustness: the ranking with one dilemma or one judge left out", ROBUST_COLUMNS,
+            rob_rows, view=view, notes=describe_robustness(rob)),
+    }
+    return PairwiseResult(comp, tables, rob)
+
+
+def apply_blank(reasons: tuple[str, str], est: float | None, lo: float | None, hi: float | None,
+                note: str) -> tuple[float | None, float | None, float | None, str]:
+    """One row's (estimate, ci_low, ci_high, note) after the blank rules: an unidentified estimate is blank with
+    its reason; an interval that rests on too few dilemmas is blank with its reason (an interval that is
+    already blank keeps its own reason)."""
+    why_est, why_iv = reasons
+    if why_est:
+        return None, None, None, why_est
+    if why_iv and lo is not None:
+        return est, None, None, why_iv
+    return est, lo, hi, note

@@ -1,0 +1,135 @@
+"""The Analysis tab's "which model is better" section: rank intervals, the pairwise matrix (A − B, judge-adjusted,
+with Holm-significant cells marked) and the robustness sentences — the `ranks`, `pairwise` and `robustness`
+tables of ebtui.core.analysis.results, the very numbers `ebtui report --json` prints. Enter on a pair opens the
+compare view (ebtui.tui.screens.compare) with the two models' rounds side by side.
+
+Names come from models.toml or round files: they pass through `strip_control` and are rendered as plain Text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
+
+from ebtui.core.safe_text import strip_control
+
+CELL = 13
+
+
+def _name(x: Any, width: int) -> str:
+    text = strip_control(str(x)).replace("\n", " ")
+    return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
+
+
+def render_ranks_and_matrix(tables: Mapping[str, Any]) -> Text:
+    """Rank intervals, then the matrix: row model minus column model (* = Holm-significant at 0.05; · = no
+    number: the pair's reason is in the list below it)."""
+    if "pairwise" not in tables or not tables["pairwise"].rows:
+        return Text("Pairwise comparisons need at least two models with scores.", style="dim")
+    ranks = tables["ranks"].as_dicts() if "ranks" in tables else []
+    pairs = tables["pairwise"].as_dicts()
+    models = sorted({str(p["a"]) for p in pairs} | {str(p["b"]) for p in pairs})
+    w = min(max(len(m) for m in models) + 1, 24)
+    out = Text()
+    out.append("Ranks (1 = best; 95% rank interval from Holm-significant pairs)\n", style="bold")
+    for r in sorted(ranks, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r["model"]))):
+        span = (f"{r['rank_low']}–{r['rank_high']}" if r["rank_low"] is not None else "—")
+        rank = str(r["rank"]) if r["rank"] is not None else "—"
+        out.append(f"  {_name(r['model'], w)} rank {rank:>2}  interval {span:<6}")
+        if r["reason"]:
+            out.append(f"  {strip_control(str(r['reason']))}", style="dim")
+        out.append("\n")
+    cell: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in pairs:
+        cell[(str(p["a"]), str(p["b"]))] = p
+        flipped = dict(p)
+        if p["diff"] is not None:
+            flipped["diff"] = -p["diff"]
+        cell[(str(p["b"]), str(p["a"]))] = flipped
+    out.append("Pairwise: row − column, judge-adjusted (* Holm p < 0.05; · not identified or no interval)\n",
+               style="bold")
+    out.append(" " * (w + 2) + "".join(_name(m, CELL - 1).rjust(CELL) for m in models) + "\n")
+    for a in models:
+        out.append(f"  {_name(a, w)}")
+        for b in models:
+            if a == b:
+                out.append("—".rjust(CELL), style="dim")
+                continue
+            p = cell[(a, b)]
+            if p["diff"] is None:
+                out.append("·".rjust(CELL), style="dim")
+                continue
+            sig = p["p_holm"] is not None and p["p_holm"] < 0.05
+            mark = "*" if sig else ("" if p["ci_low"] is not None else "·")
+            style = ("green" if p["diff"] > 0 else "red") if sig else ""
+            out.append(f"{p['diff']:+.2f}{mark}".rjust(CELL), style=style)
+        out.append("\n")
+    if "robustness" in tables:
+        for line in tables["robustness"].notes:
+            out.append(strip_control(line) + "\n", style="dim")
+    return out
+
+
+class PairwiseView(VerticalScroll):
+    """Call `show(analysis, rounds)`; enter on a row of the pair list opens the compare view of that pair."""
+
+    DEFAULT_CSS = """
+    PairwiseView { height: auto; max-height: 35vh; padding: 0 1; overflow: auto; }
+    PairwiseView > #pairwise-text { width: auto; height: auto; text-wrap: nowrap; }
+    PairwiseView > DataTable { height: auto; max-height: 12; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.analysis: Any = None
+        self.rounds: Sequence[Any] = ()
+        self.families: Mapping[str, str] | None = None
+        self.pairs: list[tuple[str, str]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="pairwise-text", markup=False)
+        yield DataTable(id="pairwise-list", cursor_type="row", zebra_stripes=True)
+
+    def show(self, analysis: Any, rounds: Sequence[Any] = (), families: Mapping[str, str] | None = None) -> None:
+        self.analysis, self.rounds, self.families = analysis, list(rounds), families
+        tables = analysis.tables if analysis is not None else {}
+        text = render_ranks_and_matrix(tables)
+        text.rstrip()
+        self.query_one("#pairwise-text", Static).update(text)
+        grid = self.query_one("#pairwise-list", DataTable)
+        grid.clear(columns=True)
+        grid.add_columns("a", "b", "a − b", "simultaneous 95%", "p (Holm)", "dilemmas", "why blank")
+        self.pairs = []
+        if "pairwise" not in tables:
+            return
+        for p in tables["pairwise"].as_dicts():
+            self.pairs.append((str(p["a"]), str(p["b"])))
+            ci = f"[{p['ci_low']:+.2f}, {p['ci_high']:+.2f}]" if p["ci_low"] is not None else "—"
+            grid.add_row(Text(strip_control(str(p["a"]))), Text(strip_control(str(p["b"]))),
+                         Text(f"{p['diff']:+.2f}" if p["diff"] is not None else "—"), Text(ci),
+                         Text(f"{p['p_holm']:.3f}" if p["p_holm"] is not None else "—"), Text(str(p["n_dilemmas"])),
+                         Text(strip_control(str(p["reason"] or ""))))
+
+    @on(DataTable.RowSelected, "#pairwise-list")
+    def _open_compare(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if not 0 <= event.cursor_row < len(self.pairs) or not self.rounds:
+            return
+        from ebtui.tui.screens.compare import CompareScreen
+
+        a, b = self.pairs[event.cursor_row]
+        families = self.families
+        if families is None:  # the families the fit used: models.toml, else recorded in the rounds
+            from ebtui.core.analysis import resolve_families
+            from ebtui.core.analysis.families import recorded_families
+            from ebtui.tui.services import app_services
+
+            names = {m for r in self.rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
+            families = resolve_families(names, app_services(self).models_config, recorded_families(self.rounds))
+        self.app.push_screen(CompareScreen(self.rounds, a, b, families=families))
