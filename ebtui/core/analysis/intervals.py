@@ -104,19 +104,29 @@ RANK_COLUMNS = ["model", "rank", "rank_low", "rank_high", "reason"]
 ROBUST_COLUMNS = ["check", "left_out", "top_model", "top_model_changes", "lost", "gained", "reason"]
 
 
+#: above this many scores (about 2,000 rounds) the report leaves the leave-one-out checks out, saying so
+ROBUSTNESS_MAX_SCORES = 30_000
+
+
 def pairwise_tables(design: Any | None, view: str, *, seed: int = DEFAULT_SEED,
                     replicates: int = DEFAULT_REPLICATES) -> PairwiseResult:
     """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit."""
     comp = rob = None
+    skipped = ""
     if design is not None and len(design.models) >= 2:
         data = Data.of(design)
         comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed)
-        rob = robustness(data, comp, replicates=replicates, seed=seed)
+        if len(design.y) <= ROBUSTNESS_MAX_SCORES:
+            rob = robustness(data, comp, replicates=replicates, seed=seed)
+        else:  # one refit and bootstrap per dilemma and per judge left out: too slow for a report this size
+            skipped = (f"not run above {ROBUSTNESS_MAX_SCORES:,} scores ({len(design.y):,} here): each dilemma and "
+                       "judge left out is a refit with its own bootstrap; report a subset (--tournament, "
+                       "--dilemma) to run it")
     pair_rows: list[list[Cell]] = [[p.as_dict()[c] for c in PAIR_COLUMNS] for p in comp.pairs] if comp else []
     rank_rows: list[list[Cell]] = [[r.as_dict()[c] for c in RANK_COLUMNS] for r in comp.ranks] if comp else []
     rob_rows: list[list[Cell]] = []
     if rob is None:
-        why = "fewer than 2 models with a score"
+        why = skipped or "fewer than 2 models with a score"
         rob = {k: {"top_model": None, "top_model_changes": None, "significant_pairs_change": None, "decisive": [],
                    "runs": [], "reason": why} for k in ("leave_one_dilemma_out", "leave_one_judge_out")}
         rob["significant_pairs"] = []

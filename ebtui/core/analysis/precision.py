@@ -230,6 +230,24 @@ def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarra
 #: --from` uses the full DEFAULT_VC_REPLICATES): enough for a rough 95% percentile interval, and it keeps a
 #: report of a few hundred rounds within its start-up budget
 REPORT_VC_REPLICATES = 40
+#: the most team scores a report's variance components are estimated from (each fit projects on the design's
+#: dummy columns: the cost grows with rows x columns squared); more are sampled by whole exchanges
+REPORT_VC_MAX_ROWS = 4000
+#: up to this many team scores the report's component intervals are bootstrapped
+REPORT_VC_BOOTSTRAP_ROWS = 1200
+
+
+def sample_exchanges(rows: Sequence[Any], limit: int, seed: int = 20261125) -> list[Any]:
+    """At most about `limit` of the rows, whole exchanges at a time (an exchange's two teams and every
+    judgment of it stay together), drawn with a fixed seed; all rows when there are no more than `limit`."""
+    rows = list(rows)
+    if len(rows) <= limit:
+        return rows
+    keys = sorted({str(r.exchange).rsplit("|", 1)[0] for r in rows})
+    rng = np.random.default_rng(seed)
+    take = set(rng.choice(len(keys), size=max(1, int(len(keys) * limit / len(rows))), replace=False).tolist())
+    chosen = {keys[i] for i in take}
+    return [r for r in rows if str(r.exchange).rsplit("|", 1)[0] in chosen]
 
 
 def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
@@ -243,7 +261,17 @@ def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
 
     vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)
                else judgment_rows_of_facts(rounds, family_of, effective=effective))
-    vc = estimate_components(vc_rows, replicates=REPORT_VC_REPLICATES)
+    all_rows = len(vc_rows)
+    vc_rows = sample_exchanges(vc_rows, REPORT_VC_MAX_ROWS)
+    reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
+    vc = estimate_components(vc_rows, replicates=reps)
+    if not reps:
+        vc.notes.append(f"intervals of the model_dilemma, exchange, judge_model and residual components left out "
+                        f"above {REPORT_VC_BOOTSTRAP_ROWS:,} team scores (each dilemma resample refits every "
+                        "projection); `ebtui plan --from` gives them")
+    if len(vc_rows) < all_rows:
+        vc.notes.append(f"estimated from a seeded sample of whole exchanges: {len(vc_rows):,} of {all_rows:,} team "
+                        "scores (every dilemma kept where it could be); `ebtui plan --from` uses them all")
     rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
             for c in vc.json()["components"]]
     notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
