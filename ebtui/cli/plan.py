@@ -100,7 +100,7 @@ def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None,
                        self_debates=self_debates, pricing=pricing, components_json=vc.json(), half_width=half_width)
     result.notes += notes
     if as_json:
-        from ebtui.core.report import finite
+        from ebtui.core.analysis.compare import finite
 
         click.echo(json.dumps(finite(result.json()), ensure_ascii=False, allow_nan=False))
         return

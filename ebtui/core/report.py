@@ -9,7 +9,6 @@ Markdown/HTML-significant characters are escaped in table cells, so ANSI/OSC esc
 from __future__ import annotations
 
 import csv
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
+from ebtui.core.analysis.compare import finite
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
@@ -226,17 +226,6 @@ class ReportData:
         out.update(self.judge_bias)
         clean: dict[str, Any] = finite(out)
         return clean
-
-
-def finite(value: Any) -> Any:
-    """JSON has no NaN: a non-finite number becomes null."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [finite(v) for v in value]
-    return value
 
 
 def build_report_data(
