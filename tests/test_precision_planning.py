@@ -282,3 +282,34 @@ def test_plan_half_width_target_picks_the_uniform_design_an_adaptive_run_is_comp
     one_fewer = evaluate(models, DEFAULTS, d["dilemmas"] - 1, d["judge_mode"], d["repeats"])
     assert one_fewer.chance_all_within(0.9) < 0.5  # the fewest dilemmas that give even odds
     assert d["half_width_max"] < 0.9  # even odds for the widest of 6 intervals needs a mean well under W
+
+
+def test_a_reports_sample_of_whole_exchanges_still_recovers_the_planted_components() -> None:
+    """A large report estimates its components from a seeded sample of whole exchanges
+    (precision.sample_exchanges): over seeds the sampled estimates stay near the planted values, and an
+    exchange is never split (both teams and every judgment of it are in, or none)."""
+    from ebtui.core.analysis.precision import sample_exchanges
+    from ebtui.core.analysis.variance import _estimate, _prepare, _separable
+
+    p = planted(skill=(6.8, 6.4, 6.1, 5.9, 5.6), dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3,
+                judge_model=0.05, residual=0.3)
+    got: dict[str, list[float]] = {k: [] for k in COMPONENTS}
+    for seed in range(12):
+        rows = judgment_rows(generate(p, dilemmas=10, judges="panel", seed=seed), same)
+        sample = sample_exchanges(rows, len(rows) // 2, seed=seed)
+        assert len(rows) // 3 < len(sample) < len(rows)
+        kept = {r.exchange.rsplit("|", 1)[0] for r in sample}
+        assert all((r.exchange.rsplit("|", 1)[0] in kept) == (r in sample) for r in rows)
+        comps, why = _separable(sample)
+        assert comps == list(COMPONENTS[:-1]) and not why
+        est = _estimate(_prepare(sample), comps)
+        assert est is not None
+        for k, v in est.items():
+            got[k].append(v)
+    mean = {k: float(np.mean(v)) for k, v in got.items()}
+    assert mean["residual"] == pytest.approx(0.3 + 0.012, abs=0.04)
+    assert mean["exchange"] == pytest.approx(0.1, abs=0.06)
+    assert mean["model_dilemma"] == pytest.approx(0.15, abs=0.07)
+    assert mean["judge_model"] == pytest.approx(0.05, abs=0.04)
+    assert mean["dilemma"] == pytest.approx(0.3, abs=0.15)
+    assert mean["judge"] == pytest.approx(0.3, abs=0.15)

@@ -271,7 +271,7 @@ def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
                         "projection); `ebtui plan --from` gives them")
     if len(vc_rows) < all_rows:
         vc.notes.append(f"estimated from a seeded sample of whole exchanges: {len(vc_rows):,} of {all_rows:,} team "
-                        "scores (every dilemma kept where it could be); `ebtui plan --from` uses them all")
+                        "scores; `ebtui plan --from` uses them all")
     rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
             for c in vc.json()["components"]]
     notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
