@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # the engine is imported when a round starts, not at start-up
     from textual.dom import DOMNode
 
     from ebtui.core.round import RoundSpec
+    from ebtui.core.usecases.context import AppContext
 
 
 ClientFactory = Callable[[Iterable[str]], dict[str, ModelClient]]
@@ -128,6 +130,15 @@ class Services:
     models_config: Any = None
     #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
     default_roles: tuple[str, str, str] | None = None
+
+    @cached_property
+    def context(self) -> AppContext:
+        """The use-case layer's context over this app's store, models, clients and clock (what the screens
+        pass to `ebtui.core.usecases`)."""
+        from ebtui.core.usecases.context import open_context
+
+        return open_context(store_obj=self.store, models=self.models_config, make_clients=self.make_clients,
+                            clock=self.clock)
 
 
 def model_detail(name: str, provider: str | None, model: str | None) -> str:
