@@ -28,11 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sized
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
+
+from pydantic import JsonValue
 
 from ebtui.core.importers.eb_source import (
     RUNNER,
@@ -62,11 +64,15 @@ from ebtui.core.records import (
 )
 from ebtui.providers.base import Usage
 
+if TYPE_CHECKING:
+    from ebtui.core.store import ResultsStore
+
 __all__ = [
     "RUNNER",
     "EBImportError",
     "ImportProblem",
     "ImportResult",
+    "ProvenanceSummary",
     "SourceRecord",
     "convert_round",
     "defaulted_scores",
@@ -95,6 +101,17 @@ _DEFAULTED = (
 )
 _NO_TEXT = {"no justification provided", "no overall analysis provided"}
 _REQUIRED = ("id", "dilemma_id", "team_a_model", "team_b_model", "judge_model")
+
+
+class ProvenanceSummary(TypedDict):
+    """One imported run among some rounds, as a report's JSON holds it."""
+
+    runner: str
+    run: str
+    n_rounds: int
+    source_files: list[str]
+    defaulted: int
+    disagreements: int
 
 
 class EBImportError(ValueError):
@@ -127,12 +144,12 @@ class ImportResult:
 # --------------------------------------------------------------------------------------------- ids
 
 
-def content_hash(data: dict[str, Any]) -> str:
+def content_hash(data: dict[str, JsonValue]) -> str:
     canon = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
-def imported_round_id(data: dict[str, Any]) -> str:
+def imported_round_id(data: dict[str, JsonValue]) -> str:
     """"eb-<first 8 of the runner's id>-<12 hex of a hash of the runner's id and the record>"."""
     source = str(data.get("id", ""))
     digest = hashlib.sha256(f"{source}\n{content_hash(data)}".encode()).hexdigest()[:12]
@@ -143,7 +160,7 @@ def imported_round_id(data: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------- converting
 
 
-def _when(value: Any, where: str, name: str) -> datetime | None:
+def _when(value: object, where: str, name: str) -> datetime | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str):
@@ -155,7 +172,7 @@ def _when(value: Any, where: str, name: str) -> datetime | None:
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt  # the runner writes naive UTC (utcnow)
 
 
-def _int_or_none(value: Any) -> int | None:
+def _int_or_none(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -165,14 +182,14 @@ def _int_or_none(value: Any) -> int | None:
     return None
 
 
-def _str(data: dict[str, Any], key: str) -> str:
+def _str(data: dict[str, JsonValue], key: str) -> str:
     v = data.get(key)
     if not isinstance(v, str) or not v.strip():
         raise EBImportError(f"missing or empty {key!r}" if v in (None, "") else f"{key!r} is not text ({v!r})")
     return v
 
 
-def defaulted_scores(parse_errors: Iterable[Any]) -> tuple[set[tuple[Team, str]], list[str]]:
+def defaulted_scores(parse_errors: Iterable[object]) -> tuple[set[tuple[Team, str]], list[str]]:
     """(team, criterion) pairs the runner filled with 5, and the parse_errors lines that say something else."""
     found: set[tuple[Team, str]] = set()
     other: list[str] = []
@@ -188,7 +205,7 @@ def defaulted_scores(parse_errors: Iterable[Any]) -> tuple[set[tuple[Team, str]]
     return found, other
 
 
-def _phase(raw: dict[str, Any], pt: PhaseType, i: int) -> Phase:
+def _phase(raw: dict[str, JsonValue], pt: PhaseType, i: int) -> Phase:
     model_id = raw.get("model_id")
     if not isinstance(model_id, str) or not model_id:
         raise EBImportError(f"phase {i} ({raw.get('phase_type')}) has no model_id")
@@ -200,7 +217,7 @@ def _phase(raw: dict[str, Any], pt: PhaseType, i: int) -> Phase:
     response = response if isinstance(response, str) else ""
     inp, out = _int_or_none(raw.get("input_tokens")), _int_or_none(raw.get("output_tokens"))
     total = _int_or_none(raw.get("tokens_used"))
-    fields: dict[str, Any] = dict(
+    fields: dict[str, object] = dict(
         phase_type=pt,
         model_id=model_id,
         prompt=raw.get("prompt") if isinstance(raw.get("prompt"), str) else "",
@@ -219,21 +236,31 @@ def _phase(raw: dict[str, Any], pt: PhaseType, i: int) -> Phase:
     else:
         fields.update(status=PhaseStatus.FAILED, error_kind="empty",
                       error="the original runner recorded an empty answer for this phase")
-    return Phase(**fields)
+    return Phase.model_validate(fields)
 
 
-def _scores_of(raw: Any) -> dict[str, int | None]:
+def _iterable(value: JsonValue) -> Iterable[JsonValue]:
+    """A JSON value iterated as the runner's lists are (None and empty give nothing; a number cannot be)."""
+    if not value:
+        return []
+    if isinstance(value, int | float):
+        raise TypeError(f"'{type(value).__name__}' object is not iterable")
+    return value
+
+
+def _scores_of(raw: object) -> dict[str, int | None]:
     raw = raw if isinstance(raw, dict) else {}
     return {c: _int_or_none(raw.get(c)) for c in CRITERIA}
 
 
-def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -> Judgment | None:
+def _judgment(data: dict[str, JsonValue], raw_reply: str | None, imported: Imported) -> Judgment | None:
     """The round's judgment: the runner's recorded scores as parsed (defaults removed), checked against
     ebtui's own re-parse of the judge's reply."""
     from ebtui.core.judgment import parse_judgment
 
-    team_a, team_b, judge = data["team_a_model"], data["team_b_model"], data["judge_model"]
-    runner = data.get("judgment") if isinstance(data.get("judgment"), dict) else None
+    team_a, team_b, judge = _str(data, "team_a_model"), _str(data, "team_b_model"), _str(data, "judge_model")
+    got = data.get("judgment")
+    runner = got if isinstance(got, dict) else None
     mine = parse_judgment(raw_reply, team_a_id=team_a, team_b_id=team_b) if raw_reply else None
     if runner is None and mine is None:
         return None
@@ -248,8 +275,8 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
         mine.judge_model = mine.judge_model or judge
         imported.score_sources = sources
         return mine
-    defaulted, other_errors = defaulted_scores(runner.get("parse_errors") or [])
-    imported.runner_parse_errors = [str(e) for e in runner.get("parse_errors") or []]
+    defaulted, other_errors = defaulted_scores(_iterable(runner.get("parse_errors")))
+    imported.runner_parse_errors = [str(e) for e in _iterable(runner.get("parse_errors"))]
     imported.defaulted = sorted(defaulted)
     recorded = {"a": _scores_of(runner.get("team_a_scores")), "b": _scores_of(runner.get("team_b_scores"))}
     imported.runner_scores = recorded
@@ -290,8 +317,10 @@ def _judgment(data: dict[str, Any], raw_reply: str | None, imported: Imported) -
     for other in other_errors:
         items.append(ReviewReason(kind="parser", message=f"the original runner noted: {other}"))
 
+    said = runner
+
     def text(key: str, fallback: str) -> str:
-        v = runner.get(key)
+        v = said.get(key)
         v = v.strip() if isinstance(v, str) else ""
         return fallback if not v or v.lower() in _NO_TEXT else v
 
@@ -346,17 +375,18 @@ def convert_round(
         name = ph.get("phase_type")
         if not isinstance(name, str) or not name:
             raise EBImportError(f"phase {i} has no phase_type")
-        if isinstance(ph.get("prompt"), str):
-            prompts.setdefault(name, ph["prompt"])
+        prompt, response = ph.get("prompt"), ph.get("response")
+        if isinstance(prompt, str):
+            prompts.setdefault(name, prompt)
         pt = _PHASES.get(name)
         converted = _phase(ph, pt or PhaseType.CONSISTENCY_TEST, i)
         if pt is None:  # consistency_test_b (Team B's consistency test) and anything newer
             imported.extra_phases[name] = converted
             continue
         phases[pt] = converted  # a phase recorded twice (a retry): the later one is the one judged
-        if pt == PhaseType.JUDGMENT and isinstance(ph.get("response"), str) and ph["response"].strip():
-            raw_reply = ph["response"]
-    dilemma_id = data["dilemma_id"]
+        if pt == PhaseType.JUDGMENT and isinstance(response, str) and response.strip():
+            raw_reply = response
+    dilemma_id = _str(data, "dilemma_id")
     doc_dilemma = (dilemmas or {}).get(dilemma_id)
     if doc_dilemma is None:
         imported.dilemma = dilemma_from_prompts(dilemma_id, prompts, source=f"imported from {source_file}")
@@ -364,7 +394,8 @@ def convert_round(
     judgment = _judgment(data, raw_reply, imported)
     ordered = [phases[pt] for pt in _PHASES.values() if pt in phases]
     status_raw = str(data.get("status") or "")
-    error = data.get("error") if isinstance(data.get("error"), str) and data.get("error") else None
+    said_error = data.get("error")
+    error = said_error if isinstance(said_error, str) and said_error else None
     complete = all(pt in phases and phases[pt].status == PhaseStatus.COMPLETE for pt in _PHASES.values())
     if status_raw == "complete" and complete and judgment is not None:
         status = RoundStatus.COMPLETE
@@ -382,9 +413,9 @@ def convert_round(
         id=rid,
         dilemma_id=dilemma_id,
         dilemma_title=title,
-        team_a_model=data["team_a_model"],
-        team_b_model=data["team_b_model"],
-        judge_model=data["judge_model"],
+        team_a_model=_str(data, "team_a_model"),
+        team_b_model=_str(data, "team_b_model"),
+        judge_model=_str(data, "judge_model"),
         phases=ordered,
         judgment=judgment,
         finished_at=max(ends) if ends else None,
@@ -413,7 +444,7 @@ def _tournament_id(name: str) -> str:
 
 def import_rounds(
     paths: Iterable[str | Path],
-    store: Any,
+    store: ResultsStore,
     *,
     tournament: str | None = None,
     dilemmas: Iterable[Dilemma] | None = None,
@@ -499,7 +530,7 @@ def _latest_saves(records: list[SourceRecord]) -> tuple[list[SourceRecord], list
     latest phase wins; the others are reported (where), not imported as extra rounds."""
     def rank(rec: SourceRecord) -> tuple[bool, str, int]:
         raw = rec.data.get("phases")
-        phases: list[Any] = raw if isinstance(raw, list) else []
+        phases: list[JsonValue] = raw if isinstance(raw, list) else []
         last = max((str(p.get("timestamp") or "") for p in phases if isinstance(p, dict)), default="")
         return (rec.data.get("status") == "complete", last, len(phases))
 
@@ -516,7 +547,7 @@ def _latest_saves(records: list[SourceRecord]) -> tuple[list[SourceRecord], list
     return kept, dropped
 
 
-def _group(store: Any, round_id: str, tid: str, where: str, result: ImportResult) -> None:
+def _group(store: ResultsStore, round_id: str, tid: str, where: str, result: ImportResult) -> None:
     """A round imported before without a tournament joins the one now named (nothing else changes)."""
     from ebtui.core.store import StoreError
 
@@ -536,7 +567,7 @@ def _group(store: Any, round_id: str, tid: str, where: str, result: ImportResult
 # --------------------------------------------------------------------------------------------- checking
 
 
-def runner_criteria_table(records: Iterable[SourceRecord | dict[str, Any]], *, drop_defaulted: bool = True,
+def runner_criteria_table(records: Iterable[SourceRecord | dict[str, JsonValue]], *, drop_defaulted: bool = True,
                           ) -> dict[tuple[str, str], tuple[float, int]]:
     """(model, criterion) -> (mean, n) over every team seat a model played, from the runner's recorded
     scores — the runner's own "Scores by Criterion" table, with its defaulted 5s left out (drop_defaulted)
@@ -547,19 +578,19 @@ def runner_criteria_table(records: Iterable[SourceRecord | dict[str, Any]], *, d
         j = data.get("judgment")
         if not isinstance(j, dict):
             continue
-        defaulted, _ = defaulted_scores(j.get("parse_errors") or [])
+        defaulted, _ = defaulted_scores(_iterable(j.get("parse_errors")))
         for t, key in (("a", "team_a_model"), ("b", "team_b_model")):
             scores = _scores_of(j.get(f"team_{t}_scores"))
             for c, v in scores.items():
                 if v is None or (drop_defaulted and (t, c) in defaulted):
                     continue
-                sums.setdefault((data[key], c), []).append(v)
+                sums.setdefault((str(data[key]), c), []).append(v)
     return {k: (sum(v) / len(v), len(v)) for k, v in sums.items()}
 
 
 
 
-def provenance_summary(rounds: Iterable[Round]) -> list[dict[str, Any]]:
+def provenance_summary(rounds: Iterable[Round]) -> list[ProvenanceSummary]:
     """Per imported run among the rounds (for a report's JSON): runner, run, n_rounds, source_files,
     defaulted (scores the runner wrote as 5, now missing), disagreements (with ebtui's parser)."""
     groups: dict[tuple[str, str], list[Imported]] = {}
@@ -581,11 +612,16 @@ def provenance_lines(rounds: Iterable[Round]) -> list[str]:
     return summary_lines(provenance_summary(rounds))
 
 
-def summary_lines(summary: Iterable[dict[str, Any]]) -> list[str]:
+def summary_lines(summary: Iterable[Mapping[str, object]]) -> list[str]:
     """`provenance_lines` from a summary already made by `provenance_summary`."""
+    def count(files: object) -> int:
+        if not isinstance(files, Sized):
+            raise TypeError(f"source_files is not a list ({files!r})")
+        return len(files)
+
     return [
-        f"{g['n_rounds']} round(s) imported from {g['runner']} ({'run ' + g['run'] if g['run'] else 'files'}, "
-        f"{len(g['source_files'])} source file(s)): {g['defaulted']} score(s) the runner defaulted to 5 are "
+        f"{g['n_rounds']} round(s) imported from {g['runner']} ({'run ' + str(g['run']) if g['run'] else 'files'}, "
+        f"{count(g['source_files'])} source file(s)): {g['defaulted']} score(s) the runner defaulted to 5 are "
         f"missing; {g['disagreements']} disagreement(s) with ebtui's parser (the runner's value kept)"
         for g in summary
     ]

@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from ebtui.core.records import Dilemma
 
@@ -22,7 +23,7 @@ RUNNER = "moral_reasoning_quality_evaluation"
 class SourceRecord:
     """One round record as read from a file."""
 
-    data: dict[str, Any]
+    data: dict[str, JsonValue]
     path: Path
     line: int | None = None  # 1-based, for .jsonl
 
