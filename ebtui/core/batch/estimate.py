@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ebtui.providers.batch import DEFAULT_BATCH_DISCOUNT, supports_batch
 from ebtui.providers.common import CACHE_READ_SHARE, CACHE_WRITE_SHARE
+
+if TYPE_CHECKING:
+    from ebtui.core.tournament.plan import DryRunEstimate, TournamentPlan
+    from ebtui.core.tournament.schedule import Schedule
 
 #: the smallest cacheable prefix, in tokens, when nothing more specific is known (OpenAI, older Claude)
 MIN_CACHEABLE_TOKENS = 1024
@@ -38,7 +42,32 @@ def min_cacheable_tokens(provider: str, model: str) -> int:
 CACHING_PROVIDERS = frozenset({"openai", "anthropic", "google"})
 
 
-def _calls_per_dilemma(schedule: Any) -> dict[str, Counter[str]]:
+class ModelBatchEstimate(TypedDict):
+    """One model's prices in a batch estimate."""
+
+    batch: bool  # whether its calls go through a batch API
+    list_price_usd: float | None  # None: no price configured
+    batch_price_usd: float | None
+    input_tokens: int
+    expected_cached_tokens: int
+    expected_cached_share: float
+    expected_cache_savings_usd: float
+
+
+class BatchEstimate(TypedDict):
+    """What `batch_estimate` gives (and `ebtui tournament --dry-run --batch --json` prints as "batch")."""
+
+    models: dict[str, ModelBatchEstimate]
+    list_price_usd: float
+    batch_price_usd: float
+    batch_share_of_list: float | None
+    expected_cache_savings_usd: float
+    batch_price_with_cache_usd: float
+    batch_models: list[str]
+    streamed_models: list[str]
+
+
+def _calls_per_dilemma(schedule: Schedule) -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = {}
     for ex in schedule.exchanges:
         c = out.setdefault(ex.dilemma_id, Counter())
@@ -49,7 +78,7 @@ def _calls_per_dilemma(schedule: Any) -> dict[str, Counter[str]]:
     return out
 
 
-def batch_estimate(plan: Any, est: Any, *, batch: bool = True) -> dict[str, Any]:
+def batch_estimate(plan: TournamentPlan, est: DryRunEstimate, *, batch: bool = True) -> BatchEstimate:
     """Per model and in total: list price, batch price (batch models at their discount, the others at list
     price) and expected prompt-cache savings (already in the batch price's terms)."""
     from ebtui.core import prompts
@@ -62,7 +91,7 @@ def batch_estimate(plan: Any, est: Any, *, batch: bool = True) -> dict[str, Any]
     prefix_tokens = {d: estimate_tokens(prompts.SYSTEM_PROMPT) + estimate_tokens(prompts.stable_prefix(by_id[d]))
                      for d in by_id}
     per_dilemma = _calls_per_dilemma(plan.schedule)
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, ModelBatchEstimate] = {}
     for m in sorted(est.calls):
         cfg = models_config.models.get(m)
         list_cost = est.cost_usd.get(m)

@@ -22,7 +22,10 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 LEDGER_VERSION = 1
 
@@ -123,7 +126,7 @@ class BatchLedger:
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise LedgerError(f"{self.path}: unreadable batch ledger: {exc}") from None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "version": LEDGER_VERSION,
             "tournament_id": self.tournament_id,
@@ -159,7 +162,7 @@ class BatchLedger:
                 return cid
         return None
 
-    def batches_json(self) -> dict[str, Any]:
+    def batches_json(self) -> dict[str, list[dict[str, object]]]:
         """The batches without their items (what front ends show)."""
         return {"batches": [{k: v for k, v in asdict(b).items() if k != "items"} | {"total": b.total or len(b.items)}
                             for b in sorted(self.batches.values(), key=lambda b: b.submitted_at)]}
@@ -172,7 +175,7 @@ class BatchLedger:
         return self.waves[model]
 
 
-def read_ledger(store_root: str | Path, tournament_id: str) -> dict[str, Any] | None:
+def read_ledger(store_root: str | Path, tournament_id: str) -> dict[str, JsonValue] | None:
     """The ledger as plain data (for front ends showing batch states), or None when there is none."""
     path = ledger_path(store_root, tournament_id)
     try:

@@ -14,24 +14,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ebtui.core.batch.coordinator import BatchCoordinator, BatchSettings
 from ebtui.core.batch.ledger import BatchLedger
 from ebtui.providers.base import ModelClient
 from ebtui.providers.batch import DEFAULT_BATCH_DISCOUNT, batch_client, supports_batch
 
+if TYPE_CHECKING:
+    from ebtui.config import ModelsConfig
+    from ebtui.core.tournament.plan import TournamentPlan
+
 #: a limit no batch model reaches (the runner takes per-model limits as numbers)
 UNLIMITED = 1_000_000
 
 
-def batch_model_names(names: list[str], models_config: Any) -> list[str]:
+def batch_model_names(names: list[str], models_config: ModelsConfig) -> list[str]:
     """The names among `names` whose provider offers a batch API (models.toml `batch` decides first)."""
     return [n for n in names if n in models_config.models and supports_batch(models_config.models[n])]
 
 
 def prepare_batch(
-    plan: Any,
+    plan: TournamentPlan,
     clients: Mapping[str, ModelClient],
     store_root: str | Path,
     settings: BatchSettings | None = None,

@@ -34,22 +34,24 @@ from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import numpy as np
 
-from ebtui.core.records import RoundStatus, Tournament, TournamentStatus
-from ebtui.core.tournament.costs import round_cost
-from ebtui.core.tournament.events import TournamentEvent, TournamentFinished
+from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
+from ebtui.core.tournament.costs import Budget, round_cost
+from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
 
 if TYPE_CHECKING:
     from ebtui.core.store import ResultsStore
     from ebtui.core.tournament.plan import TournamentPlan
-    from ebtui.core.tournament.runner import TournamentRunner
+    from ebtui.core.tournament.planner import DesignJson
+    from ebtui.core.tournament.runner import PaceOptions, RunOptions, TournamentRunner
     from ebtui.providers.base import ModelClient
 
-__all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Wave", "load_state", "waves_path"]
+__all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Measurement", "Wave", "WaveExchange", "WaveOption",
+           "load_state", "waves_path"]
 
 MAX_REPEATS = 8
 #: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
@@ -76,33 +78,64 @@ class AdaptiveMessage:
     stop_reason: str | None = None
 
 
+class WaveExchange(TypedDict):
+    """An exchange of a wave, as the waves file holds it."""
+
+    dilemma_id: str
+    team_a: str
+    team_b: str
+    repeat: int
+    judges: list[str]  # the exchange's full judge list
+
+
+class WaveOption(TypedDict):
+    """A wave that was considered, with what it was predicted to give."""
+
+    kind: str
+    units: int
+    calls: int
+    cost_usd: float
+    predicted_widest_after: float | None
+
+
+class Measurement(TypedDict):
+    """The rounds measured after a pass."""
+
+    wave: int
+    widest: float | None  # the widest pairwise half-width (None: not measurable)
+    calls: int
+    spent_usd: float
+    dilemmas: int
+
+
 @dataclass
 class Wave:
     number: int
     kind: str  # dilemmas | judges | repeats
     units: int
-    exchanges: list[dict[str, Any]]  # dilemma_id, team_a, team_b, repeat, judges (the exchange's full judge list)
+    exchanges: list[WaveExchange]
     calls: int
     cost_usd: float
     widest_before: float | None
     predicted_widest_after: float
-    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    alternatives: list[WaveOption] = field(default_factory=list)
 
 
 @dataclass
 class AdaptiveState:
     target: float
     waves: list[Wave] = field(default_factory=list)
-    measurements: list[dict[str, Any]] = field(default_factory=list)  # after each pass
+    measurements: list[Measurement] = field(default_factory=list)  # after each pass
     stop_reason: str | None = None
     stop_message: str = ""
-    uniform: dict[str, Any] | None = None  # the uniform design the plan would choose for the target
+    uniform: DesignJson | None = None  # the uniform design the plan would choose for the target
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AdaptiveState:
+        """From the waves file as json.loads read it (unchecked: a bad file raises, and load_state gives None)."""
         waves = [Wave(**w) for w in data.get("waves", [])]
         return cls(float(data["target"]), waves, list(data.get("measurements", [])), data.get("stop_reason"),
                    str(data.get("stop_message", "")), data.get("uniform"))
@@ -131,7 +164,7 @@ def _save_state(store: ResultsStore, tournament_id: str, state: AdaptiveState) -
                  durable=getattr(store, "durable", True))
 
 
-def _ex_json(ex: Exchange) -> dict[str, Any]:
+def _ex_json(ex: Exchange) -> WaveExchange:
     return {"dilemma_id": ex.dilemma_id, "team_a": ex.team_a, "team_b": ex.team_b, "repeat": ex.repeat,
             "judges": list(ex.judges)}
 
@@ -168,7 +201,7 @@ class _Candidate:
     ratio: float = 1.0  # predicted widest after / before, from the variance components
     predicted_after: float = float("inf")
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> WaveOption:
         return {"kind": self.kind, "units": self.units, "calls": self.calls, "cost_usd": self.cost,
                 "predicted_widest_after": _finite(self.widest_after)}
 
@@ -183,7 +216,8 @@ class AdaptiveRunner:
     between waves it also yields AdaptiveMessage."""
 
     def __init__(self, plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore, *,
-                 target: float, budget_usd: float | None = None, **runner_kw: Any) -> None:
+                 target: float, budget_usd: float | None = None,
+                 **runner_kw: Unpack[PaceOptions]) -> None:
         self.plan = plan
         self.clients = clients
         self.store = store
@@ -203,9 +237,7 @@ class AdaptiveRunner:
 
     # -- the TournamentRunner interface -------------------------------------------------------------------
     @property
-    def budget(self) -> Any:
-        from ebtui.core.tournament.costs import Budget
-
+    def budget(self) -> Budget:
         return self._inner.budget if self._inner is not None else Budget(self.budget_usd)
 
     def cancel(self) -> None:
@@ -222,7 +254,7 @@ class AdaptiveRunner:
             f"ebtui tournament {config_path or 'CONFIG'} --resume {self.tournament_id}"
         return f"{base} --until-half-width {self.target:g}"
 
-    def progress(self) -> Any:
+    def progress(self) -> Progress | None:
         return self._inner.progress() if self._inner is not None else None
 
     async def run(self) -> AsyncIterator[TournamentEvent | AdaptiveMessage]:
@@ -265,8 +297,9 @@ class AdaptiveRunner:
         _save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
-        extra: Any = t
-        extra.adaptive = self.state.json()  # Tournament allows extra fields: the waves, with the tournament
+        extra = t.model_extra  # Tournament allows extra fields: the waves, with the tournament
+        assert extra is not None
+        extra["adaptive"] = self.state.json()
         self.store.save_tournament(t)
         yield AdaptiveMessage(f"stopped: {self.state.stop_message}",
                               self.state.measurements[-1]["widest"] if self.state.measurements else None,
@@ -278,7 +311,7 @@ class AdaptiveRunner:
         self.state.stop_reason = reason
         self.state.stop_message = message
 
-    def _rounds(self) -> list[Any]:
+    def _rounds(self) -> list[Round]:
         ids = {sr.round_id(self.tournament_id) for sr in self.schedule.rounds}
         return [r for r in self.store.load_rounds(tournament=self.tournament_id) if r.id in ids]
 
@@ -383,7 +416,7 @@ class AdaptiveRunner:
                "the measured half-widths came out wider than predicted")
         return out + f"; NOT fewer than the {design}: {why}"
 
-    def _uniform(self, components: Mapping[str, float]) -> dict[str, Any] | None:
+    def _uniform(self, components: Mapping[str, float]) -> DesignJson | None:
         """The uniform design `ebtui plan --half-width W` would choose, from the same estimates."""
         from ebtui.core.tournament.planner import uniform_for_target
 
@@ -521,7 +554,7 @@ def _fmt(x: float | None) -> str:
 
 
 def runner_for(plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore,
-               **kw: Any) -> TournamentRunner | AdaptiveRunner:
+               **kw: Unpack[RunOptions]) -> TournamentRunner | AdaptiveRunner:
     """The runner a tournament plan asks for: waves until the target half-width when the tournament has one
     (`target_half_width`), else the plain runner (`plan.runner`). Both have the same interface."""
     if plan.config.target_half_width is not None:

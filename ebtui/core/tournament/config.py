@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -70,7 +71,10 @@ def _no_repeats(names: list[str]) -> None:
         raise ValueError(f"listed more than once: {', '.join(dup)}")
 
 
-def _nonempty_list(v: Any, empty: str) -> Any:
+_Listed = TypeVar("_Listed", bound=str | list[str])
+
+
+def _nonempty_list(v: _Listed, empty: str) -> _Listed:
     """A list given for a field that also takes a word ("all", "rotate"): not empty, no name twice."""
     if isinstance(v, list):
         if not v:
@@ -125,19 +129,19 @@ class TournamentConfig(BaseModel):
 
     @field_validator("dilemmas")
     @classmethod
-    def _dilemmas(cls, v: Any) -> Any:
+    def _dilemmas(cls, v: Literal["all"] | list[str]) -> Literal["all"] | list[str]:
         return _nonempty_list(v, 'empty list (omit it or use "all" for every dilemma)')
 
     @field_validator("judges", mode="before")
     @classmethod
-    def _judges_shape(cls, v: Any) -> Any:
+    def _judges_shape(cls, v: object) -> object:
         if isinstance(v, str) and v not in ("rotate", "panel"):
             raise ValueError(f'must be "rotate", "panel" or a list of model names, not {v!r}')
         return v
 
     @field_validator("judges")
     @classmethod
-    def _judges(cls, v: Any) -> Any:
+    def _judges(cls, v: JudgeMode | list[str]) -> JudgeMode | list[str]:
         _nonempty_list(v, 'empty list (use "rotate" or "panel", or name the judges)')
         return v
 
@@ -172,7 +176,7 @@ class TournamentConfig(BaseModel):
         """Players first, then judge-only models."""
         return self.models + [j for j in self.all_judges() if j not in self.models]
 
-    def schedule_fields(self) -> dict[str, Any]:
+    def schedule_fields(self) -> dict[str, object]:
         """What decides the schedule and the rounds' content — the tournament's identity.
 
         Runtime settings (concurrency, limits, budget, store) are left out, so changing them keeps
@@ -204,7 +208,7 @@ class TournamentConfig(BaseModel):
         return self.source.stem if self.source else "tournament"
 
 
-def _field_of(loc: tuple[Any, ...]) -> str:
+def _field_of(loc: tuple[int | str, ...]) -> str:
     parts = [str(p) for p in loc if not str(p).startswith(("list[", "literal[", "function-"))]
     out = ""
     for p in parts:
@@ -212,7 +216,7 @@ def _field_of(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def parse_tournament_config(data: dict[str, Any], source: Path | str | None = None) -> TournamentConfig:
+def parse_tournament_config(data: Mapping[str, object], source: Path | str | None = None) -> TournamentConfig:
     where = str(source) if source else "tournament config"
     try:
         cfg = TournamentConfig.model_validate(data)

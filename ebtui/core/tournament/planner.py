@@ -17,9 +17,8 @@ mean per dilemma (and the design is marked ``in_document: false``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
@@ -39,6 +38,59 @@ if TYPE_CHECKING:
 DILEMMA_GRID = (3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32)
 REPEATS_GRID = (1, 2, 3)
 MAX_DILEMMAS_SEARCHED = 400
+
+
+class DesignJson(TypedDict):
+    """A design as `ebtui plan --json` and the adaptive waves file write it."""
+
+    dilemmas: int
+    judge_mode: str
+    judges_per_exchange: float
+    repeats: int
+    half_width: float | None
+    half_width_max: float | None
+    se: float | None
+    detectable_gap: float | None
+    power_at_delta: float | None
+    calls: int
+    cost_usd: float | None
+    batch_cost_usd: float | None
+    in_document: bool
+
+
+class PlanAnswer(TypedDict):
+    """The cheapest design that finds a gap of `delta` with 80% power."""
+
+    delta: float
+    design: DesignJson | None
+    enough_dilemmas_in_document: bool
+    message: str
+    design_within_document: NotRequired[DesignJson]
+
+
+class TargetAnswer(TypedDict):
+    """The uniform design for a half-width target."""
+
+    half_width: float
+    design: DesignJson | None
+    chance_all_within: float | None
+    message: str
+
+
+class PlanJson(TypedDict):
+    """`ebtui plan --json`."""
+
+    models: list[str]
+    judge_modes: list[str]
+    document_dilemmas: int | None
+    alpha: float
+    power: float
+    delta: float | None
+    variance_components: Mapping[str, object]
+    designs: list[DesignJson]
+    answer: PlanAnswer | None
+    target_half_width: TargetAnswer | None
+    notes: list[str]
 
 
 @dataclass
@@ -76,7 +128,7 @@ class Design:
             out *= float(st.chi2.cdf((width / (t * se)) ** 2 * (G - 1), G - 1))
         return out
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> DesignJson:
         return {"dilemmas": self.dilemmas, "judge_mode": self.judge_mode,
                 "judges_per_exchange": self.judges_per_exchange, "repeats": self.repeats,
                 "half_width": self.half_width, "half_width_max": self.half_width_max, "se": self.se,
@@ -130,8 +182,7 @@ def pricing_for(plan: TournamentPlan, modes: Sequence[str]) -> Pricing | None:
             per[mode][d] = est.total_cost_usd
             unpriced.update(est.unpriced_models)
         full = estimate_tournament(cfg, sched, plan.dilemmas, plan.infos, tournament_id=plan.tournament_id)
-        b = batch_estimate(SimpleNamespace(models_config=plan.models_config, dilemmas=plan.dilemmas,
-                                           schedule=sched), full)
+        b = batch_estimate(replace(plan, schedule=sched), full)
         share[mode] = (b["batch_price_usd"] / b["list_price_usd"]) if b["list_price_usd"] else 1.0
     if not per:
         return None
@@ -219,13 +270,13 @@ class PlanResult:
     designs: list[Design]
     document_dilemmas: int | None
     delta: float | None
-    answer: dict[str, Any] | None
-    components: dict[str, Any]
+    answer: PlanAnswer | None
+    components: Mapping[str, object]
     notes: list[str] = field(default_factory=list)
     #: with a half-width target: the uniform design chosen for it (see uniform_for_target)
-    target: dict[str, Any] | None = None
+    target: TargetAnswer | None = None
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> PlanJson:
         return {"models": self.models, "judge_modes": self.modes, "document_dilemmas": self.document_dilemmas,
                 "alpha": ALPHA, "power": POWER, "delta": self.delta, "variance_components": self.components,
                 "designs": [d.json() for d in self.designs], "answer": self.answer,
@@ -262,7 +313,7 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
               modes: Sequence[str] = ("rotate", "panel"), repeats: Sequence[int] = REPEATS_GRID,
               dilemma_grid: Sequence[int] = DILEMMA_GRID, document_dilemmas: int | None = None,
               delta: float | None = None, self_debates: bool = False, seed: int = 0,
-              pricing: Pricing | None = None, components_json: dict[str, Any] | None = None,
+              pricing: Pricing | None = None, components_json: Mapping[str, object] | None = None,
               half_width: float | None = None) -> PlanResult:
     """Every candidate design; with `delta` the cheapest one that finds it with 80% power; with `half_width`
     the uniform design for that target (uniform_for_target)."""
@@ -298,7 +349,7 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
                         designs.append(d)
         designs.sort(key=lambda d: (d.judge_mode, d.repeats, d.dilemmas))
         answer = _answer(delta, found, document_dilemmas)
-    target = None
+    target: TargetAnswer | None = None
     if half_width is not None:
         u = uniform_for_target(models, components, half_width, modes=usable_modes, repeats=repeats, judges=judges,
                                self_debates=self_debates, seed=seed, pricing=pricing,
@@ -313,7 +364,7 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
                       components_json or {}, notes, target)
 
 
-def _answer(delta: float, found: list[Design], doc: int | None) -> dict[str, Any]:
+def _answer(delta: float, found: list[Design], doc: int | None) -> PlanAnswer:
     def key(d: Design) -> tuple[float, int]:
         return (d.cost_usd if d.cost_usd is not None else float(d.calls), d.calls)
 
@@ -337,7 +388,7 @@ def _answer(delta: float, found: list[Design], doc: int | None) -> dict[str, Any
         alt = min(inside, key=key)
         msg += (f". That needs more dilemmas than the document's {doc}; within the document: {alt.dilemmas} "
                 f"dilemmas, {alt.judge_mode}, {alt.repeats} repeat(s), {alt.calls} calls")
-    out = {"delta": delta, "design": best.json(), "enough_dilemmas_in_document": bool(inside),
+    out: PlanAnswer = {"delta": delta, "design": best.json(), "enough_dilemmas_in_document": bool(inside),
            "message": msg}
     if doc is not None and inside and not enough:
         out["design_within_document"] = min(inside, key=key).json()

@@ -22,12 +22,13 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ebtui.core.events import PhaseFinished, RoundFinished
 from ebtui.core.records import (
     PHASE_ORDER,
     Dilemma,
+    Phase,
     PhaseStatus,
     PhaseType,
     Round,
@@ -54,6 +55,8 @@ from ebtui.core.tournament.schedule import Exchange, Schedule, ScheduledRound, S
 from ebtui.providers.base import ModelClient
 
 __all__ = [
+    "PaceOptions",
+    "RunOptions",
     "TournamentBusyError",
     "TournamentRunner",
     "tournament_is_running",
@@ -61,9 +64,23 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ebtui.config import ModelsConfig
+    from ebtui.core.round import RoundSaver, RoundSpec
     from ebtui.core.store import ResultsStore
 
 log = logging.getLogger("ebtui.core.tournament")
+
+
+class PaceOptions(TypedDict, total=False):
+    """How a runner reports and saves, as a caller may set it (TournamentRunner's keywords of the same name)."""
+
+    progress_interval_s: float
+    write_behind: bool
+
+
+class RunOptions(PaceOptions, total=False):
+    """What a caller may set on a planned tournament's runner (`TournamentPlan.runner`, `runner_for`)."""
+
+    budget_usd: float | None
 
 
 class TournamentBusyError(Exception):
@@ -141,7 +158,7 @@ class TournamentRunner:
         self.config = config
         self.store = store
         #: where the round engine saves: the store itself, or a write-behind thread in front of it
-        self.saver: Any = store
+        self.saver: RoundSaver = store
         self._write_behind = write_behind
         self.dilemmas = {d.id: d for d in dilemmas}
         #: built once: by the plan (passed in) or here from the config
@@ -165,8 +182,8 @@ class TournamentRunner:
         self.clients: dict[str, ModelClient] = limits.clients
         self.tournament: Tournament | None = None
         self._cancelled = False
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._queue: asyncio.Queue[Any] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._queue: asyncio.Queue[TournamentEvent | None] | None = None  # None: the run is over
         self._start = 0.0
         self._done = 0
         self._incomplete = 0
@@ -196,7 +213,7 @@ class TournamentRunner:
             budget_usd=self.budget.limit_usd, budget_stopped=self.budget.stopped,
         )
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: TournamentEvent) -> None:
         if self._queue is not None:
             self._queue.put_nowait(event)
 
@@ -218,9 +235,8 @@ class TournamentRunner:
 
     async def run(self) -> AsyncIterator[TournamentEvent]:
         self._queue = asyncio.Queue()
-        done_marker = object()
         main = asyncio.create_task(self._run_all())
-        main.add_done_callback(lambda _t: self._queue.put_nowait(done_marker) if self._queue else None)
+        main.add_done_callback(lambda _t: self._queue.put_nowait(None) if self._queue else None)
         try:
             while True:
                 try:
@@ -228,7 +244,7 @@ class TournamentRunner:
                 except TimeoutError:
                     yield ProgressUpdated(self.progress())
                     continue
-                if ev is done_marker:
+                if ev is None:
                     break
                 yield ev
             main.result()  # re-raise a crash of the runner itself
@@ -359,7 +375,7 @@ class TournamentRunner:
                 raise
         self._emit(TournamentFinished(self.tournament, self.progress(), summarize_rounds(rounds)))
 
-    def _spec(self, sr: ScheduledRound) -> Any:
+    def _spec(self, sr: ScheduledRound) -> RoundSpec:
         from ebtui.core.round import RoundSpec
 
         doc = self.config.document_path()
@@ -445,7 +461,7 @@ class TournamentRunner:
             if source is None or source.status != RoundStatus.COMPLETE:
                 result: Round | None = None
                 spec = self._spec(primary)
-                seen: dict[PhaseType, Any] = {}
+                seen: dict[PhaseType, Phase] = {}
                 try:
                     async for ev in run_round(spec, self.clients, self.saver, resume=source):
                         if isinstance(ev, RoundFinished):
@@ -481,7 +497,7 @@ class TournamentRunner:
                 if not t.done():
                     t.cancel()
 
-    def _exchange_snapshot(self, spec: Any, round_id: str, phases: dict[PhaseType, Any]) -> Round:
+    def _exchange_snapshot(self, spec: RoundSpec, round_id: str, phases: dict[PhaseType, Phase]) -> Round:
         """The exchange so far (phases 1-4), as judge_exchange needs it, before the primary round ends."""
         from ebtui.core.round import new_round
 
@@ -497,20 +513,20 @@ class TournamentRunner:
         if self._stopping():
             return
         rid = sr.round_id(self.tournament_id)
-        kwargs: dict[str, Any] = {
-            "blind_judge": self.config.blind_judge,
-            "tournament_id": self.tournament_id,
-            "schedule_key": sr.schedule_key,
-            "dilemma": self.dilemmas[sr.dilemma_id],
+        events = judge_exchange(
+            source, sr.judge, self.clients[sr.judge], self.saver,
+            blind_judge=self.config.blind_judge,
+            tournament_id=self.tournament_id,
+            schedule_key=sr.schedule_key,
+            dilemma=self.dilemmas[sr.dilemma_id],
             # the deterministic id, so a re-run overwrites this judgment instead of duplicating it
-            "round_id": rid,
-            "families": self._families,
-            "judge_order": self._judge_order(sr),
-        }
-        saver: Any = self.saver
+            round_id=rid,
+            families=self._families,
+            judge_order=self._judge_order(sr),
+        )
         result: Round | None = None
         try:
-            async for ev in judge_exchange(source, sr.judge, self.clients[sr.judge], saver, **kwargs):
+            async for ev in events:
                 if isinstance(ev, RoundFinished):
                     result = ev.round
         except asyncio.CancelledError:
