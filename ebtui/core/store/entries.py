@@ -3,6 +3,8 @@ store applies: a killed writer's round shown as interrupted, the empty judgment 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from ebtui.core.facts import exchange_key
@@ -19,6 +21,11 @@ from ebtui.core.records import (
 from ebtui.core.review import needs_review
 
 INDEX_FORMAT = 1
+#: an index document (index_entry's fields) as TinyDB stores it and gives it back: JSON read unchecked but for
+#: valid_entry, its values used as the index wrote them (tinydb is untyped)
+IndexDoc = dict[str, Any]
+#: what tells two overrides apart (override_key): team, criterion, value, note, time, author, kind
+OverrideKey = tuple[Team, str, int | None, str, str, str, str]
 ROLES = ("team_a", "team_b", "judge")
 #: the index fields every filter and the sort order need, kept as columns in index.check.json so that
 #: `load_rounds` on a freshly opened store need not parse the whole index (6 MB at 10,000 rounds)
@@ -28,11 +35,11 @@ LIGHT_FIELDS = (
 )
 
 
-def _iso(dt: Any) -> str | None:
+def _iso(dt: datetime | None) -> str | None:
     return dt.isoformat() if dt is not None else None
 
 
-def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_ns: int) -> dict[str, Any]:
+def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_ns: int) -> IndexDoc:
     """The small index document for a round (no transcript text)."""
     j = round_.judgment
     eff = {t: j.effective_scores(t) for t in ("a", "b")} if j else {}
@@ -72,11 +79,11 @@ def index_entry(round_: Round, *, path: str, stamp: tuple[int, int, int], saved_
     }
 
 
-def order_key(e: dict[str, Any]) -> tuple[float, str]:
+def order_key(e: IndexDoc) -> tuple[float, str]:
     return (e["ts"], e["id"])
 
 
-def entry_status(entry: dict[str, Any]) -> str:
+def entry_status(entry: Mapping[str, object]) -> str:
     """An index entry's status as readers should see it: a running round whose writer is gone is
     incomplete (interrupted)."""
     status = str(entry.get("status"))
@@ -85,7 +92,7 @@ def entry_status(entry: dict[str, Any]) -> str:
     return status
 
 
-def shown(entry: dict[str, Any]) -> dict[str, Any]:
+def shown(entry: IndexDoc) -> IndexDoc:
     out = dict(entry)
     status = entry_status(entry)
     if status != out.get("status"):
@@ -109,13 +116,13 @@ def mark_interrupted(round_: Round) -> None:
     round_.error = round_.error or reason
 
 
-def entry_scores(entry: dict[str, Any], team: Team) -> dict[str, int | None]:
+def entry_scores(entry: Mapping[str, Any], team: Team) -> dict[str, int | None]:
     """An index document's effective scores for team "a" or "b" as {criterion: value} (empty: no judgment)."""
     values = entry.get(f"scores_{team}")
     return dict(zip(CRITERIA, values, strict=True)) if values else {}
 
 
-def valid_entry(doc: Any) -> bool:
+def valid_entry(doc: object) -> bool:
     return (
         isinstance(doc, dict)
         and isinstance(doc.get("id"), str)
@@ -135,5 +142,5 @@ def manual_judgment(round_: Round) -> Judgment:
     )
 
 
-def override_key(ov: Override) -> tuple[Any, ...]:
+def override_key(ov: Override) -> OverrideKey:
     return (ov.team, ov.criterion, ov.value, ov.note, ov.time.isoformat(), ov.author, ov.kind)

@@ -10,28 +10,27 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
 
 log = logging.getLogger("ebtui.core.store")
 
 Listener = Callable[[str, bytes, tuple[int, int, int]], None]
-_LISTENERS: weakref.WeakKeyDictionary[Any, list[Listener]] = weakref.WeakKeyDictionary()
+_LISTENERS: weakref.WeakKeyDictionary[object, list[Listener]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
-def add_save_listener(store: Any, listener: Listener) -> None:
+def add_save_listener(store: object, listener: Listener) -> None:
     with _LOCK:
         _LISTENERS.setdefault(store, []).append(listener)
 
 
-def remove_save_listener(store: Any, listener: Listener) -> None:
+def remove_save_listener(store: object, listener: Listener) -> None:
     with _LOCK:
         got = _LISTENERS.get(store)
         if got and listener in got:
             got.remove(listener)
 
 
-def notify_saved(store: Any, rid: str, data: bytes, stamp: tuple[int, int, int]) -> None:
+def notify_saved(store: object, rid: str, data: bytes, stamp: tuple[int, int, int]) -> None:
     """Tell the store's listeners a round file was written (called by the store after each write)."""
     with _LOCK:
         listeners = list(_LISTENERS.get(store) or ())

@@ -11,7 +11,7 @@ from typing import Any
 
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import RoundStatus
-from ebtui.core.store.entries import LIGHT_FIELDS, ROLES, order_key
+from ebtui.core.store.entries import LIGHT_FIELDS, ROLES, IndexDoc, order_key
 
 FILTERS = (
     "model", "role", "dilemma", "judge", "tournament", "status", "needs_review", "exchange", "schedule_key",
@@ -27,22 +27,22 @@ _PLAIN = (
 Condition = tuple[tuple[str, ...], Callable[..., bool]]
 
 
-def _shown_status(status: Any, writer: Any) -> str:
+def _shown_status(status: object, writer: object) -> str:
     """An index entry's status as readers see it: a running round whose writer is gone is incomplete."""
     return RoundStatus.INCOMPLETE.value if interrupted(str(status), writer) else str(status)
 
 
 @dataclass(frozen=True)
 class RoundFilter:
-    model: Any
+    model: object  # compared with the seats' model names (None: any model)
     seats: tuple[str, ...]
     statuses: frozenset[str] | None
-    plain: tuple[tuple[str, Any], ...]
+    plain: tuple[tuple[str, object], ...]
     limit: int | None
     newest_first: bool
 
     @classmethod
-    def parse(cls, filters: Mapping[str, Any]) -> RoundFilter:
+    def parse(cls, filters: Mapping[str, object]) -> RoundFilter:
         """Check the filters (TypeError for an unknown one, ValueError for a bad value)."""
         unknown = sorted(set(filters) - set(FILTERS))
         if unknown:
@@ -50,21 +50,25 @@ class RoundFilter:
         f = {k: v for k, v in filters.items() if v is not None}
         role = f.get("role")
         if role is not None:
-            if role not in ROLES:
+            if not isinstance(role, str) or role not in ROLES:
                 raise ValueError(f"unknown role {role!r}; expected one of: {', '.join(ROLES)}")
             if "model" not in f:
                 raise ValueError("the role filter needs a model filter (role says which seat the model had)")
         statuses: frozenset[str] | None = None
         if "status" in f:
-            raw = [f["status"]] if isinstance(f["status"], str) else list(f["status"])
+            given = f["status"]
+            if not isinstance(given, Iterable):
+                raise TypeError(f"'{type(given).__name__}' object is not iterable")
+            raw: list[object] = [given] if isinstance(given, str) else list(given)
             valid = {s.value for s in RoundStatus}
             bad = [s for s in raw if str(s) not in valid]
             if bad:
                 raise ValueError(f"unknown status {bad[0]!r}; expected one of: {', '.join(sorted(valid))}")
             statuses = frozenset(str(s) for s in raw)
-        limit = f.get("limit")
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-            raise ValueError(f"limit must be a non-negative integer, not {limit!r}")
+        given_limit = f.get("limit")
+        limit = given_limit if isinstance(given_limit, int) and not isinstance(given_limit, bool) else None
+        if given_limit is not None and (limit is None or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer, not {given_limit!r}")
         if "needs_review" in f and not isinstance(f["needs_review"], bool):
             raise ValueError(f"needs_review must be True or False, not {f['needs_review']!r}")
         return cls(
@@ -89,10 +93,10 @@ class RoundFilter:
             out.append((("status", "writer"), lambda s, w: _shown_status(s, w) in statuses))
         return out
 
-    def matches(self, entry: Mapping[str, Any]) -> bool:
+    def matches(self, entry: Mapping[str, object]) -> bool:
         return all(test(*(entry.get(k) for k in keys)) for keys, test in self.conditions())
 
-    def select(self, entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    def select(self, entries: Iterable[IndexDoc]) -> list[IndexDoc]:
         """The matching documents in order (oldest first unless newest_first), at most `limit`."""
         conds = self.conditions()
         rows = [e for e in entries if all(test(*(e.get(k) for k in keys)) for keys, test in conds)]

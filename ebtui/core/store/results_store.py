@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core.records import Override
+from ebtui.core.store.entries import IndexDoc, OverrideKey
 from ebtui.core.store.files import Stamp, StoreWriteError
 from ebtui.core.store.index import MISSING
 from ebtui.core.store.round_files import RoundFilesMixin
@@ -61,12 +62,12 @@ class ResultsStore(RoundFilesMixin):
         self._lock = threading.RLock()
         self._lock_fd: int | None = None
         self._flock_depth = 0
-        self._entries: dict[str, dict[str, Any]] | None = None  # round id -> index document
+        self._entries: dict[str, IndexDoc] | None = None  # round id -> index document
         self._dirty: set[str] = set()
         self._index_stamp: Stamp | None = None  # index.json as last read or written by us
         self._written: dict[str, Stamp] = {}  # round file stamps as we last wrote them
         #: overrides other writers put in round files this instance saves, kept on every later save
-        self._foreign: dict[str, dict[tuple[Any, ...], Override]] = {}
+        self._foreign: dict[str, dict[OverrideKey, Override]] = {}
         self._cache: OrderedDict[str, tuple[Stamp, bytes]] = OrderedDict()
         self._last_flush = time.monotonic()
         #: how many times this instance wrote index.json (tests and benchmarks read it)

@@ -9,7 +9,6 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -201,9 +200,9 @@ class RoundFilesMixin(IndexMixin):
             round_ = Round.model_validate_json(text)
         except ValidationError as exc:
             errors = exc.errors()
-            first: dict[str, Any] = dict(errors[0]) if errors else {}
-            where = ".".join(str(p) for p in first.get("loc", ())) or "file"
-            raise StoreError(f"{path}: not a readable round ({where}: {first.get('msg', exc)})") from None
+            first = errors[0] if errors else None
+            where = (".".join(str(p) for p in first["loc"]) if first else "") or "file"
+            raise StoreError(f"{path}: not a readable round ({where}: {first['msg'] if first else exc})") from None
         with self._lock:
             self._cache_put(round_id, stamp, text)
         if interrupted(round_.status, round_.settings.writer):
@@ -211,7 +210,7 @@ class RoundFilesMixin(IndexMixin):
         return round_
 
 
-    def load_rounds(self, **filters: Any) -> list[Round]:
+    def load_rounds(self, **filters: object) -> list[Round]:
         """The rounds `query(**filters)` names, loaded from their files. An unreadable file is skipped,
         logged and recorded in `problems` (never deleted)."""
         ids = self._light_ids(filters)
@@ -333,8 +332,8 @@ class RoundFilesMixin(IndexMixin):
             return Tournament.model_validate_json(text)
         except ValidationError as exc:
             errors = exc.errors()
-            first: dict[str, Any] = dict(errors[0]) if errors else {}
-            raise StoreError(f"{path}: not a readable tournament ({first.get('msg', exc)})") from None
+            first = errors[0] if errors else None
+            raise StoreError(f"{path}: not a readable tournament ({first['msg'] if first else exc})") from None
 
     def list_tournaments(self) -> list[Tournament]:
         """Every readable tournament, oldest first; unreadable files are logged and skipped."""

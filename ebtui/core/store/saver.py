@@ -9,7 +9,7 @@ import threading
 from datetime import date, datetime, timedelta
 from enum import Enum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -33,7 +33,7 @@ log = logging.getLogger("ebtui.core.store")
 _IMMUTABLE = (str, int, float, bool, bytes, type(None), datetime, date, timedelta, Enum)
 
 
-def _own(value: Any) -> Any:
+def _own(value: object) -> object:
     """`value` with every model, list, dict and set in it copied, immutable leaves shared."""
     if isinstance(value, _IMMUTABLE):
         return value
@@ -64,7 +64,8 @@ def frozen_copy(round_: Round) -> Round:
     own; only immutable values — strings, numbers, datetimes, enums — are shared), so the writer thread
     can read it, and change it, while the engine goes on changing the original. A third of the time of
     `model_copy(deep=True)`: the phases' long texts are strings and need no copying."""
-    copied: Round = _own(round_)
+    copied = _own(round_)
+    assert isinstance(copied, Round)  # a model is copied as its own class
     return copied
 
 
