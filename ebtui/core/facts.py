@@ -5,7 +5,6 @@ team and criterion names a human types. Everything above the records asks here i
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ebtui.core.records import (
     CRITERIA,
@@ -58,11 +57,11 @@ def scores(judgment: Judgment, team: Team, *, effective: bool) -> Scores:
     return judgment.effective_scores(team) if effective else judgment.parsed_scores(team)
 
 
-def _key(text: Any) -> str:
+def _key(text: object) -> str:
     return re.sub(r"[\s-]+", "_", str(text).strip().lower())
 
 
-def parse_team(team: Any) -> Team:
+def parse_team(team: object) -> Team:
     """"a", "B", "team a", "Team_B" -> "a"/"b"; anything else is a ValueError naming it."""
     t = str(team).strip().lower().removeprefix("team_").removeprefix("team ").removeprefix("team").strip()
     if t == "a":
@@ -72,7 +71,7 @@ def parse_team(team: Any) -> Team:
     raise ValueError(f"unknown team {team!r}: expected a or b")
 
 
-def parse_criterion(name: Any) -> str:
+def parse_criterion(name: object) -> str:
     """A criterion's canonical name from its name or label in any case ("Framework awareness",
     "intellectual-honesty"), or from the first four or more letters of its name ("stake")."""
     key = _key(name)

@@ -5,11 +5,13 @@ lock (ResultsStore.modify_round), so concurrent writers lose nothing."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
 from ebtui.core.overrides import (
     TEAMS,
     OverrideError,
+    OverrideStore,
     accept_all,
     accept_as_parsed,
     acceptance,
@@ -18,10 +20,17 @@ from ebtui.core.overrides import (
     parse_criterion,
     parse_team,
     score_action,
+    writable,
 )
 from ebtui.core.records import CRITERIA, Judgment, Override, Round
 
 PRIMARY = ("", "primary")
+
+
+class JudgmentStore(OverrideStore, Protocol):
+    """What corrections to any judgment need of a store (ebtui.core.store.ResultsStore provides it)."""
+
+    def modify_round(self, round_id: str, change: Callable[[Round], bool]) -> Round: ...
 
 
 def _target(r: Round, key: str) -> Judgment:
@@ -32,8 +41,8 @@ def _target(r: Round, key: str) -> Judgment:
     return j
 
 
-def override_judgment(store: Any, round_id: str, key: str, team: Any, criterion: Any, value: Any, note: Any, *,
-                      clear: bool = False, author: str = "") -> Judgment:
+def override_judgment(store: JudgmentStore | None, round_id: str, key: str, team: object, criterion: object,
+                      value: object, note: object, *, clear: bool = False, author: str = "") -> Judgment:
     """Set (or clear) a human's score on one judgment of the round; returns that judgment as saved."""
     if key in PRIMARY:
         r = apply_override(store, round_id, team, criterion, value, note, clear=clear, author=author)
@@ -52,12 +61,13 @@ def override_judgment(store: Any, round_id: str, key: str, team: Any, criterion:
         out.append(j)
         return True
 
-    store.modify_round(round_id, change)
+    writable(store).modify_round(round_id, change)
     return out[0]
 
 
-def accept_judgment(store: Any, round_id: str, key: str, team: Any = None, criterion: Any = None, note: Any = "",
-                    *, every: bool = False, author: str = "") -> tuple[Judgment, int]:
+def accept_judgment(store: JudgmentStore | None, round_id: str, key: str, team: object = None,
+                    criterion: object = None, note: object = "", *, every: bool = False,
+                    author: str = "") -> tuple[Judgment, int]:
     """Accept one parsed score (or with every=True each one not yet addressed) of one judgment of the round."""
     if key in PRIMARY:
         if every:
@@ -79,5 +89,5 @@ def accept_judgment(store: Any, round_id: str, key: str, team: Any = None, crite
         out.append((j, len(added)))
         return bool(added)
 
-    store.modify_round(round_id, change)
+    writable(store).modify_round(round_id, change)
     return out[0]

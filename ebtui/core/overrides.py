@@ -11,8 +11,9 @@ ebtui.core.review.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeVar
 
 from ebtui.core import facts
 from ebtui.core.records import CRITERIA, Judgment, Override, Round, Team
@@ -32,24 +33,43 @@ class OverrideError(ValueError):
     """A human's correction that cannot be applied; the message is one line naming what is wrong."""
 
 
+class OverrideStore(Protocol):
+    """What corrections need of a store (ebtui.core.store.ResultsStore provides it)."""
+
+    def apply_override(self, round_id: str, team: Team | str, criterion: str, value: int | None, note: str = "",
+                       *, author: str = "") -> Round: ...
+
+    def add_overrides(self, round_id: str, build: Callable[[Round], list[Override]]) -> Round: ...
+
+
+_Store = TypeVar("_Store", bound=OverrideStore)
+
+
+def writable(store: _Store | None) -> _Store:
+    """The store a correction is saved to; None (a read-only view) is an OverrideError."""
+    if store is None:
+        raise OverrideError("read-only: no results store to save the correction to")
+    return store
+
+
 # ---------------------------------------------------------------------------------------------- validation
 
 
-def parse_team(team: Any) -> Team:
+def parse_team(team: object) -> Team:
     try:
         return facts.parse_team(team)
     except ValueError as exc:
         raise OverrideError(str(exc)) from None
 
 
-def parse_criterion(name: Any) -> str:
+def parse_criterion(name: object) -> str:
     try:
         return facts.parse_criterion(name)
     except ValueError as exc:
         raise OverrideError(str(exc)) from None
 
 
-def parse_value(value: Any) -> int:
+def parse_value(value: object) -> int:
     """A human's score: a whole number from 1 to 10 (an int, or text such as "7")."""
     if isinstance(value, bool):
         raise OverrideError(f"the score must be a whole number from 1 to 10, not {value!r}")
@@ -64,7 +84,7 @@ def parse_value(value: Any) -> int:
     return number
 
 
-def parse_note(note: Any) -> str:
+def parse_note(note: object) -> str:
     text = "" if note is None else str(note).strip()
     if not text:
         raise OverrideError("a note is required: say why the score is overridden")
@@ -79,7 +99,7 @@ class OverrideRequest:
     note: str
 
 
-def check_override(team: Any, criterion: Any, value: Any, note: Any, *, clear: bool = False) -> OverrideRequest:
+def check_override(team: object, criterion: object, value: object, note: object, *, clear: bool = False) -> OverrideRequest:
     """Validate a human's override (or with clear=True the removal of one). The same rules and messages for
     every front end: the value is a whole number 1-10 and a note is required."""
     t = parse_team(team)
@@ -96,13 +116,12 @@ def check_override(team: Any, criterion: Any, value: Any, note: Any, *, clear: b
 # ---------------------------------------------------------------------------------------------- actions
 
 
-def apply_override(store: Any, round_id: str, team: Any, criterion: Any, value: Any, note: Any, *,
-                   clear: bool = False, author: str = "") -> Round:
+def apply_override(store: OverrideStore | None, round_id: str, team: object, criterion: object, value: object,
+                   note: object, *, clear: bool = False, author: str = "") -> Round:
     """Validate and save one override through the store (the judge's parsed value is kept)."""
     req = check_override(team, criterion, value, note, clear=clear)
     try:
-        updated: Round = store.apply_override(round_id, req.team, req.criterion, req.value, req.note, author=author)
-        return updated
+        return writable(store).apply_override(round_id, req.team, req.criterion, req.value, req.note, author=author)
     except ValueError as exc:  # the store's own checks (no override to clear, ...)
         raise OverrideError(str(exc)) from None
 
@@ -117,8 +136,8 @@ def _no_judgment(round_id: str) -> OverrideError:
     return OverrideError(f"round {round_id}: the judge gave no judgment; there is nothing to accept (score it)")
 
 
-def accept_as_parsed(store: Any, round_id: str, team: Any, criterion: Any, note: Any = "", *,
-                     author: str = "") -> Round:
+def accept_as_parsed(store: OverrideStore | None, round_id: str, team: object, criterion: object,
+                     note: object = "", *, author: str = "") -> Round:
     """Record that a human reviewed one parsed score and accepts it as it is (a missing one stays missing)."""
     t = parse_team(team)
     c = parse_criterion(criterion)
@@ -129,11 +148,11 @@ def accept_as_parsed(store: Any, round_id: str, team: Any, criterion: Any, note:
             raise _no_judgment(round_id)
         return [acceptance(round_.judgment, t, c, text, author)]
 
-    updated: Round = store.add_overrides(round_id, build)
-    return updated
+    return writable(store).add_overrides(round_id, build)
 
 
-def accept_all(store: Any, round_id: str, note: Any = "", *, author: str = "") -> tuple[Round, int]:
+def accept_all(store: OverrideStore | None, round_id: str, note: object = "", *,
+               author: str = "") -> tuple[Round, int]:
     """Accept every score of the judgment that is not already addressed (overridden or accepted); returns the
     round and how many acceptances were recorded."""
     text = "" if note is None else str(note)
@@ -146,5 +165,5 @@ def accept_all(store: Any, round_id: str, note: Any = "", *, author: str = "") -
         added[:] = [acceptance(j, t, c, text, author) for t in TEAMS for c in CRITERIA if not score_action(j, t, c)]
         return list(added)
 
-    updated: Round = store.add_overrides(round_id, build)
+    updated = writable(store).add_overrides(round_id, build)
     return updated, len(added)
