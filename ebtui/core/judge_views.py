@@ -28,7 +28,9 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
+
+from pydantic import JsonValue
 
 from ebtui.core import prompts
 from ebtui.core.records import Dilemma, PhaseStatus, PhaseType, Round, utcnow
@@ -38,7 +40,7 @@ from ebtui.providers.base import PROMPT_CACHE_BREAK, ModelClient, ProviderError
 VIEW_PROMPT_VERSION = "view-2026.11"
 DIRNAME = "judge_views"
 
-VIEW_SCHEMA: dict[str, Any] = {
+VIEW_SCHEMA: dict[str, JsonValue] = {
     "type": "object",
     "properties": {
         "options": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
@@ -50,7 +52,7 @@ VIEW_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-CONCLUSIONS_SCHEMA: dict[str, Any] = {
+CONCLUSIONS_SCHEMA: dict[str, JsonValue] = {
     "type": "object",
     "properties": {"team_a": {"type": "integer", "minimum": 0, "maximum": 4},
                    "team_b": {"type": "integer", "minimum": 0, "maximum": 4}},
@@ -114,7 +116,42 @@ Reply with JSON only: {{"team_a": <number>, "team_b": <number>}}"""
     return prompts.dilemma_block(dilemma) + PROMPT_CACHE_BREAK + "\n\n".join([*sections, task]) + "\n"
 
 
-def read_json_object(text: str) -> dict[str, Any] | None:
+class OwnView(TypedDict):
+    """A judge's own view of a dilemma as read from its reply."""
+
+    options: list[str]  # the courses of action it sees, in its own terms
+    choice: int  # the one it recommends (1-based)
+    confidence: float | None
+    reason: str
+
+
+class SavedView(OwnView):
+    """An own view as the cache keeps it."""
+
+    raw: str
+    asked_at: str
+    prompt_version: str
+
+
+class SavedConclusions(TypedDict):
+    """Which option each team's conclusion recommends (None: none or unreadable), as the cache keeps it."""
+
+    a: int | None
+    b: int | None
+    raw: str
+    asked_at: str
+
+
+class ViewEntry(TypedDict):
+    """One cache file: a judge's view of a dilemma and its reading of each exchange's conclusions."""
+
+    judge: str
+    dilemma_id: str
+    view: SavedView | None
+    teams: dict[str, SavedConclusions]  # exchange id -> conclusions
+
+
+def read_json_object(text: str) -> dict[str, JsonValue] | None:
     """The first JSON object in a reply (fenced or bare), or None."""
     for m in re.finditer(r"\{", text):
         depth = 0
@@ -132,7 +169,7 @@ def read_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _whole(v: Any) -> int | None:
+def _whole(v: object) -> int | None:
     """A whole number given as a JSON number or a numeric string ("2", 2.0); anything else None."""
     if isinstance(v, bool):
         return None
@@ -143,7 +180,7 @@ def _whole(v: Any) -> int | None:
     return v if isinstance(v, int) else None
 
 
-def parse_view(text: str) -> dict[str, Any] | None:
+def parse_view(text: str) -> OwnView | None:
     obj = read_json_object(text)
     if obj is None:
         return None
@@ -155,12 +192,14 @@ def parse_view(text: str) -> dict[str, Any] | None:
             conf = float(conf)
         except ValueError:
             conf = None
-    if (not isinstance(options, list) or not 2 <= len(options) <= 4 or not all(isinstance(o, str) for o in options)
-            or choice is None or not 1 <= choice <= len(options)):
+    if not isinstance(options, list):
+        return None
+    names = [o for o in options if isinstance(o, str)]
+    if len(names) != len(options) or not 2 <= len(names) <= 4 or choice is None or not 1 <= choice <= len(names):
         return None
     if isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1:
         conf = None
-    return {"options": options, "choice": choice, "confidence": conf, "reason": str(obj.get("reason") or "")}
+    return {"options": names, "choice": choice, "confidence": conf, "reason": str(obj.get("reason") or "")}
 
 
 def parse_conclusions(text: str, n_options: int) -> dict[str, int | None] | None:
@@ -183,7 +222,7 @@ def cache_path(root: str | Path, judge: str, dilemma_id: str) -> Path:
     return Path(root) / DIRNAME / f"{safe}-{digest}.json"
 
 
-def load_entry(root: str | Path, judge: str, dilemma_id: str) -> dict[str, Any]:
+def load_entry(root: str | Path, judge: str, dilemma_id: str) -> ViewEntry:
     path = cache_path(root, judge, dilemma_id)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -192,10 +231,10 @@ def load_entry(root: str | Path, judge: str, dilemma_id: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         return {"judge": judge, "dilemma_id": dilemma_id, "view": None, "teams": {}}
     data.setdefault("teams", {})
-    return data
+    return cast(ViewEntry, data)  # the file as save_entry wrote it
 
 
-def save_entry(root: str | Path, entry: dict[str, Any]) -> None:
+def save_entry(root: str | Path, entry: ViewEntry) -> None:
     path = cache_path(root, entry["judge"], entry["dilemma_id"])
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(entry, indent=2, ensure_ascii=False, default=str).encode("utf-8"))
@@ -261,7 +300,7 @@ async def gather_views(
     counts = {"views": 0, "conclusions": 0, "failed": 0, "unreadable": 0}
     say = on_done or (lambda _m: None)
 
-    async def ask(client: ModelClient, prompt: str, schema: dict[str, Any]) -> str | None:
+    async def ask(client: ModelClient, prompt: str, schema: dict[str, JsonValue]) -> str | None:
         async with sem:
             try:
                 reply = await client.generate(prompt, prompts.SYSTEM_PROMPT,
@@ -279,7 +318,8 @@ async def gather_views(
             say(f"{judge} / {d_id}: no dilemma text, skipped")
             return
         client = clients[judge]
-        if entry.get("view") is None:
+        saved = entry.get("view")
+        if saved is None:
             text = await ask(client, view_prompt(dilemma), VIEW_SCHEMA)
             if text is None:
                 return
@@ -289,10 +329,11 @@ async def gather_views(
                 counts["unreadable"] += 1
                 say(f"{judge} / {d_id}: own view unreadable")
                 return
-            entry["view"] = {**view, "raw": text, "asked_at": utcnow().isoformat(), "prompt_version": VIEW_PROMPT_VERSION}
+            saved = entry["view"] = {**view, "raw": text, "asked_at": utcnow().isoformat(),
+                                     "prompt_version": VIEW_PROMPT_VERSION}
             save_entry(root, entry)
             say(f"{judge} / {d_id}: own view saved (course {view['choice']} of {len(view['options'])})")
-        options = entry["view"]["options"]
+        options = saved["options"]
 
         async def classify(r: Round) -> None:
             ex = r.exchange_id or r.id
@@ -304,7 +345,8 @@ async def gather_views(
             got = parse_conclusions(text, len(options))
             if got is None:
                 counts["unreadable"] += 1
-            entry["teams"][ex] = {**(got or {"a": None, "b": None}), "raw": text, "asked_at": utcnow().isoformat()}
+            said = got or {"a": None, "b": None}
+            entry["teams"][ex] = {"a": said["a"], "b": said["b"], "raw": text, "asked_at": utcnow().isoformat()}
             save_entry(root, entry)  # on the event loop, between awaits: one writer of this file at a time
 
         await asyncio.gather(*(classify(r) for r in rs if (r.exchange_id or r.id) not in entry["teams"]))
