@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import collections
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
 
 from ebtui.core.records import Judgment, Phase, PhaseType, Round
 
@@ -113,8 +113,13 @@ _DISPATCH: dict[type, str] = {
 
 # ------------------------------------------------------------------ the engine -> consumer hand-off
 
-#: put on an EventQueue by the round engine when it has nothing more to say
-END = object()
+class End(Enum):
+    """The one value put on an EventQueue by the round engine when it has nothing more to say (END)."""
+
+    END = "end"
+
+
+END = End.END
 
 
 class TextRun:
@@ -146,10 +151,10 @@ class EventQueue:
     __slots__ = ("items", "waiter")
 
     def __init__(self) -> None:
-        self.items: collections.deque[Any] = collections.deque()
+        self.items: collections.deque[RoundEvent | TextRun | End] = collections.deque()
         self.waiter: asyncio.Future[None] | None = None
 
-    def put(self, item: Any) -> None:
+    def put(self, item: RoundEvent | TextRun | End) -> None:
         self.items.append(item)
         w = self.waiter
         if w is not None and not w.done():
@@ -172,6 +177,6 @@ class EventQueue:
             finally:
                 self.waiter = None
 
-    def take(self) -> Any:
+    def take(self) -> RoundEvent | End:
         item = self.items.popleft()
-        return item.event() if type(item) is TextRun else item
+        return item.event() if isinstance(item, TextRun) else item

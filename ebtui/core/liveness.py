@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import socket
-from typing import Any
 
 WRITER_KEY = "writer"  # the field of Round.settings (RoundSettings.writer) holding writer_stamp()
 
@@ -36,13 +35,13 @@ def _host() -> str:
     return socket.gethostname()
 
 
-def writer_stamp() -> list[Any]:
+def writer_stamp() -> list[object]:
     """This process, as a round's writer: [host, pid, start ticks or None]."""
     pid = os.getpid()
     return [_host(), pid, _start_ticks(pid)]
 
 
-def writer_alive(stamp: Any) -> bool | None:
+def writer_alive(stamp: object) -> bool | None:
     """True/False for a writer on this host; None when it cannot be told (no stamp, another host)."""
     if not isinstance(stamp, list | tuple) or len(stamp) != 3:
         return None
@@ -62,6 +61,6 @@ def writer_alive(stamp: Any) -> bool | None:
     return True
 
 
-def interrupted(status: str, stamp: Any) -> bool:
+def interrupted(status: str, stamp: object) -> bool:
     """A round saved as running whose writer is known to be gone."""
     return str(status) == "running" and writer_alive(stamp) is False

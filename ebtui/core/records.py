@@ -307,7 +307,7 @@ class Imported(Record):
     score_sources: dict[str, dict[str, str]] = Field(default_factory=dict)
     #: where ebtui's re-parse of the judge's reply differs from the runner's recorded (non-defaulted) score:
     #: {"team", "criterion", "runner", "ebtui"}
-    disagreements: list[dict[str, Any]] = Field(default_factory=list)
+    disagreements: list[dict[str, object]] = Field(default_factory=list)
     #: the runner's phases ebtui has no phase type for (e.g. "consistency_test_b": Team B's consistency test)
     extra_phases: dict[str, Phase] = Field(default_factory=dict)
     #: the dilemma as the round's prompts give it, when the loaded document does not hold it
@@ -332,14 +332,14 @@ class RoundSettings(BaseModel):
     #: the max_tokens every call of the round was given (None: each model's own)
     max_tokens: int | None = None
     #: the dilemma as it was played (Dilemma.model_dump(mode="json")), so a judge panel can re-judge it
-    dilemma: dict[str, Any] | None = None
+    dilemma: dict[str, object] | None = None
     #: who is playing a running round (see ebtui.core.liveness.writer_stamp)
-    writer: list[Any] | None = None
+    writer: list[object] | None = None
     #: model -> family (models.toml `family`, else provider) of the round's seats, as configured when it was
     #: played, so the same-family statistics do not depend on the models.toml found at report time
     families: dict[str, str] | None = None
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> object:
         """A setting by name (a field or an extra key), as the dict this used to be allowed."""
         value = getattr(self, key, None)
         if value is None and self.model_extra:

@@ -29,7 +29,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ebtui.core import prompts
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
@@ -42,7 +42,25 @@ from ebtui.core.records import (
     Round,
     utcnow,
 )
-from ebtui.providers.base import ModelClient, ProviderError
+from ebtui.providers.base import Completion, ModelClient, ProviderError, Usage
+
+if TYPE_CHECKING:
+    from ebtui.core.tournament.costs import Budget, ModelInfo
+
+class RoundModifier(Protocol):
+    """What saving a re-judgment needs of a store (ebtui.core.store.ResultsStore provides it)."""
+
+    def modify_round(self, round_id: str, change: Callable[[Round], bool]) -> Round: ...
+
+
+class JudgeCost(TypedDict):
+    """One judge's share of a re-judging plan."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None  # None: no price for the judge
+
 
 OrderMode = Literal["same", "swapped", "balanced"]
 ORDER_MODES: tuple[str, ...] = ("same", "swapped", "balanced")
@@ -186,7 +204,7 @@ class RejudgeResult:
 
 
 def new_judgment(pj: PlannedJudgment, r_team_a: str, r_team_b: str, text: str, *, blind: bool,
-                 usage: Any = None, latency: float | None = None) -> Judgment:
+                 usage: Usage | None = None, latency: float | None = None) -> Judgment:
     """The re-judgment record from the judge's reply."""
     j = parse_judgment(text, team_a_id=r_team_a, team_b_id=r_team_b)
     j.judge_model = pj.judge
@@ -202,7 +220,7 @@ def new_judgment(pj: PlannedJudgment, r_team_a: str, r_team_b: str, text: str, *
     return j
 
 
-def add_judgment(store: Any, pj: PlannedJudgment, reply: Any) -> bool:
+def add_judgment(store: RoundModifier, pj: PlannedJudgment, reply: Completion) -> bool:
     """Add one parsed re-judgment to its round on disk (atomic; False: the key was there already)."""
     added = False
 
@@ -221,12 +239,12 @@ def add_judgment(store: Any, pj: PlannedJudgment, reply: Any) -> bool:
 
 async def run_rejudge(
     plan: RejudgePlan,
-    store: Any,
+    store: RoundModifier,
     clients: Mapping[str, ModelClient],
     *,
     concurrency: int = 8,
     on_done: Callable[[PlannedJudgment, str], None] | None = None,
-    budget: Any = None,
+    budget: Budget | None = None,
     cost_of: Callable[[PlannedJudgment], float] | None = None,
 ) -> RejudgeResult:
     """Ask the judges for the plan's judgments (only judge calls), saving each as it arrives.
@@ -276,7 +294,7 @@ async def run_rejudge(
     return result
 
 
-def call_cost(pj: PlannedJudgment, infos: Mapping[str, Any], *, output_tokens: int = 1024) -> float:
+def call_cost(pj: PlannedJudgment, infos: Mapping[str, ModelInfo], *, output_tokens: int = 1024) -> float:
     """One planned call's estimated list-price cost (0.0 for a judge without a price)."""
     from ebtui.core.tournament.costs import estimate_tokens
 
@@ -286,11 +304,12 @@ def call_cost(pj: PlannedJudgment, infos: Mapping[str, Any], *, output_tokens: i
     return float(cost or 0.0)
 
 
-def estimate_cost(plan: RejudgePlan, infos: Mapping[str, Any], *, output_tokens: int = 1024) -> dict[str, Any]:
+def estimate_cost(plan: RejudgePlan, infos: Mapping[str, ModelInfo], *,
+                  output_tokens: int = 1024) -> dict[str, object]:
     """Tokens and list-price cost of the plan's calls, per judge (None where a judge has no price)."""
     from ebtui.core.tournament.costs import estimate_tokens
 
-    per: dict[str, dict[str, Any]] = {}
+    per: dict[str, JudgeCost] = {}
     sys_tokens = estimate_tokens(prompts.SYSTEM_PROMPT)
     for c in plan.calls:
         row = per.setdefault(c.judge, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0})

@@ -12,11 +12,14 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ebtui.core.store import StoreError, StoreWriteError
 from ebtui.providers.base import ProviderError
 from ebtui.redact import redact
+
+if TYPE_CHECKING:
+    from ebtui.core.records import Round
 
 __all__ = ["ReplyCap", "clip_error", "closing", "keep_round", "max_reply_chars", "redact", "start_call", "stop_reason", "store_failure"]
 
@@ -35,11 +38,28 @@ def max_reply_chars(explicit: int | None = None) -> int:
     return DEFAULT_MAX_REPLY_CHARS
 
 
+class _CapSpec(Protocol):
+    @property
+    def max_reply_chars(self) -> int | None: ...
+
+
+class CallingEngine(Protocol):
+    """What `start_call` needs of the round engine: its store (or saver), its spec, a wait for its saves."""
+
+    @property
+    def store(self) -> object: ...
+
+    @property
+    def spec(self) -> _CapSpec: ...
+
+    async def landed(self) -> None: ...
+
+
 class ReplyCap:
     """Counts a phase's streamed characters; `take(text)` gives the part within the cap and raises the
     "truncated" ProviderError (with everything kept so far) once the cap is passed."""
 
-    def __init__(self, limit: int, model: str, saver: Any = None) -> None:
+    def __init__(self, limit: int, model: str, saver: object = None) -> None:
         self.limit = limit
         self.model = model
         self.saver = saver
@@ -85,7 +105,7 @@ async def closing(stream: AsyncIterator[T]) -> AsyncIterator[AsyncIterator[T]]:
             await close()
 
 
-def store_failure(saver: Any) -> StoreWriteError | None:
+def store_failure(saver: object) -> StoreWriteError | None:
     """The first write the store behind `saver` (a ResultsStore or its BackgroundSaver) could not make."""
     store = getattr(saver, "store", saver)
     failure = getattr(store, "write_failure", None)
@@ -96,7 +116,7 @@ def store_failure(saver: Any) -> StoreWriteError | None:
 LOW_SPACE_BYTES = 1 << 30
 
 
-def _space_low(saver: Any) -> bool:
+def _space_low(saver: object) -> bool:
     """The store's disk has less than LOW_SPACE_BYTES free (statvfs: microseconds), or cannot be asked."""
     root = getattr(getattr(saver, "store", saver), "root", None)
     if root is None:
@@ -108,7 +128,7 @@ def _space_low(saver: Any) -> bool:
     return st.f_bavail * st.f_frsize < LOW_SPACE_BYTES
 
 
-async def start_call(engine: Any, round_id: str, model: str) -> ReplyCap:
+async def start_call(engine: CallingEngine, round_id: str, model: str) -> ReplyCap:
     """Before a model call: raise StoreWriteError when a save of the store failed — no call is started whose
     answer could not be saved. While the disk is low on space (LOW_SPACE_BYTES) the call first waits for the
     round's saves so far to land (its phase marked running), so a save that fails is known before the call,
@@ -132,7 +152,7 @@ def clip_error(text: str) -> str:
     return f"{text[:MAX_ERROR_CHARS]}… [{len(text) - MAX_ERROR_CHARS:,} more characters not kept]"
 
 
-def keep_round(exc: BaseException, round_: Any) -> None:
+def keep_round(exc: BaseException, round_: Round) -> None:
     """A failed save carries the round as played so far, so a front end can write it elsewhere."""
     if isinstance(exc, StoreWriteError) and exc.round is None:
         exc.round = round_

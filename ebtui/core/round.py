@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from ebtui.core import events, prompts
 from ebtui.core.events import END, EventQueue, RoundEvent
@@ -61,7 +61,7 @@ _ORDER_INDEX = {pt: i for i, pt in enumerate(PHASE_ORDER)}
 class RoundSaver(Protocol):
     """What the engine needs of a store (ebtui.core.store.ResultsStore provides it)."""
 
-    def save_round(self, round_: Round) -> Any: ...
+    def save_round(self, round_: Round) -> object: ...
 
 
 @dataclass
@@ -93,7 +93,7 @@ def _seat_families(spec: RoundSpec) -> dict[str, str] | None:
 
 def new_round(spec: RoundSpec) -> Round:
     """A fresh Round record for a spec (status running, no phases yet)."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, str] = {}
     if spec.round_id:
         fields["id"] = spec.round_id
     round_ = Round(
@@ -151,7 +151,7 @@ class _Engine:
         )
         self.kept = kept
         self.buffers: dict[PhaseType, list[str]] = {}
-        self.emit: Callable[[RoundEvent | object], None] = lambda ev: None
+        self.emit: Callable[[RoundEvent], None] = lambda ev: None
         self.emit_text: Callable[[str, PhaseType, str], None] = lambda rid, pt, text: None
 
     # -- bookkeeping -----------------------------------------------------------------------------------
@@ -570,7 +570,7 @@ async def play_round(
     store: RoundSaver | None = None,
     *,
     resume: Round | None = None,
-    on_event: Callable[[RoundEvent], Any] | None = None,
+    on_event: Callable[[RoundEvent], object] | None = None,
 ) -> Round:
     """Run a round to the end and return it (events passed to on_event, if given)."""
     result: Round | None = None
