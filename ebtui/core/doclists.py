@@ -9,9 +9,12 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ebtui.core.docx_limits import check_docx_package
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
 
 __all__ = [
     "CELL_NUMBER", "HAND_MARKER", "counts_up", "open_docx", "ordinals", "split_inline_list", "table_rows",
@@ -133,7 +136,7 @@ def table_rows(texts: list[list[str]], auto_numbered: list[bool]) -> list[tuple[
     return [(line, False) for line in (" | ".join(x for x in t if x) for t in texts) if line]
 
 
-def open_docx(path: Path, error: Callable[[Path, str], Exception]) -> Any:
+def open_docx(path: Path, error: Callable[[Path, str], Exception]) -> DocxDocument:
     """The python-docx Document of a .docx file, or `error(path, problem)` raised naming what is wrong."""
     import docx
     from docx.opc.exceptions import PackageNotFoundError

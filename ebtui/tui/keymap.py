@@ -5,9 +5,9 @@ and what is wrong; the rest of the keymap still applies. A missing file is no ke
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from textual.keys import REPLACED_KEYS, Keys, key_to_character
 
@@ -40,7 +40,7 @@ def is_key(key: str) -> bool:
     return len(name) == 1 or name in _NAMED_KEYS or name in REPLACED_KEYS or key_to_character(name) is not None
 
 
-def _keys(value: Any) -> str | None:
+def _keys(value: object) -> str | None:
     """`"f2"`, `"f2,ctrl+n"` or `["f2", "ctrl+n"]` as Textual's comma-separated key string (None: not keys)."""
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         value = ",".join(value)
@@ -50,7 +50,7 @@ def _keys(value: Any) -> str | None:
     return ",".join(keys) if keys and all(is_key(k) for k in keys) else None
 
 
-def keymap_from_mapping(data: dict[str, Any], source: str) -> KeymapLoad:
+def keymap_from_mapping(data: Mapping[str, object], source: str) -> KeymapLoad:
     """The usable entries of a config's `[keymap]` table, and one message per entry that is not."""
     table = data.get("keymap")
     if table is None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -35,7 +34,8 @@ class ThemeLoad:
     errors: list[str]
 
 
-def theme_from_mapping(data: dict[str, Any], source: str) -> Theme:
+def theme_from_mapping(data: object, source: str) -> Theme:
+    """The theme a settings table describes (anything else, or a table that is not a theme: ThemeFileError)."""
     if not isinstance(data, dict):
         raise ThemeFileError(f"{source}: expected a table of theme settings")
     unknown = sorted(set(data) - _ALLOWED)

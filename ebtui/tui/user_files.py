@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Any
 
 
 class UserFileError(Exception):
     """A user's settings file that could not be used; the message names the file and what is wrong."""
 
 
-def read_settings_file(path: Path) -> dict[str, Any]:
+def read_settings_file(path: Path) -> dict[str, object]:
     """The table a TOML file (or, for a .json name, a JSON object) holds."""
     try:
         text = path.read_bytes().decode("utf-8")
