@@ -3,7 +3,7 @@ store applies: a killed writer's round shown as interrupted, the empty judgment 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -116,10 +116,14 @@ def mark_interrupted(round_: Round) -> None:
     round_.error = round_.error or reason
 
 
-def entry_scores(entry: Mapping[str, Any], team: Team) -> dict[str, int | None]:
+def entry_scores(entry: Mapping[str, object], team: Team) -> dict[str, int | None]:
     """An index document's effective scores for team "a" or "b" as {criterion: value} (empty: no judgment)."""
     values = entry.get(f"scores_{team}")
-    return dict(zip(CRITERIA, values, strict=True)) if values else {}
+    if not values:
+        return {}
+    if not isinstance(values, Iterable):
+        raise TypeError(f"scores_{team} is not a list of scores ({values!r})")
+    return dict(zip(CRITERIA, values, strict=True))
 
 
 def valid_entry(doc: object) -> bool:

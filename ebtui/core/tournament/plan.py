@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from ebtui.core.records import Dilemma, Tournament
 from ebtui.core.tournament.config import TournamentConfig
@@ -31,7 +31,7 @@ __all__ = [
 if TYPE_CHECKING:
     from ebtui.config import ModelsConfig
     from ebtui.core.store import ResultsStore
-    from ebtui.core.tournament.runner import TournamentRunner
+    from ebtui.core.tournament.runner import RunOptions, TournamentRunner
 
 
 class TournamentSetupError(Exception):
@@ -57,7 +57,8 @@ class TournamentPlan:
         return estimate_tournament(self.config, self.schedule, self.dilemmas, self.infos,
                                    tournament_id=self.tournament_id)
 
-    def runner(self, clients: Mapping[str, ModelClient], store: ResultsStore, **kw: Any) -> TournamentRunner:
+    def runner(self, clients: Mapping[str, ModelClient], store: ResultsStore,
+               **kw: Unpack[RunOptions]) -> TournamentRunner:
         from ebtui.core.tournament.runner import TournamentRunner
 
         return TournamentRunner(self.config, clients, store, dilemmas=self.dilemmas, schedule=self.schedule,
