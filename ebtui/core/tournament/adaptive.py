@@ -297,9 +297,8 @@ class AdaptiveRunner:
         _save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
-        extra = t.model_extra  # Tournament allows extra fields: the waves, with the tournament
-        assert extra is not None
-        extra["adaptive"] = self.state.json()
+        # Tournament allows extra fields: the waves, with the tournament (no attribute mypy knows of)
+        setattr(t, "adaptive", self.state.json())  # noqa: B010
         self.store.save_tournament(t)
         yield AdaptiveMessage(f"stopped: {self.state.stop_message}",
                               self.state.measurements[-1]["widest"] if self.state.measurements else None,
