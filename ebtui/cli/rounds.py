@@ -13,9 +13,10 @@ from ebtui.core.records import CRITERIA, CRITERION_LABELS, PHASE_ORDER, Phase, R
 from ebtui.core.review import describe_target, open_items
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import review
+from ebtui.core.usecases import rounds as saved
 from ebtui.core.usecases.context import AppContext, open_context
 from ebtui.core.usecases.review import OverrideError
-from ebtui.core.usecases.rounds import ROLES, StoreError, StoreWriteError, list_rounds, load_round
+from ebtui.core.usecases.rounds import ROLES, StoreError, StoreWriteError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import KIND_LABELS, score_grid
 from ebtui.errors import UsageError
@@ -119,7 +120,7 @@ def list_rounds(
         raise CliError("--role needs --model (it says which seat the model had)")
     context = _store(ctx, store)
     try:
-        found = list_rounds(context, model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament,
+        found = saved.list_rounds(context, model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament,
                             status=status, needs_review=True if needs_review else None, limit=limit,
                             newest_first=newest_first)
     except UsageError as exc:
@@ -231,7 +232,7 @@ def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store:
     context = _store(ctx, store)
     results = context.store
     try:
-        round_ = load_round(context, round_id)
+        round_ = saved.load_round(context, round_id)
     except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
     if as_json:

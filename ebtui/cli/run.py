@@ -23,7 +23,14 @@ from ebtui.core import events
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, PhaseStatus, PhaseType, Round, RoundStatus
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases.context import AppContext, open_context
-from ebtui.core.usecases.play import PreparedRound, RoundRequest, keep_unsaved, play_to_end, prepare_round, resume_command
+from ebtui.core.usecases.play import (
+    PreparedRound,
+    RoundRequest,
+    keep_unsaved,
+    play_to_end,
+    prepare_round,
+    resume_command,
+)
 from ebtui.core.usecases.rounds import StoreError, StoreWriteError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import score_grid

@@ -61,7 +61,8 @@ class ScoreEditModal(ModalScreen[tuple[int | None, str] | None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")
     def _save(self) -> None:
-        from ebtui.core.usecases.review import OverrideError, check_correction  # the rules the CLI applies too
+        # the rules the CLI applies too
+        from ebtui.core.usecases.review import OverrideError, check_correction
 
         field = self.query_one("#score-value", Input)
         raw = field.value.strip()
