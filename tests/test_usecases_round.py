@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,9 @@ def ctx(tmp_path: Path) -> AppContext:
     return open_context(store_obj=ResultsStore(tmp_path / "store", durable=False), make_clients=_scripted)
 
 
-def _request(**kw: object) -> play.RoundRequest:
-    fields: dict[str, object] = {"dilemma": "D1", "team_a": "alpha", "team_b": "beta", "judge": "judge",
-                                 "dilemmas": make_dilemmas()}
-    return play.RoundRequest(**(fields | kw))  # type: ignore[arg-type]
+def _request(**changes: object) -> play.RoundRequest:
+    """Dilemma D1 (looked up by id), alpha vs beta, judged by judge; `changes` as dataclasses.replace takes."""
+    return replace(play.RoundRequest("D1", "alpha", "beta", "judge", dilemmas=make_dilemmas()), **changes)
 
 
 # -- prepare_round: every check before any model call -------------------------------------------------------

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ebtui.core.dilemmas import load_dilemmas
-from ebtui.locations import builtin_document
 from ebtui.core.usecases import dilemmas as cache
 from ebtui.core.usecases.dilemmas import builtin_cache_paths, cached_builtin_dilemmas, write_builtin_cache
+from ebtui.locations import builtin_document
 
 
 def test_the_packaged_cache_is_the_parsed_builtin_document() -> None:
