@@ -8,8 +8,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ebtui.errors import UsageError
-
 if TYPE_CHECKING:
     from ebtui.config import ModelConfig as ModelConfig
     from ebtui.config import ModelsConfig as ModelsConfig
@@ -20,13 +18,8 @@ CHECK_SYSTEM = "You are a connectivity check. Answer in one word."
 
 
 def load_models(ctx: AppContext) -> ModelsConfig:
-    """The context's models.toml; a bad one is a UsageError naming file, model and field."""
-    from ebtui.config import ConfigError
-
-    try:
-        return ctx.models
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    """The context's models.toml; a bad one is a ConfigError (a UsageError) naming file, model and field."""
+    return ctx.models
 
 
 def default_model(config: ModelsConfig) -> str:

@@ -76,7 +76,6 @@ def check_writable(ctx: AppContext) -> None:
 def prepare_round(ctx: AppContext, request: RoundRequest, *, check_store: bool = True) -> PreparedRound:
     """Everything a round needs, looked up and checked before any model call; a UsageError (one line) says
     what is wrong. `check_store=False` skips the store's write probe (the app probes it once, at start)."""
-    from ebtui.config import ConfigError
     from ebtui.core.facts import may_resume
     from ebtui.core.round import RoundSpec
     from ebtui.core.store import StoreError
@@ -86,10 +85,7 @@ def prepare_round(ctx: AppContext, request: RoundRequest, *, check_store: bool =
     if isinstance(dilemma, str):
         where = request.document_name or request.document or "the built-in document"
         dilemma = find_dilemma(request.dilemmas, dilemma, where)
-    try:
-        clients = ctx.clients([request.team_a, request.team_b, request.judge])
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    clients = ctx.clients([request.team_a, request.team_b, request.judge])  # ConfigError: a UsageError
     if check_store:
         check_writable(ctx)
     try:
