@@ -273,15 +273,13 @@ class ScoreCard(Vertical):
     def _focused(self, event: ScoreGrid.Focused) -> None:
         self._describe(event.selected)
 
-    def _correctable(self, no_judgment: str) -> bool:
-        """Whether this card may save a correction now (else a warning says why)."""
+    def _correctable(self, no_judgment: str) -> AppContext | None:
+        """The context to save a correction through now (None, and a warning saying why, when there is none)."""
         if self.current() is None:
             self.app.notify(no_judgment, severity="warning")
         elif self.context is None:
             self.app.notify("Read-only: no results store.", severity="warning")
-        else:
-            return True
-        return False
+        return self.context if self.current() is not None else None
 
     def action_accept(self) -> None:
         from ebtui.core.usecases.review import accept
@@ -290,10 +288,10 @@ class ScoreCard(Vertical):
         if selected is None:
             self.app.notify("Pick a Team A or Team B score to accept.", severity="warning")
             return
-        if not self._correctable("This round has no judgment to accept; score it by hand (Enter).") \
-                or self.context is None:
+        ctx = self._correctable("This round has no judgment to accept; score it by hand (Enter).")
+        if ctx is None:
             return
-        ctx, round_id, (team, criterion), key = self.context, self.round.id, selected, self._key()
+        round_id, (team, criterion), key = self.round.id, selected, self._key()
         self._save("acceptance", lambda: accept(ctx, round_id, team, criterion, "accepted in the score card",
                                                 judgment_key=key), "Accepted as parsed.")
 
@@ -307,13 +305,12 @@ class ScoreCard(Vertical):
     def _edit(self, event: ScoreGrid.EditRequested) -> None:
         from ebtui.core.usecases.review import correct
 
-        judgment = self.current()
-        if not self._correctable("This round has no judgment to correct.") or judgment is None \
-                or self.context is None:
+        judgment, ctx = self.current(), self._correctable("This round has no judgment to correct.")
+        if judgment is None or ctx is None:
             return
         parsed = judgment.parsed_scores(event.team).as_dict()[event.criterion]
         current = judgment.active_overrides().get((event.team, event.criterion))
-        ctx, round_id, team, criterion, key = self.context, self.round.id, event.team, event.criterion, self._key()
+        round_id, team, criterion, key = self.round.id, event.team, event.criterion, self._key()
 
         def done(result: tuple[int | None, str] | None) -> None:
             if result is not None:
