@@ -26,7 +26,8 @@ SIZE = (160, 48)
 
 def _services(store: Any) -> Any:
     from ebtui.providers.scripted import ScriptedClient
-    from ebtui.tui.services import Services, cached_builtin_dilemmas
+    from ebtui.core.usecases.dilemmas import cached_builtin_dilemmas
+    from ebtui.tui.services import Services
 
     names = ["m1", "m2", "m3"]
     # as default_services: the built-in dilemmas from their cache, before the app is constructed

@@ -22,15 +22,16 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
 from ebtui import redact
-from ebtui.errors import read_bytes
+from ebtui.errors import UsageError, read_bytes
 from ebtui.locations import models_config_candidates
 from ebtui.settings import load_settings
 
 BUILTIN_NAMES = ("local", "scripted")
 
 
-class ConfigError(Exception):
-    """A problem in models.toml, named by file, model and field."""
+class ConfigError(UsageError):
+    """A problem in models.toml, named by file, model and field: bad input, one line and exit code 2 wherever
+    it surfaces (a UsageError, so a front end catches the one type)."""
 
 
 # -- provider options: one typed model per client kind, chosen by the model's `provider` -------------------------

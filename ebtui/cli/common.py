@@ -10,7 +10,7 @@ from ebtui.core.safe_text import strip_control
 from ebtui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
 if TYPE_CHECKING:
-    from ebtui.core.dilemmas import DilemmaDocument
+    from ebtui.core.usecases.dilemmas import DilemmaDocument
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1
@@ -24,7 +24,7 @@ class CliError(click.ClickException, UsageError):
 
     exit_code = EXIT_USAGE
 
-    def show(self, file: IO[Any] | None = None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:  # click's signature
         click.echo(f"ebtui: error: {self.format_message()}", err=True)
 
 
@@ -44,29 +44,24 @@ def echo_unreadable(entries: list[tuple[str, str]], what: str = "round", *, err:
         click.echo(f"  {strip_control(path)}: {strip_control(reason)}", err=err)
 
 
-def ctx_option(ctx: click.Context, name: str, value: Any) -> Any:
+def ctx_option(ctx: click.Context, name: str, value: str | None) -> str | None:
     """A subcommand's option, falling back to the same option given before the subcommand."""
     if value is not None:
         return value
     root = ctx.find_root()
-    return (root.obj or {}).get(name)
+    given = (root.obj or {}).get(name)
+    return None if given is None else str(given)
 
 
 def load_document(path: str | None) -> DilemmaDocument:
     """A dilemma document (None: the built-in one) for a command: a bad one is a CliError (one line, exit 2);
     its warnings are printed once each, one line each, on stderr."""
-    import warnings
+    from ebtui.core.usecases.dilemmas import open_document
 
-    from ebtui.core.dilemmas import DilemmaWarning, DocumentError
-    from ebtui.core.dilemmas import load_document as read_document
-
-    with warnings.catch_warnings():
-        # the same messages are on the document; print them once each, below
-        warnings.simplefilter("ignore", DilemmaWarning)
-        try:
-            document = read_document(path)
-        except DocumentError as exc:
-            raise CliError(strip_control(str(exc))) from None
+    try:
+        document = open_document(path)
+    except UsageError as exc:
+        raise CliError(strip_control(str(exc))) from None
     for message in document.warnings:
         click.echo(f"ebtui: warning: {strip_control(message)}", err=True)
     return document

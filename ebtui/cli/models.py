@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option, echo_untrusted
-from ebtui.config import ConfigError, ModelConfig, ModelsConfig, default_model_name, load_models_config
+from ebtui.core.usecases.context import open_context
+from ebtui.core.usecases.models import check_models as check_all
+from ebtui.core.usecases.models import default_model, load_models
+from ebtui.errors import UsageError
 
-CHECK_PROMPT = "Reply with exactly one word: ready"
-CHECK_SYSTEM = "You are a connectivity check. Answer in one word."
+if TYPE_CHECKING:
+    from ebtui.core.usecases.models import ModelConfig, ModelsConfig
 
 
 def _load(ctx: click.Context, models_file: str | None) -> ModelsConfig:
     try:
-        return load_models_config(ctx_option(ctx, "models_file", models_file))
-    except ConfigError as exc:
+        return load_models(open_context(models_file=ctx_option(ctx, "models_file", models_file)))
+    except UsageError as exc:
         raise CliError(str(exc)) from None
 
 
@@ -50,7 +52,7 @@ def models() -> None:
 def list_models(ctx: click.Context, models_file: str | None) -> None:
     """Show every model: provider, model, key variable (never the key), base URL, prices (USD/Mtok in/out)."""
     config = _load(ctx, models_file)
-    default = default_model_name(config)
+    default = default_model(config)
     click.echo(f"models from {config.source}" if config.source else "no models.toml found: built-in models only")
     rows = [("NAME", "PROVIDER", "MODEL", "KEY", "BASE URL", "PRICE IN/OUT")]
     for name, cfg in config.models.items():
@@ -60,55 +62,6 @@ def list_models(ctx: click.Context, models_file: str | None) -> None:
     for row in rows:
         click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     click.echo("* default model")
-
-
-@dataclass
-class CheckResult:
-    name: str
-    ok: bool
-    latency_s: float | None
-    detail: str
-
-
-async def _check_one(cfg: ModelConfig, max_tokens: int) -> CheckResult:
-    from ebtui.providers.base import ProviderError
-    from ebtui.providers.registry import build_client
-
-    if not cfg.key_set:
-        return CheckResult(cfg.name, False, None, f"key missing: set the environment variable {cfg.key_env}")
-    try:
-        client = build_client(cfg)
-    except ConfigError as exc:
-        return CheckResult(cfg.name, False, None, str(exc))
-    except Exception as exc:  # noqa: BLE001 - an SDK refusing its settings is this model's failure
-        return CheckResult(cfg.name, False, None, f"cannot create the client: {type(exc).__name__}: {exc}")
-    started = time.perf_counter()
-    try:
-        completion = await client.generate(CHECK_PROMPT, CHECK_SYSTEM, max_tokens=max_tokens)
-    except ProviderError as exc:
-        if exc.kind == "truncated" and exc.partial_text.strip():  # it answered; the check asked for little
-            elapsed = time.perf_counter() - started
-            return CheckResult(cfg.name, True, elapsed, f"answered (cut off at {max_tokens} tokens): "
-                                                     f"{_snippet(exc.partial_text)}")
-        return CheckResult(cfg.name, False, None, f"{exc} [after {exc.attempts} attempt(s)]")
-    finally:
-        try:
-            await client.aclose()
-        except Exception:  # noqa: BLE001, S110 - closing is best effort
-            pass
-    extra = f", {completion.attempts} attempts" if completion.attempts > 1 else ""
-    return CheckResult(cfg.name, True, completion.latency_s,
-                       f"{_snippet(completion.text)} ({completion.usage.input_tokens}+"
-                       f"{completion.usage.output_tokens} tokens{extra})")
-
-
-def _snippet(text: str, width: int = 60) -> str:
-    one = " ".join(text.split())
-    return repr(one if len(one) <= width else one[: width - 1] + "…")
-
-
-async def _check_all(cfgs: list[ModelConfig], max_tokens: int) -> list[CheckResult]:
-    return list(await asyncio.gather(*(_check_one(c, max_tokens) for c in cfgs)))
 
 
 @models.command("check")
@@ -128,7 +81,7 @@ def check_models(ctx: click.Context, names: tuple[str, ...], models_file: str | 
         raise CliError(f"no model named {unknown[0]!r} in {config.source or 'the built-in models'} "
                        f"(configured: {', '.join(config.models)})")
     cfgs = [config.models[n] for n in dict.fromkeys(names or config.models)]
-    results = asyncio.run(_check_all(cfgs, max_tokens))
+    results = asyncio.run(check_all(cfgs, max_tokens))
     width = max(len(r.name) for r in results)
     for r in results:
         latency = f"{r.latency_s:6.2f}s" if r.latency_s is not None else "      -"

@@ -5,45 +5,35 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Any
 
 import click
 
 from ebtui.cli.common import CliError, ctx_option, echo_unreadable, echo_untrusted
-from ebtui.core.overrides import (
-    OverrideError,
-    accept_all,
-    accept_as_parsed,
-    apply_override,
-    check_override,
-    parse_criterion,
-    parse_team,
-)
-from ebtui.core.records import (
-    CRITERIA,
-    CRITERION_LABELS,
-    PHASE_ORDER,
-    Phase,
-    Round,
-    RoundStatus,
-)
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, PHASE_ORDER, Phase, Round, RoundStatus
 from ebtui.core.review import describe_target, open_items
 from ebtui.core.safe_text import strip_control
-from ebtui.core.store import ROLES, ResultsStore, StoreError, StoreWriteError
+from ebtui.core.usecases import review
+from ebtui.core.usecases import rounds as saved
+from ebtui.core.usecases.context import AppContext, open_context
+from ebtui.core.usecases.review import OverrideError
+from ebtui.core.usecases.rounds import ROLES, StoreError, StoreWriteError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import KIND_LABELS, score_grid
-from ebtui.locations import store_dir
+from ebtui.errors import UsageError
 
 MISSING = "—"
 _STORE_HELP = "Results store directory (default: $EBTUI_STORE, else ./saved)."
 _C1 = re.compile(r"[\x7f-\x9f]")
 
 
-def _store(ctx: click.Context, value: str | None) -> ResultsStore:
-    """--store on the subcommand, else on `rounds`, else before `rounds` (`ebtui --store X rounds list`)."""
+def _store(ctx: click.Context, value: str | None) -> AppContext:
+    """--store on the subcommand, else on `rounds`, else before `rounds` (`ebtui --store X rounds list`); the
+    store opens here (as the commands' first step)."""
     if value is None and ctx.parent is not None:
         value = (ctx.parent.params or {}).get("store")
-    return ResultsStore(store_dir(ctx_option(ctx, "store", value)))
+    context = open_context(store=ctx_option(ctx, "store", value))
+    context.store  # noqa: B018 - opened now: a store that cannot be opened fails before anything else
+    return context
 
 
 def _not_saved(exc: StoreWriteError, what: str) -> str:
@@ -52,20 +42,20 @@ def _not_saved(exc: StoreWriteError, what: str) -> str:
             f"({exc.what.removeprefix('the change to ')} is unchanged)")
 
 
-def _close(results: ResultsStore) -> None:
+def _close(context: AppContext) -> None:
     try:
-        results.close()
+        context.store.close()
     except OSError:
         pass  # a full disk: the index is rebuilt from the round files on the next open
 
 
-def _safe_json(data: Any) -> str:
+def _safe_json(data: object) -> str:
     """JSON for a terminal: C0 controls are escaped by json; DEL and C1 controls are escaped here too."""
     text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _clean(value: Any) -> str:
+def _clean(value: object) -> str:
     return strip_control("" if value is None else str(value)).replace("\n", " ")
 
 
@@ -128,15 +118,14 @@ def list_rounds(
     """List saved rounds: id, time, dilemma, teams, judge, status, review flag and total scores."""
     if role and not model:
         raise CliError("--role needs --model (it says which seat the model had)")
-    results = _store(ctx, store)
+    context = _store(ctx, store)
     try:
-        rows = results.query(
-            model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament, status=status,
-            needs_review=True if needs_review else None, limit=limit, newest_first=newest_first,
-        )
-        unreadable = results.unreadable()
-    except (TypeError, ValueError, StoreError) as exc:
+        found = saved.list_rounds(context, model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament,
+                            status=status, needs_review=True if needs_review else None, limit=limit,
+                            newest_first=newest_first)
+    except UsageError as exc:
         raise CliError(strip_control(str(exc))) from None
+    rows, unreadable, results = found.entries, found.unreadable, context.store
     if as_json:
         echo_unreadable(unreadable)  # on stderr: stdout stays JSON
         click.echo(_safe_json(rows))
@@ -240,9 +229,10 @@ def score_card(round_: Round) -> list[str]:
 @click.pass_context
 def show(ctx: click.Context, round_id: str, prompts: bool, as_json: bool, store: str | None) -> None:
     """Show one round: the transcript phase by phase, then the score card."""
-    results = _store(ctx, store)
+    context = _store(ctx, store)
+    results = context.store
     try:
-        round_ = results.load_round(round_id)
+        round_ = saved.load_round(context, round_id)
     except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
     if as_json:
@@ -326,18 +316,12 @@ def override(
     A note is required with --value. Scoring by hand is allowed where the judge gave nothing."""
     if clear == (value is not None):
         raise CliError("give either --value N or --clear")
-    results = _store(ctx, store)
+    context = _store(ctx, store)
     try:
-        req = check_override(team, criterion, value, note, clear=clear)
+        req = review.check_correction(team, criterion, value, note, clear=clear)
         t, crit = req.team, req.criterion
-        if judgment_key:
-            from ebtui.core.judgment_overrides import override_judgment
-
-            j = override_judgment(results, round_id, judgment_key, t, crit, req.value, req.note, clear=clear)
-        else:
-            round_ = apply_override(results, round_id, t, crit, req.value, req.note, clear=clear)
-            assert round_.judgment is not None
-            j = round_.judgment
+        j = review.correct(context, round_id, t, crit, req.value, req.note, clear=clear,
+                           judgment_key=judgment_key).judgment
     except OverrideError as exc:
         raise CliError(strip_control(str(exc))) from None
     except StoreWriteError as exc:
@@ -345,7 +329,7 @@ def override(
     except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
     finally:
-        _close(results)
+        _close(context)
     number = req.value
     parsed = getattr(j.parsed_scores(t), crit)
     eff = getattr(j.effective_scores(t), crit)
@@ -374,31 +358,21 @@ def accept(ctx: click.Context, round_id: str, team: str | None, criterion: str |
         raise CliError("give either --team and --criterion, or --all")
     if not accept_every and not (team and criterion):
         raise CliError("give both --team and --criterion")
-    results = _store(ctx, store)
+    context = _store(ctx, store)
     try:
-        if judgment_key:
-            from ebtui.core.judgment_overrides import accept_judgment
-
-            j, added = accept_judgment(results, round_id, judgment_key, team, criterion, note, every=accept_every)
-            what = (f"{added} score(s) accepted as parsed" if accept_every else
-                    f"{describe_target(parse_team(team), parse_criterion(criterion))} accepted as parsed")
-            left = open_items(j)
-            click.echo(f"Round {round_id}, judgment {_clean(judgment_key)}: {what}."
-                       + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))
-            return
         if accept_every:
-            round_, added = accept_all(results, round_id, note)
-            what = f"{added} score(s) accepted as parsed"
+            done = review.accept_all(context, round_id, note, judgment_key=judgment_key)
+            what = f"{done.added} score(s) accepted as parsed"
         else:
-            round_ = accept_as_parsed(results, round_id, team, criterion, note)
-            what = f"{describe_target(parse_team(team), parse_criterion(criterion))} accepted as parsed"
+            assert team is not None and criterion is not None
+            done = review.accept(context, round_id, team, criterion, note, judgment_key=judgment_key)
+            what = f"{describe_target(*review.target(team, criterion))} accepted as parsed"
     except StoreWriteError as exc:
         raise CliError(_not_saved(exc, "the acceptance")) from None
     except (OverrideError, StoreError) as exc:
         raise CliError(strip_control(str(exc))) from None
     finally:
-        _close(results)
-    primary = round_.judgment
-    assert primary is not None
-    left = open_items(primary)
-    click.echo(f"Round {round_id}: {what}." + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))
+        _close(context)
+    left = open_items(done.judgment)
+    where = f"Round {round_id}, judgment {_clean(judgment_key)}" if judgment_key else f"Round {round_id}"
+    click.echo(f"{where}: {what}." + (f" Still to review: {len(left)} item(s)." if left else " Reviewed."))

@@ -13,36 +13,28 @@ import contextlib
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, CliError, ctx_option, load_document
-from ebtui.config import ConfigError, load_models_config
 from ebtui.core import events
-from ebtui.core.facts import may_resume
-from ebtui.core.preflight import PreflightError, check_store_writable, command_hint
-from ebtui.core.records import (
-    CRITERIA,
-    CRITERION_LABELS,
-    Dilemma,
-    PhaseStatus,
-    PhaseType,
-    Round,
-    RoundStatus,
-    new_id,
-)
-from ebtui.core.round import RoundSpec, play_round
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, PhaseStatus, PhaseType, Round, RoundStatus
 from ebtui.core.safe_text import strip_control
-from ebtui.core.store import ResultsStore, StoreError, StoreWriteError
-from ebtui.core.store.files import atomic_write, round_bytes
+from ebtui.core.usecases.context import AppContext, open_context
+from ebtui.core.usecases.play import (
+    PreparedRound,
+    RoundRequest,
+    keep_unsaved,
+    play_to_end,
+    prepare_round,
+    resume_command,
+)
+from ebtui.core.usecases.rounds import StoreError, StoreWriteError
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import score_grid
-from ebtui.locations import store_dir
-from ebtui.providers.base import ModelClient
-from ebtui.providers.registry import build_clients
+from ebtui.errors import UsageError
 
 
 def _speaker(pt: PhaseType, model: str) -> str:
@@ -210,27 +202,14 @@ def _env_int(name: str, default: int) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
 
 
-def _rescue(round_: Round | None) -> Path | None:
-    """The round as played so far, written outside the store (its own disk may be full): the path, or None."""
-    if round_ is None:
-        return None
-    folder = Path(tempfile.gettempdir()) / "ebtui-unsaved"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{round_.id}.json"
-        atomic_write(path, round_bytes(round_), durable=False)
-    except OSError:
-        return None
-    return path
-
-
-def _not_saved(exc: StoreWriteError, results: ResultsStore, round_id: str, hint: str, plain: str) -> None:
+def _not_saved(exc: StoreWriteError, context: AppContext, round_id: str, hint: str, plain: str) -> None:
     """A save that failed (a full disk): one line saying where and what, the round kept elsewhere if it can
     be, and the command that continues it."""
     click.echo(f"ebtui: error: {strip_control(str(exc))}", err=True)
+    results = context.store
     saved = results.round_path(round_id).exists()
     done = sum(1 for ph in exc.round.phases if ph.status == PhaseStatus.COMPLETE) if exc.round else 0
-    kept = _rescue(exc.round) if done else None  # nothing played yet: nothing to keep
+    kept = keep_unsaved(exc.round) if done else None  # nothing played yet: nothing to keep
     if kept is not None:
         click.echo(f"The round as played so far ({done} phase(s) complete) is kept in {kept}; once there is "
                    f"space, copy it to {results.rounds_dir}/ to keep them.", err=True)
@@ -263,35 +242,13 @@ def score_table(r: Round) -> list[str]:
     return lines
 
 
-def _find_dilemma(dilemmas: list[Dilemma], wanted: str, where: str) -> Dilemma:
-    for d in dilemmas:
-        if d.id == wanted:
-            return d
-    for d in dilemmas:
-        if d.id.lower() == wanted.lower():
-            return d
-    known = ", ".join(d.id for d in dilemmas)
-    raise CliError(f"unknown dilemma {wanted!r} in {where} (known: {known})")
-
-
-async def _play(
-    spec: RoundSpec,
-    clients: dict[str, ModelClient],
-    store: ResultsStore,
-    printer: LivePrinter,
-    resume: Round | None = None,
-) -> Round:
+async def _play(context: AppContext, prepared: PreparedRound, printer: LivePrinter) -> Round:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
-    try:
-        return await play_round(spec, clients, store, resume=resume, on_event=printer.handle)
-    finally:
-        for client in clients.values():
-            with contextlib.suppress(Exception):
-                await client.aclose()
+    return await play_to_end(context, prepared, printer.handle)
 
 
 @click.command()
@@ -331,30 +288,17 @@ def run(
     store = ctx_option(ctx, "store", store)
 
     doc = load_document(document)
-    dilemma = _find_dilemma(doc.dilemmas, dilemma_id, document or "the built-in document")
-
-    try:
-        config = load_models_config(models_file)
-        clients = build_clients(config, [team_a, team_b, judge])
-    except ConfigError as exc:
+    context = open_context(store=store, models_file=models_file)
+    request = RoundRequest(dilemma_id, team_a, team_b, judge, dilemmas=doc.dilemmas,
+                           document=str(Path(doc.path).resolve()) if document else "",
+                           document_name=document or "", blind_judge=blind_judge, judge_order=judge_order,
+                           max_tokens=max_tokens, resume_id=resume_id)
+    try:  # before any model call: a round that cannot be played or saved is not paid for
+        prepared = prepare_round(context, request)
+    except UsageError as exc:
         raise CliError(strip_control(str(exc))) from None
-
-    root = store_dir(store)
-    try:  # before any model call: a round that cannot be saved is not paid for
-        check_store_writable(root)
-        results = ResultsStore(root)
-        previous = results.load_round(resume_id) if resume_id else None
-    except PreflightError as exc:
-        raise CliError(strip_control(str(exc))) from None
-    except StoreError as exc:
-        raise CliError(f"results store {root}: {strip_control(str(exc))}") from None
-    if previous is not None and not may_resume(previous, dilemma.id, team_a, team_b):
-        raise CliError(
-            f"round {resume_id} is {previous.dilemma_id}: Team A {previous.team_a_model} vs Team B "
-            f"{previous.team_b_model}; resume it with that --dilemma, --team-a and --team-b"
-        )
-    round_id = previous.id if previous is not None else new_id("r-")
-    hint = command_hint(
+    dilemma, round_id, results = prepared.dilemma, prepared.round_id, context.store
+    hint = resume_command(
         ["ebtui", "run"],
         [("--dilemma", dilemma.id), ("--team-a", team_a), ("--team-b", team_b), ("--judge", judge),
          ("--document", document), ("--models", models_file), ("--store", store),
@@ -363,8 +307,6 @@ def run(
          ("--resume", round_id)],
     )
     plain_hint = hint.replace(f" --resume {round_id}", "")
-    spec = RoundSpec(dilemma, team_a, team_b, judge, blind_judge=blind_judge, round_id=round_id,
-                     judge_order=judge_order, max_tokens=max_tokens, document=str(Path(doc.path).resolve()) if document else "")
     info = sys.stderr if as_json else sys.stdout
     printer = LivePrinter(info)
     click.echo(
@@ -373,7 +315,7 @@ def run(
     )
     interrupted: int | None = None
     try:
-        result = asyncio.run(_play(spec, clients, results, printer, previous))
+        result = asyncio.run(_play(context, prepared, printer))
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         interrupted = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else EXIT_INCOMPLETE
         printer.interrupted()
@@ -385,7 +327,7 @@ def run(
         click.echo(f"ebtui: interrupted — the round is saved as incomplete. Resume with:\n  {hint}", err=True)
     except StoreWriteError as exc:  # a full disk...: nothing saved changed; the round is kept elsewhere
         printer.interrupted()
-        _not_saved(exc, results, round_id, hint, plain_hint)
+        _not_saved(exc, context, round_id, hint, plain_hint)
         sys.exit(EXIT_INCOMPLETE)
     except StoreError as exc:
         raise CliError(f"could not save the round: {strip_control(str(exc))}") from None

@@ -27,25 +27,14 @@ def store_group() -> None:
 @click.pass_context
 def check(ctx: click.Context, repair: bool, store: str | None, as_json: bool) -> None:
     """List unreadable round files, index problems and stale temporary files (exit 1 if any remain)."""
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.core.store.check import check_store
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.rounds import check as check_store
+    from ebtui.errors import UsageError
 
-    root = store_dir(ctx_option(ctx, "store", store))
-    if not root.is_dir():
-        raise CliError(f"no results store at {root} (give --store DIR)")
-    results = ResultsStore(root)
     try:
-        report = check_store(results, repair=repair)
-    except StoreError as exc:
+        report = check_store(open_context(store=ctx_option(ctx, "store", store)), repair=repair)
+    except UsageError as exc:
         raise CliError(strip_control(str(exc))) from None
-    except OSError as exc:
-        raise CliError(f"{root}: {exc.strerror or exc}" + (" — the repair was not finished" if repair else "")) from None
-    finally:
-        try:
-            results.close()
-        except OSError:
-            pass
     if as_json:
         click.echo(json.dumps({
             "store": str(report.root), "rounds": report.rounds,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App
@@ -18,6 +19,9 @@ from ebtui.tui.keys import bindings
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.services import Services
 from ebtui.tui.themes import DEFAULT_THEME, ThemeFileError, builtin_themes, user_themes
+
+if TYPE_CHECKING:
+    from ebtui.core.events import RoundEvent
 
 #: the cycle collector's thresholds while the app runs. Streaming allocates many short-lived objects (Textual
 #: makes a Strip with its caches for every painted line); with Python's default (700, 10, 10) a full collection
@@ -165,35 +169,33 @@ class EbtuiApp(App[None]):
 
     @on(SetupScreen.RoundRequested)
     def _start_round(self, event: SetupScreen.RoundRequested) -> None:
+        from ebtui.core.usecases.play import play, prepare_round
         from ebtui.tui.screens.live import LiveRoundScreen
 
-        request = event.request
+        services = self.services
         try:
             # building the clients checks keys and names; do it now so a problem is a message, not a crash
-            clients = self.services.make_clients([request.team_a, request.team_b, request.judge])
+            prepared = prepare_round(services.context, event.request, check_store=False)
         except Exception as exc:
             self.notify(strip_control(str(exc)), title="Cannot start the round", severity="error", timeout=10)
             return
 
-        def events() -> Any:
-            return self.services.run_round(request, clients, self.services.store)
+        def events() -> AsyncIterator[RoundEvent]:
+            if services.run_round is not None:  # a test replaying a round
+                return services.run_round(prepared.spec, prepared.clients, services.store)
+            return play(services.context, prepared)
 
-        self.push_screen(LiveRoundScreen(request, events))
+        self.push_screen(LiveRoundScreen(prepared.spec, events))
 
 
 def run_app(document: str | Path | None = None, models_file: str | Path | None = None,
             store: str | Path | None = None) -> None:
     """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
-    from ebtui.config import ConfigError
-    from ebtui.core.dilemmas import DocumentError
-    from ebtui.core.preflight import PreflightError, check_store_writable
-    from ebtui.errors import UsageError
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.play import check_writable
     from ebtui.tui.services import default_services
 
-    try:
-        check_store_writable(store_dir(store))  # rounds played here must be savable
-        services = default_services(document=document, models_file=models_file, store=store)
-    except (ConfigError, DocumentError, PreflightError) as exc:
-        raise UsageError(str(exc)) from None
+    context = open_context(store=store, models_file=models_file)
+    check_writable(context)  # rounds played here must be savable
+    services = default_services(document, context=context)
     EbtuiApp(services, keymap_file=user_config_file()).run()

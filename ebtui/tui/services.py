@@ -1,114 +1,32 @@
-"""What the app needs from the rest of ebtui, gathered in one place so tests can substitute parts.
+"""What the app's screens need: the use-case layer's context (`Services.context`, what they pass to
+`ebtui.core.usecases`) and what only the app has: the dilemmas shown, the model pickers, a clock.
 
-The screens never import the core's engine or the providers directly: they ask these services. The
-defaults (see `default_services`) are the real modules; tests pass fixed dilemmas, a scripted client
-factory, a fixed clock.
+Screens reach it with `app_services(self)`. The defaults (`default_services`) are the real thing; tests pass
+fixed dilemmas, a scripted client factory, a fixed clock, and may replay a round's events (`run_round`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
-from ebtui.core.events import RoundEvent
 from ebtui.core.records import Dilemma
-from ebtui.providers.base import ModelClient
+from ebtui.core.usecases.dilemmas import app_dilemmas, cached_builtin_dilemmas
+from ebtui.core.usecases.models import model_detail as model_detail
 
 if TYPE_CHECKING:  # the engine is imported when a round starts, not at start-up
     from textual.dom import DOMNode
 
-    from ebtui.core.round import RoundSpec
-    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.events import RoundEvent
+    from ebtui.core.usecases.context import AppContext, ClientFactory, ModelClient, ModelsConfig, ResultsStore
+    from ebtui.core.usecases.play import RoundSpec
 
-
-ClientFactory = Callable[[Iterable[str]], dict[str, ModelClient]]
-
-
-#: the built-in dilemmas, parsed from the .docx and kept as JSON beside it (checked against the .docx's hash, so
-#: a stale one is never used): reading the .docx means python-docx, lxml and the parser, ≈ 0.3 s at start-up
-PACKAGED_CACHE = "builtin_dilemmas.cache.json"
-
-
-def _builtin_key(doc: Path) -> str:
-    """What a cache of the built-in dilemmas must match: the document's bytes and the Dilemma record's fields."""
-    h = hashlib.sha256(doc.read_bytes())
-    h.update(",".join(Dilemma.model_fields).encode())
-    return h.hexdigest()
-
-
-def user_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ebtui"
-
-
-def builtin_cache_paths() -> list[Path]:
-    from ebtui.locations import package_data_dir
-
-    return [package_data_dir() / PACKAGED_CACHE, user_cache_dir() / PACKAGED_CACHE]
-
-
-def cached_builtin_dilemmas() -> list[Dilemma] | None:
-    """The built-in dilemmas from a cache that matches the shipped document, or None (then parse it)."""
-    from ebtui.locations import builtin_document
-
-    doc = builtin_document()
-    try:
-        key = _builtin_key(doc)
-    except OSError:
-        return None
-    for path in builtin_cache_paths():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("key") == key:
-                # the cache holds no path (it ships in the package): the source is where the document is now
-                return [Dilemma.model_validate({**d, "source": str(doc)}) for d in data["dilemmas"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue
-    return None
-
-
-def write_builtin_cache(dilemmas: list[Dilemma], path: Path | None = None) -> Path | None:
-    """Keep the parsed built-in dilemmas for the next start (atomically; a cache that cannot be written is
-    only a slower next start, never an error)."""
-    from ebtui.locations import builtin_document
-
-    path = path or builtin_cache_paths()[1]
-    try:
-        data = {"key": _builtin_key(builtin_document()),
-                "dilemmas": [d.model_dump(mode="json", exclude={"source"}) for d in dilemmas]}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        return None
-    return path
-
-
-def _load_document(path: Path | None) -> list[Dilemma]:
-    from ebtui.core.dilemmas import load_dilemmas
-
-    if path is None:
-        cached = cached_builtin_dilemmas()
-        if cached is not None:
-            return cached
-        dilemmas = load_dilemmas(None)
-        write_builtin_cache(dilemmas)
-        return dilemmas
-    return load_dilemmas(path)
-
-
-def _run_round(spec: RoundSpec, clients: dict[str, ModelClient], store: Any) -> AsyncIterator[RoundEvent]:
-    from ebtui.core.round import run_round
-
-    return run_round(spec, clients, store)
+#: a stand-in for a round's events (tests replay a fixed round): (spec, clients, store) -> its events
+RoundEvents = Callable[["RoundSpec", "dict[str, ModelClient]", "ResultsStore"], AsyncIterator["RoundEvent"]]
 
 
 @dataclass
@@ -117,17 +35,18 @@ class Services:
     dilemmas: list[Dilemma] | None
     model_names: list[str]
     default_model: str
-    store: Any  # ebtui.core.store.ResultsStore (or anything with its methods)
+    store: ResultsStore
     make_clients: ClientFactory
     document: Path | None = None
-    load_document: Callable[[Path | None], list[Dilemma]] = _load_document
-    run_round: Callable[[RoundSpec, dict[str, ModelClient], Any], AsyncIterator[RoundEvent]] = _run_round
+    load_document: Callable[[Path | None], list[Dilemma]] = app_dilemmas
+    #: None: rounds are played by ebtui.core.usecases.play
+    run_round: RoundEvents | None = None
     #: seconds, monotonic; snapshot tests pass a fixed clock so elapsed times never change
     clock: Callable[[], float] = time.monotonic
     #: shown dimmed after each model's name in the pickers (see `model_detail`)
     model_details: dict[str, str] = field(default_factory=dict)
-    #: the ebtui.config.ModelsConfig the app was opened with (the Tournament screen plans against it)
-    models_config: Any = None
+    #: the models.toml the app was opened with (the Tournament screen plans against it)
+    models_config: ModelsConfig | None = None
     #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
     default_roles: tuple[str, str, str] | None = None
 
@@ -141,46 +60,27 @@ class Services:
                             clock=self.clock)
 
 
-def model_detail(name: str, provider: str | None, model: str | None) -> str:
-    """What the model picker shows after a model's name: provider/model, each said once and only when it
-    adds something (`scripted` is just "scripted", not "scripted (scripted: scripted)")."""
-    parts: list[str] = []
-    for part in (provider, model):
-        part = str(part or "").strip()
-        if part and part != name and part not in parts:
-            parts.append(part)
-    return "/".join(parts)
-
-
 def default_services(document: str | Path | None = None, models_file: str | Path | None = None,
-                     store: str | Path | None = None) -> Services:
-    """The real thing. Raises ConfigError / DocumentError for bad --models / --document (the caller reports).
+                     store: str | Path | None = None, *, context: AppContext | None = None) -> Services:
+    """The real thing (over `context` when given, else one opened on `models_file` and `store`). A bad
+    models.toml or --document is a UsageError (one line, before the screen opens).
 
-    A document named on the command line is read now, so a bad one is a one-line error before the screen
-    opens. The built-in one comes from its cache (a few milliseconds), so the setup screen's first frame
-    already lists the dilemmas; without a usable cache it is left for the setup screen to parse after its
-    first paint (and cached then)."""
-    from ebtui.config import default_role_models, load_models_config
-    from ebtui.core.store import ResultsStore
-    from ebtui.locations import store_dir
-    from ebtui.providers.registry import build_clients, default_model_name
+    A document named on the command line is read now. The built-in one comes from its cache (a few
+    milliseconds), so the setup screen's first frame already lists the dilemmas; without a usable cache it
+    is left for the setup screen to parse after its first paint (and cached then)."""
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.models import load_models, model_choices
 
-    config = load_models_config(models_file)
+    ctx = context or open_context(store=store, models_file=models_file)
+    config = load_models(ctx)
     doc_path = Path(document) if document else None
-    dilemmas = _load_document(doc_path) if doc_path is not None else cached_builtin_dilemmas()
-    names = list(config.models)
-    details = {name: model_detail(name, cfg.provider, cfg.model) for name, cfg in config.models.items()}
-    return Services(
-        dilemmas=dilemmas,
-        model_names=names,
-        default_model=default_model_name(config),
-        store=ResultsStore(store_dir(store)),
-        make_clients=lambda wanted: build_clients(config, wanted),
-        document=doc_path,
-        model_details=details,
-        models_config=config,
-        default_roles=default_role_models(config),
-    )
+    dilemmas = app_dilemmas(doc_path) if doc_path is not None else cached_builtin_dilemmas()
+    choices = model_choices(config)
+    services = Services(dilemmas=dilemmas, model_names=choices.names, default_model=choices.default,
+                        store=ctx.store, make_clients=ctx.clients, document=doc_path, model_details=choices.details,
+                        models_config=config, default_roles=choices.seats)
+    services.__dict__["context"] = ctx  # the cached property: one context for the app
+    return services
 
 
 class _AppWithServices(Protocol):

@@ -8,19 +8,19 @@ from pathlib import Path
 import pytest
 
 from ebtui.core.dilemmas import load_dilemmas
+from ebtui.core.usecases import dilemmas as cache
+from ebtui.core.usecases.dilemmas import builtin_cache_paths, cached_builtin_dilemmas, write_builtin_cache
 from ebtui.locations import builtin_document
-from ebtui.tui import services
-from ebtui.tui.services import builtin_cache_paths, cached_builtin_dilemmas, write_builtin_cache
 
 
 def test_the_packaged_cache_is_the_parsed_builtin_document() -> None:
     packaged = builtin_cache_paths()[0]
     # regenerate after changing the document or the Dilemma record:
-    # python -c "from ebtui.core.dilemmas import load_dilemmas as l; from ebtui.tui.services import *;
+    # python -c "from ebtui.core.dilemmas import load_dilemmas as l; from ebtui.core.usecases.dilemmas import *;
     #            write_builtin_cache(l(None), builtin_cache_paths()[0])"
     assert packaged.exists()
     data = json.loads(packaged.read_text(encoding="utf-8"))
-    assert data["key"] == services._builtin_key(builtin_document())
+    assert data["key"] == cache.builtin_key(builtin_document())
     assert cached_builtin_dilemmas() == load_dilemmas(None)
 
 
@@ -34,12 +34,12 @@ def test_a_stale_or_broken_cache_is_not_used(tmp_path: Path, monkeypatch: pytest
     stale.write_text(json.dumps(data), encoding="utf-8")
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
-    monkeypatch.setattr(services, "builtin_cache_paths", lambda: [stale, broken])
+    monkeypatch.setattr(cache, "builtin_cache_paths", lambda: [stale, broken])
     assert cached_builtin_dilemmas() is None
     # loading the built-in document then parses it and writes the user cache for the next start
     user = tmp_path / "user.json"
-    monkeypatch.setattr(services, "builtin_cache_paths", lambda: [stale, user])
-    assert services._load_document(None) == good
+    monkeypatch.setattr(cache, "builtin_cache_paths", lambda: [stale, user])
+    assert cache.app_dilemmas(None) == good
     assert user.exists() and cached_builtin_dilemmas() == good
 
 

@@ -12,9 +12,10 @@ from ebtui.locations import store_dir
 from ebtui.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # the store, the config and the SDK registry load when a task first needs them
-    from ebtui.config import ModelsConfig
-    from ebtui.core.store import ResultsStore
-    from ebtui.providers.base import ModelClient
+    # (named here for the front ends' annotations too)
+    from ebtui.config import ModelsConfig as ModelsConfig
+    from ebtui.core.store import ResultsStore as ResultsStore
+    from ebtui.providers.base import ModelClient as ModelClient
 
 #: model names -> clients (each name once); raises ebtui.config.ConfigError for an unknown name or missing key
 ClientFactory = Callable[[Iterable[str]], "dict[str, ModelClient]"]

@@ -20,6 +20,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -34,12 +35,14 @@ from textual.worker import Worker, WorkerState
 from ebtui.core import events as ev
 from ebtui.core.records import PhaseStatus, PhaseType, Round
 from ebtui.core.review import needs_review
-from ebtui.core.round import RoundSpec
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.play import RoundSpec
 
 PANE_OF: dict[PhaseType, str] = {
     PhaseType.PRESENTATION: "pane-a",
@@ -234,11 +237,12 @@ class LiveRoundScreen(Screen[None]):
 
     @work(thread=True, group="round-load", exit_on_error=False)
     def _load_saved(self) -> None:
-        store = app_services(self).store
-        if self.round_id is None or store is None:
+        from ebtui.core.usecases.rounds import load_round
+
+        if self.round_id is None:
             return
         try:
-            saved = store.load_round(self.round_id)
+            saved = load_round(app_services(self).context, self.round_id)
         except Exception:  # the engine may not have written anything yet: nothing to show then
             return
         self.app.call_from_thread(self._saved_loaded, saved)

@@ -61,13 +61,14 @@ class ScoreEditModal(ModalScreen[tuple[int | None, str] | None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")
     def _save(self) -> None:
-        from ebtui.core.overrides import OverrideError, check_override  # the rules the CLI applies too
+        # the rules the CLI applies too
+        from ebtui.core.usecases.review import OverrideError, check_correction
 
         field = self.query_one("#score-value", Input)
         raw = field.value.strip()
         note = self.query_one("#score-note", Input).value.strip()
         try:
-            req = check_override(self.team, self.criterion, raw or None, note, clear=not raw)
+            req = check_correction(self.team, self.criterion, raw or None, note, clear=not raw)
         except OverrideError as exc:
             self.query_one("#score-error", Static).update(str(exc))
             (self.query_one("#score-note", Input) if "note" in str(exc) else field).focus()

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import events, on, work
@@ -28,6 +28,9 @@ from ebtui.tui.actions import AppActions
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.rounds import IndexEntry
 
 #: (label, key, fixed width or None for a share of what is left, priority: dropped first when narrow)
 COLUMNS = (("When", "when", 16, 0), ("Dilemma", "dilemma", None, 0), ("Team A", "a", None, 0),
@@ -75,8 +78,8 @@ class ResultFilters:
     status: str | None = None
     needs_review: bool | None = None
 
-    def matches(self, e: dict[str, Any]) -> bool:
-        def has(value: Any, needle: str) -> bool:
+    def matches(self, e: IndexEntry) -> bool:
+        def has(value: object, needle: str) -> bool:
             return needle in str(value or "").lower()
 
         if self.model and not any(has(e.get(k), self.model) for k in ("team_a", "team_b", "judge")):
@@ -92,16 +95,16 @@ class ResultFilters:
         return self.needs_review is None or bool(e.get("needs_review")) == self.needs_review
 
 
-def filter_entries(entries: Iterable[dict[str, Any]], filters: ResultFilters) -> list[dict[str, Any]]:
+def filter_entries(entries: Iterable[IndexEntry], filters: ResultFilters) -> list[IndexEntry]:
     return [e for e in entries if filters.matches(e)]
 
 
-def _total(e: dict[str, Any], team: str) -> str:
+def _total(e: IndexEntry, team: str) -> str:
     total = e.get(f"total_{team}")
     return "—" if total is None else str(total)
 
 
-def entry_row(e: dict[str, Any], keys: tuple[str, ...] | None = None) -> tuple[Text | str, ...]:
+def entry_row(e: IndexEntry, keys: tuple[str, ...] | None = None) -> tuple[Text | str, ...]:
     """A row of the table: the cells of `keys` (default: every column). Without a review column the status
     carries the review flag."""
     s = strip_control
@@ -133,15 +136,15 @@ class ResultsScreen(Screen[None]):
 
     @dataclass
     class EntriesLoaded(Message):
-        entries: list[dict[str, Any]]
+        entries: list[IndexEntry]
         complete: bool = True  # False: only the newest page; the rest follows
         unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), skipped
 
     def __init__(self) -> None:
         super().__init__()
-        self.entries: list[dict[str, Any]] = []
-        self.shown: list[dict[str, Any]] = []
-        self.matched: list[dict[str, Any]] = []
+        self.entries: list[IndexEntry] = []
+        self.shown: list[IndexEntry] = []
+        self.matched: list[IndexEntry] = []
         self._debounce: Timer | None = None
         self.limit = PAGE_ROWS
         self.complete = False  # every index entry is loaded (not only the newest page)

@@ -26,7 +26,7 @@ class ScoreCardScreen(Screen[Round]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ScoreCard(self.round, app_services(self).store, edit_dialog=ScoreEditModal)
+        yield ScoreCard(self.round, app_services(self).context, edit_dialog=ScoreEditModal)
         yield Footer()
 
     def on_mount(self) -> None:

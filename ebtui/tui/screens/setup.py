@@ -24,7 +24,7 @@ from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
-    from ebtui.core.round import RoundSpec
+    from ebtui.core.usecases.play import RoundRequest
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
@@ -36,7 +36,7 @@ class SetupScreen(Screen[None]):
 
     @dataclass
     class RoundRequested(Message):
-        request: RoundSpec
+        request: RoundRequest
 
     @dataclass
     class DocumentLoaded(Message):
@@ -66,7 +66,7 @@ class SetupScreen(Screen[None]):
                 else:  # the preview (Textual's Markdown: ~0.1 s of imports) comes with the document
                     yield Static("Loading the dilemmas…", id="preview-loading", markup=False)
             with Vertical(id="options"):
-                defaults = getattr(services, "default_roles", None) or (services.default_model,) * 3
+                defaults = services.default_roles or (services.default_model,) * 3
                 for (role_id, role_label), preset in zip(ROLES, defaults, strict=True):
                     yield Label(role_label, classes="option-label")
                     yield Select(
@@ -199,9 +199,9 @@ class SetupScreen(Screen[None]):
             self.notify("Max tokens: a whole number of 1 or more, or empty for the model's default.",
                         severity="error")
             return
-        from ebtui.core.round import RoundSpec  # the engine comes in with the first round, not at start-up
+        from ebtui.core.usecases.play import RoundRequest
 
-        request = RoundSpec(
+        request = RoundRequest(
             dilemma=dilemma,
             team_a=models["team-a"],
             team_b=models["team-b"],

@@ -7,8 +7,6 @@ display) with what it shows and recomposes only when they differ.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
 
@@ -16,9 +14,9 @@ from textual.widgets import Footer as TextualFooter
 class Footer(TextualFooter):
     """A `textual.widgets.Footer` that skips recomposing when the keys it shows are unchanged."""
 
-    _shown: tuple[Any, ...] | None = None
+    _shown: tuple[tuple[object, ...], ...] | None = None
 
-    def _keys(self, screen: Screen[Any]) -> tuple[Any, ...]:
+    def _keys(self, screen: Screen[object]) -> tuple[tuple[object, ...], ...]:
         app = self.app
         return tuple(
             (key, binding.action, binding.description, binding.group, enabled, tooltip, binding.tooltip,
@@ -27,7 +25,7 @@ class Footer(TextualFooter):
             if binding.show or key == app.COMMAND_PALETTE_BINDING
         )
 
-    def bindings_changed(self, screen: Screen[Any]) -> None:
+    def bindings_changed(self, screen: Screen[object]) -> None:
         will_recompose = screen.app.app_focus and self.is_attached and screen is self.screen
         if will_recompose:
             keys = self._keys(screen)

@@ -2,8 +2,8 @@
 
 Each cell is marked by how its score was read (J JSON, j repaired JSON, T table, L labelled line, P prose,
 C correction, - missing); the focused cell's source text and review reasons show under the grid. A cell can
-be corrected by hand (a note is required) or accepted as parsed; both go through ebtui.core.overrides (the
-rules the CLI applies) and are saved in a thread worker (the UI never waits on a file write). The judge's
+be corrected by hand (a note is required) or accepted as parsed; both go through ebtui.core.usecases.review
+(what the CLI calls) and are saved in a thread worker (the UI never waits on a file write). The judge's
 parsed value stays visible beside an override.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +25,10 @@ from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Round, Team
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import KIND_LABELS, ScoreCell, ScoreGridView, score_grid
 from ebtui.tui.keys import bindings
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.usecases.review import Reviewed
 
 #: the dialog asking for a corrected score: (team, criterion, parsed, current value, current note) -> a screen
 #: whose result is (value or None to clear, note), or None when the human cancels
@@ -138,7 +142,7 @@ class ScoreGrid(DataTable[Text | str]):
 
 
 class ScoreCard(Vertical):
-    """A round's score card. `store` may be None (read-only); edits go through `store.apply_override`."""
+    """A round's score card. `context` may be None (read-only); edits go through ebtui.core.usecases.review."""
 
     DEFAULT_CSS = """
     ScoreCard { height: 1fr; }
@@ -160,13 +164,13 @@ class ScoreCard(Vertical):
     class OverrideSaved(Message):
         round: Round
 
-    def __init__(self, round_: Round, store: Any | None, *, edit_dialog: EditDialog,
+    def __init__(self, round_: Round, context: AppContext | None, *, edit_dialog: EditDialog,
                  id: str | None = None) -> None:
         """`edit_dialog(team, criterion, parsed, current value, current note)` is the screen that asks a human
         for a corrected score (the screen holding the card passes it: a widget opens no screen's modal)."""
         super().__init__(id=id)
         self.round = round_
-        self.store = store
+        self.context = context
         self.edit_dialog = edit_dialog
         #: which of the round's judgments is shown (Round.all_judgments(); 0: its own, when it has one)
         self.index = 0
@@ -269,38 +273,27 @@ class ScoreCard(Vertical):
     def _focused(self, event: ScoreGrid.Focused) -> None:
         self._describe(event.selected)
 
-    def _correctable(self, no_judgment: str) -> bool:
-        """Whether this card may save a correction now (else a warning says why)."""
+    def _correctable(self, no_judgment: str) -> AppContext | None:
+        """The context to save a correction through now (None, and a warning saying why, when there is none)."""
         if self.current() is None:
             self.app.notify(no_judgment, severity="warning")
-        elif self.store is None:
+        elif self.context is None:
             self.app.notify("Read-only: no results store.", severity="warning")
-        else:
-            return True
-        return False
+        return self.context if self.current() is not None else None
 
     def action_accept(self) -> None:
-        from ebtui.core.overrides import accept_as_parsed
+        from ebtui.core.usecases.review import accept
 
         selected = self.query_one(ScoreGrid).selected()
         if selected is None:
             self.app.notify("Pick a Team A or Team B score to accept.", severity="warning")
             return
-        if not self._correctable("This round has no judgment to accept; score it by hand (Enter)."):
+        ctx = self._correctable("This round has no judgment to accept; score it by hand (Enter).")
+        if ctx is None:
             return
-        store, round_id, (team, criterion) = self.store, self.round.id, selected
-        key = self._key()
-        if key:
-            from ebtui.core.judgment_overrides import accept_judgment
-
-            def on_extra() -> Round:
-                accept_judgment(store, round_id, key, team, criterion, "accepted in the score card")
-                return store.load_round(round_id)  # type: ignore[no-any-return,union-attr]
-
-            self._save("acceptance", on_extra, "Accepted as parsed.")
-            return
-        self._save("acceptance", lambda: accept_as_parsed(store, round_id, team, criterion,
-                                                          "accepted in the score card"), "Accepted as parsed.")
+        round_id, (team, criterion), key = self.round.id, selected, self._key()
+        self._save("acceptance", lambda: accept(ctx, round_id, team, criterion, "accepted in the score card",
+                                                judgment_key=key), "Accepted as parsed.")
 
     def action_toggle_raw(self) -> None:
         self.toggle_class("-raw")
@@ -310,30 +303,20 @@ class ScoreCard(Vertical):
 
     @on(ScoreGrid.EditRequested)
     def _edit(self, event: ScoreGrid.EditRequested) -> None:
-        from ebtui.core.overrides import apply_override
+        from ebtui.core.usecases.review import correct
 
-        judgment = self.current()
-        if not self._correctable("This round has no judgment to correct.") or judgment is None:
+        judgment, ctx = self.current(), self._correctable("This round has no judgment to correct.")
+        if judgment is None or ctx is None:
             return
         parsed = judgment.parsed_scores(event.team).as_dict()[event.criterion]
         current = judgment.active_overrides().get((event.team, event.criterion))
-        store, round_id, team, criterion = self.store, self.round.id, event.team, event.criterion
-        key = self._key()
-
-        def extra(value: int | None, note: str) -> Round:
-            from ebtui.core.judgment_overrides import override_judgment
-
-            override_judgment(store, round_id, key, team, criterion, value, note, clear=value is None)
-            return store.load_round(round_id)  # type: ignore[no-any-return,union-attr]
+        round_id, team, criterion, key = self.round.id, event.team, event.criterion, self._key()
 
         def done(result: tuple[int | None, str] | None) -> None:
             if result is not None:
                 value, note = result
-                if key:
-                    self._save("override", lambda: extra(value, note))
-                    return
-                self._save("override", lambda: apply_override(store, round_id, team, criterion, value, note,
-                                                              clear=value is None))
+                self._save("override", lambda: correct(ctx, round_id, team, criterion, value, note,
+                                                       clear=value is None, judgment_key=key))
 
         self.app.push_screen(
             self.edit_dialog(team, criterion, parsed, current.value if current else None,
@@ -342,10 +325,10 @@ class ScoreCard(Vertical):
         )
 
     @work(thread=True, exclusive=True, group="override", exit_on_error=False)
-    def _save(self, what: str, correct: Callable[[], Round], message: str = "Override saved.") -> None:
-        """Save a correction through ebtui.core.overrides, off the UI thread; a store error is a message."""
+    def _save(self, what: str, review: Callable[[], Reviewed], message: str = "Override saved.") -> None:
+        """Save a correction through ebtui.core.usecases.review, off the UI thread; a store error is a message."""
         try:
-            updated = correct()
+            updated = review().round
         except Exception as exc:  # a store error is reported, never a crash of the card
             self.app.call_from_thread(self.app.notify, f"Could not save the {what}: {exc}", severity="error")
             return
