@@ -32,6 +32,11 @@ NO_SPREAD = "no spread across dilemma resamples"
 SCALE = (1.0, 10.0)
 
 
+def blank_note(dilemmas: int) -> str | None:
+    """The note a table gets when its intervals are blank for want of dilemmas (None: they are not)."""
+    return f"Intervals blank: {FEWER} ({dilemmas})." if dilemmas < MIN_CLUSTERS else None
+
+
 @dataclass(frozen=True)
 class Interval:
     low: float | None

@@ -42,17 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.bootstrap import (
-    DEFAULT_REPLICATES,
-    DEFAULT_SEED,
-    FEWER,
-    MIN_CLUSTERS,
-    SCALE,
-    Interval,
-    cluster_mean,
-    interval,
-)
+from ebtui.core.analysis import bootstrap
 from ebtui.core.analysis.families import family_function
+from ebtui.core.analysis.fit import sum_code
 from ebtui.core.analysis.style import team_style
 from ebtui.core.records import Judgment, Round, Team
 
@@ -172,15 +164,6 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                      scores_missing=missing)
 
 
-def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros((len(idx), max(k - 1, 0)))
-    for j in range(k - 1):
-        out[idx == j, j] = 1.0
-    if k > 1:
-        out[idx == k - 1, :] = -1.0
-    return out
-
-
 def _effects(coefs: np.ndarray) -> np.ndarray:
     return np.append(coefs, -np.sum(coefs))
 
@@ -206,7 +189,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     cols: list[np.ndarray] = [np.ones(len(t.y))]
     names = ["mu"]
     M = len(t.models)
-    mc = _sum_code(t.model, M)
+    mc = sum_code(t.model, M)
     cols += [mc[:, k] for k in range(mc.shape[1])]
     names += [f"model:{m}" for m in t.models[:-1]]
     model_cols = slice(1, 1 + max(M - 1, 0))
@@ -218,12 +201,12 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
 
     if len(set(t.seat.tolist())) == 2:
         add("seat", t.seat)
-    jc = _sum_code(t.judge, len(t.judges))
+    jc = sum_code(t.judge, len(t.judges))
     for k in range(jc.shape[1]):
         add(f"judge:{t.judges[k]}", jc[:, k])
     if 0 < t.family.sum() < len(t.family):
         add("family", t.family)
-    cc = _sum_code(t.crit, len(t.criteria))
+    cc = sum_code(t.crit, len(t.criteria))
     for k in range(cc.shape[1]):
         add(f"criterion:{t.criteria[k]}", cc[:, k])
     if style:
@@ -328,7 +311,7 @@ def _solve(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _full(t: LongTable, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
-    return np.hstack([terms.X, _sum_code(t.dilemma, len(t.dilemmas))]), t.y
+    return np.hstack([terms.X, sum_code(t.dilemma, len(t.dilemmas))]), t.y
 
 
 def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
@@ -346,28 +329,28 @@ class BiasFit:
     full_rank: bool
     base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
 
-    def term(self, name: str) -> tuple[float | None, Interval]:
+    def term(self, name: str) -> tuple[float | None, bootstrap.Interval]:
         M = len(self.table.models)
         k = self.terms.col(name)
         if k is None:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
-            return None, Interval(None, None, why)
+            return None, bootstrap.Interval(None, None, why)
         i = M + k - self.terms.model_cols.stop
         est = float(self.estimate[i])
         if not np.isfinite(est):
-            return None, Interval(None, None, "not estimable")
+            return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, interval(est, col, len(self.table.dilemmas))
+        return est, bootstrap.interval(est, col, len(self.table.dilemmas))
 
-    def model(self, i: int) -> tuple[float, Interval]:
-        est = float(np.clip(self.estimate[i], *SCALE))
+    def model(self, i: int) -> tuple[float, bootstrap.Interval]:
+        est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, interval(est, col, len(self.table.dilemmas), clip=SCALE)
+        return est, bootstrap.interval(est, col, len(self.table.dilemmas), clip=bootstrap.SCALE)
 
 
 def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
-             agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
-             replicates: int = DEFAULT_REPLICATES) -> BiasFit | None:
+             agreement: AgreementMap | None = None, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+             replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
     """The fit of the module docstring with its dilemma-bootstrap draws (None: no score at all)."""
     t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
     if len(t.y) == 0:
@@ -379,7 +362,7 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
     draws = np.full((0, len(est)), np.nan)
-    if G >= MIN_CLUSTERS:
+    if G >= bootstrap.MIN_CLUSTERS:
         blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
         has_model = np.zeros((G, M), bool)
         has_model[t.dilemma, t.model] = True
@@ -442,8 +425,8 @@ def _winner(j: Judgment, effective: bool) -> str | None:
     return "a" if a > b else "b" if b > a else "tie"
 
 
-def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
-               replicates: int = DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
+def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+               replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
     """Per judge: the share of its opposite-order judgment pairs on one exchange whose winner differs."""
     by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
     dil: dict[str, str] = {}
@@ -465,8 +448,8 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
             pairs[judge] += len(flips)
     out: dict[str, dict[str, Any]] = {}
     for judge, vals in per_judge.items():
-        est, iv = cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed, replicates=replicates,
-                               clip=(0.0, 1.0))
+        est, iv = bootstrap.cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed,
+                                         replicates=replicates, clip=(0.0, 1.0))
         out[judge] = {"flip_rate": est, "flip_ci_low": iv.low, "flip_ci_high": iv.high, "flip_pairs": pairs[judge],
                       "flip_exchanges": len(vals), "flip_note": iv.note}
     return out
@@ -478,8 +461,8 @@ def _excluded(t: LongTable) -> dict[str, Any]:
 
 
 def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
-              agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
-              replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+              agreement: AgreementMap | None = None, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, Any]:
     """`style`, `order` and `agreement_bias` of `report --json` (see the module docstring)."""
     bf = bias_fit(rounds, families=families, agreement=agreement, effective=effective, seed=seed,
                   replicates=replicates)
@@ -489,14 +472,14 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
                 "judge_bias_fit": empty}
     t = bf.table
     G = len(t.dilemmas)
-    blank = f"Intervals blank: {FEWER} ({G})." if G < MIN_CLUSTERS else ""
+    blank = bootstrap.blank_note(G)
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
     coefs = []
     for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
         est, iv = bf.term(name)
         if bf.terms.col(name) is None:
-            iv = Interval(None, None, "no variation across the teams' texts: not estimable")
+            iv = bootstrap.Interval(None, None, "no variation across the teams' texts: not estimable")
         coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
                       "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
                       "interval_note": iv.note})

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ebtui.core.analysis.fit import sum_code
+
 ALPHA = 0.05
 POWER = 0.8
 NESTED = ("model_dilemma", "exchange", "residual")
@@ -59,15 +61,6 @@ def rows_of_exchanges(exchanges: Sequence[Any]) -> list[DesignRow]:
         for j in ex.judges:
             out.append(DesignRow(ex.dilemma_id, ex.team_a, "a", j, key + "|a"))
             out.append(DesignRow(ex.dilemma_id, ex.team_b, "b", j, key + "|b"))
-    return out
-
-
-def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros((len(idx), max(k - 1, 0)))
-    for j in range(k - 1):
-        out[idx == j, j] = 1.0
-    if k > 1:
-        out[idx == k - 1, :] = -1.0
     return out
 
 
@@ -113,10 +106,10 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
     if G < 2 or M < 2:
         return []
     seat = np.array([1.0 if r.seat == "a" else -1.0 for r in rows])
-    parts = [np.ones((len(rows), 1)), _sum_code(mi, M)]
+    parts = [np.ones((len(rows), 1)), sum_code(mi, M)]
     if len(set(seat.tolist())) == 2:
         parts.append(seat[:, None])
-    parts += [_sum_code(ji, len(judges)), _sum_code(di, G)]
+    parts += [sum_code(ji, len(judges)), sum_code(di, G)]
     X = np.hstack(parts)
     L = np.vstack([np.eye(M - 1), -np.ones((1, M - 1))])  # effects from the sum-coded coefficients
     wanted = pairs if pairs is not None else [(models[i], models[j]) for i in range(M) for j in range(i + 1, M)]

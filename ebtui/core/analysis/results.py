@@ -25,10 +25,10 @@ from ebtui.core.analysis import columnar
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
-    FEWER,
     MIN_CLUSTERS,
     SCALE,
     Interval,
+    blank_note,
     cluster_mean,
     interval,
     replicate_fits,
@@ -109,8 +109,8 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     G = len(jf.design.dilemmas) if jf else 0
     a.dilemmas = G
     draws = replicate_fits(jf, replicates=replicates, seed=seed) if jf else np.zeros((0, 0))
-    if G < MIN_CLUSTERS:
-        common_notes.append(f"Intervals blank: {FEWER} ({G}).")
+    if (blank := blank_note(G)) is not None:
+        common_notes.append(blank)
     if jf is not None:
         a.info = {"n_scores": len(jf.design.y), "models": len(jf.design.models), "judges": len(jf.design.judges),
                   "dilemmas": G, "criteria": len(jf.design.criteria), "residual_sd": jf.residual_sd,
