@@ -14,7 +14,6 @@ extra). The columns and their descriptions are the dataset card's too (ebtui.cor
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -295,12 +294,9 @@ def _csv_value(value: Any) -> str:
 
 
 def write_csv(table: TidyTable, path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(table.column_names)
-        for row in table.rows:
-            w.writerow([_csv_value(v) for v in row])
-    return path
+    from ebtui.core.report import write_rows_csv
+
+    return write_rows_csv(path, table.column_names, table.rows, _csv_value)
 
 
 def require_pyarrow() -> Any:
