@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ebtui.core.analysis.frame import ScoreFrame
+
 TOL = 1e-9  # eigenvalues below TOL * largest are the null space
 MIN_DILEMMAS = 3  # an interval needs this many dilemmas behind the quantity (see docs/STATISTICS.md)
 
@@ -315,19 +317,14 @@ def distinct_cells(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.nd
     return tuple(np.asarray(x)[first] for x in (model_idx, judge_idx, crit_idx, dilemma_idx, seat, family))
 
 
-def identify_design(d: object, *, has_seat: bool | None = None, has_family: bool | None = None) -> Identification:
-    """`identify` for an ebtui.core.analysis.fit.Design (its public fields only)."""
-    g = getattr
-    seat = np.asarray(g(d, "seat"))
-    fam = np.asarray(g(d, "family"))
-    seat_any = bool(seat.size) and bool(seat.min() != seat.max())
-    fam_any = bool(0 < fam.sum() < len(fam))
+def identify_design(f: ScoreFrame, *, has_seat: bool | None = None,
+                    has_family: bool | None = None) -> Identification:
+    """`identify` for the long table a joint fit reads."""
+    seat_any = bool(f.seat.size) and bool(f.seat.min() != f.seat.max())
+    fam_any = bool(0 < f.family.sum() < len(f.family))
     # what is identified depends on which rows of the design occur, not how often: one row per distinct cell
-    mi, ji, ci, di, seat, fam = distinct_cells(np.asarray(g(d, "model_idx")), np.asarray(g(d, "judge_idx")),
-                                               np.asarray(g(d, "crit_idx")), np.asarray(g(d, "dilemma_idx")),
-                                               seat, fam)
-    return identify(mi, ji, ci, di, seat,
-                    fam, g(d, "models"), g(d, "judges"), len(g(d, "criteria")), len(g(d, "dilemmas")),
+    mi, ji, ci, di, seat, fam = distinct_cells(f.model_idx, f.judge_idx, f.crit_idx, f.dilemma_idx, f.seat, f.family)
+    return identify(mi, ji, ci, di, seat, fam, f.models, f.judges, len(f.criteria), len(f.dilemmas),
                     has_seat=seat_any if has_seat is None else has_seat,
                     has_family=fam_any if has_family is None else has_family)
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
     Identification,
@@ -69,8 +70,9 @@ class Data:
     w: np.ndarray | None = None
 
     @classmethod
-    def of(cls, d: Any) -> Data:
-        mi, ji, di, ci = (np.asarray(x) for x in (d.model_idx, d.judge_idx, d.dilemma_idx, d.crit_idx))
+    def of(cls, d: ScoreFrame) -> Data:
+        """The distinct cells of a joint fit's long table."""
+        mi, ji, di, ci = d.model_idx, d.judge_idx, d.dilemma_idx, d.crit_idx
         seat, fam, y = np.asarray(d.seat, float), np.asarray(d.family, float), np.asarray(d.y, float)
         first, cell = cell_keys(mi, ji, ci, di, seat, fam)
         w = np.bincount(cell, minlength=len(first)).astype(float)
