@@ -65,15 +65,9 @@ def fit_blanks(design: Design) -> Blanks:
     # how many dilemmas effectively carry each quantity (a judge with 3 ratings on one dilemma: about 1)
     blocks = Blocks(Data.of(f), ident)
     lay = blocks.layout
-    K = np.zeros((M + J + 1, lay.width))
-    for i in range(M):
-        K[i, :M] = -1.0 / M
-        K[i, i] += 1.0
-    for j in range(J):
-        K[M + j, lay.judge0:lay.judge0 + J] = -1.0 / J
-        K[M + j, lay.judge0 + j] += 1.0
-    if lay.family:
-        K[M + J, lay.family_col] = 1.0
+    # the contrasts: each model's and judge's deviation from its block's average, and the family term
+    K = np.array([*(lay.deviation(0, M, i) for i in range(M)), *(lay.deviation(lay.judge0, J, j) for j in range(J)),
+                  lay.unit(lay.family_col) if lay.family else np.zeros(lay.width)])
     geff, top = blocks.effective(K)
 
     def thin(k: int) -> str:
