@@ -285,9 +285,9 @@ def build_report_data(
     return data
 
 
-def build_tables(rounds: Sequence[Round], **kwargs: Any) -> dict[str, list[Table]]:
+def build_tables(rounds: Sequence[Round]) -> dict[str, list[Table]]:
     """table key -> its tables (as judged first, then with overrides where overrides exist)."""
-    return build_report_data(rounds, **kwargs).tables
+    return build_report_data(rounds).tables
 
 
 def criteria_wide(table: Table) -> Table:

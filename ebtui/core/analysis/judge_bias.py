@@ -45,7 +45,8 @@ import numpy as np
 from ebtui.core.analysis import bootstrap
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import sum_code
-from ebtui.core.analysis.style import team_style
+from ebtui.core.analysis.frame import levels
+from ebtui.core.analysis.style import Style, team_style
 from ebtui.core.records import Judgment, Round, Team
 
 #: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
@@ -117,10 +118,10 @@ class LongTable:
 def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
     """One row per (expanded) judgment x team x criterion the judge scored."""
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float]] = []
     exp = expand_judgments(rounds)
     without = missing = judged = 0
-    styles: dict[tuple[str, str], Any] = {}
+    styles: dict[tuple[str, str], Style] = {}
     for r in exp:
         j = r.judgment
         if j is None:
@@ -129,14 +130,15 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
         ex = r.exchange_id or r.id
         first_team = "b" if j.order == "ba" else "a"
         seen = (agreement or {}).get((r.judge_model, ex), {})
-        for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
+        for team, model in seats:
             key = (ex, team)
             if key not in styles:
-                styles[key] = team_style(r, team)  # type: ignore[arg-type]
+                styles[key] = team_style(r, team)
             st = styles[key]
             ag = seen.get(team)
             same = family_of(model) == family_of(r.judge_model)
-            for c, v in _scores(j, team, effective).items():  # type: ignore[arg-type]
+            for c, v in _scores(j, team, effective).items():
                 if v is None:
                     missing += 1
                     continue
@@ -146,15 +148,10 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
 
     without = sum(1 for r in rounds if r.judgment is None)
 
-    def levels(col: int) -> tuple[list[str], np.ndarray]:
-        names = sorted({str(row[col]) for row in rows})
-        pos = {n: i for i, n in enumerate(names)}
-        return names, np.array([pos[str(row[col])] for row in rows], dtype=int)
-
-    models, mi = levels(1)
-    judges, ji = levels(2)
-    dilemmas, di = levels(3)
-    criteria, ci = levels(4)
+    models, mi = levels([row[1] for row in rows])
+    judges, ji = levels([row[2] for row in rows])
+    dilemmas, di = levels([row[3] for row in rows])
+    criteria, ci = levels([row[4] for row in rows])
 
     def num(col: int) -> np.ndarray:
         return np.array([row[col] for row in rows], dtype=float)

@@ -35,7 +35,7 @@ import numpy as np
 
 from ebtui.core.analysis.common import Table, view_name
 from ebtui.core.analysis.fit import JointFit, sum_code
-from ebtui.core.analysis.frame import Facts
+from ebtui.core.analysis.frame import Facts, levels
 from ebtui.core.records import Round
 
 R = TypeVar("R", bound="HasExchange")
@@ -89,12 +89,6 @@ def rows_of_exchanges(exchanges: Sequence[PlannedExchange]) -> list[DesignRow]:
     return out
 
 
-def _levels(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
-    names = sorted(set(values))
-    pos = {n: i for i, n in enumerate(names)}
-    return names, np.array([pos[v] for v in values], dtype=int)
-
-
 @dataclass
 class PairPrediction:
     a: str
@@ -124,9 +118,9 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
     """The predicted SE and half-width of every pairwise difference (or the given pairs) for a design."""
     if not rows:
         return []
-    models, mi = _levels([r.model for r in rows])
-    judges, ji = _levels([r.judge for r in rows])
-    dilemmas, di = _levels([r.dilemma for r in rows])
+    models, mi = levels([r.model for r in rows])
+    judges, ji = levels([r.judge for r in rows])
+    dilemmas, di = levels([r.dilemma for r in rows])
     G, M = len(dilemmas), len(models)
     if G < 2 or M < 2:
         return []
@@ -143,11 +137,11 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
         C[1:M, p] = L[models.index(a)] - L[models.index(b)]
     W = X @ np.linalg.lstsq(X.T @ X, C, rcond=None)[0]  # n x pairs: the estimate's weights on the scores
     factors = {
-        "model_dilemma": _levels([f"{r.model}\x1f{r.dilemma}" for r in rows])[1],
-        "exchange": _levels([r.exchange for r in rows])[1],
+        "model_dilemma": levels([f"{r.model}\x1f{r.dilemma}" for r in rows])[1],
+        "exchange": levels([r.exchange for r in rows])[1],
         "residual": np.arange(len(rows)),
         "judge": ji,
-        "judge_model": _levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
+        "judge_model": levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
     }
     se2 = np.zeros(len(wanted))
     true2 = np.zeros(len(wanted))

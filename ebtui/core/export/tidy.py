@@ -29,6 +29,7 @@ from ebtui.providers.base import Usage
 
 #: column types: str, int, float, bool, datetime (UTC); every column may be empty (None)
 ColumnType = str
+Value = str | int | float | bool | datetime | None
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,13 @@ class TidyTable:
     name: str
     description: str
     columns: list[Column]
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rows: list[tuple[Value, ...]] = field(default_factory=list)
 
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
-    def as_dicts(self) -> list[dict[str, Any]]:
+    def as_dicts(self) -> list[dict[str, Value]]:
         names = self.column_names
         return [dict(zip(names, r, strict=True)) for r in self.rows]
 
@@ -223,7 +224,7 @@ def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Ca
 
 def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
     fam = _families(rounds, families)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         team_usage = {t: _usage(_team_phases(r, t)) for t in ("a", "b")}
         for index, j in enumerate(round_judgments(r)):
@@ -251,7 +252,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
     fam = _families(rounds, families)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         js = round_judgments(r)
         j = r.judgment
@@ -273,7 +274,7 @@ def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 def phases_table(rounds: Sequence[Round]) -> TidyTable:
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         for p in sorted(r.phases, key=lambda p: order[p.phase_type]):
             u = p.usage
@@ -297,7 +298,7 @@ def tidy_tables(rounds: Sequence[Round], families: Mapping[str, str] | None = No
 # ---- writing ---------------------------------------------------------------------------------------------
 
 
-def _csv_value(value: Any) -> str:
+def _csv_value(value: Value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
