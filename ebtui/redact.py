@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, AnyStr
 
 MASK = "[REDACTED]"
 #: the shortest piece of a key that is redacted on its own
@@ -30,11 +30,11 @@ _record_factory_installed = False
 ANCHOR = 4
 
 
-def _anchor_map(secrets: Iterable[Any]) -> dict[Any, list[tuple[Any, int]]]:
+def _anchor_map(secrets: Iterable[AnyStr]) -> dict[AnyStr, list[tuple[AnyStr, int]]]:
     """Every ANCHOR-long piece of each secret at an offset that is a multiple of ANCHOR: any piece of a
     secret MIN_PIECE (= 2 * ANCHOR) long or more holds one of them whole, so finding these (plain
     substring searches, fast) finds every candidate, which is then grown both ways against the secret."""
-    out: dict[Any, list[tuple[Any, int]]] = {}
+    out: dict[AnyStr, list[tuple[AnyStr, int]]] = {}
     for secret in secrets:
         for i in range(0, len(secret) - ANCHOR + 1, ANCHOR):
             out.setdefault(secret[i:i + ANCHOR], []).append((secret, i))
@@ -70,7 +70,7 @@ def active() -> bool:
     return bool(_secrets)
 
 
-def _find_spans(text: Any, anchors: dict[Any, list[tuple[Any, int]]]) -> list[tuple[int, int]]:
+def _find_spans(text: AnyStr, anchors: dict[AnyStr, list[tuple[AnyStr, int]]]) -> list[tuple[int, int]]:
     """Where pieces (>= MIN_PIECE long) of a secret sit in `text`, merged, in order."""
     found: list[tuple[int, int]] = []
     n = len(text)
@@ -97,41 +97,30 @@ def _find_spans(text: Any, anchors: dict[Any, list[tuple[Any, int]]]) -> list[tu
     return merged
 
 
+def _masked(text: AnyStr, anchors: dict[AnyStr, list[tuple[AnyStr, int]]], mask: AnyStr) -> AnyStr:
+    """`text` with every span `_find_spans` finds replaced by `mask`."""
+    if not anchors or not text:
+        return text
+    parts: list[AnyStr] = []
+    last = 0
+    for s, e in _find_spans(text, anchors):
+        parts += [text[last:s], mask]
+        last = e
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return text[:0].join(parts)
+
+
 def redact(text: str) -> str:
     """`text` with every registered secret, and every piece of one of MIN_PIECE characters or more,
     replaced by MASK."""
-    anchors = _anchors[0]
-    if not anchors or not text or not isinstance(text, str):
-        return text
-    spans = _find_spans(text, anchors)
-    if not spans:
-        return text
-    parts: list[str] = []
-    last = 0
-    for s, e in spans:
-        parts.append(text[last:s])
-        parts.append(MASK)
-        last = e
-    parts.append(text[last:])
-    return "".join(parts)
+    return _masked(text, _anchors[0], MASK) if isinstance(text, str) else text
 
 
 def redact_bytes(data: bytes) -> bytes:
     """The same over UTF-8 bytes (a file about to be written)."""
-    anchors = _anchors[1]
-    if not anchors or not data:
-        return data
-    spans = _find_spans(data, anchors)
-    if not spans:
-        return data
-    parts: list[bytes] = []
-    last = 0
-    for s, e in spans:
-        parts.append(data[last:s])
-        parts.append(MASK.encode())
-        last = e
-    parts.append(data[last:])
-    return b"".join(parts)
+    return _masked(data, _anchors[1], MASK.encode())
 
 
 def _install_record_factory() -> None:

@@ -15,24 +15,24 @@ from tests.sim_truth import default_truth, generate
 
 def _plain_params(d: Design) -> np.ndarray:
     X = d.row_design()
-    return np.linalg.lstsq(X, d.y, rcond=None)[0]
+    return np.linalg.lstsq(X, d.frame.y, rcond=None)[0]
 
 
 def _row_bootstrap(d: Design, replicates: int, seed: int) -> np.ndarray:
     """The old loop: rows of the drawn dilemmas, the design rebuilt, normal equations solved; replicates that
     lost a model or a judge skipped."""
     G = len(d.dilemmas)
-    rows_of = [np.flatnonzero(d.dilemma_idx == g) for g in range(G)]
+    rows_of = [np.flatnonzero(d.frame.dilemma_idx == g) for g in range(G)]
     X_fixed = d.fixed_part()
-    M, J = len(d.models), len(d.judges)
+    M, J = len(d.models), len(d.frame.judges)
     out = np.full((replicates, M + J + 2), np.nan)
     for b, picks in enumerate(replicate_picks(G, replicates=replicates, seed=seed)):
         rows = np.concatenate([rows_of[g] for g in picks])
-        if len(np.unique(d.model_idx[rows])) < M or len(np.unique(d.judge_idx[rows])) < J:
+        if len(np.unique(d.frame.model_idx[rows])) < M or len(np.unique(d.frame.judge_idx[rows])) < J:
             continue
         new_dil = np.concatenate([np.full(len(rows_of[g]), k) for k, g in enumerate(picks)])
         X = np.hstack([X_fixed[rows], sum_code(new_dil, G)])
-        p = np.linalg.solve(X.T @ X, X.T @ d.y[rows])
+        p = np.linalg.solve(X.T @ X, X.T @ d.frame.y[rows])
         skill = np.append(p[1:M], -p[1:M].sum())
         k = M + (1 if d.has_seat else 0)
         off = np.append(p[k:k + J - 1], -p[k:k + J - 1].sum())
@@ -52,14 +52,14 @@ def test_point_estimates_equal_a_plain_least_squares_fit(planted: list) -> None:
     assert jf is not None and jf.full_rank
     d = jf.design
     p = _plain_params(d)
-    M, J = len(d.models), len(d.judges)
+    M, J = len(d.models), len(d.frame.judges)
     np.testing.assert_allclose(jf.estimates.params, p, atol=1e-9)
     np.testing.assert_allclose(jf.estimates.adjusted, p[0] + np.append(p[1:M], -p[1:M].sum()), atol=1e-9)
     X = d.row_design()
-    resid = d.y - X @ p
-    assert jf.residual_sd == pytest.approx(float(np.sqrt(resid @ resid / (len(d.y) - X.shape[1]))), abs=1e-9)
+    resid = d.frame.y - X @ p
+    assert jf.residual_sd == pytest.approx(float(np.sqrt(resid @ resid / (len(d.frame.y) - X.shape[1]))), abs=1e-9)
     np.testing.assert_allclose(jf.fitted(), X @ p, atol=1e-9)
-    assert np.isfinite(jf.estimates.family_pref) and d.has_seat and len(d.judges) == J
+    assert np.isfinite(jf.estimates.family_pref) and d.has_seat and len(d.frame.judges) == J
 
 
 def test_replicates_equal_the_row_by_row_bootstrap(planted: list) -> None:
@@ -78,12 +78,12 @@ def test_a_replicate_without_a_judge_blanks_only_that_judge() -> None:
     jf = fit(sparse, family_function(truth.family))
     assert jf is not None
     draws = replicate_fits(jf, replicates=200, seed=2)
-    j = jf.design.judges.index("gpt-y")
+    j = jf.design.frame.judges.index("gpt-y")
     M = len(jf.design.models)
     lacking = np.isnan(draws[:, M + j])
     assert 0 < lacking.sum() < len(draws)
     assert np.isfinite(draws[lacking, :M]).all()  # the models' means stand in those replicates
-    assert np.isfinite(np.delete(draws[lacking], [M + j, M + len(jf.design.judges)], axis=1)).all()
+    assert np.isfinite(np.delete(draws[lacking], [M + j, M + len(jf.design.frame.judges)], axis=1)).all()
 
 
 def test_refit_on_a_subset_equals_a_fit_of_that_subset(planted: list) -> None:
@@ -94,11 +94,11 @@ def test_refit_on_a_subset_equals_a_fit_of_that_subset(planted: list) -> None:
     alone = fit([r for r in planted if r.dilemma_id in ("d1", "d2", "d4")], fam)
     assert alone is not None
     np.testing.assert_allclose(sub.adjusted, alone.estimates.adjusted, atol=1e-9)
-    judges = [j for j in jf.design.judges if j != "claude-x"]
+    judges = [j for j in jf.design.frame.judges if j != "claude-x"]
     loo = jf.refit(judges=judges)
     alone = fit([r for r in planted if r.judge_model != "claude-x"], fam)
     assert alone is not None
-    assert np.isnan(loo.offsets[jf.design.judges.index("claude-x")])
+    assert np.isnan(loo.offsets[jf.design.frame.judges.index("claude-x")])
     np.testing.assert_allclose(loo.adjusted, alone.estimates.adjusted, atol=1e-9)
 
 

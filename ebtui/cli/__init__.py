@@ -14,21 +14,24 @@ import click
 from ebtui import __version__
 from ebtui.cli.common import CliError
 
-# name -> (module:attribute, one-line help shown by `ebtui --help` without importing the module)
+# name -> (module:attribute, one-line help shown by `ebtui --help` without importing the module), read from
+# a line each: name, module:attribute, help
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "dilemmas": ("ebtui.cli.dilemmas:dilemmas", "List the dilemmas of a document, or show one in full."),
-    "models": ("ebtui.cli.models:models", "List configured models, or check them with one tiny call."),
-    "run": ("ebtui.cli.run:run", "Run one round live and save it."),
-    "rounds": ("ebtui.cli.rounds:rounds", "List, show and override saved rounds."),
-    "tournament": ("ebtui.cli.tournament:tournament", "Run a tournament from a tournament.toml."),
-    "tournaments": ("ebtui.cli.tournament:tournaments", "List saved tournaments."),
-    "import": ("ebtui.cli.imports:import_group", "Import rounds played by other programs (eb: the Ethics Bowl runner)."),
-    "report": ("ebtui.cli.report:report", "Write a Markdown report with tables, charts and CSVs."),
-    "export": ("ebtui.cli.export:export", "Export rounds: tidy tables (Parquet/CSV) or an Inspect AI log."),
-    "rejudge": ("ebtui.cli.rejudge:rejudge", "Judge saved rounds again (other judges, repeats, order): judge calls only."),
-    "store": ("ebtui.cli.store:store_group", "Check the results store (--repair: rebuild the index, clean up)."),
-    "plan": ("ebtui.cli.plan:plan", "Plan a tournament's size: predicted interval widths, detectable gap, calls, cost."),
-    "compare": ("ebtui.cli.compare:compare", "Judge-adjusted difference between two models, overall and per criterion."),
+    name: (target, help_) for name, target, help_ in (line.split(None, 2) for line in """
+dilemmas     ebtui.cli.dilemmas:dilemmas       List the dilemmas of a document, or show one in full.
+models       ebtui.cli.models:models           List configured models, or check them with one tiny call.
+run          ebtui.cli.run:run                 Run one round live and save it.
+rounds       ebtui.cli.rounds:rounds           List, show and override saved rounds.
+tournament   ebtui.cli.tournament:tournament   Run a tournament from a tournament.toml.
+tournaments  ebtui.cli.tournament:tournaments  List saved tournaments.
+import       ebtui.cli.imports:import_group    Import rounds played by other programs (eb: the Ethics Bowl runner).
+report       ebtui.cli.report:report           Write a Markdown report with tables, charts and CSVs.
+export       ebtui.cli.export:export           Export rounds: tidy tables (Parquet/CSV) or an Inspect AI log.
+rejudge      ebtui.cli.rejudge:rejudge         Judge saved rounds again (other judges, repeats, order): judge calls only.
+store        ebtui.cli.store:store_group       Check the results store (--repair: rebuild the index, clean up).
+plan         ebtui.cli.plan:plan               Plan a tournament's size: predicted interval widths, detectable gap, calls, cost.
+compare      ebtui.cli.compare:compare         Judge-adjusted difference between two models, overall and per criterion.
+""".strip().splitlines())
 }
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import csv
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
@@ -25,6 +25,7 @@ from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 
+T = TypeVar("T")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
 
 
@@ -70,13 +71,18 @@ def _numeric(table: Table, i: int) -> bool:
     return bool(vals) and all(isinstance(v, int | float) for v in vals)
 
 
-def write_csv(table: Table, path: Path) -> Path:
+def write_rows_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[T]],
+                   cell: Callable[[T], str]) -> Path:
+    """A CSV file (UTF-8): the header, then each row's values as `cell` writes them."""
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(table.columns)
-        for row in table.rows:
-            w.writerow([csv_cell(v) for v in row])
+        w.writerow(header)
+        w.writerows([cell(v) for v in row] for row in rows)
     return path
+
+
+def write_csv(table: Table, path: Path) -> Path:
+    return write_rows_csv(path, table.columns, table.rows, csv_cell)
 
 
 def csv_name(table: Table) -> str:
@@ -279,9 +285,9 @@ def build_report_data(
     return data
 
 
-def build_tables(rounds: Sequence[Round], **kwargs: Any) -> dict[str, list[Table]]:
+def build_tables(rounds: Sequence[Round]) -> dict[str, list[Table]]:
     """table key -> its tables (as judged first, then with overrides where overrides exist)."""
-    return build_report_data(rounds, **kwargs).tables
+    return build_report_data(rounds).tables
 
 
 def criteria_wide(table: Table) -> Table:

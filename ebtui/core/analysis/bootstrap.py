@@ -32,6 +32,11 @@ NO_SPREAD = "no spread across dilemma resamples"
 SCALE = (1.0, 10.0)
 
 
+def blank_note(dilemmas: int) -> str | None:
+    """The note a table gets when its intervals are blank for want of dilemmas (None: they are not)."""
+    return f"Intervals blank: {FEWER} ({dilemmas})." if dilemmas < MIN_CLUSTERS else None
+
+
 @dataclass(frozen=True)
 class Interval:
     low: float | None
@@ -184,7 +189,7 @@ def replicate_fits(jf: JointFit, *, replicates: int = DEFAULT_REPLICATES, seed: 
 
 def _vectors(d: Design, params: np.ndarray) -> np.ndarray:
     """Estimates.vector() of many fits over every level at once (read_estimates, one row per fit)."""
-    M, J = len(d.models), len(d.judges)
+    M, J = len(d.models), len(d.frame.judges)
     out = np.full((len(params), M + J + 2), np.nan)
     k = 1
     out[:, :M] = params[:, :1] + params[:, k:k + M - 1] @ sum_matrix(M).T if M > 1 else params[:, :1]

@@ -1,7 +1,6 @@
-"""The report's descriptive tables computed from the per-round columns (ebtui.core.analysis.frame.Facts)
-instead of Round objects — the same tables, rows and numbers as ebtui.core.analysis.tables, consistency and
-agreement compute from rounds (tests/test_analysis_columnar.py checks them side by side), in time that grows
-with the number of rounds through numpy group-bys, never through a transcript.
+"""The report's descriptive tables, computed from the per-round columns (ebtui.core.analysis.frame.Facts) in
+time that grows with the number of rounds through numpy group-bys, never through a transcript. The one
+computation of these tables: ebtui.core.analysis.tables gives them for a list of rounds through the same code.
 
 Conventions are those of ebtui.core.analysis.common (one observation per exchange, missing is missing,
 dilemma-cluster intervals).
@@ -20,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.bootstrap import SCALE, Interval, cluster_mean
+from ebtui.core.analysis.agreement import icc_2_1
+from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
 from ebtui.core.analysis.common import (
     OVERALL,
     ROLES,
@@ -31,12 +31,15 @@ from ebtui.core.analysis.common import (
     Table,
     view_name,
 )
+from ebtui.core.analysis.consistency_rules import ConsistencyClassification
 from ebtui.core.analysis.frame import NC, SLOTS, Facts
 from ebtui.core.frameworks import CONSISTENCY_CLASSES, CONSISTENCY_LABELS, FRAMEWORKS
 from ebtui.core.records import CRITERIA
 
 PHASES = ("presentation", "response", "rebuttal", "consistency_test")
 PHASE_TEAM = {"presentation": 0, "response": 1, "rebuttal": 0, "consistency_test": 0}
+#: framework usage's phase for the judges' remarks about a team
+JUDGE_REMARKS = "judge_remarks"
 CONS = CRITERIA.index("consistency")
 
 
@@ -135,11 +138,6 @@ class Exchanges:
         return best
 
 
-def _by_cluster(values: np.ndarray, dil: np.ndarray, **kwargs: Any) -> tuple[float | None, Interval]:
-    """cluster_mean with the dilemmas as integer codes (numbered in their names' sorted order)."""
-    return cluster_mean(values, dil, **kwargs)
-
-
 # ---- raw means (ebtui.core.views.means) ----------------------------------------------------------------
 
 
@@ -209,7 +207,7 @@ def model_comparison(facts: Facts, ex: Exchanges, *, effective: bool = True) -> 
                 n = int(sel.sum())
                 if not n and c == OVERALL:
                     continue
-                mean, iv = _by_cluster(vals[sel], dil[sel], clip=SCALE)
+                mean, iv = cluster_mean(vals[sel], dil[sel], clip=SCALE)
                 rows.append([model, ROLES[team], c, n, mean, iv.low, iv.high, iv.note if n else ""])
     return Table(
         "model_comparison", "Model comparison: raw mean score per criterion by role",
@@ -290,8 +288,10 @@ def _quote(lines: list[str], limit: int = 2) -> str:
     return " … ".join(f"“{s}”" for s in lines[:limit])
 
 
-def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
-                         classifications: Mapping[str, Any] | None = None) -> tuple[Table, Table]:
+def consistency_analysis(
+    facts: Facts, ex: Exchanges, *, effective: bool = True,
+    classifications: Mapping[str, ConsistencyClassification] | None = None,
+) -> tuple[Table, Table]:
     cons = ex.criterion_means(effective)[:, 0, CONS]
     chosen = ex.text_round("consistency_test")
     dil = ex.dilemma.tolist()
@@ -349,8 +349,6 @@ def consistency_analysis(facts: Facts, ex: Exchanges, *, effective: bool = True,
 
 
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
-    from ebtui.core.analysis.consistency import JUDGE_REMARKS
-
     # per (model, phase): answers, and per framework the answers mentioning it and the first one that did
     answers: dict[tuple[str, str], int] = defaultdict(int)
     hits: dict[tuple[str, str, str], int] = defaultdict(int)
@@ -415,8 +413,6 @@ def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
 
 def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     """As ebtui.core.analysis.agreement.judge_agreement (judges' parsed scores only), from the columns."""
-    from ebtui.core.analysis.agreement import icc_2_1
-
     judged = facts.judged
     judges_of: dict[int, set[str]] = defaultdict(set)
     for i in np.flatnonzero(judged).tolist():
@@ -501,7 +497,8 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     )
 
 
-def analyse(facts: Facts, *, effective: bool = True, classifications: Mapping[str, Any] | None = None,
+def analyse(facts: Facts, *, effective: bool = True,
+            classifications: Mapping[str, ConsistencyClassification] | None = None,
             ex: Exchanges | None = None) -> list[Table]:
     """analysis.analyse over the columns: the descriptive score tables for one view."""
     ex = ex or Exchanges.of(facts)

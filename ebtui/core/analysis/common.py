@@ -1,4 +1,4 @@
-"""What tournament data says: pure functions over a list of rounds, each returning a small `Table`.
+"""What every analysis table shares: `Table`, `Coverage`, the view names, and rounds grouped by exchange.
 
 Conventions every table follows (the report repeats them in its header):
 
@@ -17,15 +17,13 @@ Conventions every table follows (the report repeats them in its header):
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ebtui.core.facts import (
     exchange_key as exchange_key,  # the one owner; analysis modules import it from here
 )
-from ebtui.core.facts import scores as scores_in_view
-from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Scores, Team
+from ebtui.core.records import PhaseStatus, PhaseType, Round, Team
 
 Cell = str | int | float | None
 
@@ -86,35 +84,6 @@ def view_name(effective: bool) -> str:
     return VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
 
 
-def team_scores(r: Round, team: Team, effective: bool) -> Scores | None:
-    """A team's scores in one round (None: the round has no judgment)."""
-    if r.judgment is None:
-        return None
-    return scores_in_view(r.judgment, team, effective=effective)
-
-
-def coverage(rounds: Iterable[Round], effective: bool) -> Coverage:
-    cov = Coverage()
-    for r in rounds:
-        cov.rounds += 1
-        if r.judgment is None:
-            cov.rounds_without_judgment += 1
-            continue
-        missing = 0
-        for team in ("a", "b"):
-            missing += len(team_scores(r, team, effective).missing())  # type: ignore[union-attr]
-        cov.scores_expected += 2 * len(CRITERIA)
-        cov.scores_missing += missing
-        if missing == 2 * len(CRITERIA):
-            cov.rounds_without_any_score += 1
-    return cov
-
-
-def mean_or_none(values: Sequence[float]) -> float | None:
-    # statistics.fmean: exact enough and ~20x faster than numpy on the short lists used here
-    return statistics.fmean(values) if values else None
-
-
 def phase_text(r: Round, phase: PhaseType) -> str | None:
     """A phase's answer, only when the phase completed (failed phases have no content)."""
     p = r.phase(phase)
@@ -128,41 +97,10 @@ def phase_text(r: Round, phase: PhaseType) -> str | None:
 
 @dataclass
 class Exchange:
+    """The rounds of one debate (a judge panel's rounds share phases 1-4), under its exchange key."""
+
     id: str
     rounds: list[Round]
-    _means: dict[tuple[str, bool], dict[str, float | None]] = field(default_factory=dict, repr=False)
-    _scores: dict[tuple[str, bool], list[tuple[str, Scores]]] = field(default_factory=dict, repr=False)
-
-    def judged_scores(self, team: Team, effective: bool) -> list[tuple[str, Scores]]:
-        """(judge, scores) for every round of the exchange that has a judgment (computed once)."""
-        key = (team, effective)
-        if key not in self._scores:
-            self._scores[key] = [(r.judge_model, s) for r in self.rounds
-                                 if (s := team_scores(r, team, effective)) is not None]
-        return self._scores[key]
-
-    @property
-    def first(self) -> Round:
-        return self.rounds[0]
-
-    @property
-    def dilemma_id(self) -> str:
-        return self.first.dilemma_id
-
-    @property
-    def dilemma_title(self) -> str:
-        return next((r.dilemma_title for r in self.rounds if r.dilemma_title), "")
-
-    @property
-    def team_a_model(self) -> str:
-        return self.first.team_a_model
-
-    @property
-    def team_b_model(self) -> str:
-        return self.first.team_b_model
-
-    def model(self, team: Team) -> str:
-        return self.team_a_model if team == "a" else self.team_b_model
 
     def text(self, phase: PhaseType) -> str | None:
         # prefer the round that ran the phase itself over one that copied it
@@ -171,22 +109,6 @@ class Exchange:
             if t is not None:
                 return t
         return None
-
-    def criterion_means(self, team: Team, effective: bool) -> dict[str, float | None]:
-        """Per criterion, the mean over the panel's judgments of the scores given (None: nobody gave one)."""
-        if (team, effective) in self._means:
-            return dict(self._means[(team, effective)])
-        per: dict[str, list[int]] = {c: [] for c in CRITERIA}
-        for _judge, s in self.judged_scores(team, effective):
-            for c, v in s.as_dict().items():
-                if v is not None:
-                    per[c].append(v)
-        self._means[(team, effective)] = {c: mean_or_none(vs) for c, vs in per.items()}
-        return dict(self._means[(team, effective)])
-
-    def overall(self, team: Team, effective: bool) -> float | None:
-        vals = [v for v in self.criterion_means(team, effective).values() if v is not None]
-        return mean_or_none(vals)
 
 
 def exchanges(rounds: Iterable[Round]) -> list[Exchange]:

@@ -63,7 +63,7 @@ def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping
     frame = ScoreFrame.build(Facts.from_rounds(expand_judgments(rounds)), family_function(families),
                              effective=effective)
     design = Design.build(frame) if len(frame) else None
-    data = Data.of(design) if design is not None else None
+    data = Data.of(design.frame) if design is not None else None
     played: dict[str, set[str]] = {}
     if data is not None:
         for m, g in set(zip(data.model_idx.tolist(), data.dilemma_idx.tolist(), strict=True)):
@@ -87,7 +87,7 @@ def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping
         return out
     on_common = np.isin(data.dilemma_idx, [data.dilemmas.index(g) for g in common])
     out |= _pair(data, np.flatnonzero(on_common), a, b, seed, replicates)
-    crit_names = list(design.criteria)
+    crit_names = list(design.frame.criteria)
     out["criteria"] = [{"criterion": c, **_pair(data, np.flatnonzero(
         on_common & (data.crit_idx == (crit_names.index(c) if c in crit_names else -1))), a, b, seed, replicates)}
         for c in CRITERIA]

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ebtui.core.analysis.frame import Facts, ScoreFrame
-from ebtui.core.analysis.identify import identify_design
+from ebtui.core.analysis.identify import Identification, identify_design
 from ebtui.core.records import CRITERIA, Round, Team
 
 SEAT_LABEL: dict[Team, str] = {"a": "A", "b": "B"}
@@ -190,50 +189,14 @@ class Design:
     notes: list[str] = field(default_factory=list)
     _stats: ClusterStats | None = field(default=None, repr=False)
 
-    # the long table's columns and levels, under the names the row-by-row design had
+    # the level names every caller asks for (the columns themselves: `frame`)
     @property
     def models(self) -> list[str]:
         return self.frame.models
 
     @property
-    def judges(self) -> list[str]:
-        return self.frame.judges
-
-    @property
     def dilemmas(self) -> list[str]:
         return self.frame.dilemmas
-
-    @property
-    def criteria(self) -> list[str]:
-        return self.frame.criteria
-
-    @property
-    def y(self) -> np.ndarray:
-        return self.frame.y
-
-    @property
-    def model_idx(self) -> np.ndarray:
-        return self.frame.model_idx
-
-    @property
-    def judge_idx(self) -> np.ndarray:
-        return self.frame.judge_idx
-
-    @property
-    def dilemma_idx(self) -> np.ndarray:
-        return self.frame.dilemma_idx
-
-    @property
-    def crit_idx(self) -> np.ndarray:
-        return self.frame.crit_idx
-
-    @property
-    def seat(self) -> np.ndarray:
-        return self.frame.seat
-
-    @property
-    def family(self) -> np.ndarray:
-        return self.frame.family
 
     @property
     def stats(self) -> ClusterStats:
@@ -242,7 +205,7 @@ class Design:
         return self._stats
 
     #: what the design identifies (ebtui.core.analysis.identify.Identification), set by `fit`
-    identification: Any = field(default=None, repr=False)
+    identification: Identification | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, frame: ScoreFrame) -> Design:
@@ -259,18 +222,18 @@ class Design:
     def fixed_part(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The row-level design without the dilemma block (for checks against a plain fit): intercept, model,
         seat, judge, family, criterion, in the parameter order `Estimates.params` uses."""
-        parts = [np.ones((len(self.y[rows]), 1)), sum_code(self.model_idx[rows], len(self.models))]
+        parts = [np.ones((len(self.frame.y[rows]), 1)), sum_code(self.frame.model_idx[rows], len(self.models))]
         if self.has_seat:
-            parts.append(self.seat[rows][:, None])
-        parts.append(sum_code(self.judge_idx[rows], len(self.judges)))
+            parts.append(self.frame.seat[rows][:, None])
+        parts.append(sum_code(self.frame.judge_idx[rows], len(self.frame.judges)))
         if self.has_family:
-            parts.append(self.family[rows][:, None])
-        parts.append(sum_code(self.crit_idx[rows], len(self.criteria)))
+            parts.append(self.frame.family[rows][:, None])
+        parts.append(sum_code(self.frame.crit_idx[rows], len(self.frame.criteria)))
         return np.hstack(parts)
 
     def row_design(self) -> np.ndarray:
         """The whole row-level design X (fixed part, then the sum-coded dilemmas)."""
-        return np.hstack([self.fixed_part(), sum_code(self.dilemma_idx, len(self.dilemmas))])
+        return np.hstack([self.fixed_part(), sum_code(self.frame.dilemma_idx, len(self.dilemmas))])
 
     # ---- the fit from sufficient statistics ---------------------------------------------------------
 
@@ -339,7 +302,7 @@ def read_estimates(d: Design, params: np.ndarray, models: np.ndarray, judges: np
                    positions: int, family: bool) -> Estimates:
     """The named quantities from the sum-coded parameters (levels absent from the fit: NaN)."""
     pm, pj = np.flatnonzero(models), np.flatnonzero(judges)
-    M, J = len(d.models), len(d.judges)
+    M, J = len(d.models), len(d.frame.judges)
     k = 1
     adjusted = np.full(M, np.nan)
     adjusted[pm] = params[0] + (sum_matrix(len(pm)) @ params[k:k + len(pm) - 1] if len(pm) > 1 else 0.0)
@@ -392,14 +355,14 @@ class JointFit:
         """The fitted value of every row of the long table."""
         d, e = self.design, self.estimates
         p = e.params
-        C = len(d.criteria)
+        C = len(d.frame.criteria)
         crit = sum_matrix(C) @ p[len(p) - (len(d.dilemmas) - 1) - (C - 1): len(p) - (len(d.dilemmas) - 1)] \
             if C > 1 else np.zeros(1)
-        out = e.adjusted[d.model_idx] + e.offsets[d.judge_idx] + crit[d.crit_idx] + e.difficulty[d.dilemma_idx]
+        out = e.adjusted[d.frame.model_idx] + e.offsets[d.frame.judge_idx] + crit[d.frame.crit_idx] + e.difficulty[d.frame.dilemma_idx]
         if d.has_seat:
-            out = out + d.seat * e.seat_gap / 2.0
+            out = out + d.frame.seat * e.seat_gap / 2.0
         if d.has_family:
-            out = out + d.family * e.family_pref
+            out = out + d.frame.family * e.family_pref
         return np.asarray(out)
 
     def refit(self, *, dilemmas: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> Estimates:
@@ -409,14 +372,14 @@ class JointFit:
         keep_d = np.ones(len(d.dilemmas), dtype=bool) if dilemmas is None else np.isin(d.dilemmas, list(dilemmas))
         if judges is None:
             return fit_clusters(d, np.flatnonzero(keep_d))
-        rows = keep_d[d.dilemma_idx] & np.isin(np.asarray(d.judges), list(judges))[d.judge_idx]
+        rows = keep_d[d.frame.dilemma_idx] & np.isin(np.asarray(d.frame.judges), list(judges))[d.frame.judge_idx]
         sub = Design.build(d.frame.take(rows))
         sub.has_seat, sub.has_family = sub.has_seat and d.has_seat, sub.has_family and d.has_family
         est = fit_clusters(sub, np.arange(len(sub.dilemmas)))
         adjusted = np.full(len(d.models), np.nan)
-        offsets = np.full(len(d.judges), np.nan)
+        offsets = np.full(len(d.frame.judges), np.nan)
         adjusted[[d.models.index(m) for m in sub.models]] = est.adjusted
-        offsets[[d.judges.index(j) for j in sub.judges]] = est.offsets
+        offsets[[d.frame.judges.index(j) for j in sub.frame.judges]] = est.offsets
         return Estimates(adjusted, offsets, est.family_pref, est.seat_gap, est.difficulty, est.params)
 
 
@@ -435,7 +398,7 @@ def fit(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], s
     if not len(frame):
         return None
     d = Design.build(frame)
-    allm, allj, allc = (np.ones(len(x), dtype=bool) for x in (d.models, d.judges, d.criteria))
+    allm, allj, allc = (np.ones(len(x), dtype=bool) for x in (d.models, d.frame.judges, d.frame.criteria))
     G = len(d.dilemmas)
     picks = np.arange(G)
 
@@ -446,7 +409,7 @@ def fit(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], s
 
     # a term is dropped only when its own coefficient is not identified, and the note says why
     # (ebtui.core.analysis.identify); a disconnected design keeps its terms and blanks what it cannot identify
-    ident = identify_design(d, has_seat=d.has_seat, has_family=d.has_family)
+    ident = identify_design(d.frame, has_seat=d.has_seat, has_family=d.has_family)
     d.has_seat, d.has_family = ident.has_seat, ident.has_family
     d.notes.extend(ident.notes)
     d.identification = ident
@@ -456,8 +419,8 @@ def fit(data: Sequence[Round] | Facts | ScoreFrame, family_of: Callable[[str], s
     params = solve_normal(xtx, xty) if full_rank else np.linalg.lstsq(xtx, xty, rcond=None)[0]
     est = read_estimates(d, params, allm, allj, allc, G, d.has_family)
     jf = JointFit(d, est, excluded, full_rank, 0.0)
-    resid = d.y - jf.fitted()
-    dof = max(len(d.y) - xtx.shape[0], 1)
+    resid = d.frame.y - jf.fitted()
+    dof = max(len(d.frame.y) - xtx.shape[0], 1)
     jf.residual_sd = float(np.sqrt(resid @ resid / dof))
     return jf
 

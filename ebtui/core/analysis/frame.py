@@ -278,9 +278,9 @@ ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "pars
                 "reused", "fw_bits", *[c for c in JSON_COLUMNS if c != "quotes"])
 
 
-def levels(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
     """Sorted distinct names and each value's index among them."""
-    names, inv = np.unique(values.astype(str), return_inverse=True)
+    names, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
     return [str(n) for n in names], inv.astype(np.int64)
 
 

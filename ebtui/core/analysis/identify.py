@@ -17,10 +17,12 @@ Pure numpy; no front-end imports.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ebtui.core.analysis.frame import ScoreFrame
 
 TOL = 1e-9  # eigenvalues below TOL * largest are the null space
 MIN_DILEMMAS = 3  # an interval needs this many dilemmas behind the quantity (see docs/STATISTICS.md)
@@ -114,6 +116,19 @@ class Layout:
     def width(self) -> int:
         return self.crit0 + self.C + ((1 + self.G) if self.with_dilemmas else 0)
 
+    def unit(self, col: int) -> np.ndarray:
+        """The contrast that picks one column's coefficient."""
+        c = np.zeros(self.width)
+        c[col] = 1.0
+        return c
+
+    def deviation(self, start: int, k: int, i: int) -> np.ndarray:
+        """The contrast of level i of the k-level block at column `start` against the block's average."""
+        c = np.zeros(self.width)
+        c[start:start + k] = -1.0 / k
+        c[start + i] += 1.0
+        return c
+
 
 def design_entries(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray, dilemma_idx: np.ndarray,
                    seat: np.ndarray, family: np.ndarray, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
@@ -192,44 +207,42 @@ class Identification:
             c[lay.dil0:lay.dil0 + lay.G] = 1.0 / lay.G
         return c
 
-    def adjusted_reason(self, m: int) -> str:
-        if is_estimable(self.null, self.adjusted_vector(m)):
+    def _level_reason(self, vector: np.ndarray, names: list[str], part: list[int], i: int,
+                      apart: Callable[[list[str]], str]) -> str:
+        """'' when the contrast `vector` of level i is identified; else `apart(the levels in other parts of
+        the model–judge graph)`, or, with none, the other terms it is confounded with."""
+        if is_estimable(self.null, vector):
             return ""
-        others = [self.models[k] for k in range(len(self.models)) if self.model_part[k] != self.model_part[m]]
+        others = [names[k] for k in range(len(names)) if part[k] != part[i]]
         if others:
-            return (f"not comparable with {_names(others)}: {self.models[m]} was never scored by a judge who also "
-                    "scored them, so the average judge is not identified (only differences within "
-                    f"{{{_names(self.part_members(m))}}} are; see pairwise)")
+            return apart(others)
         return "not identified: confounded with the seat, same-family or dilemma terms in this design"
+
+    def adjusted_reason(self, m: int) -> str:
+        return self._level_reason(
+            self.adjusted_vector(m), self.models, self.model_part, m,
+            lambda others: (f"not comparable with {_names(others)}: {self.models[m]} was never scored by a judge "
+                            "who also scored them, so the average judge is not identified (only differences "
+                            f"within {{{_names(self.part_members(m))}}} are; see pairwise)"))
 
     def part_members(self, m: int) -> list[str]:
         return [self.models[k] for k in range(len(self.models)) if self.model_part[k] == self.model_part[m]]
 
     def offset_vector(self, j: int) -> np.ndarray:
-        lay = self.layout
-        c = np.zeros(lay.width)
-        c[lay.judge0:lay.judge0 + lay.J] = -1.0 / lay.J
-        c[lay.judge0 + j] += 1.0
-        return c
+        return self.layout.deviation(self.layout.judge0, self.layout.J, j)
 
     def offset_reason(self, j: int) -> str:
-        if is_estimable(self.null, self.offset_vector(j)):
-            return ""
-        others = [self.judges[k] for k in range(len(self.judges)) if self.judge_part[k] != self.judge_part[j]]
-        if others:
-            return (f"not identified: {self.judges[j]} never scored a model that {_names(others)} also scored, so "
-                    "its severity cannot be told apart from the skill of the models it scored")
-        return "not identified: confounded with the seat, same-family or dilemma terms in this design"
+        return self._level_reason(
+            self.offset_vector(j), self.judges, self.judge_part, j,
+            lambda others: (f"not identified: {self.judges[j]} never scored a model that {_names(others)} also "
+                            "scored, so its severity cannot be told apart from the skill of the models it scored"))
 
     def dilemma_reason(self, g: int, dilemmas: Sequence[str]) -> str:
         """Why dilemma g's difficulty (its offset from the average dilemma) is not identified ('' when it is)."""
         lay = self.layout
         if not lay.with_dilemmas or lay.G < 2:
             return ""
-        c = np.zeros(lay.width)
-        c[lay.dil0:lay.dil0 + lay.G] = -1.0 / lay.G
-        c[lay.dil0 + g] += 1.0
-        if is_estimable(self.null, c):
+        if is_estimable(self.null, lay.deviation(lay.dil0, lay.G, g)):
             return ""
         return (f"not identified: the models and judges on {dilemmas[g]} never met those on some other dilemmas, "
                 "so its difficulty cannot be told apart from their skill and severity")
@@ -260,18 +273,14 @@ def identify(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray,
 
     lay, null = nullspace(has_seat, has_family)
     if has_family:
-        e = np.zeros(lay.width)
-        e[lay.family_col] = 1.0
-        if not is_estimable(null, e):
+        if not is_estimable(null, lay.unit(lay.family_col)):
             has_family = False
             notes.append("same-family preference not estimable: the same-family scores cannot be told apart from "
                          "the models and judges that gave and received them (every judge of a model's own family "
                          "scored only models of that family, or the like): left out of the fit")
             lay, null = nullspace(has_seat, has_family)
     if has_seat:
-        e = np.zeros(lay.width)
-        e[lay.seat_col] = 1.0
-        if not is_estimable(null, e):
+        if not is_estimable(null, lay.unit(lay.seat_col)):
             has_seat = False
             per_model: dict[int, set[float]] = {int(m): set() for m in set(model_idx.tolist())}
             for m, s in zip(model_idx.tolist(), seat.tolist(), strict=True):
@@ -315,19 +324,14 @@ def distinct_cells(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.nd
     return tuple(np.asarray(x)[first] for x in (model_idx, judge_idx, crit_idx, dilemma_idx, seat, family))
 
 
-def identify_design(d: object, *, has_seat: bool | None = None, has_family: bool | None = None) -> Identification:
-    """`identify` for an ebtui.core.analysis.fit.Design (its public fields only)."""
-    g = getattr
-    seat = np.asarray(g(d, "seat"))
-    fam = np.asarray(g(d, "family"))
-    seat_any = bool(seat.size) and bool(seat.min() != seat.max())
-    fam_any = bool(0 < fam.sum() < len(fam))
+def identify_design(f: ScoreFrame, *, has_seat: bool | None = None,
+                    has_family: bool | None = None) -> Identification:
+    """`identify` for the long table a joint fit reads."""
+    seat_any = bool(f.seat.size) and bool(f.seat.min() != f.seat.max())
+    fam_any = bool(0 < f.family.sum() < len(f.family))
     # what is identified depends on which rows of the design occur, not how often: one row per distinct cell
-    mi, ji, ci, di, seat, fam = distinct_cells(np.asarray(g(d, "model_idx")), np.asarray(g(d, "judge_idx")),
-                                               np.asarray(g(d, "crit_idx")), np.asarray(g(d, "dilemma_idx")),
-                                               seat, fam)
-    return identify(mi, ji, ci, di, seat,
-                    fam, g(d, "models"), g(d, "judges"), len(g(d, "criteria")), len(g(d, "dilemmas")),
+    mi, ji, ci, di, seat, fam = distinct_cells(f.model_idx, f.judge_idx, f.crit_idx, f.dilemma_idx, f.seat, f.family)
+    return identify(mi, ji, ci, di, seat, fam, f.models, f.judges, len(f.criteria), len(f.dilemmas),
                     has_seat=seat_any if has_seat is None else has_seat,
                     has_family=fam_any if has_family is None else has_family)
 

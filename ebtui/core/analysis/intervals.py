@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ebtui.core.analysis.common import Cell, Table
+from ebtui.core.analysis.fit import Design
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
     Identification,
@@ -52,42 +53,37 @@ class Blanks:
         return self.judges.get(name, ("", ""))
 
 
-def fit_blanks(design: Any) -> Blanks:
+def fit_blanks(design: Design) -> Blanks:
     """The blank rules for one fitted Design (ebtui.core.analysis.fit)."""
-    ident: Identification = design.identification or identify_design(design, has_seat=design.has_seat,
+    f = design.frame
+    ident: Identification = design.identification or identify_design(f, has_seat=design.has_seat,
                                                                       has_family=design.has_family)
     out = Blanks()
-    M, J = len(design.models), len(design.judges)
-    n_m = dilemmas_per_level(design.model_idx, design.dilemma_idx, M)
-    n_j = dilemmas_per_level(design.judge_idx, design.dilemma_idx, J)
+    M, J = len(f.models), len(f.judges)
+    n_m = dilemmas_per_level(f.model_idx, f.dilemma_idx, M)
+    n_j = dilemmas_per_level(f.judge_idx, f.dilemma_idx, J)
     # how many dilemmas effectively carry each quantity (a judge with 3 ratings on one dilemma: about 1)
-    blocks = Blocks(Data.of(design), ident)
+    blocks = Blocks(Data.of(f), ident)
     lay = blocks.layout
-    K = np.zeros((M + J + 1, lay.width))
-    for i in range(M):
-        K[i, :M] = -1.0 / M
-        K[i, i] += 1.0
-    for j in range(J):
-        K[M + j, lay.judge0:lay.judge0 + J] = -1.0 / J
-        K[M + j, lay.judge0 + j] += 1.0
-    if lay.family:
-        K[M + J, lay.family_col] = 1.0
+    # the contrasts: each model's and judge's deviation from its block's average, and the family term
+    K = np.array([*(lay.deviation(0, M, i) for i in range(M)), *(lay.deviation(lay.judge0, J, j) for j in range(J)),
+                  lay.unit(lay.family_col) if lay.family else np.zeros(lay.width)])
     geff, top = blocks.effective(K)
 
     def thin(k: int) -> str:
-        if len(design.dilemmas) < MIN_DILEMMAS:
+        if len(f.dilemmas) < MIN_DILEMMAS:
             return ""  # the interval is blank anyway, with "fewer than 3 dilemmas"
-        return concentrated_reason(float(geff[k]), design.dilemmas[int(top[k])])
+        return concentrated_reason(float(geff[k]), f.dilemmas[int(top[k])])
 
-    for i, m in enumerate(design.models):
+    for i, m in enumerate(f.models):
         why = ident.adjusted_reason(i)
         out.models[m] = (why, why or sparse_reason(f"{m}'s mean", n_m[i]) or (thin(i) if M > 1 else ""))
-    for j, name in enumerate(design.judges):
+    for j, name in enumerate(f.judges):
         why = ident.offset_reason(j) if J > 1 else ""
         out.judges[name] = (why, why or sparse_reason(f"{name}'s offset", n_j[j]) or (thin(M + j) if J > 1 else ""))
     if design.has_family:
-        fam_rows = design.family > 0.5
-        n_f = len(set(design.dilemma_idx[fam_rows].tolist()))
+        fam_rows = f.family > 0.5
+        n_f = len(set(f.dilemma_idx[fam_rows].tolist()))
         out.family = ("", sparse_reason("the same-family preference", n_f) or thin(M + J))
     return out
 
@@ -108,18 +104,18 @@ ROBUST_COLUMNS = ["check", "left_out", "top_model", "top_model_changes", "lost",
 ROBUSTNESS_MAX_SCORES = 30_000
 
 
-def pairwise_tables(design: Any | None, view: str, *, seed: int = DEFAULT_SEED,
+def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEED,
                     replicates: int = DEFAULT_REPLICATES) -> PairwiseResult:
     """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit."""
     comp = rob = None
     skipped = ""
     if design is not None and len(design.models) >= 2:
-        data = Data.of(design)
+        data = Data.of(design.frame)
         comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed)
-        if len(design.y) <= ROBUSTNESS_MAX_SCORES:
+        if len(design.frame) <= ROBUSTNESS_MAX_SCORES:
             rob = robustness(data, comp, replicates=replicates, seed=seed)
         else:  # one refit and bootstrap per dilemma and per judge left out: too slow for a report this size
-            skipped = (f"not run above {ROBUSTNESS_MAX_SCORES:,} scores ({len(design.y):,} here): each dilemma and "
+            skipped = (f"not run above {ROBUSTNESS_MAX_SCORES:,} scores ({len(design.frame):,} here): each dilemma and "
                        "judge left out is a refit with its own bootstrap; report a subset (--tournament, "
                        "--dilemma) to run it")
     pair_rows: list[list[Cell]] = [[p.as_dict()[c] for c in PAIR_COLUMNS] for p in comp.pairs] if comp else []

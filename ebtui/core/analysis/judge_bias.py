@@ -42,18 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.bootstrap import (
-    DEFAULT_REPLICATES,
-    DEFAULT_SEED,
-    FEWER,
-    MIN_CLUSTERS,
-    SCALE,
-    Interval,
-    cluster_mean,
-    interval,
-)
+from ebtui.core.analysis import bootstrap
 from ebtui.core.analysis.families import family_function
-from ebtui.core.analysis.style import team_style
+from ebtui.core.analysis.fit import sum_code
+from ebtui.core.analysis.frame import levels
+from ebtui.core.analysis.style import Style, team_style
 from ebtui.core.records import Judgment, Round, Team
 
 #: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
@@ -125,10 +118,10 @@ class LongTable:
 def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
     """One row per (expanded) judgment x team x criterion the judge scored."""
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float]] = []
     exp = expand_judgments(rounds)
     without = missing = judged = 0
-    styles: dict[tuple[str, str], Any] = {}
+    styles: dict[tuple[str, str], Style] = {}
     for r in exp:
         j = r.judgment
         if j is None:
@@ -137,14 +130,15 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
         ex = r.exchange_id or r.id
         first_team = "b" if j.order == "ba" else "a"
         seen = (agreement or {}).get((r.judge_model, ex), {})
-        for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
+        for team, model in seats:
             key = (ex, team)
             if key not in styles:
-                styles[key] = team_style(r, team)  # type: ignore[arg-type]
+                styles[key] = team_style(r, team)
             st = styles[key]
             ag = seen.get(team)
             same = family_of(model) == family_of(r.judge_model)
-            for c, v in _scores(j, team, effective).items():  # type: ignore[arg-type]
+            for c, v in _scores(j, team, effective).items():
                 if v is None:
                     missing += 1
                     continue
@@ -154,15 +148,10 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
 
     without = sum(1 for r in rounds if r.judgment is None)
 
-    def levels(col: int) -> tuple[list[str], np.ndarray]:
-        names = sorted({str(row[col]) for row in rows})
-        pos = {n: i for i, n in enumerate(names)}
-        return names, np.array([pos[str(row[col])] for row in rows], dtype=int)
-
-    models, mi = levels(1)
-    judges, ji = levels(2)
-    dilemmas, di = levels(3)
-    criteria, ci = levels(4)
+    models, mi = levels([row[1] for row in rows])
+    judges, ji = levels([row[2] for row in rows])
+    dilemmas, di = levels([row[3] for row in rows])
+    criteria, ci = levels([row[4] for row in rows])
 
     def num(col: int) -> np.ndarray:
         return np.array([row[col] for row in rows], dtype=float)
@@ -170,15 +159,6 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
     return LongTable(num(0), mi, ji, di, ci, num(5), num(6), num(7), num(8), num(9), num(10), models, judges,
                      dilemmas, criteria, judgments=judged, rounds=len(rounds), without_judgment=without,
                      scores_missing=missing)
-
-
-def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros((len(idx), max(k - 1, 0)))
-    for j in range(k - 1):
-        out[idx == j, j] = 1.0
-    if k > 1:
-        out[idx == k - 1, :] = -1.0
-    return out
 
 
 def _effects(coefs: np.ndarray) -> np.ndarray:
@@ -206,7 +186,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     cols: list[np.ndarray] = [np.ones(len(t.y))]
     names = ["mu"]
     M = len(t.models)
-    mc = _sum_code(t.model, M)
+    mc = sum_code(t.model, M)
     cols += [mc[:, k] for k in range(mc.shape[1])]
     names += [f"model:{m}" for m in t.models[:-1]]
     model_cols = slice(1, 1 + max(M - 1, 0))
@@ -218,12 +198,12 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
 
     if len(set(t.seat.tolist())) == 2:
         add("seat", t.seat)
-    jc = _sum_code(t.judge, len(t.judges))
+    jc = sum_code(t.judge, len(t.judges))
     for k in range(jc.shape[1]):
         add(f"judge:{t.judges[k]}", jc[:, k])
     if 0 < t.family.sum() < len(t.family):
         add("family", t.family)
-    cc = _sum_code(t.crit, len(t.criteria))
+    cc = sum_code(t.crit, len(t.criteria))
     for k in range(cc.shape[1]):
         add(f"criterion:{t.criteria[k]}", cc[:, k])
     if style:
@@ -328,7 +308,7 @@ def _solve(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _full(t: LongTable, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
-    return np.hstack([terms.X, _sum_code(t.dilemma, len(t.dilemmas))]), t.y
+    return np.hstack([terms.X, sum_code(t.dilemma, len(t.dilemmas))]), t.y
 
 
 def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
@@ -346,28 +326,28 @@ class BiasFit:
     full_rank: bool
     base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
 
-    def term(self, name: str) -> tuple[float | None, Interval]:
+    def term(self, name: str) -> tuple[float | None, bootstrap.Interval]:
         M = len(self.table.models)
         k = self.terms.col(name)
         if k is None:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
-            return None, Interval(None, None, why)
+            return None, bootstrap.Interval(None, None, why)
         i = M + k - self.terms.model_cols.stop
         est = float(self.estimate[i])
         if not np.isfinite(est):
-            return None, Interval(None, None, "not estimable")
+            return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, interval(est, col, len(self.table.dilemmas))
+        return est, bootstrap.interval(est, col, len(self.table.dilemmas))
 
-    def model(self, i: int) -> tuple[float, Interval]:
-        est = float(np.clip(self.estimate[i], *SCALE))
+    def model(self, i: int) -> tuple[float, bootstrap.Interval]:
+        est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, interval(est, col, len(self.table.dilemmas), clip=SCALE)
+        return est, bootstrap.interval(est, col, len(self.table.dilemmas), clip=bootstrap.SCALE)
 
 
 def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
-             agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
-             replicates: int = DEFAULT_REPLICATES) -> BiasFit | None:
+             agreement: AgreementMap | None = None, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+             replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
     """The fit of the module docstring with its dilemma-bootstrap draws (None: no score at all)."""
     t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
     if len(t.y) == 0:
@@ -379,7 +359,7 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
     draws = np.full((0, len(est)), np.nan)
-    if G >= MIN_CLUSTERS:
+    if G >= bootstrap.MIN_CLUSTERS:
         blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
         has_model = np.zeros((G, M), bool)
         has_model[t.dilemma, t.model] = True
@@ -442,8 +422,8 @@ def _winner(j: Judgment, effective: bool) -> str | None:
     return "a" if a > b else "b" if b > a else "tie"
 
 
-def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
-               replicates: int = DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
+def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+               replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
     """Per judge: the share of its opposite-order judgment pairs on one exchange whose winner differs."""
     by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
     dil: dict[str, str] = {}
@@ -465,8 +445,8 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
             pairs[judge] += len(flips)
     out: dict[str, dict[str, Any]] = {}
     for judge, vals in per_judge.items():
-        est, iv = cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed, replicates=replicates,
-                               clip=(0.0, 1.0))
+        est, iv = bootstrap.cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed,
+                                         replicates=replicates, clip=(0.0, 1.0))
         out[judge] = {"flip_rate": est, "flip_ci_low": iv.low, "flip_ci_high": iv.high, "flip_pairs": pairs[judge],
                       "flip_exchanges": len(vals), "flip_note": iv.note}
     return out
@@ -478,8 +458,8 @@ def _excluded(t: LongTable) -> dict[str, Any]:
 
 
 def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
-              agreement: AgreementMap | None = None, effective: bool = False, seed: int = DEFAULT_SEED,
-              replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+              agreement: AgreementMap | None = None, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, Any]:
     """`style`, `order` and `agreement_bias` of `report --json` (see the module docstring)."""
     bf = bias_fit(rounds, families=families, agreement=agreement, effective=effective, seed=seed,
                   replicates=replicates)
@@ -489,14 +469,14 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
                 "judge_bias_fit": empty}
     t = bf.table
     G = len(t.dilemmas)
-    blank = f"Intervals blank: {FEWER} ({G})." if G < MIN_CLUSTERS else ""
+    blank = bootstrap.blank_note(G)
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
     coefs = []
     for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
         est, iv = bf.term(name)
         if bf.terms.col(name) is None:
-            iv = Interval(None, None, "no variation across the teams' texts: not estimable")
+            iv = bootstrap.Interval(None, None, "no variation across the teams' texts: not estimable")
         coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
                       "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
                       "interval_note": iv.note})

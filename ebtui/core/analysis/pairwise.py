@@ -21,16 +21,16 @@ of the pair was scored on fewer than 3 dilemmas; fewer than 20 usable replicates
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
     Identification,
-    Layout,
     cell_keys,
     design_entries,
     dilemmas_per_level,
@@ -69,8 +69,9 @@ class Data:
     w: np.ndarray | None = None
 
     @classmethod
-    def of(cls, d: Any) -> Data:
-        mi, ji, di, ci = (np.asarray(x) for x in (d.model_idx, d.judge_idx, d.dilemma_idx, d.crit_idx))
+    def of(cls, d: ScoreFrame) -> Data:
+        """The distinct cells of a joint fit's long table."""
+        mi, ji, di, ci = d.model_idx, d.judge_idx, d.dilemma_idx, d.crit_idx
         seat, fam, y = np.asarray(d.seat, float), np.asarray(d.family, float), np.asarray(d.y, float)
         first, cell = cell_keys(mi, ji, ci, di, seat, fam)
         w = np.bincount(cell, minlength=len(first)).astype(float)
@@ -111,8 +112,7 @@ class Blocks:
     """Per-dilemma blocks of the dilemma-centred design (models, judges, seat, family, criteria columns)."""
 
     def __init__(self, data: Data, ident: Identification) -> None:
-        lay = ident.layout
-        self.layout = Layout(lay.M, lay.J, lay.C, lay.G, lay.seat, lay.family, with_dilemmas=False)
+        self.layout = replace(ident.layout, with_dilemmas=False)
         p = self.layout.width
         cols, vals = design_entries(data.model_idx, data.judge_idx, data.crit_idx, data.dilemma_idx, data.seat,
                                     data.family, self.layout)

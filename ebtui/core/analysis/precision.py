@@ -27,12 +27,18 @@ smallest detectable gap is the δ with power 0.8 at α = 0.05.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from ebtui.core.analysis.common import Table, view_name
+from ebtui.core.analysis.fit import JointFit, sum_code
+from ebtui.core.analysis.frame import Facts, levels
+from ebtui.core.records import Round
+
+R = TypeVar("R", bound="HasExchange")
 ALPHA = 0.05
 POWER = 0.8
 NESTED = ("model_dilemma", "exchange", "residual")
@@ -50,31 +56,37 @@ class DesignRow:
     exchange: str  # exchange key + seat
 
 
-def rows_of_exchanges(exchanges: Sequence[Any]) -> list[DesignRow]:
-    """Design rows from schedule exchanges (ebtui.core.tournament.schedule.Exchange: dilemma_id, team_a,
-    team_b, repeat, judges)."""
+class HasExchange(Protocol):
+    """A row that knows its exchange (and seat: "key|a")."""
+
+    @property
+    def exchange(self) -> str: ...
+
+
+class PlannedExchange(Protocol):
+    """What the design needs of a schedule's exchange (ebtui.core.tournament.schedule.Exchange)."""
+
+    @property
+    def dilemma_id(self) -> str: ...
+    @property
+    def team_a(self) -> str: ...
+    @property
+    def team_b(self) -> str: ...
+    @property
+    def judges(self) -> Sequence[str]: ...
+    @property
+    def exchange_key(self) -> str: ...
+
+
+def rows_of_exchanges(exchanges: Sequence[PlannedExchange]) -> list[DesignRow]:
+    """Design rows from schedule exchanges: per judge, one row per team."""
     out: list[DesignRow] = []
     for ex in exchanges:
-        key = f"{ex.dilemma_id}|{ex.team_a}|{ex.team_b}|{ex.repeat}"
+        key = ex.exchange_key
         for j in ex.judges:
             out.append(DesignRow(ex.dilemma_id, ex.team_a, "a", j, key + "|a"))
             out.append(DesignRow(ex.dilemma_id, ex.team_b, "b", j, key + "|b"))
     return out
-
-
-def _sum_code(idx: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros((len(idx), max(k - 1, 0)))
-    for j in range(k - 1):
-        out[idx == j, j] = 1.0
-    if k > 1:
-        out[idx == k - 1, :] = -1.0
-    return out
-
-
-def _levels(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
-    names = sorted(set(values))
-    pos = {n: i for i, n in enumerate(names)}
-    return names, np.array([pos[v] for v in values], dtype=int)
 
 
 @dataclass
@@ -106,17 +118,17 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
     """The predicted SE and half-width of every pairwise difference (or the given pairs) for a design."""
     if not rows:
         return []
-    models, mi = _levels([r.model for r in rows])
-    judges, ji = _levels([r.judge for r in rows])
-    dilemmas, di = _levels([r.dilemma for r in rows])
+    models, mi = levels([r.model for r in rows])
+    judges, ji = levels([r.judge for r in rows])
+    dilemmas, di = levels([r.dilemma for r in rows])
     G, M = len(dilemmas), len(models)
     if G < 2 or M < 2:
         return []
     seat = np.array([1.0 if r.seat == "a" else -1.0 for r in rows])
-    parts = [np.ones((len(rows), 1)), _sum_code(mi, M)]
+    parts = [np.ones((len(rows), 1)), sum_code(mi, M)]
     if len(set(seat.tolist())) == 2:
         parts.append(seat[:, None])
-    parts += [_sum_code(ji, len(judges)), _sum_code(di, G)]
+    parts += [sum_code(ji, len(judges)), sum_code(di, G)]
     X = np.hstack(parts)
     L = np.vstack([np.eye(M - 1), -np.ones((1, M - 1))])  # effects from the sum-coded coefficients
     wanted = pairs if pairs is not None else [(models[i], models[j]) for i in range(M) for j in range(i + 1, M)]
@@ -125,11 +137,11 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
         C[1:M, p] = L[models.index(a)] - L[models.index(b)]
     W = X @ np.linalg.lstsq(X.T @ X, C, rcond=None)[0]  # n x pairs: the estimate's weights on the scores
     factors = {
-        "model_dilemma": _levels([f"{r.model}\x1f{r.dilemma}" for r in rows])[1],
-        "exchange": _levels([r.exchange for r in rows])[1],
+        "model_dilemma": levels([f"{r.model}\x1f{r.dilemma}" for r in rows])[1],
+        "exchange": levels([r.exchange for r in rows])[1],
         "residual": np.arange(len(rows)),
         "judge": ji,
-        "judge_model": _levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
+        "judge_model": levels([f"{r.judge}\x1f{r.model}" for r in rows])[1],
     }
     se2 = np.zeros(len(wanted))
     true2 = np.zeros(len(wanted))
@@ -237,7 +249,7 @@ REPORT_VC_MAX_ROWS = 4000
 REPORT_VC_BOOTSTRAP_ROWS = 1200
 
 
-def sample_exchanges(rows: Sequence[Any], limit: int, seed: int = 20261125) -> list[Any]:
+def sample_exchanges(rows: Sequence[R], limit: int, seed: int = 20261125) -> list[R]:
     """At most about `limit` of the rows, whole exchanges at a time (an exchange's two teams and every
     judgment of it stay together), drawn with a fixed seed; all rows when there are no more than `limit`."""
     rows = list(rows)
@@ -250,13 +262,12 @@ def sample_exchanges(rows: Sequence[Any], limit: int, seed: int = 20261125) -> l
     return [r for r in rows if str(r.exchange).rsplit("|", 1)[0] in chosen]
 
 
-def report_precision(rounds: Any, jf: Any, draws: np.ndarray, family_of: Any, *,
-                     effective: bool = False) -> tuple[dict[str, Any], Any, str]:
+def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
+                     family_of: Callable[[str], str], *, effective: bool = False) -> tuple[dict[str, Any], Table, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
     report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
     into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
     Table, the sentence shown beside the model table)."""
-    from ebtui.core.analysis.common import Table, view_name
     from ebtui.core.analysis.variance import estimate_components, judgment_rows, judgment_rows_of_facts
 
     vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)

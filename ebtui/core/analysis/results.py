@@ -25,10 +25,10 @@ from ebtui.core.analysis import columnar
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
-    FEWER,
     MIN_CLUSTERS,
     SCALE,
     Interval,
+    blank_note,
     cluster_mean,
     interval,
     replicate_fits,
@@ -109,14 +109,14 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     G = len(jf.design.dilemmas) if jf else 0
     a.dilemmas = G
     draws = replicate_fits(jf, replicates=replicates, seed=seed) if jf else np.zeros((0, 0))
-    if G < MIN_CLUSTERS:
-        common_notes.append(f"Intervals blank: {FEWER} ({G}).")
+    if (blank := blank_note(G)) is not None:
+        common_notes.append(blank)
     if jf is not None:
-        a.info = {"n_scores": len(jf.design.y), "models": len(jf.design.models), "judges": len(jf.design.judges),
-                  "dilemmas": G, "criteria": len(jf.design.criteria), "residual_sd": jf.residual_sd,
+        a.info = {"n_scores": len(jf.design.frame.y), "models": len(jf.design.models), "judges": len(jf.design.frame.judges),
+                  "dilemmas": G, "criteria": len(jf.design.frame.criteria), "residual_sd": jf.residual_sd,
                   "seat_gap": jf.estimates.seat_gap if jf.design.has_seat else None, "full_rank": jf.full_rank,
                   # replicates holding every model and judge (the others blank only the levels they lack)
-                  "replicates_used": int(np.isfinite(draws[:, :len(jf.design.models) + len(jf.design.judges)])
+                  "replicates_used": int(np.isfinite(draws[:, :len(jf.design.models) + len(jf.design.frame.judges)])
                                          .all(axis=1).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
@@ -149,12 +149,12 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     rows = []
     if jf is not None:
         d = jf.design
-        J = len(d.judges)
-        n_scores = np.bincount(d.judge_idx, minlength=J)
-        sums = np.bincount(d.judge_idx, weights=d.y, minlength=J)
-        n_rounds = np.bincount(np.unique(d.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+        J = len(d.frame.judges)
+        n_scores = np.bincount(d.frame.judge_idx, minlength=J)
+        sums = np.bincount(d.frame.judge_idx, weights=d.frame.y, minlength=J)
+        n_rounds = np.bincount(np.unique(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=J)
-        for j, name in enumerate(d.judges):
+        for j, name in enumerate(d.frame.judges):
             est = float(jf.estimates.offsets[j])
             col = draws[:, M + j] if draws.size else np.zeros(0)
             lo, hi, note = _iv(interval(est, col, G) if J > 1 else Interval(None, None, "only one judge"))
@@ -175,10 +175,10 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     n_same = n_same_scores = 0
     if jf is not None:
         d = jf.design
-        same = d.family > 0
-        n_same = len(np.unique(d.frame.round_idx[same] * 2 + (d.seat[same] < 0)))
-        n_same_scores = int(jf.design.family.sum())
-        J = len(jf.design.judges)
+        same = d.frame.family > 0
+        n_same = len(np.unique(d.frame.round_idx[same] * 2 + (d.frame.seat[same] < 0)))
+        n_same_scores = int(jf.design.frame.family.sum())
+        J = len(jf.design.frame.judges)
         if jf.design.has_family:
             fam_est = float(jf.estimates.family_pref)
             col = draws[:, M + J] if draws.size else np.zeros(0)
@@ -224,8 +224,8 @@ def _self_debate(jf: JointFit | None, facts: Facts, view: str, seed: int, replic
         d = jf.design
         R = len(facts)
         # per round and seat: the sum and number of the scores in the fit
-        key = d.frame.round_idx * 2 + (d.seat < 0)
-        sums = np.bincount(key, weights=d.y, minlength=2 * R).reshape(R, 2)
+        key = d.frame.round_idx * 2 + (d.frame.seat < 0)
+        sums = np.bincount(key, weights=d.frame.y, minlength=2 * R).reshape(R, 2)
         cnt = np.bincount(key, minlength=2 * R).reshape(R, 2)
         selfr = np.flatnonzero((facts.team_a == facts.team_b) & (cnt[:, 0] > 0) & (cnt[:, 1] > 0))
         gaps: dict[str, list[tuple[float, str]]] = defaultdict(list)
@@ -253,9 +253,9 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
     if jf is not None:
         d = jf.design
         G = len(d.dilemmas)
-        n_rounds = np.bincount(np.unique(d.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+        n_rounds = np.bincount(np.unique(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=G)
-        raw = np.bincount(d.dilemma_idx, weights=d.y, minlength=G) / np.bincount(d.dilemma_idx, minlength=G)
+        raw = np.bincount(d.frame.dilemma_idx, weights=d.frame.y, minlength=G) / np.bincount(d.frame.dilemma_idx, minlength=G)
         ident = d.identification
         for i, name in enumerate(d.dilemmas):
             why = ident.dilemma_reason(i, d.dilemmas) if ident is not None else ""  # identify.py

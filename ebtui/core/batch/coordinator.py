@@ -21,7 +21,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -77,6 +77,26 @@ def request_key(model: str, system_prompt: str, prompt: str, json_schema: dict[s
                 max_tokens: int | None) -> str:
     blob = json.dumps([model, system_prompt, prompt, json_schema, max_tokens], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
+
+
+def _ensure_task(tasks: dict[str, asyncio.Task[None]], key: str, work: Callable[[], Awaitable[None]], what: str,
+                 on_error: Callable[[Exception], None]) -> None:
+    """Start `work` as the task for `key` unless it is running. An unexpected exception (a bug) is logged and
+    handed to `on_error`, which fails the rounds waiting on it: none waits forever."""
+    task = tasks.get(key)
+    if task is not None and not task.done():
+        return
+
+    async def guarded() -> None:
+        try:
+            await work()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("%s failed", what)
+            on_error(exc)
+
+    tasks[key] = asyncio.create_task(guarded())
 
 
 @dataclass
@@ -155,20 +175,13 @@ class BatchCoordinator:
     def _enqueue(self, model: str, p: _Pending) -> None:
         self._queues.setdefault(model, []).append(p)
         self._last_enqueue[model] = time.monotonic()
-        task = self._flushers.get(model)
-        if task is None or task.done():
-            self._flushers[model] = asyncio.create_task(self._flush(model))
+        _ensure_task(self._flushers, model, lambda: self._gather_and_submit(model), f"{model}: batch submission",
+                     lambda exc: self._fail_queue(model, exc))
 
-    async def _flush(self, model: str) -> None:
-        try:
-            await self._gather_and_submit(model)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a bug must not leave rounds waiting forever
-            log.exception("%s: batch submission failed", model)
-            for p in self._queues.pop(model, []):
-                if not p.future.done():
-                    p.future.set_result(ProviderError("server", f"batch submission: {type(exc).__name__}: {exc}"))
+    def _fail_queue(self, model: str, exc: Exception) -> None:
+        for p in self._queues.pop(model, []):
+            if not p.future.done():
+                p.future.set_result(ProviderError("server", f"batch submission: {type(exc).__name__}: {exc}"))
 
     async def _gather_and_submit(self, model: str) -> None:
         s = self.settings
@@ -278,20 +291,14 @@ class BatchCoordinator:
 
     # -- polling ---------------------------------------------------------------------------------------
     def _ensure_poller(self, batch_id: str) -> None:
-        task = self._pollers.get(batch_id)
-        if task is None or task.done():
-            self._pollers[batch_id] = asyncio.create_task(self._poll(batch_id))
+        _ensure_task(self._pollers, batch_id, lambda: self._poll_batch(batch_id), f"batch {batch_id}: polling",
+                     lambda exc: self._fail_batch(batch_id, exc))
 
-    async def _poll(self, batch_id: str) -> None:
-        try:
-            await self._poll_batch(batch_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a bug must not leave rounds waiting forever: their items fail (and retry)
-            log.exception("batch %s: polling failed", batch_id)
-            rec = self.ledger.batches.get(batch_id)
-            if rec is not None:
-                self._fail_items(rec, ProviderError("server", f"batch {batch_id}: {type(exc).__name__}: {exc}"))
+    def _fail_batch(self, batch_id: str, exc: Exception) -> None:
+        """Its items fail (and are retried)."""
+        rec = self.ledger.batches.get(batch_id)
+        if rec is not None:
+            self._fail_items(rec, ProviderError("server", f"batch {batch_id}: {type(exc).__name__}: {exc}"))
 
     async def _poll_batch(self, batch_id: str) -> None:
         rec = self.ledger.batches[batch_id]

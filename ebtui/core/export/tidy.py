@@ -14,7 +14,6 @@ extra). The columns and their descriptions are the dataset card's too (ebtui.cor
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +29,7 @@ from ebtui.providers.base import Usage
 
 #: column types: str, int, float, bool, datetime (UTC); every column may be empty (None)
 ColumnType = str
+Value = str | int | float | bool | datetime | None
 
 
 @dataclass(frozen=True)
@@ -44,13 +44,13 @@ class TidyTable:
     name: str
     description: str
     columns: list[Column]
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rows: list[tuple[Value, ...]] = field(default_factory=list)
 
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
-    def as_dicts(self) -> list[dict[str, Any]]:
+    def as_dicts(self) -> list[dict[str, Value]]:
         names = self.column_names
         return [dict(zip(names, r, strict=True)) for r in self.rows]
 
@@ -97,104 +97,120 @@ def _text(value: str | None) -> str | None:
     return None if value is None else strip_control(value)
 
 
+def _columns(spec: str) -> list[Column]:
+    """Columns from a text table: a line per column, `name  type  description`; a line that starts with a
+    space goes on with the description above it."""
+    out: list[Column] = []
+    for line in spec.strip("\n").splitlines():
+        if line[:1].isspace():
+            last = out[-1]
+            out[-1] = Column(last.name, last.type, f"{last.description} {line.strip()}")
+        else:
+            name, type_, description = line.split(None, 2)
+            out.append(Column(name, type_, description))
+    return out
+
+
 # ---- the three tables ------------------------------------------------------------------------------------
 
-SCORE_COLUMNS: list[Column] = [
-    Column("round_id", "str", "the round's id (`ebtui rounds show ROUND_ID`)"),
-    Column("exchange_id", "str", "rounds sharing phases 1-4 (a judge panel) share it; else the round id"),
-    Column("tournament_id", "str", "the tournament the round belongs to (empty: a single round)"),
-    Column("dilemma_id", "str", "the dilemma played"),
-    Column("dilemma_title", "str", "its title"),
-    Column("judgment_index", "int", "0: the round's primary judgment; 1, 2, ...: later judgments of the same "
-                                    "round (`ebtui rejudge`)"),
-    Column("judgment_key", "str", "a later judgment's key (empty: the round's own judgment)"),
-    Column("judgment_order", "str", "the order the judge read the teams' material in: ab or ba"),
-    Column("judge", "str", "the judge model of this judgment"),
-    Column("judge_family", "str", "the judge's family (models.toml family, else provider, else a name rule)"),
-    Column("team", "str", "the team seat scored: a (presents, rebuts, consistency test) or b (responds)"),
-    Column("model", "str", "the model in that seat"),
-    Column("family", "str", "that model's family"),
-    Column("criterion", "str", "one of the seven criteria"),
-    Column("parsed", "int", "the judge's score as parsed, 1-10; empty: the judge gave none (never defaulted)"),
-    Column("effective", "int", "the score in force: a human's override if any, else parsed"),
-    Column("overridden", "bool", "a human's override is in force"),
-    Column("override_note", "str", "the note given with the override in force"),
-    Column("accepted", "bool", "a human reviewed the parsed value and accepted it as it is"),
-    Column("review_state", "str", "open: still to review; addressed: reviewed; empty: nothing to review"),
-    Column("review_reasons", "str", "why the score was flagged for review ('; ' between reasons)"),
-    Column("provenance_kind", "str", "how the score was read from the reply: json, json_repaired, table, line, "
-                                     "prose, correction, imported, missing, unknown"),
-    Column("provenance_text", "str", "the exact text of the reply the score was read from"),
-    Column("judgment_needs_review", "bool", "the judgment as a whole still has review items open"),
-    Column("judge_input_tokens", "int", "input tokens of the judge's call for this judgment"),
-    Column("judge_output_tokens", "int", "output tokens of the judge's call for this judgment"),
-    Column("judge_cost_usd", "float", "cost of the judge's call in USD (empty: no price configured, or not "
-                                      "recorded)"),
-    Column("team_input_tokens", "int", "input tokens of the team's own phases in this round (phases shared by "
-                                       "a judge panel count in each of its rounds)"),
-    Column("team_output_tokens", "int", "output tokens of the team's own phases in this round"),
-    Column("team_cost_usd", "float", "cost of the team's phases in this round in USD (empty: no price)"),
-    Column("round_status", "str", "complete, incomplete, failed or running"),
-]
+SCORE_COLUMNS = _columns("""
+round_id                str       the round's id (`ebtui rounds show ROUND_ID`)
+exchange_id             str       rounds sharing phases 1-4 (a judge panel) share it; else the round id
+tournament_id           str       the tournament the round belongs to (empty: a single round)
+dilemma_id              str       the dilemma played
+dilemma_title           str       its title
+judgment_index          int       0: the round's primary judgment; 1, 2, ...: later judgments of the same
+                                  round (`ebtui rejudge`)
+judgment_key            str       a later judgment's key (empty: the round's own judgment)
+judgment_order          str       the order the judge read the teams' material in: ab or ba
+judge                   str       the judge model of this judgment
+judge_family            str       the judge's family (models.toml family, else provider, else a name rule)
+team                    str       the team seat scored: a (presents, rebuts, consistency test) or b
+                                  (responds)
+model                   str       the model in that seat
+family                  str       that model's family
+criterion               str       one of the seven criteria
+parsed                  int       the judge's score as parsed, 1-10; empty: the judge gave none (never
+                                  defaulted)
+effective               int       the score in force: a human's override if any, else parsed
+overridden              bool      a human's override is in force
+override_note           str       the note given with the override in force
+accepted                bool      a human reviewed the parsed value and accepted it as it is
+review_state            str       open: still to review; addressed: reviewed; empty: nothing to review
+review_reasons          str       why the score was flagged for review ('; ' between reasons)
+provenance_kind         str       how the score was read from the reply: json, json_repaired, table, line,
+                                  prose, correction, imported, missing, unknown
+provenance_text         str       the exact text of the reply the score was read from
+judgment_needs_review   bool      the judgment as a whole still has review items open
+judge_input_tokens      int       input tokens of the judge's call for this judgment
+judge_output_tokens     int       output tokens of the judge's call for this judgment
+judge_cost_usd          float     cost of the judge's call in USD (empty: no price configured, or not
+                                  recorded)
+team_input_tokens       int       input tokens of the team's own phases in this round (phases shared by a
+                                  judge panel count in each of its rounds)
+team_output_tokens      int       output tokens of the team's own phases in this round
+team_cost_usd           float     cost of the team's phases in this round in USD (empty: no price)
+round_status            str       complete, incomplete, failed or running
+""")
 
-ROUND_COLUMNS: list[Column] = [
-    Column("round_id", "str", "the round's id"),
-    Column("exchange_id", "str", "rounds sharing phases 1-4 (a judge panel) share it"),
-    Column("tournament_id", "str", "the tournament (empty: a single round)"),
-    Column("schedule_key", "str", "the round's place in its tournament's schedule"),
-    Column("dilemma_id", "str", "the dilemma played"),
-    Column("dilemma_title", "str", "its title"),
-    Column("team_a_model", "str", "Team A's model (presentation, rebuttal, consistency test)"),
-    Column("team_b_model", "str", "Team B's model (response)"),
-    Column("judge_model", "str", "the judge"),
-    Column("team_a_family", "str", "Team A's model family"),
-    Column("team_b_family", "str", "Team B's model family"),
-    Column("judge_family", "str", "the judge's family"),
-    Column("blind_judge", "bool", "the judge was not told the models' names"),
-    Column("status", "str", "complete, incomplete, failed or running"),
-    Column("error", "str", "what went wrong, when the round did not complete"),
-    Column("started_at", "datetime", "when the round started (UTC)"),
-    Column("finished_at", "datetime", "when it ended (UTC)"),
-    Column("n_judgments", "int", "judgments the round holds"),
-    Column("parse_method", "str", "how the primary judgment's scores were read"),
-    Column("needs_review", "bool", "the primary judgment still has review items open"),
-    Column("n_overrides", "int", "human overrides in force in the primary judgment"),
-    Column("total_a_parsed", "int", "Team A's total of the seven parsed scores (empty when any is missing)"),
-    Column("total_b_parsed", "int", "Team B's total of the seven parsed scores"),
-    Column("total_a_effective", "int", "Team A's total with overrides applied"),
-    Column("total_b_effective", "int", "Team B's total with overrides applied"),
-    Column("input_tokens", "int", "input tokens of the phases this round ran itself (not shared copies)"),
-    Column("output_tokens", "int", "output tokens of the phases this round ran itself"),
-    Column("cost_usd", "float", "their cost in USD (empty: no price configured)"),
-    Column("imported_from", "str", "the program that played the round, when it was imported"),
-]
+ROUND_COLUMNS = _columns("""
+round_id                str       the round's id
+exchange_id             str       rounds sharing phases 1-4 (a judge panel) share it
+tournament_id           str       the tournament (empty: a single round)
+schedule_key            str       the round's place in its tournament's schedule
+dilemma_id              str       the dilemma played
+dilemma_title           str       its title
+team_a_model            str       Team A's model (presentation, rebuttal, consistency test)
+team_b_model            str       Team B's model (response)
+judge_model             str       the judge
+team_a_family           str       Team A's model family
+team_b_family           str       Team B's model family
+judge_family            str       the judge's family
+blind_judge             bool      the judge was not told the models' names
+status                  str       complete, incomplete, failed or running
+error                   str       what went wrong, when the round did not complete
+started_at              datetime  when the round started (UTC)
+finished_at             datetime  when it ended (UTC)
+n_judgments             int       judgments the round holds
+parse_method            str       how the primary judgment's scores were read
+needs_review            bool      the primary judgment still has review items open
+n_overrides             int       human overrides in force in the primary judgment
+total_a_parsed          int       Team A's total of the seven parsed scores (empty when any is missing)
+total_b_parsed          int       Team B's total of the seven parsed scores
+total_a_effective       int       Team A's total with overrides applied
+total_b_effective       int       Team B's total with overrides applied
+input_tokens            int       input tokens of the phases this round ran itself (not shared copies)
+output_tokens           int       output tokens of the phases this round ran itself
+cost_usd                float     their cost in USD (empty: no price configured)
+imported_from           str       the program that played the round, when it was imported
+""")
 
-PHASE_COLUMNS: list[Column] = [
-    Column("round_id", "str", "the round's id"),
-    Column("exchange_id", "str", "the exchange (judge panel) id"),
-    Column("tournament_id", "str", "the tournament (empty: a single round)"),
-    Column("dilemma_id", "str", "the dilemma played"),
-    Column("phase_index", "int", "order in the round: 0 presentation ... 4 judgment"),
-    Column("phase", "str", "presentation, response, rebuttal, consistency_test or judgment"),
-    Column("speaker", "str", "a, b or judge"),
-    Column("model", "str", "the model that answered"),
-    Column("status", "str", "complete, failed, skipped, cancelled, running or pending"),
-    Column("error_kind", "str", "the kind of failure (or no_consistency_case)"),
-    Column("error", "str", "what went wrong"),
-    Column("attempts", "int", "calls made (retries included)"),
-    Column("finish_reason", "str", "why the model stopped"),
-    Column("input_tokens", "int", "input tokens"),
-    Column("output_tokens", "int", "output tokens"),
-    Column("cached_tokens", "int", "input tokens served from the provider's prompt cache"),
-    Column("cost_usd", "float", "cost in USD (empty: no price configured)"),
-    Column("latency_s", "float", "seconds the successful call took"),
-    Column("started_at", "datetime", "when the phase started (UTC)"),
-    Column("finished_at", "datetime", "when it ended (UTC)"),
-    Column("reused_from", "str", "the round this phase was copied from (a judge panel shares phases 1-4)"),
-    Column("system_prompt", "str", "the system prompt sent"),
-    Column("prompt", "str", "the prompt sent"),
-    Column("response", "str", "the model's answer (only ever a successful answer; never error text)"),
-]
+PHASE_COLUMNS = _columns("""
+round_id                str       the round's id
+exchange_id             str       the exchange (judge panel) id
+tournament_id           str       the tournament (empty: a single round)
+dilemma_id              str       the dilemma played
+phase_index             int       order in the round: 0 presentation ... 4 judgment
+phase                   str       presentation, response, rebuttal, consistency_test or judgment
+speaker                 str       a, b or judge
+model                   str       the model that answered
+status                  str       complete, failed, skipped, cancelled, running or pending
+error_kind              str       the kind of failure (or no_consistency_case)
+error                   str       what went wrong
+attempts                int       calls made (retries included)
+finish_reason           str       why the model stopped
+input_tokens            int       input tokens
+output_tokens           int       output tokens
+cached_tokens           int       input tokens served from the provider's prompt cache
+cost_usd                float     cost in USD (empty: no price configured)
+latency_s               float     seconds the successful call took
+started_at              datetime  when the phase started (UTC)
+finished_at             datetime  when it ended (UTC)
+reused_from             str       the round this phase was copied from (a judge panel shares phases 1-4)
+system_prompt           str       the system prompt sent
+prompt                  str       the prompt sent
+response                str       the model's answer (only ever a successful answer; never error text)
+""")
 
 
 def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Callable[[str], str]:
@@ -208,7 +224,7 @@ def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Ca
 
 def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
     fam = _families(rounds, families)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         team_usage = {t: _usage(_team_phases(r, t)) for t in ("a", "b")}
         for index, j in enumerate(round_judgments(r)):
@@ -236,7 +252,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
     fam = _families(rounds, families)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         js = round_judgments(r)
         j = r.judgment
@@ -258,7 +274,7 @@ def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 def phases_table(rounds: Sequence[Round]) -> TidyTable:
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[Value, ...]] = []
     for r in rounds:
         for p in sorted(r.phases, key=lambda p: order[p.phase_type]):
             u = p.usage
@@ -282,7 +298,7 @@ def tidy_tables(rounds: Sequence[Round], families: Mapping[str, str] | None = No
 # ---- writing ---------------------------------------------------------------------------------------------
 
 
-def _csv_value(value: Any) -> str:
+def _csv_value(value: Value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -295,12 +311,9 @@ def _csv_value(value: Any) -> str:
 
 
 def write_csv(table: TidyTable, path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(table.column_names)
-        for row in table.rows:
-            w.writerow([_csv_value(v) for v in row])
-    return path
+    from ebtui.core.report import write_rows_csv
+
+    return write_rows_csv(path, table.column_names, table.rows, _csv_value)
 
 
 def require_pyarrow() -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,91 +158,80 @@ class _Lenient:
         return m.group(0)
 
     def _object(self, depth: int) -> Obj:
-        if depth > self.MAX_DEPTH:
-            raise _Fail
-        self.i += 1
         obj = Obj()
-        while True:
-            self._ws()
-            if self.i >= self.n:
-                self.truncated = True
-                return obj
-            if self.s[self.i] == "}":
-                self.i += 1
-                return obj
+
+        def member(depth: int) -> bool:
             key = self._key()
             if isinstance(key, Partial):
-                return obj
+                return False
             self._ws()
             if self.i >= self.n:
-                self.truncated = True
-                return obj
+                raise EOFError
             if self.s[self.i] not in ":=":
                 raise _Fail
             self.i += 1
-            try:
-                value = self._value(depth)
-            except EOFError:
-                self.truncated = True
-                self.i = self.n  # what was cut off is dropped
-                return obj
-            obj.append((key, value))
-            self._ws()
-            if self.i >= self.n:
-                self.truncated = True
-                return obj
-            c = self.s[self.i]
-            if c == ",":
-                self.i += 1
-                self._ws()
-                while self.i < self.n and self.s[self.i] == ",":
-                    self.repairs.add("repeated commas")
-                    self.i += 1
-                    self._ws()
-                if self.i < self.n and self.s[self.i] == "}":
-                    self.repairs.add("trailing commas")
-            elif c == "}":
-                self.i += 1
-                return obj
-            elif c in self._CLOSE or c.isalpha() or c == "_":
-                self.repairs.add("missing commas")
-            else:
-                raise _Fail
+            obj.append((key, self._value(depth)))
+            return True
+
+        # a member that starts where a comma was missing: a key (quoted or bare)
+        self._members(depth, "}", member, repeated_commas=True,
+                      starts_member=lambda c: c in self._CLOSE or c.isalpha() or c == "_")
+        return obj
 
     def _array(self, depth: int) -> list[Any]:
+        arr: list[Any] = []
+
+        def element(depth: int) -> bool:
+            arr.append(self._value(depth))
+            return True
+
+        self._members(depth, "]", element, repeated_commas=False, starts_member=lambda c: True)
+        return arr
+
+    def _members(self, depth: int, close: str, read: Callable[[int], bool], *, repeated_commas: bool,
+                 starts_member: Callable[[str], bool]) -> None:
+        """Read an object's or array's members (the opening bracket is at self.i) up to `close`. `read`
+        reads one member and keeps it (False: a cut-off key ends the container). A container the text ends
+        in keeps what was complete (truncated); a value cut off by the end is dropped."""
         if depth > self.MAX_DEPTH:
             raise _Fail
         self.i += 1
-        arr: list[Any] = []
         while True:
             self._ws()
             if self.i >= self.n:
                 self.truncated = True
-                return arr
-            if self.s[self.i] == "]":
+                return
+            if self.s[self.i] == close:
                 self.i += 1
-                return arr
+                return
             try:
-                arr.append(self._value(depth))
+                if not read(depth):
+                    return
             except EOFError:
                 self.truncated = True
-                self.i = self.n
-                return arr
+                self.i = self.n  # what was cut off is dropped
+                return
             self._ws()
             if self.i >= self.n:
                 self.truncated = True
-                return arr
+                return
             c = self.s[self.i]
             if c == ",":
                 self.i += 1
                 self._ws()
-                if self.i < self.n and self.s[self.i] == "]":
+                while repeated_commas and self.i < self.n and self.s[self.i] == ",":
+                    self.repairs.add("repeated commas")
+                    self.i += 1
+                    self._ws()
+                if self.i < self.n and self.s[self.i] == close:
                     self.repairs.add("trailing commas")
-            elif c == "]":
+            elif c == close:
                 self.i += 1
-                return arr
-            else:
+                return
+            elif starts_member(c):
                 self.repairs.add("missing commas")
+            else:
+                raise _Fail
 
 
 @dataclass

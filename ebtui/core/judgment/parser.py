@@ -19,6 +19,7 @@ from ebtui.core.judgment.text_reader import (
 from ebtui.core.judgment.vocabulary import (
     TEAM_LABEL,
     team_regex,
+    words,
 )
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
 
@@ -40,7 +41,7 @@ def _quote(source: str, limit: int = 120) -> str:
     return f"“{one[:limit]}{'…' if len(one) > limit else ''}”"
 
 
-_DRAFT_RE = re.compile(r"(?i)(?<![a-z])(?:draft|preliminary|provisional|tentative|initial[ \t]+(?:scores?|thoughts))(?![a-z])")
+_DRAFT_RE = words("draft", "preliminary", "provisional", "tentative", r"initial[ \t]+(?:scores?|thoughts)")
 _KIND_WORDS = {"json": "JSON", "json_repaired": "repaired JSON", "table": "a table", "line": "a labelled line",
                "prose": "prose", "correction": "a correction"}
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import re
 
 from ebtui.core.judgment.provenance import Collector, Ctx, TextState
-from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of
+from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of, words
 from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
 _MARKUP_RE = re.compile(r"[*`]+")
 _TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
 #: a heading or header that says what follows corrects what came before
-CORR_HEADING = re.compile(
-    r"(?i)(?<![a-z])(?:revised|corrected|correction|corrections|updated|amended|erratum|on[ \t]+reflection"
-    r"|on[ \t]+second[ \t]+thought|adjusted)(?![a-z])"
-)
+CORR_HEADING = words("revised", "corrected", "correction", "corrections", "updated", "amended", "erratum",
+                     r"on[ \t]+reflection", r"on[ \t]+second[ \t]+thought", "adjusted")
 
 # What a table header means. A header that names the scale beside a score word ("Score (out of 10)",
 # "Score /10", "Rating (1-10)") is a score column; the scale alone ("Out of", "/10", "Max") is not.
@@ -22,21 +20,19 @@ _SCALE_IN_HEADER = re.compile(
     r"(?i)[(\[]?[ \t]*(?:(?:out[ \t]+of|/|of)[ \t]*10|(?:0|1)[ \t]*[-–][ \t]*10|scale[ \t]+(?:of[ \t]+)?1[ \t]*[-–][ \t]*10)"
     r"[ \t]*[)\]]?"
 )
-_SCORE_HEADER_RE = re.compile(
-    r"(?i)(?<![a-z])(?:scores?|scored|rating|rated|points?|pts|grade|marks?|awarded|given|assigned|final|revised"
-    r"|corrected|adjusted|updated|amended|result|value)(?![a-z])"
-)
+_SCORE_HEADER_RE = words("scores?", "scored", "rating", "rated", "points?", "pts", "grade", "marks?", "awarded",
+                         "given", "assigned", "final", "revised", "corrected", "adjusted", "updated", "amended",
+                         "result", "value")
 #: a later reading of the score, which wins over an earlier one in the same table
-_LATE_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:final|revised|corrected|adjusted|updated|amended|new)(?![a-z])")
+_LATE_HEADER_RE = words("final", "revised", "corrected", "adjusted", "updated", "amended", "new")
 #: an earlier reading: never the score, but what a later column corrects
-_PRIOR_HEADER_RE = re.compile(r"(?i)(?<![a-z])(?:previous|prior|old|original|initial|draft|first|preliminary|before)(?![a-z])")
+_PRIOR_HEADER_RE = words("previous", "prior", "old", "original", "initial", "draft", "first", "preliminary", "before")
 _JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why|evidence|remarks?", re.IGNORECASE)
 # columns that state something else about a criterion: its maximum, weight, weighted product, rank, a sum
-_NOT_SCORE_HEADER = re.compile(
-    r"(?i)(?<![a-z])(?:max(?:imum)?|out[ \t]+of|possible|available|weight(?:ing|s)?|weighted|rank(?:ing)?|total|sum"
-    r"|avg|average|mean|scale|range|target|threshold|benchmark|percent(?:age)?|%|difference|diff|delta|gap|margin"
-    r"|lead|change|std|sd)(?![a-z])"
-)
+_NOT_SCORE_HEADER = words(
+    "max(?:imum)?", r"out[ \t]+of", "possible", "available", "weight(?:ing|s)?", "weighted", "rank(?:ing)?", "total",
+    "sum", "avg", "average", "mean", "scale", "range", "target", "threshold", "benchmark", "percent(?:age)?", "%",
+    "difference", "diff", "delta", "gap", "margin", "lead", "change", "std", "sd")
 
 
 def _header_meaning(h: str) -> str:

@@ -31,6 +31,7 @@ from ebtui.core.judgment.vocabulary import (
     team_of_match,
     val_of,
     via_of,
+    words,
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -66,12 +67,11 @@ _THIRD_RE = re.compile(
     r"[ \t]+(?:team|side|group|debater|presenter|respondent|round)s?(?![a-z])"
 )
 # language that makes a later value a correction of an earlier one
-_CORR_LANG = re.compile(
-    r"(?i)(?<![a-z])(?:should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)|correct(?:ion|ed|ing)?"
-    r"|revis(?:e|ed|ing|ion)|amend(?:ed|ing|ment)?|adjust(?:ed|ing)?|lower(?:ed|ing)?|rais(?:e|ed|ing)"
-    r"|bump(?:ed|ing)?|chang(?:e|ed|ing)|updat(?:e|ed|ing)|on[ \t]+reflection|on[ \t]+second[ \t]+thought"
-    r"|actually|i[ \t]+meant|typo|mistake|erratum)(?![a-z])"
-)
+_CORR_LANG = words(
+    r"should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)", "correct(?:ion|ed|ing)?",
+    "revis(?:e|ed|ing|ion)", "amend(?:ed|ing|ment)?", "adjust(?:ed|ing)?", "lower(?:ed|ing)?", "rais(?:e|ed|ing)",
+    "bump(?:ed|ing)?", "chang(?:e|ed|ing)", "updat(?:e|ed|ing)", r"on[ \t]+reflection", r"on[ \t]+second[ \t]+thought",
+    "actually", r"i[ \t]+meant", "typo", "mistake", "erratum")
 # a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
 _CN = rf"[*\"']*{NUM}(?:{DEN}|{NOT_COUNT})"
 #: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence)
@@ -143,15 +143,14 @@ _NUM_BEFORE_CRIT = re.compile(
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
 # a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
-_HYPOTHETICAL = re.compile(
-    r"(?i)(?<![a-z])(?:if|unless|had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)|were[ \t]+(?:they|it)|otherwise"
-    r"|hypothetical(?:ly)?|(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have"
+_HYPOTHETICAL = words(
+    "if", "unless", r"had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)", r"were[ \t]+(?:they|it)", "otherwise",
+    "hypothetical(?:ly)?", r"(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have",
     # a change only thought of: "I was tempted to lower …", "I considered raising …", "I almost lowered …"
-    r"|tempted|considered|almost|nearly|thought[ \t]+(?:about|of))(?![a-z])"
-)
+    "tempted", "considered", "almost", "nearly", r"thought[ \t]+(?:about|of)")
 #: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
 _NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
-_NEGATION = re.compile(r"(?i)(?<![a-z])(?:not|never|no|nor|won't|wouldn't|didn't|don't|shouldn't|cannot|can't)(?![a-z])")
+_NEGATION = words("not", "never", "no", "nor", "won't", "wouldn't", "didn't", "don't", "shouldn't", "cannot", "can't")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
 
 

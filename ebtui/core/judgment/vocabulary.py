@@ -10,6 +10,11 @@ from functools import lru_cache
 # Vocabulary: criteria and teams as judges actually name them
 # --------------------------------------------------------------------------------------------------------
 
+def words(*alternatives: str) -> re.Pattern[str]:
+    """A case-blind pattern for any of `alternatives` (regex fragments) standing as a whole word."""
+    return re.compile(rf"(?i)(?<![a-z])(?:{'|'.join(alternatives)})(?![a-z])")
+
+
 _S = r"[\s_-]*"  # between words of a name: "principle articulation", "principle_articulation", "PrincipleArt…"
 _S1 = r"[\s_-]+"
 #: words a judge shortens, and how many letters an abbreviation keeps at least

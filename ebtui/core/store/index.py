@@ -120,25 +120,23 @@ class IndexMixin:
         judge (model), tournament (id), status (one or several), needs_review (bool, after overrides),
         exchange (exchange id), schedule_key.
         """
-        spec = RoundFilter.parse(filters)
-        with self._lock:
-            self._ensure_loaded()
-            self._merge_disk_index_if_changed()
-            assert self._entries is not None
-            entries = list(self._entries.values())
         with gc_paused():
-            return [shown(e) for e in spec.select(entries)]
+            return [shown(e) for e in self._select(filters)]
 
     def stamps(self, **filters: Any) -> list[tuple[str, int, int]]:
         """(id, mtime_ns, size) of each round `query(**filters)` gives, in the same order: the round files as
         indexed, for caches kept beside the store (ebtui.core.analysis.source), without copying documents."""
+        return [(e["id"], e["mtime_ns"], e["size"]) for e in self._select(filters)]
+
+    def _select(self, filters: dict[str, Any]) -> list[dict[str, Any]]:
+        """The index documents (as held, not copies) matching `filters`, in query order."""
         spec = RoundFilter.parse(filters)
         with self._lock:
             self._ensure_loaded()
             self._merge_disk_index_if_changed()
             assert self._entries is not None
             entries = list(self._entries.values())
-        return [(e["id"], e["mtime_ns"], e["size"]) for e in spec.select(entries)]
+        return spec.select(entries)
 
     def _light_ids(self, filters: dict[str, Any]) -> list[str] | None:
         """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has

@@ -38,20 +38,26 @@ class ScheduleError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class ScheduledRound:
-    """One judged round: a (dilemma, team A, team B, repeat) exchange seen by one judge."""
+class Pairing:
+    """Where an exchange sits in the schedule: a dilemma, team A, team B and the repeat."""
 
     dilemma_id: str
     team_a: str
     team_b: str
     repeat: int
-    judge: str
-    #: the first judge of an exchange runs phases 1-4; the others only judge (a panel)
-    primary: bool = True
 
     @property
     def exchange_key(self) -> str:
         return f"{self.dilemma_id}|{self.team_a}|{self.team_b}|{self.repeat}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledRound(Pairing):
+    """One judged round: a (dilemma, team A, team B, repeat) exchange seen by one judge."""
+
+    judge: str
+    #: the first judge of an exchange runs phases 1-4; the others only judge (a panel)
+    primary: bool = True
 
     @property
     def schedule_key(self) -> str:
@@ -65,18 +71,10 @@ class ScheduledRound:
 
 
 @dataclass(frozen=True, slots=True)
-class Exchange:
+class Exchange(Pairing):
     """Phases 1-4 between two teams on a dilemma, judged by one judge (rotate) or several (panel)."""
 
-    dilemma_id: str
-    team_a: str
-    team_b: str
-    repeat: int
     judges: tuple[str, ...]
-
-    @property
-    def exchange_key(self) -> str:
-        return f"{self.dilemma_id}|{self.team_a}|{self.team_b}|{self.repeat}"
 
     @property
     def rounds(self) -> list[ScheduledRound]:

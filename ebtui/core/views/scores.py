@@ -5,21 +5,31 @@ parsed value, how it was read (provenance kind), the exact source text and its r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Override, Round
 from ebtui.core.review import TEAMS, ChecklistItem, checklist, describe_target, score_action
 
-#: provenance kind -> (one-letter mark, description)
-KIND_LABELS: dict[str, tuple[str, str]] = {
-    "json": ("J", "JSON"),
-    "json_repaired": ("j", "JSON with syntax repaired"),
-    "table": ("T", "markdown table"),
-    "line": ("L", "labelled line"),
-    "prose": ("P", "prose (interpreted)"),
-    "correction": ("C", "a later correction"),
-    "imported": ("I", "imported: the original runner's recorded score (ebtui import)"),
-    "missing": ("-", "missing: the judge gave no valid score"),
-    "unknown": ("?", "read before provenance was recorded"),
+
+class KindLabel(NamedTuple):
+    """How a provenance kind is shown: a one-letter mark in the grid and what it means."""
+
+    mark: str
+    text: str
+
+
+UNKNOWN_KIND = KindLabel("?", "read before provenance was recorded")
+#: provenance kind -> its label
+KIND_LABELS: dict[str, KindLabel] = {
+    "json": KindLabel("J", "JSON"),
+    "json_repaired": KindLabel("j", "JSON with syntax repaired"),
+    "table": KindLabel("T", "markdown table"),
+    "line": KindLabel("L", "labelled line"),
+    "prose": KindLabel("P", "prose (interpreted)"),
+    "correction": KindLabel("C", "a later correction"),
+    "imported": KindLabel("I", "imported: the original runner's recorded score (ebtui import)"),
+    "missing": KindLabel("-", "missing: the judge gave no valid score"),
+    "unknown": UNKNOWN_KIND,
 }
 
 
@@ -39,7 +49,7 @@ class ScoreCell:
 
     @property
     def mark(self) -> str:
-        return KIND_LABELS.get(self.kind, ("?", ""))[0]
+        return KIND_LABELS.get(self.kind, UNKNOWN_KIND).mark
 
 
 @dataclass(frozen=True)
