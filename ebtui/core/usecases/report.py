@@ -334,3 +334,10 @@ def tab_rounds(ctx: AppContext, tournament_id: str, result: AnalysisResult) -> l
     """The rounds the compare view shows transcripts of: read whole while the tournament is small enough
     (BIAS_ROUNDS_UP_TO), else none."""
     return ctx.store.load_rounds(tournament=tournament_id) if result.rounds <= BIAS_ROUNDS_UP_TO else []
+
+
+def overall_criterion() -> str:
+    """The criterion name of the mean of the seven criteria in the analysis tables."""
+    from ebtui.core.analysis import OVERALL
+
+    return OVERALL

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from ebtui.core.records import Tournament
 from ebtui.core.safe_text import strip_control
@@ -61,7 +61,7 @@ def config_file(path: str | Path) -> TournamentConfig:
         raise UsageError(str(exc)) from None
 
 
-def parse_config(data: dict[str, object], source: str | Path | None) -> TournamentConfig:
+def parse_config(data: Mapping[str, object], source: str | Path | None) -> TournamentConfig:
     """tournament.toml's fields as a config (a bad field: one UsageError line)."""
     from ebtui.core.tournament.config import TournamentConfigError, parse_tournament_config
 
@@ -303,8 +303,7 @@ def completed_keys(ctx: AppContext, tournament_id: str) -> set[str]:
 
 
 # -- saved tournaments ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SavedTournament:
+class SavedTournament(NamedTuple):
     tournament: Tournament
     done: int  # rounds complete
     status: str  # the saved status; "interrupted" when saved as running but held by no process
@@ -381,7 +380,7 @@ def store_components(ctx: AppContext) -> VarianceComponents:
         default_components("no saved rounds in the store")
 
 
-def predict(ctx: AppContext, data: dict[str, object], components: VarianceComponents | None) -> Prediction:
+def predict(ctx: AppContext, data: Mapping[str, object], components: VarianceComponents | None) -> Prediction:
     """The set-up's rounds, calls, cost (list and batch) and predicted pairwise half-width and detectable gap
     (ebtui.core.tournament.planner.evaluate on the design's real schedule). Raises on a bad set-up."""
     from ebtui.core.analysis.variance import default_components

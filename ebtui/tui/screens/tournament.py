@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -29,9 +29,22 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
+from ebtui.core.records import Tournament
 from ebtui.core.safe_text import strip_control
-from ebtui.core.tournament import fmt_tokens
-from ebtui.core.tournament.adaptive import runner_for
+from ebtui.core.usecases import tournament as tuc
+from ebtui.core.usecases.tournament import (
+    AdaptiveMessage,
+    DryRunEstimate,
+    Progress,
+    RoundCompleted,
+    RoundNotRun,
+    SavedTournament,
+    TournamentFinished,
+    TournamentPlan,
+    TournamentRun,
+    fmt_tokens,
+)
+from ebtui.errors import UsageError
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
 from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
@@ -40,6 +53,10 @@ from ebtui.tui.widgets.bar_chart import Bar, BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.pairwise_view import PairwiseView
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.report import Table
+    from ebtui.core.usecases.tournament import ModelClient
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
@@ -51,12 +68,12 @@ _SPACE = re.compile(r"\s+")
 
 
 # -- formatting (pure) --------------------------------------------------------------------------------
-def progress_text(p: Any) -> str:
+def progress_text(p: Progress) -> str:
     """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
-    return str(p.describe())
+    return p.describe()
 
 
-def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
+def plan_text(plan: TournamentPlan, est: DryRunEstimate, store_root: Path, saved: Tournament | None) -> str:
     cfg = plan.config
     judges = "a panel of judges" if est.judge_mode == "panel" else "one judge"
     tin, tout = sum(est.input_tokens.values()), sum(est.output_tokens.values())
@@ -82,8 +99,8 @@ def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
     return "\n".join(lines)
 
 
-def plan_rows(est: Any) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = []
+def plan_rows(est: DryRunEstimate) -> list[tuple[Text, ...]]:
+    rows: list[tuple[Text, ...]] = []
     for model in sorted(est.calls):
         c = est.calls[model]
         cost = est.cost_usd.get(model)
@@ -98,7 +115,7 @@ def plan_rows(est: Any) -> list[tuple[Any, ...]]:
     return rows
 
 
-def cell_text(column: str, value: Any) -> Text:
+def cell_text(column: str, value: object) -> Text:
     """A table cell as inert Text: numbers right-aligned, text stripped of control codes and shortened."""
     if value is None:
         return Text("—", style="dim", justify="right")
@@ -115,19 +132,20 @@ def cell_text(column: str, value: Any) -> Text:
     return Text(text)
 
 
-def role_bars(table: Any) -> list[Bar]:
+def role_bars(table: Table) -> list[Bar]:
     """Mean overall score per model and role, from the model comparison table."""
-    from ebtui.core.analysis import OVERALL
+    from ebtui.core.usecases.report import overall_criterion
 
     bars = []
+    overall = overall_criterion()
     for row in table.as_dicts():
-        if row["criterion"] == OVERALL:
+        if row["criterion"] == overall:
             mean = row["mean"]
             bars.append(Bar(str(row["model"]), float(mean) if mean is not None else None, str(row["role"])))
     return bars
 
 
-def dilemma_bars(table: Any) -> list[Bar]:
+def dilemma_bars(table: Table) -> list[Bar]:
     """Mean score per dilemma (both roles, every model), hardest first, from the difficulty table."""
     rows = table.as_dicts()
     rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0, str(r["dilemma"])))
@@ -140,13 +158,6 @@ class TournamentScreen(SetupHooks, TournamentExport):
     BINDINGS = bindings("tournament")
 
     @dataclass
-    class PlanReady(Message):
-        path: str
-        plan: Any
-        estimate: Any
-        saved: Any | None
-
-    @dataclass
     class PlanFailed(Message):
         path: str
         error: str
@@ -155,30 +166,30 @@ class TournamentScreen(SetupHooks, TournamentExport):
     class AnalysisReady(Message):
         tournament_id: str
         rounds: int
-        tables: dict[str, list[Any]]
+        tables: dict[str, list[Table]]
 
     @dataclass
     class SavedLoaded(Message):
-        rows: list[tuple[Any, int, str]]
+        rows: list[SavedTournament]
 
     def __init__(self) -> None:
         super().__init__()
         #: idle, planning, planned, running, cancelling, finished, failed
         self.state = "idle"
-        self.plan: Any = None
+        self.plan: TournamentPlan | None = None
         self.plan_path: str | None = None
-        self.estimate: Any = None
-        self.runner: Any = None
-        self.progress: Any = None
+        self.estimate: DryRunEstimate | None = None
+        self.runner: TournamentRun | None = None
+        self.progress: Progress | None = None
         self.breakdown: Breakdown | None = None
-        self.finished: Any = None  # the TournamentFinished event of the last run
+        self.finished: TournamentFinished | None = None  # the event that ended the last run
         self.failures: list[str] = []
-        self.analysis: dict[str, list[Any]] | None = None  # view -> tables
+        self.analysis: dict[str, list[Table]] | None = None  # view -> tables
         self._analysis_cache = AnalysisCache()  # results until the data change
         self.analysed_id: str | None = None
         self.analysed_rounds = 0
-        self.saved: list[tuple[Any, int, str]] = []
-        self._shown_progress: Any = None
+        self.saved: list[SavedTournament] = []
+        self._shown_progress: Progress | None = None
         self._from_setup = False  # the plan came from the set-up screen, not from a file
 
     # -- layout ---------------------------------------------------------------------------------------
@@ -280,38 +291,17 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self._message(f"Reading {path}…")
         self._plan_worker(path)
 
-    def _models_config(self) -> Any:
-        # the app's own models (its --models); outside the app, the usual search (models.toml, env, config dir)
-        cfg = getattr(self.services, "models_config", None)
-        if cfg is None:
-            from ebtui.config import load_models_config
-
-            cfg = load_models_config(None)
-        return cfg
-
     @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
     def _plan_worker(self, path: str) -> None:
-        from ebtui.config import ConfigError
-        from ebtui.core.store import StoreError
-        from ebtui.core.tournament import TournamentSetupError, plan_tournament
-        from ebtui.core.tournament.config import TournamentConfigError, load_tournament_config
-
         try:
-            config = load_tournament_config(path)
-            plan = plan_tournament(config, self._models_config(), self.services.store)
-            estimate = plan.estimate()
-        except (TournamentConfigError, TournamentSetupError, ConfigError) as exc:
+            planned = tuc.plan_file(self.services.context, path)
+        except UsageError as exc:
             self.post_message(self.PlanFailed(path, str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - anything else is still a message, never a crash
             self.post_message(self.PlanFailed(path, f"{path}: {type(exc).__name__}: {exc}"))
             return
-        saved = None
-        try:
-            saved = self.services.store.load_tournament(plan.tournament_id)
-        except (StoreError, OSError):
-            saved = None  # never run before
-        self.post_message(self.PlanReady(path, plan, estimate, saved))
+        self.post_message(self.PlanReady(planned))
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
@@ -323,18 +313,19 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self.query_one("#plan-table", DataTable).clear()
         self.notify(strip_control(event.error), title="Cannot read the tournament", severity="error", timeout=10)
 
-    @on(PlanReady)
-    def _plan_ready(self, event: PlanReady) -> None:
-        self.plan, self.plan_path, self.estimate = event.plan, event.path, event.estimate
+    @on(SetupHooks.PlanReady)
+    def _plan_ready(self, event: SetupHooks.PlanReady) -> None:
+        got = event.planned
+        self.plan, self.plan_path, self.estimate = got.plan, got.path, got.estimate
         self._set_state("planned")
-        summary = plan_text(event.plan, event.estimate, self.services.store.root, event.saved)
+        summary = plan_text(got.plan, got.estimate, self.services.context.store_root, got.saved)
         self.query_one("#plan-summary", Static).update(Text(summary))
         table = self.query_one("#plan-table", DataTable)
         table.clear()
-        table.add_rows(plan_rows(event.estimate))
+        table.add_rows(plan_rows(got.estimate))
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
-        self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
-        if event.path == SETUP_LABEL:  # set up in the app and asked to run: run it
+        self._message(f"Plan of {got.path}: {got.estimate.rounds} rounds. ctrl+r starts it.")
+        if got.path == SETUP_LABEL:  # set up in the app and asked to run: run it
             self.action_start()
 
     # -- running --------------------------------------------------------------------------------------
@@ -350,7 +341,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
             return
         try:
             # building the clients checks names and keys: a problem is a message, not a crash
-            clients = self.services.make_clients(self.plan.config.all_model_names())
+            clients = self.services.context.clients(self.plan.config.all_model_names())
         except Exception as exc:  # noqa: BLE001
             self._message(str(exc), error=True)
             self.notify(strip_control(str(exc)), title="Cannot start the tournament", severity="error", timeout=10)
@@ -360,8 +351,9 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self.finished = None
         self.failures = []
         self.query_one("#progress-failures", Static).update("")
-        self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
-        self.breakdown = new_breakdown(self.plan, self.services.store)
+        rounds = self.estimate.rounds if self.estimate is not None else 0
+        self.query_one("#tournament-progress", ProgressBar).update(total=rounds, progress=0)
+        self.breakdown = new_breakdown(self.plan, self.services.context)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -369,16 +361,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self._run(self.plan, clients)
 
     @work(exclusive=True, group="tournament", exit_on_error=False)
-    async def _run(self, plan: Any, clients: dict[str, Any]) -> None:
-        from ebtui.core.tournament import RoundCompleted, RoundNotRun, TournamentFinished
-
-        runner = runner_for(plan, clients, self.services.store, progress_interval_s=0.1)
-        self.runner = runner
+    async def _run(self, plan: TournamentPlan, clients: dict[str, ModelClient]) -> None:
+        run = tuc.start(self.services.context, plan, clients, progress_interval_s=0.1)
+        self.runner = run
         try:
-            async for event in runner.run():
-                progress = getattr(event, "progress", None)
-                if progress is not None:
-                    self.progress = progress
+            async for event in run.events():
+                if not isinstance(event, AdaptiveMessage):
+                    self.progress = event.progress
                 if isinstance(event, RoundCompleted | RoundNotRun) and self.breakdown is not None:
                     ok = isinstance(event, RoundCompleted) and event.round.status.value == "complete"
                     self.breakdown.mark(event.scheduled.schedule_key, ok)
@@ -390,14 +379,10 @@ class TournamentScreen(SetupHooks, TournamentExport):
                     self._failure(f"{event.scheduled.schedule_key}: not run — {event.reason}")
                 elif isinstance(event, TournamentFinished):
                     self._tournament_finished(event)
-                elif hasattr(event, "stop_reason"):  # an adaptive run (ebtui.core.tournament.adaptive)
+                elif isinstance(event, AdaptiveMessage):  # an adaptive run's waves and stop
                     self._adaptive(event)
         finally:
-            for client in clients.values():
-                try:
-                    await client.aclose()
-                except Exception:  # noqa: BLE001 - closing connections once done
-                    pass
+            await run.aclose()
 
     def _failure(self, text: str) -> None:
         self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
@@ -416,7 +401,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
             self.breakdown.fill(self.query_one("#progress-breakdown", DataTable), p)
 
 
-    def _tournament_finished(self, event: Any) -> None:
+    def _tournament_finished(self, event: TournamentFinished) -> None:
         self.finished = event
         self.progress = event.progress
         self._show_progress()
@@ -498,13 +483,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
                 picker.value = keep if keep in keys else keys[0]
         self.render_analysis()
 
-    def current_tables(self) -> list[Any]:
+    def current_tables(self) -> list[Table]:
         if self.analysis is None:
             return []
         view = self.query_one("#analysis-view-select", Select).value
         return self.analysis.get(str(view), self.analysis["effective"])
 
-    def current_table(self) -> Any:
+    def current_table(self) -> Table | None:
         key = self.query_one("#analysis-table-select", Select).value
         return next((t for t in self.current_tables() if t.key == key), None)
 
@@ -529,7 +514,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
                                                               style="dim"))
         self._render_charts(tables)
 
-    def _render_charts(self, tables: Sequence[Any]) -> None:
+    def _render_charts(self, tables: Sequence[Table]) -> None:
         by_key = {t.key: t for t in tables}
         view = "with overrides" if tables[0].view == "effective" else "as judged"
         if "model_comparison" in by_key:
@@ -551,17 +536,9 @@ class TournamentScreen(SetupHooks, TournamentExport):
 
     @work(thread=True, exclusive=True, group="tournament-saved", exit_on_error=False)
     def _load_saved(self) -> None:
-        from ebtui.core.tournament import tournament_is_running
-
-        store = self.services.store
-        rows: list[tuple[Any, int, str]] = []
+        rows: list[SavedTournament] = []
         try:
-            for t in reversed(store.list_tournaments()):  # newest first
-                done = len(store.query(tournament=t.id, status="complete"))
-                status = t.status.value
-                if status == "running" and not tournament_is_running(store, t.id):
-                    status = "interrupted"  # saved as running, held by no process: killed; start it to resume
-                rows.append((t, done, status))
+            rows = list(reversed(tuc.list_saved(self.services.context).rows))  # newest first
         except Exception as exc:  # noqa: BLE001 - an unreadable store is a message
             self.app.call_from_thread(self.notify, strip_control(f"Could not list tournaments: {exc}"),
                                       severity="error")
