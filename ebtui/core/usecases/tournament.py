@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
 RunEvent = TournamentEvent | AdaptiveMessage
 
 __all__ = [
-    "AdaptiveMessage", "DryRun", "DryRunEstimate", "PlannedTournament", "Prediction", "Progress", "RoundCompleted",
+    "AdaptiveMessage", "DryRun", "batch_rows", "DryRunEstimate", "PlannedTournament", "Prediction", "Progress", "RoundCompleted",
     "RoundNotRun", "RunEvent", "SavedTournament", "SavedTournaments", "ScheduledRound", "StoreError", "TournamentBusyError",
     "TournamentConfig", "TournamentFinished", "TournamentPlan", "TournamentRun", "TournamentStarted",
     "completed_keys", "config_file", "dry_run", "fmt_duration", "fmt_tokens", "list_saved", "parse_config",
@@ -419,3 +419,11 @@ def planned(ctx: AppContext, config: TournamentConfig, label: str) -> PlannedTou
 
 def schedule_rounds(tplan: TournamentPlan) -> Iterable[ScheduledRound]:
     return tplan.schedule.rounds
+
+
+def batch_rows(store_root: str | Path, tournament_id: str) -> list[dict[str, Any]]:
+    """Each provider batch of a tournament and its state, read from its ledger (`<store>/batches/<id>.json`):
+    the same after the app is reopened, and while another process owns the batches."""
+    from ebtui.core.batch import batch_views, read_ledger
+
+    return batch_views(read_ledger(store_root, tournament_id))
