@@ -253,6 +253,43 @@ def tournament_report(ctx: AppContext, tid: str, out: Path) -> tuple[Path, int]:
     return Path(report), len(list(out.glob("*.csv")))
 
 
+# -- the Python API's report ----------------------------------------------------------------------------------
+def select_rounds(ctx: AppContext, *, tournament: str | None = None, dilemma: str | None = None,
+                  model: str | None = None) -> list[Round]:
+    """Rounds, oldest first (the order `ebtui report` reads them in); model: only rounds in which it sat at
+    Team A or B (as `report --model`)."""
+    from ebtui.core.views.means import rounds_with_team_seat
+
+    rounds = ctx.store.load_rounds(tournament=tournament, dilemma=dilemma)
+    return rounds_with_team_seat(rounds, model) if model else list(rounds)
+
+
+def rounds_report(ctx: AppContext, rounds: Sequence[Round], *, seed: int | None = None,
+                  replicates: int | None = None) -> tuple[ReportData, dict[str, str]]:
+    """The report's numbers over whole rounds and the families they used (an explicit models file of the
+    context that cannot be read: ValueError)."""
+    from ebtui.core import analysis as an
+    from ebtui.core.judge_views import agreement_map
+    from ebtui.core.report import build_report_data
+
+    try:
+        fams = families(ctx, rounds, explicit=ctx.models_file is not None)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
+                             replicates=an.DEFAULT_REPLICATES if replicates is None else replicates,
+                             agreement=agreement_map(ctx.store_root))
+    return data, fams
+
+
+def write_html_of(rounds: Sequence[Round], data: ReportData, path: Path, title: str,
+                  tournament: Tournament | None) -> Path:
+    """The self-contained web report of these rounds (as `ebtui report --html`)."""
+    from ebtui.core.export.html import write_html_report
+
+    return write_html_report(rounds, path, data=data, title=title, tournament=tournament)
+
+
 # -- the app's Analysis tab ---------------------------------------------------------------------------------
 def analyse(data: Facts | Sequence[Round], models: ModelsConfig | None) -> Analysis:
     """The as-judged joint fit the report and `report --json` show, families from `models` (the app's
