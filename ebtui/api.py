@@ -83,7 +83,7 @@ def _records(cls: type[_R], rows: Sequence[Mapping[str, Any]]) -> list[_R]:
 
 
 def _frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pandas.DataFrame:
-    from ebtui.core.usecases.export import data_frame
+    from ebtui.core.usecases.frames import data_frame
 
     return data_frame(columns, rows)
 
@@ -195,7 +195,7 @@ class Store:
     def tables(self, *, tournament: str | None = None, dilemma: str | None = None, model: str | None = None,
                models_file: str | Path | None = None) -> dict[str, pandas.DataFrame]:
         """scores, rounds and phases as DataFrames (the files `ebtui export table` writes)."""
-        from ebtui.core.usecases.export import tidy_frames
+        from ebtui.core.usecases.frames import tidy_frames
 
         rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
         return tidy_frames(self._with_models(models_file), rounds)

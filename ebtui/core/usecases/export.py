@@ -13,13 +13,10 @@ from ebtui.core.safe_text import strip_control
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
-    import pandas
-
     from ebtui.core.records import Round, Tournament
     from ebtui.core.usecases.context import AppContext
 
-__all__ = ["ExportSelection", "data_frame", "require_inspect", "require_parquet", "select", "tidy_frames", "write_inspect",
-           "write_tables"]
+__all__ = ["ExportSelection", "require_inspect", "require_parquet", "select", "write_inspect", "write_tables"]
 
 
 @dataclass(frozen=True)
@@ -115,28 +112,3 @@ def write_inspect(ctx: AppContext, sel: ExportSelection, out: Path) -> Path:
     except OSError as exc:
         raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
 
-
-# -- the Python API's tables ------------------------------------------------------------------------------------
-def tidy_frames(ctx: AppContext, rounds: Sequence[Round]) -> dict[str, pandas.DataFrame]:
-    """scores, rounds and phases as DataFrames (the files `ebtui export table` writes); families as the report
-    resolves them (an explicit models file that cannot be read: ValueError)."""
-    from ebtui.core.export.tidy import tidy_tables, to_pandas
-    from ebtui.core.usecases.report import families
-
-    try:
-        fams = families(ctx, rounds, explicit=ctx.models_file is not None)
-    except UsageError as exc:
-        raise ValueError(str(exc)) from None
-    frames: dict[str, pandas.DataFrame] = {name: to_pandas(t) for name, t in tidy_tables(rounds, fams).items()}
-    return frames
-
-
-def data_frame(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> pandas.DataFrame:
-    """A table as a DataFrame (pandas missing: MissingExtra, naming the extra to install)."""
-    try:
-        import pandas as pd
-    except ImportError:
-        from ebtui.core.export import MissingExtra
-
-        raise MissingExtra("pandas", "data", "a DataFrame") from None
-    return pd.DataFrame([list(r) for r in rows], columns=list(columns))
