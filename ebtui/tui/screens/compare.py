@@ -25,7 +25,7 @@ from ebtui.tui.keys import bindings
 from ebtui.tui.widgets.footer import Footer
 
 
-def _signed(v: Any) -> str:
+def _signed(v: float | None) -> str:
     return "—" if v is None else f"{float(v):+.2f}"
 
 

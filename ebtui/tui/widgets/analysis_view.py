@@ -33,7 +33,7 @@ __all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisV
 TRACK = 30  # cells for the 1-10 scale
 
 
-def shown(x: Any) -> float:
+def shown(x: float) -> float:
     """A figure as this view shows it: rounded once, to the two decimals printed (a value that rounds to zero
     is 0.0, never -0.0). The chart places this value, never the raw one, so a dot and its printed figure agree
     and floating-point noise between machines (BLAS builds, CPUs) cannot move a dot by a cell."""
@@ -41,7 +41,7 @@ def shown(x: Any) -> float:
     return 0.0 if v == 0 else v
 
 
-def _f(x: Any, signed: bool = False) -> str:
+def _f(x: float | None, signed: bool = False) -> str:
     if x is None:
         return "  —  "
     v = shown(x)
@@ -66,7 +66,7 @@ def interval_track(low: float | None, mid: float | None, high: float | None, lo:
     return "".join(cells)
 
 
-def _name(x: Any, width: int) -> str:
+def _name(x: object, width: int) -> str:
     text = strip_control(str(x)).replace("\n", " ")
     return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
 

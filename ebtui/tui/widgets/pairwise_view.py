@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 CELL = 13
 
 
-def _name(x: Any, width: int) -> str:
+def _name(x: object, width: int) -> str:
     text = strip_control(str(x)).replace("\n", " ")
     return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
 
