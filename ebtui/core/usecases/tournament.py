@@ -27,19 +27,31 @@ from ebtui.core.tournament import (
     fmt_duration,
     fmt_tokens,
 )
-from ebtui.core.tournament.adaptive import AdaptiveMessage, AdaptiveRunner, runner_for
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
+    from typing import TypeAlias
+
     from ebtui.core.analysis.variance import VarianceComponents as VarianceComponents
     from ebtui.core.batch import BatchCoordinator as BatchCoordinator
     from ebtui.core.store import ResultsStore
     from ebtui.core.tournament import TournamentRunner
+    from ebtui.core.tournament.adaptive import AdaptiveMessage as AdaptiveMessage
+    from ebtui.core.tournament.adaptive import AdaptiveRunner
     from ebtui.core.usecases.context import AppContext
     from ebtui.providers.base import ModelClient as ModelClient
 
 #: what a run yields: the runner's events, and an adaptive run's wave and stop messages
-RunEvent = TournamentEvent | AdaptiveMessage
+RunEvent: TypeAlias = "TournamentEvent | AdaptiveMessage"
+
+
+def __getattr__(name: str) -> object:
+    """`AdaptiveMessage` on first use: the adaptive runner (numpy) loads only when a front end looks for it."""
+    if name == "AdaptiveMessage":
+        from ebtui.core.tournament.adaptive import AdaptiveMessage
+
+        return AdaptiveMessage
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AdaptiveMessage", "DryRun", "batch_rows", "DryRunEstimate", "PlannedTournament", "Prediction", "Progress", "RoundCompleted",
@@ -276,6 +288,8 @@ def start(ctx: AppContext, tplan: TournamentPlan, clients: Mapping[str, ModelCli
           coordinator: BatchCoordinator | None = None) -> TournamentRun:
     """The run of a plan over the context's store: waves until the target half-width when the tournament has one,
     else the plain runner."""
+    from ebtui.core.tournament.adaptive import runner_for
+
     runner = runner_for(tplan, clients, ctx.store, budget_usd=budget, progress_interval_s=progress_interval_s)
     return TournamentRun(runner, clients, coordinator)
 
