@@ -232,9 +232,12 @@ def tournament(
         from ebtui.cli.batch_view import setup_batch
 
         clients, coordinator = setup_batch(app, plan, clients, batch_poll_max)
-    run = uc.start(app, plan, clients, budget=budget, progress_interval_s=0.25, coordinator=coordinator)
+
+    def start() -> TournamentRun:  # inside the run's event loop, as the runner expects
+        return uc.start(app, plan, clients, budget=budget, progress_interval_s=0.25, coordinator=coordinator)
+
     try:
-        exit_code = asyncio.run(_run(run, plan, app, cfg_label, hint))
+        exit_code = asyncio.run(_run(start, plan, app, cfg_label, hint))
     except uc.StoreError as exc:
         raise CliError(f"results store: {exc}") from None
     except uc.TournamentBusyError as exc:
@@ -244,7 +247,7 @@ def tournament(
     ctx.exit(exit_code)
 
 
-async def _run(run: TournamentRun, plan: TournamentPlan, app: AppContext, cfg_label: str,
+async def _run(start: Callable[[], TournamentRun], plan: TournamentPlan, app: AppContext, cfg_label: str,
                hint: Callable[[str], str] = lambda s: s) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
     from ebtui.core.usecases.tournament import (
@@ -256,6 +259,7 @@ async def _run(run: TournamentRun, plan: TournamentPlan, app: AppContext, cfg_la
     )
 
     cfg, tid, store = plan.config, plan.tournament_id, app.store
+    run = start()
     line = ProgressLine()
     coordinator = run.coordinator
     if coordinator is not None:
