@@ -5,7 +5,6 @@ same file again resumes it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -29,27 +29,39 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from ebtui.core.records import Tournament
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import tournament as tuc
+from ebtui.core.usecases.report import tournament_report
 from ebtui.core.usecases.tournament import (
     AdaptiveMessage,
     DryRunEstimate,
+    PlannedTournament,
     Progress,
     RoundCompleted,
     RoundNotRun,
     SavedTournament,
+    TournamentConfig,
     TournamentFinished,
     TournamentPlan,
     TournamentRun,
-    fmt_tokens,
 )
 from ebtui.errors import UsageError
 from ebtui.tui.keys import bindings
-from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
-from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
+from ebtui.tui.screens.tournament_progress import Breakdown, new_breakdown
+from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupResult, TournamentSetupScreen
+from ebtui.tui.screens.tournament_text import (
+    SPACE,
+    adaptive_text,
+    cell_text,
+    dilemma_bars,
+    plan_rows,
+    plan_text,
+    progress_text,
+    role_bars,
+)
+from ebtui.tui.services import Services, app_services
 from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
-from ebtui.tui.widgets.bar_chart import Bar, BarChart
+from ebtui.tui.widgets.bar_chart import BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.pairwise_view import PairwiseView
@@ -58,104 +70,23 @@ if TYPE_CHECKING:
     from ebtui.core.usecases.report import Table
     from ebtui.core.usecases.tournament import ModelClient
 
+__all__ = ["TournamentScreen", "cell_text", "progress_text"]  # (the text functions: tournament_text)
+
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
 PLAN_COLUMNS = ("model", "presenting", "responding", "judging", "calls", "in tokens", "out tokens", "est. cost")
 SAVED_COLUMNS = (("Name", 22), ("Id", 16), ("Status", 12), ("Rounds", 9), ("Models", 30), ("Created", 16))
-#: longest text shown in one analysis cell (quotes of model answers); the report has them whole
-CELL_CHARS = 80
-_SPACE = re.compile(r"\s+")
 
 
-# -- formatting (pure) --------------------------------------------------------------------------------
-def progress_text(p: Progress) -> str:
-    """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
-    return p.describe()
-
-
-def plan_text(plan: TournamentPlan, est: DryRunEstimate, store_root: Path, saved: Tournament | None) -> str:
-    cfg = plan.config
-    judges = "a panel of judges" if est.judge_mode == "panel" else "one judge"
-    tin, tout = sum(est.input_tokens.values()), sum(est.output_tokens.values())
-    lines = [
-        f"{strip_control(cfg.display_name())} — tournament {est.tournament_id}",
-        f"{est.rounds} rounds ({est.exchanges} exchanges × {judges}) over {len(est.dilemmas)} dilemma(s); "
-        f"{est.total_calls} model calls; about {fmt_tokens(tin)} in / {fmt_tokens(tout)} out tokens; "
-        f"estimated ${est.total_cost_usd:.4f}.",
-    ]
-    if est.unpriced_models:
-        lines.append(f"No price configured for: {', '.join(strip_control(m) for m in est.unpriced_models)} "
-                     "(counted as $0).")
-    if cfg.budget_usd is not None:
-        verdict = "within" if est.total_cost_usd <= cfg.budget_usd else "OVER"
-        lines.append(f"Budget ${cfg.budget_usd:.2f}: the estimate is {verdict} it.")
-    if saved is not None:
-        lines.append(f"Saved before ({saved.status.value}): starting resumes it — complete rounds are kept.")
-    file_store = cfg.store_path()
-    if file_store is not None and file_store.resolve() != Path(store_root).resolve():
-        lines.append(f"The file names the store {file_store}; the app runs it in its own store {store_root}.")
-    lines.append("Prompts measured at ~4 characters a token; outputs assumed at "
-                 f"{'/'.join(str(o) for o in sorted(set(est.output_tokens_per_call.values())))} tokens a call.")
-    return "\n".join(lines)
-
-
-def plan_rows(est: DryRunEstimate) -> list[tuple[Text, ...]]:
-    rows: list[tuple[Text, ...]] = []
-    for model in sorted(est.calls):
-        c = est.calls[model]
-        cost = est.cost_usd.get(model)
-        rows.append((
-            Text(strip_control(model)),
-            *(Text(str(c[role]), justify="right") for role in ("presenting", "responding", "judging")),
-            Text(str(sum(c.values())), justify="right"),
-            Text(str(est.input_tokens[model]), justify="right"),
-            Text(str(est.output_tokens[model]), justify="right"),
-            Text("no price" if cost is None else f"${cost:.4f}", justify="right"),
-        ))
-    return rows
-
-
-def cell_text(column: str, value: object) -> Text:
-    """A table cell as inert Text: numbers right-aligned, text stripped of control codes and shortened."""
-    if value is None:
-        return Text("—", style="dim", justify="right")
-    if isinstance(value, bool):
-        return Text("yes" if value else "no")
-    if isinstance(value, int):
-        return Text(str(value), justify="right")
-    if isinstance(value, float):
-        shown = f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
-        return Text(shown, justify="right")
-    text = _SPACE.sub(" ", strip_control(str(value))).strip()
-    if len(text) > CELL_CHARS:
-        text = text[: CELL_CHARS - 1] + "…"
-    return Text(text)
-
-
-def role_bars(table: Table) -> list[Bar]:
-    """Mean overall score per model and role, from the model comparison table."""
-    from ebtui.core.usecases.report import overall_criterion
-
-    bars = []
-    overall = overall_criterion()
-    for row in table.as_dicts():
-        if row["criterion"] == overall:
-            mean = row["mean"]
-            bars.append(Bar(str(row["model"]), float(mean) if mean is not None else None, str(row["role"])))
-    return bars
-
-
-def dilemma_bars(table: Table) -> list[Bar]:
-    """Mean score per dilemma (both roles, every model), hardest first, from the difficulty table."""
-    rows = table.as_dicts()
-    rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0, str(r["dilemma"])))
-    return [Bar(str(r["title"] or r["dilemma"]), float(r["mean"]) if r["mean"] is not None else None)
-            for r in rows]
-
-
-class TournamentScreen(SetupHooks, TournamentExport):
+class TournamentScreen(Screen[None]):
     CSS_PATH = "tournament.tcss"
     BINDINGS = bindings("tournament")
+
+    @dataclass
+    class PlanReady(Message):
+        """A plan read (from a file, or from a set-up) and ready to start."""
+
+        planned: PlannedTournament
 
     @dataclass
     class PlanFailed(Message):
@@ -313,8 +244,8 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self.query_one("#plan-table", DataTable).clear()
         self.notify(strip_control(event.error), title="Cannot read the tournament", severity="error", timeout=10)
 
-    @on(SetupHooks.PlanReady)
-    def _plan_ready(self, event: SetupHooks.PlanReady) -> None:
+    @on(PlanReady)
+    def _plan_ready(self, event: PlanReady) -> None:
         got = event.planned
         self.plan, self.plan_path, self.estimate = got.plan, got.path, got.estimate
         self._set_state("planned")
@@ -385,7 +316,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
             await run.aclose()
 
     def _failure(self, text: str) -> None:
-        self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
+        self.failures.append(SPACE.sub(" ", strip_control(text))[:200])
         shown = self.failures[-5:]
         more = f"… and {len(self.failures) - 5} more\n" if len(self.failures) > 5 else ""
         self.query_one("#progress-failures", Static).update(Text(more + "\n".join(shown)))
@@ -564,6 +495,62 @@ class TournamentScreen(SetupHooks, TournamentExport):
             tid = self.saved[event.cursor_row][0].id
             self.query_one("#tournament-tabs", TabbedContent).active = "tab-analysis"
             self.show_analysis(tid)
+
+    # -- set-up without a file (ctrl+n), adaptive runs, export (ctrl+s) -------------------------------------
+    @property
+    def services(self) -> Services:
+        return app_services(self)
+
+    def _adaptive(self, event: AdaptiveMessage) -> None:
+        status = self.query_one("#adaptive-status", Static)
+        status.display = True
+        status.update(adaptive_text(event))
+
+    def action_setup_tournament(self) -> None:
+        if self.state not in ("running", "cancelling"):
+            self.app.push_screen(TournamentSetupScreen(), self._set_up)
+
+    def _set_up(self, result: SetupResult | None) -> None:
+        """The set-up's result: a saved file is read back; a config to run is planned, then run."""
+        if not result:
+            return
+        if result[0] == "saved":
+            self.query_one("#tournament-path", Input).value = result[1]
+            self.notify(f"Saved {strip_control(result[1])}.")
+            self.load_plan(result[1])
+            return
+        self._from_setup = True
+        self._set_state("planning")
+        self._setup_worker(result[1])
+
+    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
+    def _setup_worker(self, config: TournamentConfig) -> None:
+        self.post_message(self.PlanReady(tuc.planned(self.services.context, config, SETUP_LABEL)))
+
+    def action_export(self) -> None:
+        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
+        under <store>/reports/<tournament>/ (never ~/Downloads), and say where."""
+        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
+        if tid is None:
+            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
+            return
+        out = Path(self.services.store.root) / "reports" / tid
+        self._message(f"Exporting {tid} to {out}…")
+        self._export(tid, out)
+
+    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
+    def _export(self, tid: str, out: Path) -> None:
+        try:
+            report, csvs = tournament_report(self.services.context, tid, out)
+            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
+        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
+            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
+            self.app.call_from_thread(self._message, text, error=True)
+            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
+            return
+        text = f"Exported to {out}: {report.name}, {csvs} CSV files, {Path(shot).name}"
+        self.app.call_from_thread(self._message, text)
+        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)
 
     # -- leaving --------------------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -1,26 +1,21 @@
-"""The Tournament screen's progress rows (per pairing and per model, each with an ETA) and its export."""
+"""The Tournament screen's progress rows: per pairing and per model, each with an ETA."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
-from textual.screen import Screen
 from textual.widgets import DataTable
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases.tournament import (
     Progress,
     ScheduledRound,
-    TournamentFinished,
     TournamentPlan,
     completed_keys,
     fmt_duration,
 )
-from ebtui.tui.services import Services, app_services
 
 if TYPE_CHECKING:
     from ebtui.core.usecases.context import AppContext
@@ -88,45 +83,3 @@ def new_breakdown(plan: TournamentPlan, ctx: AppContext) -> Breakdown:
     for key in completed_keys(ctx, plan.tournament_id):
         breakdown.mark(key, True)
     return breakdown
-
-
-class TournamentExport(Screen[None]):
-    """The Tournament screen's export (ctrl+s): the report and an SVG screenshot under the store, never
-    ~/Downloads. TournamentScreen's base: it sets analysed_id and finished and shows `_message`."""
-
-    analysed_id: str | None
-    finished: TournamentFinished | None  # the event that ended the last run
-
-    @property
-    def services(self) -> Services:
-        return app_services(self)
-
-    def _message(self, text: str, *, error: bool = False) -> None:
-        raise NotImplementedError
-
-    def action_export(self) -> None:
-        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
-        under <store>/reports/<tournament>/, and say where."""
-        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
-        if tid is None:
-            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
-            return
-        out = Path(self.services.store.root) / "reports" / tid
-        self._message(f"Exporting {tid} to {out}…")
-        self._export(tid, out)
-
-    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
-    def _export(self, tid: str, out: Path) -> None:
-        try:
-            from ebtui.core.usecases.report import tournament_report
-
-            report, csvs = tournament_report(self.services.context, tid, out)
-            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
-        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
-            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
-            self.app.call_from_thread(self._message, text, error=True)
-            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
-            return
-        text = f"Exported to {out}: {report.name}, {csvs} CSV files, {Path(shot).name}"
-        self.app.call_from_thread(self._message, text)
-        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)

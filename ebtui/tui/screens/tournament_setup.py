@@ -25,7 +25,7 @@ from textual.widgets import Button, Header, Input, Label, Select, SelectionList,
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import tournament as tuc
-from ebtui.core.usecases.tournament import AdaptiveMessage, Prediction, TournamentConfig
+from ebtui.core.usecases.tournament import Prediction, TournamentConfig
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import Services, app_services
 from ebtui.tui.widgets.footer import Footer
@@ -242,59 +242,3 @@ class TournamentSetupScreen(Screen[SetupResult | None]):
 
 
 SETUP_LABEL = "the set-up"
-
-
-class SetupHooks(Screen[None]):
-    """What the tournament screen adds for set-ups without a file and adaptive runs (kept here: that screen
-    is at its size limit): ctrl+n opens TournamentSetupScreen; its result is planned and run, or saved and read
-    back; an adaptive run's messages show the widest half-width against the target, and why it stopped."""
-
-    @dataclass
-    class PlanReady(Message):
-        """A plan read (from a file, or from a set-up) and ready to start."""
-
-        planned: tuc.PlannedTournament
-
-    state: str
-    _from_setup: bool
-
-    @property
-    def services(self) -> Services:
-        return app_services(self)
-
-    def load_plan(self, path: str) -> None:
-        raise NotImplementedError
-
-    def _set_state(self, state: str) -> None:
-        raise NotImplementedError
-
-    def _adaptive(self, event: AdaptiveMessage) -> None:
-        status = self.query_one("#adaptive-status", Static)
-        status.display = True
-        widest = event.widest_half_width
-        head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
-                and widest != float("inf") and event.target is not None else
-                f"Target ±{event.target:g}" if event.target is not None else "")
-        status.update(Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else ""))
-
-    def action_setup_tournament(self) -> None:
-        if self.state in ("running", "cancelling"):
-            return
-        self.app.push_screen(TournamentSetupScreen(), self._set_up)
-
-    def _set_up(self, result: SetupResult | None) -> None:
-        if not result:
-            return
-        if result[0] == "saved":
-            value = result[1]
-            self.query_one("#tournament-path", Input).value = value
-            self.notify(f"Saved {strip_control(value)}.")
-            self.load_plan(value)
-            return
-        self._from_setup = True
-        self._set_state("planning")
-        self._setup_worker(result[1])
-
-    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
-    def _setup_worker(self, config: TournamentConfig) -> None:
-        self.post_message(self.PlanReady(tuc.planned(self.services.context, config, SETUP_LABEL)))
