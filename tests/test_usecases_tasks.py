@@ -189,3 +189,10 @@ def test_report_of_whole_rounds_counts_every_round(tmp_path: Path) -> None:
     bad = open_context(store_obj=store, models_file=tmp_path / "missing.toml")
     with pytest.raises(ValueError, match="missing.toml"):
         report.rounds_report(bad, rounds)
+
+
+def test_the_resume_line_carries_every_option_given() -> None:
+    line = tuc.resume_command("ebtui tournament t.toml --resume t-1", [("--store", "s"), ("--batch", True),
+                                                                       ("--concurrency", None)], "my doc.docx")
+    assert line == "ebtui --document 'my doc.docx' tournament t.toml --resume t-1 --store s --batch"
+    assert tuc.resume_command("ebtui tournament t.toml --resume t-1", []) == "ebtui tournament t.toml --resume t-1"
