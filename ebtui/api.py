@@ -29,8 +29,8 @@ from ebtui.core.records import Round, Tournament
 if TYPE_CHECKING:
     import pandas
 
-    from ebtui.core.report import ReportData
-    from ebtui.core.store import ResultsStore
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.usecases.report import ReportData
 
 
 @dataclass(frozen=True)
@@ -83,13 +83,9 @@ def _records(cls: type[_R], rows: Sequence[Mapping[str, Any]]) -> list[_R]:
 
 
 def _frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pandas.DataFrame:
-    try:
-        import pandas as pd
-    except ImportError:
-        from ebtui.core.export import MissingExtra
+    from ebtui.core.usecases.frames import data_frame
 
-        raise MissingExtra("pandas", "data", "a DataFrame") from None
-    return pd.DataFrame([list(r) for r in rows], columns=list(columns))
+    return data_frame(columns, rows)
 
 
 class Report:
@@ -141,24 +137,29 @@ class Report:
 
     def write_html(self, path: str | Path) -> Path:
         """The self-contained web report (as `ebtui report --html`)."""
-        from ebtui.core.export.html import write_html_report
+        from ebtui.core.usecases.report import write_html_of
 
-        return write_html_report(self.rounds, Path(path), data=self.data, title=self.title,
-                                 tournament=self.tournament)
+        return write_html_of(self.rounds, self.data, Path(path), self.title, self.tournament)
 
 
 class Store:
-    """A results store opened for reading (ebtui.core.store.ResultsStore underneath: `.results`)."""
+    """A results store opened for reading (ebtui.core.store.ResultsStore underneath: `.results`; the use-case
+    layer's context over it: `.context`)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        from ebtui.core.store import ResultsStore
-        from ebtui.locations import store_dir
+        from ebtui.core.usecases.context import open_context
 
-        root = store_dir(path)
+        self.context = open_context(store=path)
+        root = self.context.store_root
         if not root.is_dir():
             raise FileNotFoundError(f"no results store at {root}")
         self.root = root
-        self.results: ResultsStore = ResultsStore(root)
+        self.results = self.context.store
+
+    def _with_models(self, models_file: str | Path | None) -> AppContext:
+        from ebtui.core.usecases.context import open_context
+
+        return open_context(store_obj=self.results, models_file=models_file)
 
     def __repr__(self) -> str:
         return f"ebtui.Store({str(self.root)!r})"
@@ -183,9 +184,9 @@ class Store:
                model: str | None = None) -> list[Round]:
         """Rounds, oldest first (the order `ebtui report` reads them in); model: only rounds in which it sat at
         Team A or B (as `report --model`)."""
-        from ebtui.core.export.selection import filter_rounds
+        from ebtui.core.usecases.report import select_rounds
 
-        return filter_rounds(self.results.load_rounds(tournament=tournament, dilemma=dilemma), model=model)
+        return select_rounds(self.context, tournament=tournament, dilemma=dilemma, model=model)
 
     def round(self, round_id: str) -> Round:
         return self.results.load_round(round_id)
@@ -194,12 +195,10 @@ class Store:
     def tables(self, *, tournament: str | None = None, dilemma: str | None = None, model: str | None = None,
                models_file: str | Path | None = None) -> dict[str, pandas.DataFrame]:
         """scores, rounds and phases as DataFrames (the files `ebtui export table` writes)."""
-        from ebtui.core.export.selection import report_families
-        from ebtui.core.export.tidy import tidy_tables, to_pandas
+        from ebtui.core.usecases.frames import tidy_frames
 
         rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
-        fams = report_families(rounds, models_file)
-        return {name: to_pandas(t) for name, t in tidy_tables(rounds, fams).items()}
+        return tidy_frames(self._with_models(models_file), rounds)
 
     def scores(self, **selection: Any) -> pandas.DataFrame:
         return self.tables(**selection)["scores"]
@@ -216,18 +215,12 @@ class Store:
                replicates: int | None = None) -> Report:
         """The report's analysis of the selected rounds: the numbers of `ebtui report --json` with the same
         options (families from models.toml as the CLI finds it; models_file to name one)."""
-        from ebtui.core import analysis as an
-        from ebtui.core.export.selection import report_families
-        from ebtui.core.judge_views import agreement_map
-        from ebtui.core.report import build_report_data
+        from ebtui.core.usecases.report import rounds_report
 
         rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
         if not rounds:
             raise ValueError(f"no rounds in {self.root} match; nothing to report")
-        fams = report_families(rounds, models_file)
-        data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
-                                 replicates=an.DEFAULT_REPLICATES if replicates is None else replicates,
-                                 agreement=agreement_map(self.root))
+        data, fams = rounds_report(self._with_models(models_file), rounds, seed=seed, replicates=replicates)
         t = None
         if tournament:
             try:

@@ -3,37 +3,36 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ebtui.cli.common import CliError
 from ebtui.core.safe_text import strip_control
+from ebtui.errors import UsageError
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.usecases.tournament import BatchCoordinator, ModelClient, TournamentPlan
 
 
-def setup_batch(plan: Any, clients: Any, root: Path, poll_max_s: float) -> tuple[Any, Any]:
-    from ebtui.config import ConfigError
-    from ebtui.core.batch import BatchSettings, LedgerError
-    from ebtui.core.batch.setup import prepare_batch
+def setup_batch(app: AppContext, plan: TournamentPlan, clients: Mapping[str, ModelClient],
+                poll_max_s: float) -> tuple[dict[str, ModelClient], BatchCoordinator | None]:
+    from ebtui.core.usecases.tournament import use_batch
 
     try:
-        clients, coordinator = prepare_batch(plan, clients, root,
-                                             BatchSettings(poll_max_s=poll_max_s,
-                                                           poll_first_s=min(2.0, poll_max_s)))
-    except (LedgerError, ConfigError) as exc:
-        raise CliError(strip_control(str(exc))) from None
+        out, coordinator = use_batch(app, plan, clients, poll_max_s)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
     if coordinator is None:
         click.echo("ebtui: --batch: no model of this tournament has a batch API; every call is streamed.",
                    err=True)
-    return clients, coordinator
+    return out, coordinator
 
 
-def batch_dry_run(plan: Any, est: Any, as_json: bool, plain: str) -> str:
-    from ebtui.core.batch.estimate import batch_estimate
-
-    b = batch_estimate(plan, est)
+def batch_dry_run(b: Mapping[str, Any], as_json: bool, plain: str) -> str:
+    """The dry run with the batch prices (`b`: ebtui.core.batch.estimate.batch_estimate's figures)."""
     if as_json:
         data = json.loads(plain)
         data["batch"] = b
@@ -57,7 +56,7 @@ def batch_dry_run(plan: Any, est: Any, as_json: bool, plain: str) -> str:
     return "\n".join(lines)
 
 
-def pending_note(coordinator: Any) -> str:
+def pending_note(coordinator: BatchCoordinator) -> str:
     """A line naming the batches still running at the providers (a stopped run's resume collects them)."""
     pending = [v for v in coordinator.views() if v["state"] in ("submitted", "in_progress")]
     if not pending:
@@ -70,7 +69,7 @@ def pending_note(coordinator: Any) -> str:
 class BatchMessages:
     """Prints a line when a batch is submitted or ends (the coordinator's on_change)."""
 
-    def __init__(self, coordinator: Any, say: Callable[[str], None]) -> None:
+    def __init__(self, coordinator: BatchCoordinator, say: Callable[[str], None]) -> None:
         self.coordinator = coordinator
         self.say = say
         self.seen: dict[str, str] = {}

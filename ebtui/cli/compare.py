@@ -3,14 +3,13 @@ overall and per criterion, on the dilemmas both played, with 95% intervals (--js
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from ebtui.cli.common import CliError, ctx_option
+from ebtui.errors import UsageError
 
 
-def _num(v: Any) -> str:
+def _num(v: float | None) -> str:
     return "—" if v is None else f"{float(v):+.2f}"
 
 
@@ -26,32 +25,20 @@ def _num(v: Any) -> str:
 def compare(ctx: click.Context, model_a: str, model_b: str, tournament_id: str | None, store: str | None,
             models_file: str | None, as_json: bool) -> None:
     """Judge-adjusted difference MODEL_A − MODEL_B, overall and per criterion, with 95% intervals."""
-    from ebtui.cli.report import from_models
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases.compare import compare as compare_models
+    from ebtui.core.usecases.compare import comparison_json
+    from ebtui.core.usecases.context import open_context
 
-    root = store_dir(ctx_option(ctx, "store", store))
-    if not root.is_dir():
-        raise CliError(f"no results store at {root} (give --store DIR)")
+    models_file = ctx_option(ctx, "models_file", models_file)
+    app = open_context(store=ctx_option(ctx, "store", store), models_file=models_file)
     try:
-        rounds = ResultsStore(root).load_rounds(tournament=tournament_id)
-    except (StoreError, ValueError, TypeError) as exc:
-        raise CliError(f"{root}: {exc}") from None
-    if not rounds:
-        raise CliError(f"no rounds in {root}" + (f" for tournament {tournament_id!r}" if tournament_id else ""))
-    from ebtui.core.analysis.compare import CompareError, compare_models, finite
-    from ebtui.core.analysis.frame import Facts
-
-    families, _ = from_models(ctx_option(ctx, "models_file", models_file), None, Facts.from_rounds(rounds), rounds)
-    try:
-        got = compare_models(rounds, model_a, model_b, families=families)
-    except CompareError as exc:
+        got = compare_models(app, model_a, model_b, tournament_id=tournament_id, explicit_models=bool(models_file))
+    except UsageError as exc:
         raise CliError(str(exc)) from None
     if as_json:
         import json
 
-        click.echo(json.dumps(finite({"filters": {"tournament": tournament_id}, **got}), ensure_ascii=False,
-                              allow_nan=False))
+        click.echo(json.dumps(comparison_json(got, tournament_id), ensure_ascii=False, allow_nan=False))
         return
     from ebtui.core.safe_text import strip_control
 

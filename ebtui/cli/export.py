@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ebtui.cli.common import CliError, ctx_option
-from ebtui.core.safe_text import strip_control
+from ebtui.errors import UsageError
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.context import AppContext
 
 _STORE_HELP = "Results store directory (default: $EBTUI_STORE, else ./saved)."
 
@@ -22,38 +25,10 @@ def export() -> None:
     """Export rounds: tidy tables (Parquet/CSV + dataset card) or an Inspect AI log."""
 
 
-def _selection(ctx: click.Context, store: str | None, tournament_id: str | None) -> tuple[Path, list[Any], Any]:
-    """(store root, rounds, tournament or None): a missing store or an empty selection is one line."""
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.locations import store_dir
+def _context(ctx: click.Context, store: str | None, models_file: str | None) -> AppContext:
+    from ebtui.core.usecases.context import open_context
 
-    root = store_dir(ctx_option(ctx, "store", store))
-    if not root.is_dir():
-        raise CliError(f"no results store at {root} (give --store DIR)")
-    results = ResultsStore(root)
-    tournament = None
-    try:
-        if tournament_id:
-            try:
-                tournament = results.load_tournament(tournament_id)
-            except StoreError:
-                tournament = None  # the rounds may still be there
-        rounds = results.load_rounds(tournament=tournament_id)
-    except (StoreError, ValueError, TypeError) as exc:
-        raise CliError(f"{root}: {strip_control(str(exc))}") from None
-    if not rounds:
-        raise CliError(f"no rounds in {root}" + (f" for tournament {tournament_id!r}" if tournament_id else "")
-                       + "; nothing to export")
-    return root, rounds, tournament
-
-
-def _families(ctx: click.Context, models_file: str | None, rounds: list[Any]) -> dict[str, str]:
-    from ebtui.core.export.selection import report_families
-
-    try:
-        return report_families(rounds, ctx_option(ctx, "models_file", models_file))
-    except ValueError as exc:
-        raise CliError(strip_control(str(exc))) from None
+    return open_context(store=ctx_option(ctx, "store", store), models_file=ctx_option(ctx, "models_file", models_file))
 
 
 @export.command("table")
@@ -70,30 +45,19 @@ def _families(ctx: click.Context, models_file: str | None, rounds: list[Any]) ->
 def export_table(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
                  formats: tuple[str, ...], title: str | None, models_file: str | None) -> None:
     """Write scores/rounds/phases tables (one row per score, round, phase) and a dataset card README.md."""
-    from ebtui.core.export import MissingExtra
-    from ebtui.core.export.card import write_dataset
+    from ebtui.core.usecases import export as uc
 
     formats = formats or ("parquet", "csv")
-    if "parquet" in formats:
-        from ebtui.core.export.tidy import require_pyarrow
-
-        try:
-            require_pyarrow()  # before reading anything: say at once when the extra is missing
-        except MissingExtra as exc:
-            raise CliError(f"{exc} (or give --format csv)") from None
-    root, rounds, tournament = _selection(ctx, store, tournament_id)
-    out = Path(out_dir) if out_dir else root / "exports" / (tournament_id or "all") / "tables"
-    if title is None:
-        title = f"ebtui: {(tournament.name or tournament.id) if tournament else (tournament_id or 'all rounds')}"
-    families = _families(ctx, models_file, rounds)
+    app = _context(ctx, store, models_file)
     try:
-        paths = write_dataset(rounds, out, title=title, formats=formats, families=families,
-                              tournaments=[tournament] if tournament else [])
-    except MissingExtra as exc:
+        if "parquet" in formats:
+            uc.require_parquet()  # before reading anything: say at once when the extra is missing
+        sel = uc.select(app, tournament_id)
+        out = Path(out_dir) if out_dir else sel.root / "exports" / (tournament_id or "all") / "tables"
+        paths = uc.write_tables(app, sel, out, title=title, formats=formats)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-    except OSError as exc:
-        raise CliError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    click.echo(f"{len(rounds)} rounds", err=True)
+    click.echo(f"{len(sel.rounds)} rounds", err=True)
     for p in paths:
         click.echo(str(p))
 
@@ -109,19 +73,15 @@ def export_table(ctx: click.Context, tournament_id: str | None, store: str | Non
 def export_inspect(ctx: click.Context, tournament_id: str | None, store: str | None, out_path: str | None,
                    models_file: str | None) -> None:
     """Write an Inspect AI log: one sample per exchange, the phases as messages, the judge's scores."""
-    from ebtui.core.export import MissingExtra
-    from ebtui.core.export.inspect_log import require_inspect, write_inspect_log
+    from ebtui.core.usecases import export as uc
 
+    app = _context(ctx, store, models_file)
     try:
-        require_inspect()  # before reading anything: say at once when the extra is missing
-    except MissingExtra as exc:
+        uc.require_inspect()  # before reading anything: say at once when the extra is missing
+        sel = uc.select(app, tournament_id)
+        out = Path(out_path) if out_path else sel.root / "exports" / "inspect"
+        path = uc.write_inspect(app, sel, out)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-    root, rounds, tournament = _selection(ctx, store, tournament_id)
-    out = Path(out_path) if out_path else root / "exports" / "inspect"
-    families = _families(ctx, models_file, rounds)
-    try:
-        path = write_inspect_log(rounds, out, tournament=tournament, families=families)
-    except OSError as exc:
-        raise CliError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    click.echo(f"{len(rounds)} rounds", err=True)
+    click.echo(f"{len(sel.rounds)} rounds", err=True)
     click.echo(str(path))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-import warnings
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
+from ebtui.errors import UsageError
 
 
 @click.group(name="import")
@@ -37,54 +37,26 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, per_r
     the same rounds again adds nothing. A score the runner could not read (it wrote 5) is imported as
     missing and the round is flagged for review.
     """
-    from ebtui.core.importers.eb import RUNNER, import_rounds
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.importing import import_eb
 
-    if tournament and per_run:
-        raise CliError("give --tournament NAME or --tournament-per-run, not both")
-    root = store_dir(ctx_option(ctx, "store", store))
-    dilemmas = None
-    doc_path = ctx_option(ctx, "document", document)
-    if doc_path:
-        from ebtui.core.dilemmas import DilemmaWarning, DocumentError, load_dilemmas
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DilemmaWarning)
-                dilemmas = load_dilemmas(doc_path)
-        except DocumentError as exc:
-            raise CliError(str(exc)) from None
-    if root.exists() and not root.is_dir():
-        raise CliError(f"{root}: not a folder (give --store DIR)")
-    results = ResultsStore(root)
+    app = open_context(store=ctx_option(ctx, "store", store))
+    root = app.store_root
     try:
-        result = import_rounds(paths, results, tournament=tournament, dilemmas=dilemmas,
-                               document=str(doc_path or ""), per_run=per_run)
-    except StoreError as exc:
-        raise CliError(f"{root}: {exc}") from None
+        got = import_eb(app, paths, tournament=tournament, per_run=per_run,
+                        document=ctx_option(ctx, "document", document))
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
+    result = got.result
     for problem in result.problems:
         click.echo(f"ebtui: import: {problem}", err=True)
-    review = [r for r in result.imported if r.judgment is not None and r.judgment.needs_review]
-    defaulted = sum(len(r.imported.defaulted) for r in result.imported if r.imported)
-    disagree = sum(len(r.imported.disagreements) for r in result.imported if r.imported)
+    review, defaulted, disagree = got.review, got.defaulted, got.disagreements
     if as_json:
-        click.echo(json.dumps({
-            "store": str(root), "runner": RUNNER,
-            "imported": [{"id": r.id, "source_round_id": r.imported.source_round_id if r.imported else None,
-                          "source": f"{r.imported.source_file}" + (f":{r.imported.source_line}" if r.imported
-                                                                   and r.imported.source_line else "")
-                          if r.imported else None, "needs_review": r in review} for r in result.imported],
-            "already": [rid for rid, _ in result.already], "duplicates": len(result.duplicates),
-            "superseded": result.superseded, "grouped": result.grouped,
-            "tournaments": [t.id for t in result.tournaments], "defaulted_scores": defaulted,
-            "disagreements": disagree,
-            "problems": [{"where": p.where, "message": p.message} for p in result.problems],
-        }, ensure_ascii=False))
+        click.echo(json.dumps(got.json(), ensure_ascii=False))
         if result.problems:
             sys.exit(EXIT_INCOMPLETE)
         return
-    parts = [f"imported {len(result.imported)} round(s) from {RUNNER} into {root}"]
+    parts = [f"imported {len(result.imported)} round(s) from {got.runner} into {root}"]
     if result.tournaments:
         names = ", ".join(repr(t.id) for t in result.tournaments[:5])
         more = f" and {len(result.tournaments) - 5} more" if len(result.tournaments) > 5 else ""

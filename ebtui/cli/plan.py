@@ -9,12 +9,15 @@ from the first `--from` tournament's saved config, else `--models N` placeholder
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ebtui.cli.common import CliError, ctx_option
+from ebtui.errors import UsageError
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.plan import PlanResult, VarianceComponents
 
 
 @click.command()
@@ -36,117 +39,30 @@ from ebtui.cli.common import CliError, ctx_option
 def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None, delta: float | None,
          half_width: float | None, n_models: int | None, models_file: str | None, store: str | None, as_json: bool) -> None:
     """Predict interval half-width, detectable gap, calls and cost for candidate designs (calls nothing)."""
-    from ebtui.core.analysis.families import family_function
-    from ebtui.core.analysis.variance import default_components, variance_components
-    from ebtui.core.tournament.planner import make_plan
+    from ebtui.cli.common import load_document
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.plan import plan_config, precision_plan
 
-    cfg = _config(ctx, config_path, from_ids, store)
-    rounds: list[Any] = []
-    if from_ids:
-        from ebtui.core.store import ResultsStore, StoreError
-        from ebtui.locations import store_dir
-
-        root = store_dir(ctx_option(ctx, "store", store))
-        if not root.is_dir():
-            raise CliError(f"no results store at {root} (give --store DIR)")
-        rs = ResultsStore(root)
-        for tid in from_ids:
-            try:
-                got = rs.load_rounds(tournament=tid)
-            except (StoreError, ValueError) as exc:
-                raise CliError(f"{root}: {exc}") from None
-            if not got:
-                raise CliError(f"--from {tid}: no rounds of that tournament in {root}")
-            rounds += got
-    vc = variance_components(rounds, family_function(None)) if rounds else default_components(
-        "no --from tournament given")
-
-    pricing = None
-    notes: list[str] = []
-    doc_dilemmas: int | None = None
-    if cfg is not None and n_models is None:
-        from ebtui.config import ConfigError, load_models_config
-        from ebtui.core.tournament import TournamentSetupError, plan_tournament
-        from ebtui.core.tournament.planner import pricing_for
-
-        models = list(cfg.models)
-        judges = list(cfg.judges) if isinstance(cfg.judges, list) else None
-        self_debates = cfg.self_debates
-        try:
-            models_cfg = load_models_config(ctx_option(ctx, "models_file", models_file))
-            tplan = plan_tournament(cfg, models_cfg)
-        except (ConfigError, TournamentSetupError) as exc:
-            if config_path is not None:
-                raise CliError(str(exc)) from None
-            # the saved tournament's models are not in this models.toml: plan its design without prices
-            from ebtui.cli.common import load_document
-
-            notes.append(f"no prices: {exc} (give --models-file / --config for costs)")
-            doc_dilemmas = len(load_document(cfg.document or ctx_option(ctx, "document", None)).dilemmas)
-        else:
-            doc_dilemmas = len(tplan.dilemmas)
-            pricing = pricing_for(tplan, ("rotate", "panel"))
-            if pricing and pricing.unpriced:
-                notes.append(f"no price configured for {', '.join(pricing.unpriced)} (counted as $0)")
-    else:
-        from ebtui.cli.common import load_document
-
-        models = [f"model-{i + 1}" for i in range(n_models or 4)]
-        judges = None
-        self_debates = False
-        doc_dilemmas = len(load_document(ctx_option(ctx, "document", None)).dilemmas)
-        notes.append("placeholder models, no prices: give --config tournament.toml for costs")
-    result = make_plan(models, vc.values(), judges=judges, document_dilemmas=doc_dilemmas, delta=delta,
-                       self_debates=self_debates, pricing=pricing, components_json=vc.json(), half_width=half_width)
-    result.notes += notes
+    app = open_context(store=ctx_option(ctx, "store", store), models_file=ctx_option(ctx, "models_file", models_file))
+    document = ctx_option(ctx, "document", None)
+    try:
+        cfg = plan_config(app, config_path, from_ids, document)
+        got = precision_plan(app, cfg, from_ids=from_ids, config_given=config_path is not None, delta=delta,
+                             half_width=half_width, n_models=n_models, document=document,
+                             document_dilemmas=lambda path: len(load_document(path).dilemmas))
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
     if as_json:
-        from ebtui.core.analysis.compare import finite
-
-        click.echo(json.dumps(finite(result.json()), ensure_ascii=False, allow_nan=False))
+        click.echo(json.dumps(got.json(), ensure_ascii=False, allow_nan=False))
         return
-    click.echo(_text(result, vc))
-
-
-def _config(ctx: click.Context, config_path: str | None, from_ids: tuple[str, ...], store: str | None) -> Any:
-    from ebtui.core.tournament.config import (
-        TournamentConfigError,
-        load_tournament_config,
-        parse_tournament_config,
-    )
-
-    if config_path is not None:
-        try:
-            cfg = load_tournament_config(config_path)
-        except TournamentConfigError as exc:
-            raise CliError(str(exc)) from None
-    elif from_ids:
-        from ebtui.core.store import ResultsStore, StoreError
-        from ebtui.locations import store_dir
-
-        root = store_dir(ctx_option(ctx, "store", store))
-        try:
-            t = ResultsStore(root).load_tournament(from_ids[0]) if root.is_dir() else None
-        except StoreError:
-            t = None
-        if t is None or not t.config:
-            return None
-        try:
-            cfg = parse_tournament_config({k: v for k, v in t.config.items() if k != "source"},
-                                          f"tournament {from_ids[0]}")
-        except TournamentConfigError:
-            return None
-    else:
-        return None
-    if cfg.document is None and (doc := ctx_option(ctx, "document", None)):
-        cfg.document = str(Path(doc).resolve())
-    return cfg
+    click.echo(_text(got.result, got.components))
 
 
 def _money(v: float | None) -> str:
     return "—" if v is None else f"${v:,.2f}"
 
 
-def _text(result: Any, vc: Any) -> str:
+def _text(result: PlanResult, vc: VarianceComponents) -> str:
     lines = [f"Planning for {len(result.models)} models: {', '.join(result.models)}",
              f"Variance components: {vc.source}"
              + (f" from {vc.n_rows} scores on {vc.dilemmas} dilemmas" if vc.source == "estimated" else "")

@@ -5,14 +5,17 @@ interruption and it asks only for the judgments not saved yet."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
 from ebtui.core.safe_text import strip_control
+from ebtui.errors import UsageError
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.rejudge import PlannedJudgment, PreparedRejudge
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -20,30 +23,6 @@ def _split(values: tuple[str, ...]) -> list[str]:
     for v in values:
         out += [p.strip() for p in v.split(",") if p.strip()]
     return list(dict.fromkeys(out))
-
-
-def _rounds(results: Any, targets: list[str]) -> tuple[list[Any], str]:
-    """The rounds the targets name: a tournament (id or name) or round ids; (rounds, label)."""
-    from ebtui.core.store import StoreError
-
-    tournaments = results.list_tournaments()
-    if len(targets) == 1:
-        t = targets[0]
-        hits = [x for x in tournaments if t in (x.id, x.name)]
-        if len(hits) > 1:
-            raise CliError(f"{t!r} names {len(hits)} tournaments ({', '.join(x.id for x in hits)}): give the id")
-        if hits:
-            rounds = results.load_rounds(tournament=hits[0].id)
-            if not rounds:
-                raise CliError(f"tournament {t!r} has no rounds in {results.root}")
-            return rounds, hits[0].id
-    out = []
-    for rid in targets:
-        try:
-            out.append(results.load_round(rid))
-        except (StoreError, ValueError):
-            raise CliError(f"{rid!r} is neither a tournament (id or name) nor a round id in {results.root}") from None
-    return out, ",".join(sorted(targets))
 
 
 @click.command()
@@ -76,147 +55,69 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
             allow_own: bool, concurrency: int, batch: bool, views: bool, only_views: bool, budget: float | None,
             dry_run: bool, as_json: bool, store: str | None, models_file: str | None) -> None:
     """Judge saved rounds again: only judge calls; each judgment is added to its round (transcripts unchanged)."""
-    from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.rejudge import estimate_cost, plan_rejudge
-    from ebtui.core.store import ResultsStore
-    from ebtui.core.tournament.costs import model_infos
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases import rejudge as uc
+    from ebtui.core.usecases.context import open_context
 
-    root = store_dir(ctx_option(ctx, "store", store))
-    if not root.is_dir():
-        raise CliError(f"no results store at {root} (give --store DIR)")
-    results = ResultsStore(root)
-    rounds, label = _rounds(results, list(targets))
-    judge_names = _split(judges) or None
+    app = open_context(store=ctx_option(ctx, "store", store), models_file=ctx_option(ctx, "models_file", models_file))
+    req = uc.RejudgeRequest(list(targets), _split(judges) or None, repeats, order, allow_own, views, only_views)
     try:
-        models_cfg = load_models_config(ctx_option(ctx, "models_file", models_file))
-    except ConfigError as exc:
+        prep = uc.prepare(app, req)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-    plan = plan_rejudge(rounds, judges=judge_names, repeats=repeats, order=order, allow_own=allow_own)
-    if only_views:
-        plan.calls, views = [], True
-    view_judges = sorted({j for (j, _d) in _views_needed(rounds, judge_names)}) if views else []
-    needed = sorted({c.judge for c in plan.calls} | set(view_judges))
-    unknown = [j for j in needed if j not in models_cfg.models]
-    if unknown:
-        raise CliError(f"judge(s) not in models.toml: {', '.join(unknown)}")
-    infos = model_infos(needed, {}, models_cfg)
-    est = estimate_cost(plan, infos)
-    view_calls = _views_plan(root, rounds, judge_names) if views else None
     if dry_run:
-        _print_plan(plan, est, as_json, view_calls)
+        _print_plan(prep, as_json)
         return
-    if not plan.calls and not (view_calls and any(view_calls.values())):
+    plan = prep.plan
+    if prep.nothing_to_ask:
         click.echo(f"nothing to ask: {len(plan.done)} planned judgment(s) already saved, "
                    f"{len(plan.skipped)} round(s) skipped", err=True)
         return
-    from ebtui.providers.registry import build_clients
-
     try:
-        clients = build_clients(models_cfg, needed)
-    except ConfigError as exc:
+        clients = uc.judge_clients(app, prep)
+        coordinator = None
+        if batch:
+            clients, coordinator = uc.batch_clients(app, prep, clients)
+            if coordinator is None:
+                click.echo("ebtui: --batch: no judge here has a batch API; every call is streamed.", err=True)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-    run_id = "rejudge-" + hashlib.sha256(
-        json.dumps([label, judge_names, repeats, order, allow_own]).encode()).hexdigest()[:12]
-    coordinator = None
-    if batch:
-        clients, coordinator = _batch(clients, models_cfg, root, run_id)
     click.echo(f"asking {len(plan.calls)} judgment(s) of {plan.targets} round(s) "
                f"({len(plan.done)} already saved)…", err=True)
 
-    def on_done(pj: Any, outcome: str) -> None:
+    def on_done(pj: PlannedJudgment, outcome: str) -> None:
         click.echo(f"  {pj.round_id} {pj.judge} order {pj.order} repeat {pj.repeat}: {strip_control(outcome)}",
                    err=True)
 
-    view_failed: list[int] = []
-
-    async def go() -> Any:
-        from ebtui.core.rejudge import call_cost, run_rejudge
-        from ebtui.core.tournament.costs import Budget
-
-        try:
-            res = await run_rejudge(plan, results, clients, concurrency=concurrency, on_done=on_done,
-                                    budget=Budget(budget) if budget is not None else None,
-                                    cost_of=lambda pj: call_cost(pj, infos))
-            if views:
-                from ebtui.core.judge_views import gather_views
-                from ebtui.core.rejudge import round_dilemma
-
-                fresh = [results.load_round(r.id) for r in rounds]
-                counts = await gather_views(root, fresh, clients, round_dilemma, judges=judge_names,
-                                            concurrency=concurrency,
-                                            on_done=lambda m: click.echo(f"  {strip_control(m)}", err=True))
-                click.echo(f"own views asked: {counts['views']}, team conclusions classified: "
-                           f"{counts['conclusions']}, failed: {counts['failed']}, unreadable: {counts['unreadable']}",
-                           err=True)
-                view_failed.append(counts["failed"])
-            return res
-        finally:
-            if coordinator is not None:
-                await coordinator.aclose()
-            for c in clients.values():
-                await c.aclose()
-
+    results = app.store
     try:
-        res = asyncio.run(go())
+        got = asyncio.run(uc.run(app, prep, clients, coordinator=coordinator, concurrency=concurrency, budget=budget,
+                                 on_done=on_done, on_view=lambda m: click.echo(f"  {strip_control(m)}", err=True)))
     except KeyboardInterrupt:
         results.flush()
         click.echo("interrupted: what was saved stays; run the same command again to ask for the rest", err=True)
         ctx.exit(130)
     results.flush()
+    if prep.views:
+        counts = got.view_counts
+        click.echo(f"own views asked: {counts['views']}, team conclusions classified: "
+                   f"{counts['conclusions']}, failed: {counts['failed']}, unreadable: {counts['unreadable']}",
+                   err=True)
+    res = got.result
     click.echo(f"{len(res.added)} judgment(s) added, {len(res.failed)} failed"
                + (" (run again to retry them)" if res.failed else "")
                + (f", {len(res.over_budget)} not asked: over the ${budget:g} budget (run again with a larger "
                   "--budget)" if res.over_budget else ""), err=True)
-    if res.failed or res.over_budget or sum(view_failed):
+    if got.incomplete:
         ctx.exit(EXIT_INCOMPLETE)
 
 
-def _batch(clients: dict[str, Any], models_cfg: Any, root: Any, run_id: str) -> tuple[dict[str, Any], Any]:
-    from ebtui.core.batch import BatchSettings, LedgerError
-    from ebtui.core.batch.coordinator import BatchCoordinator
-    from ebtui.core.batch.ledger import BatchLedger
-    from ebtui.core.batch.setup import batch_model_names
-    from ebtui.providers.batch import batch_client
+def _print_plan(prep: PreparedRejudge, as_json: bool) -> None:
+    from ebtui.core.usecases.rejudge import plan_json
 
-    names = batch_model_names(list(clients), models_cfg)
-    if not names:
-        click.echo("ebtui: --batch: no judge here has a batch API; every call is streamed.", err=True)
-        return clients, None
-    try:
-        ledger = BatchLedger.open(root, run_id)
-    except LedgerError as exc:
-        raise CliError(strip_control(str(exc))) from None
-    bclients = {n: c for n in names if (c := batch_client(models_cfg.models[n])) is not None}
-    coord = BatchCoordinator(ledger, bclients, BatchSettings())
-    out = dict(clients)
-    for n in bclients:
-        out[n] = coord.client(n, clients[n])
-    return out, coord
-
-
-def _views_needed(rounds: list[Any], judges: list[str] | None) -> Any:
-    from ebtui.core.judge_views import needed
-
-    return needed(rounds, judges)
-
-
-def _views_plan(root: Any, rounds: list[Any], judges: list[str] | None) -> dict[str, int]:
-    from ebtui.core.judge_views import plan_views
-
-    return plan_views(root, rounds, judges)
-
-
-def _print_plan(plan: Any, est: dict[str, Any], as_json: bool, view_calls: dict[str, int] | None = None) -> None:
     if as_json:
-        click.echo(json.dumps({
-            "calls": [{"round": c.round_id, "judge": c.judge, "order": c.order, "repeat": c.repeat, "key": c.key}
-                      for c in plan.calls],
-            "already_saved": len(plan.done), "rounds": plan.targets,
-            "skipped": [{"round": r, "reason": why} for r, why in plan.skipped],
-            "estimate": est, "team_calls": 0, "view_calls": view_calls,
-        }, ensure_ascii=False))
+        click.echo(json.dumps(plan_json(prep), ensure_ascii=False))
         return
+    plan, est, view_calls = prep.plan, prep.estimate, prep.view_calls
     if view_calls is not None:
         click.echo(f"{view_calls['views']} own-view call(s) and {view_calls['conclusions']} team-conclusion "
                    "call(s) still to ask (--views)")

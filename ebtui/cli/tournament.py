@@ -12,22 +12,32 @@ import shlex
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option, echo_unreadable
 from ebtui.core.safe_text import strip_control
+from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
-    from ebtui.core.tournament import Progress
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.usecases.tournament import (
+        DryRun,
+        DryRunEstimate,
+        Progress,
+        TournamentConfig,
+        TournamentPlan,
+        TournamentRun,
+    )
 
 
 class ProgressLine:
     """One status line on stderr: in place on a terminal, else a line every `interval_s` seconds."""
 
-    def __init__(self, stream: Any = None, *, interval_s: float = 5.0) -> None:
+    def __init__(self, stream: TextIO | None = None, *, interval_s: float = 5.0) -> None:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.interval_s = interval_s
@@ -68,42 +78,8 @@ class ProgressLine:
             self._width = 0
 
 
-def _load_config(config_path: str | None, resume: str | None, store_opt: str | None) -> tuple[Any, Path]:
-    """The tournament config (from CONFIG, or from the stored tournament when only --resume is given)
-    and the store directory."""
-    from ebtui.core.tournament.config import (
-        TournamentConfigError,
-        load_tournament_config,
-        parse_tournament_config,
-    )
-    from ebtui.locations import store_dir
-
-    if config_path is not None:
-        try:
-            cfg = load_tournament_config(config_path)
-        except TournamentConfigError as exc:
-            raise CliError(str(exc)) from None
-        root = Path(store_opt) if store_opt else (cfg.store_path() or store_dir())
-        return cfg, root
-    if resume is None:
-        raise CliError("give a tournament config (CONFIG), or --resume ID to continue a saved tournament")
-    from ebtui.core.store import ResultsStore, StoreError
-
-    root = Path(store_opt) if store_opt else store_dir()
-    try:
-        t = ResultsStore(root).load_tournament(resume)
-    except StoreError as exc:
-        raise CliError(f"{exc} (give --store DIR if it lives elsewhere)") from None
-    data = {k: v for k, v in t.config.items() if k != "source"}
-    src = t.config.get("source")
-    try:
-        cfg = parse_tournament_config(data, src or f"tournament {resume}")
-    except TournamentConfigError as exc:
-        raise CliError(str(exc)) from None
-    return cfg, root
-
-
-def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
+def _dry_run_report(dry: DryRun, cfg: TournamentConfig, budget: float | None) -> str:
+    est = dry.estimate
     models = sorted(est.calls)
     w = max([len(m) for m in models] + [5])
     lines = [
@@ -134,10 +110,7 @@ def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
                  f"{'/'.join(str(o) for o in outs)} tokens a call (set expected_output_tokens to refine).")
     if est.unpriced_models:
         lines.append(f"  No price configured for: {', '.join(est.unpriced_models)} (counted as $0).")
-    from ebtui.core.preflight import store_bytes_needed
-
-    disk = store_bytes_needed(est.rounds, tin + tout)
-    lines.append(f"  Disk: about {disk / 1e6:,.1f} MB for the round files (checked against the free space "
+    lines.append(f"  Disk: about {dry.disk_bytes / 1e6:,.1f} MB for the round files (checked against the free space "
                  "before a run).")
     if budget is not None:
         verdict = "within" if est.total_cost_usd <= budget else "OVER"
@@ -145,7 +118,7 @@ def _dry_run_report(est: Any, cfg: Any, budget: float | None) -> str:
     return "\n".join(lines)
 
 
-def _dry_run_json(est: Any) -> str:
+def _dry_run_json(est: DryRunEstimate) -> str:
     return json.dumps(
         {
             "tournament_id": est.tournament_id,
@@ -201,15 +174,17 @@ def tournament(
     Re-running the same config with the same store resumes it: complete rounds are kept, incomplete
     ones continue from their first missing phase, nothing is duplicated.
     """
-    from ebtui.config import ConfigError, load_models_config
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.core.tournament import TournamentBusyError, TournamentSetupError, plan_tournament
+    from ebtui.core.usecases import tournament as uc
+    from ebtui.core.usecases.context import open_context
 
     if budget is not None and budget <= 0:
         raise CliError(f"--budget must be more than 0 (got {budget:g})")
     store = ctx_option(ctx, "store", store)
     models_file = ctx_option(ctx, "models_file", models_file)
-    cfg, root = _load_config(config, resume_id, store)
+    try:
+        cfg, root = uc.read_config(config, resume_id, store)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
     if concurrency is not None:
         cfg.concurrency = concurrency
     if until_half_width is not None:
@@ -220,113 +195,73 @@ def tournament(
         cfg.document = str(Path(doc).resolve())  # `ebtui --document X tournament ...`
         root_document = doc
 
+    app = open_context(store=root, models_file=models_file)
     try:
-        models_cfg = load_models_config(models_file)
-    except ConfigError as exc:
+        plan = uc.prepare(app, cfg, resume_id=resume_id, check_writable=not dry_run)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-    if not dry_run:  # before any model call: a tournament whose rounds cannot be saved is not paid for
-        from ebtui.core.preflight import PreflightError, check_store_writable
-
-        try:
-            check_store_writable(root)
-        except PreflightError as exc:
-            raise CliError(strip_control(str(exc))) from None
-    try:
-        rs = ResultsStore(root)
-    except StoreError as exc:
-        raise CliError(f"results store {root}: {strip_control(str(exc))}") from None
-    try:
-        plan = plan_tournament(cfg, models_cfg, rs, resume_id=resume_id)
-    except TournamentSetupError as exc:
-        raise CliError(strip_control(str(exc))) from None
     eff_budget = budget if budget is not None else cfg.budget_usd
 
     if dry_run:
-        est = plan.estimate()
-        if batch:
+        dry = uc.dry_run(plan, batch=batch)
+        plain = _dry_run_json(dry.estimate) if as_json else _dry_run_report(dry, cfg, eff_budget)
+        if dry.batch is not None:
             from ebtui.cli.batch_view import batch_dry_run
 
-            click.echo(batch_dry_run(plan, est, as_json, _dry_run_json(est) if as_json else
-                                     _dry_run_report(est, cfg, eff_budget)))
+            click.echo(batch_dry_run(dry.batch, as_json, plain))
             return
-        click.echo(_dry_run_json(est) if as_json else _dry_run_report(est, cfg, eff_budget))
+        click.echo(plain)
         return
 
-    _check_space(plan, rs, root)
-
-    from ebtui.providers.registry import build_clients
-
+    rs = app.store
     try:
-        clients = build_clients(models_cfg, cfg.all_model_names())
-    except ConfigError as exc:
+        uc.check_space(app, plan)
+        clients = uc.clients_for(app, plan)
+    except UsageError as exc:
         raise CliError(str(exc)) from None
-
-    from ebtui.core.preflight import command_hint
 
     # the resume line carries every option that was given, so it can be pasted as is
     given = [("--models", models_file), ("--store", store), ("--concurrency", concurrency), ("--batch", batch),
              ("--batch-poll-max", batch_poll_max if batch and batch_poll_max != 60.0 else None)]
 
     def hint(resume_line: str) -> str:
-        extra = command_hint([], given)
-        line = f"{resume_line} {extra}" if extra else resume_line
-        if root_document is not None:  # `tournament` has no --document: it goes before the subcommand
-            line = line.replace("ebtui tournament ", f"{command_hint(['ebtui'], [('--document', root_document)])} "
-                                                    "tournament ", 1)
-        return line
+        return uc.resume_command(resume_line, given, root_document)
 
     coordinator = None
     if batch:
         from ebtui.cli.batch_view import setup_batch
 
-        clients, coordinator = setup_batch(plan, clients, root, batch_poll_max)
+        clients, coordinator = setup_batch(app, plan, clients, batch_poll_max)
+
+    def start() -> TournamentRun:  # inside the run's event loop, as the runner expects
+        return uc.start(app, plan, clients, budget=budget, progress_interval_s=0.25, coordinator=coordinator)
+
     try:
-        exit_code = asyncio.run(_run(plan, clients, rs, budget, cfg_label, hint, coordinator))
-    except StoreError as exc:
+        exit_code = asyncio.run(_run(start, plan, app, cfg_label, hint))
+    except uc.StoreError as exc:
         raise CliError(f"results store: {exc}") from None
-    except TournamentBusyError as exc:
+    except uc.TournamentBusyError as exc:
         raise CliError(str(exc)) from None
     finally:
         rs.close()
     ctx.exit(exit_code)
 
 
-def _check_space(plan: Any, rs: Any, root: Path) -> None:
-    """Before any call: the store's disk must hold the rounds still to play (an estimate from the plan's
-    tokens: see ebtui.core.preflight.store_bytes_needed)."""
-    from ebtui.core.preflight import PreflightError, check_free_space, store_bytes_needed
-
-    est = plan.estimate()
-    try:
-        done = len(rs.query(tournament=plan.tournament_id, status="complete"))
-    except Exception:  # noqa: BLE001 - an unreadable index: count nothing as done
-        done = 0
-    left = max(0, est.rounds - done)
-    if not left or not est.rounds:
-        return
-    tokens = (sum(est.input_tokens.values()) + sum(est.output_tokens.values())) * left // est.rounds
-    try:
-        check_free_space(root, store_bytes_needed(left, tokens), f"the {left} round(s) still to play")
-    except PreflightError as exc:
-        raise CliError(strip_control(str(exc))) from None
-
-
-async def _run(
-    plan: Any, clients: Any, store: Any, budget: float | None, cfg_label: str, hint: Any = lambda s: s,
-    coordinator: Any = None,
-) -> int:
+async def _run(start: Callable[[], TournamentRun], plan: TournamentPlan, app: AppContext, cfg_label: str,
+               hint: Callable[[str], str] = lambda s: s) -> int:
     from ebtui.core.records import RoundStatus, TournamentStatus
-    from ebtui.core.tournament import (
+    from ebtui.core.usecases.tournament import (
+        AdaptiveMessage,
         RoundCompleted,
         RoundNotRun,
         TournamentFinished,
         TournamentStarted,
     )
-    from ebtui.core.tournament.adaptive import runner_for
 
-    cfg, tid = plan.config, plan.tournament_id
-    runner: Any = runner_for(plan, clients, store, budget_usd=budget, progress_interval_s=0.25)
+    cfg, tid, store = plan.config, plan.tournament_id, app.store
+    run = start()
     line = ProgressLine()
+    coordinator = run.coordinator
     if coordinator is not None:
         from ebtui.cli.batch_view import BatchMessages
 
@@ -343,7 +278,7 @@ async def _run(
         interrupted = True
         interrupted_by_sigint = sig == signal.SIGINT
         line.message("ebtui: stopping — saving what is done (interrupt again to quit at once)")
-        runner.cancel()
+        run.cancel()
         loop.remove_signal_handler(signal.SIGINT)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -351,9 +286,9 @@ async def _run(
             loop.add_signal_handler(sig, on_signal, sig)
         except (NotImplementedError, RuntimeError):  # not the main thread / platform without it
             pass
-    finished: Any = None
+    finished: TournamentFinished | None = None
     try:
-        async for ev in runner.run():
+        async for ev in run.events():
             if isinstance(ev, TournamentStarted):
                 p = ev.progress
                 verb = "Resuming" if p.already_done or p.incomplete else "Starting"
@@ -370,23 +305,18 @@ async def _run(
                 line.message(f"round {ev.scheduled.schedule_key} not run: {strip_control(ev.reason)[:200]}")
             elif isinstance(ev, TournamentFinished):
                 finished = ev
-            elif hasattr(ev, "stop_reason"):  # an adaptive run's wave, measurement or stop (core.tournament.adaptive)
+            elif isinstance(ev, AdaptiveMessage):  # an adaptive run's wave, measurement or stop
                 line.message(f"adaptive: {ev.message}")
-            if hasattr(ev, "progress"):
+            if not isinstance(ev, AdaptiveMessage):
                 line.update(ev.progress, force=isinstance(ev, TournamentFinished))
     finally:
         line.close()
+        await run.aclose()  # the batches collected first, then the clients closed
         if coordinator is not None:
             from ebtui.cli.batch_view import pending_note
 
-            await coordinator.aclose()
             if note := pending_note(coordinator):
                 click.echo(note, err=True)
-        for client in clients.values():
-            try:
-                await client.aclose()
-            except Exception:  # noqa: BLE001 - closing connections at exit
-                pass
     assert finished is not None
     t = finished.tournament
     click.echo(finished.summary.format())
@@ -397,17 +327,17 @@ async def _run(
     if store.write_failure is not None:
         click.echo(f"ebtui: error: {strip_control(str(store.write_failure))}. The tournament stopped there: no "
                    "round or model call was started after it; everything saved before is kept. Resume with "
-                   f"(once there is space):\n  {hint(runner.resume_hint(shlex.quote(cfg_label)))}", err=True)
+                   f"(once there is space):\n  {hint(run.resume_hint(shlex.quote(cfg_label)))}", err=True)
         return EXIT_INCOMPLETE
     if t.status == TournamentStatus.COMPLETE:
         return 0
     if t.status == TournamentStatus.STOPPED_BUDGET:
-        lim = runner.budget.limit_usd or 0.0
+        lim = run.budget_limit
         suggestion = max(lim * 2, lim + 1.0)
         click.echo(f"Budget of ${lim:.2f} reached: no new call was started; everything done is saved. "
-                   f"Resume with a larger budget:\n  {hint(runner.resume_hint(shlex.quote(cfg_label), suggestion))}", err=True)
+                   f"Resume with a larger budget:\n  {hint(run.resume_hint(shlex.quote(cfg_label), suggestion))}", err=True)
     else:
-        click.echo(f"Not complete. Resume with:\n  {hint(runner.resume_hint(shlex.quote(cfg_label)))}", err=True)
+        click.echo(f"Not complete. Resume with:\n  {hint(run.resume_hint(shlex.quote(cfg_label)))}", err=True)
     return EXIT_INTERRUPTED if interrupted_by_sigint else EXIT_INCOMPLETE
 
 
@@ -422,30 +352,18 @@ def tournaments() -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, store: str | None, as_json: bool) -> None:
     """List the tournaments in the store."""
-    from ebtui.core.store import ResultsStore, StoreError
-    from ebtui.locations import store_dir
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.tournament import StoreError, list_saved
 
-    root = Path(ctx_option(ctx, "store", store) or store_dir())
-    rs = ResultsStore(root)
+    app = open_context(store=ctx_option(ctx, "store", store))
+    root = app.store_root
     try:
-        ts = rs.list_tournaments()
-        bad_rounds = rs.unreadable()
-        counts: dict[str, int] = {}
-        for e in rs.query(status="complete"):
-            counts[e.get("tournament_id") or ""] = counts.get(e.get("tournament_id") or "", 0) + 1
+        saved = list_saved(app, problems=True)
     except StoreError as exc:
         raise CliError(strip_control(str(exc))) from None
-    echo_unreadable([(p, r) for p, r in rs.problems if "/tournaments/" in p], "tournament")
-    echo_unreadable(bad_rounds)
-    from ebtui.core.tournament import tournament_is_running
-
-    rows = []
-    for t in ts:
-        done = counts.get(t.id, 0)
-        status = t.status.value
-        if status == "running" and not tournament_is_running(rs, t.id):
-            status = "interrupted"  # saved as running, but no process holds it: killed; re-run to resume
-        rows.append((t, done, status))
+    echo_unreadable(saved.unreadable_tournaments, "tournament")
+    echo_unreadable(saved.unreadable_rounds)
+    rows = [(row.tournament, row.done, row.status) for row in saved.rows]
     if as_json:
         click.echo(json.dumps([
             {"id": t.id, "name": t.name, "status": status, "rounds_complete": done,

@@ -245,7 +245,7 @@ def test_tournament_progress(snap_compare, tournament_app, size, theme) -> None:
     async def run(pilot: Pilot) -> None:
         screen = await _tournament_screen(app, pilot)
         keys = [r.schedule_key for r in screen.plan.schedule.rounds]
-        breakdown = new_breakdown(screen.plan, app.services.store)  # type: ignore[attr-defined]
+        breakdown = new_breakdown(screen.plan, app.services.context)  # type: ignore[attr-defined]
         assert breakdown is not None and len(keys) == 8
         for i, key in enumerate(keys[:5]):
             breakdown.mark(key, complete=i != 3)

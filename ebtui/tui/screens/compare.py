@@ -17,15 +17,15 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Select, Static
 
-from ebtui.core.analysis.compare import DilemmaSides, Side, compare_models, dilemma_sides
 from ebtui.core.records import CRITERIA, Round
 from ebtui.core.safe_text import strip_control
+from ebtui.core.usecases.compare import DilemmaSides, Side, compare_rounds, dilemma_sides
 from ebtui.core.views.phases import PHASE_LABELS
 from ebtui.tui.keys import bindings
 from ebtui.tui.widgets.footer import Footer
 
 
-def _signed(v: Any) -> str:
+def _signed(v: float | None) -> str:
     return "—" if v is None else f"{float(v):+.2f}"
 
 
@@ -114,7 +114,7 @@ class CompareScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
     def _compute(self) -> None:
         try:
-            got = compare_models(self.rounds, self.a, self.b, families=self.families)
+            got = compare_rounds(self.rounds, self.a, self.b, self.families)
         except ValueError as exc:
             self.app.call_from_thread(self._summary, Text(strip_control(str(exc)), style="red"))
             return

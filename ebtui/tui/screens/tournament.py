@@ -5,17 +5,17 @@ same file again resumes it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -30,121 +30,63 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState
 
 from ebtui.core.safe_text import strip_control
-from ebtui.core.tournament import fmt_tokens
-from ebtui.core.tournament.adaptive import runner_for
+from ebtui.core.usecases import tournament as tuc
+from ebtui.core.usecases.report import tournament_report
+from ebtui.core.usecases.tournament import (
+    AdaptiveMessage,
+    DryRunEstimate,
+    PlannedTournament,
+    Progress,
+    RoundCompleted,
+    RoundNotRun,
+    SavedTournament,
+    TournamentConfig,
+    TournamentFinished,
+    TournamentPlan,
+    TournamentRun,
+)
+from ebtui.errors import UsageError
 from ebtui.tui.keys import bindings
-from ebtui.tui.screens.tournament_progress import Breakdown, TournamentExport, new_breakdown
-from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupHooks
+from ebtui.tui.screens.tournament_progress import Breakdown, new_breakdown
+from ebtui.tui.screens.tournament_setup import SETUP_LABEL, SetupResult, TournamentSetupScreen
+from ebtui.tui.screens.tournament_text import (
+    SPACE,
+    adaptive_text,
+    cell_text,
+    dilemma_bars,
+    plan_rows,
+    plan_text,
+    progress_text,
+    role_bars,
+)
+from ebtui.tui.services import Services, app_services
 from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
-from ebtui.tui.widgets.bar_chart import Bar, BarChart
+from ebtui.tui.widgets.bar_chart import BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.pairwise_view import PairwiseView
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.report import Table
+    from ebtui.core.usecases.tournament import ModelClient
+
+__all__ = ["TournamentScreen", "cell_text", "progress_text"]  # (the text functions: tournament_text)
 
 DEFAULT_FILE = "tournament.toml"
 VIEWS = [("with overrides", "effective"), ("as judged", "as_judged")]
 PLAN_COLUMNS = ("model", "presenting", "responding", "judging", "calls", "in tokens", "out tokens", "est. cost")
 SAVED_COLUMNS = (("Name", 22), ("Id", 16), ("Status", 12), ("Rounds", 9), ("Models", 30), ("Created", 16))
-#: longest text shown in one analysis cell (quotes of model answers); the report has them whole
-CELL_CHARS = 80
-_SPACE = re.compile(r"\s+")
 
 
-# -- formatting (pure) --------------------------------------------------------------------------------
-def progress_text(p: Any) -> str:
-    """One line: rounds, failures, calls in flight, tokens, cost, elapsed and ETA."""
-    return str(p.describe())
-
-
-def plan_text(plan: Any, est: Any, store_root: Path, saved: Any | None) -> str:
-    cfg = plan.config
-    judges = "a panel of judges" if est.judge_mode == "panel" else "one judge"
-    tin, tout = sum(est.input_tokens.values()), sum(est.output_tokens.values())
-    lines = [
-        f"{strip_control(cfg.display_name())} — tournament {est.tournament_id}",
-        f"{est.rounds} rounds ({est.exchanges} exchanges × {judges}) over {len(est.dilemmas)} dilemma(s); "
-        f"{est.total_calls} model calls; about {fmt_tokens(tin)} in / {fmt_tokens(tout)} out tokens; "
-        f"estimated ${est.total_cost_usd:.4f}.",
-    ]
-    if est.unpriced_models:
-        lines.append(f"No price configured for: {', '.join(strip_control(m) for m in est.unpriced_models)} "
-                     "(counted as $0).")
-    if cfg.budget_usd is not None:
-        verdict = "within" if est.total_cost_usd <= cfg.budget_usd else "OVER"
-        lines.append(f"Budget ${cfg.budget_usd:.2f}: the estimate is {verdict} it.")
-    if saved is not None:
-        lines.append(f"Saved before ({saved.status.value}): starting resumes it — complete rounds are kept.")
-    file_store = cfg.store_path()
-    if file_store is not None and file_store.resolve() != Path(store_root).resolve():
-        lines.append(f"The file names the store {file_store}; the app runs it in its own store {store_root}.")
-    lines.append("Prompts measured at ~4 characters a token; outputs assumed at "
-                 f"{'/'.join(str(o) for o in sorted(set(est.output_tokens_per_call.values())))} tokens a call.")
-    return "\n".join(lines)
-
-
-def plan_rows(est: Any) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = []
-    for model in sorted(est.calls):
-        c = est.calls[model]
-        cost = est.cost_usd.get(model)
-        rows.append((
-            Text(strip_control(model)),
-            *(Text(str(c[role]), justify="right") for role in ("presenting", "responding", "judging")),
-            Text(str(sum(c.values())), justify="right"),
-            Text(str(est.input_tokens[model]), justify="right"),
-            Text(str(est.output_tokens[model]), justify="right"),
-            Text("no price" if cost is None else f"${cost:.4f}", justify="right"),
-        ))
-    return rows
-
-
-def cell_text(column: str, value: Any) -> Text:
-    """A table cell as inert Text: numbers right-aligned, text stripped of control codes and shortened."""
-    if value is None:
-        return Text("—", style="dim", justify="right")
-    if isinstance(value, bool):
-        return Text("yes" if value else "no")
-    if isinstance(value, int):
-        return Text(str(value), justify="right")
-    if isinstance(value, float):
-        shown = f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
-        return Text(shown, justify="right")
-    text = _SPACE.sub(" ", strip_control(str(value))).strip()
-    if len(text) > CELL_CHARS:
-        text = text[: CELL_CHARS - 1] + "…"
-    return Text(text)
-
-
-def role_bars(table: Any) -> list[Bar]:
-    """Mean overall score per model and role, from the model comparison table."""
-    from ebtui.core.analysis import OVERALL
-
-    bars = []
-    for row in table.as_dicts():
-        if row["criterion"] == OVERALL:
-            mean = row["mean"]
-            bars.append(Bar(str(row["model"]), float(mean) if mean is not None else None, str(row["role"])))
-    return bars
-
-
-def dilemma_bars(table: Any) -> list[Bar]:
-    """Mean score per dilemma (both roles, every model), hardest first, from the difficulty table."""
-    rows = table.as_dicts()
-    rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0, str(r["dilemma"])))
-    return [Bar(str(r["title"] or r["dilemma"]), float(r["mean"]) if r["mean"] is not None else None)
-            for r in rows]
-
-
-class TournamentScreen(SetupHooks, TournamentExport):
+class TournamentScreen(Screen[None]):
     CSS_PATH = "tournament.tcss"
     BINDINGS = bindings("tournament")
 
     @dataclass
     class PlanReady(Message):
-        path: str
-        plan: Any
-        estimate: Any
-        saved: Any | None
+        """A plan read (from a file, or from a set-up) and ready to start."""
+
+        planned: PlannedTournament
 
     @dataclass
     class PlanFailed(Message):
@@ -155,30 +97,30 @@ class TournamentScreen(SetupHooks, TournamentExport):
     class AnalysisReady(Message):
         tournament_id: str
         rounds: int
-        tables: dict[str, list[Any]]
+        tables: dict[str, list[Table]]
 
     @dataclass
     class SavedLoaded(Message):
-        rows: list[tuple[Any, int, str]]
+        rows: list[SavedTournament]
 
     def __init__(self) -> None:
         super().__init__()
         #: idle, planning, planned, running, cancelling, finished, failed
         self.state = "idle"
-        self.plan: Any = None
+        self.plan: TournamentPlan | None = None
         self.plan_path: str | None = None
-        self.estimate: Any = None
-        self.runner: Any = None
-        self.progress: Any = None
+        self.estimate: DryRunEstimate | None = None
+        self.runner: TournamentRun | None = None
+        self.progress: Progress | None = None
         self.breakdown: Breakdown | None = None
-        self.finished: Any = None  # the TournamentFinished event of the last run
+        self.finished: TournamentFinished | None = None  # the event that ended the last run
         self.failures: list[str] = []
-        self.analysis: dict[str, list[Any]] | None = None  # view -> tables
+        self.analysis: dict[str, list[Table]] | None = None  # view -> tables
         self._analysis_cache = AnalysisCache()  # results until the data change
         self.analysed_id: str | None = None
         self.analysed_rounds = 0
-        self.saved: list[tuple[Any, int, str]] = []
-        self._shown_progress: Any = None
+        self.saved: list[SavedTournament] = []
+        self._shown_progress: Progress | None = None
         self._from_setup = False  # the plan came from the set-up screen, not from a file
 
     # -- layout ---------------------------------------------------------------------------------------
@@ -280,38 +222,17 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self._message(f"Reading {path}…")
         self._plan_worker(path)
 
-    def _models_config(self) -> Any:
-        # the app's own models (its --models); outside the app, the usual search (models.toml, env, config dir)
-        cfg = getattr(self.services, "models_config", None)
-        if cfg is None:
-            from ebtui.config import load_models_config
-
-            cfg = load_models_config(None)
-        return cfg
-
     @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
     def _plan_worker(self, path: str) -> None:
-        from ebtui.config import ConfigError
-        from ebtui.core.store import StoreError
-        from ebtui.core.tournament import TournamentSetupError, plan_tournament
-        from ebtui.core.tournament.config import TournamentConfigError, load_tournament_config
-
         try:
-            config = load_tournament_config(path)
-            plan = plan_tournament(config, self._models_config(), self.services.store)
-            estimate = plan.estimate()
-        except (TournamentConfigError, TournamentSetupError, ConfigError) as exc:
+            planned = tuc.plan_file(self.services.context, path)
+        except UsageError as exc:
             self.post_message(self.PlanFailed(path, str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - anything else is still a message, never a crash
             self.post_message(self.PlanFailed(path, f"{path}: {type(exc).__name__}: {exc}"))
             return
-        saved = None
-        try:
-            saved = self.services.store.load_tournament(plan.tournament_id)
-        except (StoreError, OSError):
-            saved = None  # never run before
-        self.post_message(self.PlanReady(path, plan, estimate, saved))
+        self.post_message(self.PlanReady(planned))
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
@@ -325,16 +246,17 @@ class TournamentScreen(SetupHooks, TournamentExport):
 
     @on(PlanReady)
     def _plan_ready(self, event: PlanReady) -> None:
-        self.plan, self.plan_path, self.estimate = event.plan, event.path, event.estimate
+        got = event.planned
+        self.plan, self.plan_path, self.estimate = got.plan, got.path, got.estimate
         self._set_state("planned")
-        summary = plan_text(event.plan, event.estimate, self.services.store.root, event.saved)
+        summary = plan_text(got.plan, got.estimate, self.services.context.store_root, got.saved)
         self.query_one("#plan-summary", Static).update(Text(summary))
         table = self.query_one("#plan-table", DataTable)
         table.clear()
-        table.add_rows(plan_rows(event.estimate))
+        table.add_rows(plan_rows(got.estimate))
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-plan"
-        self._message(f"Plan of {event.path}: {event.estimate.rounds} rounds. ctrl+r starts it.")
-        if event.path == SETUP_LABEL:  # set up in the app and asked to run: run it
+        self._message(f"Plan of {got.path}: {got.estimate.rounds} rounds. ctrl+r starts it.")
+        if got.path == SETUP_LABEL:  # set up in the app and asked to run: run it
             self.action_start()
 
     # -- running --------------------------------------------------------------------------------------
@@ -350,7 +272,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
             return
         try:
             # building the clients checks names and keys: a problem is a message, not a crash
-            clients = self.services.make_clients(self.plan.config.all_model_names())
+            clients = self.services.context.clients(self.plan.config.all_model_names())
         except Exception as exc:  # noqa: BLE001
             self._message(str(exc), error=True)
             self.notify(strip_control(str(exc)), title="Cannot start the tournament", severity="error", timeout=10)
@@ -360,8 +282,9 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self.finished = None
         self.failures = []
         self.query_one("#progress-failures", Static).update("")
-        self.query_one("#tournament-progress", ProgressBar).update(total=self.estimate.rounds, progress=0)
-        self.breakdown = new_breakdown(self.plan, self.services.store)
+        rounds = self.estimate.rounds if self.estimate is not None else 0
+        self.query_one("#tournament-progress", ProgressBar).update(total=rounds, progress=0)
+        self.breakdown = new_breakdown(self.plan, self.services.context)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -369,16 +292,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
         self._run(self.plan, clients)
 
     @work(exclusive=True, group="tournament", exit_on_error=False)
-    async def _run(self, plan: Any, clients: dict[str, Any]) -> None:
-        from ebtui.core.tournament import RoundCompleted, RoundNotRun, TournamentFinished
-
-        runner = runner_for(plan, clients, self.services.store, progress_interval_s=0.1)
-        self.runner = runner
+    async def _run(self, plan: TournamentPlan, clients: dict[str, ModelClient]) -> None:
+        run = tuc.start(self.services.context, plan, clients, progress_interval_s=0.1)
+        self.runner = run
         try:
-            async for event in runner.run():
-                progress = getattr(event, "progress", None)
-                if progress is not None:
-                    self.progress = progress
+            async for event in run.events():
+                if not isinstance(event, AdaptiveMessage):
+                    self.progress = event.progress
                 if isinstance(event, RoundCompleted | RoundNotRun) and self.breakdown is not None:
                     ok = isinstance(event, RoundCompleted) and event.round.status.value == "complete"
                     self.breakdown.mark(event.scheduled.schedule_key, ok)
@@ -390,17 +310,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
                     self._failure(f"{event.scheduled.schedule_key}: not run — {event.reason}")
                 elif isinstance(event, TournamentFinished):
                     self._tournament_finished(event)
-                elif hasattr(event, "stop_reason"):  # an adaptive run (ebtui.core.tournament.adaptive)
+                elif isinstance(event, AdaptiveMessage):  # an adaptive run's waves and stop
                     self._adaptive(event)
         finally:
-            for client in clients.values():
-                try:
-                    await client.aclose()
-                except Exception:  # noqa: BLE001 - closing connections once done
-                    pass
+            await run.aclose()
 
     def _failure(self, text: str) -> None:
-        self.failures.append(_SPACE.sub(" ", strip_control(text))[:200])
+        self.failures.append(SPACE.sub(" ", strip_control(text))[:200])
         shown = self.failures[-5:]
         more = f"… and {len(self.failures) - 5} more\n" if len(self.failures) > 5 else ""
         self.query_one("#progress-failures", Static).update(Text(more + "\n".join(shown)))
@@ -416,7 +332,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
             self.breakdown.fill(self.query_one("#progress-breakdown", DataTable), p)
 
 
-    def _tournament_finished(self, event: Any) -> None:
+    def _tournament_finished(self, event: TournamentFinished) -> None:
         self.finished = event
         self.progress = event.progress
         self._show_progress()
@@ -498,13 +414,13 @@ class TournamentScreen(SetupHooks, TournamentExport):
                 picker.value = keep if keep in keys else keys[0]
         self.render_analysis()
 
-    def current_tables(self) -> list[Any]:
+    def current_tables(self) -> list[Table]:
         if self.analysis is None:
             return []
         view = self.query_one("#analysis-view-select", Select).value
         return self.analysis.get(str(view), self.analysis["effective"])
 
-    def current_table(self) -> Any:
+    def current_table(self) -> Table | None:
         key = self.query_one("#analysis-table-select", Select).value
         return next((t for t in self.current_tables() if t.key == key), None)
 
@@ -529,7 +445,7 @@ class TournamentScreen(SetupHooks, TournamentExport):
                                                               style="dim"))
         self._render_charts(tables)
 
-    def _render_charts(self, tables: Sequence[Any]) -> None:
+    def _render_charts(self, tables: Sequence[Table]) -> None:
         by_key = {t.key: t for t in tables}
         view = "with overrides" if tables[0].view == "effective" else "as judged"
         if "model_comparison" in by_key:
@@ -551,17 +467,9 @@ class TournamentScreen(SetupHooks, TournamentExport):
 
     @work(thread=True, exclusive=True, group="tournament-saved", exit_on_error=False)
     def _load_saved(self) -> None:
-        from ebtui.core.tournament import tournament_is_running
-
-        store = self.services.store
-        rows: list[tuple[Any, int, str]] = []
+        rows: list[SavedTournament] = []
         try:
-            for t in reversed(store.list_tournaments()):  # newest first
-                done = len(store.query(tournament=t.id, status="complete"))
-                status = t.status.value
-                if status == "running" and not tournament_is_running(store, t.id):
-                    status = "interrupted"  # saved as running, held by no process: killed; start it to resume
-                rows.append((t, done, status))
+            rows = list(reversed(tuc.list_saved(self.services.context).rows))  # newest first
         except Exception as exc:  # noqa: BLE001 - an unreadable store is a message
             self.app.call_from_thread(self.notify, strip_control(f"Could not list tournaments: {exc}"),
                                       severity="error")
@@ -587,6 +495,62 @@ class TournamentScreen(SetupHooks, TournamentExport):
             tid = self.saved[event.cursor_row][0].id
             self.query_one("#tournament-tabs", TabbedContent).active = "tab-analysis"
             self.show_analysis(tid)
+
+    # -- set-up without a file (ctrl+n), adaptive runs, export (ctrl+s) -------------------------------------
+    @property
+    def services(self) -> Services:
+        return app_services(self)
+
+    def _adaptive(self, event: AdaptiveMessage) -> None:
+        status = self.query_one("#adaptive-status", Static)
+        status.display = True
+        status.update(adaptive_text(event))
+
+    def action_setup_tournament(self) -> None:
+        if self.state not in ("running", "cancelling"):
+            self.app.push_screen(TournamentSetupScreen(), self._set_up)
+
+    def _set_up(self, result: SetupResult | None) -> None:
+        """The set-up's result: a saved file is read back; a config to run is planned, then run."""
+        if not result:
+            return
+        if result[0] == "saved":
+            self.query_one("#tournament-path", Input).value = result[1]
+            self.notify(f"Saved {strip_control(result[1])}.")
+            self.load_plan(result[1])
+            return
+        self._from_setup = True
+        self._set_state("planning")
+        self._setup_worker(result[1])
+
+    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
+    def _setup_worker(self, config: TournamentConfig) -> None:
+        self.post_message(self.PlanReady(tuc.planned(self.services.context, config, SETUP_LABEL)))
+
+    def action_export(self) -> None:
+        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
+        under <store>/reports/<tournament>/ (never ~/Downloads), and say where."""
+        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
+        if tid is None:
+            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
+            return
+        out = Path(self.services.store.root) / "reports" / tid
+        self._message(f"Exporting {tid} to {out}…")
+        self._export(tid, out)
+
+    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
+    def _export(self, tid: str, out: Path) -> None:
+        try:
+            report, csvs = tournament_report(self.services.context, tid, out)
+            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
+        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
+            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
+            self.app.call_from_thread(self._message, text, error=True)
+            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
+            return
+        text = f"Exported to {out}: {report.name}, {csvs} CSV files, {Path(shot).name}"
+        self.app.call_from_thread(self._message, text)
+        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)
 
     # -- leaving --------------------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -1,18 +1,24 @@
-"""The Tournament screen's progress rows (per pairing and per model, each with an ETA) and its export."""
+"""The Tournament screen's progress rows: per pairing and per model, each with an ETA."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
-from textual.screen import Screen
+from textual.widgets import DataTable
 
 from ebtui.core.safe_text import strip_control
-from ebtui.core.tournament import fmt_duration
-from ebtui.tui.services import Services, app_services
+from ebtui.core.usecases.tournament import (
+    Progress,
+    ScheduledRound,
+    TournamentPlan,
+    completed_keys,
+    fmt_duration,
+)
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.context import AppContext
 
 
 class Breakdown:
@@ -21,7 +27,7 @@ class Breakdown:
     A row's ETA assumes the rounds left are played in schedule order (the runner starts them in that order)
     at this run's pace so far: the row is done when its last remaining round is, k rounds from now."""
 
-    def __init__(self, scheduled: Sequence[Any]) -> None:
+    def __init__(self, scheduled: Sequence[ScheduledRound]) -> None:
         self.order = [r.schedule_key for r in scheduled]
         self.rows: dict[str, dict[str, int]] = {}
         self.members: dict[str, list[str]] = {}  # row -> schedule keys
@@ -32,20 +38,20 @@ class Breakdown:
                 self.members.setdefault(row, []).append(r.schedule_key)
 
     @staticmethod
-    def rows_of(r: Any) -> list[str]:
+    def rows_of(r: ScheduledRound) -> list[str]:
         models = dict.fromkeys([r.team_a, r.team_b, r.judge])
         return [f"{r.team_a} vs {r.team_b}", *(f"model {m}" for m in models)]
 
     def mark(self, schedule_key: str, complete: bool) -> None:
         self.finished[schedule_key] = complete
 
-    def fill(self, table: Any, progress: Any) -> None:
+    def fill(self, table: DataTable[Text], progress: Progress | None) -> None:
         """Show the rows in a DataTable (its columns: pairing / model, done, progress, not complete, ETA)."""
         table.clear()
         for row in self.table(progress):
             table.add_row(*(Text(strip_control(cell)) for cell in row))
 
-    def table(self, progress: Any) -> list[tuple[str, str, str, str, str]]:
+    def table(self, progress: Progress | None) -> list[tuple[str, str, str, str, str]]:
         """(row, done/total, bar, not complete, ETA) — pairings first, then models."""
         remaining = [k for k in self.order if k not in self.finished]
         position = {k: i + 1 for i, k in enumerate(remaining)}
@@ -71,72 +77,9 @@ class Breakdown:
         return out
 
 
-def new_breakdown(plan: Any, store: Any) -> Breakdown | None:
+def new_breakdown(plan: TournamentPlan, ctx: AppContext) -> Breakdown:
     """Rows for the plan's schedule; rounds complete before this run (a resume) count as done."""
-    try:
-        scheduled = plan.schedule.rounds
-    except AttributeError:
-        return None
-    breakdown = Breakdown(scheduled)
-    try:
-        for doc in store.query(tournament=plan.tournament_id, status="complete"):
-            if doc.get("schedule_key"):
-                breakdown.mark(doc["schedule_key"], True)
-    except Exception:  # noqa: BLE001, S110 - an unreadable index only loses the resume's head start
-        pass
+    breakdown = Breakdown(plan.schedule.rounds)
+    for key in completed_keys(ctx, plan.tournament_id):
+        breakdown.mark(key, True)
     return breakdown
-
-
-def write_tournament_report(store: Any, tid: str, out: Path) -> tuple[Path, int]:
-    """report.md, its charts and one CSV per table into `out`; returns report.md and the number of CSVs."""
-    from ebtui.core.report import write_report
-
-    rounds = store.load_rounds(tournament=tid)
-    if not rounds:
-        raise ValueError(f"tournament {tid} has no saved rounds")
-    try:
-        tournament = store.load_tournament(tid)
-    except Exception:  # noqa: BLE001 - the report is still useful without its header
-        tournament = None
-    report = write_report(rounds, out, title=f"Tournament {tid}", tournament=tournament)
-    return Path(report), len(list(out.glob("*.csv")))
-
-
-class TournamentExport(Screen[None]):
-    """The Tournament screen's export (ctrl+s): the report and an SVG screenshot under the store, never
-    ~/Downloads. TournamentScreen's base: it sets analysed_id and finished and shows `_message`."""
-
-    analysed_id: str | None
-    finished: Any  # the TournamentFinished event of the last run, or None
-
-    @property
-    def services(self) -> Services:
-        return app_services(self)
-
-    def _message(self, text: str, *, error: bool = False) -> None:
-        raise NotImplementedError
-
-    def action_export(self) -> None:
-        """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
-        under <store>/reports/<tournament>/, and say where."""
-        tid = self.analysed_id or (self.finished.tournament.id if self.finished is not None else None)
-        if tid is None:
-            self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
-            return
-        out = Path(self.services.store.root) / "reports" / tid
-        self._message(f"Exporting {tid} to {out}…")
-        self._export(tid, out)
-
-    @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
-    def _export(self, tid: str, out: Path) -> None:
-        try:
-            report, csvs = write_tournament_report(self.services.store, tid, out)
-            shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
-        except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
-            text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"
-            self.app.call_from_thread(self._message, text, error=True)
-            self.app.call_from_thread(self.notify, text, severity="error", timeout=10)
-            return
-        text = f"Exported to {out}: {report.name}, {csvs} CSV files, {Path(shot).name}"
-        self.app.call_from_thread(self._message, text)
-        self.app.call_from_thread(self.notify, text, title="Export", timeout=10)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -24,17 +24,27 @@ from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.usecases import tournament as tuc
+from ebtui.core.usecases.tournament import Prediction, TournamentConfig
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import Services, app_services
 from ebtui.tui.widgets.footer import Footer
+
+if TYPE_CHECKING:
+    from ebtui.core.usecases.tournament import VarianceComponents
+
+#: a set-up's tournament.toml fields: strings, numbers and lists of strings
+ConfigValue = str | int | float | list[str]
+#: what the set-up screen dismisses with: run this config, or the path it was saved to
+SetupResult = tuple[Literal["run"], TournamentConfig] | tuple[Literal["saved"], str]
 
 JUDGE_MODES = [("rotate: one judge an exchange", "rotate"), ("panel: every model not playing", "panel")]
 
 
 def config_data(models: list[str], dilemmas: list[str], all_dilemmas: int, judges: str, repeats: int,
-                target: float | None, budget: float | None, document: str | None) -> dict[str, Any]:
+                target: float | None, budget: float | None, document: str | None) -> dict[str, ConfigValue]:
     """The tournament.toml fields of a set-up (what a file would hold)."""
-    data: dict[str, Any] = {"name": "set-up-in-the-app", "models": models,
+    data: dict[str, ConfigValue] = {"name": "set-up-in-the-app", "models": models,
                             "dilemmas": "all" if len(dilemmas) == all_dilemmas else dilemmas,
                             "judges": judges, "rounds_per_pairing": repeats}
     if document:
@@ -46,14 +56,14 @@ def config_data(models: list[str], dilemmas: list[str], all_dilemmas: int, judge
     return data
 
 
-def toml_text(data: dict[str, Any]) -> str:
+def toml_text(data: dict[str, ConfigValue]) -> str:
     """The fields as TOML (strings, numbers and lists of strings: JSON's spelling is TOML's)."""
     lines = ["# written by ebtui's tournament set-up (see tournament.example.toml for every field)"]
     lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in data.items()]
     return "\n".join(lines) + "\n"
 
 
-def prediction_text(p: dict[str, Any]) -> str:
+def prediction_text(p: Prediction) -> str:
     hw, gap = p.get("half_width"), p.get("detectable_gap")
     lines = [
         f"{p['dilemmas']} dilemmas × {p['pairings']} pairings × {p['repeats']} repeat(s), {p['judge_mode']} judging: "
@@ -72,7 +82,7 @@ def prediction_text(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-class TournamentSetupScreen(Screen[Any]):
+class TournamentSetupScreen(Screen[SetupResult | None]):
     BINDINGS = bindings("tournament_setup")
     DEFAULT_CSS = """
     #setup-lists { height: 1fr; }
@@ -88,7 +98,7 @@ class TournamentSetupScreen(Screen[Any]):
     @dataclass
     class Predicted(Message):
         key: str
-        result: dict[str, Any] | None
+        result: Prediction | None
         error: str
 
     @property
@@ -97,25 +107,13 @@ class TournamentSetupScreen(Screen[Any]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.prediction: dict[str, Any] | None = None
+        self.prediction: Prediction | None = None
         self.error = ""
         self._key = ""
-        self._components: Any = None
-
-    def _models_config(self) -> Any:
-        mc = getattr(self.services, "models_config", None)
-        if mc is None:
-            from ebtui.config import ConfigError, load_models_config
-
-            try:
-                mc = load_models_config(None)
-            except ConfigError:
-                return None
-        return mc
+        self._components: VarianceComponents | None = None
 
     def compose(self) -> ComposeResult:
-        mc = self._models_config()
-        names = sorted(mc.models) if mc is not None else []
+        names = tuc.model_names(self.services.context)
         dilemmas = self.services.dilemmas or []
         yield Header()
         with Horizontal(id="setup-lists"):
@@ -143,7 +141,7 @@ class TournamentSetupScreen(Screen[Any]):
         self.refresh_prediction()
 
     # -- the choices ---------------------------------------------------------------------------------------
-    def choices(self) -> dict[str, Any]:
+    def choices(self) -> dict[str, ConfigValue]:
         """The tournament.toml fields chosen (raises ValueError naming a bad field)."""
         models = list(self.query_one("#setup-models", SelectionList).selected)
         dilemmas = list(self.query_one("#setup-dilemmas", SelectionList).selected)
@@ -195,47 +193,16 @@ class TournamentSetupScreen(Screen[Any]):
     # -- workers -------------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="setup-components", exit_on_error=False)
     def _load_components(self) -> None:
-        from ebtui.core.analysis.families import family_function
-        from ebtui.core.analysis.variance import default_components, variance_components
-
-        try:
-            rounds = self.services.store.load_rounds()
-        except Exception:  # noqa: BLE001 - an unreadable store: plan with the defaults
-            rounds = []
-        vc = variance_components(rounds, family_function(None), replicates=0) if rounds else \
-            default_components("no saved rounds in the store")
-        self._components = vc
+        self._components = tuc.store_components(self.services.context)
         self.app.call_from_thread(self.refresh_prediction)
 
     @work(thread=True, exclusive=True, group="setup-predict", exit_on_error=False)
-    def _predict(self, key: str, data: dict[str, Any]) -> None:
-        from ebtui.core.analysis.variance import default_components
-        from ebtui.core.batch.estimate import batch_estimate
-        from ebtui.core.tournament import plan_tournament
-        from ebtui.core.tournament.config import parse_tournament_config
-        from ebtui.core.tournament.planner import evaluate
-
+    def _predict(self, key: str, data: dict[str, ConfigValue]) -> None:
         try:
-            cfg = parse_tournament_config(data, "the set-up")
-            plan = plan_tournament(cfg, self._models_config())
-            est = plan.estimate()
-            batch = batch_estimate(plan, est)
-            vc = self._components or default_components("still reading the store")
-            design = evaluate(cfg.models, vc.values(), len(plan.schedule.dilemma_ids),
-                              "panel" if cfg.judges == "panel" else "rotate", cfg.rounds_per_pairing,
-                              judges=cfg.judges if isinstance(cfg.judges, list) else None, seed=cfg.seed)
+            result = tuc.predict(self.services.context, data, self._components)
         except Exception as exc:  # noqa: BLE001 - a message, never a crash
             self.post_message(self.Predicted(key, None, strip_control(str(exc))))
             return
-        comps = ("defaults (no saved rounds)" if vc.source == "defaults" else
-                 f"estimated from {vc.n_rows} saved scores on {vc.dilemmas} dilemmas")
-        result = {"dilemmas": len(plan.schedule.dilemma_ids), "pairings": len(cfg.models) * (len(cfg.models) - 1),
-                  "repeats": cfg.rounds_per_pairing, "judge_mode": cfg.judges, "rounds": est.rounds,
-                  "calls": est.total_calls, "cost_usd": est.total_cost_usd,
-                  "batch_cost_usd": batch["batch_price_usd"], "half_width": design.half_width,
-                  "detectable_gap": design.detectable_gap, "components": comps, "target": cfg.target_half_width,
-                  "note": ("No price configured for: " + ", ".join(est.unpriced_models) + " (counted as $0)")
-                  if est.unpriced_models else "", "config": cfg}
         self.post_message(self.Predicted(key, result, ""))
 
     @on(Predicted)
@@ -275,46 +242,3 @@ class TournamentSetupScreen(Screen[Any]):
 
 
 SETUP_LABEL = "the set-up"
-
-
-class SetupHooks(Screen[Any]):
-    """What the tournament screen adds for set-ups without a file and adaptive runs (kept here: that screen
-    is at its size limit): ctrl+n opens TournamentSetupScreen; its result is planned and run, or saved and read
-    back; an adaptive run's messages show the widest half-width against the target, and why it stopped."""
-
-    def _adaptive(self, event: Any) -> None:
-        status = self.query_one("#adaptive-status", Static)
-        status.display = True
-        widest = event.widest_half_width
-        head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
-                and widest != float("inf") and event.target is not None else
-                f"Target ±{event.target:g}" if event.target is not None else "")
-        status.update(Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else ""))
-
-    def action_setup_tournament(self) -> None:
-        screen: Any = self
-        if screen.state in ("running", "cancelling"):
-            return
-        self.app.push_screen(TournamentSetupScreen(), self._set_up)
-
-    def _set_up(self, result: Any) -> None:
-        if not result:
-            return
-        screen: Any = self
-        kind, value = result
-        if kind == "saved":
-            self.query_one("#tournament-path", Input).value = value
-            self.notify(f"Saved {strip_control(value)}.")
-            screen.load_plan(value)
-            return
-        screen._from_setup = True
-        screen._set_state("planning")
-        self._setup_worker(value)
-
-    @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
-    def _setup_worker(self, config: Any) -> None:
-        from ebtui.core.tournament import plan_tournament
-
-        screen: Any = self
-        plan = plan_tournament(config, screen._models_config(), screen.services.store)
-        self.post_message(screen.PlanReady(SETUP_LABEL, plan, plan.estimate(), None))

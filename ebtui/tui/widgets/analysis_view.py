@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,11 +17,23 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.usecases import report
+from ebtui.core.usecases.report import BIAS_ROUNDS_UP_TO, AnalysisCancelled
+from ebtui.tui.services import app_services
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from ebtui.core.usecases.report import Analysis
+    from ebtui.tui.widgets.pairwise_view import PairwiseView
+
+__all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisView", "interval_track", "render_fit",
+           "shown"]
 
 TRACK = 30  # cells for the 1-10 scale
 
 
-def shown(x: Any) -> float:
+def shown(x: float) -> float:
     """A figure as this view shows it: rounded once, to the two decimals printed (a value that rounds to zero
     is 0.0, never -0.0). The chart places this value, never the raw one, so a dot and its printed figure agree
     and floating-point noise between machines (BLAS builds, CPUs) cannot move a dot by a cell."""
@@ -29,7 +41,7 @@ def shown(x: Any) -> float:
     return 0.0 if v == 0 else v
 
 
-def _f(x: Any, signed: bool = False) -> str:
+def _f(x: float | None, signed: bool = False) -> str:
     if x is None:
         return "  —  "
     v = shown(x)
@@ -54,7 +66,7 @@ def interval_track(low: float | None, mid: float | None, high: float | None, lo:
     return "".join(cells)
 
 
-def _name(x: Any, width: int) -> str:
+def _name(x: object, width: int) -> str:
     text = strip_control(str(x)).replace("\n", " ")
     return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
 
@@ -92,91 +104,23 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
     return out
 
 
-def fit_for_view(rounds: Any, services: Any = None) -> Any:
-    """The as-judged joint fit the report and `report --json` show, families from the app's models.toml
-    (`rounds`: Round objects or their columns, ebtui.core.analysis.frame.Facts)."""
-    from ebtui.core.analysis import analyse_fit, columnar, resolve_families
-    from ebtui.core.analysis.frame import Facts
+class AnalysisCache(report.AnalysisCache):
+    """The use case's cache (ebtui.core.usecases.report.AnalysisCache), run in the tournament screen's worker."""
 
-    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(rounds)
-    families = resolve_families(facts.names(), getattr(services, "models_config", None),
-                                columnar.recorded_families(facts))
-    return analyse_fit(facts, families=families)
-
-
-class AnalysisCancelled(Exception):
-    """The analysis was cancelled (by the user, or because a newer one started)."""
-
-
-#: up to this many rounds the tab adds the judge-bias tables (they read whole rounds; see `ebtui report`)
-BIAS_ROUNDS_UP_TO = 2000
-
-
-class AnalysisCache:
-    """The Analysis tab's results, computed from the analysis columns beside the store
-    (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
-    generation (which moves whenever a round of the store changed) and the tournament are the same.
-
-    `compute` runs in a worker thread; it calls `cancelled()` between steps (raising AnalysisCancelled when
-    it answers True) and `progress(text)` before each step."""
-
-    def __init__(self) -> None:
-        self._key: tuple[Any, ...] | None = None
-        self._result: tuple[int, dict[str, list[Any]], Any] | None = None
-
-    def compute(self, store: Any, tournament_id: str, services: Any, *, views: tuple[str, ...],
-                cancelled: Any = lambda: False, progress: Any = lambda text: None) -> tuple[int, dict[str, list[Any]], Any]:
-        """(rounds, view -> descriptive tables, the fit's Analysis)."""
-        from ebtui.core.analysis import columnar
-        from ebtui.core.analysis.source import facts_source
-
-        def step(text: str) -> None:
-            if cancelled():
-                raise AnalysisCancelled(text)
-            progress(text)
-
-        step("reading the analysis columns")
-        src = facts_source(store)
-
-        def watch(done: int, total: int) -> None:  # a first analysis of a large store reads every round file
-            step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
-
-        facts = src.facts(watch, tournament=tournament_id)
-        key = (id(store), tournament_id, src.generation, getattr(services, "models_config", None) is not None)
-        if key == self._key and self._result is not None:
-            return self._result
-        ex = columnar.Exchanges.of(facts)
-        tables: dict[str, list[Any]] = {}
-        for view in views:
-            step(f"tables ({view})")
-            tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
-        step("joint fit and intervals")
-        fit = fit_for_view(facts, services)
-        if len(facts) <= BIAS_ROUNDS_UP_TO:  # judge bias and reliability: whole rounds (as the report's section 9)
-            step("judge bias and reliability")
-            from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
-            from ebtui.core.judge_views import agreement_map
-
-            given = store.load_rounds(tournament=tournament_id)
-            root = getattr(store, "root", None)
-            bias = bias_tables(judge_bias_section(given, agreement=agreement_map(root) if root else None))
-            for view in tables:
-                tables[view] = [*tables[view], *bias]
-        step("done")
-        self._key, self._result = key, (len(facts), tables, fit)
-        return self._result
-
-    def publish(self, screen: Any, tournament_id: str, got: tuple[int, dict[str, list[Any]], Any],
-                *views: type) -> None:
+    def publish(self, screen: Screen[None], tournament_id: str, got: report.AnalysisResult,
+                *views: type[AnalysisView | PairwiseView]) -> None:
         """From the worker: show the fit on the screen's views of these types (the analysis view, the
         pairwise view); the pairwise view's compare screen shows transcripts, so it gets whole rounds while
         the tournament is small enough to read them (BIAS_ROUNDS_UP_TO)."""
-        rounds = screen.services.store.load_rounds(tournament=tournament_id) if got[0] <= BIAS_ROUNDS_UP_TO else ()
+        rounds = report.tab_rounds(app_services(screen).context, tournament_id, got)
         for kind in views:
-            args = (got[2],) if kind is AnalysisView else (got[2], rounds)
-            screen.app.call_from_thread(screen.query_one(kind).show, *args)
+            view = screen.query_one(kind)
+            if isinstance(view, AnalysisView):
+                screen.app.call_from_thread(view.show, got.fit)
+            else:
+                screen.app.call_from_thread(view.show, got.fit, rounds)
 
-    def run(self, screen: Any, tournament_id: str, views: tuple[str, ...]) -> tuple[int, dict[str, list[Any]], Any] | None:
+    def run(self, screen: Screen[None], tournament_id: str, views: tuple[str, ...]) -> report.AnalysisResult | None:
         """`compute` in the screen's analysis worker: the step is shown in #analysis-coverage once the work
         has taken over a second; None when the worker was cancelled (ctrl+k, or a newer analysis)."""
         from textual.worker import get_current_worker
@@ -190,10 +134,11 @@ class AnalysisCache:
             if time.monotonic() - started > 1.0:
                 screen.app.call_from_thread(coverage.update, Text(f"Analysing {name}: {text}… (ctrl+k cancels)"))
 
+        services = app_services(screen)
         try:
-            return self.compute(screen.services.store, tournament_id, screen.services, views=views,
+            return self.compute(services.context, tournament_id, services.models_config, views=views,
                                 cancelled=lambda: worker.is_cancelled, progress=progress)
-        except AnalysisCancelled:
+        except report.AnalysisCancelled:
             screen.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
             return None
 
@@ -209,13 +154,13 @@ class AnalysisView(ScrollableContainer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.analysis: Any = None
+        self.analysis: Analysis | None = None
         self._text = Static("", markup=False)
 
     def compose(self) -> ComposeResult:
         yield self._text
 
-    def show(self, analysis: Any) -> None:
+    def show(self, analysis: Analysis | None) -> None:
         self.analysis = analysis
         text = render_fit(analysis.tables) if analysis is not None else Text("")
         text.rstrip()  # in place: no blank line under the last row

@@ -16,7 +16,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from ebtui.core.batch import batch_views, read_ledger
 from ebtui.core.safe_text import strip_control
 
 #: each state's colour, a component class of BatchStatus (theme variables: see its DEFAULT_CSS)
@@ -107,7 +106,9 @@ class BatchStatus(Static):
         self._follow_screen()
         if self.store_root is None or self.tournament_id is None:
             return
-        self.rows = batch_views(read_ledger(self.store_root, self.tournament_id))
+        from ebtui.core.usecases.tournament import batch_rows
+
+        self.rows = batch_rows(self.store_root, self.tournament_id)
         self.display = bool(self.rows)
         styles = {state: self.get_component_rich_style(cls, partial=True) for state, cls in STATE_CLASS.items()}
         self.update(render_batches(self.rows, styles=styles))

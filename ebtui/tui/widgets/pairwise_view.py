@@ -9,7 +9,7 @@ Names come from models.toml or round files: they pass through `strip_control` an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -19,10 +19,14 @@ from textual.widgets import DataTable, Static
 
 from ebtui.core.safe_text import strip_control
 
+if TYPE_CHECKING:
+    from ebtui.core.records import Round
+    from ebtui.core.usecases.report import Analysis, Table
+
 CELL = 13
 
 
-def _name(x: Any, width: int) -> str:
+def _name(x: object, width: int) -> str:
     text = strip_control(str(x)).replace("\n", " ")
     return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
 
@@ -87,8 +91,8 @@ class PairwiseView(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.analysis: Any = None
-        self.rounds: Sequence[Any] = ()
+        self.analysis: Analysis | None = None
+        self.rounds: Sequence[Round] = ()
         self.families: Mapping[str, str] | None = None
         self.pairs: list[tuple[str, str]] = []
 
@@ -96,9 +100,10 @@ class PairwiseView(VerticalScroll):
         yield Static("", id="pairwise-text", markup=False)
         yield DataTable(id="pairwise-list", cursor_type="row", zebra_stripes=True)
 
-    def show(self, analysis: Any, rounds: Sequence[Any] = (), families: Mapping[str, str] | None = None) -> None:
+    def show(self, analysis: Analysis | None, rounds: Sequence[Round] = (),
+             families: Mapping[str, str] | None = None) -> None:
         self.analysis, self.rounds, self.families = analysis, list(rounds), families
-        tables = analysis.tables if analysis is not None else {}
+        tables: Mapping[str, Table] = analysis.tables if analysis is not None else {}
         text = render_ranks_and_matrix(tables)
         text.rstrip()
         self.query_one("#pairwise-text", Static).update(text)
@@ -126,10 +131,8 @@ class PairwiseView(VerticalScroll):
         a, b = self.pairs[event.cursor_row]
         families = self.families
         if families is None:  # the families the fit used: models.toml, else recorded in the rounds
-            from ebtui.core.analysis import resolve_families
-            from ebtui.core.analysis.families import recorded_families
+            from ebtui.core.usecases.compare import pair_families
             from ebtui.tui.services import app_services
 
-            names = {m for r in self.rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-            families = resolve_families(names, app_services(self).models_config, recorded_families(self.rounds))
+            families = pair_families(self.rounds, app_services(self).models_config)
         self.app.push_screen(CompareScreen(self.rounds, a, b, families=families))

@@ -1,0 +1,380 @@
+"""Reports, for both front ends and the Python API: which rounds (their analysis columns, or whole rounds where
+a section needs them), each model's family resolved once, an optional classifier model, the report's numbers
+(`build_report`), and its files (Markdown with charts and CSVs, or one web page) or its JSON. Never prints:
+notes for the user go to a callback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ebtui.errors import UsageError
+
+if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
+    from ebtui.config import ModelsConfig
+    from ebtui.core.analysis import Analysis as Analysis
+    from ebtui.core.analysis import ConsistencyClassification as ConsistencyClassification
+    from ebtui.core.analysis import Table as Table
+    from ebtui.core.analysis.frame import Facts as Facts
+    from ebtui.core.records import Round, Tournament
+    from ebtui.core.report import ReportData as ReportData
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.providers.base import ModelClient
+
+__all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
+           "families", "model_families", "report_json", "select", "tab_rounds", "tournament_report", "write_html",
+           "write_markdown"]
+
+#: up to this many rounds a report (and the app's Analysis tab) reads them whole, for the judge-bias section
+#: (style, order, agreement, reliability); above it, only the analysis columns (the section is left out)
+BIAS_ROUNDS_UP_TO = 2000
+
+Classifications = Mapping[str, "ConsistencyClassification"]
+
+
+def _quiet(text: str) -> None:
+    """No note (the default of `note` callbacks)."""
+
+
+@dataclass
+class Selection:
+    """The rounds a report reads: their columns (`facts`), the rounds whole where needed (None: not read),
+    the tournament record (None: none, or lost) and the round files left out as unreadable."""
+
+    root: Path
+    facts: Facts
+    rounds: list[Round] | None
+    tournament: Tournament | None
+    unreadable: list[tuple[str, str]]
+    filters: dict[str, str | None] = field(default_factory=dict)
+    #: every judgment of a round read from whole rounds (a classifier, or judgments added by `ebtui rejudge`)
+    from_rounds: bool = False
+
+    def require_rounds(self) -> None:
+        """A UsageError naming the filters when nothing is selected."""
+        if len(self.facts):
+            return
+        what = [f"tournament {self.filters.get('tournament')!r}" if self.filters.get("tournament") else "",
+                f"model {self.filters.get('model')!r}" if self.filters.get("model") else "",
+                f"dilemma {self.filters.get('dilemma')!r}" if self.filters.get("dilemma") else ""]
+        filt = ", ".join(w for w in what if w)
+        raise UsageError(f"no rounds in {self.root}" + (f" matching {filt}" if filt else "") + "; nothing to report")
+
+
+def existing_root(ctx: AppContext) -> Path:
+    root = ctx.store_root
+    if not root.is_dir():
+        raise UsageError(f"no results store at {root} (give --store DIR)")
+    return root
+
+
+def select(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
+           dilemma: str | None = None, whole_rounds: bool = False, with_classifier: bool = False,
+           note: Callable[[str], None] = _quiet) -> Selection:
+    """The report's rounds. Whole rounds (transcripts) are read only where they are needed (`whole_rounds`: a
+    classifier reads the answers, the web page shows them) and for the judge-bias section while the store is
+    small enough for that to stay quick; else the analysis columns beside the store
+    (ebtui.core.analysis.source): no round file is read unless it changed since the last report."""
+    from ebtui.core.store import StoreError
+
+    root = existing_root(ctx)
+    results = ctx.store
+    tournament = None
+    rounds: list[Round] | None = None
+    from_rounds = False
+    try:
+        if tournament_id:
+            try:
+                tournament = results.load_tournament(tournament_id)
+            except StoreError:
+                tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
+        if whole_rounds or len(results.stamps(tournament=tournament_id, dilemma=dilemma)) <= BIAS_ROUNDS_UP_TO:
+            rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
+            if model:
+                from ebtui.core.views.means import rounds_with_team_seat
+
+                rounds = rounds_with_team_seat(rounds, model)
+        from ebtui.core.analysis.frame import Facts
+        from ebtui.core.analysis.judge_bias import expand_judgments
+        from ebtui.core.analysis.source import facts_source
+
+        # rounds with judgments added by `ebtui rejudge` count each judgment: the columns hold a round's own
+        from_rounds = rounds is not None and (with_classifier or any(r.extra_judgments for r in rounds))
+        if from_rounds:
+            assert rounds is not None
+            facts = Facts.from_rounds(expand_judgments(rounds))
+        else:
+            source = facts_source(results)
+            if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
+                note(f"building the analysis columns from {n} round files (once): {source.path}")
+            facts = source.facts(tournament=tournament_id, dilemma=dilemma)
+        unreadable = _unreadable(ctx)
+    except (StoreError, ValueError, TypeError) as exc:
+        raise UsageError(f"{root}: {exc}") from None
+    if model and not from_rounds:
+        facts = facts.take((facts.team_a == model) | (facts.team_b == model))
+    return Selection(root, facts, rounds, tournament, unreadable,
+                     {"tournament": tournament_id, "model": model, "dilemma": dilemma}, from_rounds)
+
+
+def _unreadable(ctx: AppContext) -> list[tuple[str, str]]:
+    """Round files the report had to leave out: found afresh, plus any that failed to load just now."""
+    results = ctx.store
+    out = list(results.unreadable(deep=False))  # the rounds were just read: a changed one is in problems
+    seen = {p for p, _ in out}
+    out += [(p, r) for p, r in results.problems if p not in seen and "/rounds/" in p.replace("\\", "/")]
+    return out
+
+
+# -- families and the classifier ----------------------------------------------------------------------------
+def model_families(names: Iterable[str], models: ModelsConfig | None, recorded: Mapping[str, str]) -> dict[str, str]:
+    """model -> family: models.toml (`family`, else its provider), else the family recorded in the rounds, else
+    the name heuristic of ebtui.core.analysis.families."""
+    from ebtui.core.analysis.families import resolve_families
+
+    return resolve_families(names, models, recorded)
+
+
+def families(ctx: AppContext, data: Facts | Sequence[Round], *, explicit: bool = False) -> dict[str, str]:
+    """Each model's family for a report over `data` (columns or rounds), resolved once. An unreadable models.toml
+    is a UsageError when it was asked for (`explicit`: --models or --classifier), else no reason to refuse a
+    report (every family then comes from the rounds or the names)."""
+    from ebtui.config import ConfigError
+    from ebtui.core.analysis.columnar import recorded_families
+    from ebtui.core.analysis.families import recorded_families as recorded_in_rounds
+    from ebtui.core.analysis.frame import Facts
+
+    if isinstance(data, Facts):
+        names, recorded = data.names(), recorded_families(data)
+    else:
+        names = {m for r in data for m in (r.team_a_model, r.team_b_model, r.judge_model)}
+        recorded = recorded_in_rounds(data)
+    try:
+        config: ModelsConfig | None = ctx.models
+    except ConfigError as exc:
+        if explicit:
+            raise UsageError(str(exc)) from None
+        config = None
+    return model_families(names, config, recorded)
+
+
+def classifier_client(ctx: AppContext, name: str) -> ModelClient:
+    """The classifier model's client (an unknown name or missing key: UsageError)."""
+    from ebtui.config import ConfigError
+
+    try:
+        return ctx.clients([name])[name]
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+async def classify(rounds: Sequence[Round], client: ModelClient) -> dict[str, ConsistencyClassification]:
+    """A model's classification of every consistency-test answer (the client is closed after)."""
+    from ebtui.core.analysis import classify_consistency_answers_with_model
+
+    try:
+        return await classify_consistency_answers_with_model(rounds, client)
+    finally:
+        await client.aclose()
+
+
+# -- the report ---------------------------------------------------------------------------------------------
+def agreement(root: Path) -> Mapping[tuple[str, str], Mapping[str, bool | None]] | None:
+    """The judges' own views (`ebtui rejudge --views`), when the store has them."""
+    if not (root / "judge_views").is_dir():
+        return None
+    from ebtui.core.judge_views import agreement_map
+
+    return agreement_map(root)
+
+
+def build_report(sel: Selection, fams: Mapping[str, str], classifications: Classifications | None = None, *,
+                 seed: int | None = None, replicates: int | None = None) -> ReportData:
+    """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
+    from ebtui.core import analysis as an
+    from ebtui.core.report import build_report_data
+
+    return build_report_data(sel.facts, classifications=classifications, families=fams,
+                             agreement=agreement(sel.root), bias_rounds=sel.rounds,
+                             seed=an.DEFAULT_SEED if seed is None else seed,
+                             replicates=an.DEFAULT_REPLICATES if replicates is None else replicates)
+
+
+def default_title(sel: Selection) -> str:
+    t, tid = sel.tournament, sel.filters.get("tournament")
+    model, dilemma = sel.filters.get("model"), sel.filters.get("dilemma")
+    subject = (t.name or t.id) if t else (tid or "all rounds")
+    extra = ", ".join(x for x in (f"model {model}" if model else "", f"dilemma {dilemma}" if dilemma else "") if x)
+    return f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
+
+
+def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
+    """The object `ebtui report --json` prints."""
+    return {"filters": dict(sel.filters), **data.json(),
+            "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable]}
+
+
+def write_markdown(sel: Selection, data: ReportData, out: Path, title: str) -> Path:
+    """report.md, its charts and one CSV per table into `out` (cannot write: UsageError)."""
+    from ebtui.core.report import write_report
+
+    try:
+        return write_report(sel.facts, out, title=title, tournament=sel.tournament, data=data)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+
+
+def write_html(sel: Selection, data: ReportData, out: Path, title: str) -> Path:
+    """The self-contained web page (the rounds are read whole: `select(whole_rounds=True)`)."""
+    from ebtui.core.export.html import write_html_report
+
+    assert sel.rounds is not None
+    try:
+        return write_html_report(sel.rounds, out, data=data, title=title, tournament=sel.tournament)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+
+
+def tournament_report(ctx: AppContext, tid: str, out: Path) -> tuple[Path, int]:
+    """The app's export of a tournament: report.md, its charts and one CSV per table into `out`; returns
+    report.md and the number of CSVs."""
+    from ebtui.core.report import write_report
+
+    rounds = ctx.store.load_rounds(tournament=tid)
+    if not rounds:
+        raise ValueError(f"tournament {tid} has no saved rounds")
+    try:
+        tournament = ctx.store.load_tournament(tid)
+    except Exception:  # noqa: BLE001 - the report is still useful without its header
+        tournament = None
+    report = write_report(rounds, out, title=f"Tournament {tid}", tournament=tournament)
+    return Path(report), len(list(out.glob("*.csv")))
+
+
+# -- the Python API's report ----------------------------------------------------------------------------------
+def select_rounds(ctx: AppContext, *, tournament: str | None = None, dilemma: str | None = None,
+                  model: str | None = None) -> list[Round]:
+    """Rounds, oldest first (the order `ebtui report` reads them in); model: only rounds in which it sat at
+    Team A or B (as `report --model`)."""
+    from ebtui.core.views.means import rounds_with_team_seat
+
+    rounds = ctx.store.load_rounds(tournament=tournament, dilemma=dilemma)
+    return rounds_with_team_seat(rounds, model) if model else list(rounds)
+
+
+def rounds_report(ctx: AppContext, rounds: Sequence[Round], *, seed: int | None = None,
+                  replicates: int | None = None) -> tuple[ReportData, dict[str, str]]:
+    """The report's numbers over whole rounds and the families they used (an explicit models file of the
+    context that cannot be read: ValueError)."""
+    from ebtui.core import analysis as an
+    from ebtui.core.judge_views import agreement_map
+    from ebtui.core.report import build_report_data
+
+    try:
+        fams = families(ctx, rounds, explicit=ctx.models_file is not None)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
+                             replicates=an.DEFAULT_REPLICATES if replicates is None else replicates,
+                             agreement=agreement_map(ctx.store_root))
+    return data, fams
+
+
+def write_html_of(rounds: Sequence[Round], data: ReportData, path: Path, title: str,
+                  tournament: Tournament | None) -> Path:
+    """The self-contained web report of these rounds (as `ebtui report --html`)."""
+    from ebtui.core.export.html import write_html_report
+
+    return write_html_report(rounds, path, data=data, title=title, tournament=tournament)
+
+
+# -- the app's Analysis tab ---------------------------------------------------------------------------------
+def analyse(data: Facts | Sequence[Round], models: ModelsConfig | None) -> Analysis:
+    """The as-judged joint fit the report and `report --json` show, families from `models` (the app's
+    models.toml; None: recorded in the rounds, else the names)."""
+    from ebtui.core.analysis import analyse_fit, columnar
+    from ebtui.core.analysis.frame import Facts
+
+    facts = data if isinstance(data, Facts) else Facts.from_rounds(data)
+    return analyse_fit(facts, families=model_families(facts.names(), models, columnar.recorded_families(facts)))
+
+
+class AnalysisCancelled(Exception):
+    """The analysis was cancelled (by the user, or because a newer one started)."""
+
+
+class AnalysisResult(NamedTuple):
+    rounds: int
+    tables: dict[str, list[Table]]  # view -> descriptive tables
+    fit: Analysis
+
+
+class AnalysisCache:
+    """The Analysis tab's results, computed from the analysis columns beside the store
+    (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
+    generation (which moves whenever a round of the store changed) and the tournament are the same.
+
+    `compute` runs in a worker thread; it calls `cancelled()` between steps (raising AnalysisCancelled when
+    it answers True) and `progress(text)` before each step."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._result: AnalysisResult | None = None
+
+    def compute(self, ctx: AppContext, tournament_id: str, models: ModelsConfig | None, *, views: tuple[str, ...],
+                cancelled: Callable[[], bool] = lambda: False,
+                progress: Callable[[str], None] = _quiet) -> AnalysisResult:
+        """(rounds, view -> descriptive tables, the fit's Analysis)."""
+        from ebtui.core.analysis import columnar
+        from ebtui.core.analysis.source import facts_source
+
+        def step(text: str) -> None:
+            if cancelled():
+                raise AnalysisCancelled(text)
+            progress(text)
+
+        store = ctx.store
+        step("reading the analysis columns")
+        src = facts_source(store)
+
+        def watch(done: int, total: int) -> None:  # a first analysis of a large store reads every round file
+            step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
+
+        facts = src.facts(watch, tournament=tournament_id)
+        key = (id(store), tournament_id, src.generation, models is not None)
+        if key == self._key and self._result is not None:
+            return self._result
+        ex = columnar.Exchanges.of(facts)
+        tables: dict[str, list[Table]] = {}
+        for view in views:
+            step(f"tables ({view})")
+            tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
+        step("joint fit and intervals")
+        fit = analyse(facts, models)
+        if len(facts) <= BIAS_ROUNDS_UP_TO:  # judge bias and reliability: whole rounds (as the report's section 9)
+            step("judge bias and reliability")
+            from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
+            from ebtui.core.judge_views import agreement_map
+
+            given = store.load_rounds(tournament=tournament_id)
+            bias = bias_tables(judge_bias_section(given, agreement=agreement_map(store.root)))
+            for view in tables:
+                tables[view] = [*tables[view], *bias]
+        step("done")
+        self._key, self._result = key, AnalysisResult(len(facts), tables, fit)
+        return self._result
+
+
+def tab_rounds(ctx: AppContext, tournament_id: str, result: AnalysisResult) -> list[Round]:
+    """The rounds the compare view shows transcripts of: read whole while the tournament is small enough
+    (BIAS_ROUNDS_UP_TO), else none."""
+    return ctx.store.load_rounds(tournament=tournament_id) if result.rounds <= BIAS_ROUNDS_UP_TO else []
+
+
+def overall_criterion() -> str:
+    """The criterion name of the mean of the seven criteria in the analysis tables."""
+    from ebtui.core.analysis import OVERALL
+
+    return OVERALL
