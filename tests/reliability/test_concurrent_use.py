@@ -12,11 +12,17 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ebtui_cmd, load_round_files, round_files, scripted_models_toml, toml_table
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA, RoundStatus
 from ebtui.core.store import ResultsStore, StoreError
+from tests.support.reliability_helpers import (
+    ebtui_cmd,
+    load_round_files,
+    round_files,
+    scripted_models_toml,
+    toml_table,
+)
 
 MODELS = ["alpha", "beta", "gamma"]
 
@@ -107,13 +113,13 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     """The same through the TUI: the score card (Pilot) corrects scores of rounds the tournament is playing."""
     import asyncio
 
-    from factories import make_dilemmas
     from textual.widgets import Input
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.score import ScoreCardScreen
     from ebtui.tui.services import Services
     from ebtui.tui.widgets.score_card import ScoreGrid
+    from tests.support.factories import make_dilemmas
 
     models = tmp_path / "models.toml"
     models.write_text(scripted_models_toml(MODELS, latency_s=0.1, tokens_per_second=2000.0))

@@ -13,13 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ebtui_cmd, load_round_files, round_files, scripted_models_toml, toml_table
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, Tournament
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import make_schedule
 from ebtui.core.tournament.config import load_tournament_config
+from tests.support.reliability_helpers import (
+    ebtui_cmd,
+    load_round_files,
+    round_files,
+    scripted_models_toml,
+    toml_table,
+)
 
 MODELS = ["alpha", "beta", "gamma"]
 

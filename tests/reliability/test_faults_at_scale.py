@@ -10,15 +10,6 @@ from typing import Any
 
 import pytest
 from llmock.verdict import judge
-from reliability_helpers import (
-    FAULT_KINDS,
-    LLMOCK_FAMILIES,
-    DistinctCallsClient,
-    SeededFaultQueue,
-    call_tag,
-    llmock_models_toml,
-    round_files,
-)
 
 from ebtui.config import load_models_config
 from ebtui.core.dilemmas import load_dilemmas
@@ -27,6 +18,15 @@ from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentRunner, make_schedule
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.registry import build_clients
+from tests.support.reliability_helpers import (
+    FAULT_KINDS,
+    LLMOCK_FAMILIES,
+    DistinctCallsClient,
+    SeededFaultQueue,
+    call_tag,
+    llmock_models_toml,
+    round_files,
+)
 
 ATTEMPTS = 3  # the default `attempts` of a model: tries per call, the first included
 

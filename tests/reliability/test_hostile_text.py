@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from reliability_helpers import run_ebtui
 from textual.geometry import Region
 
 from ebtui.cli import cli
@@ -18,6 +17,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient, ScriptRule
+from tests.support.reliability_helpers import run_ebtui
 
 LONG = "W" * 6000
 HOSTILE = (
@@ -154,13 +154,12 @@ async def _wait(predicate: Any, timeout: float = 30.0) -> None:
 
 async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
 
-    from factories import make_dilemmas
-
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.live import LiveRoundScreen
     from ebtui.tui.screens.score import ScoreCardScreen
     from ebtui.tui.services import Services
     from ebtui.tui.widgets.role_pane import PhaseView
+    from tests.support.factories import make_dilemmas
 
     store = ResultsStore(tmp_path / "store", durable=False)
     services = Services(dilemmas=make_dilemmas(), model_names=["scripted", "scripted-judge"],

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from reliability_helpers import FAST_RETRIES, LLMOCK_FAMILIES, run_ebtui, toml_table, walk_files
 
 from ebtui.cli import cli
 from ebtui.config import load_models_config
@@ -18,6 +17,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.registry import build_clients
+from tests.support.reliability_helpers import FAST_RETRIES, LLMOCK_FAMILIES, run_ebtui, toml_table, walk_files
 
 CANARIES = {
     "OPENAI_API_KEY": "sk-test-CANARY-openai-7f3a9c1e55d04b2a",

@@ -6,12 +6,13 @@ from contextlib import asynccontextmanager
 from functools import partial
 
 from textual.widgets import Input
-from tui_helpers import fixed_round, wait_until
 
 from ebtui.core.records import CRITERIA, Judgment, Scores
 from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import wait_until
 
 _wait_until = partial(wait_until, timeout=30.0)
 
@@ -76,10 +77,12 @@ def test_the_browser_row_shows_how_many_judgments_a_round_has(store) -> None:
 
 
 async def test_the_analysis_tab_lists_the_judge_bias_tables(make_app, store) -> None:
-    from test_tournament_screen import _write_snapshot_tournament, open_snapshot_tournament
     from textual.widgets import DataTable, Select
 
-    _write_snapshot_tournament(store)
+    from tests.support.factories import write_snapshot_tournament
+    from tests.support.tui_helpers import open_snapshot_tournament
+
+    write_snapshot_tournament(store)
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await open_snapshot_tournament(app, pilot)

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import events_from_round, fixed_round, replayed_round, started_round, wait_until
-
 from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import events_from_round, replayed_round, started_round, wait_until
 
 
 async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, store) -> None:

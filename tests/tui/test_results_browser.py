@@ -4,11 +4,12 @@ import threading
 import time
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
-from tui_helpers import EntriesStore, fixed_round, synthetic_entries, wait_until
 
 from ebtui.tui.screens.results import PAGE_ROWS, PREFETCH_ROWS, ResultFilters, ResultsScreen, filter_entries
 from ebtui.tui.screens.round_view import RoundScreen
 from ebtui.tui.widgets.score_card import ScoreCard
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import EntriesStore, synthetic_entries, wait_until
 
 
 def test_filters_match_like_the_store_fields() -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 
 from textual.widgets import DataTable
-from tui_helpers import fixed_round, wait_until
 
 from ebtui.tui.screens.results import ResultsScreen
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import wait_until
 
 
 async def test_a_symlink_loop_in_rounds_is_named_and_the_good_rounds_are_shown(make_app, store) -> None:

@@ -4,13 +4,14 @@ from contextlib import asynccontextmanager
 from functools import partial
 
 from textual.widgets import Input
-from tui_helpers import fixed_round, wait_until
 
 from ebtui.core.review import needs_review
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import wait_until
 
 #: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
 _wait_until = partial(wait_until, timeout=30.0)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 import re
 
-from tui_helpers import fixed_round, replayed_round
-
 from ebtui.core.records import PhaseType
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import replayed_round
 
 HOSTILE = (
     "[bold red]x[/] and [link=http://evil]y[/link] "
