@@ -16,6 +16,7 @@ from ebtui.core.records import PHASE_ORDER, PhaseStatus, Round, RoundStatus
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.processes import wait_for
 
 DILEMMA = "fidelity_slider"
 REBUTTAL_MARK = "# Your task: Team A's rebuttal"
@@ -42,16 +43,6 @@ def saved_path(stdout: str) -> Path:
 
 def read_round(path: Path) -> Round:
     return Round.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):  # noqa: ANN001, ANN201
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def round_files(store: Path) -> list[Path]:
@@ -208,17 +199,32 @@ tokens_per_second = {tps}
 """
 
 
-def test_kill_9_during_the_rebuttal_leaves_a_readable_store(tmp_path: Path) -> None:
+def slow_round(tmp_path: Path, *, slow: str, tps: int) -> tuple[subprocess.Popen[str], Path]:
+    """`ebtui run` started with the slow scripted model (`tps` tokens a second) as Team A (slow="a") or Team B
+    against scripted, into tmp_path/st: (process, store)."""
     store = tmp_path / "st"
-    models = write_models(tmp_path / "m.toml", SLOW_A.format(tps=200))
-    proc = spawn("run", "--dilemma", DILEMMA, "--team-a", "slow", "--team-b", "scripted", "--judge", "scripted",
+    models = write_models(tmp_path / "m.toml", SLOW_A.format(tps=tps))
+    team_a, team_b = ("slow", "scripted") if slow == "a" else ("scripted", "slow")
+    proc = spawn("run", "--dilemma", DILEMMA, "--team-a", team_a, "--team-b", team_b, "--judge", "scripted",
                  "--models", str(models), "--store", str(store))
+    return proc, store
+
+
+def killed_in_the_rebuttal(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Round]:
+    """A round whose process was killed -9 once its rebuttal started: (process, store, the round as it was
+    seen running)."""
+    proc, store = slow_round(tmp_path, slow="a", tps=200)
     try:
-        wait_for(lambda: running_phase(store, "rebuttal"), what="the rebuttal to start")
+        crashed = wait_for(lambda: running_phase(store, "rebuttal"), what="the rebuttal to start")
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.kill()
         proc.communicate(timeout=10)
+    return proc, store, crashed
+
+
+def test_kill_9_during_the_rebuttal_leaves_a_readable_store(tmp_path: Path) -> None:
+    proc, store, _ = killed_in_the_rebuttal(tmp_path)
     assert proc.returncode == -signal.SIGKILL
     [path] = round_files(store)
     r = read_round(path)
@@ -250,16 +256,7 @@ def test_kill_9_during_the_rebuttal_leaves_a_readable_store(tmp_path: Path) -> N
 async def test_a_killed_round_resumes_to_completion(tmp_path: Path) -> None:
     from ebtui.core.dilemmas import load_dilemmas
 
-    store = tmp_path / "st"
-    models = write_models(tmp_path / "m.toml", SLOW_A.format(tps=200))
-    proc = spawn("run", "--dilemma", DILEMMA, "--team-a", "slow", "--team-b", "scripted", "--judge", "scripted",
-                 "--models", str(models), "--store", str(store))
-    try:
-        crashed = wait_for(lambda: running_phase(store, "rebuttal"), what="the rebuttal to start")
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.communicate(timeout=10)
+    _, store, crashed = killed_in_the_rebuttal(tmp_path)
     results = ResultsStore(store)
     crashed = results.load_round(crashed.id)
     dilemma = next(d for d in load_dilemmas() if d.id == DILEMMA)
@@ -274,10 +271,7 @@ async def test_a_killed_round_resumes_to_completion(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_saves_the_round_incomplete(tmp_path: Path, sig: signal.Signals) -> None:
-    store = tmp_path / "st"
-    models = write_models(tmp_path / "m.toml", SLOW_A.format(tps=100))
-    proc = spawn("run", "--dilemma", DILEMMA, "--team-a", "scripted", "--team-b", "slow", "--judge", "scripted",
-                 "--models", str(models), "--store", str(store))
+    proc, store = slow_round(tmp_path, slow="b", tps=100)
     try:
         wait_for(lambda: running_phase(store, "response"), what="the response to start")
         time.sleep(0.2)

@@ -19,6 +19,7 @@ from ebtui.cli import cli
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round, RoundStatus
 from ebtui.core.store import ResultsStore
+from tests.support.processes import kill_9_when, started
 
 ROLE_OF = {
     PhaseType.PRESENTATION: "presenting",
@@ -165,35 +166,30 @@ def test_budget_stop_then_resume_with_budget_flag(tmp_path: Path) -> None:
     assert len(rounds) == 12 and all(r.status == RoundStatus.COMPLETE for r in rounds)
 
 
-def test_kill_9_mid_run_then_resume_finishes_without_duplicates_or_lost_phases(tmp_path: Path) -> None:
-    models = write_models(tmp_path / "models.toml", ["alpha", "beta", "gamma"], latency=0.15)
+def trio_tournament_cmd(tmp_path: Path, latency: float) -> tuple[list[str], dict[str, str], Path]:
+    """`ebtui tournament` of alpha, beta and gamma (scripted, `latency` s a call) on two dilemmas, concurrency 3,
+    into tmp_path/store: (command, environment, store)."""
+    models = write_models(tmp_path / "models.toml", ["alpha", "beta", "gamma"], latency=latency)
     cfg = write_tournament(tmp_path / "t.toml", models=["alpha", "beta", "gamma"], dilemmas=two_dilemmas(),
                            concurrency=3)
     store = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    before: list[Round] = []
-    try:
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            if not (store / "rounds").is_dir():
-                continue
-            try:
-                before = rounds_of(store)
-            except Exception:  # noqa: BLE001 - a file mid-rename; look again
-                continue
-            done = sum(r.status == RoundStatus.COMPLETE for r in before)
-            if done >= 3 and any(r.status == RoundStatus.RUNNING for r in before):
-                break
-        else:
-            pytest.fail("the tournament never got under way")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    return [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)], env, store
+
+
+def test_kill_9_mid_run_then_resume_finishes_without_duplicates_or_lost_phases(tmp_path: Path) -> None:
+    cmd, env, store = trio_tournament_cmd(tmp_path, latency=0.15)
+
+    def under_way() -> bool:
+        try:
+            rounds = rounds_of(store)
+        except Exception:  # noqa: BLE001 - a file mid-rename; look again
+            return False
+        done = sum(r.status == RoundStatus.COMPLETE for r in rounds)
+        return done >= 3 and any(r.status == RoundStatus.RUNNING for r in rounds)
+
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        kill_9_when(proc, under_way, 60, "the tournament never got under way")
     assert proc.returncode == -signal.SIGKILL
     before = rounds_of(store)  # what the killed process left on disk
     # rounds it was playing read back as interrupted: incomplete, with the phase in flight failed
@@ -262,14 +258,8 @@ def test_three_sdk_families_against_llmock(tmp_path: Path, llmock: Any, monkeypa
 
 
 def test_ctrl_c_saves_what_is_done_and_says_how_to_resume(tmp_path: Path) -> None:
-    models = write_models(tmp_path / "models.toml", ["alpha", "beta", "gamma"], latency=0.1)
-    cfg = write_tournament(tmp_path / "t.toml", models=["alpha", "beta", "gamma"], dilemmas=two_dilemmas(),
-                           concurrency=3)
-    store = tmp_path / "store"
-    env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    cmd, env, store = trio_tournament_cmd(tmp_path, latency=0.1)
+    with started(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             time.sleep(0.05)
@@ -280,9 +270,6 @@ def test_ctrl_c_saves_what_is_done_and_says_how_to_resume(tmp_path: Path) -> Non
                 continue
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 130, err  # Ctrl-C: 128 + SIGINT
     assert "stopping" in err and "--resume t-" in err
     assert "Traceback" not in err

@@ -23,6 +23,7 @@ from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient
 from tests.support.paths import ROOT
+from tests.support.processes import wait_for
 
 DILEMMA = "fidelity_slider"
 SLOW = '[models.slow]\nprovider = "scripted"\ntokens_per_second = 40\n'
@@ -38,16 +39,6 @@ def ebtui(*args: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess[
     kw.setdefault("env", env())
     return subprocess.run([sys.executable, "-m", "ebtui", *args], capture_output=True, text=True,
                           timeout=timeout, **kw)
-
-
-def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):  # noqa: ANN001, ANN201
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def running(store: Path, phase: str) -> Round | None:
@@ -144,7 +135,7 @@ def test_sigint_during_run_exits_130_and_the_hint_resumes_it(tmp_path: Path) -> 
     proc = subprocess.Popen([sys.executable, "-m", "ebtui", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env())
     try:
-        wait_for(lambda: running(store, "response"), what="the response to start")
+        wait_for(lambda: running(store, "response"), timeout=30, what="the response to start")
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
@@ -259,7 +250,7 @@ def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path
     proc = subprocess.Popen([sys.executable, "-m", "ebtui", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**env(), "EBTUI_STORE_FSYNC": "0"})
     try:
-        wait_for(lambda: running(store, "response"), what="a round to start")
+        wait_for(lambda: running(store, "response"), timeout=30, what="a round to start")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:

@@ -23,15 +23,14 @@ from ebtui.core.records import (
     CRITERIA,
     Dilemma,
     Judgment,
-    Phase,
     PhaseStatus,
     PhaseType,
     Round,
-    RoundStatus,
     Scores,
 )
 from ebtui.core.rejudge import judgment_key, plan_rejudge
 from ebtui.core.store import ResultsStore
+from tests.support.factories import scored_round
 from tests.support.paths import ROOT
 
 DILEMMA = Dilemma(id="memory-trust", title="The Memory Trust",
@@ -43,15 +42,14 @@ SCORED = {"team_a": {"scores": dict.fromkeys(CRITERIA, 7), "justification": "cle
 
 def make_round(i: int, *, judge: str = "judge", a: str = "gpt", b: str = "claude", exchange: str | None = None,
                reused: bool = False) -> Round:
-    phases = [Phase(phase_type=pt, model_id=a if pt != PhaseType.RESPONSE else b, status=PhaseStatus.COMPLETE,
-                    response=f"{pt.value} text of round {i}\nConclusion: restore it.",
-                    reused_from="src" if reused else None)
-              for pt in (PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST)]
-    phases.append(Phase(phase_type=PhaseType.JUDGMENT, model_id=judge, status=PhaseStatus.COMPLETE, response="{}"))
-    r = Round(id=f"r-{i:03d}", dilemma_id=DILEMMA.id, dilemma_title=DILEMMA.title, team_a_model=a, team_b_model=b,
-              judge_model=judge, phases=phases, status=RoundStatus.COMPLETE,
-              judgment=Judgment(team_a_scores=Scores(**dict.fromkeys(CRITERIA, 6)),
-                                team_b_scores=Scores(**dict.fromkeys(CRITERIA, 6)), judge_model=judge))
+    def text(pt: PhaseType, _model: str) -> str:
+        return "{}" if pt == PhaseType.JUDGMENT else f"{pt.value} text of round {i}\nConclusion: restore it."
+
+    six = dict.fromkeys(CRITERIA, 6)
+    r = scored_round(f"r-{i:03d}", DILEMMA.id, a, b, judge, six, six, text=text, dilemma_title=DILEMMA.title,
+                     parse_method="")
+    for phase in r.phases[:-1]:
+        phase.reused_from = "src" if reused else None
     r.exchange_id = exchange or r.id
     r.settings.dilemma = DILEMMA.model_dump(mode="json")
     return r

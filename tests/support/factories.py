@@ -3,7 +3,7 @@ specs with scripted clients, and stores in a temporary folder. The one place a t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -171,19 +171,25 @@ def planted_scores(values: Iterable[float]) -> Scores:
     return Scores(**{c: int(np.clip(np.rint(v), 1, 10)) for c, v in zip(CRITERIA, values, strict=True)})
 
 
-def scored_round(rid: str, dilemma_id: str, team_a: str, team_b: str, judge: str, scores_a: Scores,
-                 scores_b: Scores, *, text: Callable[[PhaseType, str], str] | None = None,
-                 dilemma_title: str | None = None, **fields: Any) -> Round:
+def scored_round(rid: str, dilemma_id: str, team_a: str, team_b: str, judge: str,
+                 scores_a: Scores | Mapping[str, int | None], scores_b: Scores | Mapping[str, int | None], *,
+                 text: Callable[[PhaseType, str], str] | None = None, dilemma_title: str | None = None,
+                 parse_method: str = "json", **fields: Any) -> Round:
     """A complete round of the five phases (text `text(phase, model)`, by default "<phase> by <model>")
-    judged `scores_a` and `scores_b` (read from JSON); `fields` are further Round fields."""
+    judged `scores_a` and `scores_b` (read as `parse_method`); `fields` are further Round fields."""
     say = text or (lambda pt, who: f"{pt.value} by {who}")
     models = seats(team_a, team_b, judge)
     phases = [Phase(phase_type=pt, model_id=models[PHASE_SPEAKER[pt]], response=say(pt, models[PHASE_SPEAKER[pt]]),
                     status=PhaseStatus.COMPLETE) for pt in PHASE_ORDER]
-    judgment = Judgment(team_a_scores=scores_a, team_b_scores=scores_b, judge_model=judge, parse_method="json")
+    judgment = Judgment(team_a_scores=_scores(scores_a), team_b_scores=_scores(scores_b), judge_model=judge,
+                        parse_method=parse_method)
     return Round(id=rid, dilemma_id=dilemma_id, dilemma_title=dilemma_title or f"Dilemma {dilemma_id}",
                  team_a_model=team_a, team_b_model=team_b, judge_model=judge, phases=phases, judgment=judgment,
                  status=RoundStatus.COMPLETE, **fields)
+
+
+def _scores(scores: Scores | Mapping[str, int | None]) -> Scores:
+    return scores if isinstance(scores, Scores) else Scores(**scores)
 
 
 TEXTS = {

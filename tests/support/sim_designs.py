@@ -9,7 +9,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
+from ebtui.core.records import CRITERIA, Round
+from tests.support.factories import planted_scores, scored_round
 from tests.support.sim_truth import Truth
 
 Slot = tuple[str, str, str, str]  # dilemma, team A model, team B model, judge
@@ -36,17 +37,11 @@ def play(truth: Truth, schedule: Iterable[Slot], *, seed: int = 0, interaction_s
                     + (truth.seat_gap / 2 if team == "a" else -truth.seat_gap / 2)
                     + (truth.family_pref if truth.family[m] == truth.family[j] else 0.0))
             vals = base + np.array([crit[c] for c in CRITERIA]) + rng.normal(0, truth.noise_sd, 7)
-            scores[team] = Scores(**{c: int(np.clip(np.rint(v), 1, 10)) for c, v in zip(CRITERIA, vals, strict=True)})
-        judgment = Judgment(team_a_scores=scores["a"], team_b_scores=scores["b"], judge_model=j, parse_method="json")
-        phases = [Phase(phase_type=pt, model_id=who, response=f"{pt.value} by {who} on {d}",
-                        status=PhaseStatus.COMPLETE)
-                  for pt, who in ((PhaseType.PRESENTATION, a), (PhaseType.RESPONSE, b), (PhaseType.REBUTTAL, a),
-                                  (PhaseType.CONSISTENCY_TEST, a), (PhaseType.JUDGMENT, j))]
+            scores[team] = planted_scores(vals)
         ex = f"x{k:04d}"
-        rounds.append(Round(id=f"r-{ex}-{j}", dilemma_id=d, dilemma_title=f"Dilemma {d}", team_a_model=a,
-                            team_b_model=b, judge_model=j, phases=phases, judgment=judgment,
-                            status=RoundStatus.COMPLETE, tournament_id=tournament_id, exchange_id=ex,
-                            schedule_key=f"{d}|{a}|{b}|{k}|{j}"))
+        rounds.append(scored_round(f"r-{ex}-{j}", d, a, b, j, scores["a"], scores["b"],
+                                   text=lambda pt, who, d=d: f"{pt.value} by {who} on {d}",
+                                   tournament_id=tournament_id, exchange_id=ex, schedule_key=f"{d}|{a}|{b}|{k}|{j}"))
     return rounds
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
+from ebtui.core.records import CRITERIA, Round
+from tests.support.factories import planted_scores, scored_round
 
 
 @dataclass
@@ -64,20 +65,10 @@ def generate(truth: Truth, *, dilemmas: int = 6, repeats: int = 1, seed: int = 0
                                 + (truth.seat_gap / 2 if team == "a" else -truth.seat_gap / 2)
                                 + (truth.family_pref if truth.family[m] == truth.family[j] else 0.0))
                         vals = base + np.array([crit[c] for c in CRITERIA]) + rng.normal(0, truth.noise_sd, 7)
-                        scores[team] = Scores(**{c: int(np.clip(np.rint(v), 1, 10))
-                                                 for c, v in zip(CRITERIA, vals, strict=True)})
-                    judgment = Judgment(team_a_scores=scores["a"], team_b_scores=scores["b"], judge_model=j,
-                                        parse_method="json")
-                    phases = [Phase(phase_type=pt, model_id=who, response=f"{pt.value} by {who}",
-                                    status=PhaseStatus.COMPLETE)
-                              for pt, who in ((PhaseType.PRESENTATION, a), (PhaseType.RESPONSE, b),
-                                              (PhaseType.REBUTTAL, a), (PhaseType.CONSISTENCY_TEST, a),
-                                              (PhaseType.JUDGMENT, j))]
-                    rounds.append(Round(id=f"r-{ex}-{j}", dilemma_id=d, dilemma_title=f"Dilemma {d}",
-                                        team_a_model=a, team_b_model=b, judge_model=j, phases=phases,
-                                        judgment=judgment, status=RoundStatus.COMPLETE,
-                                        tournament_id=tournament_id, exchange_id=ex,
-                                        schedule_key=f"{d}|{a}|{b}|{_rep}|{j}"))
+                        scores[team] = planted_scores(vals)
+                    rounds.append(scored_round(f"r-{ex}-{j}", d, a, b, j, scores["a"], scores["b"],
+                                               tournament_id=tournament_id, exchange_id=ex,
+                                               schedule_key=f"{d}|{a}|{b}|{_rep}|{j}"))
     return rounds
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
+from ebtui.core.records import CRITERIA, Round
 from ebtui.core.tournament.schedule import Exchange, build_schedule
+from tests.support.factories import planted_scores, scored_round
 
 
 @dataclass
@@ -69,18 +70,12 @@ class Draw:
             r1 = np.sqrt(p.vc.get("residual", 0.0) * 0.5)
             r2 = np.sqrt(p.vc.get("residual", 0.0) * 0.5 * 7)
             vals = base + self.crit + self.rng.normal(0, r1) + self.rng.normal(0, r2, len(CRITERIA))
-            scores[team] = Scores(**{c: int(np.clip(np.rint(v), 1, 10)) for c, v in zip(CRITERIA, vals, strict=True)})
-        j = Judgment(team_a_scores=scores["a"], team_b_scores=scores["b"], judge_model=judge, parse_method="json")
+            scores[team] = planted_scores(vals)
         key = f"{ex.dilemma_id}|{ex.team_a}|{ex.team_b}|{ex.repeat}"
-        phases = [Phase(phase_type=pt, model_id=who, response=f"{pt.value} by {who}", status=PhaseStatus.COMPLETE)
-                  for pt, who in ((PhaseType.PRESENTATION, ex.team_a), (PhaseType.RESPONSE, ex.team_b),
-                                  (PhaseType.REBUTTAL, ex.team_a), (PhaseType.CONSISTENCY_TEST, ex.team_a),
-                                  (PhaseType.JUDGMENT, judge))]
         safe = key.replace("|", "-")
-        return Round(id=f"r-{safe}-{judge}", dilemma_id=ex.dilemma_id, dilemma_title=ex.dilemma_id,
-                     team_a_model=ex.team_a, team_b_model=ex.team_b, judge_model=judge, phases=phases,
-                     judgment=j, status=RoundStatus.COMPLETE, tournament_id=tournament_id, exchange_id=f"x-{safe}",
-                     schedule_key=f"{key}|{judge}")
+        return scored_round(f"r-{safe}-{judge}", ex.dilemma_id, ex.team_a, ex.team_b, judge, scores["a"], scores["b"],
+                            dilemma_title=ex.dilemma_id, tournament_id=tournament_id, exchange_id=f"x-{safe}",
+                            schedule_key=f"{key}|{judge}")
 
     def rounds(self, exchanges: Sequence[Exchange]) -> list[Round]:
         return [self.round_for(ex, j) for ex in exchanges for j in ex.judges]

@@ -33,6 +33,7 @@ from ebtui.core.tournament.adaptive import (
 )
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.processes import kill_9_when, started
 
 SKILL = {"alpha": 7.2, "beta": 6.4, "gamma": 5.8, "delta": 5.5}
 TEAMS = re.compile(r"Team A \(model `([^`]+)`\).*?Team B \(model `([^`]+)`\)", re.S)
@@ -205,7 +206,6 @@ def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path
     """A real process killed (SIGKILL) once its first wave is recorded; re-running the same command resumes
     with that wave (same exchanges), duplicates nothing and ends with a stated reason."""
     import os
-    import signal
     import subprocess
     import sys
     import time
@@ -220,23 +220,17 @@ def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path
     store = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
     cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     waves_dir = store / "tournaments" / "waves"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-            files = list(waves_dir.glob("*.json")) if waves_dir.is_dir() else []
-            if files and json.loads(files[0].read_text())["waves"]:
-                time.sleep(0.3)  # some of the wave's rounds under way
-                break
-        else:
-            pytest.fail("no wave was recorded before the run ended")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    def a_wave_under_way() -> bool:
+        files = list(waves_dir.glob("*.json")) if waves_dir.is_dir() else []
+        if files and json.loads(files[0].read_text())["waves"]:
+            time.sleep(0.3)  # some of the wave's rounds under way
+            return True
+        return False
+
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        kill_9_when(proc, a_wave_under_way, 120, "no wave was recorded")
     tid = next(waves_dir.glob("*.json")).stem
     rs = ResultsStore(store)
     first = load_state(rs, tid)
