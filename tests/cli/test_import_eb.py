@@ -363,17 +363,10 @@ def test_imported_rounds_are_marked_in_rounds_show_and_the_browser(run_dir: Path
 
 
 def test_document_dilemmas_are_used_when_the_document_has_the_id(run_dir: Path, tmp_path: Path) -> None:
-    import docx
+    from tests.support.docx_docs import bold_label, dilemma_doc
 
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Lighthouse Keeper", level=2)
-    p = doc.add_paragraph()
-    p.add_run("Category:").bold = True
-    p.add_run(" Duty")
-    doc.add_paragraph("A keeper and a storm.")
-    p = doc.add_paragraph()
-    p.add_run("Question:").bold = True
-    p.add_run(" Leave the lamp?")
+    doc = dilemma_doc("The Lighthouse Keeper", "Duty", "A keeper and a storm.")
+    bold_label(doc, "Question:", "Leave the lamp?")
     path = tmp_path / "d.docx"
     doc.save(str(path))
     code, _, err = _import(tmp_path, str(run_dir / "all_rounds.jsonl"), "--document", str(path))

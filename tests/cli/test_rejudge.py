@@ -19,15 +19,7 @@ from llmock.scenarios import Match, Reply
 
 from ebtui.cli import cli
 from ebtui.core.judge_views import agreement_map, parse_conclusions, parse_view
-from ebtui.core.records import (
-    CRITERIA,
-    Dilemma,
-    Judgment,
-    PhaseStatus,
-    PhaseType,
-    Round,
-    Scores,
-)
+from ebtui.core.records import CRITERIA, Dilemma, Judgment, PhaseStatus, PhaseType, Round, Scores
 from ebtui.core.rejudge import judgment_key, plan_rejudge
 from ebtui.core.store import ResultsStore
 from tests.support.factories import scored_round

@@ -9,16 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ebtui.core.records import (
-    CRITERIA,
-    Judgment,
-    Phase,
-    PhaseStatus,
-    PhaseType,
-    Round,
-    RoundStatus,
-    Scores,
-)
+from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
 
 TEAM_PHASES = {"a": (PhaseType.PRESENTATION, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST),
                "b": (PhaseType.RESPONSE,)}

@@ -9,6 +9,7 @@ import docx
 import pytest
 
 from ebtui.core.dilemmas import DilemmaWarning, load_document, split_inline_list
+from tests.support.docx_docs import dilemma_doc
 
 
 @pytest.mark.parametrize(
@@ -43,12 +44,7 @@ def test_not_an_inline_list(text: str) -> None:
 
 
 def _doc_with_table(rows: list[tuple[str, str]], *, auto_number: bool = False) -> docx.document.Document:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Shared Ladder", level=2)
-    p = doc.add_paragraph()
-    p.add_run("Category:").bold = True
-    p.add_run(" Neighbours")
-    doc.add_paragraph("Two neighbours share a ladder; one breaks it while the other is away.")
+    doc = _base_doc()
     p = doc.add_paragraph()
     p.add_run("Questions:").bold = True
     table = doc.add_table(rows=len(rows), cols=2)
@@ -120,13 +116,8 @@ def test_a_data_table_with_numbers_is_not_a_list(tmp_path: Path) -> None:
 
 
 def _base_doc() -> docx.document.Document:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Shared Ladder", level=2)
-    p = doc.add_paragraph()
-    p.add_run("Category:").bold = True
-    p.add_run(" Neighbours")
-    doc.add_paragraph("Two neighbours share a ladder; one breaks it while the other is away.")
-    return doc
+    return dilemma_doc("The Shared Ladder", "Neighbours",
+                       "Two neighbours share a ladder; one breaks it while the other is away.")
 
 
 def _load_one(doc: docx.document.Document, tmp_path: Path):

@@ -19,16 +19,9 @@ from ebtui.core.dilemmas import (
     load_dilemmas,
     load_document,
 )
+from tests.support.docx_docs import bold_label, dilemma_doc, save
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def bold_label(doc: Document, label: str, rest: str = "", style: str | None = None):
-    p = doc.add_paragraph(style=style)
-    p.add_run(label).bold = True
-    if rest:
-        p.add_run(" " + rest)
-    return p
 
 
 def numbered(doc: Document, text: str, num_id: int = 1):
@@ -38,12 +31,6 @@ def numbered(doc: Document, text: str, num_id: int = 1):
     num_pr.get_or_add_ilvl().val = 0
     num_pr.get_or_add_numId().val = num_id
     return p
-
-
-def save(doc: Document, tmp_path: Path, name: str = "doc.docx") -> Path:
-    path = tmp_path / name
-    doc.save(str(path))
-    return path
 
 
 def quiet_load(path: Path) -> DilemmaDocument:
@@ -135,10 +122,7 @@ def test_bold_label_variant_with_hand_typed_numbers_and_bullets(tmp_path: Path) 
 
 
 def test_real_numbered_paragraphs_carry_no_number_text(tmp_path: Path) -> None:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: Numbers", level=2)
-    bold_label(doc, "Category:", "Lists")
-    doc.add_paragraph("A scenario.")
+    doc = dilemma_doc("Numbers", "Lists", "A scenario.")
     bold_label(doc, "Questions:")
     numbered(doc, "First question?")
     numbered(doc, "Second question?")
@@ -214,10 +198,7 @@ def test_dilemma_written_as_a_label_table(tmp_path: Path) -> None:
 
 
 def test_data_table_inside_a_scenario_is_kept_as_rows(tmp_path: Path) -> None:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: Options", level=1)
-    bold_label(doc, "Category:", "Choice")
-    doc.add_paragraph("Three options are on the table:")
+    doc = dilemma_doc("Options", "Choice", "Three options are on the table:", level=1)
     table = doc.add_table(rows=2, cols=3)
     for r, values in enumerate((("Option", "Cost", "Risk"), ("A", "High", "Low"))):
         for c, value in enumerate(values):
@@ -229,10 +210,7 @@ def test_data_table_inside_a_scenario_is_kept_as_rows(tmp_path: Path) -> None:
 
 
 def test_smart_quotes(tmp_path: Path) -> None:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Keeper\u2019s \u201cPromise\u201d", level=2)
-    bold_label(doc, "Category:", "Trust")
-    doc.add_paragraph("She said \u201cnever\u201d and meant it\u2019s final.")
+    doc = dilemma_doc("The Keeper\u2019s \u201cPromise\u201d", "Trust", "She said \u201cnever\u201d and meant it\u2019s final.")
     bold_label(doc, "Question:", "Is \u2018never\u2019 binding?")
     d = quiet_load(save(doc, tmp_path)).dilemmas[0]
     assert d.id == "keepers_promise"
@@ -242,10 +220,7 @@ def test_smart_quotes(tmp_path: Path) -> None:
 
 
 def test_missing_sections_load_empty_with_warnings_not_neighbouring_text(tmp_path: Path) -> None:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Sparse One", level=2)
-    bold_label(doc, "Category:", "Gaps")
-    doc.add_paragraph("Only a scenario here.")
+    doc = dilemma_doc("The Sparse One", "Gaps", "Only a scenario here.")
     bold_label(doc, "Questions:")
     numbered(doc, "Only question?")
     doc.add_heading("Dilemma 2: The Full One", level=2)
