@@ -155,23 +155,17 @@ async def _wait(predicate: Any, timeout: float = 30.0) -> None:
 async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
 
     from ebtui.tui.app import EbtuiApp
-    from ebtui.tui.screens.live import LiveRoundScreen
     from ebtui.tui.screens.score import ScoreCardScreen
     from ebtui.tui.services import Services
     from ebtui.tui.widgets.role_pane import PhaseView
     from tests.support.factories import make_dilemmas
+    from tests.support.tui_helpers import played_round
 
     store = ResultsStore(tmp_path / "store", durable=False)
     services = Services(dilemmas=make_dilemmas(), model_names=["scripted", "scripted-judge"],
                         default_model="scripted", store=store, make_clients=hostile_factory)
     app = EbtuiApp(services, load_user_themes=False)
-    async with app.run_test(size=(150, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, LiveRoundScreen)
-        await _wait(lambda: screen.state != "running")
+    async with played_round(app, size=(150, 50)) as (pilot, screen):
         await pilot.pause()
         views = list(screen.query(PhaseView))
         assert views and all(v.status.value == "complete" for v in views), [v.status for v in views]

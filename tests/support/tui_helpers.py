@@ -262,3 +262,55 @@ def pairs_tournament(store: Any) -> list[Any]:
     return rounds
 
 
+
+
+# -- a played round, the score card and its edit dialog -----------------------------------------------------
+@asynccontextmanager
+async def played_round(app: Any, size: tuple[int, int] = (140, 45),
+                       timeout: float = 30.0) -> AsyncIterator[tuple[Any, Any]]:
+    """`app` running, its round started (ctrl+r on the setup screen) and played until the live screen is no
+    longer running: (pilot, live screen)."""
+    from ebtui.tui.screens.live import LiveRoundScreen
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LiveRoundScreen)
+        await wait_until(lambda: screen.state != "running", timeout=timeout)
+        yield pilot, screen
+
+
+@asynccontextmanager
+async def score_card_open(make_app: Callable[..., Any], store: Any, round_: Round,
+                          size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
+    """The app with `round_` saved and its score card on screen: (app, pilot)."""
+    from ebtui.tui.screens.score import ScoreCardScreen
+
+    store.save_round(round_)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        app.push_screen(ScoreCardScreen(round_))
+        await pilot.pause()
+        yield app, pilot
+
+
+async def edit_score(app: Any, pilot: Any) -> Any:
+    """Enter on the score card's focused cell: the score edit dialog, on screen."""
+    from ebtui.tui.screens.modals import ScoreEditModal
+
+    await pilot.press("enter")
+    await pilot.pause()
+    modal = app.screen
+    assert isinstance(modal, ScoreEditModal)
+    return modal
+
+
+async def save_score(app: Any, pilot: Any, modal: Any, value: str, note: str) -> None:
+    """Type `value` and `note` into the edit dialog, click Save and wait for the override's save."""
+    modal.query_one("#score-value", Input).value = value
+    modal.query_one("#score-note", Input).value = note
+    await pilot.click("#save")
+    await app.workers.wait_for_complete()
