@@ -314,3 +314,18 @@ async def save_score(app: Any, pilot: Any, modal: Any, value: str, note: str) ->
     modal.query_one("#score-note", Input).value = note
     await pilot.click("#save")
     await app.workers.wait_for_complete()
+
+
+@asynccontextmanager
+async def results_open(app: Any, size: tuple[int, int]) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """`app` running with the results browser opened (f3): (pilot, results screen, its table)."""
+    from textual.widgets import DataTable
+
+    from ebtui.tui.screens.results import ResultsScreen
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        yield pilot, screen, screen.query_one(DataTable)
