@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,10 @@ from click.testing import CliRunner
 
 from ebtui.cli import cli
 from ebtui.core.dilemmas import load_dilemmas
-from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType, Round, RoundStatus
+from ebtui.core.records import PHASE_ORDER, PhaseStatus, Round, RoundStatus
 from ebtui.core.store import ResultsStore
+from tests.support.factories import calls_by_role
 from tests.support.processes import kill_9_when, started
-
-ROLE_OF = {
-    PhaseType.PRESENTATION: "presenting",
-    PhaseType.REBUTTAL: "presenting",
-    PhaseType.CONSISTENCY_TEST: "presenting",
-    PhaseType.RESPONSE: "responding",
-    PhaseType.JUDGMENT: "judging",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -74,12 +66,7 @@ def rounds_of(store: Path) -> list[Round]:
 
 
 def calls_in(rounds: list[Round]) -> dict[str, dict[str, int]]:
-    out: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in rounds:
-        for p in r.phases:
-            if p.reused_from is None and p.status in (PhaseStatus.COMPLETE, PhaseStatus.FAILED):
-                out[p.model_id][ROLE_OF[p.phase_type]] += 1
-    return {m: dict(c) for m, c in out.items()}
+    return {m: dict(c) for m, c in calls_by_role(rounds).items()}
 
 
 def test_dry_run_calls_nothing_and_its_counts_equal_the_real_run(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from ebtui.core.analysis.common import exchanges
 from ebtui.core.records import CRITERIA, PhaseType
 from ebtui.core.store import ResultsStore
-from tests.support.export_support import invoke, rounds_show, shared_tournament
+from tests.support.export_support import export_shared, invoke, rounds_show
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="the Inspect export needs inspect_ai: "
                                                              "pip install -e '.[inspect]'")
@@ -19,10 +19,8 @@ inspect_log = pytest.importorskip("inspect_ai.log", reason="the Inspect export n
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    info = shared_tournament()
     out = tmp_path_factory.mktemp("export-inspect") / "logs"
-    res = invoke("--store", str(info["root"]), "export", "inspect", "--tournament", info["tid"], "--out", str(out))
-    assert res.exit_code == 0, res.output
+    info, res = export_shared("inspect", out)
     path = Path(res.stdout.strip())
     assert path.parent == out and path.suffix == ".eval"
     return {**info, "out": out, "path": path, "log": inspect_log.read_eval_log(str(path))}

@@ -11,7 +11,7 @@ import pytest
 
 from ebtui.core.records import CRITERIA, PhaseType
 from ebtui.core.store import ResultsStore
-from tests.support.export_support import HOSTILE, invoke, shared_tournament
+from tests.support.export_support import HOSTILE, export_shared, invoke
 
 pd = pytest.importorskip("pandas", reason="the tidy-table tests need pandas: pip install -e '.[data]'")
 pytest.importorskip("pyarrow", reason="Parquet needs pyarrow: pip install -e '.[data]'")
@@ -20,10 +20,8 @@ yaml = pytest.importorskip("yaml", reason="reading the dataset card's metadata n
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    info = shared_tournament()
     out = tmp_path_factory.mktemp("export-tables") / "tables"
-    res = invoke("--store", str(info["root"]), "export", "table", "--tournament", info["tid"], "--out", str(out))
-    assert res.exit_code == 0, res.output
+    info, res = export_shared("table", out)
     listed = [Path(p) for p in res.stdout.split()]
     return {**info, "out": out, "listed": listed}
 

@@ -13,35 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA, RoundStatus
 from ebtui.core.store import ResultsStore, StoreError
-from tests.support.reliability_helpers import (
-    ebtui_cmd,
-    load_round_files,
-    round_files,
-    scripted_models_toml,
-    toml_table,
-)
-
-MODELS = ["alpha", "beta", "gamma"]
+from tests.support.processes import started
+from tests.support.reliability_helpers import TRIO, load_round_files, round_files, trio_tournament
 
 
 def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None:
     rng = random.Random(seed)
-    models = tmp_path / "models.toml"
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.08, tokens_per_second=3000.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "concurrent", "models": MODELS, "concurrency": 4,
-                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]]}))
+    cmd = trio_tournament(tmp_path, "concurrent", dilemmas=dilemmas, concurrency=4, latency_s=0.08,
+                          tokens_per_second=3000.0)
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    store = ResultsStore(root, durable=False)
-    made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
-    on_running = 0
-    try:
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        store = ResultsStore(root, durable=False)
+        made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
+        on_running = 0
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(rng.uniform(0.0, 0.05))
@@ -61,10 +48,6 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
             if r.status == RoundStatus.RUNNING:
                 on_running += 1
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     store.close()
     assert len(made) >= 10, "too few overrides made while the tournament ran"
@@ -72,7 +55,7 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
 
     # the tournament lost nothing: every round saved and complete
     rounds = {r.id: r for r in load_round_files(root)}
-    n = dilemmas * len(MODELS) * (len(MODELS) - 1)
+    n = dilemmas * len(TRIO) * (len(TRIO) - 1)
     assert len(rounds) == n
     assert all(r.status == RoundStatus.COMPLETE and r.judgment is not None for r in rounds.values())
     assert all(r.judgment.judge_model for r in rounds.values())  # type: ignore[union-attr]
@@ -121,20 +104,15 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     from ebtui.tui.widgets.score_card import ScoreGrid
     from tests.support.factories import make_dilemmas
 
-    models = tmp_path / "models.toml"
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.1, tokens_per_second=2000.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "tui-concurrent", "models": MODELS, "concurrency": 3,
-                               "dilemmas": [d.id for d in load_dilemmas()[:2]]}))
+    cmd = trio_tournament(tmp_path, "tui-concurrent", dilemmas=2, concurrency=3, latency_s=0.1,
+                          tokens_per_second=2000.0)
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    store = ResultsStore(root, durable=False)
-    services = Services(dilemmas=make_dilemmas(), model_names=MODELS, default_model="alpha", store=store,
-                        make_clients=lambda names: {})
-    made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
-    try:
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        store = ResultsStore(root, durable=False)
+        services = Services(dilemmas=make_dilemmas(), model_names=TRIO, default_model="alpha", store=store,
+                            make_clients=lambda names: {})
+        made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
         app = EbtuiApp(services, load_user_themes=False)
         async with app.run_test(size=(140, 45)) as pilot:
             await pilot.pause()
@@ -169,10 +147,6 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
                 await pilot.press("escape")
                 await pilot.pause()
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     assert len(made) >= 2
     rounds = {r.id: r for r in load_round_files(root)}

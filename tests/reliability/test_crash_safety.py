@@ -19,28 +19,14 @@ from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, Tournament
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import make_schedule
 from ebtui.core.tournament.config import load_tournament_config
-from tests.support.reliability_helpers import (
-    ebtui_cmd,
-    load_round_files,
-    round_files,
-    scripted_models_toml,
-    toml_table,
-)
-
-MODELS = ["alpha", "beta", "gamma"]
+from tests.support.reliability_helpers import load_round_files, round_files, trio_tournament
 
 
 def setup_tournament(tmp_path: Path, dilemmas: int) -> tuple[list[str], Path]:
-    models = tmp_path / "models.toml"
     # ~0.1 s a call: a tournament takes a few seconds, so a kill lands mid-phase as often as not
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.05, tokens_per_second=2000.0,
-                                           price_in=1.0, price_out=4.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "crash", "models": MODELS,
-                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]], "concurrency": 4}))
-    store = tmp_path / "store"
-    cmd = ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(store))
-    return cmd, cfg
+    cmd = trio_tournament(tmp_path, "crash", dilemmas=dilemmas, concurrency=4, latency_s=0.05,
+                          tokens_per_second=2000.0, price_in=1.0, price_out=4.0)
+    return cmd, tmp_path / "t.toml"
 
 
 def check_files_parse(store: Path) -> None:

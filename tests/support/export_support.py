@@ -90,3 +90,11 @@ def report_json(root: Path, tid: str) -> dict[str, Any]:
     assert res.exit_code == 0, res.output
     out: dict[str, Any] = json.loads(res.stdout)
     return out
+
+
+def export_shared(kind: str, out: Path) -> tuple[dict[str, Any], Result]:
+    """`ebtui export KIND` of the shared tournament into `out`, which must succeed: (tournament info, result)."""
+    info = shared_tournament()
+    res = invoke("--store", str(info["root"]), "export", kind, "--tournament", info["tid"], "--out", str(out))
+    assert res.exit_code == 0, res.output
+    return info, res

@@ -3,6 +3,7 @@ specs with scripted clients, and stores in a temporary folder. The one place a t
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -271,3 +272,24 @@ def write_snapshot_tournament(store: ResultsStore) -> None:
     store.save_tournament(Tournament(id=SNAP_TID, name="fixed trio", created=FIXED_TIME,
                                      finished_at=FIXED_TIME + timedelta(hours=1), status=TournamentStatus.COMPLETE,
                                      models=list(trio), dilemmas=["D1", "D2"], total_rounds=i))
+
+
+# -- reading rounds back ------------------------------------------------------------------------------------
+#: the role a phase's model plays in it
+ROLE_OF = {
+    PhaseType.PRESENTATION: "presenting",
+    PhaseType.REBUTTAL: "presenting",
+    PhaseType.CONSISTENCY_TEST: "presenting",
+    PhaseType.RESPONSE: "responding",
+    PhaseType.JUDGMENT: "judging",
+}
+
+
+def calls_by_role(rounds: Iterable[Round]) -> dict[str, Counter[str]]:
+    """Model calls the rounds made, per model and role: phases that ran (complete or failed), not reused copies."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rounds:
+        for p in r.phases:
+            if p.reused_from is None and p.status in (PhaseStatus.COMPLETE, PhaseStatus.FAILED):
+                out[p.model_id][ROLE_OF[p.phase_type]] += 1
+    return dict(out)

@@ -198,3 +198,20 @@ def call_tag(record: Any) -> str | None:
     """The DistinctCallsClient tag in a journaled request's body."""
     m = CALL_TAG.search(json.dumps(record.body)) if record.body is not None else None
     return m.group(1) if m else None
+
+
+TRIO = ["alpha", "beta", "gamma"]
+
+
+def trio_tournament(tmp_path: Path, name: str, *, dilemmas: int, concurrency: int,
+                    **model_extra: Any) -> list[str]:
+    """tmp_path/models.toml (the scripted TRIO, with `model_extra`) and tmp_path/t.toml (tournament `name` of the
+    trio on the first `dilemmas` built-in dilemmas): the `ebtui tournament` command into tmp_path/store."""
+    from ebtui.core.dilemmas import load_dilemmas
+
+    models = tmp_path / "models.toml"
+    models.write_text(scripted_models_toml(TRIO, **model_extra))
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(toml_table({"name": name, "models": TRIO, "concurrency": concurrency,
+                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]]}))
+    return ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(tmp_path / "store"))

@@ -30,14 +30,7 @@ from ebtui.core.tournament.schedule import ScheduleError, build_schedule
 from ebtui.providers.base import ModelClient, StreamItem
 from ebtui.providers.retry import RetryingClient, RetryPolicy
 from ebtui.providers.scripted import ScriptedClient, ScriptedFault
-
-ROLE_OF = {
-    PhaseType.PRESENTATION: "presenting",
-    PhaseType.REBUTTAL: "presenting",
-    PhaseType.CONSISTENCY_TEST: "presenting",
-    PhaseType.RESPONSE: "responding",
-    PhaseType.JUDGMENT: "judging",
-}
+from tests.support.factories import calls_by_role
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +68,7 @@ def tournament_rounds(rs: ResultsStore, tid: str) -> list[Round]:
 
 def calls_in_rounds(rounds: list[Round]) -> dict[str, Counter[str]]:
     """Model calls a set of saved rounds made: phases that ran (complete or failed), not reused copies."""
-    out: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in rounds:
-        for p in r.phases:
-            if p.reused_from is None and p.status in (PhaseStatus.COMPLETE, PhaseStatus.FAILED):
-                out[p.model_id][ROLE_OF[p.phase_type]] += 1
-    return dict(out)
+    return calls_by_role(rounds)
 
 
 def assert_no_self_judging(rounds: list[Round]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,12 +41,19 @@ def _hand(bg: object, r: object, version: str) -> None:
     bg.save_round(r)  # type: ignore[attr-defined]
 
 
-def test_a_write_superseded_while_in_progress_is_given_up_and_the_newer_one_written(root: Path) -> None:
-    store = _GatedStore(root, durable=True)
+def _writing_v1(root: Path, i: int, *, durable: bool = False) -> tuple[_GatedStore, Any, Any]:
+    """A gated store whose background saver is writing version "v1" of round `i`, held at the gate:
+    (store, saver, round)."""
+    store = _GatedStore(root, durable=durable)
     bg = store.background_saver()
-    r = make_round(0, text_size=20)
+    r = make_round(i, text_size=20)
     _hand(bg, r, "v1")
-    assert store.entered.acquire(timeout=5)  # v1 is being written
+    assert store.entered.acquire(timeout=5)
+    return store, bg, r
+
+
+def test_a_write_superseded_while_in_progress_is_given_up_and_the_newer_one_written(root: Path) -> None:
+    store, bg, r = _writing_v1(root, 0, durable=True)  # v1 is being written
     _hand(bg, r, "v2")
     store.gate.release()  # v1 goes on, finds v2 waiting: given up before its rename
     assert store.entered.acquire(timeout=5)
@@ -58,11 +66,7 @@ def test_a_write_superseded_while_in_progress_is_given_up_and_the_newer_one_writ
 
 
 def test_never_two_given_up_in_a_row(root: Path) -> None:
-    store = _GatedStore(root, durable=False)
-    bg = store.background_saver()
-    r = make_round(1, text_size=20)
-    _hand(bg, r, "v1")
-    assert store.entered.acquire(timeout=5)
+    store, bg, r = _writing_v1(root, 1)
     _hand(bg, r, "v2")
     store.gate.release()  # v1 given up
     assert store.entered.acquire(timeout=5)  # v2 in progress
@@ -77,11 +81,7 @@ def test_never_two_given_up_in_a_row(root: Path) -> None:
 
 
 def test_a_waiter_for_a_given_up_snapshot_is_answered_by_the_newer_write(root: Path) -> None:
-    store = _GatedStore(root, durable=False)
-    bg = store.background_saver()
-    r = make_round(2, text_size=20)
-    _hand(bg, r, "v1")
-    assert store.entered.acquire(timeout=5)
+    store, bg, r = _writing_v1(root, 2)
     early = bg.landed(r.id)  # waits for v1
     _hand(bg, r, "v2")
     store.gate.release()
