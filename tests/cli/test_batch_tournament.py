@@ -19,6 +19,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PhaseStatus, PhaseType, RoundStatus
 from ebtui.core.store import ResultsStore
 from tests.support.paths import ROOT
+from tests.support.reliability_helpers import toml_table
 
 EXCHANGE = [PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST]
 
@@ -35,33 +36,15 @@ def fast_batches(llmock: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def write_configs(tmp: Path, llmock: Any, *, dilemmas: int = 1) -> tuple[Path, Path, Path]:
     models = tmp / "models.toml"
-    models.write_text(f"""
-[models.gpt]
-provider = "openai"
-model = "gpt-4o-mini"
-base_url = "{llmock.base_url('openai')}"
-api_key_env = "EBTUI_TEST_KEY"
-price_in = 2.0
-price_out = 8.0
-json_schema = false
-
-[models.claude]
-provider = "anthropic"
-model = "claude-sonnet-4-6"
-base_url = "{llmock.base_url('anthropic')}"
-api_key_env = "EBTUI_TEST_KEY"
-price_in = 3.0
-price_out = 15.0
-
-[models.judge]
-provider = "openai"
-model = "gpt-4.1-mini"
-base_url = "{llmock.base_url('openai')}"
-api_key_env = "EBTUI_TEST_KEY"
-price_in = 0.4
-price_out = 1.6
-json_schema = false
-""")
+    key = {"api_key_env": "EBTUI_TEST_KEY"}
+    models.write_text(toml_table({"models": {
+        "gpt": {"provider": "openai", "model": "gpt-4o-mini", "base_url": llmock.base_url("openai"), **key,
+                "price_in": 2.0, "price_out": 8.0, "json_schema": False},
+        "claude": {"provider": "anthropic", "model": "claude-sonnet-4-6", "base_url": llmock.base_url("anthropic"),
+                   **key, "price_in": 3.0, "price_out": 15.0},
+        "judge": {"provider": "openai", "model": "gpt-4.1-mini", "base_url": llmock.base_url("openai"), **key,
+                  "price_in": 0.4, "price_out": 1.6, "json_schema": False},
+    }}))
     ids = [d.id for d in load_dilemmas()[:dilemmas]]
     tour = tmp / "tournament.toml"
     tour.write_text(f'name = "batch-test"\nmodels = ["gpt", "claude"]\ndilemmas = {json.dumps(ids)}\n'

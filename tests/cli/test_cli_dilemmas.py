@@ -7,11 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import docx
 import pytest
 from click.testing import CliRunner
 
 from ebtui.cli import cli
+from tests.support.docx_docs import paragraphs_doc
 
 RECORD_FIELDS = {"id", "title", "category", "core_scenario", "complications", "questions", "asymmetric_features",
                  "consistency_case", "metadata", "schema_version", "source", "has_consistency_case"}
@@ -138,13 +138,9 @@ def test_unknown_id_exits_2_listing_valid_ids() -> None:
 
 def test_show_strips_control_sequences_from_document_text(tmp_path: Path) -> None:
     # XML cannot hold ESC, but it can hold the 8-bit C1 controls (CSI U+009B, OSC U+009D)
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Escape", level=1)
-    doc.add_paragraph("Category: Terminal")
-    doc.add_paragraph("Text with \x9b31m colour, \x9d52;c;aGk=\x9c a clipboard write and [bold]markup[/] text.")
-    doc.add_paragraph("Question: Safe?")
-    path = tmp_path / "esc.docx"
-    doc.save(str(path))
+    path = paragraphs_doc(tmp_path / "esc.docx", "Dilemma 1: The Escape", "Category: Terminal",
+                          "Text with \x9b31m colour, \x9d52;c;aGk=\x9c a clipboard write and [bold]markup[/] text.",
+                          "Question: Safe?")
     result = invoke("dilemmas", "show", "escape", "--document", str(path))
     assert result.exit_code == 0, result.stderr
     assert not any("\x80" <= ch <= "\x9f" for ch in result.stdout)

@@ -13,7 +13,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import docx
 import pytest
 
 from ebtui.core.dilemmas import load_dilemmas
@@ -22,6 +21,7 @@ from ebtui.core.records import NO_CONSISTENCY_CASE, PhaseStatus, PhaseType, Roun
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.docx_docs import paragraphs_doc
 from tests.support.paths import ROOT
 from tests.support.processes import wait_for
 
@@ -173,16 +173,11 @@ def test_command_hint_quotes_and_drops_unset_options() -> None:
 # -- a dilemma without a consistency case --------------------------------------------------------------
 
 def _doc_without_consistency_case(path: Path) -> Path:
-    doc = docx.Document()
-    doc.add_heading("Dilemma 1: The Shared Well", level=1)
-    doc.add_paragraph("Category: Resources | Structure: Symmetric")
-    doc.add_paragraph("Core Scenario:")
-    doc.add_paragraph("A village well serves two farms in a drought; one farm dug it, the other has no water.")
-    doc.add_paragraph("Question: Must the farm that dug the well share it?")
-    doc.add_paragraph("Asymmetric Features:")
-    doc.add_paragraph("The other farm once refused to help dig.")
-    doc.save(str(path))
-    return path
+    return paragraphs_doc(path, "Dilemma 1: The Shared Well", "Category: Resources | Structure: Symmetric",
+                          "Core Scenario:",
+                          "A village well serves two farms in a drought; one farm dug it, the other has no water.",
+                          "Question: Must the farm that dug the well share it?", "Asymmetric Features:",
+                          "The other farm once refused to help dig.")
 
 
 def test_run_without_a_consistency_case_sends_no_consistency_prompt(tmp_path: Path) -> None:

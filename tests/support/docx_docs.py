@@ -32,3 +32,13 @@ def save(doc: Document, tmp_path: Path, name: str = "doc.docx") -> Path:
     path = tmp_path / name
     doc.save(str(path))
     return path
+
+
+def paragraphs_doc(path: Path, heading: str, *paragraphs: str, level: int = 1) -> Path:
+    """A document of one heading and plain paragraphs (labels typed inline, nothing bold), saved at `path`."""
+    doc = docx.Document()
+    doc.add_heading(heading, level=level)
+    for text in paragraphs:
+        doc.add_paragraph(text)
+    doc.save(str(path))
+    return path

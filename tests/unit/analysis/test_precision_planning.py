@@ -5,7 +5,9 @@ the plan promises 80% power the interval excludes 0 that often; `ebtui plan` and
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,23 +42,29 @@ def same(m: str) -> str:
 # ---- variance components ----------------------------------------------------------------------------------
 
 
-def test_components_are_recovered_on_average_over_planted_tournaments() -> None:
-    """Henderson III is unbiased: averaged over seeds, each estimate is near its planted value (the raw
-    estimates, before truncation at 0, are what is unbiased)."""
+def _mean_components(take: Callable[[list[Any], int], list[Any]]) -> dict[str, float]:
+    """Henderson III's raw estimates, averaged over 12 planted tournaments of 10 dilemmas with judge panels;
+    `take(rows, seed)` is what each fit is given of a tournament's judgment rows."""
     from ebtui.core.analysis.variance import _estimate, _prepare, _separable
 
     p = planted(skill=(6.8, 6.4, 6.1, 5.9, 5.6), dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3,
                 judge_model=0.05, residual=0.3)
     got: dict[str, list[float]] = {k: [] for k in COMPONENTS}
     for seed in range(12):
-        rows = judgment_rows(generate(p, dilemmas=10, judges="panel", seed=seed), same)
+        rows = take(judgment_rows(generate(p, dilemmas=10, judges="panel", seed=seed), same), seed)
         comps, why = _separable(rows)
         assert comps == list(COMPONENTS[:-1]) and not why
         est = _estimate(_prepare(rows), comps)
         assert est is not None
         for k, v in est.items():
             got[k].append(v)
-    mean = {k: float(np.mean(v)) for k, v in got.items()}
+    return {k: float(np.mean(v)) for k, v in got.items()}
+
+
+def test_components_are_recovered_on_average_over_planted_tournaments() -> None:
+    """Henderson III is unbiased: averaged over seeds, each estimate is near its planted value (the raw
+    estimates, before truncation at 0, are what is unbiased)."""
+    mean = _mean_components(lambda rows, _seed: rows)
     # the well-replicated ones tightly; dilemma and judge (10 and 5 levels a seed) loosely
     assert mean["residual"] == pytest.approx(0.3 + 0.012, abs=0.03)  # + the integer rounding of scores
     assert mean["exchange"] == pytest.approx(0.1, abs=0.04)
@@ -289,24 +297,15 @@ def test_a_reports_sample_of_whole_exchanges_still_recovers_the_planted_componen
     (precision.sample_exchanges): over seeds the sampled estimates stay near the planted values, and an
     exchange is never split (both teams and every judgment of it are in, or none)."""
     from ebtui.core.analysis.precision import sample_exchanges
-    from ebtui.core.analysis.variance import _estimate, _prepare, _separable
 
-    p = planted(skill=(6.8, 6.4, 6.1, 5.9, 5.6), dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3,
-                judge_model=0.05, residual=0.3)
-    got: dict[str, list[float]] = {k: [] for k in COMPONENTS}
-    for seed in range(12):
-        rows = judgment_rows(generate(p, dilemmas=10, judges="panel", seed=seed), same)
+    def half(rows: list[Any], seed: int) -> list[Any]:
         sample = sample_exchanges(rows, len(rows) // 2, seed=seed)
         assert len(rows) // 3 < len(sample) < len(rows)
         kept = {r.exchange.rsplit("|", 1)[0] for r in sample}
         assert all((r.exchange.rsplit("|", 1)[0] in kept) == (r in sample) for r in rows)
-        comps, why = _separable(sample)
-        assert comps == list(COMPONENTS[:-1]) and not why
-        est = _estimate(_prepare(sample), comps)
-        assert est is not None
-        for k, v in est.items():
-            got[k].append(v)
-    mean = {k: float(np.mean(v)) for k, v in got.items()}
+        return sample
+
+    mean = _mean_components(half)
     assert mean["residual"] == pytest.approx(0.3 + 0.012, abs=0.04)
     assert mean["exchange"] == pytest.approx(0.1, abs=0.06)
     assert mean["model_dilemma"] == pytest.approx(0.15, abs=0.07)

@@ -33,6 +33,11 @@ def numbered(doc: Document, text: str, num_id: int = 1):
     return p
 
 
+def assert_fields(dilemma: object, **expected: object) -> None:
+    """Each named field of `dilemma` equals its expected value."""
+    assert {name: getattr(dilemma, name) for name in expected} == expected
+
+
 def quiet_load(path: Path) -> DilemmaDocument:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DilemmaWarning)
@@ -89,15 +94,12 @@ def test_heading_style_variant_with_intro_and_closing(tmp_path: Path) -> None:
     loaded = quiet_load(save(doc, tmp_path))
     assert loaded.title == "A Book of Dilemmas"
     assert [d.id for d in loaded.dilemmas] == ["lantern_keeper", "second_lantern"]
-    first = loaded.dilemmas[0]
-    assert first.title == "The Lantern Keeper"
-    assert first.category == "Stewardship 1"
-    assert first.metadata == {"structure": "Symmetric"}
-    assert first.core_scenario == "The keeper 1 tends a lantern.\n\nOption A\n\nLet the lantern go out."
-    assert first.complications == ["The oil is borrowed (1).", "The ship is late."]
-    assert first.questions == ["Who owns the light?"]
-    assert first.asymmetric_features == ["Power structure: the keeper alone holds the key."]
-    assert first.consistency_case == "A neighbour keeps a spare key."
+    assert_fields(loaded.dilemmas[0], title="The Lantern Keeper", category="Stewardship 1",
+                  metadata={"structure": "Symmetric"},
+                  core_scenario="The keeper 1 tends a lantern.\n\nOption A\n\nLet the lantern go out.",
+                  complications=["The oil is borrowed (1).", "The ship is late."], questions=["Who owns the light?"],
+                  asymmetric_features=["Power structure: the keeper alone holds the key."],
+                  consistency_case="A neighbour keeps a spare key.")
     assert loaded.warnings == []
 
 
@@ -108,15 +110,13 @@ def test_bold_label_variant_with_hand_typed_numbers_and_bullets(tmp_path: Path) 
     full_bold_label_dilemma(doc, 2, "Second Thoughts")
     loaded = quiet_load(save(doc, tmp_path))
     assert [d.id for d in loaded.dilemmas] == ["copys_debt", "second_thoughts"]
-    d = loaded.dilemmas[0]
-    assert d.title == "The Copy's Debt"
-    assert d.category == "Category 1"
-    assert d.metadata == {"structure": "Asymmetric"}
-    assert d.core_scenario == "Scenario 1, first paragraph.\n\nScenario 1, second paragraph."
-    assert d.complications == ["First complication of 1.", "Second complication of 1."]
-    assert d.questions == ["The one question of 1?"]
-    assert d.asymmetric_features == ["Power structure: feature one of 1", "Consent status: feature two of 1"]
-    assert d.consistency_case == "The consistency case of 1."
+    assert_fields(loaded.dilemmas[0], title="The Copy's Debt", category="Category 1",
+                  metadata={"structure": "Asymmetric"},
+                  core_scenario="Scenario 1, first paragraph.\n\nScenario 1, second paragraph.",
+                  complications=["First complication of 1.", "Second complication of 1."],
+                  questions=["The one question of 1?"],
+                  asymmetric_features=["Power structure: feature one of 1", "Consent status: feature two of 1"],
+                  consistency_case="The consistency case of 1.")
     assert loaded.dilemmas[1].consistency_case == "The consistency case of 2."
     assert loaded.warnings == []
 
