@@ -19,6 +19,7 @@ from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentFinished, TournamentRunner
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 
 
 def invoke(*args: str) -> Result:
@@ -40,7 +41,7 @@ def tournament_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
     )
     clients = {n: ScriptedClient(n) for n in cfg.models}
     clients["qwen-d"] = ScriptedClient("qwen-d", judge_mode="prose")
-    store = ResultsStore(root, durable=False)
+    store = open_store(root)
     runner = TournamentRunner(cfg, clients, store, dilemmas=dilemmas)
 
     async def go() -> Any:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ebtui.cli import cli
 from ebtui.core.records import RoundStatus
 from ebtui.core.store import ResultsStore
-from tests.support.factories import make_round
+from tests.support.factories import make_round, open_store
 from tests.support.paths import ROOT
 
 HOSTILE = "evil \x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07 [bold red]markup[/bold red] \x9b2J\x00 end"
@@ -23,7 +23,7 @@ HOSTILE = "evil \x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07 [bold red]markup[/bold
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     root = tmp_path / "store"
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     s.save_round(make_round(0, round_id="r-first", dilemma="d1", tournament="t1"))
     hostile = make_round(1, round_id="r-second", dilemma="d2", team_a="beta", team_b="alpha",
                          missing=("consistency",))
@@ -201,7 +201,7 @@ def _judged_round(root: Path, round_id: str, reply: str) -> None:
 
     r = make_round(5, round_id=round_id, dilemma="d9")
     r.judgment = parse_judgment(reply, team_a_id=r.team_a_model, team_b_id=r.team_b_model)
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     s.save_round(r)
     s.close()
 

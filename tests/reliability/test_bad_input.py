@@ -30,9 +30,9 @@ from ebtui.core.dilemmas import DocumentError, load_dilemmas
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA, Judgment
 from ebtui.core.round import RoundSpec, run_round
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament.config import TournamentConfig, TournamentConfigError, load_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 from tests.support.reliability_helpers import run_ebtui, scripted_models_toml, toml_table
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -189,7 +189,7 @@ def saved_store(tmp_path: Path) -> Path:
     import asyncio
 
     root = tmp_path / "store"
-    rs = ResultsStore(root, durable=False)
+    rs = open_store(root)
     d = load_dilemmas()[0]
     clients = {n: ScriptedClient(n) for n in ("alpha", "beta", "judge")}
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from ebtui.core.records import CRITERIA, RoundStatus
-from ebtui.core.store import ResultsStore, StoreError
+from ebtui.core.store import StoreError
+from tests.support.factories import open_store
 from tests.support.processes import started
 from tests.support.reliability_helpers import TRIO, load_round_files, round_files, trio_tournament
 
@@ -26,7 +27,7 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
     with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
-        store = ResultsStore(root, durable=False)
+        store = open_store(root)
         made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
         on_running = 0
         deadline = time.monotonic() + 120
@@ -69,9 +70,9 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
         assert j.effective_scores(team).as_dict()[crit] == value  # type: ignore[arg-type]
         assert j.parse_method != "manual"  # the judge's own judgment is there too, not replaced
     # ... and in the index, as a fresh reader sees it, and after a rebuild from the files
-    for fresh in (ResultsStore(root, durable=False), None):
+    for fresh in (open_store(root), None):
         if fresh is None:
-            fresh = ResultsStore(root, durable=False)
+            fresh = open_store(root)
             assert fresh.rebuild_index() == n
         entries = {e["id"]: e for e in fresh.query()}
         assert set(entries) == set(rounds)
@@ -109,7 +110,7 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
     with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
-        store = ResultsStore(root, durable=False)
+        store = open_store(root)
         services = Services(dilemmas=make_dilemmas(), model_names=TRIO, default_model="alpha", store=store,
                             make_clients=lambda names: {})
         made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
@@ -151,7 +152,7 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     assert len(made) >= 2
     rounds = {r.id: r for r in load_round_files(root)}
     assert len(rounds) == 12 and all(r.status == RoundStatus.COMPLETE for r in rounds.values())
-    entries = {e["id"]: e for e in ResultsStore(root, durable=False).query()}
+    entries = {e["id"]: e for e in open_store(root).query()}
     for rid, (crit, value) in made.items():
         j = rounds[rid].judgment
         assert j is not None and j.effective_scores("a").as_dict()[crit] == value, (rid, crit)

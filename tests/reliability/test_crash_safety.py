@@ -16,9 +16,9 @@ import pytest
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, Tournament
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import make_schedule
 from ebtui.core.tournament.config import load_tournament_config
+from tests.support.factories import open_store
 from tests.support.reliability_helpers import load_round_files, round_files, trio_tournament
 
 
@@ -90,14 +90,14 @@ def kill_at_random_moments(tmp_path: Path, kills: int, dilemmas: int, seed: int)
                     seen = kept.setdefault((r.id, p.phase_type.value), (p.timestamp, p.response))
                     assert seen == (p.timestamp, p.response), (r.id, p.phase_type)
         # the index catches up with the files on open (it may lag behind them after a kill) ...
-        rs = ResultsStore(store, durable=False)
+        rs = open_store(store)
         assert {e["id"] for e in rs.query(tournament=tid)} == {r.id for r in rounds}
         rs.close()
         # ... and a lost or torn index is rebuilt from the round files
         if i % 2 == 0 and (store / "index.json").exists():
             raw = (store / "index.json").read_bytes()
             (store / "index.json").write_bytes(raw[: len(raw) // 2])
-            rs = ResultsStore(store, durable=False)
+            rs = open_store(store)
             assert {e["id"] for e in rs.query(tournament=tid)} == {r.id for r in rounds}
             rs.close()
             json.loads((store / "index.json").read_text(encoding="utf-8"))
@@ -118,7 +118,7 @@ def kill_at_random_moments(tmp_path: Path, kills: int, dilemmas: int, seed: int)
         for p in r.phases:
             if (r.id, p.phase_type.value) in kept:
                 assert kept[(r.id, p.phase_type.value)] == (p.timestamp, p.response)
-    rs = ResultsStore(store, durable=False)
+    rs = open_store(store)
     assert len(rs.query(tournament=tid, status="complete")) == len(schedule)
     assert rs.load_tournament(tid).status.value == "complete"
     assert rs.rebuild_index() == len(schedule)

@@ -20,6 +20,7 @@ import pytest
 
 from ebtui.core.records import Round, RoundStatus
 from ebtui.core.store import ResultsStore, StoreWriteError
+from tests.support.factories import open_store
 from tests.support.fault_server import FaultServer
 
 KEY = "sk-fake-" + uuid.uuid4().hex + uuid.uuid4().hex
@@ -200,7 +201,7 @@ def test_a_failed_round_write_is_one_store_write_error_and_the_file_is_unchanged
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ebtui.core.store import files, round_files
 
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
     r = Round(dilemma_id="d", team_a_model="a", team_b_model="b", judge_model="j")
     store.save_round(r)
     before = store.round_path(r.id).read_bytes()
@@ -254,7 +255,7 @@ def test_no_call_starts_after_a_failed_save_with_an_injected_enospc(
             return super().stream(*args, **kw)
 
     monkeypatch.setattr(round_files, "atomic_write", shim)
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
     spec = RoundSpec(load_dilemmas()[0], "s", "s", "s")
     with pytest.raises(StoreWriteError) as info:
         asyncio.run(play_round(spec, {"s": Logged("s")}, store))
@@ -276,7 +277,7 @@ def test_a_call_that_fails_after_a_save_failed_is_not_retried(tmp_path: Path) ->
     from ebtui.providers.retry import RetryingClient, RetryPolicy
     from ebtui.providers.scripted import ScriptedClient, ScriptedFault
 
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
 
     class FillsTheDisk(ScriptedClient):
         def stream(self, *args: Any, **kw: Any) -> Any:

@@ -20,8 +20,8 @@ from ebtui.cli import cli
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import Round
 from ebtui.core.round import RoundSpec, play_round
-from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 
 
 def ebtui(*args: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def broken_store(tmp_path: Path) -> tuple[Path, list[str], dict[str, str]]:
     dilemma = load_dilemmas()[0]
     clients = {m: ScriptedClient(m) for m in ("alpha", "beta", "judge")}
     ids = []
-    with ResultsStore(root, durable=False) as store:
+    with open_store(root) as store:
         for i in range(4):
             spec = RoundSpec(dilemma, "alpha" if i % 2 else "beta", "beta" if i % 2 else "alpha", "judge",
                              tournament_id="t1")
@@ -170,14 +170,14 @@ def test_store_check_lists_repairs_and_says_what_it_did(broken_store) -> None:  
 
 
 def test_a_stale_temp_file_is_cleaned_up_by_the_next_full_check(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
     r = Round(dilemma_id="d", team_a_model="a", team_b_model="b", judge_model="j")
     store.save_round(r)
     store.close()
     stale = tmp_path / "s" / ".index.json.999999.2.tmp"
     stale.write_text("{}", encoding="utf-8")
     (tmp_path / "s" / "index.json").unlink()  # the next open does the full check
-    again = ResultsStore(tmp_path / "s", durable=False)
+    again = open_store(tmp_path / "s")
     assert [e["id"] for e in again.query()] == [r.id]
     assert not stale.exists()
 

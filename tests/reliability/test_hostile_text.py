@@ -17,6 +17,7 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient, ScriptRule
+from tests.support.factories import open_store
 from tests.support.reliability_helpers import run_ebtui
 
 LONG = "W" * 6000
@@ -161,7 +162,7 @@ async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
     from tests.support.factories import make_dilemmas
     from tests.support.tui_helpers import played_round
 
-    store = ResultsStore(tmp_path / "store", durable=False)
+    store = open_store(tmp_path / "store")
     services = Services(dilemmas=make_dilemmas(), model_names=["scripted", "scripted-judge"],
                         default_model="scripted", store=store, make_clients=hostile_factory)
     app = EbtuiApp(services, load_user_themes=False)

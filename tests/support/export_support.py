@@ -14,10 +14,10 @@ from click.testing import CliRunner, Result
 from ebtui.cli import cli
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import Round
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentFinished, TournamentRunner
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 
 #: model text that must stay inert everywhere it is shown
 HOSTILE = ("\n<script>console.error('xss')</script><img src=\"http://127.0.0.1:9/x.png\"> "
@@ -39,7 +39,7 @@ def play(root: Path) -> dict[str, Any]:
     )
     clients = {n: ScriptedClient(n, price_in=1.0, price_out=2.0) for n in cfg.models}
     clients["qwen-d"] = ScriptedClient("qwen-d", judge_mode="prose")
-    store = ResultsStore(root, durable=False)
+    store = open_store(root)
     runner = TournamentRunner(cfg, clients, store, dilemmas=dilemmas)
 
     async def go() -> Any:

@@ -15,7 +15,6 @@ from typing import Any
 from llmock.scenarios import Fail, Match, Plan, RequestInfo, ScenarioQueue, SlowFirstToken, StreamFault
 
 from ebtui.core.records import Round
-from ebtui.core.store import ResultsStore
 from ebtui.providers.base import Completion, ModelClient, ProviderError, StreamItem
 
 # family -> (ebtui provider, llmock route, model)
@@ -127,10 +126,6 @@ def round_files(store: Path) -> list[Path]:
 def load_round_files(store: Path) -> list[Round]:
     """Every round file parsed straight from disk (no index involved); raises if any does not parse."""
     return [Round.model_validate_json(p.read_text(encoding="utf-8")) for p in round_files(store)]
-
-
-def open_store(store: Path) -> ResultsStore:
-    return ResultsStore(store, durable=False)
 
 
 def ebtui_cmd(*args: str) -> list[str]:

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from ebtui.core.store import ResultsStore
 from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisCancelled
+from tests.support.factories import open_store
 from tests.support.sim_truth import default_truth, generate
 
 VIEWS = ("effective", "as_judged")
 
 
 def test_results_are_cached_until_the_data_change_and_cancel_stops(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
     rounds = generate(default_truth(), dilemmas=3, seed=2)[:30]
     for r in rounds:
         store.save_round(r)

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from ebtui.core.batch import BatchLedger
 from ebtui.core.batch.ledger import BatchRecord, ItemRecord
 from ebtui.tui.widgets.batch_status import BatchStatus, render_batches
+from tests.support.factories import open_store
 
 
 def _ledger(root: Path) -> BatchLedger:
@@ -78,7 +79,6 @@ async def test_the_tournament_screen_shows_a_planned_tournaments_batches(tmp_pat
 
     from ebtui.config import load_models_config
     from ebtui.core.dilemmas import load_dilemmas
-    from ebtui.core.store import ResultsStore
     from ebtui.core.tournament.config import load_tournament_config
     from ebtui.providers.registry import build_clients
     from ebtui.tui.app import EbtuiApp
@@ -90,7 +90,7 @@ async def test_the_tournament_screen_shows_a_planned_tournaments_batches(tmp_pat
     ids = [d.id for d in load_dilemmas()[:1]]
     toml = tmp_path / "tournament.toml"
     toml.write_text(f'name = "b"\nmodels = ["alpha", "beta"]\njudges = ["gamma"]\ndilemmas = ["{ids[0]}"]\n')
-    store = ResultsStore(tmp_path / "store", durable=False)
+    store = open_store(tmp_path / "store")
     tid = load_tournament_config(toml).tournament_id()
     led = BatchLedger.open(store.root, tid)
     led.batches["batch_x"] = BatchRecord(id="batch_x", model="alpha", provider="openai", label="w", wave=2,

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from ebtui.core.records import RoundStatus
-from ebtui.core.store import ResultsStore
-from tests.support.factories import FIXED_TIME, fixed_round
+from tests.support.factories import FIXED_TIME, fixed_round, open_store
 from tests.support.paths import ROOT
 from tests.support.tui_helpers import TmuxApp
 
@@ -82,7 +81,7 @@ def test_setup_start_is_visible_without_scrolling_at_80x24(tmp_path: Path) -> No
 def _write_rounds(store_dir: Path) -> list[str]:
     """Five saved rounds between three models (names of at most 8 letters: a legible column shows them whole),
     one incomplete and one in a tournament."""
-    store = ResultsStore(store_dir, durable=False)
+    store = open_store(store_dir)
     pairs = [("alpha", "beta", "gamma"), ("beta", "alpha", "gamma"), ("alpha", "gamma", "beta"),
              ("gamma", "alpha", "beta"), ("beta", "gamma", "alpha")]
     ids = []

@@ -17,7 +17,7 @@ from ebtui.cli import cli
 from ebtui.core.analysis import analyse_fit
 from ebtui.core.records import Override
 from ebtui.core.report import build_report_data
-from ebtui.core.store import ResultsStore
+from tests.support.factories import open_store
 from tests.support.sim_truth import Truth, default_truth, generate, true_adjusted_means, true_offsets
 
 TOL = 0.35
@@ -41,7 +41,7 @@ def report_json(store: Path, *args: str) -> dict[str, Any]:
 def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("truth")
     truth = default_truth()
-    store = ResultsStore(root / "store", durable=False)
+    store = open_store(root / "store")
     rounds = generate(truth, dilemmas=6, seed=11)
     for r in rounds:
         store.save_round(r)

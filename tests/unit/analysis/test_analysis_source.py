@@ -14,12 +14,13 @@ from ebtui.core.analysis.source import FactsSource
 from ebtui.core.frameworks import framework_mentions
 from ebtui.core.report import build_report_data
 from ebtui.core.store import ResultsStore
+from tests.support.factories import open_store
 from tests.support.sim_truth import default_truth, generate
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> ResultsStore:
-    s = ResultsStore(tmp_path / "store", durable=False)
+    s = open_store(tmp_path / "store")
     rounds = generate(default_truth(), dilemmas=4, seed=1)[:60]
     rounds[3].phases[0].response = ("We weigh the greatest good for the greatest number. Our duty to the "
                                     "patient comes first.\nA virtuous person would listen.")
@@ -59,7 +60,7 @@ def test_the_columns_give_the_report_the_rounds_give(store: ResultsStore) -> Non
 def test_an_override_by_another_process_is_read_from_its_file_alone(store: ResultsStore) -> None:
     src = FactsSource(store)
     src.facts()
-    other = ResultsStore(store.root, durable=False)  # what `ebtui rounds override` does in its own process
+    other = open_store(store.root)  # what `ebtui rounds override` does in its own process
     rid = store.load_rounds()[5].id
     other.apply_override(rid, "a", "consistency", 1, note="too generous")
     other.close()

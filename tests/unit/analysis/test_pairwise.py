@@ -21,7 +21,7 @@ from ebtui.core.analysis import analyse_fit
 from ebtui.core.analysis.identify import identify
 from ebtui.core.analysis.pairwise import holm
 from ebtui.core.records import CRITERIA, Round
-from ebtui.core.store import ResultsStore
+from tests.support.factories import open_store
 from tests.support.sim_designs import (
     disconnected_schedule,
     disconnected_world,
@@ -35,7 +35,7 @@ from tests.support.sim_truth import Truth
 
 
 def save(rounds: list[Round], root: Path) -> Path:
-    store = ResultsStore(root, durable=False)
+    store = open_store(root)
     for r in rounds:
         store.save_round(r)
     return root

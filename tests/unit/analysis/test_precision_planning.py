@@ -30,8 +30,8 @@ from ebtui.core.analysis.variance import (
     judgment_rows,
     variance_components,
 )
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament.planner import make_plan
+from tests.support.factories import open_store
 from tests.support.sim_vc import Planted, generate, planted, schedule_for
 
 
@@ -208,7 +208,7 @@ def test_plan_json_lists_designs_with_the_contract_keys(tmp_path: Path) -> None:
 
 
 def test_plan_from_a_saved_tournament_uses_its_estimates_and_prices(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path / "saved", durable=False)
+    store = open_store(tmp_path / "saved")
     for r in generate(planted(), dilemmas=5, judges="panel", seed=2):
         store.save_round(r)
     store.close()
@@ -238,7 +238,7 @@ def test_plan_prices_designs_from_a_config(tmp_path: Path) -> None:
 
 
 def test_report_json_carries_variance_components_and_the_detectable_gap(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path / "saved", durable=False)
+    store = open_store(tmp_path / "saved")
     for r in generate(planted(), dilemmas=6, judges="panel", seed=5):
         store.save_round(r)
     store.close()
@@ -261,7 +261,7 @@ def test_report_json_carries_variance_components_and_the_detectable_gap(tmp_path
 def test_plan_from_a_saved_tournament_plans_its_own_design_even_without_its_models_configured(tmp_path: Path) -> None:
     from ebtui.core.records import Tournament
 
-    store = ResultsStore(tmp_path / "saved", durable=False)
+    store = open_store(tmp_path / "saved")
     for r in generate(planted(), dilemmas=4, judges="rotate", seed=4):
         store.save_round(r)
     store.save_tournament(Tournament(id="t-vc", name="vc", config={"models": ["m1", "m2", "m3", "m4"],

@@ -20,7 +20,6 @@ from markdown_it import MarkdownIt
 
 from ebtui.core import report as rp
 from ebtui.core.records import CRITERIA, Tournament
-from ebtui.core.store import ResultsStore
 from tests.support.analysis_synth import (
     CONSISTENCY_ANSWERS,
     HOSTILE,
@@ -33,6 +32,7 @@ from tests.support.analysis_synth import (
     save_rounds,
     scores_of,
 )
+from tests.support.factories import open_store
 
 VIEWS = {"effective": "With human overrides applied", "as_judged": "As judged (judges' scores, no overrides)"}
 
@@ -56,7 +56,7 @@ def test_generator_covers_the_cases(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("store")
-    store = ResultsStore(root, durable=False)
+    store = open_store(root)
     for r in make_tournament():
         store.save_round(r)
     tournament = Tournament(id="t-synth", name="Synthetic <i>cup</i>", models=[], dilemmas=[])

@@ -33,6 +33,7 @@ from ebtui.core.tournament.adaptive import (
 )
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 from tests.support.processes import kill_9_when, started
 
 SKILL = {"alpha": 7.2, "beta": 6.4, "gamma": 5.8, "delta": 5.5}
@@ -85,7 +86,7 @@ def _setup(tmp_path: Path, titles: dict[str, str], judge: dict[str, float] | Non
     config = parse_tournament_config({"models": list(SKILL), "concurrency": 8, **cfg}, tmp_path / "t.toml")
     plan = plan_tournament(config, load_models_config(_models_toml(tmp_path)))
     clients = {m: PlantedJudge(m, titles, **(judge or {})) for m in SKILL}
-    return plan, clients, ResultsStore(tmp_path / "store", durable=False)
+    return plan, clients, open_store(tmp_path / "store")
 
 
 async def _run(runner: Any) -> tuple[TournamentFinished, list[AdaptiveMessage]]:

@@ -17,6 +17,7 @@ from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import TournamentRunner
 from ebtui.core.tournament.config import parse_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ async def test_balanced_tournament_alternates_each_judges_order(tmp_path: Path, 
     plain = parse_tournament_config({"models": ["a", "b", "c"], "dilemmas": [d.id for d in dilemmas[:2]]}, "t.toml")
     assert cfg.tournament_id() != plain.tournament_id()  # a different tournament; older configs keep their ids
     assert "judge_order" not in plain.schedule_fields()
-    rs = ResultsStore(tmp_path / "store", durable=False)
+    rs = open_store(tmp_path / "store")
     runner = TournamentRunner(cfg, {n: ScriptedClient(n) for n in "abc"}, rs, dilemmas=dilemmas)
     events = [ev async for ev in runner.run()]
     assert events[-1].tournament.status == TournamentStatus.COMPLETE

@@ -30,7 +30,7 @@ from ebtui.core.tournament.schedule import ScheduleError, build_schedule
 from ebtui.providers.base import ModelClient, StreamItem
 from ebtui.providers.retry import RetryingClient, RetryPolicy
 from ebtui.providers.scripted import ScriptedClient, ScriptedFault
-from tests.support.factories import calls_by_role
+from tests.support.factories import calls_by_role, open_store
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def scripted(names: str | list[str], **kw: Any) -> dict[str, ScriptedClient]:
 
 
 def store(tmp_path: Path) -> ResultsStore:
-    return ResultsStore(tmp_path / "store", durable=False)
+    return open_store(tmp_path / "store")
 
 
 async def run(runner: TournamentRunner) -> tuple[Any, list[Any]]:
@@ -520,7 +520,7 @@ async def test_the_same_tournament_cannot_run_twice_at_once(tmp_path: Path, dile
     cfg = config(models=["a", "b", "c"], dilemmas=two(dilemmas)[:1])
     rs = store(tmp_path)
     first = TournamentRunner(cfg, scripted("abc", latency_s=0.05), rs, dilemmas=dilemmas)
-    second = TournamentRunner(cfg, scripted("abc"), ResultsStore(rs.root, durable=False), dilemmas=dilemmas)
+    second = TournamentRunner(cfg, scripted("abc"), open_store(rs.root), dilemmas=dilemmas)
     gen = first.run()
     await anext(gen)  # TournamentStarted: the first run holds the lock
     with pytest.raises(TournamentBusyError, match="already running"):

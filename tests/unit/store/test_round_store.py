@@ -15,7 +15,7 @@ from ebtui.core.records import PHASE_ORDER, PhaseStatus, Round, RoundStatus
 from ebtui.core.round import play_round, run_round
 from ebtui.core.store import ResultsStore, StoreError
 from ebtui.providers.scripted import ScriptedClient
-from tests.support.factories import round_spec, scripted_clients
+from tests.support.factories import open_store, round_spec, scripted_clients
 
 
 class SlowDiskStore(ResultsStore):
@@ -119,7 +119,7 @@ async def test_a_store_that_cannot_write_stops_the_round_with_its_error(tmp_path
 
 
 async def test_rounds_one_after_another_each_land_before_the_next(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path / "s", durable=False)
+    store = open_store(tmp_path / "s")
     ids = []
     for _ in range(5):
         r = await play_round(round_spec(), scripted_clients(), store)

@@ -13,7 +13,7 @@ from tinydb import TinyDB
 from ebtui.core.records import CRITERIA, Round, RoundStatus, Tournament
 from ebtui.core.store import ResultsStore, StoreError, entry_scores, normalise_criterion
 from ebtui.locations import store_dir
-from tests.support.factories import make_round
+from tests.support.factories import make_round, open_store
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(root: Path) -> ResultsStore:
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     yield s
     s.close()
 
@@ -242,8 +242,8 @@ def test_criterion_names_and_labels() -> None:
 
 
 def test_override_made_while_the_engine_holds_the_round_survives_its_later_saves(root: Path) -> None:
-    engine = ResultsStore(root, durable=False)
-    tui = ResultsStore(root, durable=False)  # a second instance (another process or the TUI)
+    engine = open_store(root)
+    tui = open_store(root)  # a second instance (another process or the TUI)
     r = make_round(0, judged=False, status=RoundStatus.RUNNING)
     engine.save_round(r)
     tui.apply_override(r.id, "a", "consistency", 9, "scored while it ran")
@@ -256,7 +256,7 @@ def test_override_made_while_the_engine_holds_the_round_survives_its_later_saves
     assert final.judgment.team_a_scores.consistency == 5  # the judge's parsed score
     assert final.judgment.effective_scores("a").consistency == 9  # the human's override survived
     # and the same holds when one store instance does both (the TUI running a round)
-    one = ResultsStore(root, durable=False)
+    one = open_store(root)
     r2 = make_round(1)
     one.save_round(r2)
     one.apply_override(r2.id, "b", "consistency", 2, "same instance")
@@ -268,7 +268,7 @@ def test_override_made_while_the_engine_holds_the_round_survives_its_later_saves
 
 
 def test_index_is_written_in_batches_not_on_every_save(root: Path) -> None:
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     writes: list[int] = []
     original = s._flush_locked
 
@@ -290,7 +290,7 @@ def test_index_is_written_in_batches_not_on_every_save(root: Path) -> None:
 
 
 def test_flush_interval_grows_with_the_index_so_cost_per_save_stays_flat(root: Path) -> None:
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     s.FLUSH_SECONDS = 3600  # count-based only for this test
     for i in range(1200):
         s.save_round(make_round(i, text_size=10))
@@ -349,8 +349,8 @@ def test_rebuild_index_skips_and_reports_unreadable_files_without_deleting_them(
 
 
 def test_query_sees_rounds_another_store_flushed(root: Path) -> None:
-    a = ResultsStore(root, durable=False)
-    b = ResultsStore(root, durable=False)
+    a = open_store(root)
+    b = open_store(root)
     a.save_round(make_round(0))
     assert len(b.query()) == 1
     a.save_round(make_round(1))
@@ -421,7 +421,7 @@ def test_tournaments(store: ResultsStore, root: Path) -> None:
 
 @pytest.mark.slow
 def test_ten_thousand_rounds_index_writes_grow_logarithmically(root: Path) -> None:
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     s.FLUSH_SECONDS = 3600  # count-based only: the number of index writes is then deterministic
     proto = make_round(0, text_size=100)
     for i in range(10_000):

@@ -16,7 +16,7 @@ import pytest
 
 from ebtui.core.records import Round, RoundStatus
 from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
-from tests.support.factories import make_round
+from tests.support.factories import make_round, open_store
 from tests.support.paths import subprocess_env
 
 
@@ -32,7 +32,7 @@ def _fill(root: Path, n: int = 12) -> list[Round]:
                    status=(RoundStatus.COMPLETE, RoundStatus.INCOMPLETE)[i % 4 == 3])
         for i in range(n)
     ]
-    s = ResultsStore(root, durable=False)
+    s = open_store(root)
     for r in rounds:
         s.save_round(r)
     s.close()
@@ -89,7 +89,7 @@ def test_files_added_or_deleted_behind_the_stores_back_force_the_full_check(
 
 
 def test_unflushed_saves_of_a_live_writer_are_seen_by_a_new_instance(root: Path) -> None:
-    writer = ResultsStore(root, durable=False)
+    writer = open_store(root)
     writer.save_round(make_round(0, text_size=20))
     writer.flush()  # index and note written ...
     writer.save_round(make_round(1, text_size=20))  # ... then a save the index lacks (marker left)
@@ -182,7 +182,7 @@ def test_light_load_rounds_sees_an_index_another_instance_wrote_later(root: Path
     _fill(root, 3)
     reader = ResultsStore(root)
     assert len(reader.load_rounds()) == 3
-    writer = ResultsStore(root, durable=False)
+    writer = open_store(root)
     writer.save_round(make_round(30, text_size=20))
     writer.close()
     assert len(reader.load_rounds()) == 4
@@ -295,7 +295,7 @@ def test_close_writes_everything_pending_and_later_saves_write_in_place(root: Pa
 
 
 def test_many_threads_handing_off_lose_nothing(root: Path) -> None:
-    store = ResultsStore(root, durable=False)
+    store = open_store(root)
     bg = store.background_saver()
     rounds = [make_round(i, text_size=20) for i in range(40)]
 

@@ -11,9 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from ebtui.core.records import Override, Round
-from ebtui.core.store import ResultsStore
 from ebtui.core.store.saver import frozen_copy
-from tests.support.factories import make_round
+from tests.support.factories import make_round, open_store
 
 IMMUTABLE = (str, int, float, bool, bytes, type(None), datetime, date, timedelta, Enum)
 
@@ -61,7 +60,7 @@ def test_a_snapshot_equals_the_round_and_shares_no_mutable_object_with_it() -> N
 
 
 def test_the_file_holds_the_round_as_handed_over_not_as_changed_after(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path, durable=False)
+    store = open_store(tmp_path)
     bg = store.background_saver()
     r = _live_round()
     with store._lock:  # the writer thread waits for this lock: the engine changes the round meanwhile
@@ -79,12 +78,12 @@ def test_the_file_holds_the_round_as_handed_over_not_as_changed_after(tmp_path: 
 
 
 def test_another_writers_override_is_merged_on_the_copy_then_on_the_engines_thread(tmp_path: Path) -> None:
-    engine_store = ResultsStore(tmp_path, durable=False)
+    engine_store = open_store(tmp_path)
     bg = engine_store.background_saver()
     r = make_round(4, text_size=100)
     bg.save_round(r)
     bg.landed(r.id).result(30)
-    human = ResultsStore(tmp_path, durable=False)  # the TUI or `ebtui rounds override`, another writer
+    human = open_store(tmp_path)  # the TUI or `ebtui rounds override`, another writer
     human.apply_override(r.id, "b", "consistency", 2, "too generous")
     human.close()
 
