@@ -1,6 +1,6 @@
 """`ebtui import eb`: the public Ethics Bowl runner's round files into ebtui rounds.
 
-Always-run tests use round files generated from this project's own text (tests/eb_synth.py) with known
+Always-run tests use round files generated from this project's own text (tests/support/eb_synth.py) with known
 scores; the two real files in ../shared/fixtures/eb_rounds are read in place when present.
 """
 

@@ -1,4 +1,4 @@
-"""End to end against an OpenAI-compatible fake server whose judges carry planted biases (tests/fake_biased_server.py):
+"""End to end against an OpenAI-compatible fake server whose judges carry planted biases (tests/support/fake_biased_server.py):
 `ebtui tournament` with judge_order = "balanced", `ebtui rejudge --only-views` and `--order swapped` (judge calls
 only), then
 `ebtui report --json` recovers the length bias, each judge's order and agreement bias and the models' skill gaps."""

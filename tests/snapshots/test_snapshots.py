@@ -5,7 +5,7 @@ the setup screen; a live round mid-stream and finished; the score card of a roun
 dialog; the results browser with rows; one saved round; the tournament screen's plan, progress and analysis
 tabs; the help; the command palette.
 
-Update after an intended change with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the
+Update after an intended change with `pytest tests/snapshots/test_snapshots.py --snapshot-update` and look at the
 SVGs in __snapshots__ before committing them (`rsvg-convert -o x.png x.svg` renders one).
 """
 

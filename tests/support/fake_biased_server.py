@@ -3,7 +3,7 @@ truth: teams write answers of varying length ending in a conclusion ("course N")
 plus a length bias, a per-judge reading-order bias and a per-judge bonus for teams that conclude as the judge
 itself would, and answer ebtui's own-view and team-conclusion prompts (ebtui.core.judge_views) consistently.
 Everything it decides is read from the prompts ebtui sends, as a real model would. Used by
-tests/test_judge_bias_e2e.py."""
+tests/cli/test_judge_bias_e2e.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Tournaments generated from a planted truth with judge biases: answer length and formatting, per-judge
 reading-order effects and per-judge agreement with the judge's own view. Real Round records (transcripts whose
 length and formatting are what the bias acts on; several judgments per round as `ebtui rejudge` stores them).
-Used by tests/test_judge_bias.py."""
+Used by tests/unit/analysis/test_judge_bias.py."""
 
 from __future__ import annotations
 

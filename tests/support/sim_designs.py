@@ -1,7 +1,7 @@
 """Tournaments on the designs researchers end up with, generated from a planted truth (tests/sim_truth.Truth):
 an explicit schedule of (dilemma, Team A, Team B, judge) rounds, so a test can build a disconnected design, a
 judge with 3 ratings on one dilemma, or a world where every model is equal. Real Round records; integer
-scores 1-10. Used by tests/test_pairwise.py."""
+scores 1-10. Used by tests/unit/analysis/test_pairwise.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A tournament generated from known truth: model skills, judge severities, a same-family preference, dilemma
 difficulties, criterion levels and noise. Real Round records (saved in a real store by the tests), integer
-scores 1-10 as judges give them. Used by tests/test_analysis_recovery.py."""
+scores 1-10 as judges give them. Used by tests/unit/analysis/test_analysis_recovery.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The Analysis tab's pairwise matrix and rank intervals, and the compare view (two models on one dilemma, side by
-side), driven with Textual's pilot over a tournament generated from a planted truth (tests/sim_designs.py)."""
+side), driven with Textual's pilot over a tournament generated from a planted truth (tests/support/sim_designs.py)."""
 
 from __future__ import annotations
 

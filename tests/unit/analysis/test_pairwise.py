@@ -1,6 +1,6 @@
 """Which model is better, and how sure: identifiability, pairwise differences with Holm-adjusted p-values, rank
 intervals, robustness, and `ebtui compare` — checked on tournaments generated from a planted truth
-(tests/sim_designs.py), through `ebtui report --json` / `ebtui compare --json` where the user would read them.
+(tests/support/sim_designs.py), through `ebtui report --json` / `ebtui compare --json` where the user would read them.
 
 Default tests use a few seeds; the calibration and coverage runs over many seeds are marked slow (their
 measured rates are in docs/STATISTICS.md)."""

@@ -1,4 +1,4 @@
-"""Variance components and precision planning, checked against planted truth (tests/sim_vc.py): the components
+"""Variance components and precision planning, checked against planted truth (tests/support/sim_vc.py): the components
 are recovered; the planned half-width matches the half-width the real fit + dilemma bootstrap obtain; where
 the plan promises 80% power the interval excludes 0 that often; `ebtui plan` and `report --json` carry them."""
 
