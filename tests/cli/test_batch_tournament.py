@@ -18,7 +18,7 @@ import pytest
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PhaseStatus, PhaseType, RoundStatus
 from ebtui.core.store import ResultsStore
-from tests.support.paths import ROOT
+from tests.support.paths import subprocess_env
 from tests.support.reliability_helpers import toml_table
 
 EXCHANGE = [PhaseType.PRESENTATION, PhaseType.RESPONSE, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST]
@@ -57,8 +57,7 @@ def cli(models: Path, store: Path, *args: str) -> list[str]:
 
 
 def env() -> dict[str, str]:
-    e = dict(os.environ, EBTUI_TEST_KEY="sk-test-batch", EBTUI_STORE_FSYNC="0", PYTHONPATH=str(ROOT))
-    return e
+    return subprocess_env(EBTUI_TEST_KEY="sk-test-batch", EBTUI_STORE_FSYNC="0")
 
 
 def creations(llmock: Any) -> int:

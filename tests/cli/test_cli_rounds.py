@@ -15,7 +15,7 @@ from ebtui.cli import cli
 from ebtui.core.records import RoundStatus
 from ebtui.core.store import ResultsStore
 from tests.support.factories import make_round, open_store
-from tests.support.paths import ROOT
+from tests.support.paths import subprocess_env
 
 HOSTILE = "evil \x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07 [bold red]markup[/bold red] \x9b2J\x00 end"
 
@@ -290,7 +290,7 @@ def test_accept_all_and_its_errors(root: Path) -> None:
 
 def test_the_real_ebtui_command_lists_a_round_needing_review(root: Path) -> None:
     _judged_round(root, "r-noscores", PROSE_ONLY)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = subprocess_env()
     done = subprocess.run([sys.executable, "-m", "ebtui", "rounds", "list", "--needs-review", "--json", "--store",
                            str(root)], capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

@@ -3,7 +3,6 @@ resume hint it prints, a dilemma without a consistency case."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import signal
@@ -22,7 +21,7 @@ from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient
 from tests.support.docx_docs import paragraphs_doc
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, subprocess_env
 from tests.support.processes import wait_for
 
 DILEMMA = "fidelity_slider"
@@ -30,9 +29,7 @@ SLOW = '[models.slow]\nprovider = "scripted"\ntokens_per_second = 40\n'
 
 
 def env() -> dict[str, str]:
-    e = dict(os.environ)
-    e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
-    return e
+    return subprocess_env()
 
 
 def ebtui(*args: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess[str]:  # noqa: ANN003

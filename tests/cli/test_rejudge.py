@@ -23,7 +23,7 @@ from ebtui.core.records import CRITERIA, Dilemma, Judgment, PhaseStatus, PhaseTy
 from ebtui.core.rejudge import judgment_key, plan_rejudge
 from ebtui.core.store import ResultsStore
 from tests.support.factories import scored_round
-from tests.support.paths import ROOT
+from tests.support.paths import subprocess_env
 
 DILEMMA = Dilemma(id="memory-trust", title="The Memory Trust",
                   core_scenario="A clinic can restore a patient's erased memories, but only by copying a sibling's.",
@@ -173,7 +173,7 @@ def test_rejudge_resumes_after_kill_9_without_duplicates(tmp_path: Path, llmock:
     llmock.add(Reply(text=json.dumps(SCORED), times=None, match=Match(model="judge-two")))
     llmock.add(Delay(0.4, times=None))
     models, store, rounds = _setup(tmp_path, llmock, n=6, json_schema=False)
-    env = dict(os.environ, EBTUI_TEST_KEY="sk-test", EBTUI_STORE_FSYNC="0", PYTHONPATH=str(ROOT))
+    env = subprocess_env(EBTUI_TEST_KEY="sk-test", EBTUI_STORE_FSYNC="0")
     cmd = [sys.executable, "-m", "ebtui", "--models", str(models), "--store", str(store), "rejudge",
            *[r.id for r in rounds], "--judges", "judge2", "--repeats", "2", "--concurrency", "1"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
