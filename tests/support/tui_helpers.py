@@ -178,9 +178,9 @@ async def started_round(make_app: Callable[..., Any], events: Callable[[], Async
 
 
 # -- the tournament screen ----------------------------------------------------------------------------------
-async def wait_long(predicate: Callable[[], object]) -> None:
-    """wait_until with 30 s: the tournament screen's waits (a loaded machine plays whole rounds there)."""
-    await wait_until(predicate, timeout=30.0)
+async def wait_long(predicate: Callable[[], object], timeout: float = 30.0) -> None:
+    """wait_until, 30 s by default: the tournament screen's waits (a loaded machine plays whole rounds there)."""
+    await wait_until(predicate, timeout=timeout)
 
 
 def scripted_models_toml(path: Path, latency: float = 0.0) -> Path:
