@@ -1,5 +1,5 @@
 """Recovery and interval coverage of the judge-bias fit across seeds (planted length and formatting bias,
-per-judge order and agreement bias; tests/judge_bias_sim.py). Prints one line per term: mean absolute error,
+per-judge order and agreement bias; tests/support/judge_bias_sim.py). Prints one line per term: mean absolute error,
 largest error, coverage of the 95% intervals. Usage: python benchmarks/bench_judge_bias_coverage.py [SEEDS] [--rotate]
 (--rotate: one rotating judge per exchange with balanced orders, as `judge_order = "balanced"` plays it)."""
 
@@ -11,11 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from judge_bias_sim import default_bias_truth, generate  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: its tests.support package
 
 from ebtui.core.analysis.judge_bias import bias_json  # noqa: E402
+from tests.support.judge_bias_sim import default_bias_truth, generate  # noqa: E402
 
 
 def main(seeds: int = 40, rotate: bool = False) -> None:

@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED_FIXTURES = ROOT.parent / "shared" / "fixtures"
-PUBLIC_DILEMMAS = SHARED_FIXTURES / "public_dilemmas_v2.docx"
+from tests.support.paths import PUBLIC_DILEMMAS
 
 
 @pytest.fixture(autouse=True)

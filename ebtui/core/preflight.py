@@ -128,7 +128,7 @@ def command_hint(words: Iterable[str], options: Iterable[tuple[str, object]]) ->
 
 
 #: a round file's bytes per token of its prompts and answers: ~4 characters a token, plus the JSON's
-#: indentation and escapes (measured on scripted rounds: see tests/test_faults_disk.py)
+#: indentation and escapes (measured on scripted rounds: see tests/reliability/test_faults_disk.py)
 BYTES_PER_TOKEN = 5.0
 #: per round besides its text: the index document, the note's columns, the judgment's parsed fields
 BYTES_PER_ROUND = 8192

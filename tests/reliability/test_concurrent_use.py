@@ -12,30 +12,24 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ebtui_cmd, load_round_files, round_files, scripted_models_toml, toml_table
 
-from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA, RoundStatus
-from ebtui.core.store import ResultsStore, StoreError
-
-MODELS = ["alpha", "beta", "gamma"]
+from ebtui.core.store import StoreError
+from tests.support.factories import open_store
+from tests.support.processes import started
+from tests.support.reliability_helpers import TRIO, load_round_files, round_files, trio_tournament
 
 
 def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None:
     rng = random.Random(seed)
-    models = tmp_path / "models.toml"
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.08, tokens_per_second=3000.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "concurrent", "models": MODELS, "concurrency": 4,
-                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]]}))
+    cmd = trio_tournament(tmp_path, "concurrent", dilemmas=dilemmas, concurrency=4, latency_s=0.08,
+                          tokens_per_second=3000.0)
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    store = ResultsStore(root, durable=False)
-    made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
-    on_running = 0
-    try:
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        store = open_store(root)
+        made: dict[tuple[str, str, str], tuple[int, str]] = {}  # (round, team, criterion) -> (value, note)
+        on_running = 0
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(rng.uniform(0.0, 0.05))
@@ -55,10 +49,6 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
             if r.status == RoundStatus.RUNNING:
                 on_running += 1
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     store.close()
     assert len(made) >= 10, "too few overrides made while the tournament ran"
@@ -66,7 +56,7 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
 
     # the tournament lost nothing: every round saved and complete
     rounds = {r.id: r for r in load_round_files(root)}
-    n = dilemmas * len(MODELS) * (len(MODELS) - 1)
+    n = dilemmas * len(TRIO) * (len(TRIO) - 1)
     assert len(rounds) == n
     assert all(r.status == RoundStatus.COMPLETE and r.judgment is not None for r in rounds.values())
     assert all(r.judgment.judge_model for r in rounds.values())  # type: ignore[union-attr]
@@ -80,9 +70,9 @@ def override_during_tournament(tmp_path: Path, dilemmas: int, seed: int) -> None
         assert j.effective_scores(team).as_dict()[crit] == value  # type: ignore[arg-type]
         assert j.parse_method != "manual"  # the judge's own judgment is there too, not replaced
     # ... and in the index, as a fresh reader sees it, and after a rebuild from the files
-    for fresh in (ResultsStore(root, durable=False), None):
+    for fresh in (open_store(root), None):
         if fresh is None:
-            fresh = ResultsStore(root, durable=False)
+            fresh = open_store(root)
             assert fresh.rebuild_index() == n
         entries = {e["id"]: e for e in fresh.query()}
         assert set(entries) == set(rounds)
@@ -107,28 +97,23 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     """The same through the TUI: the score card (Pilot) corrects scores of rounds the tournament is playing."""
     import asyncio
 
-    from factories import make_dilemmas
     from textual.widgets import Input
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.score import ScoreCardScreen
     from ebtui.tui.services import Services
     from ebtui.tui.widgets.score_card import ScoreGrid
+    from tests.support.factories import make_dilemmas
 
-    models = tmp_path / "models.toml"
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.1, tokens_per_second=2000.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "tui-concurrent", "models": MODELS, "concurrency": 3,
-                               "dilemmas": [d.id for d in load_dilemmas()[:2]]}))
+    cmd = trio_tournament(tmp_path, "tui-concurrent", dilemmas=2, concurrency=3, latency_s=0.1,
+                          tokens_per_second=2000.0)
     root = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
-    proc = subprocess.Popen([*ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(root))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    store = ResultsStore(root, durable=False)
-    services = Services(dilemmas=make_dilemmas(), model_names=MODELS, default_model="alpha", store=store,
-                        make_clients=lambda names: {})
-    made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
-    try:
+    with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        store = open_store(root)
+        services = Services(dilemmas=make_dilemmas(), model_names=TRIO, default_model="alpha", store=store,
+                            make_clients=lambda names: {})
+        made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
         app = EbtuiApp(services, load_user_themes=False)
         async with app.run_test(size=(140, 45)) as pilot:
             await pilot.pause()
@@ -163,15 +148,11 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
                 await pilot.press("escape")
                 await pilot.pause()
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     assert len(made) >= 2
     rounds = {r.id: r for r in load_round_files(root)}
     assert len(rounds) == 12 and all(r.status == RoundStatus.COMPLETE for r in rounds.values())
-    entries = {e["id"]: e for e in ResultsStore(root, durable=False).query()}
+    entries = {e["id"]: e for e in open_store(root).query()}
     for rid, (crit, value) in made.items():
         j = rounds[rid].judgment
         assert j is not None and j.effective_scores("a").as_dict()[crit] == value, (rid, crit)

@@ -13,28 +13,20 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ebtui_cmd, load_round_files, round_files, scripted_models_toml, toml_table
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, Tournament
-from ebtui.core.store import ResultsStore
 from ebtui.core.tournament import make_schedule
 from ebtui.core.tournament.config import load_tournament_config
-
-MODELS = ["alpha", "beta", "gamma"]
+from tests.support.factories import open_store
+from tests.support.reliability_helpers import load_round_files, round_files, trio_tournament
 
 
 def setup_tournament(tmp_path: Path, dilemmas: int) -> tuple[list[str], Path]:
-    models = tmp_path / "models.toml"
     # ~0.1 s a call: a tournament takes a few seconds, so a kill lands mid-phase as often as not
-    models.write_text(scripted_models_toml(MODELS, latency_s=0.05, tokens_per_second=2000.0,
-                                           price_in=1.0, price_out=4.0))
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(toml_table({"name": "crash", "models": MODELS,
-                               "dilemmas": [d.id for d in load_dilemmas()[:dilemmas]], "concurrency": 4}))
-    store = tmp_path / "store"
-    cmd = ebtui_cmd("tournament", str(cfg), "--models", str(models), "--store", str(store))
-    return cmd, cfg
+    cmd = trio_tournament(tmp_path, "crash", dilemmas=dilemmas, concurrency=4, latency_s=0.05,
+                          tokens_per_second=2000.0, price_in=1.0, price_out=4.0)
+    return cmd, tmp_path / "t.toml"
 
 
 def check_files_parse(store: Path) -> None:
@@ -98,14 +90,14 @@ def kill_at_random_moments(tmp_path: Path, kills: int, dilemmas: int, seed: int)
                     seen = kept.setdefault((r.id, p.phase_type.value), (p.timestamp, p.response))
                     assert seen == (p.timestamp, p.response), (r.id, p.phase_type)
         # the index catches up with the files on open (it may lag behind them after a kill) ...
-        rs = ResultsStore(store, durable=False)
+        rs = open_store(store)
         assert {e["id"] for e in rs.query(tournament=tid)} == {r.id for r in rounds}
         rs.close()
         # ... and a lost or torn index is rebuilt from the round files
         if i % 2 == 0 and (store / "index.json").exists():
             raw = (store / "index.json").read_bytes()
             (store / "index.json").write_bytes(raw[: len(raw) // 2])
-            rs = ResultsStore(store, durable=False)
+            rs = open_store(store)
             assert {e["id"] for e in rs.query(tournament=tid)} == {r.id for r in rounds}
             rs.close()
             json.loads((store / "index.json").read_text(encoding="utf-8"))
@@ -126,7 +118,7 @@ def kill_at_random_moments(tmp_path: Path, kills: int, dilemmas: int, seed: int)
         for p in r.phases:
             if (r.id, p.phase_type.value) in kept:
                 assert kept[(r.id, p.phase_type.value)] == (p.timestamp, p.response)
-    rs = ResultsStore(store, durable=False)
+    rs = open_store(store)
     assert len(rs.query(tournament=tid, status="complete")) == len(schedule)
     assert rs.load_tournament(tid).status.value == "complete"
     assert rs.rebuild_index() == len(schedule)

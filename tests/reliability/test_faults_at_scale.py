@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from llmock.verdict import judge
-from reliability_helpers import (
+
+from ebtui.config import load_models_config
+from ebtui.core.dilemmas import load_dilemmas
+from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, TournamentStatus
+from ebtui.core.tournament import TournamentRunner, make_schedule
+from ebtui.core.tournament.config import parse_tournament_config
+from ebtui.providers.registry import build_clients
+from tests.support.factories import open_store
+from tests.support.reliability_helpers import (
     FAULT_KINDS,
     LLMOCK_FAMILIES,
     DistinctCallsClient,
@@ -19,14 +27,6 @@ from reliability_helpers import (
     llmock_models_toml,
     round_files,
 )
-
-from ebtui.config import load_models_config
-from ebtui.core.dilemmas import load_dilemmas
-from ebtui.core.records import PHASE_ORDER, PhaseStatus, RoundStatus, TournamentStatus
-from ebtui.core.store import ResultsStore
-from ebtui.core.tournament import TournamentRunner, make_schedule
-from ebtui.core.tournament.config import parse_tournament_config
-from ebtui.providers.registry import build_clients
 
 ATTEMPTS = 3  # the default `attempts` of a model: tries per call, the first included
 
@@ -70,7 +70,7 @@ async def play_faulty_tournament(tmp_path: Path, llmock: Any, monkeypatch: pytes
         "rounds_per_pairing": rounds_per_pairing, "judges": judges, "concurrency": 6, "seed": seed,
     })
     schedule = make_schedule(cfg, docs)
-    store = ResultsStore(tmp_path / "store", durable=False)
+    store = open_store(tmp_path / "store")
     queue = install(seed)
     clients = {n: DistinctCallsClient(c) for n, c in build_clients(models_cfg, cfg.all_model_names()).items()}
     runner = TournamentRunner(cfg, clients, store, dilemmas=docs, models_config=models_cfg,
@@ -91,7 +91,7 @@ async def play_faulty_tournament(tmp_path: Path, llmock: Any, monkeypatch: pytes
 
     # no round duplicated: one file per schedule key, exactly the schedule
     files = round_files(tmp_path / "store")
-    rs = ResultsStore(tmp_path / "store", durable=False)
+    rs = open_store(tmp_path / "store")
     rounds = [rs.load_round(p.stem) for p in files]
     keys = [r.schedule_key for r in rounds]
     assert len(keys) == len(set(keys)) == len(schedule)

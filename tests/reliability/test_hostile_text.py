@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from reliability_helpers import run_ebtui
 from textual.geometry import Region
 
 from ebtui.cli import cli
@@ -18,6 +17,8 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import CRITERIA
 from ebtui.core.store import ResultsStore
 from ebtui.providers.scripted import ScriptedClient, ScriptRule
+from tests.support.factories import open_store
+from tests.support.reliability_helpers import run_ebtui
 
 LONG = "W" * 6000
 HOSTILE = (
@@ -154,25 +155,18 @@ async def _wait(predicate: Any, timeout: float = 30.0) -> None:
 
 async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
 
-    from factories import make_dilemmas
-
     from ebtui.tui.app import EbtuiApp
-    from ebtui.tui.screens.live import LiveRoundScreen
     from ebtui.tui.screens.score import ScoreCardScreen
     from ebtui.tui.services import Services
     from ebtui.tui.widgets.role_pane import PhaseView
+    from tests.support.factories import make_dilemmas
+    from tests.support.tui_helpers import played_round
 
-    store = ResultsStore(tmp_path / "store", durable=False)
+    store = open_store(tmp_path / "store")
     services = Services(dilemmas=make_dilemmas(), model_names=["scripted", "scripted-judge"],
                         default_model="scripted", store=store, make_clients=hostile_factory)
     app = EbtuiApp(services, load_user_themes=False)
-    async with app.run_test(size=(150, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, LiveRoundScreen)
-        await _wait(lambda: screen.state != "running")
+    async with played_round(app, size=(150, 50)) as (pilot, screen):
         await pilot.pause()
         views = list(screen.query(PhaseView))
         assert views and all(v.status.value == "complete" for v in views), [v.status for v in views]

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from reliability_helpers import FAST_RETRIES, LLMOCK_FAMILIES, run_ebtui, toml_table, walk_files
 
 from ebtui.cli import cli
 from ebtui.config import load_models_config
@@ -18,6 +17,8 @@ from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.round import RoundSpec, run_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.registry import build_clients
+from tests.support.factories import open_store
+from tests.support.reliability_helpers import FAST_RETRIES, LLMOCK_FAMILIES, run_ebtui, toml_table, walk_files
 
 CANARIES = {
     "OPENAI_API_KEY": "sk-test-CANARY-openai-7f3a9c1e55d04b2a",
@@ -79,7 +80,7 @@ def test_no_key_in_any_file_log_or_output(keyed_env: Path, tmp_path: Path, llmoc
         outputs[args[0]] = res
     # the keys really were in use: every model answered through llmock
     assert len(llmock.requests) >= 4 + 5 + 2 * 5
-    rs = ResultsStore(store, durable=False)
+    rs = open_store(store)
     ids = [e["id"] for e in rs.query()]
     assert len(ids) == 1 + 2
     fast = [  # in-process (the same code, without a process start-up each)
@@ -108,7 +109,7 @@ async def test_no_key_in_debug_logs(keyed_env: Path, tmp_path: Path, caplog: pyt
     caplog.set_level(logging.DEBUG)
     config = load_models_config(keyed_env)
     clients = build_clients(config, ["gpt", "claude", "gemini", "grok"])
-    store = ResultsStore(tmp_path / "store", durable=False)
+    store = open_store(tmp_path / "store")
     d = load_dilemmas()[0]
     try:
         for a, b, j in (("gpt", "claude", "gemini"), ("grok", "gemini", "gpt")):

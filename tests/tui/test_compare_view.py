@@ -1,37 +1,18 @@
 """The Analysis tab's pairwise matrix and rank intervals, and the compare view (two models on one dilemma, side by
-side), driven with Textual's pilot over a tournament generated from a planted truth (tests/sim_designs.py)."""
+side), driven with Textual's pilot over a tournament generated from a planted truth (tests/support/sim_designs.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from rich.text import Text
-from sim_designs import equal_world, play, round_robin
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent
-from tui_helpers import FIXED_TIME, wait_until
 
 from ebtui.core.analysis import analyse_fit
-from ebtui.core.records import Tournament, TournamentStatus
 from ebtui.core.store import ResultsStore
 from ebtui.tui.screens.compare import CompareScreen
 from ebtui.tui.screens.tournament import TournamentScreen
 from ebtui.tui.widgets.pairwise_view import PairwiseView, render_ranks_and_matrix
-
-TID = "t-pairs0001"
-
-
-def _tournament(store: ResultsStore) -> list:
-    truth = equal_world(3)
-    truth.skill = {"m1": 7.6, "m2": 6.4, "m3": 6.3}
-    rounds = play(truth, round_robin(list(truth.skill), list(truth.skill), 4), seed=1, tournament_id=TID)
-    rounds[0].phases[0].response = "[bold red]not markup[/] \x1b[31mno escape\x1b[0m m1 speaks first"
-    rounds[0].judgment.team_a_justification = "Clear principle, well defended."
-    for r in rounds:
-        store.save_round(r)
-    store.save_tournament(Tournament(id=TID, name="pairs", created=FIXED_TIME, status=TournamentStatus.COMPLETE,
-                                     finished_at=FIXED_TIME + timedelta(hours=1), models=list(truth.skill),
-                                     dilemmas=sorted({r.dilemma_id for r in rounds}), total_rounds=len(rounds)))
-    return rounds
+from tests.support.sim_designs import equal_world, play, round_robin
+from tests.support.tui_helpers import pairs_tournament, wait_until
 
 
 def _plain(widget: Static) -> str:
@@ -55,7 +36,7 @@ def test_matrix_text_marks_significant_cells_and_blank_pairs() -> None:
 
 
 async def test_analysis_tab_shows_pairs_and_enter_opens_the_compare_view(make_app, store: ResultsStore) -> None:
-    _tournament(store)
+    pairs_tournament(store)
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         screen = TournamentScreen()
@@ -93,19 +74,3 @@ async def test_analysis_tab_shows_pairs_and_enter_opens_the_compare_view(make_ap
         assert cmp_screen.query_one("#compare-dilemma", Select).value == (first + 1) % len(cmp_screen.sides)
         await pilot.press("escape")
         await wait_until(lambda: app.screen is screen, timeout=10)
-
-
-
-def test_compare_view_snapshot(snap_compare, make_app, store: ResultsStore) -> None:
-    rounds = _tournament(store)
-    app = make_app(snapshot=True)
-
-    async def run(pilot) -> None:  # noqa: ANN001 - Textual's Pilot
-        screen = CompareScreen(rounds, "m1", "m3")
-        app.push_screen(screen)
-        await wait_until(lambda: screen.result is not None, timeout=60)
-        await pilot.pause()
-        app.clear_notifications()
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(140, 40), run_before=run)

@@ -9,8 +9,7 @@ import pytest
 from ebtui.tui.screens.modals import HelpModal
 from ebtui.tui.screens.results import ResultsScreen
 from ebtui.tui.themes import ThemeFileError, builtin_themes, load_theme_dirs, load_theme_file
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT as REPO
 
 
 def test_builtin_and_example_themes_load() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import fixed_round, started_round, wait_until
-
 from ebtui.core.events import PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PhaseType
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.role_pane import PaneScroll
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import started_round, wait_until
 
 
 def _keys(screen) -> list[tuple[str, str, bool]]:

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
 from functools import partial
 
-from textual.widgets import Input
-from tui_helpers import fixed_round, wait_until
-
 from ebtui.core.records import CRITERIA, Judgment, Scores
-from ebtui.tui.screens.modals import ScoreEditModal
-from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import edit_score, save_score, score_card_open, wait_until
 
 _wait_until = partial(wait_until, timeout=30.0)
-
-
-@asynccontextmanager
-async def _open(make_app, store, round_):
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
-        yield app, pilot
 
 
 async def test_switch_between_judgments_and_override_the_shown_one(make_app, store) -> None:
@@ -32,7 +17,7 @@ async def test_switch_between_judgments_and_override_the_shown_one(make_app, sto
     round_.extra_judgments = [Judgment(team_a_scores=Scores(**dict.fromkeys(CRITERIA, 2)),
                                        team_b_scores=Scores(**dict.fromkeys(CRITERIA, 9)), judge_model="judge-two",
                                        key="j-second", origin="rejudge", order="ba", repeat=1)]
-    async with _open(make_app, store, round_) as (app, pilot):
+    async with score_card_open(make_app, store, round_) as (app, pilot):
         card = app.screen.query_one(ScoreCard)
         grid = card.query_one(ScoreGrid)
         first = str(grid.get_cell("consistency", "a"))
@@ -44,14 +29,8 @@ async def test_switch_between_judgments_and_override_the_shown_one(make_app, sto
         assert str(grid.get_cell("consistency", "a")).startswith("2") and first != str(grid.get_cell("consistency", "a"))
         grid.focus()
         grid.move_cursor(row=list(CRITERIA).index("consistency"), column=1)
-        await pilot.press("enter")
-        await pilot.pause()
-        modal = app.screen
-        assert isinstance(modal, ScoreEditModal)
-        modal.query_one("#score-value", Input).value = "5"
-        modal.query_one("#score-note", Input).value = "second judge misread"
-        await pilot.click("#save")
-        await app.workers.wait_for_complete()
+        modal = await edit_score(app, pilot)
+        await save_score(app, pilot, modal, "5", "second judge misread")
         await _wait_until(lambda: not store.load_round(round_.id).extra_judgments[0].active_overrides() == {})
         saved = store.load_round(round_.id)
         assert saved.extra_judgments[0].effective_scores("a").consistency == 5
@@ -76,10 +55,12 @@ def test_the_browser_row_shows_how_many_judgments_a_round_has(store) -> None:
 
 
 async def test_the_analysis_tab_lists_the_judge_bias_tables(make_app, store) -> None:
-    from test_tournament_screen import _write_snapshot_tournament, open_snapshot_tournament
     from textual.widgets import DataTable, Select
 
-    _write_snapshot_tournament(store)
+    from tests.support.factories import write_snapshot_tournament
+    from tests.support.tui_helpers import open_snapshot_tournament
+
+    write_snapshot_tournament(store)
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await open_snapshot_tournament(app, pilot)

@@ -2,24 +2,24 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_helpers import events_from_round, fixed_round, replayed_round, started_round, wait_until
-
 from ebtui.core.events import PhaseFinished, PhaseRetrying, PhaseStarted, RoundFinished, TextDelta
 from ebtui.core.records import PHASE_ORDER, PhaseStatus, PhaseType
 from ebtui.tui.screens.live import LiveRoundScreen
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import (
+    events_from_round,
+    played_round,
+    replayed_round,
+    started_round,
+    wait_until,
+)
 
 
 async def test_a_scripted_round_streams_in_three_panes_and_is_saved(make_app, store) -> None:
     app = make_app()
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, LiveRoundScreen)
-        await wait_until(lambda: screen.state != "running")
+    async with played_round(app, timeout=20) as (pilot, screen):
         assert screen.state == "finished"
         views = {v.phase_type: v for v in screen.query(PhaseView)}
         assert set(views) == set(PHASE_ORDER)

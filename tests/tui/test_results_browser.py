@@ -3,12 +3,13 @@ from __future__ import annotations
 import threading
 import time
 
-from textual.widgets import DataTable, Input, Select, TabbedContent
-from tui_helpers import EntriesStore, fixed_round, synthetic_entries, wait_until
+from textual.widgets import Input, Select, TabbedContent
 
-from ebtui.tui.screens.results import PAGE_ROWS, PREFETCH_ROWS, ResultFilters, ResultsScreen, filter_entries
+from ebtui.tui.screens.results import PAGE_ROWS, PREFETCH_ROWS, ResultFilters, filter_entries
 from ebtui.tui.screens.round_view import RoundScreen
 from ebtui.tui.widgets.score_card import ScoreCard
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import EntriesStore, results_open, synthetic_entries, wait_until
 
 
 def test_filters_match_like_the_store_fields() -> None:
@@ -24,12 +25,7 @@ def test_filters_match_like_the_store_fields() -> None:
 async def test_browser_stays_responsive_with_3000_rounds(make_app) -> None:
     entries = synthetic_entries(3000)
     app = make_app(store=EntriesStore(entries))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("f3")
-        screen = app.screen
-        assert isinstance(screen, ResultsScreen)
-        table = screen.query_one(DataTable)
+    async with results_open(app, (140, 40)) as (pilot, screen, table):
         await wait_until(lambda: len(screen.entries) == 3000)
         assert table.row_count == PAGE_ROWS
         assert "3000 of 3000" in str(screen.query_one("#results-count").render())
@@ -63,11 +59,7 @@ async def test_find_a_saved_round_and_open_it(make_app, store) -> None:
     store.save_round(fixed_round(round_id="r-aaaaaaaaaaaa", dilemma_index=0))
     store.save_round(fixed_round(round_id="r-bbbbbbbbbbbb", dilemma_index=1, missing=True))
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("f3")
-        screen = app.screen
-        table = screen.query_one(DataTable)
+    async with results_open(app, (140, 40)) as (pilot, screen, table):
         await wait_until(lambda: table.row_count == 2)
         screen.query_one("#f-dilemma", Input).value = "D2"
         await wait_until(lambda: table.row_count == 1)
@@ -93,11 +85,7 @@ async def test_the_newest_page_shows_before_the_whole_index_is_read(make_app) ->
     gate = threading.Event()
     store = EntriesStore(entries, full_query_gate=gate)
     app = make_app(store=store)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("f3")
-        screen = app.screen
-        table = screen.query_one(DataTable)
+    async with results_open(app, (140, 40)) as (pilot, screen, table):
         await wait_until(lambda: table.row_count == PAGE_ROWS)
         assert not screen.complete and store.calls[0] == PAGE_ROWS
         newest = max(entries, key=lambda e: (e["ts"], e["id"]))
@@ -133,11 +121,7 @@ def test_columns_stay_legible_at_80_and_use_the_width_at_160() -> None:
 async def test_browser_at_80x24_shows_readable_headers_and_filters(make_app) -> None:
     entries = synthetic_entries(300)
     app = make_app(store=EntriesStore(entries))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("f3")
-        screen = app.screen
-        table = screen.query_one(DataTable)
+    async with results_open(app, (80, 24)) as (pilot, screen, table):
         await wait_until(lambda: table.row_count > 0 and screen.complete)
         await pilot.pause()
         labels = [str(c.label) for c in table.columns.values()]

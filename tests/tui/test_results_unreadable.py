@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import os
 
-from textual.widgets import DataTable
-from tui_helpers import fixed_round, wait_until
-
-from ebtui.tui.screens.results import ResultsScreen
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import results_open, wait_until
 
 
 async def test_a_symlink_loop_in_rounds_is_named_and_the_good_rounds_are_shown(make_app, store) -> None:
@@ -17,12 +15,7 @@ async def test_a_symlink_loop_in_rounds_is_named_and_the_good_rounds_are_shown(m
     store.flush()
     os.symlink("loop.json", store.rounds_dir / "loop.json")
     app = make_app()
-    async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("f3")
-        screen = app.screen
-        assert isinstance(screen, ResultsScreen)
-        table = screen.query_one(DataTable)
+    async with results_open(app, (160, 40)) as (pilot, screen, table):
         await wait_until(lambda: table.row_count == 2 and screen.unreadable)
         count = str(screen.query_one("#results-count").render())
         assert "2 of 2 rounds" in count

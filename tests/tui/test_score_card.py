@@ -1,41 +1,18 @@
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-from functools import partial
-
 from textual.widgets import Input
-from tui_helpers import fixed_round, wait_until
 
 from ebtui.core.review import needs_review
-from ebtui.tui.screens.live import LiveRoundScreen
-from ebtui.tui.screens.modals import ScoreEditModal
 from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
-
-#: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
-_wait_until = partial(wait_until, timeout=30.0)
-
-
-@asynccontextmanager
-async def _card_open(make_app, store, round_, *, size: tuple[int, int]):
-    """The app with `round_` saved and its score card on screen: (app, pilot)."""
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
-        yield app, pilot
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import edit_score, played_round, save_score, score_card_open
 
 
 async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
     app = make_app(judge_mode="prose")  # the judge answers prose: every score missing
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        live = app.screen
-        assert isinstance(live, LiveRoundScreen)
-        await _wait_until(lambda: live.state == "finished")
+    async with played_round(app) as (pilot, live):
+        assert live.state == "finished"
         round_id = live.round.id
         await pilot.press("s")
         await pilot.pause()
@@ -46,20 +23,14 @@ async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
         grid = card_screen.query_one(ScoreGrid)
         assert "missing" in str(grid.get_cell("principle_articulation", "a"))
         # the cursor starts on Team A's first criterion; Enter edits it
-        await pilot.press("enter")
-        await pilot.pause()
-        modal = app.screen
-        assert isinstance(modal, ScoreEditModal)
+        modal = await edit_score(app, pilot)
         # out of range is refused and the dialog stays
         modal.query_one("#score-value", Input).value = "11"
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is modal
         assert "1 to 10" in str(modal.query_one("#score-error").render())
-        modal.query_one("#score-value", Input).value = "7"
-        modal.query_one("#score-note", Input).value = "judge gave prose; scored from its text"
-        await pilot.click("#save")
-        await app.workers.wait_for_complete()
+        await save_score(app, pilot, modal, "7", "judge gave prose; scored from its text")
         await pilot.pause()
         assert app.screen is card_screen
         saved = store.load_round(round_id)
@@ -73,7 +44,7 @@ async def test_a_missing_score_is_corrected_by_hand(make_app, store) -> None:
 
 async def test_raw_reply_toggles_beside_the_card(make_app, store) -> None:
     round_ = fixed_round(texts={"judgment": "RAW [bold red]judge[/] reply"})
-    async with _card_open(make_app, store, round_, size=(140, 45)) as (app, pilot):
+    async with score_card_open(make_app, store, round_, size=(140, 45)) as (app, pilot):
         card = app.screen.query_one(ScoreCard)
         raw = card.query_one("#card-raw")
         assert not raw.display
@@ -103,7 +74,7 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
     round_ = fixed_round(texts={"judgment": PROSE_READ_REPLY})
     round_.judgment = parse_judgment(PROSE_READ_REPLY, team_a_id="scripted", team_b_id="local")
     assert round_.judgment.team_a_scores.consistency == 6 and round_.judgment.team_b_scores.framework_awareness == 9
-    async with _card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
+    async with score_card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
         card = app.screen.query_one(ScoreCard)
         grid = card.query_one(ScoreGrid)
         # every cell is marked by how it was read: L labelled line, P prose (open for review), T table
@@ -134,11 +105,8 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
 
 async def test_an_override_needs_a_note(make_app, store) -> None:
     round_ = fixed_round(missing=True)
-    async with _card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
-        await pilot.press("enter")
-        await pilot.pause()
-        modal = app.screen
-        assert isinstance(modal, ScoreEditModal)
+    async with score_card_open(make_app, store, round_, size=(140, 50)) as (app, pilot):
+        modal = await edit_score(app, pilot)
         modal.query_one("#score-value", Input).value = "7"
         await pilot.click("#save")
         await pilot.pause()
@@ -157,22 +125,12 @@ async def test_an_override_needs_a_note(make_app, store) -> None:
 
 async def test_the_live_screen_reopens_the_card_with_the_override_made_on_it(make_app, store) -> None:
     app = make_app(judge_mode="prose")  # every score missing
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        live = app.screen
-        assert isinstance(live, LiveRoundScreen)
-        await _wait_until(lambda: live.state == "finished")
+    async with played_round(app) as (pilot, live):
+        assert live.state == "finished"
         await pilot.press("s")
         await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        modal = app.screen
-        assert isinstance(modal, ScoreEditModal)
-        modal.query_one("#score-value", Input).value = "6"
-        modal.query_one("#score-note", Input).value = "scored from the prose"
-        await pilot.click("#save")
-        await app.workers.wait_for_complete()
+        modal = await edit_score(app, pilot)
+        await save_score(app, pilot, modal, "6", "scored from the prose")
         await pilot.pause()
         await pilot.press("escape")  # back to the live screen
         await pilot.pause()

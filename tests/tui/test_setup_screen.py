@@ -4,10 +4,10 @@ import threading
 from pathlib import Path
 
 from textual.widgets import OptionList, Select
-from tui_helpers import make_dilemmas
 
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.widgets.dilemma_card import DilemmaCard
+from tests.support.factories import make_dilemmas
 
 
 async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> None:

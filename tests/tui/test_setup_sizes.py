@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, Select, Static
-from tui_helpers import make_dilemmas, settle
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.factories import make_dilemmas
+from tests.support.paths import ROOT
+
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY", "DASHSCOPE_API_KEY",
             "OPENROUTER_API_KEY", "TOGETHER_API_KEY")
 
@@ -47,11 +48,6 @@ async def test_a_dilemma_without_a_consistency_case_is_marked(make_app) -> None:
         await pilot.press("down")
         await pilot.pause()
         assert note.display and "skips the consistency test" in str(note.render())
-
-
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
-def test_setup_snapshot(snap_compare, make_app, size: tuple[int, int]) -> None:
-    assert snap_compare(make_app(snapshot=True), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

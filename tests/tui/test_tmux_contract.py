@@ -17,15 +17,15 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from tui_helpers import FIXED_TIME, TmuxApp, fixed_round
 
 from ebtui.core.records import RoundStatus
-from ebtui.core.store import ResultsStore
+from tests.support.factories import FIXED_TIME, fixed_round, open_store
+from tests.support.paths import ROOT
+from tests.support.tui_helpers import TmuxApp
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
                                 reason="tmux is not installed (apt-get install tmux): the contract is measured in it")
 
-ROOT = Path(__file__).resolve().parents[2]
 MODELS = "".join(f'[models.{name}]\nprovider = "scripted"\ntokens_per_second = 2000\n\n'
                  for name in ("alpha", "beta", "gamma"))
 #: the results browser's headers at 80 columns; Review and Tournament are dropped there and return when wide
@@ -81,7 +81,7 @@ def test_setup_start_is_visible_without_scrolling_at_80x24(tmp_path: Path) -> No
 def _write_rounds(store_dir: Path) -> list[str]:
     """Five saved rounds between three models (names of at most 8 letters: a legible column shows them whole),
     one incomplete and one in a tournament."""
-    store = ResultsStore(store_dir, durable=False)
+    store = open_store(store_dir)
     pairs = [("alpha", "beta", "gamma"), ("beta", "alpha", "gamma"), ("alpha", "gamma", "beta"),
              ("gamma", "alpha", "beta"), ("beta", "gamma", "alpha")]
     ids = []

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from test_tournament_screen import _open, _plan, _tournament_toml, _wait_until, tournament_app  # noqa: F401
 from textual.widgets import DataTable, Static
 
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.store import ResultsStore
 from ebtui.core.tournament.schedule import ScheduledRound
 from ebtui.tui.screens.tournament_progress import Breakdown
+from tests.support.tui_helpers import open_tournament_screen, plan_tournament, tournament_toml, wait_long
 
 
 @dataclass
@@ -42,27 +42,27 @@ def test_breakdown_counts_pairings_and_models_and_estimates_from_the_pace() -> N
     assert {r[0]: r[4] for r in bd.table(P(4, 0, 40.0))}["a vs b"] == "done"
 
 
-async def test_progress_rows_and_export_under_the_store(tournament_app, store: ResultsStore, tmp_path: Path,  # noqa: F811
+async def test_progress_rows_and_export_under_the_store(tournament_app, store: ResultsStore, tmp_path: Path,
                                                         monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/Downloads: export must not need it
     ids = [d.id for d in load_dilemmas()[:2]]
-    toml = _tournament_toml(tmp_path / "tournament.toml", ids)
+    toml = tournament_toml(tmp_path / "tournament.toml", ids)
     app = tournament_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _open(app, pilot)
-        await _plan(pilot, screen, toml)
+        screen = await open_tournament_screen(app, pilot)
+        await plan_tournament(pilot, screen, toml)
         await pilot.press("ctrl+r")
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_long(lambda: screen.state == "finished")
         await pilot.pause(0.3)
         table = screen.query_one("#progress-breakdown", DataTable)
         rows = {str(table.get_row_at(i)[0]): [str(c) for c in table.get_row_at(i)] for i in range(table.row_count)}
         assert rows["alpha vs beta"][1] == "2/2" and rows["beta vs alpha"][1] == "2/2"
         assert rows["model gamma"][1] == "4/4" and rows["model alpha"][4] == "done"
         tid = screen.plan.tournament_id
-        await _wait_until(lambda: screen.analysed_id == tid)
+        await wait_long(lambda: screen.analysed_id == tid)
         await pilot.press("ctrl+s")
         out = Path(store.root) / "reports" / tid
-        await _wait_until(lambda: (out / f"tournament-{tid}.svg").exists(), timeout=60)
+        await wait_long(lambda: (out / f"tournament-{tid}.svg").exists(), timeout=60)
         await pilot.pause(0.3)
         assert (out / "report.md").is_file() and list(out.glob("*.csv"))
         assert (out / f"tournament-{tid}.svg").read_text().lstrip().startswith("<svg")

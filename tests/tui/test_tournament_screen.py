@@ -3,93 +3,31 @@ the analysis tables and charts; a bad file is a message. One snapshot from a fix
 
 from __future__ import annotations
 
-from datetime import timedelta
-from functools import partial
 from pathlib import Path
 
-import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, ProgressBar, Select, TabbedContent
-from tui_helpers import FIXED_TIME, TEXTS, make_dilemmas, wait_until
 
-from ebtui.config import load_models_config
 from ebtui.core.analysis import analyse
 from ebtui.core.dilemmas import load_dilemmas
 from ebtui.core.records import (
-    CRITERIA,
-    PHASE_ORDER,
-    PHASE_SPEAKER,
-    Judgment,
-    Phase,
-    PhaseStatus,
-    Round,
     RoundStatus,
-    Scores,
-    Tournament,
     TournamentStatus,
 )
 from ebtui.core.store import ResultsStore
-from ebtui.providers.base import Usage
-from ebtui.providers.registry import build_clients
 from ebtui.tui.screens.tournament import TournamentScreen, cell_text, progress_text
 from ebtui.tui.widgets.bar_chart import Bar, BarChart, bar_cells
+from tests.support.tui_helpers import open_tournament_screen, plan_tournament, tournament_toml, wait_long
 
 SIZE = (120, 40)
 
 
-#: this screen's waits allow 30 s (a loaded machine runs whole rounds here)
-_wait_until = partial(wait_until, timeout=30.0)
-
-
-def _models_toml(path: Path, latency: float = 0.0) -> Path:
-    lines = []
-    for name in ("alpha", "beta", "gamma"):
-        lines += [f"[models.{name}]", 'provider = "scripted"', f"latency_s = {latency}",
-                  "price_in = 1.0", "price_out = 4.0", ""]
-    path.write_text("\n".join(lines))
-    return path
-
-
-def _tournament_toml(path: Path, dilemmas: list[str], **extra: object) -> Path:
-    quoted = ", ".join(f'"{d}"' for d in dilemmas)
-    lines = ['name = "screen-test"', 'models = ["alpha", "beta"]', 'judges = ["gamma"]', f"dilemmas = [{quoted}]"]
-    lines += [f"{k} = {v}" for k, v in extra.items()]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-@pytest.fixture
-def tournament_app(make_app, tmp_path: Path):
-    def build(latency: float = 0.0, **overrides: object):
-        models = load_models_config(_models_toml(tmp_path / "models.toml", latency))
-        return make_app(models_config=models, make_clients=lambda names: build_clients(models, names), **overrides)
-    return build
-
-
-async def _open(app, pilot: Pilot) -> TournamentScreen:
-    await pilot.pause()
-    screen = TournamentScreen()
-    app.push_screen(screen)
-    await pilot.pause()
-    return screen
-
-
-async def _plan(pilot: Pilot, screen: TournamentScreen, path: Path) -> None:
-    field = screen.query_one("#tournament-path", Input)
-    field.value = str(path)
-    field.focus()
-    await pilot.press("enter")
-    await _wait_until(lambda: screen.state in ("planned", "idle"))
-    await pilot.pause()
-
-
 async def test_run_a_tournament_and_read_its_analysis(tournament_app, store: ResultsStore, tmp_path: Path) -> None:
     ids = [d.id for d in load_dilemmas()[:2]]
-    toml = _tournament_toml(tmp_path / "tournament.toml", ids, rounds_per_pairing=2)
+    toml = tournament_toml(tmp_path / "tournament.toml", ids, rounds_per_pairing=2)
     app = tournament_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot)
-        await _plan(pilot, screen, toml)
+        screen = await open_tournament_screen(app, pilot)
+        await plan_tournament(pilot, screen, toml)
         assert screen.state == "planned"
         est = screen.estimate
         assert est.rounds == 8  # 2 dilemmas x 2 orderings x 2 repeats, one judge each
@@ -100,7 +38,7 @@ async def test_run_a_tournament_and_read_its_analysis(tournament_app, store: Res
 
         await pilot.press("ctrl+r")
         assert screen.query_one(TabbedContent).active == "tab-progress"
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_long(lambda: screen.state == "finished")
         bar = screen.query_one("#tournament-progress", ProgressBar)
         assert bar.total == 8 and bar.progress == 8
         assert screen.progress.done == 8 and screen.progress.finished == screen.progress.total
@@ -109,7 +47,7 @@ async def test_run_a_tournament_and_read_its_analysis(tournament_app, store: Res
         assert store.load_tournament(tid).status == TournamentStatus.COMPLETE
 
         # the analysis is computed from the store and shown; compare with analysis.analyse
-        await _wait_until(lambda: screen.analysed_id == tid)
+        await wait_long(lambda: screen.analysed_id == tid)
         await pilot.pause()
         rounds = store.load_rounds(tournament=tid)
         assert len(rounds) == 8
@@ -143,11 +81,11 @@ async def test_a_bad_file_is_a_message_naming_file_and_field(tournament_app, tmp
     unknown.write_text('models = ["alpha", "nobody"]\njudges = ["gamma"]\n')
     app = tournament_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot)
+        screen = await open_tournament_screen(app, pilot)
         for path, words in ((bad, ("bad.toml", "field concurrency")),
                             (unknown, ("unknown.toml", "field models", "nobody")),
                             (tmp_path / "missing.toml", ("missing.toml", "no such file"))):
-            await _plan(pilot, screen, path)
+            await plan_tournament(pilot, screen, path)
             assert screen.state == "idle" and screen.plan is None
             message = str(screen.query_one("#tournament-message").render())
             assert all(w in message for w in words), message
@@ -162,16 +100,16 @@ async def test_a_bad_file_is_a_message_naming_file_and_field(tournament_app, tmp
 async def test_cancel_saves_incomplete_and_start_resumes(tournament_app, store: ResultsStore,
                                                           tmp_path: Path) -> None:
     ids = [d.id for d in load_dilemmas()[:3]]
-    toml = _tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)
+    toml = tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)
     app = tournament_app(latency=0.05)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open(app, pilot)
-        await _plan(pilot, screen, toml)
+        screen = await open_tournament_screen(app, pilot)
+        await plan_tournament(pilot, screen, toml)
         tid = screen.plan.tournament_id
         await pilot.press("ctrl+r")
-        await _wait_until(lambda: screen.progress is not None and screen.progress.done >= 1)
+        await wait_long(lambda: screen.progress is not None and screen.progress.done >= 1)
         await pilot.press("ctrl+x")
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_long(lambda: screen.state == "finished")
         saved = store.load_tournament(tid)
         assert saved.status == TournamentStatus.INCOMPLETE and "cancelled" in saved.note
         done_before = screen.finished.progress.done
@@ -179,7 +117,7 @@ async def test_cancel_saves_incomplete_and_start_resumes(tournament_app, store: 
         assert "resumes" in str(screen.query_one("#tournament-message").render())
 
         await pilot.press("ctrl+r")  # the same file again: resumes, keeping the complete rounds
-        await _wait_until(lambda: screen.state == "finished" and screen.finished.progress.total == 6
+        await wait_long(lambda: screen.state == "finished" and screen.finished.progress.total == 6
                           and screen.finished.tournament.status == TournamentStatus.COMPLETE)
         assert screen.finished.progress.already_done == done_before
         rounds = store.load_rounds(tournament=tid)
@@ -189,7 +127,7 @@ async def test_cancel_saves_incomplete_and_start_resumes(tournament_app, store: 
 async def test_f4_and_the_palette_open_it_and_a_run_survives_leaving(tournament_app, store: ResultsStore,
                                                                       tmp_path: Path) -> None:
     ids = [d.id for d in load_dilemmas()[:2]]
-    toml = _tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)  # ./tournament.toml: filled in
+    toml = tournament_toml(tmp_path / "tournament.toml", ids, concurrency=1)  # ./tournament.toml: filled in
     app = tournament_app(latency=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -197,10 +135,10 @@ async def test_f4_and_the_palette_open_it_and_a_run_survives_leaving(tournament_
         screen = app.screen
         assert isinstance(screen, TournamentScreen)
         assert screen.query_one("#tournament-path", Input).value == "tournament.toml"
-        await _wait_until(lambda: screen.state == "planned")  # the default file's plan is read at once
+        await wait_long(lambda: screen.state == "planned")  # the default file's plan is read at once
         assert screen.plan.config.source.resolve() == toml.resolve()
         await pilot.press("ctrl+r")
-        await _wait_until(lambda: screen.progress is not None)
+        await wait_long(lambda: screen.progress is not None)
         await pilot.press("escape")  # leave while it runs: it goes on
         assert not isinstance(app.screen, TournamentScreen) and screen.state == "running"
         await pilot.press("ctrl+p")
@@ -208,8 +146,8 @@ async def test_f4_and_the_palette_open_it_and_a_run_survives_leaving(tournament_
         await pilot.press(*"tournament")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await _wait_until(lambda: app.screen is screen)
-        await _wait_until(lambda: screen.state == "finished")
+        await wait_long(lambda: app.screen is screen)
+        await wait_long(lambda: screen.state == "finished")
         assert store.load_tournament(screen.plan.tournament_id).status == TournamentStatus.COMPLETE
         assert screen.finished.progress.already_done == 0  # one uninterrupted run
 
@@ -247,73 +185,3 @@ def test_progress_line_and_cells() -> None:
     assert str(cell_text("n", None)) == "—"
     long = cell_text("evidence", "[red]x[/red]\x1b[2J " + "word " * 40)
     assert str(long).startswith("[red]x[/red] word") and len(str(long)) == 80 and "\x1b" not in str(long)
-
-
-# -- the snapshot: a fixed tournament, written to the store before the app starts ------------------------
-SNAP_TID = "t-snapshot0001"
-
-
-def _snapshot_round(i: int, dilemma_index: int, a: str, b: str, judge: str) -> Round:
-    d = make_dilemmas()[dilemma_index]
-    models = {"a": a, "b": b, "judge": judge}
-    start = FIXED_TIME + timedelta(minutes=i)
-    phases = [Phase(phase_type=pt, model_id=models[PHASE_SPEAKER[pt]], response=TEXTS[pt.value],
-                    timestamp=start, finished_at=start + timedelta(seconds=5), status=PhaseStatus.COMPLETE,
-                    attempts=1, finish_reason="stop", usage=Usage(input_tokens=300, output_tokens=80, cost_usd=0.001),
-                    latency=5.0)
-              for pt in PHASE_ORDER]
-    base = {"alpha": 8, "beta": 6, "gamma": 7}
-
-    def scores(model: str, shift: int) -> Scores:
-        return Scores(**{c: max(1, min(10, base[model] + shift + (k + i) % 3 - 1)) for k, c in enumerate(CRITERIA)})
-
-    # the second dilemma is harder for everyone, most of all for the responding team
-    judgment = Judgment(team_a_scores=scores(a, -dilemma_index), team_b_scores=scores(b, -2 * dilemma_index),
-                        overall_analysis="Fixed.", raw_response="{}", parse_method="json", judge_model=judge)
-    return Round(id=f"r-snap{i:04d}", dilemma_id=d.id, dilemma_title=d.title, team_a_model=a, team_b_model=b,
-                 judge_model=judge, phases=phases, judgment=judgment, timestamp=start,
-                 finished_at=start + timedelta(minutes=1), status=RoundStatus.COMPLETE, tournament_id=SNAP_TID,
-                 schedule_key=f"k{i}")
-
-
-async def open_snapshot_tournament(app, pilot: Pilot) -> TournamentScreen:
-    """The tournament screen, with the saved snapshot tournament opened from its list (and analysed)."""
-    screen = TournamentScreen()
-    app.push_screen(screen)
-    await _wait_until(lambda: len(screen.saved) == 1)
-    screen.query_one("#tournament-path", Input).cursor_blink = False
-    screen.query_one(TabbedContent).active = "tab-saved"
-    await pilot.pause()
-    screen.query_one("#saved-tournaments", DataTable).focus()
-    await pilot.press("enter")
-    await _wait_until(lambda: screen.analysed_id == SNAP_TID)
-    return screen
-
-
-def _write_snapshot_tournament(store: ResultsStore) -> None:
-    trio = ("alpha", "beta", "gamma")
-    i = 0
-    for dilemma_index in (0, 1):
-        for a in trio:
-            for b in trio:
-                if a != b:
-                    judge = next(m for m in trio if m not in (a, b))
-                    store.save_round(_snapshot_round(i, dilemma_index, a, b, judge))
-                    i += 1
-    store.save_tournament(Tournament(id=SNAP_TID, name="fixed trio", created=FIXED_TIME,
-                                     finished_at=FIXED_TIME + timedelta(hours=1), status=TournamentStatus.COMPLETE,
-                                     models=list(trio), dilemmas=["D1", "D2"], total_rounds=i))
-
-
-def test_tournament_screen_charts_snapshot(snap_compare, make_app, store: ResultsStore) -> None:
-    _write_snapshot_tournament(store)
-    app = make_app(snapshot=True)
-
-    async def run(pilot: Pilot) -> None:
-        screen = await open_snapshot_tournament(app, pilot)
-        screen.query_one(TabbedContent).active = "tab-charts"
-        await pilot.pause()
-        app.clear_notifications()
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run)

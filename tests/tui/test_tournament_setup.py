@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Select, SelectionList
-from tui_helpers import wait_until
 
 from ebtui.config import load_models_config
 from ebtui.core.dilemmas import load_dilemmas
@@ -18,6 +17,7 @@ from ebtui.core.tournament.config import load_tournament_config
 from ebtui.providers.registry import build_clients
 from ebtui.tui.screens.tournament import TournamentScreen
 from ebtui.tui.screens.tournament_setup import TournamentSetupScreen
+from tests.support.tui_helpers import wait_until
 
 SIZE = (130, 44)
 _wait_until = partial(wait_until, timeout=30.0)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import html
 import re
 
-from tui_helpers import fixed_round, replayed_round
-
 from ebtui.core.records import PhaseType
-from ebtui.tui.screens.score import ScoreCardScreen
 from ebtui.tui.widgets.score_card import ScoreCard
+from tests.support.factories import fixed_round
+from tests.support.tui_helpers import replayed_round, score_card_open
 
 HOSTILE = (
     "[bold red]x[/] and [link=http://evil]y[/link] "
@@ -46,12 +45,7 @@ async def test_hostile_model_text_is_inert_in_the_live_panes(make_app) -> None:
 async def test_hostile_text_on_the_score_card_is_literal(make_app, store) -> None:
     round_ = fixed_round(texts={"judgment": HOSTILE})
     round_.judgment.overall_analysis = HOSTILE
-    store.save_round(round_)
-    app = make_app()
-    async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        app.push_screen(ScoreCardScreen(round_))
-        await pilot.pause()
+    async with score_card_open(make_app, store, round_) as (app, pilot):
         await pilot.press("r")
         await pilot.pause()
         card = app.screen.query_one(ScoreCard)

@@ -74,7 +74,7 @@ def alpha(units: dict[Any, list[float]]) -> float | None:
     no variation. Closed form of the coincidence-matrix definition: with n pairable values, unit u holding
     m_u >= 2 of them with sum of squares about its mean SS_u, D_o = (2/n) sum_u m_u SS_u / (m_u - 1),
     D_e = 2 SS_total / (n - 1), alpha = 1 - D_o / D_e — the value of the `krippendorff` package
-    (level "interval"), which tests/test_reliability.py checks on the same data."""
+    (level "interval"), which tests/unit/analysis/test_judge_bias.py checks on the same data."""
     stats_ = _unit_stats(units)
     return _alpha_from(stats_.sum(axis=0)) if len(stats_) else None
 

@@ -1,0 +1,1 @@
+"""The test suite (tests/README.md): a package, so that `tests.support` is this checkout's."""

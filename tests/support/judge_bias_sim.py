@@ -1,0 +1,147 @@
+"""Tournaments generated from a planted truth with judge biases: answer length and formatting, per-judge
+reading-order effects and per-judge agreement with the judge's own view. Real Round records (transcripts whose
+length and formatting are what the bias acts on; several judgments per round as `ebtui rejudge` stores them).
+Used by tests/unit/analysis/test_judge_bias.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
+
+TEAM_PHASES = {"a": (PhaseType.PRESENTATION, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST),
+               "b": (PhaseType.RESPONSE,)}
+
+
+@dataclass
+class BiasTruth:
+    skill: dict[str, float]
+    severity: dict[str, float]  # judge -> offset (sum 0)
+    order: dict[str, float]  # judge -> points to the team read first minus second
+    agree: dict[str, float]  # judge -> points added to a team whose conclusion agrees with its own
+    words_beta: float = 0.4  # points per 100 words (of the team's own text), centred
+    format_beta: float = 0.0  # points per formatting element per 100 words
+    seat_gap: float = 0.3
+    dilemma_sd: float = 0.4
+    noise_sd: float = 0.9
+    families: dict[str, str] = field(default_factory=dict)
+    #: set by generate: the dilemmas' drawn effects (their mean is part of every model's score)
+    dilemma_effect: dict[str, float] = field(default_factory=dict)
+
+    def controlled(self) -> dict[str, float]:
+        """What a style-controlled model mean should recover: skill at the average of the drawn dilemmas."""
+        shift = float(np.mean(list(self.dilemma_effect.values()))) if self.dilemma_effect else 0.0
+        return {m: s + shift for m, s in self.skill.items()}
+
+
+def default_bias_truth() -> BiasTruth:
+    return BiasTruth(
+        skill={"m-alpha": 6.8, "m-beta": 6.2, "m-gamma": 5.6, "m-delta": 5.9},
+        severity={"j-one": -0.4, "j-two": 0.1, "j-three": 0.3},
+        order={"j-one": 0.6, "j-two": -0.4, "j-three": 0.0},
+        agree={"j-one": 0.8, "j-two": 0.0, "j-three": 0.4},
+        words_beta=0.35, format_beta=0.25,
+    )
+
+
+def _text(rng: np.random.Generator, words: int, elements: int) -> str:
+    """`words` words, with `elements` formatting elements (list items and bold spans) among them."""
+    tokens = [f"w{int(rng.integers(0, 999))}" for _ in range(words)]
+    for k in range(elements):
+        i = int(rng.integers(0, max(words - 1, 1)))
+        tokens[i] = f"**{tokens[i]}**" if k % 2 else tokens[i]
+        if k % 2 == 0:
+            tokens[i] = "\n- " + tokens[i]  # "-" adds a word: counted below with the text itself
+    return " ".join(tokens)
+
+
+def _style(text: str) -> tuple[float, float]:
+    from ebtui.core.analysis.style import text_style
+
+    st = text_style(text)
+    return st.words / 100.0, st.per_100_words
+
+
+def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int = 1,
+             both_orders: bool = True, rotate: bool = False,
+             rounds_per_pairing: int = 1) -> tuple[list[Round], dict[tuple[str, str], dict[str, bool | None]]]:
+    """Every ordered pairing of the models on every dilemma; every judge judges every exchange in both orders
+    (`both_orders`; else one order, alternating) `repeats` times. Returns the rounds (the first judgment of
+    each exchange is the round's own, the rest are re-judgments) and the agreement map."""
+    rng = np.random.default_rng(seed)
+    models = sorted(truth.skill)
+    judges = sorted(truth.severity)
+    d_ids = [f"d{i + 1}" for i in range(dilemmas)]
+    d_eff = {d: float(rng.normal(0, truth.dilemma_sd)) for d in d_ids}
+    truth.dilemma_effect = d_eff
+    crit = dict(zip(CRITERIA, rng.normal(0, 0.3, len(CRITERIA)), strict=True))
+    cm = float(np.mean(list(crit.values())))
+    views = {(j, d): int(rng.integers(1, 4)) for j in judges for d in d_ids}  # each judge's own course, 1-3
+    rounds: list[Round] = []
+    agreement: dict[tuple[str, str], dict[str, bool | None]] = {}
+    texts: list[tuple[Round, dict[str, tuple[float, float]], dict[str, int]]] = []
+    k = 0
+    for d in d_ids:
+        for a in models:
+            for b in [m for m in models for _ in range(rounds_per_pairing)]:
+                if a == b:
+                    continue
+                k += 1
+                rid = f"r{k:04d}"
+                phases = []
+                style: dict[str, tuple[float, float]] = {}
+                team_text: dict[str, list[str]] = {"a": [], "b": []}
+                for team, model in (("a", a), ("b", b)):
+                    base = 260 + 40 * (truth.skill[model] - 6.0)  # better models write a little more
+                    for pt in TEAM_PHASES[team]:
+                        n = max(40, int(rng.normal(base if team == "b" else base / 2, 90)))
+                        e = int(rng.poisson(n / 100 * rng.uniform(0.5, 4.0)))
+                        t = _text(rng, n, e)
+                        team_text[team].append(t)
+                        phases.append(Phase(phase_type=pt, model_id=model, response=t, status=PhaseStatus.COMPLETE))
+                    style[team] = _style("\n\n".join(team_text[team]))
+                order_idx = {pt: i for i, pt in enumerate(PhaseType)}
+                phases.sort(key=lambda p: order_idx[p.phase_type])
+                stance = {"a": int(rng.integers(1, 4)), "b": int(rng.integers(1, 4))}
+                r = Round(id=rid, dilemma_id=d, team_a_model=a, team_b_model=b, judge_model=judges[0],
+                          phases=phases, status=RoundStatus.COMPLETE, exchange_id=rid, tournament_id="t-bias")
+                texts.append((r, style, stance))
+                for j in judges:
+                    agreement[(j, rid)] = {t: stance[t] == views[(j, d)] for t in ("a", "b")}
+    w_mean = float(np.mean([s[t][0] for _, s, _ in texts for t in ("a", "b")]))
+    f_mean = float(np.mean([s[t][1] for _, s, _ in texts for t in ("a", "b")]))
+    n = 0
+    seen: dict[str, int] = {}
+    for idx, (r, style, _stance) in enumerate(texts):
+        judgments: list[Judgment] = []
+        for j in ([judges[idx % len(judges)]] if rotate else judges):
+            if rotate:  # one judge per exchange, each judge's exchanges alternating orders (judge_order = balanced)
+                n = seen.get(j, 0)
+                seen[j] = n + 1
+            for rep in range(repeats):
+                orders = ("ab", "ba") if both_orders else (("ab",) if (n + rep) % 2 == 0 else ("ba",))
+                for o in orders:
+                    scores: dict[str, dict[str, int]] = {}
+                    for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+                        first = 0.5 if (team == "a") == (o == "ab") else -0.5
+                        agrees = agreement[(j, r.id)][team]
+                        mean = (truth.skill[model] + truth.seat_gap * (0.5 if team == "a" else -0.5)
+                                + truth.severity[j] + d_eff[r.dilemma_id]
+                                + truth.words_beta * (style[team][0] - w_mean)
+                                + truth.format_beta * (style[team][1] - f_mean)
+                                + truth.order[j] * first + truth.agree[j] * float(bool(agrees)))
+                        scores[team] = {c: int(np.clip(round(mean + crit[c] - cm + rng.normal(0, truth.noise_sd)),
+                                                       1, 10)) for c in CRITERIA}
+                    judgments.append(Judgment(team_a_scores=Scores(**scores["a"]), team_b_scores=Scores(**scores["b"]),
+                                              judge_model=j, order=o, key=f"{j}-{o}-{rep}",
+                                              origin="rejudge", repeat=rep + 1))
+            n += 1
+        first, *rest = judgments
+        first.key, first.origin = "", "round"
+        r.judgment = first
+        r.judge_model = first.judge_model
+        r.extra_judgments = rest
+        rounds.append(r)
+    return rounds, agreement
