@@ -77,8 +77,8 @@ def _betainc(a: float, b: float, x: float) -> float:
 
 @lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
-    """Student's t quantile for p in (0.5, 1) (what scipy.stats.t.ppf gives; tests/unit/analysis/test_analysis_fast.py
-    checks it to 1e-10), by bisection on the upper tail 0.5 * I_{df/(df+t^2)}(df/2, 1/2) — here so that a
+    """Student's t quantile for p in (0.5, 1) (what scipy.stats.t.ppf gives;
+    tests/unit/analysis/test_analysis_fast.py checks it to 1e-10), by bisection on the upper tail 0.5 * I_{df/(df+t^2)}(df/2, 1/2) — here so that a
     report need not import scipy.special (a third of a second of start-up)."""
     tail = 1.0 - p
 

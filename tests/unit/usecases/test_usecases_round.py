@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tests.support.factories import make_dilemmas, make_round
 
 from ebtui.core.events import PhaseStarted, RoundEvent, RoundFinished
 from ebtui.core.records import CRITERIA, Judgment, PhaseStatus, RoundStatus, Scores
@@ -19,6 +18,7 @@ from ebtui.core.usecases.context import AppContext, open_context
 from ebtui.errors import UsageError
 from ebtui.providers.base import ModelClient
 from ebtui.providers.scripted import ScriptedClient
+from tests.support.factories import make_dilemmas, make_round
 
 
 def _scripted(names: Iterable[str]) -> dict[str, ModelClient]:
