@@ -1,19 +1,6 @@
-"""The Python API: a results store for notebooks and other tools.
-
-    import ebtui
-
-    store = ebtui.open_store("saved")                # the directory `ebtui` writes (default ./saved)
-    store.tournaments()                               # [Tournament, ...]  (typed records, ebtui.core.records)
-    rounds = store.rounds(tournament="t-...")         # [Round, ...]
-    scores = store.scores(tournament="t-...")         # pandas DataFrame: one row per judgment x team x criterion
-    report = store.report(tournament="t-...")         # the report's analysis, once
-    report.models                                     # [ModelResult(model, mean, ci_low, ci_high, ...), ...]
-    report.table("judges")                            # any report table as a DataFrame
-    report.json()                                     # the object `ebtui report --json` prints
-
-The numbers are those of `ebtui report` (the same rounds, families and computation). The DataFrames need
-pandas and pyarrow (`pip install 'ebtui[data]'`); everything else needs only ebtui. Nothing here imports
-Textual.
+"""The Python API: a results store for notebooks and other tools (`ebtui.open_store(path)` → stores,
+rounds, tidy score tables, the report's analysis as objects), with the numbers of `ebtui report`.
+The DataFrames need the `data` extra; nothing here imports Textual. Usage: docs/EXPORTS.md, "The Python API".
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""models.toml: which models exist, how to reach them, what they cost.
-
-    [models.claude]
-    provider = "anthropic"
-    model = "claude-sonnet-4-5"
-    price_in = 3.0          # USD per million input tokens
-    price_out = 15.0
-
-Keys are never in this file: a model names the environment variable that holds its key (`api_key_env`,
-defaulted per provider) and the key is read from the environment when the model is used. This module knows
-the provider names and their presets, never the providers' code.
+"""models.toml: which models exist, how to reach them, what they cost (`ModelConfig`, `ModelsConfig`,
+`load_models_config`, `ConfigError`). Keys are never in this file: a model names the environment variable
+that holds its key (`api_key_env`). This module knows the provider names and their presets, never the
+providers' code. The file's fields: docs/PROVIDERS.md and models.example.toml.
 """
 
 from __future__ import annotations

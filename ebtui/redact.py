@@ -1,11 +1,7 @@
-"""Secrets kept out of everything ebtui stores or shows: the one redactor.
-
-Every configured API key's value is registered here when models.toml is loaded (and again whenever a
-client reads its key); `redact(text)` then replaces the value — and any piece of it of `MIN_PIECE` (8) or
-more characters, since servers echo part of a key ("Incorrect API key provided: sk-abc...xyz") — with
-`[REDACTED]`. The layers apply it where text is recorded or shown: provider errors when they are made
-(`ProviderError`), the round engine when it records an error or a reply, the store on every file it writes,
-the command line on everything it prints, and log records. Nothing of ebtui is imported here.
+"""Secrets kept out of everything ebtui stores or shows: the one redactor. Every configured API key's value
+is registered here when models.toml is loaded; `redact(text)` replaces the value, and any piece of it of
+`MIN_PIECE` or more characters (servers echo parts of keys), with `[REDACTED]`. Provider errors, the round
+engine, the store, the command line and log records apply it. Nothing of ebtui is imported here.
 """
 
 from __future__ import annotations

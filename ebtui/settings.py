@@ -1,13 +1,7 @@
-"""The app's settings in one model: the user's `config.toml` (in the user config dir) and the `EBTUI_*`
-environment, the environment winning over the file and a command-line option over both.
-
-    models = "~/ebtui/models.toml"     # or EBTUI_MODELS
-    store = "~/ebtui/saved"            # or EBTUI_STORE
-    store_fsync = false                # or EBTUI_STORE_FSYNC=0
-
-Other tables of the file (the TUI's `[keymap]`) belong to their readers. A file that cannot be read or is
-not TOML adds nothing here (the app's keymap reader says what is wrong with it); a known key with a wrong
-value is a `SettingsError` naming the file and the key.
+"""The app's settings in one model (`Settings`, `load_settings`): the user's `config.toml` (in the user
+config dir: `models`, `store`, `store_fsync`) and the `EBTUI_*` environment, the environment winning over
+the file and a command-line option over both. Other tables of the file (the TUI's `[keymap]`) belong to
+their readers; a known key with a wrong value is a `SettingsError` naming the file and the key.
 """
 
 from __future__ import annotations

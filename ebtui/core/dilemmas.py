@@ -1,16 +1,7 @@
-"""Read dilemma documents (.docx) as people really write them.
-
-A document holds dilemmas, each a title followed by labelled sections. Titles and section labels may be
-Word heading styles ("Heading 2: Dilemma 3: The Gardener's Dilemma", "Heading 3: Questions") or bold
-inline labels in ordinary paragraphs ("Category: Moral Status | Structure: Symmetric", "Questions:" then a
-list, "Question: ..." in one paragraph). Lists may be real numbered/bulleted paragraphs (the numbers live
-in the numbering definitions, not in the text) or typed by hand ("1. ..."). Text may be split into runs
-anywhere, sit in tables, and use smart quotes. Introductions and closing sections are not dilemmas; a
-"... Follow-up Probes" section is read as groups of probes.
-
-A section the document does not give loads as empty, with a DilemmaWarning naming the dilemma and the
-section — never with text borrowed from a neighbouring section. A file that cannot be read as a dilemma
-document raises DocumentError, whose message names the file and the problem.
+"""Read dilemma documents (.docx) as people really write them: Word headings or bold inline labels, real or
+typed lists, text in runs and tables. A section the document does not give loads as empty with a
+DilemmaWarning (never borrowed from a neighbour); a file that cannot be read as a dilemma document raises
+DocumentError naming the file. What the loader reads: docs/DOCUMENTS.md.
 """
 
 from __future__ import annotations

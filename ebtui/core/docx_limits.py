@@ -1,11 +1,7 @@
-"""Bounds on a .docx before anything is unpacked: a zip bomb (1 GB inside 1 MB) is refused in milliseconds.
-
-A .docx is a zip package; python-docx unpacks every part of it into memory. Before it does, each part's
-declared size (the zip's headers) is checked against a cap per part and a cap for the whole package, and
-then each part is unpacked as a stream with a running count — headers can lie, so the count stops reading
-at the cap whatever they say (and a part whose data does not match its header fails its CRC check: a
-corrupt .docx). Caps: $EBTUI_DOCX_MAX_PART_MB (default 32) and $EBTUI_DOCX_MAX_TOTAL_MB (default 128), in
-megabytes (10^6 bytes); at most MAX_PARTS parts.
+"""Bounds on a .docx before anything is unpacked: a zip bomb is refused in milliseconds. Each part's declared
+size is checked against a cap per part and for the whole package, then each part is unpacked as a stream
+with a running count (headers can lie). Caps: $EBTUI_DOCX_MAX_PART_MB, $EBTUI_DOCX_MAX_TOTAL_MB, MAX_PARTS
+(docs/DOCUMENTS.md, "Size caps").
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The documented lexicons the analysis reads text with: moral frameworks, consistency cues, disagreement cues.
-
-These are transparent rules, not a model: a sentence "mentions" a framework when one of the framework's
-patterns below matches it (case-insensitive, whole words; a trailing ``*`` in the README listing means the
-pattern matches any word ending). The README section "Analysis and reports" repeats the lists; keep the two
-in step. A lexicon is a blunt instrument: it counts vocabulary, not understanding — which is why the report
-quotes the sentence that matched, so a reader can judge each hit.
+"""The documented lexicons the analysis reads text with: moral frameworks, consistency cues, disagreement
+cues. Transparent rules, not a model: a sentence "mentions" a framework when one of its patterns matches
+(case-insensitive, whole words). The README's "Analysis and reports" section repeats the lists; keep the
+two in step. The report quotes the sentence that matched, so a reader can judge each hit.
 """
 
 from __future__ import annotations

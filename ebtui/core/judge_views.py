@@ -1,23 +1,8 @@
-"""The judge's own view of a dilemma, and whether each team's conclusion agrees with it.
-
-Design (docs/STATISTICS.md, "Agreement with the judge's own view"):
-
-1. Own view — once per judge and dilemma, cached and reused across rounds and tournaments. Before reading
-   any team, the judge is shown the dilemma alone (the same dilemma block every team saw) and asked for a
-   short structured answer: 2-4 mutually exclusive courses of action the dilemma leaves open (`options`),
-   the one it recommends (`choice`, 1-based), its confidence (0-1) and one sentence of reason. The options
-   are the judge's own terms; everything after is said in them.
-2. Team conclusions — once per judge and exchange, cached. The same judge is shown its options and each
-   team's conclusion as the team stated it — Team A: its labelled conclusion line (or, without one, its
-   presentation) and its rebuttal, which gives its final position; Team B: its response — and asked which
-   option each team's final conclusion recommends (`team_a`, `team_b`: an option number, 0 when none of
-   them or unclear). A team agrees with the judge when its option is the judge's `choice`; 0 or a missing
-   answer is unknown (left out of the agreement terms, never counted as disagreement).
-
-Both calls ask for JSON (a JSON schema where the client takes one); a reply that cannot be read is recorded
-as unreadable, and the pair is unknown. The cache lives beside the rounds: `<store>/judge_views/<file>.json`,
-one file per judge and dilemma (written atomically after every answer), so a killed run loses at most the
-call in flight and a rerun asks only what is missing.
+"""The judge's own view of a dilemma, and whether each team's conclusion agrees with it: two cached calls
+per judge (its blind view of the dilemma as options and a choice, once per dilemma; which option each
+team's conclusion recommends, once per exchange), kept in `<store>/judge_views/` and written atomically
+after every answer, so a rerun asks only what is missing.
+Design: docs/STATISTICS.md, "Agreement with the judge's own view".
 """
 
 from __future__ import annotations

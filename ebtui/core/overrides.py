@@ -1,11 +1,7 @@
-"""The one place that decides how a human corrects a judgment, used by both the CLI and the TUI.
-
-A score is corrected by an override (a whole number 1-10, with a note saying why — the judge's parsed value
-stays beside it) or by an explicit, recorded acceptance of the parsed value ("accept as parsed"; for a missing
-score: it stays missing, and the human has said so). Scoring by hand is allowed where the judge gave nothing
-at all (the store then creates an empty judgment to hold the overrides). Everything is recorded in
-`Judgment.overrides` (kind "score" or "accept"), oldest first. The review checklist those actions address is
-ebtui.core.review.
+"""The one place that decides how a human corrects a judgment, used by both the CLI and the TUI: an override
+(a whole number 1-10 with a note; the parsed value stays beside it) or a recorded acceptance of the parsed
+value, kept in `Judgment.overrides`, oldest first. The review checklist those actions address is
+ebtui.core.review; the rules: docs/JUDGMENT.md, "The review checklist and overrides".
 """
 
 from __future__ import annotations

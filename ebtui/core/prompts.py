@@ -1,15 +1,9 @@
 """The prompts of a round: one system prompt for every phase and one builder per phase.
 
-Designed for providers' prompt caches: the system prompt is the same for every call, and every prompt
-opens with the same stable prefix — the dilemma, then the rubric the exchange is assessed by — ended by
-`PROMPT_CACHE_BREAK` (where Anthropic gets a cache breakpoint and OpenAI keys its cache routing), followed by
-the exchange so far in a fixed order (Team A's presentation, Team B's response, Team A's rebuttal), and only
-then by what differs between phases (the role and the task). So every call of every round on a dilemma
-repeats one prefix, which the providers serve from their caches. Prompts are deterministic: no timestamps,
-no random ids.
-
-Model text inserted into a prompt is untrusted and is always delimited: a heading naming whose text it is,
-then a fence longer than any run of backticks inside the text, so a reply cannot close its own section.
+Every prompt opens with the same stable prefix (the dilemma, then the rubric) ended by `PROMPT_CACHE_BREAK`,
+so the providers serve it from their prompt caches (docs/BATCH.md, "Prompt caching"); prompts are
+deterministic. Model text inserted into a prompt is untrusted and always fenced under a heading naming
+whose text it is, with a fence longer than any run of backticks inside it.
 """
 
 from __future__ import annotations

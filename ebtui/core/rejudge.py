@@ -1,26 +1,8 @@
-"""Re-judging saved rounds: more judgments of transcripts already paid for, with no team call.
-
-A round holds its own judgment (`Round.judgment`) and any number of judgments added afterwards
-(`Round.extra_judgments`): other judges, the same judge again (a repeat, for test–retest reliability), or the
-same judge reading the teams' material in the other order (for the order effect). `ebtui rejudge` plans them
-and asks only the judges; the transcripts are never changed.
-
-Planning (`plan_rejudge`): one target round per exchange (a judge panel's rounds share their transcript, so
-the round that played phases 1-4 holds the new judgments); per judge and repeat 1..K one planned judgment
-with a deterministic key — sha256 of (round id, judge, order, repeat, judge-prompt version). A planned
-judgment whose key the round already holds is done, so a resumed run (after Ctrl-C or kill -9) asks only
-for the rest and never adds one twice.
-
-Orders (`order`): "same" — the order of the round's own judgment; "swapped" — the other one; "balanced" —
-alternating: a judge's k-th repeat on its i-th target round reads "ab" when i + k is even, so with
-`--repeats 2` every round is read both ways by every judge, and with one repeat the rounds alternate.
-
-Saving: each judgment is added the moment its reply is parsed, by `ResultsStore.modify_round` — the round
-re-read from disk under the store lock, the key checked again, the file rewritten atomically — so a kill at
-any moment leaves every round file whole, with each planned judgment present once or not at all.
-
-A judge never judges a round it plays in (as everywhere in ebtui) unless `allow_own=True`. A failed call is
-reported and not saved (errors are never content); running again retries it.
+"""Re-judging saved rounds: more judgments of transcripts already paid for, with no team call (`ebtui
+rejudge`). `plan_rejudge` plans one judgment per target exchange, judge, order and repeat under a
+deterministic key, so a resumed run asks only for the rest; each judgment is saved the moment it is parsed
+(`ResultsStore.modify_round`), and a failed call is reported, never saved.
+Orders, keys and saving: docs/ROUNDS.md, "Several judgments per round, and `ebtui rejudge`".
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Bounds on what the round engine takes from a model, and what it records: the reply size cap, secrets
-redacted from recorded text, and the store's failed write as a reason to start no more calls.
-
-A reply longer than the cap (`EBTUI_MAX_REPLY_CHARS`, default 400,000 characters; `RoundSpec.max_reply_chars`
-overrides it) is handled as a max-tokens cut-off is: the call is stopped there, the phase FAILS with kind
-"truncated", and the text up to the cap is kept once, in `partial_response` — never used as an answer, never
-fed to another phase, never parsed as a judgment (errors are never content).
+"""Bounds on what the round engine takes from a model, and what it records: the reply size cap
+(`EBTUI_MAX_REPLY_CHARS`; a longer reply fails the phase as "truncated", its text kept only in
+`partial_response`), secrets redacted from recorded text, and the store's failed write as a reason to start
+no more calls. See docs/ROUNDS.md, "Bounds and faults".
 """
 
 from __future__ import annotations

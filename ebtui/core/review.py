@@ -1,11 +1,7 @@
 """A judgment's review state, one rule in one place: the review checklist (what a human must still look at)
-and whether the judgment still needs review. How a human addresses an item is ebtui.core.overrides.
-
-Review checklist: a judgment's review reasons (`Judgment.review_items`) each name a team and criterion, a
-whole team, or the whole judgment. A score's item is addressed only by an override of that score or by an
-explicit, recorded acceptance of the parsed value. A team's item is addressed when all seven of that team's
-scores are; the whole judgment's item when all fourteen are. A missing parsed score is always an item, even in
-files written before the checklist existed. Clearing an override re-opens its item.
+and whether the judgment still needs review. An item is addressed only by an override of its scores or an
+explicit acceptance of the parsed values; clearing an override re-opens it. How a human addresses an item
+is ebtui.core.overrides; the rules: docs/JUDGMENT.md, "The review checklist and overrides".
 """
 
 from __future__ import annotations

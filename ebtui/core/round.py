@@ -1,11 +1,8 @@
 """The round engine: the one orchestrator of a round, used by the CLI, the TUI and tournaments.
-
-`run_round` is an async generator of events (ebtui.core.events); the engine holds the authoritative Round.
-The presentation runs first, then the response → rebuttal chain beside the consistency test, the judgment
-last. A phase that still fails after retries is FAILED and the phases that need it SKIPPED (error text never
-reaches a prompt); the round is saved after every phase transition (through the store's BackgroundSaver when
-given a ResultsStore) and RoundFinished means it is on disk. Cancellation saves the round INCOMPLETE.
-Rules and recovery (`resume=`): docs/ROUNDS.md.
+`run_round` is an async generator of events (ebtui.core.events) over the Round it holds: presentation,
+response → rebuttal beside the consistency test, judgment; a failed phase never feeds another, and the
+round is saved after every phase transition (RoundFinished means it is on disk; cancelling saves it
+INCOMPLETE). Rules and recovery (`resume=`): docs/ROUNDS.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""Build ebtui/data/builtin_dilemmas.docx from its editable source, builtin_dilemmas.toml.
+"""Build ebtui/data/builtin_dilemmas.docx from its editable source, builtin_dilemmas.toml:
 
     .venv/bin/python -m ebtui.data.build_builtin [--source FILE] [--output FILE]
 
-The document uses real Word heading styles (Title, Heading 1, Heading 2) and real numbered / bulleted list
-paragraphs (numbers live in the numbering definitions, restarted for each list), so it is also a fair test of
-the loader on a document written the way Word writes it.
+The document uses real Word heading styles and numbered / bulleted list paragraphs, so it is also a fair
+test of the loader on a document written the way Word writes it.
 """
 
 from __future__ import annotations

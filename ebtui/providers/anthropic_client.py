@@ -1,10 +1,7 @@
-"""Anthropic Messages API over the raw event stream (AsyncAnthropic).
-
-anthropic 2.x speaks API version 2026-10-21, which has no temperature/top_p/top_k: this client sends no
-sampling settings (config rejects `temperature` for this provider). The system prompt carries a
-`cache_control` breakpoint, and so does the end of the prompt's stable prefix (see
-`ebtui.providers.base.PROMPT_CACHE_BREAK`), so repeated phases read both from the prompt cache; cache reads
-are reported as `cached_tokens`, cache writes as `cache_write_tokens`, and both are priced as such.
+"""Anthropic Messages API over the raw event stream (AsyncAnthropic). The current API version has no sampling
+settings, so this client sends none (config rejects `temperature` for this provider). The system prompt and
+the end of the prompt's stable prefix carry `cache_control` breakpoints; cache reads and writes are reported
+and priced as such (docs/BATCH.md, "Prompt caching").
 """
 
 from __future__ import annotations

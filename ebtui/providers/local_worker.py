@@ -1,22 +1,9 @@
 """The child process that runs the embedded model (`python -m ebtui.providers.local_worker`).
 
-llama.cpp is native code: a build for the wrong CPU, a bad model file or a bug can kill its process with
-SIGSEGV or SIGABRT. Run here, in a child of its own, such a crash ends only this process; the parent
-(`ebtui.providers.local.LocalClient`) sees its pipe close and reports the call as a failed phase.
-
-Protocol: one JSON object per line. The parent's first line is the set-up ({"model_path", "n_ctx",
-"n_threads", "seed"}); the child answers {"t": "ready"} once the model is loaded (or writes why to stderr
-and exits with code 3). Then requests, served one at a time in order:
-  {"op": "generate", "id": N, "system": str, "prompt": str, "limit": int, "params": {...},
-   "grammar": {"text": words} | {"json": schema_json} | null}
-  {"op": "cancel", "id": N}      stop request N at its next token
-and for each generate request, in order: {"t": "text", "id", "v"}..., {"t": "finish", "id", "v"},
-{"t": "done", "id", "prompt_tokens", "output_tokens"} or {"t": "error", "id", "kind", "msg"}.
-The child exits when its stdin closes (the parent is gone or closed it). It ignores SIGINT: Ctrl-C is the
-parent's to handle.
-
-Test hook: EBTUI_LOCAL_WORKER_CRASH=abort|segv makes the child die that way on its first generate request
-(without loading a model), as a native crash would.
+llama.cpp is native code: a crash (SIGSEGV, SIGABRT) here ends only this child, and the parent
+(`ebtui.providers.local.LocalClient`) reports the call as a failed phase. It speaks JSON lines over
+stdin/stdout (the protocol and the crash test hook: docs/PROVIDERS.md), exits when its stdin closes and
+ignores SIGINT.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""Retries, in one place, for every client: a wrapper that restarts failed calls.
-
-Policy (the spec: exponential backoff, 3 attempts):
-- retried: rate limits (429 that is not an exhausted quota), 408/409/5xx, connection errors, read timeouts,
-  failures in the middle of a stream (disconnect, corrupted chunk, a stream that ended without a finish
-  reason) and stalls (no token for `stall_timeout_s`). The whole call is restarted and a `Retrying` item
-  tells the consumer to discard whatever text it had streamed.
-- an empty answer is retried too (a fresh sample usually answers), but counts against the same attempts.
-- never retried: 400/401/403/404/422, context overflow, exhausted quota, a refusal (it would refuse again)
-  and a max-tokens cut-off (it would be cut off again at the same length).
-- the wait is `backoff_s * 2**(n-1)` with jitter (75-100 % of it, so each wait is clearly longer than the last), capped at `backoff_max_s`; a Retry-After
-  from the server replaces it. A Retry-After longer than `retry_after_max_s` is not waited for: the call
-  fails at once, saying how long the server asked for.
+"""Retries, in one place, for every client: `RetryingClient` restarts a failed call (rate limits, 5xx,
+connection errors, broken or stalled streams, an empty answer) with exponential backoff and jitter, honours
+Retry-After, and never retries what would fail again (4xx, context overflow, exhausted quota, a refusal, a
+max-tokens cut-off). A `Retrying` item tells the consumer to discard what it streamed.
+The policy: docs/PROVIDERS.md, "Failures and retries".
 """
 
 from __future__ import annotations

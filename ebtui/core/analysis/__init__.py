@@ -1,13 +1,6 @@
 """What tournament data says: the joint fit (judge-adjusted model means, judge offsets, same-family
-preference) with cluster-bootstrap intervals, and the descriptive tables. Pure functions over rounds; no
-front-end imports. See docs/STATISTICS.md for the model and its assumptions.
-
-Modules: common (Table, Coverage, exchanges), fit (the joint OLS model, from per-dilemma sufficient
-statistics), bootstrap (intervals), results (the tables and JSON every front end shows), frame (per-round facts
-`Facts`, the long score table `ScoreFrame`), columnar (the descriptive tables from the facts: model comparison,
-dilemmas, cross-model, consistency, framework usage, judge agreement), tables (the same over a list of rounds),
-agreement (ICC), consistency (model classifier), families (a model's family), source (the facts kept in
-Parquet beside the store, `facts_source(store)`).
+preference) with cluster-bootstrap intervals, and the descriptive tables. Pure functions over rounds (or
+their columnar facts); no front-end imports. See docs/STATISTICS.md for the model and its assumptions.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""95% intervals from a cluster bootstrap over dilemmas, seeded and reproducible.
-
-Rounds on one dilemma share its difficulty and its wording, so they are not independent; the dilemma is the
-unit that is resampled. One replicate draws G dilemmas with replacement from the G observed ones (a dilemma
-drawn twice enters twice, as two clusters with their own difficulty term), refits, and records every estimate.
-The interval is estimate ± t(0.975, G-1) × SE, where SE is the bootstrap standard deviation scaled by
-sqrt(G / (G-1)) (the usual small-cluster correction); with few clusters this is wider, and covers better,
-than percentile intervals, which are too narrow at G = 4 or 5.
-
-Rules every interval follows:
-* fewer than 3 dilemmas: blank, reason "fewer than 3 dilemmas";
-* no spread across the replicates: blank with the reason (never a zero-width interval);
-* scores (model means) are clipped to the 1-10 scale.
+"""95% intervals from a cluster bootstrap over dilemmas, seeded and reproducible: estimate ± t(0.975, G-1)
+× SE, SE the replicates' standard deviation scaled by sqrt(G / (G-1)). Blank below 3 dilemmas or with no
+spread; scores clipped to 1-10. The method and its rules: docs/STATISTICS.md, "Intervals".
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """What every analysis table shares: `Table`, `Coverage`, the view names, and rounds grouped by exchange.
-
-Conventions every table follows (the report repeats them in its header):
-
-* Two views. ``effective=True`` reads ``Judgment.effective_scores`` (human overrides applied);
-  ``effective=False`` reads ``Judgment.parsed_scores`` (as judged). Tables that read no scores (framework
-  usage) say so and are the same in both views.
-* Missing is missing. A score the judge did not give (None) is left out of every mean and count — never
-  treated as 0 — and every table's `coverage` says how many rounds and scores were left out.
-* One observation per exchange. A judge panel is several rounds sharing an ``exchange_id`` (same phases 1-4,
-  different judges); outside the judge-agreement tables, a team's score in an exchange is, per criterion,
-  the mean of the panel's scores for it, so a panel does not count the same answer several times. A team's
-  overall score in an exchange is the mean of its available criteria.
-* Intervals are 95% cluster-bootstrap intervals over dilemmas (ebtui.core.analysis.bootstrap); fewer than 3
-  dilemmas leave them blank with that reason.
+The conventions every table follows (two views, missing is missing, one observation per exchange, dilemma
+bootstrap intervals) are in docs/REPORTS.md.
 """
 
 from __future__ import annotations

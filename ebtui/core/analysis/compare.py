@@ -1,10 +1,7 @@
-"""Two models side by side: `ebtui compare A B` and the TUI's compare view.
-
-* `compare_models`: the judge-adjusted difference A − B overall and per criterion, fitted on the dilemmas
-  both were scored on (every round on those dilemmas enters, so the judges' severities are estimated from all
-  of them), with its interval and the number of dilemmas it rests on (ebtui.core.analysis.pairwise).
-* `dilemma_sides`: per common dilemma, one judged round of each model (the round where they met, when there
-  is one), with their answers, per-criterion scores, the difference and the judges' reasons.
+"""Two models side by side: `ebtui compare A B` and the TUI's compare view. `compare_models`: the
+judge-adjusted difference A − B overall and per criterion, fitted on the dilemmas both were scored on, with
+its interval; `dilemma_sides`: per common dilemma, one judged round of each model with their answers,
+scores and the judges' reasons.
 """
 
 from __future__ import annotations

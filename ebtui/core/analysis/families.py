@@ -1,13 +1,6 @@
-"""A model's family, for the same-family preference.
-
-The family of a model is, in this order:
-1. `family = "..."` on the model in models.toml (`ModelConfig.family`);
-2. else its `provider` in models.toml (e.g. "anthropic", "openai", "openai_compatible");
-3. for a model not in the models.toml found at report time: the family recorded in its rounds when they were
-   played (`Round.settings.families`, from the models.toml of that run);
-4. for a model known to neither (rounds from another machine or an old config): the name
-   heuristic `model_family` below (claude→anthropic, gpt/o3→openai, gemini→google, ...), and failing that the
-   model's own name (a family of one).
+"""A model's family, for the same-family preference: `family = "..."` in models.toml, else its provider
+there, else the family recorded in its rounds when they were played (`Round.settings.families`), else a
+name heuristic (`model_family`), else the model's own name. See docs/STATISTICS.md, "Families".
 """
 
 from __future__ import annotations

@@ -1,29 +1,7 @@
-"""The joint model: every score explained at once by who was scored, who judged, and on what.
-
-    score = mu + skill[model] + seat[A/B] + severity[judge] + pref * same_family + difficulty[dilemma]
-            + level[criterion] + error
-
-fitted by ordinary least squares on the long table of the judges' scores (ebtui.core.analysis.frame.ScoreFrame:
-one row per round x team x criterion). Every factor uses sum-to-zero (deviation) coding, so `mu + skill[m]` is
-model m's score at the average judge, the average dilemma, the average seat and the average criterion, with no
-family preference — the "adjusted mean". A judge's severity is its offset from the average judge (the offsets
-sum to zero). `same_family` is 1 when the judge's family (ebtui.core.analysis.families) is the scored model's
-family.
-
-Why a joint fit: a model never judges its own rounds, so each model is scored by a different mix of judges,
-and raw means mix skill with the judges' severity; judges compared with their co-judges inherit the
-co-judges' leniency; a family preference computed from raw differences is confounded with the models' skill.
-
-How it is computed (why it scales with the number of parameters and dilemmas, not of scores): the scores are
-summarised once per dilemma (cluster) as sufficient statistics in a one-hot space — Z'Z, Z'y, counts, where Z
-holds one indicator column per model, judge and criterion plus the seat (±1) and same-family (0/1) columns.
-A fit over any multiset of clusters (the full data, a bootstrap replicate, a leave-one-out subset) adds the
-clusters' statistics, maps them to the sum-coded parameters with a small matrix T (X = [Z, dilemma
-indicators] T), and solves the normal equations X'X b = X'y — the same least-squares solution as a fit on the
-rows themselves, in microseconds. A level (model, judge, criterion) absent from a subset drops out of that
-fit only: its quantities are NaN there and the sum-to-zero constraints run over the levels present.
-
-Intervals come from ebtui.core.analysis.bootstrap (a cluster bootstrap over dilemmas). See docs/STATISTICS.md.
+"""The joint model: every score explained at once by who was scored, who judged, and on what (model skill,
+seat, judge severity, same-family preference, dilemma difficulty, criterion level), fitted by least squares
+from per-dilemma sufficient statistics so that a bootstrap replicate or a subset costs microseconds.
+`mu + skill[m]` is model m's adjusted mean. The model and how it is computed: docs/STATISTICS.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
-"""The analyses' input in columns: what each round contributes (`RoundFacts`, one small record per round),
-the per-round columns over many rounds (`Facts`), and the long table of scores the joint fit reads
-(`ScoreFrame`: one row per round x seat x criterion, numpy arrays plus level names).
-
-Why: a report used to load every round file as a full `Round` (transcripts, prompts, provenance) and walk
-Python objects per score; at 100,000 rounds that is minutes and gigabytes. The facts hold only what the
-analyses read — seats, judge, dilemma, exchange, the judges' parsed and the effective scores, review state,
-active overrides, and per answer its length and what the documented lexicons found in it (framework
-mentions, the consistency class) — so a report never re-reads a transcript. The facts of a round are a pure
-function of its file (`round_facts`); ebtui.core.analysis.source keeps them in a Parquet file beside the
-store, refreshed from the round files whenever a file changed.
+"""The analyses' input in columns: what each round contributes (a dict of facts, a pure function of its file:
+`round_facts`), the per-round columns over many rounds (`Facts`), and the long table of scores the joint
+fit reads (`ScoreFrame`: one row per round x seat x criterion, numpy arrays plus level names). The facts
+hold only what the analyses read, so a report never re-reads a transcript (ebtui.core.analysis.source
+keeps them beside the store).
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
-"""What the design identifies, decided before any number is reported.
-
-A linear quantity c'β of the joint fit (ebtui.core.analysis.fit) is *estimable* — the data pin it down
-whatever the parameterisation — exactly when c lies in the row space of the design matrix X. This module
-builds X in plain dummy coding (one column per model, judge and criterion, the seat and same-family columns,
-and one per dilemma plus an intercept; over-parameterised on purpose, so every contrast is written the same
-way) and answers, for a contrast, "estimable?" and, when not, *why* in words a researcher understands:
-
-* two models in different parts of the model–judge graph: "m1 and m3 were never scored by a common judge
-  (nor linked through a chain of judges who scored common models)";
-* a term confounded with the others: the seat when every model always sat in the same seat, the
-  same-family term when its scores cannot be told apart from the models and judges who gave them.
-
-Rank decisions use the eigen-decomposition of X'X (small: one column per level), with a relative tolerance.
-Pure numpy; no front-end imports.
+"""What the design identifies, decided before any number is reported: whether a contrast of the joint fit
+is estimable (it lies in the row space of the plain dummy-coded design matrix) and, when not, why in
+words (models never linked through common judges, a seat or family term confounded with the rest).
+Pure numpy. See docs/STATISTICS.md, "What the design identifies".
 """
 
 from __future__ import annotations

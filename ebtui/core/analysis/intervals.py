@@ -1,12 +1,6 @@
 """When a number of the joint fit is blank, and why: the rules results.py applies to the models, judges and
 family-preference rows, and the pairwise / ranks / robustness tables (ebtui.core.analysis.pairwise) in the
-shape the report, its CSVs, `report --json` and the TUI show.
-
-* A quantity the design does not identify (ebtui.core.analysis.identify) is blank — estimate and interval —
-  with the reason in words.
-* An identified quantity whose level was observed on fewer than 3 dilemmas keeps its estimate but its
-  interval is blank: a dilemma bootstrap cannot see the variation inside one cluster, so such an interval
-  would not cover (measured: 29% for a judge with 3 ratings on one dilemma). See docs/STATISTICS.md.
+shape the report, its CSVs, `report --json` and the TUI show. The rules: docs/STATISTICS.md, "Intervals".
 """
 
 from __future__ import annotations

@@ -1,36 +1,7 @@
 """Judge bias, measured and controlled: reading order, answer length and formatting, and agreement with the
-judge's own view — one least-squares fit over every judgment of every round.
-
-Every judgment counts. A round may hold several judgments (its own and those `ebtui rejudge` added: other
-judges, repeats, the other reading order); `expand_judgments` turns each into a row set of its own (a
-"virtual round" sharing the round's exchange id, as a judge panel's rounds do), so the existing tables treat
-repeat judgments like a panel — averaged within the exchange where an exchange is the unit — and this fit
-uses every score. Repeat judgments are not independent exchanges: intervals resample whole dilemmas.
-
-The model (one row per judgment x team x criterion; every factor sum-to-zero coded as in
-ebtui.core.analysis.fit):
-
-    score = mu + skill[model] + seat_gap * seat + severity[judge] + pref * same_family + difficulty[dilemma]
-            + level[criterion]
-            + b_length * (words/100 - mean) + b_format * (format_density - mean)                (style)
-            + order[judge] * first                                                                (order)
-            + agree[judge] * agrees + unknown[judge] * agreement_unknown                          (agreement)
-
-* seat is +1/2 for Team A and -1/2 for Team B, so seat_gap is Team A minus Team B;
-* first is +1/2 for the team whose material the judge read first and -1/2 for the other, so order[judge] is
-  the points the judge gives the team it reads first minus the team it reads second. It is estimable only
-  for a judge that read in both orders (else it cannot be told from the seat; the row says so);
-* agrees is 1 when the team's conclusion agrees with the judge's own blind view of the dilemma
-  (ebtui.core.judge_views), 0 when it does not; agree[judge] is the points the judge adds to a team that
-  agrees with it. Estimable for a judge with both kinds of team; unknown agreement has its own term;
-* style: words and format_density of the team's own text (ebtui.core.analysis.style), centred, so the
-  controlled model mean is the score at the average length and formatting.
-
-The style-controlled model mean (`adjusted_mean`, also `mean`) is mu + skill[model] of this fit: at the average judge, dilemma, seat,
-criterion, length and formatting, read in a balanced order, with no agreement bonus and no family
-preference. 95% intervals: the cluster bootstrap over dilemmas of ebtui.core.analysis.bootstrap (t-based,
-blank below 3 dilemmas). Flip rate: for each judge, exchange and pair of its judgments in opposite orders,
-whether the winner (the team with the higher mean score; a tie is its own outcome) differs.
+judge's own view, in one least-squares fit over every judgment of every round (`expand_judgments` turns a
+round's added judgments into rows of their own). Also the per-judge flip rate between reading orders.
+The model, its terms and intervals: docs/STATISTICS.md, "Judge bias and reliability".
 """
 
 from __future__ import annotations

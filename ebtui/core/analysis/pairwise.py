@@ -1,21 +1,7 @@
-"""Which model is better, and how sure: judge-adjusted pairwise differences with intervals and Holm-adjusted
-p-values, rank intervals, and leave-one-dilemma-out / leave-one-judge-out robustness.
-
-Every difference is a contrast skill[a] - skill[b] of the joint fit (ebtui.core.analysis.fit): the same
-model, with the dilemma terms absorbed by centring each dilemma's rows (Frisch–Waugh–Lovell: the other
-coefficients are unchanged). That makes the cluster bootstrap over dilemmas cheap: each dilemma contributes a
-fixed block (Z'Z, Z'y) of the centred design Z, and a replicate is a weighted sum of blocks (a dilemma drawn
-twice counts twice, as two clusters with their own difficulty) solved by one small eigen-decomposition.
-
-Per replicate a contrast that the resample does not identify (a model or judge missing from it, two models no
-longer linked) is NaN for that contrast only; no replicate is discarded for every quantity.
-
-Interval and p-value (docs/STATISTICS.md): SE = sd(replicates) x sqrt(G / (G - 1)); p = two-sided t(df) tail
-of diff / SE, df = min(G - 1, G* - 1) (G*: the effective number of dilemmas); Holm over the pairs that have a
-p; the report's interval is diff ± t(1 - 0.025 / m, df) x SE over the m tested pairs (Bonferroni-simultaneous:
-all of them hold together with 95%, and one that excludes 0 is Holm-significant).
-Blank (null, with the reason) when: the design does not identify the contrast; fewer than 3 dilemmas; a model
-of the pair was scored on fewer than 3 dilemmas; fewer than 20 usable replicates; no spread.
+"""Which model is better, and how sure: judge-adjusted pairwise differences (contrasts of the joint fit)
+with simultaneous intervals and Holm-adjusted p-values, rank intervals, and leave-one-dilemma-out /
+leave-one-judge-out robustness; a difference is blank, with the reason, when it cannot be trusted.
+The rules and the JSON: docs/STATISTICS.md, "Which model is better".
 """
 
 from __future__ import annotations

@@ -1,27 +1,7 @@
-"""How precise a tournament's pairwise comparisons are, or will be: predicted and obtained interval half-widths,
-power, and the smallest detectable gap.
-
-The quantity: the difference of two models' adjusted means (ebtui.core.analysis.fit), with the report's
-interval for it — estimate ± t(0.975, G-1) × SE, SE from the cluster bootstrap over the G dilemmas
-(ebtui.core.analysis.bootstrap).
-
-Prediction for a design (who plays, who judges what, on how many dilemmas, how often), given variance
-components (ebtui.core.analysis.variance). The fit's estimate of a difference is linear in the scores,
-sum_i w_i y_i, with w = X (X'X)^-1 c from the design alone (rows: one team's score in one judgment; columns:
-the fit's model, seat, judge and dilemma terms). Grouping it by dilemma, u_d = sum over the dilemma's rows, the
-bootstrap's SE^2 is G/(G-1) * sum_d (u_d - mean u)^2, whose expectation under the components is
-
-    sum over factors k nested in a dilemma (model x dilemma, exchange, residual): var_k * sum_levels a_l^2
-  + G/(G-1) * sum over crossed factors (judge, judge x model): var_k * sum_levels sum_d (a_dl - mean_d a_dl)^2
-
-with a_dl the sum of w over the rows of level l in dilemma d (the dilemma main effect drops out: the fit
-removes it). So dilemma-to-dilemma swings of a model (model x dilemma) shrink only with more dilemmas, an
-exchange's answers only with more exchanges (dilemmas or repeats), a judgment's noise with more judgments.
-
-The expected half-width is t(0.975, G-1) × c4(G) × sqrt(E[SE^2]) (c4: E[s] = c4 σ for a standard deviation
-with G-1 degrees of freedom). Power for a true gap δ: the interval excludes 0 when |estimate| / SE > t(0.975,
-G-1); with SE having G-1 degrees of freedom that is a noncentral t with noncentrality δ / sqrt(E[SE^2]). The
-smallest detectable gap is the δ with power 0.8 at α = 0.05.
+"""How precise a tournament's pairwise comparisons are, or will be: predicted and obtained interval
+half-widths, power, and the smallest detectable gap, for a design (who plays, who judges what, on how many
+dilemmas, how often) given variance components (ebtui.core.analysis.variance).
+The formulas: docs/STATISTICS.md, "Variance components, precision and planning".
 """
 
 from __future__ import annotations

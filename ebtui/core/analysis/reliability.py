@@ -1,17 +1,7 @@
-"""The reliability panel: do the judgments agree with each other, and does each judge agree with itself?
-
-* `alpha_by_criterion` (criterion -> {alpha, ci_low, ci_high, n_units, ...}): Krippendorff's alpha (interval level, the `krippendorff` package) per criterion and for
-  the mean of the criteria. A unit is one team in one exchange (one transcript); its values are every score
-  any judgment of that transcript gave it — several judges, repeats and both reading orders — so alpha here
-  measures how interchangeable the judgments are. Units with one value are not pairable and drop out.
-  Interval: the bootstrap over dilemmas of ebtui.core.analysis.bootstrap (blank below 3 dilemmas).
-* `test_retest`: per judge, its repeat judgments of the same transcript in the same reading order (so the
-  order effect is not counted as unreliability): alpha over its own repeats, the mean absolute difference
-  between two of its scores of one team and criterion, and the share of exact agreements; n = transcripts
-  (team x exchange) it judged at least twice.
-* `criteria`: how far the seven criteria measure one thing: their correlation matrix over every judgment x
-  team (pairwise complete), and the share of the variance on the first principal component of that matrix
-  (1/7 = unrelated, 1 = one thing measured seven times).
+"""The reliability panel: do the judgments agree with each other (`alpha_by_criterion`: Krippendorff's
+alpha over every judgment of a transcript), does each judge agree with itself (`test_retest`: its repeats
+in the same reading order), and how far the seven criteria measure one thing (`criteria`).
+Definitions: docs/STATISTICS.md, "Judge bias and reliability".
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The statistics every front end shows: one computation, turned into Tables (Markdown, CSV, TUI) and into the
-JSON object of `ebtui report --json`. Nothing here is computed twice.
-
-Tables (keys are the JSON keys):
-* models — judge-adjusted mean per model (joint fit, ebtui.core.analysis.fit) with its 95% interval, the raw
-  mean beside it (ebtui.core.views.means), n;
-* judges — each judge's offset from the average judge (sums to zero), interval, n;
-* family_preference — the same-family preference, adjusted for skill and severity;
-* criteria_by_model — raw mean per model and criterion, judges' parsed scores, both team seats;
-* judge_vs_human — only where humans overrode scores: each judge's score minus the human's;
-* self_debate — Team A minus Team B when a model debates itself, against the gap the fit expects;
-* dilemmas — each dilemma's difficulty effect from the fit (how much harder or easier than average).
+"""The statistics every front end shows: one computation (`analyse_fit` → `Analysis`), turned into Tables
+(Markdown, CSV, TUI) and into the JSON object of `ebtui report --json`. Nothing here is computed twice.
+The tables (models, judges, family_preference, criteria_by_model, judge_vs_human, self_debate, dilemmas):
+docs/REPORTS.md and docs/STATISTICS.md.
 """
 
 from __future__ import annotations

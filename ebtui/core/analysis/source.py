@@ -1,22 +1,8 @@
 """The analyses' columnar source beside the store: `<store>/columns/facts.parquet`, one row per round holding
-its facts (ebtui.core.analysis.frame.round_facts: seats, judge, dilemma, exchange, parsed and effective
-scores, review state, overrides in force, answer lengths, framework bits, the consistency class), never a
-transcript. The round files stay the truth; this file is a cache of a pure function of them.
-
-Why Parquet (pyarrow): the facts are a flat table read whole and column by column (numpy arrays straight
-from Arrow buffers, dictionary-encoded names), written by whichever process reports; Parquet is a file, so
-several processes can read it and replace it atomically (write to a temporary file, rename) without a server
-or a lock that one writer holds for its lifetime — an embedded database such as DuckDB keeps a single-writer
-lock on its file, which a tournament, the TUI and `ebtui report` running at once would contend for. pyarrow
-is already installed with the project's dependencies.
-
-Staleness: every row carries the size and mtime of the round file it was read from. On each use the source
-compares them with the store's index (which the store itself keeps in step with the round files, across
-processes — see ebtui/core/store/__init__.py) and re-reads only the rounds whose file changed, was added or
-is gone; a file written in a version of the facts or the lexicons other than this one is rebuilt whole.
-So an override made by another process (`ebtui rounds override`, the TUI) costs the next report one round
-file, not a rebuild. Within one process the store's save hook (ebtui.core.store.hooks) hands a just-saved
-round to the source, so it need not even re-read that file.
+its facts (ebtui.core.analysis.frame.round_facts), never a transcript. The round files stay the truth; this
+file is a cache of a pure function of them, refreshed round by round from each file's size and mtime in the
+store's index (and from the store's save hook within a process), replaced atomically.
+Why Parquet, and the staleness rules: docs/STORE.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""What a team's answer looks like, apart from what it says: its length and how heavily it is formatted.
-
-Both are measured on the team's own text in the exchange, exactly as the judge read it — Team A's
-presentation, rebuttal and consistency test; Team B's response:
-
-* `words`: the number of words (runs of non-space characters), reported per 100 words;
-* `format_density`: Markdown formatting elements per 100 words — heading lines (`#`), list items (`-`, `*`,
-  `+`, `1.`), table rows (`|`), block quotes (`>`), and emphasis spans (`**bold**`, `__bold__`, `*italic*`,
-  `_italic_`, backtick code).
-
-A consistency test skipped because the dilemma has none contributes no text. A phase that did not complete
-has no text (its round has no judgment either).
+"""What a team's answer looks like, apart from what it says: its length (`words`) and how heavily it is
+formatted (`format_density`: Markdown elements per 100 words), measured on the team's own text exactly as
+the judge read it. Definitions: docs/STATISTICS.md, "Judge bias and reliability".
 """
 
 from __future__ import annotations

@@ -1,36 +1,7 @@
-"""Where the score variation comes from: variance components of a team's score in one judgment.
-
-A team's score in one judgment (the mean of the criteria the judge gave it) is modelled as
-
-    y = fixed(model, seat, same family) + D[dilemma] + MD[model x dilemma] + E[team in exchange]
-        + J[judge] + JM[judge x model] + e
-
-with every bracketed term random, mean zero, independent, with its own variance:
-
-* ``dilemma`` — some dilemmas draw higher scores from everyone;
-* ``model_dilemma`` — a model does better on some dilemmas than others (beyond its average); this is what
-  caps precision: only more dilemmas average it away;
-* ``exchange`` — this team's answers in this one exchange (a replay of the same pairing gives new answers);
-  shared by every judge of the exchange, so more judges do not average it away;
-* ``judge`` — a judge's severity;
-* ``judge_model`` — a judge's liking for one model beyond its severity;
-* ``residual`` — one judgment's own noise (what a second judge of the same answers would not share).
-
-Estimator: Henderson's method III ("fitting constants"): the residual sum of squares of six least-squares
-fits, each leaving out a factor (or a nested chain of them), has an expectation that is linear in the
-components with known coefficients (traces of the fits' projections); solving the six equations gives
-unbiased moment estimates for unbalanced, crossed designs, with no iteration and no normality assumption.
-A negative estimate is reported as 0 (with a note). Why not statsmodels MixedLM: crossed factors there need
-one group holding every row and dense n x n covariance, too slow for the bootstrap over dilemmas below.
-
-Intervals: 95% percentile intervals from a cluster bootstrap over dilemmas (a dilemma drawn twice enters as
-two dilemmas), seeded — except for ``dilemma`` and ``judge``, seen through a handful of levels, whose resampling
-intervals are too narrow: they get the chi-square interval with (levels - 1) degrees of freedom around the
-estimate. With few dilemmas or judges these are wide — honestly so.
-
-When a component cannot be separated it is None with the reason (e.g. ``exchange`` needs at least one
-exchange scored by two judges; otherwise it stays inside ``residual``). With no scores at all,
-``default_components()`` gives the documented defaults (docs/STATISTICS.md) and says so.
+"""Where the score variation comes from: variance components of a team's score in one judgment (dilemma,
+model x dilemma, exchange, judge, judge x model, residual), estimated by Henderson's method III, with
+dilemma-bootstrap or chi-square intervals; `default_components()` when there are no scores.
+The model, the estimator and its rules: docs/STATISTICS.md, "Variance components, precision and planning".
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Turning a tournament's calls into provider batches, wave by wave.
-
-The round engine runs unchanged: it asks a model's client for a completion. For a model with a batch API,
-that client (`BatchingClient`) hands the request to the `BatchCoordinator`, which gathers every request
-arriving for the model until the calls go quiet (`gather_s`), submits them as one batch, saves the batch id
-in the ledger before polling it, polls (soon after submission, then backing off to `poll_max_s`), and hands
-each round its own item's answer. With every exchange of a tournament in flight at once, the calls arrive in
-waves — all presentations; then the responses and consistency answers; then the rebuttals; then the
-judgments — and each wave is one batch per model.
-
-A resumed run asks for the same prompts (they are deterministic), finds their items in the ledger and waits
-for (or re-reads) those batches instead of submitting again. An item that failed or expired is submitted
-again as an item in a later batch (up to `item_attempts`); an error is never content: the round's phase
-fails with it, as a streamed call's would.
+"""Turning a tournament's calls into provider batches, wave by wave: a batch model's client
+(`BatchingClient`) hands each request to the `BatchCoordinator`, which gathers the requests until the calls
+go quiet, submits them as one batch (recorded in the ledger), polls it and hands each round its own item's
+answer. A resumed run finds its items in the ledger instead of submitting again; a failed item fails its
+phase or is retried in a later batch. See docs/BATCH.md.
 """
 
 from __future__ import annotations

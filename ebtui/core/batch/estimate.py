@@ -1,10 +1,7 @@
-"""What a tournament costs at list price, at the providers' batch price, and what prompt caching saves.
-
-Built on the dry run's estimate (calls and tokens per model from the actual prompts). Expected cache savings
-assume each model reads the stable prefix of a dilemma's prompts (system prompt, dilemma, rubric) from the
-cache on every call on that dilemma after its first, when the prefix reaches the model's minimum cacheable
-length (`min_cacheable_tokens`). They are an expectation, not a promise: caches expire (Anthropic's after 5 minutes
-unused) and hits inside batches are best-effort.
+"""What a tournament costs at list price, at the providers' batch price, and what prompt caching is
+expected to save, built on the dry run's estimate. Cache savings assume each call on a dilemma after its
+first reads the stable prefix from the cache when it reaches the model's minimum cacheable length; an
+expectation, not a promise (docs/BATCH.md, "What it saves").
 """
 
 from __future__ import annotations

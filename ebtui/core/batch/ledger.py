@@ -1,17 +1,7 @@
 """The batch ledger: every submitted batch and its items, in one small JSON file per tournament,
-`<store>/batches/<tournament_id>.json`, rewritten atomically after every change.
-
-A batch's id is written here right after the provider accepted it and before it is polled, so a run that
-was killed (or a laptop that was closed) finds it again on `--resume` and never submits that wave twice.
-Before a submission, an *intent* (the items about to be sent) is written too: if the process dies between
-the provider's answer and the write of the id, the resumed run knows which items may be in an unrecorded
-batch (and, for OpenAI, looks it up by its label).
-
-Items are keyed by a custom id `<request hash>-<n>`: the hash of the model name and the request (system
-prompt, prompt, schema, max_tokens) — prompts are deterministic, so a resumed round asks for the same hash —
-and n, the how-many-th item with that hash (a retry, or a second round with an identical prompt).
-Item states: pending (in a batch not ended), done (answered, not yet handed to a round), consumed (handed to
-a round), failed (an error; the request is retried as a new item, never the whole batch).
+`<store>/batches/<tournament_id>.json`, rewritten atomically after every change. A batch id is written
+before it is polled and an intent before each submission, so a resumed run never submits a wave twice.
+Item keys and states: docs/BATCH.md, "The ledger".
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Setting a tournament up for batch mode: which models batch, their wrapped clients, the runtime settings.
-
-`prepare_batch(plan, clients, store_root)` returns the clients to run the tournament with (a batch model's
-calls go through its provider's batch API; every other model streams as usual) and the coordinator, and
-adjusts the plan's runtime settings so that a wave is all of the tournament's calls at once:
-- every exchange in flight (concurrency raised to the number of exchanges, at most 1024);
-- no per-call concurrency limits on batch models (a batch holds thousands of calls; providers limit batches
-  by size, not by calls in flight), and none on a provider whose models in this tournament all batch;
-- the budget's per-call estimates at the batch price.
-The schedule is untouched, so a batch run resumes a streamed one and the other way round.
+"""Setting a tournament up for batch mode: `prepare_batch(plan, clients, store_root)` returns the clients to
+run with (a batch model's calls go through its provider's batch API, every other model streams) and the
+coordinator, and adjusts the plan's runtime settings so a wave is all of the tournament's calls at once.
+The schedule is untouched, so a batch run resumes a streamed one and the other way round. See docs/BATCH.md.
 """
 
 from __future__ import annotations

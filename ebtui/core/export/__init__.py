@@ -1,13 +1,7 @@
-"""Researchers' data out of a results store.
-
-* tidy.py — the tidy (long) tables: one row per score (judgment x team x criterion), one per round, one per
-  phase; written as CSV (always) and Parquet (pyarrow), or handed over as pandas DataFrames;
-* card.py — the dataset card (README.md with the YAML metadata block the Hugging Face hub reads);
-* inspect_log.py — an Inspect AI `.eval` log written through inspect_ai's own log API (optional extra);
-* html.py, svg.py — the self-contained web report of `ebtui report --html`.
-
-Heavy libraries (pyarrow, pandas, inspect_ai) are imported only inside the functions that need them, and a
-missing one is a `MissingExtra` naming the pip extra to install.
+"""Researchers' data out of a results store: the tidy tables (tidy.py) and their dataset card (card.py),
+Inspect AI logs (inspect_log.py), and the self-contained web report (html.py, svg.py). Heavy libraries
+(pyarrow, pandas, inspect_ai) are imported only inside the functions that need them; a missing one is a
+`MissingExtra` naming the pip extra. See docs/EXPORTS.md.
 """
 
 from __future__ import annotations

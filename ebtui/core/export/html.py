@@ -1,16 +1,7 @@
-"""The web report (`ebtui report --html`): one self-contained HTML file to share with people who do not run a
-terminal. No network is needed to view it, and none is allowed: the styles are inline, the charts are inline
-SVG (ebtui.core.export.svg), there is no script, and a Content-Security-Policy forbids every fetch.
-
-It holds what report.md holds (the same ReportData: the model table with intervals, the judges, the
-per-criterion and pairwise tables — every table the report data has, in the report's order, the rest after)
-plus every round's transcript and score card, each reachable by a link from the round list: #round-<id> (the
-transcript, shown once per exchange: a judge panel's rounds share phases 1-4) and #scores-<id> (its judgment
-and score card).
-
-Numbers are shown as the Markdown report shows them (2 decimals) and carried at full precision in each cell's
-data-value attribute. Model text is untrusted: control sequences are stripped and everything is
-HTML-escaped (it can never open a tag, an attribute or a link).
+"""The web report (`ebtui report --html`): one self-contained HTML file with what report.md holds plus every
+round's transcript and score card. No network is needed or allowed (inline styles and SVG, no script, a
+Content-Security-Policy); model text is stripped of control sequences and HTML-escaped.
+See docs/EXPORTS.md, "The web report".
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
 """Rounds as an Inspect AI evaluation log (`.eval`), built from inspect_ai's own log classes and written with
-its `write_eval_log`, so `inspect view` opens it and `inspect_ai.log.read_eval_log` reads it.
-
-The mapping:
-* one sample per exchange (a round, or a judge panel's rounds sharing phases 1-4); its id is the exchange id;
-* the sample's messages are the phases in order: each phase's prompt as a user message and the model's
-  answer as an assistant message carrying the model's name (metadata: phase, speaker, status, tokens);
-  a phase that failed has no assistant message (errors are never content) and says why in its metadata;
-  every judgment of every round of the exchange follows, its prompt and the judge's reply;
-* scores: one per judgment and team, named `team_a/<judge>` (a later judgment of the same round adds
-  `#<index>`): the value is {criterion: effective score} (None where missing), the metadata holds the parsed
-  values, the overrides, acceptances, the review state and the provenance of each score, and the round id;
-* model and role (team_a, team_b, judge) token usage and cost in each sample and in the log's stats;
-* the viewer is told the content is untrusted (ViewerConfig(trust_content=False)): `inspect view` shows
-  model text as plain text, never as Markdown, links or media.
-
-inspect_ai is an optional dependency (the `inspect` extra): without it `MissingExtra` says what to install.
+its `write_eval_log`, so `inspect view` opens it: one sample per exchange, the phases as messages, one score
+per judgment and team, token usage and cost; model text is marked untrusted for the viewer.
+inspect_ai is an optional extra (`MissingExtra` says what to install). The mapping: docs/EXPORTS.md.
 """
 
 from __future__ import annotations

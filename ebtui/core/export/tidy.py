@@ -1,15 +1,7 @@
-"""The tidy tables: every saved score, round and phase as one row of a long table.
-
-* scores — one row per (round, judgment, team, criterion): the judge's parsed value, the effective value (a
-  human's override applied), how it was read (provenance), the review state, the tokens and cost of the
-  judgment phase and of the team's own phases. A missing score is a row with empty parsed/effective values,
-  never a default.
-* rounds — one row per round: seats, status, totals, tokens and cost;
-* phases — one row per phase of every round: who spoke, status, tokens, cost, latency and the text.
-
-The tables are plain data here (`TidyTable`: typed columns with descriptions, rows of Python values);
-`write_csv` needs nothing more, `to_arrow`/`write_parquet` need pyarrow and `to_pandas` pandas (the `data`
-extra). The columns and their descriptions are the dataset card's too (ebtui.core.export.card).
+"""The tidy tables: every saved score, round and phase as one row of a long table (`scores`, `rounds`,
+`phases`), as plain data (`TidyTable`: typed, described columns); `write_csv` needs nothing more,
+`to_arrow`/`write_parquet` pyarrow and `to_pandas` pandas. The columns are the dataset card's too.
+See docs/EXPORTS.md, "Tidy tables".
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
-"""Import rounds played by the public Ethics Bowl runner (moral_reasoning_quality_evaluation).
-
-That runner writes each finished round twice: as `rounds/NNN_<dilemma>_<a>-vs-<b>_judge-<j>.json` and as one
-line of `rounds/all_rounds.jsonl`. A round holds `id, dilemma_id, team_a_model, team_b_model, judge_model,
-phases[], judgment, status, next_phase, timestamp, error, is_self_debate`; a phase holds `phase_type`,
-`model_id`, `prompt`, `response`, `timestamp` (when the answer came back, naive UTC),
-`response_time_seconds`, `tokens_used`, `input_tokens`, `output_tokens`.
-
-What becomes of it (docs/IMPORT.md says the same for users):
-
-- Phases presentation/response/rebuttal/consistency_test/judgment become ebtui's phases of the same name
-  (started = timestamp - response_time_seconds, finished = timestamp). Phases ebtui has no type for —
-  `consistency_test_b`, Team B's consistency test — are kept whole in `Round.imported.extra_phases`.
-- The judge's reply is re-read by ebtui's own parser (`parse_judgment`). The runner's recorded scores stay
-  the *parsed* scores (provenance "imported"), so tables of imported runs match the runner's own — except
-  a score the runner could not read: it wrote 5 and a `parse_errors` line ("Could not parse X for Team B");
-  that 5 was never given by the judge, so it becomes missing (None) and the round needs review. Where
-  ebtui's re-parse disagrees with a recorded score, the recorded one is kept and the round is flagged.
-- The dilemma comes from the loaded document when it holds the runner's dilemma id, otherwise it is built
-  from what the round's prompts show the models (title, category, scenario, questions, the responding
-  team's extra context, the consistency case) and kept in `Round.imported.dilemma`.
-- Round ids are deterministic (source round id + a hash of the source record), so importing the same
-  files again — or the `.json` files and the `.jsonl` of one run together — adds nothing.
+"""Import rounds played by the public Ethics Bowl runner (moral_reasoning_quality_evaluation): its round
+`.json` files and `all_rounds.jsonl` become ebtui rounds, the judge's reply re-read by ebtui's parser, the
+runner's recorded scores kept as parsed (a score it could not read becomes missing), the dilemma taken from
+the loaded document or rebuilt from the prompts. Round ids are deterministic, so importing again adds nothing.
+What each field becomes: docs/IMPORT.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """The results store: one human-readable JSON file per round (the source of truth, written atomically) and
 a TinyDB index over them, batched, reconciled on open and shared safely by several processes under a file
-lock. Layout, crash safety and the index's rules: docs/STORE.md.
-
-Where things live: results_store.py (ResultsStore, the facade: paths, locking, lifetime), round_files.py
-(save/load/override, tournaments), index.py (index.json, index.check.json, reconciliation), query.py (the
-one filter engine), entries.py (the index document per round), files.py (atomic writes), saver.py (the
-background writer thread).
+lock. Layout, crash safety and the index's rules: docs/STORE.md; the modules: docs/ARCHITECTURE.md.
 """
 
 from ebtui.core.facts import parse_criterion as normalise_criterion

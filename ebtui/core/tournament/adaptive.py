@@ -1,29 +1,8 @@
-"""Adaptive tournaments: after the first full pass, add the work that narrows the widest pairwise interval most
-per dollar, re-fit, and stop when every pairwise half-width is at most the target, the budget is reached, or
-nothing left can narrow it — and say which.
-
-Each wave is one of (sized as below):
-
-* ``dilemmas`` — new dilemmas of the document not played yet, every pairing on them (the config's judging and
-  rounds_per_pairing);
-* ``half_dilemmas`` — new dilemmas on which each pair of models meets once (one ordering, alternating from
-  dilemma to dilemma): half the calls of a full round robin for nearly all of a new dilemma's worth when a
-  model's dilemma-to-dilemma swing dominates;
-* ``judges`` — one more judge on every existing exchange that has a judge free (a model not playing it and not
-  judging it yet): judgment calls only, the answers are reused;
-* ``repeats`` — every pairing replayed once more on every dilemma played (fresh answers, judged as configured).
-
-Choosing: the pairwise intervals are measured on the rounds played (ebtui.core.analysis.fit + the dilemma
-bootstrap, as the report computes them) — that decides when to stop; the variance components are estimated
-from the same rounds (ebtui.core.analysis.variance); for each kind, the widest expected half-width of the design
-with one unit added is predicted from them (ebtui.core.analysis.precision.predict_pairs) and compared with the
-design's own; the kind with the largest predicted relative narrowing per dollar (per call when unpriced)
-wins, if it narrows by at least MIN_NARROWING (else: nothing left can narrow it). New dilemmas
-are added as few as predicted to reach the target (at most doubling those played), within the budget, so the
-run re-measures as soon as the target may be met.
-
-Resumable: each wave's plan is saved (tournaments/waves/<id>.json, atomically) before its rounds start, so a
-killed run (kill -9) re-runs with the same extended schedule; the runner skips complete rounds.
+"""Adaptive tournaments: after the first full pass, add the wave of work (new dilemmas, half dilemmas, one
+more judge, repeats) predicted to narrow the widest pairwise interval most per dollar, re-fit, and stop when
+every half-width meets the target, the budget is reached, or nothing left narrows it, saying which.
+Each wave's plan is saved before its rounds start, so a killed run resumes the same extended schedule.
+Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""tournament.toml: what a tournament plays, how fast, and how much it may spend.
-
-Example (see tournament.example.toml at the repository root)::
-
-    name = "frontier-2026"
-    models = ["claude", "gpt", "gemini"]
-    dilemmas = "all"                # or ["gradient_entity", "collective_veto"]
-    rounds_per_pairing = 1
-    judges = "rotate"               # "rotate" | "panel" | ["judge-model", ...]
-    concurrency = 8                 # exchanges in flight
-    budget_usd = 5.0
-
-    [limits.providers]
-    openai = 4
-
-    [limits.models]
-    claude = 2
-
-Relative paths (document, store) are relative to the file's folder. Every error names the file and field.
+"""tournament.toml: what a tournament plays, how fast, and how much it may spend (`TournamentConfig`,
+`load_tournament_config`). Relative paths (document, store) are relative to the file's folder; every error
+names the file and the field. The keys: docs/TOURNAMENTS.md and tournament.example.toml.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Tournament concurrency, in one place: the adaptive per-provider and per-model limiters, and the client
-wrapper that holds them per call (with the budget check). The number of exchanges in flight (the
-config's `concurrency`) is the runner's one semaphore; `build_limited_clients` makes the rest.
-
-A call is limited in one layer only. Outside a tournament that is the provider layer's per-model
-semaphore (RetryingClient, models.toml max_concurrency). Inside one, the tournament takes the model's limit
-over: its model limiter is the smaller of tournament.toml's and models.toml's, and it wraps the client's
-`unlimited()` twin, so the provider's semaphore is not held as well (nor a provider slot while a call
-waits for its model)."""
+wrapper that holds them per call (with the budget check); `build_limited_clients` makes them. Inside a
+tournament the model's limit is taken over from the provider layer (the wrapper wraps the client's
+`unlimited()` twin), so a call is limited in one layer only (docs/ARCHITECTURE.md).
+"""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Precision planning: for candidate tournament designs, how wide a pairwise interval will be, the smallest gap
-found with 80% power at α = 0.05, and what it costs in calls and money — before anything is called.
-
-A design: the models, the judge mode (rotate: one judge an exchange; panel: every model not playing judges),
-the number of dilemmas G and the repeats (rounds_per_pairing: every pairing replayed on each dilemma, fresh
-answers each time). The prediction (ebtui.core.analysis.precision.predict_pairs) is made on the design's real
-schedule (ebtui.core.tournament.schedule.build_schedule) with variance components estimated from saved
-tournaments (ebtui.core.analysis.variance), else the documented defaults.
-
-Costs: the dry run's token estimate (ebtui.core.tournament.plan.estimate_tournament) per dilemma of the
-document, for one repeat, in each judge mode; a design costs the sum over its first G dilemmas times its
-repeats (list price), and the batch price applies each batch-capable model's discount
-(ebtui.core.batch.estimate.batch_estimate). Past the document's dilemmas, cost is extrapolated at the document's
-mean per dilemma (and the design is marked ``in_document: false``).
+"""Precision planning (`ebtui plan`): for candidate tournament designs (models, judge mode, dilemmas,
+repeats), the predicted pairwise half-width, the smallest gap found with 80% power, and the calls and cost
+at list and batch price, on each design's real schedule with variance components from saved tournaments
+(or the documented defaults) — before anything is called. See docs/TOURNAMENTS.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
-"""The tournament runner: the concurrent runner over the schedule, with limits, budget, resume, dry run and summary.
-
-- Many exchanges in flight (the global `concurrency`), and per-provider / per-model limits acquired per
-  *call*, so a slow or rate-limited provider never holds back the others. A provider that answers 429 gets
-  fewer slots and a short pause (an adaptive limiter) on top of the providers' own retries.
-- Round ids derive from the tournament id and the schedule key, so a re-run (or `--resume ID`) skips
-  complete rounds, continues the others from their first missing phase, and never duplicates one — also
-  after `kill -9`, when a round file was left "running".
-- Budget: before every call, if what was spent plus what is reserved by calls in flight plus this call's
-  estimate would exceed `budget_usd`, the call is not started (the phase fails as "budget"), no new
-  exchange starts, calls in flight finish, everything is saved and the tournament is STOPPED_BUDGET.
-- A failed round never stops the tournament: it is saved incomplete and the rest go on.
-
-The front ends use `TournamentRunner(...).run()` (an async iterator of progress events) and `cancel()`.
-Nothing here prints.
+"""The tournament runner: plays the schedule concurrently, with per-call provider and model limits, the
+budget, resume (round ids derive from the schedule key, so nothing is played twice), a dry run and a
+summary; a failed round never stops the tournament. The front ends use `TournamentRunner(...).run()`
+(an async iterator of progress events) and `cancel()`. Nothing here prints. Rules: docs/TOURNAMENTS.md.
 """
 
 from __future__ import annotations

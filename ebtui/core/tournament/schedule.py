@@ -1,12 +1,6 @@
-"""The tournament schedule: who presents, responds and judges what — deterministic given the seed.
-
-Every ordered pairing plays every chosen dilemma (each model presents and responds against every other),
-optionally self-debates, N repeats per pairing. Judges never judge a round they play in:
-
-- rotate: one judge per exchange, chosen among the models not playing so that each judges about equally
-  often (least-loaded first; ties broken by a seeded shuffle), and spread over the models it judges;
-- panel: every model not playing judges the same exchange (phases 1-4 run once);
-- an explicit list: rotate among the listed judges not playing.
+"""The tournament schedule: who presents, responds and judges what, deterministic given the seed. Every
+ordered pairing plays every chosen dilemma, optionally self-debates, N repeats per pairing; judges
+(rotate, panel or a list) never judge a round they play in. See docs/TOURNAMENTS.md.
 """
 
 from __future__ import annotations

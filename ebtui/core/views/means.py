@@ -1,12 +1,7 @@
-"""The one definition of "mean per model" (and per model and criterion) that every front end uses.
-
-A model's raw mean is the mean of every score its teams received: each criterion a judge gave, in every
-round where the model sat at Team A or Team B (both seats; rounds it only judged never count), each judge of
-a panel counted once. A score the judge did not give is missing and left out, never counted as 0. `effective`
-chooses between the judges' parsed scores (False) and the scores with human overrides applied (True).
-
-The Markdown report, the CSVs, `ebtui report --json`, the TUI's analysis view and the tournament summary all
-call these functions, so the number is the same everywhere.
+"""The one definition of "mean per model" (and per model and criterion) that every front end uses: every
+score a model's teams received, in both seats, each judge of a panel once, missing scores left out;
+`effective` chooses parsed or overridden scores. The report, the CSVs, `report --json`, the TUI's
+analysis view and the tournament summary all call these functions, so the number is the same everywhere.
 """
 
 from __future__ import annotations

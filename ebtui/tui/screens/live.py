@@ -1,17 +1,9 @@
 """A round as it happens: Team A, Team B and the judge streaming side by side.
 
-The screen only routes the core's events to panes; the transcript of record lives in the core (and in the
-store, which the engine writes after each phase, off the event loop through the store's BackgroundSaver).
-
-The round worker never waits for the screen: it queues each event and goes back to the models, so a round
-runs at the models' pace however slowly the terminal paints. A timer drains the queue in order (phase changes
-reach the panes at once, text waits in each phase's buffer) and then hands ONE pane its new text, in turn:
-with three panes the timer ticks every PUMP_INTERVAL_S / 3, so each pane still updates every PUMP_INTERVAL_S,
-but a frame repaints one pane, not the whole screen. Textual repaints the bounding box of everything that
-changed in a frame, every layer under it (screen, row, pane border, body, text), so a frame that touched all
-panes cost the whole screen, and a key pressed while such a frame was being drawn waited for all of it. The
-pane's status line (tokens, elapsed, cost) is refreshed in the same turn, every STATUS_INTERVAL_S, for the
-same reason. A turn costs O(new text) (see widgets/role_pane.py).
+The screen only routes the core's events to panes; the transcript of record lives in the core and the
+store. The round worker queues each event and never waits for the screen; a timer drains the queue and
+hands one pane its new text per tick, in turn, so a frame repaints one pane, not the whole screen (why:
+docs/BENCHMARKS.md, "Why the live screen is fast").
 """
 
 from __future__ import annotations

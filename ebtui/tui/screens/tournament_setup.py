@@ -1,11 +1,7 @@
-"""Set up a tournament without writing a file: pick models, dilemmas, judge mode, repeats (and, optionally, a
-target half-width for an adaptive run and a budget); the plan's predicted pairwise half-width, smallest
-detectable gap, calls and cost update as you choose. Then run it, or save it as a tournament.toml.
-
-Opened from the tournament screen (ctrl+n). The prediction is ebtui.core.tournament.planner.evaluate on the
-design's real schedule, with the variance components estimated from the store's rounds (or the documented
-defaults: the line says which); calls and cost are the dry run's (ebtui.core.tournament.plan). Nothing is
-called. The screen dismisses with ("run", config) or ("saved", path), or None.
+"""Set up a tournament without writing a file: pick models, dilemmas, judge mode, repeats (and, optionally,
+a target half-width and a budget); the predicted pairwise half-width, smallest detectable gap, calls and
+cost update as you choose (through the use-case layer; nothing is called). Opened from the tournament
+screen; dismisses with ("run", config), ("saved", path) or None.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""A horizontal bar chart drawn with Unicode block characters — no plotting dependency.
-
-Each bar is a label, an optional series tag (e.g. the role) and a value; consecutive bars with the same
-label are grouped (the label is printed once). Values are drawn to an eighth of a cell against a fixed
-scale (`minimum`..`maximum`), so two charts with the same scale compare by eye. A missing value (None) is
-shown as missing, never as a zero-length bar. Labels may come from models or files: they are passed
-through `strip_control` and rendered as plain Text, never as markup.
+"""A horizontal bar chart drawn with Unicode block characters, no plotting dependency. Bars with the same
+label are grouped; values are drawn to an eighth of a cell against a fixed scale, so two charts with the
+same scale compare by eye. A missing value is shown as missing, never as a zero-length bar; labels pass
+through `strip_control` and are rendered as plain Text, never as markup.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The judgment as a grid (criteria × teams) with totals, justifications, analysis and the raw reply.
-
-Each cell is marked by how its score was read (J JSON, j repaired JSON, T table, L labelled line, P prose,
-C correction, - missing); the focused cell's source text and review reasons show under the grid. A cell can
-be corrected by hand (a note is required) or accepted as parsed; both go through ebtui.core.usecases.review
-(what the CLI calls) and are saved in a thread worker (the UI never waits on a file write). The judge's
-parsed value stays visible beside an override.
+"""The judgment as a grid (criteria × teams) with totals, justifications, analysis and the raw reply. Each
+cell is marked by how its score was read; the focused cell's source text and review reasons show under the
+grid. A cell can be corrected by hand (a note is required) or accepted as parsed, through
+ebtui.core.usecases.review (what the CLI calls), saved in a thread worker.
 """
 
 from __future__ import annotations
