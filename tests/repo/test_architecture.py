@@ -148,6 +148,34 @@ def test_no_module_is_over_600_lines(rel: str) -> None:
     assert n <= MAX_LINES, f"ebtui/{rel} has {n} lines (at most {MAX_LINES}): split it"
 
 
+MAX_DOCSTRING_LINES = 6
+
+
+def _docstring_lines(text: str) -> int:
+    """Lines of a module's docstring (as `ast.get_docstring` cleans it); 0 without one."""
+    doc = ast.get_docstring(ast.parse(text))
+    return len(doc.splitlines()) if doc else 0
+
+
+def test_the_docstring_counter_counts_docstring_lines_only() -> None:
+    assert _docstring_lines('"""One.\n\nTwo\nthree.\n"""\n\nX = """not\na\ndocstring"""\n') == 4
+    assert _docstring_lines("X = 1\n") == 0
+
+
+def test_every_module_docstring_says_what_the_module_is_for_in_a_few_lines() -> None:
+    """Methods, formulas, file formats and rules belong in docs/*.md; history and figures in commits and
+    benchmarks. A module docstring says what the module is for."""
+    long = sorted(
+        f"ebtui/{p.relative_to(PKG)}: {n} lines"
+        for p in PKG.rglob("*.py")
+        if (n := _docstring_lines(p.read_text(encoding="utf-8"))) > MAX_DOCSTRING_LINES
+    )
+    assert not long, (
+        f"module docstrings over {MAX_DOCSTRING_LINES} lines (say what the module is for; move the details "
+        "to docs/*.md or to the function they describe):\n" + "\n".join(long)
+    )
+
+
 def test_mypy_is_clean_on_the_whole_package(tmp_path_factory: pytest.TempPathFactory) -> None:
     """`mypy ebtui` as CI runs it, with pyproject's [tool.mypy] (strict for ebtui.core and ebtui.providers)."""
     pytest.importorskip("mypy", reason="mypy is in the test extra: pip install -e '.[test]'")
