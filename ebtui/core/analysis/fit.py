@@ -1,6 +1,6 @@
 """The joint model: every score explained at once by who was scored, who judged, and on what (model skill,
 seat, judge severity, same-family preference, dilemma difficulty, criterion level), fitted by least squares
-from per-dilemma sufficient statistics so that a bootstrap replicate or a subset costs microseconds.
+from per-dilemma sufficient statistics so that a bootstrap replicate or a subset costs almost nothing.
 `mu + skill[m]` is model m's adjusted mean. The model and how it is computed: docs/STATISTICS.md.
 """
 
