@@ -1,9 +1,9 @@
-"""Build ebtui/data/builtin_dilemmas.docx from its editable source, builtin_dilemmas.toml:
+"""Build ebtui/data/builtin_dilemmas.docx from its editable source, builtin_dilemmas.toml.
 
     .venv/bin/python -m ebtui.data.build_builtin [--source FILE] [--output FILE]
 
-The document uses real Word heading styles and numbered / bulleted list paragraphs, so it is also a fair
-test of the loader on a document written the way Word writes it.
+Real Word heading styles (Title, Heading 1, Heading 2) and list paragraphs (numbering restarted per list),
+so the document is also a fair test of the loader on a document written the way Word writes it.
 """
 
 from __future__ import annotations
