@@ -19,7 +19,7 @@ from textual.widgets import Static
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import report
 from ebtui.core.usecases.report import BIAS_ROUNDS_UP_TO, AnalysisCancelled
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -112,7 +112,7 @@ class AnalysisCache(report.AnalysisCache):
         """From the worker: show the fit on the screen's views of these types (the analysis view, the
         pairwise view); the pairwise view's compare screen shows transcripts, so it gets whole rounds while
         the tournament is small enough to read them (BIAS_ROUNDS_UP_TO)."""
-        rounds = report.tab_rounds(app_services(screen).context, tournament_id, got)
+        rounds = report.tab_rounds(app_context(screen), tournament_id, got)
         for kind in views:
             view = screen.query_one(kind)
             if isinstance(view, AnalysisView):
@@ -134,9 +134,9 @@ class AnalysisCache(report.AnalysisCache):
             if time.monotonic() - started > 1.0:
                 screen.app.call_from_thread(coverage.update, Text(f"Analysing {name}: {text}… (ctrl+k cancels)"))
 
-        services = app_services(screen)
+        ctx = app_context(screen)
         try:
-            return self.compute(services.context, tournament_id, services.models_config, views=views,
+            return self.compute(ctx, tournament_id, ctx.models, views=views,
                                 cancelled=lambda: worker.is_cancelled, progress=progress)
         except report.AnalysisCancelled:
             screen.app.call_from_thread(coverage.update, Text("Analysis cancelled."))

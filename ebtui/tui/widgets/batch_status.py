@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.services import app_context
 
 #: each state's colour, a component class of BatchStatus (theme variables: see its DEFAULT_CSS)
 STATE_CLASS = {
@@ -97,9 +98,7 @@ class BatchStatus(Static):
         seen = (getattr(plan, "tournament_id", None), getattr(screen, "analysed_id", None))
         for new, old in zip(seen, self._seen, strict=True):
             if new and new != old:
-                store = getattr(getattr(self.app, "services", None), "store", None)
-                if store is not None:
-                    self.store_root, self.tournament_id = Path(store.root), new
+                self.store_root, self.tournament_id = app_context(self).store_root, new
         self._seen = seen
 
     def refresh_rows(self) -> None:

@@ -132,7 +132,7 @@ class PairwiseView(VerticalScroll):
         families = self.families
         if families is None:  # the families the fit used: models.toml, else recorded in the rounds
             from ebtui.core.usecases.compare import pair_families
-            from ebtui.tui.services import app_services
+            from ebtui.tui.services import app_context
 
-            families = pair_families(self.rounds, app_services(self).models_config)
+            families = pair_families(self.rounds, app_context(self).models)
         self.app.push_screen(CompareScreen(self.rounds, a, b, families=families))
