@@ -25,14 +25,17 @@ SIZE = (160, 48)
 
 
 def _services(store: Any) -> Any:
-    from ebtui.providers.scripted import ScriptedClient
+    from ebtui.core.usecases.context import open_context
     from ebtui.core.usecases.dilemmas import cached_builtin_dilemmas
+    from ebtui.core.usecases.models import ModelChoices
+    from ebtui.providers.scripted import ScriptedClient
     from ebtui.tui.services import Services
 
     names = ["m1", "m2", "m3"]
+    context = open_context(store_obj=store, make_clients=lambda wanted: {n: ScriptedClient(n) for n in wanted})
+    choices = ModelChoices(names=names, default="m1", details={}, seats=("m1", "m1", "m1"))
     # as default_services: the built-in dilemmas from their cache, before the app is constructed
-    return Services(dilemmas=cached_builtin_dilemmas(), model_names=names, default_model="m1", store=store,
-                    make_clients=lambda wanted: {n: ScriptedClient(n) for n in wanted})
+    return Services(context=context, dilemmas=cached_builtin_dilemmas(), choices=choices)
 
 
 def _frame_app(services: Any) -> Any:

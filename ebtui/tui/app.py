@@ -180,10 +180,10 @@ class EbtuiApp(App[None]):
             self.notify(strip_control(str(exc)), title="Cannot start the round", severity="error", timeout=10)
             return
 
+        player = services.run_round or play  # a test may replay a fixed round's events instead
+
         def events() -> AsyncIterator[RoundEvent]:
-            if services.run_round is not None:  # a test replaying a round
-                return services.run_round(prepared.spec, prepared.clients, services.store)
-            return play(services.context, prepared)
+            return player(services.context, prepared)
 
         self.push_screen(LiveRoundScreen(prepared.spec, events))
 

@@ -7,57 +7,40 @@ fixed dilemmas, a scripted client factory, a fixed clock, and may replay a round
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from ebtui.core.records import Dilemma
 from ebtui.core.usecases.dilemmas import app_dilemmas, cached_builtin_dilemmas
-from ebtui.core.usecases.models import model_detail as model_detail
+from ebtui.core.usecases.models import ModelChoices
 
 if TYPE_CHECKING:  # the engine is imported when a round starts, not at start-up
     from textual.dom import DOMNode
 
     from ebtui.core.events import RoundEvent
-    from ebtui.core.usecases.context import AppContext, ClientFactory, ModelClient, ModelsConfig, ResultsStore
-    from ebtui.core.usecases.play import RoundSpec
+    from ebtui.core.usecases.context import AppContext
+    from ebtui.core.usecases.play import PreparedRound
 
-#: a stand-in for a round's events (tests replay a fixed round): (spec, clients, store) -> its events
-RoundEvents = Callable[["RoundSpec", "dict[str, ModelClient]", "ResultsStore"], AsyncIterator["RoundEvent"]]
+#: plays a prepared round: its events, the last RoundFinished (the signature of ebtui.core.usecases.play.play)
+RoundPlayer = Callable[["AppContext", "PreparedRound"], AsyncIterator["RoundEvent"]]
 
 
 @dataclass
 class Services:
+    #: the use-case layer's context: store, models, clients, clock, settings (what screens pass to
+    #: `ebtui.core.usecases`); tests open it on a temporary store, scripted clients and a fixed clock
+    context: AppContext
     #: None until the document is read: the setup screen paints first and loads it in a thread worker
     dilemmas: list[Dilemma] | None
-    model_names: list[str]
-    default_model: str
-    store: ResultsStore
-    make_clients: ClientFactory
+    #: what the setup screen's model pickers offer (names, default, seats, what is shown after each name)
+    choices: ModelChoices
     document: Path | None = None
     load_document: Callable[[Path | None], list[Dilemma]] = app_dilemmas
-    #: None: rounds are played by ebtui.core.usecases.play
-    run_round: RoundEvents | None = None
-    #: seconds, monotonic; snapshot tests pass a fixed clock so elapsed times never change
-    clock: Callable[[], float] = time.monotonic
-    #: shown dimmed after each model's name in the pickers (see `model_detail`)
-    model_details: dict[str, str] = field(default_factory=dict)
-    #: the models.toml the app was opened with (the Tournament screen plans against it)
-    models_config: ModelsConfig | None = None
-    #: Team A, Team B, judge preselected on the setup screen (None: default_model for all three)
-    default_roles: tuple[str, str, str] | None = None
-
-    @cached_property
-    def context(self) -> AppContext:
-        """The use-case layer's context over this app's store, models, clients and clock (what the screens
-        pass to `ebtui.core.usecases`)."""
-        from ebtui.core.usecases.context import open_context
-
-        return open_context(store_obj=self.store, models=self.models_config, make_clients=self.make_clients,
-                            clock=self.clock)
+    #: the test seam for a round's events: None plays it (ebtui.core.usecases.play.play); a test replays a
+    #: fixed round's events here instead, once the round is prepared (its clients built) as usual
+    run_round: RoundPlayer | None = None
 
 
 def default_services(document: str | Path | None = None, models_file: str | Path | None = None,
@@ -72,15 +55,11 @@ def default_services(document: str | Path | None = None, models_file: str | Path
     from ebtui.core.usecases.models import load_models, model_choices
 
     ctx = context or open_context(store=store, models_file=models_file)
-    config = load_models(ctx)
+    choices = model_choices(load_models(ctx))
+    ctx.store.root  # noqa: B018 - the store (its modules) opens before the first frame, not on the first round
     doc_path = Path(document) if document else None
     dilemmas = app_dilemmas(doc_path) if doc_path is not None else cached_builtin_dilemmas()
-    choices = model_choices(config)
-    services = Services(dilemmas=dilemmas, model_names=choices.names, default_model=choices.default,
-                        store=ctx.store, make_clients=ctx.clients, document=doc_path, model_details=choices.details,
-                        models_config=config, default_roles=choices.seats)
-    services.__dict__["context"] = ctx  # the cached property: one context for the app
-    return services
+    return Services(context=ctx, dilemmas=dilemmas, choices=choices, document=doc_path)
 
 
 class _AppWithServices(Protocol):
@@ -90,3 +69,8 @@ class _AppWithServices(Protocol):
 def app_services(node: DOMNode) -> Services:
     """The Services of the app a screen or widget runs in (EbtuiApp.services)."""
     return cast(_AppWithServices, node.app).services
+
+
+def app_context(node: DOMNode) -> AppContext:
+    """The use-case context of the app a screen or widget runs in (what it passes to `ebtui.core.usecases`)."""
+    return app_services(node).context

@@ -101,9 +101,8 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.score import ScoreCardScreen
-    from ebtui.tui.services import Services
     from ebtui.tui.widgets.score_card import ScoreGrid
-    from tests.support.factories import make_dilemmas
+    from tests.support.tui_helpers import services_for
 
     cmd = trio_tournament(tmp_path, "tui-concurrent", dilemmas=2, concurrency=3, latency_s=0.1,
                           tokens_per_second=2000.0)
@@ -111,8 +110,7 @@ async def test_score_card_overrides_while_a_tournament_writes(tmp_path: Path) ->
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
     with started(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         store = open_store(root)
-        services = Services(dilemmas=make_dilemmas(), model_names=TRIO, default_model="alpha", store=store,
-                            make_clients=lambda names: {})
+        services = services_for(store, lambda names: {}, TRIO)
         made: dict[str, tuple[str, int]] = {}  # round id -> (criterion, value) set through the card
         app = EbtuiApp(services, load_user_themes=False)
         async with app.run_test(size=(140, 45)) as pilot:

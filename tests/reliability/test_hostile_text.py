@@ -157,14 +157,11 @@ async def test_tui_shows_hostile_text_inert(tmp_path: Path) -> None:
 
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.score import ScoreCardScreen
-    from ebtui.tui.services import Services
     from ebtui.tui.widgets.role_pane import PhaseView
-    from tests.support.factories import make_dilemmas
-    from tests.support.tui_helpers import played_round
+    from tests.support.tui_helpers import played_round, services_for
 
     store = open_store(tmp_path / "store")
-    services = Services(dilemmas=make_dilemmas(), model_names=["scripted", "scripted-judge"],
-                        default_model="scripted", store=store, make_clients=hostile_factory)
+    services = services_for(store, hostile_factory, ["scripted", "scripted-judge"])
     app = EbtuiApp(services, load_user_themes=False)
     async with played_round(app, size=(150, 50)) as (pilot, screen):
         await pilot.pause()

@@ -80,7 +80,7 @@ async def _events_until_mid_response(round_: Any) -> AsyncIterator[RoundEvent]:
 def test_live_round_mid_stream(snap_compare, make_app, size, theme) -> None:
     round_ = fixed_round()
     app = _themed(make_app(snapshot=True,
-                           run_round=lambda request, clients, store: _events_until_mid_response(round_)), theme)
+                           run_round=lambda ctx, prepared: _events_until_mid_response(round_)), theme)
 
     async def run(pilot: Pilot) -> None:
         await pilot.press("ctrl+r")
@@ -95,7 +95,7 @@ def test_live_round_mid_stream(snap_compare, make_app, size, theme) -> None:
 
 def test_live_round_finished(snap_compare, make_app, size, theme) -> None:
     round_ = fixed_round()
-    app = _themed(make_app(snapshot=True, run_round=lambda request, clients, store: events_from_round(round_)),
+    app = _themed(make_app(snapshot=True, run_round=lambda ctx, prepared: events_from_round(round_)),
                   theme)
 
     async def run(pilot: Pilot) -> None:
@@ -195,7 +195,7 @@ def tournament_app(make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.chdir(tmp_path)
 
     def build(theme: str) -> App[Any]:
-        return _themed(make_app(snapshot=True, models_config=models, make_clients=lambda n: build_clients(models, n)),
+        return _themed(make_app(snapshot=True, models=models, make_clients=lambda n: build_clients(models, n)),
                        theme)
     return build
 
@@ -250,7 +250,7 @@ def test_tournament_progress(snap_compare, tournament_app, size, theme) -> None:
                                    calls_in_flight=2, input_tokens=12_345, output_tokens=2_468, cost_usd=0.0221,
                                    elapsed_s=75.0, eta_s=45.0, budget_usd=None, budget_stopped=False)
         screen._failure(f"{keys[3]}: incomplete — judge: the reply was empty")
-        _write_batch_ledger(app.services.store.root, screen.plan.tournament_id)  # type: ignore[attr-defined]
+        _write_batch_ledger(app.services.context.store_root, screen.plan.tournament_id)  # type: ignore[attr-defined]
         batches = screen.query_one("#batch-status")
         batches.refresh_rows()  # what its 2 s timer does
         assert batches.display

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Iterable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Input
 
@@ -18,6 +19,13 @@ from ebtui.providers.base import ModelClient
 from ebtui.providers.scripted import ScriptedClient
 from tests.support.factories import FIXED_TIME, SNAP_TID
 from tests.support.sim_designs import equal_world, play, round_robin
+
+if TYPE_CHECKING:
+    from ebtui.config import ModelsConfig
+    from ebtui.core.records import Dilemma
+    from ebtui.core.store import ResultsStore
+    from ebtui.core.usecases.context import ClientFactory
+    from ebtui.tui.services import Services
 
 
 async def wait_until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
@@ -35,6 +43,24 @@ def scripted_factory(judge_mode: str = "valid", tokens_per_second: float | None 
         return {n: ScriptedClient(n, judge_mode=judge_mode, tokens_per_second=tokens_per_second)  # type: ignore[arg-type]
                 for n in names}
     return make
+
+
+def services_for(store: ResultsStore, make_clients: ClientFactory, names: Sequence[str], *,
+                 default: str | None = None, dilemmas: list[Dilemma] | None = None,
+                 models: ModelsConfig | None = None, clock: Callable[[], float] = time.monotonic) -> Services:
+    """The app's Services over a context of `store` (a real one in tmp, or a stand-in), `make_clients` and
+    `clock`; the pickers offer `names` with `default` (the first name) in every seat; the dilemmas are the
+    factory's unless given."""
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.models import ModelChoices
+    from ebtui.tui.services import Services
+    from tests.support.factories import make_dilemmas
+
+    seat = default or names[0]
+    context = open_context(store_obj=store, models=models, make_clients=make_clients, clock=clock)
+    choices = ModelChoices(names=list(names), default=seat, details={}, seats=(seat, seat, seat))
+    return Services(context=context, dilemmas=make_dilemmas() if dilemmas is None else dilemmas, choices=choices)
+
 
 _WORD = re.compile(r"\S+\s*|\s+")
 
@@ -72,6 +98,9 @@ def synthetic_entries(n: int) -> list[dict[str, Any]]:
 class EntriesStore:
     """Stands in for the store's index where a test needs thousands of entries without writing rounds."""
 
+    #: where the app's context says the store is (nothing is written there)
+    root = Path("entries-store")
+
     def __init__(self, entries: list[dict[str, Any]], rounds: dict[str, Round] | None = None,
                  full_query_gate: Any = None) -> None:
         self.entries = entries
@@ -80,7 +109,7 @@ class EntriesStore:
         self.calls: list[int | None] = []  # the limit of each query
 
     def query(self, newest_first: bool = False, limit: int | None = None, **filters: Any) -> list[dict[str, Any]]:
-        assert not filters, "the browser filters in memory"
+        assert all(v is None for v in filters.values()), "the browser filters in memory"
         self.calls.append(limit)
         if limit is None and self.full_query_gate is not None:
             assert self.full_query_gate.wait(20), "the test never released the whole-index query"
@@ -170,7 +199,7 @@ async def replayed_round(make_app: Callable[..., Any], round_: Round,
 async def started_round(make_app: Callable[..., Any], events: Callable[[], AsyncIterator[RoundEvent]],
                         size: tuple[int, int] = (140, 45)) -> AsyncIterator[tuple[Any, Any]]:
     """The app whose round plays `events()`, just after ctrl+r started it: (pilot, live screen)."""
-    app = make_app(run_round=lambda request, clients, store: events())
+    app = make_app(run_round=lambda ctx, prepared: events())
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")

@@ -83,7 +83,7 @@ async def test_the_tournament_screen_shows_a_planned_tournaments_batches(tmp_pat
     from ebtui.providers.registry import build_clients
     from ebtui.tui.app import EbtuiApp
     from ebtui.tui.screens.tournament import TournamentScreen
-    from ebtui.tui.services import Services
+    from tests.support.tui_helpers import services_for
 
     models_toml = tmp_path / "models.toml"
     models_toml.write_text("".join(f'[models.{n}]\nprovider = "scripted"\n\n' for n in ("alpha", "beta", "gamma")))
@@ -98,8 +98,8 @@ async def test_the_tournament_screen_shows_a_planned_tournaments_batches(tmp_pat
                                          phases={"response": 1})
     led.save()
     models = load_models_config(models_toml)
-    services = Services(dilemmas=load_dilemmas(), model_names=["alpha", "beta", "gamma"], default_model="alpha",
-                        store=store, make_clients=lambda names: build_clients(models, names), models_config=models)
+    services = services_for(store, lambda names: build_clients(models, names), ["alpha", "beta", "gamma"],
+                            dilemmas=load_dilemmas(), models=models)
     app = EbtuiApp(services, load_user_themes=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

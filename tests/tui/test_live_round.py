@@ -169,7 +169,7 @@ async def test_what_the_pane_shows_is_the_transcript_rendered_as_one_document(ma
     text = ("## Heading\n\nFirst *para*.\n\n- a\n- b\n\n1. one\n\n2. two\n\n```\ncode\n\nmore\n```\n\n"
             "> quoted\n\nLast words.")
     round_ = fixed_round(texts={"response": text})
-    app = make_app(run_round=lambda request, clients, store: events_from_round(round_, pause=0.001))
+    app = make_app(run_round=lambda ctx, prepared: events_from_round(round_, pause=0.001))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
@@ -236,7 +236,7 @@ async def test_x_cancels_while_text_streams_whatever_has_focus(make_app) -> None
 
     round_ = fixed_round()
 
-    app = make_app(run_round=lambda request, clients, store: _never_ending(round_.id))
+    app = make_app(run_round=lambda ctx, prepared: _never_ending(round_.id))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
@@ -268,7 +268,7 @@ async def test_the_pane_follows_the_stream_until_the_reader_scrolls_up(make_app)
     round_ = fixed_round()
     go_on = asyncio.Event()
 
-    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, go_on, 10))
+    app = make_app(run_round=lambda ctx, prepared: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, go_on, 10))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, go_on, round_)
         view = screen.view(PhaseType.PRESENTATION)
@@ -295,7 +295,7 @@ async def test_a_resize_keeps_a_reader_who_scrolled_up_in_place_and_short_text_a
     round_ = fixed_round()
     more = asyncio.Event()
 
-    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.RESPONSE, 30, more, 5))
+    app = make_app(run_round=lambda ctx, prepared: _paragraphs(round_.id, PhaseType.RESPONSE, 30, more, 5))
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+r")
@@ -382,7 +382,7 @@ async def test_tab_moves_the_reversed_title_on_the_composed_screen_while_text_st
 
     round_ = fixed_round()
 
-    app = make_app(run_round=lambda request, clients, store: _never_ending(round_.id))
+    app = make_app(run_round=lambda ctx, prepared: _never_ending(round_.id))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
         screen.query_one("#pane-a").query_one(PaneScroll).focus()
@@ -406,7 +406,7 @@ async def test_home_and_end_scroll_at_once_not_after_the_next_frame(make_app) ->
 
     round_ = fixed_round()
 
-    app = make_app(run_round=lambda request, clients, store: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, asyncio.Event(), 0))
+    app = make_app(run_round=lambda ctx, prepared: _paragraphs(round_.id, PhaseType.PRESENTATION, 40, asyncio.Event(), 0))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await _streaming_screen(pilot, app, asyncio.Event(), round_)
         body = screen.query_one("#pane-a").query_one(PaneScroll)

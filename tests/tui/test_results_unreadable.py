@@ -21,3 +21,24 @@ async def test_a_symlink_loop_in_rounds_is_named_and_the_good_rounds_are_shown(m
         assert "2 of 2 rounds" in count
         assert "1 unreadable file skipped (loop.json)" in count and "ebtui store check" in count
         assert screen.unreadable[0][1].startswith("cannot read:")
+
+
+async def test_the_rounds_are_shown_when_looking_for_unreadable_files_fails(make_app, store,
+                                                                            monkeypatch) -> None:
+    store.save_round(fixed_round(round_id="r-aaaaaaaaaaaa", dilemma_index=0))
+    store.save_round(fixed_round(round_id="r-bbbbbbbbbbbb", dilemma_index=1))
+    store.flush()
+    looked: list[bool] = []
+
+    def unreadable(*, deep: bool = True) -> list[tuple[str, str]]:
+        looked.append(deep)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(store, "unreadable", unreadable)
+    app = make_app()
+    async with results_open(app, (160, 40)) as (pilot, screen, table):
+        await wait_until(lambda: table.row_count == 2 and screen.complete)
+        await pilot.pause()
+        count = str(screen.query_one("#results-count").render())
+        assert looked and "2 of 2 rounds" in count and "unreadable" not in count
+        assert screen.unreadable == [] and not app._notifications  # the note is extra: no error either

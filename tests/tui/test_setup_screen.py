@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from textual.widgets import OptionList, Select
@@ -97,7 +98,7 @@ async def test_the_screen_paints_before_the_document_is_read(make_app) -> None:
 
 
 def test_model_labels_say_provider_and_model_once() -> None:
-    from ebtui.tui.services import model_detail
+    from ebtui.core.usecases.models import model_detail
 
     assert model_detail("scripted", "scripted", "scripted") == ""
     assert model_detail("prose-judge", "scripted", None) == "scripted"
@@ -106,7 +107,8 @@ def test_model_labels_say_provider_and_model_once() -> None:
 
 
 async def test_the_picker_shows_the_name_then_the_detail_dimmed(make_app) -> None:
-    app = make_app(model_details={"local": "local/echo-1", "scripted": ""})
+    app = make_app()
+    app.services.choices = replace(app.services.choices, details={"local": "local/echo-1", "scripted": ""})
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         select = app.screen.query_one("#team-a", Select)

@@ -31,7 +31,7 @@ def setup_app(make_app, tmp_path: Path):
     (tmp_path / "models.toml").write_text("\n".join(lines))
     models = load_models_config(tmp_path / "models.toml")
     # the services' dilemmas are the document's (here the built-in one), as in the app
-    return make_app(models_config=models, make_clients=lambda names: build_clients(models, names),
+    return make_app(models=models, make_clients=lambda names: build_clients(models, names),
                     dilemmas=load_dilemmas())
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ebtui.core.usecases.context import AppContext
 
 __all__ = ["ROLES", "CheckReport", "IndexEntry", "RoundList", "StoreError", "StoreWriteError", "check", "list_rounds",
-           "load_round"]
+           "load_round", "unreadable_rounds"]
 
 #: one round's index document (ebtui.core.store.entries: JSON values, as the store's query returns them)
 IndexEntry = dict[str, Any]
@@ -34,18 +34,25 @@ class RoundList:
 def list_rounds(ctx: AppContext, *, model: str | None = None, role: str | None = None,
                 dilemma: str | None = None, judge: str | None = None, tournament: str | None = None,
                 status: str | None = None, needs_review: bool | None = None, limit: int | None = None,
-                newest_first: bool = False) -> RoundList:
+                newest_first: bool = False, with_unreadable: bool = True) -> RoundList:
     """The saved rounds matching every filter given (the index's one filter engine), oldest first unless
-    `newest_first`; a bad filter is a UsageError."""
+    `newest_first`, and the round files that could not be read (not looked for without `with_unreadable`:
+    see `unreadable_rounds`); a bad filter is a UsageError."""
     if role and not model:
         raise UsageError("--role needs --model (it says which seat the model had)")
     store = ctx.store
     try:
         rows = store.query(model=model, role=role, dilemma=dilemma, judge=judge, tournament=tournament,
                            status=status, needs_review=needs_review, limit=limit, newest_first=newest_first)
-        return RoundList(rows, store.unreadable())
+        return RoundList(rows, store.unreadable() if with_unreadable else [])
     except (TypeError, ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None
+
+
+def unreadable_rounds(ctx: AppContext) -> list[tuple[str, str]]:
+    """The round files the store cannot read, as (path, reason), looked for afresh (a front end that shows
+    the rounds first asks for these after, and may carry on without them)."""
+    return ctx.store.unreadable()
 
 
 def load_round(ctx: AppContext, round_id: str) -> Round:

@@ -8,7 +8,6 @@ Model output is untrusted: every text passes through `strip_control` and is draw
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -22,11 +21,13 @@ from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases.compare import DilemmaSides, Side, compare_rounds, dilemma_sides
 from ebtui.core.views.phases import PHASE_LABELS
 from ebtui.tui.keys import bindings
+from ebtui.tui.widgets.cells import number
 from ebtui.tui.widgets.footer import Footer
 
 
-def _signed(v: float | None) -> str:
-    return "—" if v is None else f"{float(v):+.2f}"
+def _signed(v: object) -> str:
+    n = number(v)
+    return "—" if n is None else f"{n:+.2f}"
 
 
 def score_table(sides: DilemmaSides) -> Text:
@@ -83,7 +84,7 @@ class CompareScreen(Screen[None]):
         self.a, self.b = a, b
         self.families = families
         self.sides: list[DilemmaSides] = dilemma_sides(self.rounds, a, b)
-        self.result: dict[str, Any] | None = None
+        self.result: Mapping[str, object] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -152,7 +153,7 @@ class CompareScreen(Screen[None]):
         self.dismiss(None)
 
 
-def summary_text(got: Mapping[str, Any]) -> Text:
+def summary_text(got: Mapping[str, object]) -> Text:
     """The overall judge-adjusted difference and the per-criterion ones, as `ebtui compare` prints them."""
     a, b = strip_control(str(got["a"])), strip_control(str(got["b"]))
     out = Text()
@@ -166,6 +167,8 @@ def summary_text(got: Mapping[str, Any]) -> Text:
         out.append(f" [{_signed(got['ci_low'])}, {_signed(got['ci_high'])}]")
     elif got["reason"]:
         out.append(f" (no interval: {strip_control(str(got['reason']))})", style="dim")
-    crit = "  ".join(f"{c['criterion'].split('_')[0]} {_signed(c['diff'])}" for c in got["criteria"])
+    criteria = got["criteria"]
+    rows: list[Mapping[str, object]] = list(criteria) if isinstance(criteria, list) else []
+    crit = "  ".join(f"{str(c['criterion']).split('_')[0]} {_signed(c['diff'])}" for c in rows)
     out.append(f"\nper criterion: {crit}", style="dim")
     return out

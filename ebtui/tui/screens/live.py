@@ -29,7 +29,7 @@ from ebtui.core.records import PhaseStatus, PhaseType, Round
 from ebtui.core.review import needs_review
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.role_pane import PhaseView, RolePane
 
@@ -89,7 +89,7 @@ class LiveRoundScreen(Screen[None]):
 
     @property
     def clock(self) -> Callable[[], float]:
-        return app_services(self).clock
+        return app_context(self).clock
 
     def on_mount(self) -> None:
         self.sub_title = "Live round"
@@ -234,7 +234,7 @@ class LiveRoundScreen(Screen[None]):
         if self.round_id is None:
             return
         try:
-            saved = load_round(app_services(self).context, self.round_id)
+            saved = load_round(app_context(self), self.round_id)
         except Exception:  # the engine may not have written anything yet: nothing to show then
             return
         self.app.call_from_thread(self._saved_loaded, saved)

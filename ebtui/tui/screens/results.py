@@ -26,7 +26,7 @@ from ebtui.core.records import RoundStatus
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.actions import AppActions
 from ebtui.tui.keys import bindings
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
 from ebtui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
@@ -198,19 +198,21 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
     def _load(self) -> None:
-        store = app_services(self).store
+        from ebtui.core.usecases.rounds import list_rounds, unreadable_rounds
+
+        ctx = app_context(self)
         try:
-            first = store.query(newest_first=True, limit=PAGE_ROWS)
+            first = list_rounds(ctx, newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
             if len(first) == PAGE_ROWS:  # there may be more: show this page while reading the rest
                 self.post_message(self.EntriesLoaded(first, complete=False))
-                entries = store.query(newest_first=True)
+                entries = list_rounds(ctx, newest_first=True, with_unreadable=False).entries
             else:
                 entries = first
         except Exception as exc:  # an unreadable store is a message, not a crash
             self.app.call_from_thread(self.notify, f"Could not read the results store: {exc}", severity="error")
             entries = []
         try:
-            unreadable = store.unreadable()
+            unreadable = unreadable_rounds(ctx)
         except Exception:  # noqa: BLE001 - the note is extra; the rounds above are what matters
             unreadable = []
         self.post_message(self.EntriesLoaded(entries, unreadable=unreadable))

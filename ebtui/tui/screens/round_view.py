@@ -18,7 +18,7 @@ from ebtui.core.usecases.rounds import load_round
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label, speaker_model
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.modals import ScoreEditModal
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
@@ -57,7 +57,7 @@ class RoundScreen(Screen[None]):
     @work(exclusive=True, group="round-load", exit_on_error=False)
     async def _load(self) -> None:
         try:  # the file is read in a thread: the UI never waits on a disk
-            round_ = await asyncio.to_thread(load_round, app_services(self).context, self.round_id)
+            round_ = await asyncio.to_thread(load_round, app_context(self), self.round_id)
         except Exception as exc:
             self.notify(f"Could not open round {self.round_id}: {exc}", severity="error")
             return
@@ -93,7 +93,7 @@ class RoundScreen(Screen[None]):
         placeholder = self.query("#card-placeholder")
         if placeholder:
             await placeholder.remove()
-            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_services(self).context, edit_dialog=ScoreEditModal))
+            await self.query_one("#card", TabPane).mount(ScoreCard(r, app_context(self), edit_dialog=ScoreEditModal))
         else:
             self.query_one(ScoreCard).show(r)
 

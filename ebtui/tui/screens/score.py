@@ -10,7 +10,7 @@ from textual.widgets import Header
 from ebtui.core.records import Round
 from ebtui.tui.keys import bindings
 from ebtui.tui.screens.modals import ScoreEditModal
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
 from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.score_card import ScoreCard, ScoreGrid
 
@@ -26,7 +26,7 @@ class ScoreCardScreen(Screen[Round]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ScoreCard(self.round, app_services(self).context, edit_dialog=ScoreEditModal)
+        yield ScoreCard(self.round, app_context(self), edit_dialog=ScoreEditModal)
         yield Footer()
 
     def on_mount(self) -> None:

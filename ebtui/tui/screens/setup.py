@@ -66,12 +66,12 @@ class SetupScreen(Screen[None]):
                 else:  # the preview (Textual's Markdown: ~0.1 s of imports) comes with the document
                     yield Static("Loading the dilemmas…", id="preview-loading", markup=False)
             with Vertical(id="options"):
-                defaults = services.default_roles or (services.default_model,) * 3
-                for (role_id, role_label), preset in zip(ROLES, defaults, strict=True):
+                choices = services.choices
+                for (role_id, role_label), preset in zip(ROLES, choices.seats, strict=True):
                     yield Label(role_label, classes="option-label")
                     yield Select(
-                        [(self._model_label(n), n) for n in services.model_names],
-                        value=preset if preset in services.model_names else Select.NULL,
+                        [(self._model_label(n), n) for n in choices.names],
+                        value=preset if preset in choices.names else Select.NULL,
                         allow_blank=False,
                         compact=True,
                         id=role_id,
@@ -98,7 +98,7 @@ class SetupScreen(Screen[None]):
 
     def _model_label(self, name: str) -> Text:
         """The name, then provider/model dimmed (once, and only what the name does not already say)."""
-        detail = app_services(self).model_details.get(name)
+        detail = app_services(self).choices.details.get(name)
         label = Text(strip_control(name))
         if detail:
             label.append(f"  {strip_control(detail)}", style="dim")

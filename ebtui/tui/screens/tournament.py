@@ -59,7 +59,7 @@ from ebtui.tui.screens.tournament_text import (
     progress_text,
     role_bars,
 )
-from ebtui.tui.services import Services, app_services
+from ebtui.tui.services import app_context
 from ebtui.tui.widgets.analysis_view import AnalysisCache, AnalysisView
 from ebtui.tui.widgets.bar_chart import BarChart
 from ebtui.tui.widgets.batch_status import BatchStatus
@@ -67,6 +67,7 @@ from ebtui.tui.widgets.footer import Footer
 from ebtui.tui.widgets.pairwise_view import PairwiseView
 
 if TYPE_CHECKING:
+    from ebtui.core.usecases.context import AppContext
     from ebtui.core.usecases.report import Table
     from ebtui.core.usecases.tournament import ModelClient
 
@@ -225,7 +226,7 @@ class TournamentScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
     def _plan_worker(self, path: str) -> None:
         try:
-            planned = tuc.plan_file(self.services.context, path)
+            planned = tuc.plan_file(self.context, path)
         except UsageError as exc:
             self.post_message(self.PlanFailed(path, str(exc)))
             return
@@ -249,7 +250,7 @@ class TournamentScreen(Screen[None]):
         got = event.planned
         self.plan, self.plan_path, self.estimate = got.plan, got.path, got.estimate
         self._set_state("planned")
-        summary = plan_text(got.plan, got.estimate, self.services.context.store_root, got.saved)
+        summary = plan_text(got.plan, got.estimate, self.context.store_root, got.saved)
         self.query_one("#plan-summary", Static).update(Text(summary))
         table = self.query_one("#plan-table", DataTable)
         table.clear()
@@ -272,7 +273,7 @@ class TournamentScreen(Screen[None]):
             return
         try:
             # building the clients checks names and keys: a problem is a message, not a crash
-            clients = self.services.context.clients(self.plan.config.all_model_names())
+            clients = self.context.clients(self.plan.config.all_model_names())
         except Exception as exc:  # noqa: BLE001
             self._message(str(exc), error=True)
             self.notify(strip_control(str(exc)), title="Cannot start the tournament", severity="error", timeout=10)
@@ -284,7 +285,7 @@ class TournamentScreen(Screen[None]):
         self.query_one("#progress-failures", Static).update("")
         rounds = self.estimate.rounds if self.estimate is not None else 0
         self.query_one("#tournament-progress", ProgressBar).update(total=rounds, progress=0)
-        self.breakdown = new_breakdown(self.plan, self.services.context)
+        self.breakdown = new_breakdown(self.plan, self.context)
         self.query_one("#progress-stats", Static).update("Starting…")
         self.query_one("#tournament-tabs", TabbedContent).active = "tab-progress"
         self._set_state("running")
@@ -293,7 +294,7 @@ class TournamentScreen(Screen[None]):
 
     @work(exclusive=True, group="tournament", exit_on_error=False)
     async def _run(self, plan: TournamentPlan, clients: dict[str, ModelClient]) -> None:
-        run = tuc.start(self.services.context, plan, clients, progress_interval_s=0.1)
+        run = tuc.start(self.context, plan, clients, progress_interval_s=0.1)
         self.runner = run
         try:
             async for event in run.events():
@@ -469,7 +470,7 @@ class TournamentScreen(Screen[None]):
     def _load_saved(self) -> None:
         rows: list[SavedTournament] = []
         try:
-            rows = list(reversed(tuc.list_saved(self.services.context).rows))  # newest first
+            rows = list(reversed(tuc.list_saved(self.context).rows))  # newest first
         except Exception as exc:  # noqa: BLE001 - an unreadable store is a message
             self.app.call_from_thread(self.notify, strip_control(f"Could not list tournaments: {exc}"),
                                       severity="error")
@@ -498,8 +499,8 @@ class TournamentScreen(Screen[None]):
 
     # -- set-up without a file (ctrl+n), adaptive runs, export (ctrl+s) -------------------------------------
     @property
-    def services(self) -> Services:
-        return app_services(self)
+    def context(self) -> AppContext:
+        return app_context(self)
 
     def _adaptive(self, event: AdaptiveMessage) -> None:
         status = self.query_one("#adaptive-status", Static)
@@ -525,7 +526,7 @@ class TournamentScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="tournament-plan", exit_on_error=False)
     def _setup_worker(self, config: TournamentConfig) -> None:
-        self.post_message(self.PlanReady(tuc.planned(self.services.context, config, SETUP_LABEL)))
+        self.post_message(self.PlanReady(tuc.planned(self.context, config, SETUP_LABEL)))
 
     def action_export(self) -> None:
         """Write the report (report.md, charts, one CSV per table) and an SVG screenshot of this screen
@@ -534,14 +535,14 @@ class TournamentScreen(Screen[None]):
         if tid is None:
             self.notify("Nothing to export yet: finish a tournament, or pick one in Saved.", severity="warning")
             return
-        out = Path(self.services.store.root) / "reports" / tid
+        out = self.context.store_root / "reports" / tid
         self._message(f"Exporting {tid} to {out}…")
         self._export(tid, out)
 
     @work(thread=True, exclusive=True, group="tournament-export", exit_on_error=False)
     def _export(self, tid: str, out: Path) -> None:
         try:
-            report, csvs = tournament_report(self.services.context, tid, out)
+            report, csvs = tournament_report(self.context, tid, out)
             shot = self.app.call_from_thread(self.app.save_screenshot, f"tournament-{tid}.svg", str(out))
         except Exception as exc:  # noqa: BLE001 - one message naming the place, never a crash
             text = f"Export to {out} failed: {strip_control(str(exc)) or type(exc).__name__}"

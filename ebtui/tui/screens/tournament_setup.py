@@ -155,7 +155,7 @@ class TournamentSetupScreen(Screen[SetupResult | None]):
             raise ValueError("repeats: from 1 to 1000")
         target = self._positive("#setup-target", "target")
         budget = self._positive("#setup-budget", "budget")
-        doc = getattr(self.services, "document", None)
+        doc = self.services.document
         return config_data(models, dilemmas, len(self.services.dilemmas or []),
                            str(self.query_one("#setup-judges", Select).value), repeats, target, budget,
                            str(doc) if doc else None)

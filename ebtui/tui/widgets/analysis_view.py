@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,12 +19,13 @@ from textual.widgets import Static
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import report
 from ebtui.core.usecases.report import BIAS_ROUNDS_UP_TO, AnalysisCancelled
-from ebtui.tui.services import app_services
+from ebtui.tui.services import app_context
+from ebtui.tui.widgets.cells import name_cell, number
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from ebtui.core.usecases.report import Analysis
+    from ebtui.core.usecases.report import Analysis, Table
     from ebtui.tui.widgets.pairwise_view import PairwiseView
 
 __all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisView", "interval_track", "render_fit",
@@ -41,10 +42,11 @@ def shown(x: float) -> float:
     return 0.0 if v == 0 else v
 
 
-def _f(x: float | None, signed: bool = False) -> str:
-    if x is None:
+def _f(x: object, signed: bool = False) -> str:
+    n = number(x)
+    if n is None:
         return "  —  "
-    v = shown(x)
+    v = shown(n)
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
@@ -66,12 +68,7 @@ def interval_track(low: float | None, mid: float | None, high: float | None, lo:
     return "".join(cells)
 
 
-def _name(x: object, width: int) -> str:
-    text = strip_control(str(x)).replace("\n", " ")
-    return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
-
-
-def render_fit(tables: Mapping[str, Any]) -> Text:
+def render_fit(tables: Mapping[str, Table]) -> Text:
     """The models, judges and family-preference tables as text (tables: key -> Table with as_dicts())."""
     out = Text()
     models = tables["models"].as_dicts() if "models" in tables else []
@@ -81,10 +78,11 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
     w = max([len(str(m["model"])) for m in models] + [len(str(j["judge"])) for j in judges] + [5])
     w = min(w, 28)
     out.append("Models: judge-adjusted mean (95% interval), raw mean\n", style="bold")
-    for m in sorted(models, key=lambda r: -(r["mean"] if r["mean"] is not None else -1)):
+    for m in sorted(models, key=lambda r: -(v if (v := number(r["mean"])) is not None else -1.0)):
         ci = f"[{_f(m['ci_low'])}, {_f(m['ci_high'])}]" if m["ci_low"] is not None else f"({m['interval_note']})"
-        out.append(f"  {_name(m['model'], w)} ")
-        out.append(interval_track(m["ci_low"], m["mean"], m["ci_high"], 1.0, 10.0), style="cyan")
+        out.append(f"  {name_cell(m['model'], w)} ")
+        out.append(interval_track(number(m["ci_low"]), number(m["mean"]), number(m["ci_high"]), 1.0, 10.0),
+                   style="cyan")
         out.append(f" {_f(m['mean'])} {ci}  raw {_f(m['raw_mean'])}  n={m['n_rounds']} rounds, "
                    f"{m['n_dilemmas']} dilemmas\n")
     if judges:
@@ -92,8 +90,9 @@ def render_fit(tables: Mapping[str, Any]) -> Text:
         for j in judges:
             ci = f"[{_f(j['ci_low'], True)}, {_f(j['ci_high'], True)}]" if j["ci_low"] is not None \
                 else f"({j['interval_note']})"
-            out.append(f"  {_name(j['judge'], w)} ")
-            out.append(interval_track(j["ci_low"], j["offset"], j["ci_high"], -2.0, 2.0), style="magenta")
+            out.append(f"  {name_cell(j['judge'], w)} ")
+            out.append(interval_track(number(j["ci_low"]), number(j["offset"]), number(j["ci_high"]), -2.0, 2.0),
+                       style="magenta")
             out.append(f" {_f(j['offset'], True)} {ci}  n={j['n']}\n")
     if "family_preference" in tables and tables["family_preference"].rows:
         f = tables["family_preference"].as_dicts()[0]
@@ -112,7 +111,7 @@ class AnalysisCache(report.AnalysisCache):
         """From the worker: show the fit on the screen's views of these types (the analysis view, the
         pairwise view); the pairwise view's compare screen shows transcripts, so it gets whole rounds while
         the tournament is small enough to read them (BIAS_ROUNDS_UP_TO)."""
-        rounds = report.tab_rounds(app_services(screen).context, tournament_id, got)
+        rounds = report.tab_rounds(app_context(screen), tournament_id, got)
         for kind in views:
             view = screen.query_one(kind)
             if isinstance(view, AnalysisView):
@@ -134,9 +133,9 @@ class AnalysisCache(report.AnalysisCache):
             if time.monotonic() - started > 1.0:
                 screen.app.call_from_thread(coverage.update, Text(f"Analysing {name}: {text}… (ctrl+k cancels)"))
 
-        services = app_services(screen)
+        ctx = app_context(screen)
         try:
-            return self.compute(services.context, tournament_id, services.models_config, views=views,
+            return self.compute(ctx, tournament_id, ctx.models, views=views,
                                 cancelled=lambda: worker.is_cancelled, progress=progress)
         except report.AnalysisCancelled:
             screen.app.call_from_thread(coverage.update, Text("Analysis cancelled."))
@@ -152,8 +151,9 @@ class AnalysisView(ScrollableContainer):
     AnalysisView > Static { width: auto; height: auto; text-wrap: nowrap; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
+                 disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.analysis: Analysis | None = None
         self._text = Static("", markup=False)
 

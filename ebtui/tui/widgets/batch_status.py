@@ -9,14 +9,16 @@ tournament has no batches. Ids and names are shown as plain, escaped text.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.services import app_context
+from ebtui.tui.widgets.cells import number
 
 #: each state's colour, a component class of BatchStatus (theme variables: see its DEFAULT_CSS)
 STATE_CLASS = {
@@ -36,9 +38,10 @@ def _age(ts: float | None, now: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def render_batches(rows: list[dict[str, Any]], now: float | None = None,
+def render_batches(rows: Sequence[Mapping[str, object]], now: float | None = None,
                    styles: dict[str, Style] | None = None) -> Text:
-    """The batches as text; `styles` maps a state to its style (the widget's theme colours), none: unstyled."""
+    """The batches as text (rows as ebtui.core.usecases.tournament.batch_rows gives them); `styles` maps a
+    state to its style (the widget's theme colours), none: unstyled."""
     now = time.time() if now is None else now
     styles = styles or {}
     out = Text()
@@ -47,14 +50,14 @@ def render_batches(rows: list[dict[str, Any]], now: float | None = None,
     pending = sum(1 for r in rows if r["state"] in ("submitted", "in_progress"))
     out.append(f"Provider batches: {len(rows)} ({pending} pending)\n", style="bold")
     for r in rows:
-        state = r["state"]
-        out.append(f"  {strip_control(str(r['model']))[:24]:<24} wave {r['wave']:<3} ")
+        state = str(r["state"])
+        out.append(f"  {strip_control(str(r['model']))[:24]:<24} wave {r['wave']!s:<3} ")
         out.append(f"{state.replace('_', ' '):<12}", style=styles.get(state, ""))
         done = f"{r['completed']}/{r['total']} done"
         failed = f", {r['failed']} failed" if r["failed"] else ""
         retried = f" ({r['retried']} retried)" if r.get("retried") else ""
-        took = _age(r["submitted_at"], r["ended_at"] or now)
-        out.append(f" {done}{failed}{retried}  {strip_control(r['phases'])[:40]}  {took}  ")
+        took = _age(number(r["submitted_at"]), number(r["ended_at"]) or now)
+        out.append(f" {done}{failed}{retried}  {strip_control(str(r['phases']))[:40]}  {took}  ")
         out.append(strip_control(str(r["id"]))[:48], style="dim")
         out.append("\n")
     return out
@@ -75,12 +78,13 @@ class BatchStatus(Static):
     BatchStatus > .batch-status--cancelled { color: $error; }
     """
 
-    def __init__(self, *, interval_s: float = 2.0, **kwargs: Any) -> None:
-        super().__init__("", markup=False, **kwargs)
+    def __init__(self, *, interval_s: float = 2.0, name: str | None = None, id: str | None = None,
+                 classes: str | None = None, disabled: bool = False) -> None:
+        super().__init__("", markup=False, name=name, id=id, classes=classes, disabled=disabled)
         self.interval_s = interval_s
         self.store_root: Path | None = None
         self.tournament_id: str | None = None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: Sequence[Mapping[str, object]] = []
         self._seen: tuple[str | None, str | None] = (None, None)
 
     def on_mount(self) -> None:
@@ -97,9 +101,7 @@ class BatchStatus(Static):
         seen = (getattr(plan, "tournament_id", None), getattr(screen, "analysed_id", None))
         for new, old in zip(seen, self._seen, strict=True):
             if new and new != old:
-                store = getattr(getattr(self.app, "services", None), "store", None)
-                if store is not None:
-                    self.store_root, self.tournament_id = Path(store.root), new
+                self.store_root, self.tournament_id = app_context(self).store_root, new
         self._seen = seen
 
     def refresh_rows(self) -> None:

@@ -9,7 +9,7 @@ Names come from models.toml or round files: they pass through `strip_control` an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.tui.widgets.cells import name_cell, number
 
 if TYPE_CHECKING:
     from ebtui.core.records import Round
@@ -26,12 +27,7 @@ if TYPE_CHECKING:
 CELL = 13
 
 
-def _name(x: object, width: int) -> str:
-    text = strip_control(str(x)).replace("\n", " ")
-    return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
-
-
-def render_ranks_and_matrix(tables: Mapping[str, Any]) -> Text:
+def render_ranks_and_matrix(tables: Mapping[str, Table]) -> Text:
     """Rank intervals, then the matrix: row model minus column model (* = Holm-significant at 0.05; · = no
     number: the pair's reason is in the list below it)."""
     if "pairwise" not in tables or not tables["pairwise"].rows:
@@ -42,37 +38,39 @@ def render_ranks_and_matrix(tables: Mapping[str, Any]) -> Text:
     w = min(max(len(m) for m in models) + 1, 24)
     out = Text()
     out.append("Ranks (1 = best; 95% rank interval from Holm-significant pairs)\n", style="bold")
-    for r in sorted(ranks, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r["model"]))):
+    for r in sorted(ranks, key=lambda r: (r["rank"] is None, number(r["rank"]) or 0, str(r["model"]))):
         span = (f"{r['rank_low']}–{r['rank_high']}" if r["rank_low"] is not None else "—")
         rank = str(r["rank"]) if r["rank"] is not None else "—"
-        out.append(f"  {_name(r['model'], w)} rank {rank:>2}  interval {span:<6}")
+        out.append(f"  {name_cell(r['model'], w)} rank {rank:>2}  interval {span:<6}")
         if r["reason"]:
             out.append(f"  {strip_control(str(r['reason']))}", style="dim")
         out.append("\n")
-    cell: dict[tuple[str, str], dict[str, Any]] = {}
+    cell: dict[tuple[str, str], Mapping[str, object]] = {}
     for p in pairs:
         cell[(str(p["a"]), str(p["b"]))] = p
-        flipped = dict(p)
-        if p["diff"] is not None:
-            flipped["diff"] = -p["diff"]
+        flipped: dict[str, object] = dict(p)
+        diff = number(p["diff"])
+        if diff is not None:
+            flipped["diff"] = -diff
         cell[(str(p["b"]), str(p["a"]))] = flipped
     out.append("Pairwise: row − column, judge-adjusted (* Holm p < 0.05; · not identified or no interval)\n",
                style="bold")
-    out.append(" " * (w + 2) + "".join(_name(m, CELL - 1).rjust(CELL) for m in models) + "\n")
+    out.append(" " * (w + 2) + "".join(name_cell(m, CELL - 1).rjust(CELL) for m in models) + "\n")
     for a in models:
-        out.append(f"  {_name(a, w)}")
+        out.append(f"  {name_cell(a, w)}")
         for b in models:
             if a == b:
                 out.append("—".rjust(CELL), style="dim")
                 continue
-            p = cell[(a, b)]
-            if p["diff"] is None:
+            pair = cell[(a, b)]
+            diff, p_holm = number(pair["diff"]), number(pair["p_holm"])
+            if diff is None:
                 out.append("·".rjust(CELL), style="dim")
                 continue
-            sig = p["p_holm"] is not None and p["p_holm"] < 0.05
-            mark = "*" if sig else ("" if p["ci_low"] is not None else "·")
-            style = ("green" if p["diff"] > 0 else "red") if sig else ""
-            out.append(f"{p['diff']:+.2f}{mark}".rjust(CELL), style=style)
+            sig = p_holm is not None and p_holm < 0.05
+            mark = "*" if sig else ("" if pair["ci_low"] is not None else "·")
+            style = ("green" if diff > 0 else "red") if sig else ""
+            out.append(f"{diff:+.2f}{mark}".rjust(CELL), style=style)
         out.append("\n")
     if "robustness" in tables:
         for line in tables["robustness"].notes:
@@ -89,8 +87,9 @@ class PairwiseView(VerticalScroll):
     PairwiseView > DataTable { height: auto; max-height: 12; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
+                 disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.analysis: Analysis | None = None
         self.rounds: Sequence[Round] = ()
         self.families: Mapping[str, str] | None = None
@@ -132,7 +131,7 @@ class PairwiseView(VerticalScroll):
         families = self.families
         if families is None:  # the families the fit used: models.toml, else recorded in the rounds
             from ebtui.core.usecases.compare import pair_families
-            from ebtui.tui.services import app_services
+            from ebtui.tui.services import app_context
 
-            families = pair_families(self.rounds, app_services(self).models_config)
+            families = pair_families(self.rounds, app_context(self).models)
         self.app.push_screen(CompareScreen(self.rounds, a, b, families=families))
