@@ -1,8 +1,9 @@
 """What the app's screens need: the use-case layer's context (`Services.context`, what they pass to
-`ebtui.core.usecases`) and what only the app has: the dilemmas shown, the model pickers, a clock.
+`ebtui.core.usecases`: store, models, clients, clock) and what only the app has: the dilemmas shown and the
+model pickers.
 
-Screens reach it with `app_services(self)`. The defaults (`default_services`) are the real thing; tests pass
-fixed dilemmas, a scripted client factory, a fixed clock, and may replay a round's events (`run_round`).
+Screens reach it with `app_services(self)` or `app_context(self)`; tests build the context with scripted
+clients and a fixed clock, and may replay a round's events (`run_round`).
 """
 
 from __future__ import annotations
