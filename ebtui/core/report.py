@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
@@ -24,6 +25,10 @@ from ebtui.core.analysis.frame import Facts
 from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 T = TypeVar("T")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
@@ -92,7 +97,7 @@ def csv_name(table: Table) -> str:
 # ---- charts ------------------------------------------------------------------------------------------
 
 
-def _pyplot() -> Any:
+def _pyplot() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -101,7 +106,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: float) -> tuple[Any, Any, Any]:
+def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: float) -> tuple[ModuleType, Figure, Axes]:
     """A figure with one row per entry: the value under `key` with its 95% interval (ci_low, ci_high) as
     error bars; returns (pyplot, figure, axes) for the caller's labels and extras."""
     plt = _pyplot()
@@ -114,7 +119,7 @@ def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: fl
     return plt, fig, ax
 
 
-def _save(plt: Any, fig: Any, path: Path) -> Path:
+def _save(plt: ModuleType, fig: Figure, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
