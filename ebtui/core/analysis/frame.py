@@ -255,8 +255,9 @@ class Facts:
     def override_rows(self, i: int) -> list[OverrideRow]:
         return [(team, crit, parsed, value, note) for team, crit, parsed, value, note in _loads(self.overrides[i], [])]
 
-    def imported_of(self, i: int) -> ImportedFacts | None:
-        got: ImportedFacts | None = _loads(self.imported[i], None)
+    def imported_of(self, i: int) -> dict[str, Any] | None:
+        """Row i's ImportedFacts (typed as the dict columnar.provenance_summary collects them in)."""
+        got: dict[str, Any] | None = _loads(self.imported[i], None)
         return got
 
     def families_of(self, i: int) -> dict[str, str]:
