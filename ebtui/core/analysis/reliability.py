@@ -20,11 +20,12 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
-from typing import Any, TypedDict, TypeVar
+from typing import TypedDict, TypeVar
 
 import krippendorff
 import numpy as np
 
+from ebtui.core.analysis.bias_types import AlphaRow, ReliabilityJson, RetestRow
 from ebtui.core.analysis.bootstrap import DEFAULT_SEED, MIN_CLUSTERS, interval
 from ebtui.core.analysis.common import SEATS
 from ebtui.core.analysis.judge_bias import expand_judgments
@@ -147,11 +148,11 @@ def _boot_alpha(units: Mapping[K, Sequence[float]], dilemma_of: Mapping[K, str],
 
 
 def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
-                     replicates: int = 200) -> dict[str, Any]:
+                     replicates: int = 200) -> ReliabilityJson:
     """`reliability` of `report --json` (see the module docstring)."""
     recs = _values(rounds, effective)
     dilemma_of = {rec["unit"]: rec["dilemma"] for rec in recs}
-    alphas = []
+    alphas: list[AlphaRow] = []
     for c in (*CRITERIA, MEAN):
         units: dict[Unit, list[float]] = defaultdict(list)
         for rec in recs:
@@ -165,7 +166,7 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                        "n_units_left_out": len(units) - len(pairable), "interval_note": note})
 
     # test-retest: per judge, its repeats of one transcript in one order
-    retest = []
+    retest: list[RetestRow] = []
     for judge in sorted({rec["judge"] for rec in recs}):
         mine = [rec for rec in recs if rec["judge"] == judge]
         groups: dict[tuple[Unit, str], list[_Scored]] = defaultdict(list)
