@@ -26,7 +26,7 @@ from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
 
 def finite(value: object) -> Any:
     """JSON has no NaN: a non-finite float becomes None (recursively through dicts and lists). The value
-    comes back in the caller's shape, floats perhaps None: typed Any, as no static type says that."""
+    comes back in the caller's shape with floats perhaps None, which no static type can say."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

@@ -191,7 +191,7 @@ JSON_COLUMNS = ("cls", "quotes", "overrides", "families", "imported")
 
 
 def _loads(value: str | None, empty: object) -> Any:
-    """A JSON column's value (json.loads: Any; the callers name what `round_facts` wrote there)."""
+    """A JSON column's value (json.loads is untyped: the callers name what `round_facts` wrote there)."""
     return json.loads(value) if value else empty
 
 

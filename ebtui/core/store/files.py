@@ -196,7 +196,7 @@ class AtomicJSONStorage(Storage):
         data = parse_json(raw)
         if not isinstance(data, dict):
             raise ValueError("index is not a JSON object")
-        # TinyDB's Storage.read returns its tables as dict[str, dict[str, Any]] (unchecked, as TinyDB does)
+        # TinyDB's Storage.read promises its tables as dicts of documents: unchecked, as in TinyDB's JSONStorage
         return cast("dict[str, dict[str, Any]]", data)
 
     def write(self, data: Mapping[str, object]) -> None:
