@@ -86,10 +86,10 @@ def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping
                            f"(models with scores: {known})")
     assert data is not None and design is not None
     common = sorted(played[a] & played[b])
-    out: dict[str, Any] = {"a": a, "b": b, "n_dilemmas": len(common), "dilemmas": common,
-                           "view": "effective" if effective else "as_judged",
-                           "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma",
-                                         "confidence": 0.95}}
+    out: dict[str, object] = {"a": a, "b": b, "n_dilemmas": len(common), "dilemmas": common,
+                              "view": "effective" if effective else "as_judged",
+                              "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma",
+                                            "confidence": 0.95}}
     if not common:
         why = f"{a} and {b} were never scored on a common dilemma"
         out |= {"diff": None, "ci_low": None, "ci_high": None, "p": None, "reason": why,
