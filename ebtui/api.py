@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from ebtui.core.records import Round, Tournament
 
@@ -59,17 +59,27 @@ class JudgeResult:
 _R = TypeVar("_R", ModelResult, JudgeResult)
 
 
-def _records(cls: type[_R], rows: Sequence[Mapping[str, Any]]) -> list[_R]:
+class Selection(TypedDict, total=False):
+    """Which rounds a tidy table holds (`Store.tables`'s keywords)."""
+
+    tournament: str | None
+    dilemma: str | None
+    model: str | None
+    models_file: str | Path | None
+
+
+def _records(cls: type[_R], rows: Sequence[Mapping[str, object]]) -> list[_R]:
     """The rows of one table of `report --json` as records."""
     names = [f.name for f in dataclasses.fields(cls)]
     out: list[_R] = []
     for row in rows:
+        # the table's columns by name, unchecked: the dataclass's fields are those of the report's table
         values: dict[str, Any] = {n: row.get(n) for n in names}
         out.append(cls(**values))
     return out
 
 
-def _frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pandas.DataFrame:
+def _frame(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> pandas.DataFrame:
     from ebtui.core.usecases.frames import data_frame
 
     return data_frame(columns, rows)
@@ -92,17 +102,17 @@ class Report:
     @property
     def models(self) -> list[ModelResult]:
         """The model table as judged (the judges' parsed scores)."""
-        return _records(ModelResult, self.data.as_judged.json()["models"])
+        return _records(ModelResult, self.data.as_judged.rows("models"))
 
     @property
     def models_with_overrides(self) -> list[ModelResult] | None:
         """The model table with human overrides applied (None: no override is in force)."""
         w = self.data.with_overrides
-        return None if w is None else _records(ModelResult, w.json()["models"])
+        return None if w is None else _records(ModelResult, w.rows("models"))
 
     @property
     def judges(self) -> list[JudgeResult]:
-        return _records(JudgeResult, self.data.as_judged.json()["judges"])
+        return _records(JudgeResult, self.data.as_judged.rows("judges"))
 
     @property
     def table_keys(self) -> list[str]:
@@ -118,7 +128,7 @@ class Report:
         t = tables[1] if with_overrides and len(tables) > 1 else tables[0]
         return _frame(t.columns, t.rows)
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, object]:
         """The object `ebtui report --json` prints (without its "filters" member)."""
         return {**self.data.json(), "unreadable": [{"path": p, "reason": r} for p, r in self.unreadable]}
 
@@ -187,13 +197,13 @@ class Store:
         rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
         return tidy_frames(self._with_models(models_file), rounds)
 
-    def scores(self, **selection: Any) -> pandas.DataFrame:
+    def scores(self, **selection: Unpack[Selection]) -> pandas.DataFrame:
         return self.tables(**selection)["scores"]
 
-    def rounds_table(self, **selection: Any) -> pandas.DataFrame:
+    def rounds_table(self, **selection: Unpack[Selection]) -> pandas.DataFrame:
         return self.tables(**selection)["rounds"]
 
-    def phases(self, **selection: Any) -> pandas.DataFrame:
+    def phases(self, **selection: Unpack[Selection]) -> pandas.DataFrame:
         return self.tables(**selection)["phases"]
 
     # ---- the report

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeVar
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
@@ -24,6 +25,12 @@ from ebtui.core.analysis.frame import Facts
 from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ebtui.core.analysis.bias_types import BiasSection
 
 T = TypeVar("T")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
@@ -92,7 +99,7 @@ def csv_name(table: Table) -> str:
 # ---- charts ------------------------------------------------------------------------------------------
 
 
-def _pyplot() -> Any:
+def _pyplot() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -101,7 +108,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: float) -> tuple[Any, Any, Any]:
+def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: float) -> tuple[ModuleType, Figure, Axes]:
     """A figure with one row per entry: the value under `key` with its 95% interval (ci_low, ci_high) as
     error bars; returns (pyplot, figure, axes) for the caller's labels and extras."""
     plt = _pyplot()
@@ -114,7 +121,7 @@ def _interval_chart(rows: list[dict[str, Cell]], key: str, width: float, pad: fl
     return plt, fig, ax
 
 
-def _save(plt: Any, fig: Any, path: Path) -> Path:
+def _save(plt: ModuleType, fig: Figure, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -207,14 +214,14 @@ class ReportData:
     judge_vs_human: Table | None
     tables: dict[str, list[Table]] = field(default_factory=dict)  # key -> as-judged first, then with overrides
     #: per imported run among the rounds (ebtui.core.importers.eb.provenance_summary); empty when none
-    imported: list[dict[str, Any]] = field(default_factory=list)
+    imported: Sequence[Mapping[str, object]] = field(default_factory=list)
     #: style, order, agreement_bias, reliability, judgments (ebtui.core.analysis.bias_report)
-    judge_bias: dict[str, Any] = field(default_factory=dict)
+    judge_bias: BiasSection | None = None
     #: the per-round columns everything was computed from (the Markdown header reads them too)
     facts: Facts | None = field(default=None, repr=False)
 
-    def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
+    def json(self) -> dict[str, object]:
+        out: dict[str, object] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
                                "excluded": self.as_judged.excluded.as_dict(),
                                "bootstrap": {"seed": self.as_judged.seed, "replicates": self.as_judged.replicates,
                                              "unit": "dilemma", "confidence": 0.95},
@@ -229,8 +236,9 @@ class ReportData:
                                         if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
         out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
         out["imported"] = self.imported
-        out.update(self.judge_bias)
-        clean: dict[str, Any] = finite(out)
+        if self.judge_bias is not None:
+            out.update(self.judge_bias)
+        clean: dict[str, object] = finite(out)
         return clean
 
 

@@ -5,8 +5,8 @@ see ebtui.core.analysis.judge_bias and ebtui.core.analysis.reliability)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from ebtui.core.analysis.bias_types import BiasSection
 from ebtui.core.analysis.bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, Cell, Table
 from ebtui.core.analysis.judge_bias import AgreementMap, bias_json, judgment_counts
@@ -19,39 +19,39 @@ KEYS = ("style", "order", "agreement_bias", "reliability", "judgments", "judge_b
 
 def judge_bias_section(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
                        agreement: AgreementMap | None = None, seed: int = DEFAULT_SEED,
-                       replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+                       replicates: int = DEFAULT_REPLICATES) -> BiasSection:
     """Everything of this section as JSON-ready data (the judges' parsed scores, overrides not applied)."""
     out = bias_json(rounds, families=families, agreement=agreement, seed=seed, replicates=replicates)
-    out["reliability"] = reliability_json(rounds, seed=seed, replicates=min(replicates, 400))
-    out["judgments"] = judgment_counts(rounds)
-    return out
+    return {**out, "reliability": reliability_json(rounds, seed=seed, replicates=min(replicates, 400)),
+            "judgments": judgment_counts(rounds)}
 
 
 BIAS_TABLE_KEYS = ("style_coefficients", "style_models", "judge_order", "agreement_with_own_view",
                    "reliability_alpha", "reliability_test_retest", "criteria_structure")
 
 
-def bias_tables(section: Mapping[str, Any]) -> list[Table]:
+def bias_tables(section: BiasSection | None) -> list[Table]:
     """The section as report tables (Markdown, CSV, TUI), from the same numbers as the JSON."""
     if not section:
         return []
-    j = section.get("judgments", {})
-    fit = section.get("judge_bias_fit", {})
-    exc = fit.get("excluded") or {}
+    j = section["judgments"]
+    fit = section["judge_bias_fit"]
+    exc = fit.get("excluded")
     common = [f"Every judgment of every round counts: {j.get('judgments', 0)} judgments of {j.get('rounds', 0)} "
               f"rounds ({j.get('rejudged', 0)} added by `ebtui rejudge`, {j.get('order_ba', 0)} read with Team "
               "B's material first); repeat judgments are not independent exchanges, so intervals resample whole "
               "dilemmas. Judges' scores as parsed (no overrides).",
-              f"Excluded: {exc.get('rounds_without_own_judgment', 0)} rounds whose own judgment is missing "
-              f"(failed or incomplete; judgments added later still count); {exc.get('scores_missing', 0)} scores missing and left out (never "
-              f"counted as 0). Fit: {fit.get('n_scores', 0)} scores over {fit.get('dilemmas', 0)} dilemmas.",
+              f"Excluded: {exc['rounds_without_own_judgment'] if exc else 0} rounds whose own judgment is missing "
+              f"(failed or incomplete; judgments added later still count); {exc['scores_missing'] if exc else 0} "
+              f"scores missing and left out (never counted as 0). Fit: {fit['n_scores']} scores over "
+              f"{fit.get('dilemmas', 0)} dilemmas.",
               *(fit.get("notes") or [])]
-    style = section.get("style", {})
+    style = section["style"]
     out = [
         Table("style_coefficients", "Length and formatting: points per unit of the team's answer (95% interval)",
               ["term", "estimate", "ci_low", "ci_high", "unit", "mean", "sd", "n", "interval_note"],
               [[c["term"], c["estimate"], c["ci_low"], c["ci_high"], c["unit"], c["mean"], c["sd"], c["n"],
-                c["interval_note"]] for c in style.get("coefficients", [])], view=VIEW_AS_JUDGED,
+                c["interval_note"]] for c in style["coefficients"]], view=VIEW_AS_JUDGED,
               notes=["One fit explains every score by model, seat, judge, family, dilemma and criterion plus the "
                      "team's answer length and formatting density and, where measured, each judge's reading-order "
                      "and own-view agreement terms (docs/STATISTICS.md).", *common]),
@@ -59,7 +59,7 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
               ["model", "raw_mean", "mean_without_style", "adjusted_mean", "ci_low", "ci_high", "n_scores",
                "interval_note"],
               [[m["model"], m["raw_mean"], m["mean_without_style"], m["adjusted_mean"], m["ci_low"], m["ci_high"],
-                m["n_scores"], m["interval_note"]] for m in style.get("models", [])], view=VIEW_AS_JUDGED,
+                m["n_scores"], m["interval_note"]] for m in style["models"]], view=VIEW_AS_JUDGED,
               notes=["adjusted_mean: style-controlled — at average length and formatting, balanced reading order, "
                      "no agreement bonus; mean_without_style: the same fit without those terms; raw_mean: plain "
                      "mean of the scores.",
@@ -69,7 +69,7 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
                "n_ab", "n_ba", "interval_note"],
               [[o["judge"], o["effect"], o["ci_low"], o["ci_high"], o["flip_rate"], o["flip_ci_low"],
                 o["flip_ci_high"], o["flip_pairs"], o["n"], o["n_ab"], o["n_ba"], o["interval_note"]]
-               for o in section.get("order", [])], view=VIEW_AS_JUDGED,
+               for o in section["order"]], view=VIEW_AS_JUDGED,
               notes=["effect is estimable for a judge that read in both orders (ebtui rejudge --order, or "
                      "judge_order = \"balanced\"); flip_rate: share of its opposite-order judgment pairs of one "
                      "transcript whose winner (higher mean score) differs.", common[1]]),
@@ -77,17 +77,17 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
               "concludes as the judge would", ["judge", "effect", "ci_low", "ci_high", "n", "n_scores",
                                                "interval_note"],
               [[a["judge"], a["effect"], a["ci_low"], a["ci_high"], a["n"], a["n_scores"], a["interval_note"]]
-               for a in section.get("agreement_bias", [])], view=VIEW_AS_JUDGED,
+               for a in section["agreement_bias"]], view=VIEW_AS_JUDGED,
               notes=["The judge's own blind answer and each team's conclusion in the same terms come from "
                      "`ebtui rejudge --views` (docs/STATISTICS.md); n: team judgments with known agreement.",
                      common[1]]),
     ]
-    rel = section.get("reliability", {})
+    rel = section["reliability"]
     out.append(Table("reliability_alpha", "Krippendorff's alpha (interval) per criterion over every judgment of "
                      "each transcript", ["criterion", "alpha", "ci_low", "ci_high", "n_units", "n_values",
                                          "n_units_left_out", "interval_note"],
                      [[a["criterion"], a["alpha"], a["ci_low"], a["ci_high"], a["n_units"], a["n_values"],
-                       a["n_units_left_out"], a["interval_note"]] for a in (rel.get("alpha_by_criterion") or {}).values()],
+                       a["n_units_left_out"], a["interval_note"]] for a in rel["alpha_by_criterion"].values()],
                      view=VIEW_AS_JUDGED,
                      notes=["A unit is one team in one exchange; units judged once are not pairable and are left "
                             "out (n_units_left_out)."]))
@@ -96,21 +96,21 @@ def bias_tables(section: Mapping[str, Any]) -> list[Table]:
                                 "exact_agreement", "n", "n_score_pairs", "interval_note"],
                      [[t["judge"], t["alpha_mean_of_criteria"], t["ci_low"], t["ci_high"], t["mean_abs_diff"],
                        t["exact_agreement"], t["n"], t["n_score_pairs"], t["interval_note"]]
-                      for t in rel.get("test_retest", [])], view=VIEW_AS_JUDGED,
+                      for t in rel["test_retest"]], view=VIEW_AS_JUDGED,
                      notes=["n: transcripts (team x exchange) the judge scored at least twice in one order "
                             "(ebtui rejudge --repeats 2)."]))
-    corr = rel.get("criteria_correlations") or {}
-    crit = list(corr.get("criteria") or [])
-    rows: list[list[Cell]] = [[c, *row] for c, row in zip(crit, corr.get("matrix") or [], strict=False)]
+    corr = rel["criteria_correlations"]
+    crit = list(corr["criteria"])
+    rows: list[list[Cell]] = [[c, *row] for c, row in zip(crit, corr["matrix"], strict=False)]
     out.append(Table("criteria_structure", "How far the seven criteria measure one thing: their correlations",
                      ["criterion", *crit], rows, view=VIEW_AS_JUDGED,
                      notes=[f"Share of variance on the first principal component: "
-                            f"{_f(rel.get('criteria_first_component_share'))} (1/7 = unrelated, 1 = one thing), "
-                            f"over {rel.get('n_judgment_teams', 0)} team judgments."]))
+                            f"{_f(rel['criteria_first_component_share'])} (1/7 = unrelated, 1 = one thing), "
+                            f"over {rel['n_judgment_teams']} team judgments."]))
     return out
 
 
-def _f(v: Any, digits: int = 2) -> str:
+def _f(v: object, digits: int = 2) -> str:
     if v is None:
         return "—"
     if isinstance(v, float):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -21,8 +21,9 @@ from ebtui.core.analysis.pairwise import DEFAULT_REPLICATES, DEFAULT_SEED, Data,
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
 
 
-def finite(value: Any) -> Any:
-    """JSON has no NaN: a non-finite float becomes None (recursively through dicts and lists)."""
+def finite(value: object) -> Any:
+    """JSON has no NaN: a non-finite float becomes None (recursively through dicts and lists). The value
+    comes back in the caller's shape with floats perhaps None, which no static type can say."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -32,11 +33,21 @@ def finite(value: Any) -> Any:
     return value
 
 
+class PairDiff(TypedDict):
+    """A − B on some cells: the difference, its interval and p, or the reason they are blank."""
+
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p: float | None
+    reason: str
+
+
 class CompareError(ValueError):
     """A comparison that cannot be made (a model with no score); the message names what is wrong."""
 
 
-def _pair(data: Data, rows: np.ndarray, a: str, b: str, seed: int, replicates: int) -> dict[str, Any]:
+def _pair(data: Data, rows: np.ndarray, a: str, b: str, seed: int, replicates: int) -> PairDiff:
     """A − B on the given rows (cells) of the long table."""
     sub = data.subset(rows) if len(rows) else None
     if sub is None or a not in sub.models or b not in sub.models:
@@ -72,10 +83,10 @@ def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping
                            f"(models with scores: {known})")
     assert data is not None and design is not None
     common = sorted(played[a] & played[b])
-    out: dict[str, Any] = {"a": a, "b": b, "n_dilemmas": len(common), "dilemmas": common,
-                           "view": "effective" if effective else "as_judged",
-                           "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma",
-                                         "confidence": 0.95}}
+    out: dict[str, object] = {"a": a, "b": b, "n_dilemmas": len(common), "dilemmas": common,
+                              "view": "effective" if effective else "as_judged",
+                              "bootstrap": {"seed": seed, "replicates": replicates, "unit": "dilemma",
+                                            "confidence": 0.95}}
     if not common:
         why = f"{a} and {b} were never scored on a common dilemma"
         out |= {"diff": None, "ci_low": None, "ci_high": None, "p": None, "reason": why,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+
+from pydantic import JsonValue
 
 from ebtui.core.analysis.common import exchanges
 from ebtui.core.analysis.consistency_rules import ConsistencyClassification
@@ -14,7 +15,7 @@ from ebtui.core.frameworks import CONSISTENCY_CLASSES
 from ebtui.core.records import PhaseType, Round
 from ebtui.providers.base import ModelClient, ProviderError
 
-CLASSIFIER_SCHEMA: dict[str, Any] = {
+CLASSIFIER_SCHEMA: dict[str, JsonValue] = {
     "type": "object",
     "properties": {
         "label": {"type": "string", "enum": [c for c in CONSISTENCY_CLASSES if c != "unclassified"]},

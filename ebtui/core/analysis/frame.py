@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -30,6 +30,47 @@ STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge"
 
 #: the texts whose facts are kept, in column order: the four debate answers, then the judge's remarks per team
 SLOTS = ("presentation", "response", "rebuttal", "consistency_test", "just_a", "just_b")
+#: an override in force as the facts keep it: team, criterion, the judge's score, the override's, its note
+OverrideRow = tuple[str, str, int | None, int | None, str]
+
+
+class RoundFacts(TypedDict):
+    """What one round contributes to the analyses (`round_facts`); the JSON columns are JSON text or None."""
+
+    id: str
+    exchange: str
+    dilemma: str
+    title: str
+    team_a: str
+    team_b: str
+    judge: str
+    tournament: str
+    status: str
+    writer: list[object] | None
+    ts: float
+    timestamp: str
+    judged: bool
+    needs_review: bool
+    parsed: list[list[int]] | None
+    effective: list[list[int]] | None
+    text_len: list[int]
+    reused: list[bool]
+    fw_bits: list[int]
+    cls: str | None
+    quotes: str | None
+    overrides: str | None
+    families: str | None
+    imported: str | None
+
+
+class ImportedFacts(TypedDict):
+    """The provenance of an imported round as the facts keep it (`Facts.imported_of`)."""
+
+    runner: str
+    run: str
+    file: str
+    defaulted: int
+    disagreements: int
 
 
 _ANY: dict[str, tuple[re.Pattern[str], bool]] = {}
@@ -85,7 +126,7 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     return bits, quotes
 
 
-def round_facts(r: Round) -> dict[str, Any]:
+def round_facts(r: Round) -> RoundFacts:
     """Everything the analyses read from one round, as a small JSON-able dict (no transcript text)."""
     from ebtui.core.analysis.consistency_rules import TEAM_PHASES, classify_consistency
 
@@ -94,7 +135,7 @@ def round_facts(r: Round) -> dict[str, Any]:
     reused = [False] * 4
     fw_bits = [0] * len(SLOTS)
     quotes: dict[str, dict[str, str]] = {}
-    cls: list[Any] | None = None
+    cls: tuple[str, list[str], list[str]] | None = None
     for k, (phase, _team) in enumerate(TEAM_PHASES):
         p = r.phase(phase)
         if p is None or p.status != PhaseStatus.COMPLETE or not p.response:
@@ -105,8 +146,8 @@ def round_facts(r: Round) -> dict[str, Any]:
             quotes[SLOTS[k]] = q
         if phase.value == "consistency_test":
             c = classify_consistency(p.response)
-            cls = [c.label, c.cues, c.evidence]
-    overrides: list[list[Any]] = []
+            cls = (c.label, c.cues, c.evidence)
+    overrides: list[OverrideRow] = []
     if j is not None:
         for k, text in ((4, j.team_a_justification), (5, j.team_b_justification)):
             if text.strip():
@@ -115,8 +156,11 @@ def round_facts(r: Round) -> dict[str, Any]:
                 if q:
                     quotes[SLOTS[k]] = q
         for (team, crit), ov in sorted(j.active_overrides().items()):
-            overrides.append([team, crit, ov.parsed_value, ov.value, ov.note])
+            overrides.append((team, crit, ov.parsed_value, ov.value, ov.note))
     imp = r.imported
+    imported: ImportedFacts | None = None if imp is None else {
+        "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
+        "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}
     return {
         "id": r.id, "exchange": r.exchange_id or r.id, "dilemma": r.dilemma_id, "title": r.dilemma_title,
         "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
@@ -132,9 +176,7 @@ def round_facts(r: Round) -> dict[str, Any]:
         "quotes": json.dumps(quotes, ensure_ascii=False) if quotes else None,
         "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
         "families": json.dumps(dict(r.settings.families), ensure_ascii=False) if r.settings.families else None,
-        "imported": None if imp is None else json.dumps({
-            "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
-            "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}, ensure_ascii=False),
+        "imported": None if imported is None else json.dumps(imported, ensure_ascii=False),
     }
 
 
@@ -142,7 +184,8 @@ def round_facts(r: Round) -> dict[str, Any]:
 JSON_COLUMNS = ("cls", "quotes", "overrides", "families", "imported")
 
 
-def _loads(value: Any, empty: Any) -> Any:
+def _loads(value: str | None, empty: object) -> Any:
+    """A JSON column's value (json.loads is untyped: the callers name what `round_facts` wrote there)."""
     return json.loads(value) if value else empty
 
 
@@ -203,10 +246,11 @@ class Facts:
             self._classes[i] = (label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
         return self._classes[i]
 
-    def override_rows(self, i: int) -> list[list[Any]]:
-        return list(_loads(self.overrides[i], []))
+    def override_rows(self, i: int) -> list[OverrideRow]:
+        return [(team, crit, parsed, value, note) for team, crit, parsed, value, note in _loads(self.overrides[i], [])]
 
     def imported_of(self, i: int) -> dict[str, Any] | None:
+        """Row i's ImportedFacts (typed as the dict columnar.provenance_summary collects them in)."""
         got: dict[str, Any] | None = _loads(self.imported[i], None)
         return got
 
@@ -215,18 +259,19 @@ class Facts:
         return got
 
     @classmethod
-    def from_records(cls, records: Sequence[dict[str, Any]]) -> Facts:
+    def from_records(cls, records: Sequence[RoundFacts]) -> Facts:
         n = len(records)
+        fields: Sequence[Mapping[str, object]] = records
 
         def col(key: str) -> np.ndarray:
             out = np.empty(n, dtype=object)
-            out[:] = [rec[key] for rec in records]
+            out[:] = [rec[key] for rec in fields]
             return out
 
         parsed = np.zeros((n, 2, NC), dtype=np.int8)
         eff = np.zeros((n, 2, NC), dtype=np.int8)
         for i, rec in enumerate(records):
-            if rec["parsed"] is not None:
+            if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
                 parsed[i] = rec["parsed"]
                 eff[i] = rec["effective"]
         status = col("status")

@@ -6,7 +6,6 @@ shape the report, its CSVs, `report --json` and the TUI show. The rules: docs/ST
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -25,6 +24,8 @@ from ebtui.core.analysis.pairwise import (
     Blocks,
     Comparison,
     Data,
+    Robustness,
+    RobustnessCheck,
     compare_all,
     concentrated_reason,
     describe_robustness,
@@ -86,7 +87,7 @@ def fit_blanks(design: Design) -> Blanks:
 class PairwiseResult:
     comparison: Comparison | None
     tables: dict[str, Table]
-    robustness: dict[str, Any]
+    robustness: Robustness
 
 
 PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "n_dilemmas", "reason"]
@@ -117,11 +118,14 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
     rob_rows: list[list[Cell]] = []
     if rob is None:
         why = skipped or "fewer than 2 models with a score"
-        rob = {k: {"top_model": None, "top_model_changes": None, "significant_pairs_change": None, "decisive": [],
-                   "runs": [], "reason": why} for k in ("leave_one_dilemma_out", "leave_one_judge_out")}
-        rob["significant_pairs"] = []
-    for key, label in (("leave_one_dilemma_out", "dilemma"), ("leave_one_judge_out", "judge")):
-        for r in rob[key]["runs"]:
+
+        def unchecked() -> RobustnessCheck:
+            return {"top_model": None, "top_model_changes": None, "significant_pairs_change": None, "decisive": [],
+                    "runs": [], "reason": why}
+
+        rob = {"leave_one_dilemma_out": unchecked(), "leave_one_judge_out": unchecked(), "significant_pairs": []}
+    for check, label in ((rob["leave_one_dilemma_out"], "dilemma"), (rob["leave_one_judge_out"], "judge")):
+        for r in check["runs"]:
             changes = None if r["top_model_changes"] is None else ("yes" if r["top_model_changes"] else "no")
             rob_rows.append([label, r["left_out"], r["top_model"], changes, "; ".join(r["lost"]),
                              "; ".join(r["gained"]), r["reason"]])

@@ -9,11 +9,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
+from ebtui.core.analysis.bias_types import (
+    AgreementRow,
+    BiasFitInfo,
+    BiasJson,
+    ExcludedJson,
+    FlipRate,
+    OrderRow,
+    StyleCoefficient,
+    StyleModel,
+)
 from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import sum_code
 from ebtui.core.analysis.frame import levels
@@ -394,7 +403,7 @@ def _winner(j: Judgment, effective: bool) -> str | None:
 
 
 def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
-               replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, dict[str, Any]]:
+               replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, FlipRate]:
     """Per judge: the share of its opposite-order judgment pairs on one exchange whose winner differs."""
     by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
     dil: dict[str, str] = {}
@@ -414,7 +423,7 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
             flips = [float(x != y) for x in o["ab"] for y in o["ba"]]
             per_judge[judge].append((float(np.mean(flips)), dil[ex]))
             pairs[judge] += len(flips)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, FlipRate] = {}
     for judge, vals in per_judge.items():
         est, iv = bootstrap.cluster_mean([v for v, _ in vals], [d for _, d in vals], seed=seed,
                                          replicates=replicates, clip=(0.0, 1.0))
@@ -423,27 +432,27 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
     return out
 
 
-def _excluded(t: LongTable) -> dict[str, Any]:
+def _excluded(t: LongTable) -> ExcludedJson:
     return {"rounds": t.rounds, "judgments": t.judgments, "rounds_without_own_judgment": t.without_judgment,
             "scores_missing": t.scores_missing}
 
 
 def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
               agreement: AgreementMap | None = None, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
-              replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, Any]:
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasJson:
     """`style`, `order` and `agreement_bias` of `report --json` (see the module docstring)."""
     bf = bias_fit(rounds, families=families, agreement=agreement, effective=effective, seed=seed,
                   replicates=replicates)
     if bf is None:
-        empty = {"n_scores": 0, "note": "no score to fit"}
-        return {"style": {"coefficients": [], "models": [], **empty}, "order": [], "agreement_bias": [],
-                "judge_bias_fit": empty}
+        note = "no score to fit"
+        return {"style": {"coefficients": [], "models": [], "n_scores": 0, "note": note}, "order": [],
+                "agreement_bias": [], "judge_bias_fit": {"n_scores": 0, "note": note}}
     t = bf.table
     G = len(t.dilemmas)
     blank = bootstrap.blank_note(G)
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
-    coefs = []
+    coefs: list[StyleCoefficient] = []
     for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
         est, iv = bf.term(name)
         if bf.terms.col(name) is None:
@@ -454,29 +463,29 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     raw = defaultdict(list)
     for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
         raw[m].append(v)
-    models = []
+    models: list[StyleModel] = []
     for i, m in enumerate(t.models):
         est, iv = bf.model(i)
         models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": float(bf.base_adjusted[i]),
                        "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
                        "interval_note": iv.note})
     flips = flip_rates(rounds, effective=effective, seed=seed, replicates=replicates)
-    order = []
+    order: list[OrderRow] = []
     n_by_judge: dict[str, dict[str, int]] = defaultdict(lambda: {"ab": 0, "ba": 0})
     for r in expand_judgments(rounds):
         if r.judgment is not None:
             n_by_judge[r.judge_model][r.judgment.order] += 1
     for name in t.judges:
         est, iv = bf.term(f"order:{name}")
-        f = flips.get(name, {})
+        f = flips.get(name)
         note = iv.note if name in bf.terms.order_judges else "read in one order only: not separable from the seat"
         note = note or ("" if est is not None else iv.note)
         order.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high,
-                      "flip_rate": f.get("flip_rate"), "flip_ci_low": f.get("flip_ci_low"),
-                      "flip_ci_high": f.get("flip_ci_high"), "flip_pairs": f.get("flip_pairs", 0),
+                      "flip_rate": f["flip_rate"] if f else None, "flip_ci_low": f["flip_ci_low"] if f else None,
+                      "flip_ci_high": f["flip_ci_high"] if f else None, "flip_pairs": f["flip_pairs"] if f else 0,
                       "n": n_by_judge[name]["ab"] + n_by_judge[name]["ba"], "n_ab": n_by_judge[name]["ab"],
                       "n_ba": n_by_judge[name]["ba"], "interval_note": note})
-    agree = []
+    agree: list[AgreementRow] = []
     for j, name in enumerate(t.judges):
         mine = t.judge == j
         known = mine & np.isfinite(t.agree)
@@ -491,7 +500,7 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         agree.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high, "n": n_teams,
                       "n_scores": int(known.sum()), "n_agree_scores": int((t.agree[known] == 1).sum()),
                       "interval_note": note})
-    fit_info = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
+    fit_info: BiasFitInfo = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
                 "judges": len(t.judges), "terms": list(bf.terms.names), "full_rank": bf.full_rank,
                 "replicates_used": int(np.isfinite(bf.draws[:, 0]).sum()) if bf.draws.size else 0,
                 "excluded": excluded, "notes": notes}

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from scipy import special
 
+from ebtui.core.analysis.common import Cell
 from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
@@ -191,7 +192,7 @@ class Pair:
     def significant(self) -> bool:
         return self.p_holm is not None and self.p_holm < ALPHA
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Cell]:
         return {"a": self.a, "b": self.b, "diff": self.diff, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "p": self.p, "p_holm": self.p_holm, "n_dilemmas": self.n_dilemmas, "reason": self.reason}
 
@@ -204,7 +205,7 @@ class Rank:
     rank_high: int | None
     reason: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Cell]:
         return {"model": self.model, "rank": self.rank, "rank_low": self.rank_low, "rank_high": self.rank_high,
                 "reason": self.reason}
 
@@ -369,18 +370,50 @@ def ranks(comp: Comparison) -> list[Rank]:
 # ---- robustness -----------------------------------------------------------------------------------------
 
 
+class LeftOut(TypedDict):
+    """One refit of a leave-one-out check: what was left out and what changed."""
+
+    left_out: str
+    top_model: str | None
+    order: list[str] | None
+    significant_pairs: list[str] | None
+    lost: list[str]
+    gained: list[str]
+    top_model_changes: bool | None
+    reason: str
+
+
+class RobustnessCheck(TypedDict):
+    """Leave one dilemma (or one judge) out: every refit and what they show together."""
+
+    top_model: str | None
+    top_model_changes: bool | None
+    significant_pairs_change: bool | None
+    decisive: list[str]
+    runs: list[LeftOut]
+    reason: str
+
+
+class Robustness(TypedDict):
+    """`robustness`: both leave-one-out checks and the Holm-significant pairs of the full data."""
+
+    leave_one_dilemma_out: RobustnessCheck
+    leave_one_judge_out: RobustnessCheck
+    significant_pairs: list[str]
+
+
 def _pair_names(s: set[tuple[str, str]]) -> list[str]:
     return sorted(f"{a} > {b}" for a, b in s)
 
 
 def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLICATES,
-               seed: int = DEFAULT_SEED) -> dict[str, Any]:
+               seed: int = DEFAULT_SEED) -> Robustness:
     """Leave one dilemma out, and leave one judge out: does the top model or any Holm-significant pair change?"""
     base_order = full.order()
     base_top = base_order[0] if base_order else None
     base_sig = full.significant()
 
-    def run(kind: str, names: list[str], idx: np.ndarray) -> dict[str, Any]:
+    def run(kind: str, names: list[str], idx: np.ndarray) -> RobustnessCheck:
         if base_top is None:
             return {"top_model": None, "top_model_changes": None, "significant_pairs_change": None,
                     "decisive": [], "runs": [],
@@ -389,12 +422,12 @@ def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLIC
         if len(names) < 2:
             return {"top_model": base_top, "top_model_changes": None, "significant_pairs_change": None,
                     "decisive": [], "runs": [], "reason": f"only one {kind}: nothing to leave out"}
-        runs: list[dict[str, Any]] = []
+        runs: list[LeftOut] = []
         for k, name in enumerate(names):
             rows = np.flatnonzero(idx != k)
             sub = data.subset(rows)
             missing = sorted(set(data.models) - set(sub.models))
-            r: dict[str, Any] = {"left_out": name, "top_model": None, "order": None, "significant_pairs": None,
+            r: LeftOut = {"left_out": name, "top_model": None, "order": None, "significant_pairs": None,
                                  "lost": [], "gained": [], "top_model_changes": None, "reason": ""}
             if missing:
                 r["reason"] = f"without {name}, {', '.join(missing)} has no score"
@@ -431,11 +464,10 @@ def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLIC
             "significant_pairs": _pair_names(base_sig)}
 
 
-def describe_robustness(rob: dict[str, Any]) -> list[str]:
+def describe_robustness(rob: Robustness) -> list[str]:
     """One plain sentence per check (for the Markdown report and the TUI)."""
     lines = []
-    for key, what in (("leave_one_dilemma_out", "dilemma"), ("leave_one_judge_out", "judge")):
-        r = rob[key]
+    for r, what in ((rob["leave_one_dilemma_out"], "dilemma"), (rob["leave_one_judge_out"], "judge")):
         if r["top_model"] is None or r["top_model_changes"] is None:
             lines.append(f"Leave one {what} out: not checked — {r['reason']}.")
             continue

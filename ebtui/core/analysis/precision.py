@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict, TypeVar
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from ebtui.core.analysis.common import Table, view_name
 from ebtui.core.analysis.fit import JointFit, sum_code
 from ebtui.core.analysis.frame import Facts, levels
 from ebtui.core.records import Round
+
+if TYPE_CHECKING:
+    from ebtui.core.analysis.variance import ComponentsJson
 
 R = TypeVar("R", bound="HasExchange")
 ALPHA = 0.05
@@ -242,8 +245,31 @@ def sample_exchanges(rows: Sequence[R], limit: int, seed: int = 20261125) -> lis
     return [r for r in rows if str(r.exchange).rsplit("|", 1)[0] in chosen]
 
 
+class DetectableGap(TypedDict):
+    """`detectable_gap` of `report --json` (the se and half-width figures where the fit has pairs, else a note)."""
+
+    delta: float | None
+    power: float
+    alpha: float
+    dilemmas: int
+    basis: str
+    se: NotRequired[float]
+    se_true: NotRequired[float]
+    pairs: NotRequired[int]
+    half_width_median: NotRequired[float]
+    half_width_max: NotRequired[float]
+    note: NotRequired[str]
+
+
+class PrecisionJson(TypedDict):
+    """What `report_precision` adds to the as-judged analysis's JSON."""
+
+    variance_components: ComponentsJson
+    detectable_gap: DetectableGap
+
+
 def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
-                     family_of: Callable[[str], str], *, effective: bool = False) -> tuple[dict[str, Any], Table, str]:
+                     family_of: Callable[[str], str], *, effective: bool = False) -> tuple[PrecisionJson, Table, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
     report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
     into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
@@ -273,9 +299,9 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
                   ["component", "variance", "sd", "ci_low", "ci_high", "share", "note"], rows,
                   view=view_name(effective), notes=notes)
     G = len(jf.design.dilemmas) if jf is not None else 0
-    gap: dict[str, Any] = {"delta": None, "power": POWER, "alpha": ALPHA, "dilemmas": G,
-                           "basis": "median over model pairs of the bootstrap SE of the difference of adjusted "
-                                    "means (t-based, G-1 df)"}
+    gap: DetectableGap = {"delta": None, "power": POWER, "alpha": ALPHA, "dilemmas": G,
+                          "basis": "median over model pairs of the bootstrap SE of the difference of adjusted "
+                                   "means (t-based, G-1 df)"}
     sentence = "Smallest detectable gap: not available"
     pairs = obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G) if jf is not None and G >= 3 else []
     ses = [p.se for p in pairs if p.se is not None]
@@ -288,8 +314,8 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
         ratio = float(np.median([q.se_true / q.se for q in preds if q.se > 0])) if preds else 1.0
         delta = detectable_gap(se, G, se_true=se * ratio)
         halves = [p.half_width for p in pairs if p.half_width is not None]
-        gap.update(delta=delta, se=se, se_true=se * ratio, pairs=len(ses),
-                   half_width_median=float(np.median(halves)), half_width_max=float(np.max(halves)))
+        gap["delta"], gap["se"], gap["se_true"], gap["pairs"] = delta, se, se * ratio, len(ses)
+        gap["half_width_median"], gap["half_width_max"] = float(np.median(halves)), float(np.max(halves))
         sentence = ("Smallest detectable gap: not available (the interval is too short for 80% power)" if delta is None
                     else f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
                     f"α = 0.05, {G} dilemmas; median pairwise half-width {np.median(halves):.2f}, widest "

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
+from typing import TypedDict, TypeVar
 
 import krippendorff
 import numpy as np
 
+from ebtui.core.analysis.bias_types import AlphaRow, ReliabilityJson, RetestRow
 from ebtui.core.analysis.bootstrap import DEFAULT_SEED, MIN_CLUSTERS, interval
 from ebtui.core.analysis.common import SEATS
 from ebtui.core.analysis.judge_bias import expand_judgments
@@ -23,11 +24,23 @@ from ebtui.core.records import CRITERIA, Round
 MEAN = "mean_of_criteria"
 ALPHA_LEVEL = "interval"
 Unit = tuple[str, str]  # (exchange id, team)
+#: what identifies a unit of the alpha (a Unit, or a Unit and a reading order)
+K = TypeVar("K", bound=Hashable)
 
 
-def _values(rounds: Sequence[Round], effective: bool = False) -> list[dict[str, Any]]:
+class _Scored(TypedDict):
+    """One expanded judgment of one team (`_values`)."""
+
+    unit: Unit
+    dilemma: str
+    judge: str
+    order: str
+    scores: dict[str, int | None]
+
+
+def _values(rounds: Sequence[Round], effective: bool = False) -> list[_Scored]:
     """One record per expanded judgment x team: unit, dilemma, judge, order, the 7 scores."""
-    out = []
+    out: list[_Scored] = []
     for r in expand_judgments(rounds):
         j = r.judgment
         if j is None:
@@ -39,7 +52,7 @@ def _values(rounds: Sequence[Round], effective: bool = False) -> list[dict[str, 
     return out
 
 
-def _score(rec: dict[str, Any], criterion: str) -> float | None:
+def _score(rec: _Scored, criterion: str) -> float | None:
     s = rec["scores"]
     if criterion == MEAN:
         vals = [v for v in s.values() if v is not None]
@@ -48,7 +61,7 @@ def _score(rec: dict[str, Any], criterion: str) -> float | None:
     return None if v is None else float(v)
 
 
-def reliability_matrix(units: dict[Any, list[float]]) -> np.ndarray:
+def reliability_matrix(units: Mapping[K, Sequence[float]]) -> np.ndarray:
     """The coders x units matrix krippendorff takes: unit u's values down its column, NaN below them."""
     if not units:
         return np.zeros((0, 0))
@@ -59,7 +72,7 @@ def reliability_matrix(units: dict[Any, list[float]]) -> np.ndarray:
     return m
 
 
-def alpha(units: dict[Any, list[float]]) -> float | None:
+def alpha(units: Mapping[K, Sequence[float]]) -> float | None:
     """Krippendorff's alpha (interval metric) of the units' values; None when nothing is pairable or there is
     no variation. Closed form of the coincidence-matrix definition: with n pairable values, unit u holding
     m_u >= 2 of them with sum of squares about its mean SS_u, D_o = (2/n) sum_u m_u SS_u / (m_u - 1),
@@ -69,7 +82,7 @@ def alpha(units: dict[Any, list[float]]) -> float | None:
     return _alpha_from(stats_.sum(axis=0)) if len(stats_) else None
 
 
-def _unit_stats(units: dict[Any, list[float]]) -> np.ndarray:
+def _unit_stats(units: Mapping[K, Sequence[float]]) -> np.ndarray:
     """Per pairable unit: [m, sum, sum of squares, m * SS / (m - 1)] (SS: squares about the unit's mean)."""
     vals = [v for v in units.values() if len(v) >= 2]
     if not vals:
@@ -95,7 +108,7 @@ def _alpha_from(tot: np.ndarray) -> float | None:
     return 1.0 - d_o / d_e
 
 
-def krippendorff_alpha(units: dict[Any, list[float]]) -> float | None:
+def krippendorff_alpha(units: Mapping[K, Sequence[float]]) -> float | None:
     """The same alpha from the `krippendorff` package (for checking; slower)."""
     pairable = {u: v for u, v in units.items() if len(v) >= 2}
     if len(pairable) < 2:
@@ -106,7 +119,7 @@ def krippendorff_alpha(units: dict[Any, list[float]]) -> float | None:
     return a if np.isfinite(a) else None
 
 
-def _boot_alpha(units: dict[Any, list[float]], dilemma_of: dict[Any, str], seed: int,
+def _boot_alpha(units: Mapping[K, Sequence[float]], dilemma_of: Mapping[K, str], seed: int,
                 replicates: int) -> tuple[float | None, float | None, float | None, str]:
     pairable = {u: v for u, v in units.items() if len(v) >= 2}
     est = alpha(pairable) if len(pairable) >= 2 else None
@@ -125,11 +138,11 @@ def _boot_alpha(units: dict[Any, list[float]], dilemma_of: dict[Any, str], seed:
 
 
 def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
-                     replicates: int = 200) -> dict[str, Any]:
+                     replicates: int = 200) -> ReliabilityJson:
     """`reliability` of `report --json` (see the module docstring)."""
     recs = _values(rounds, effective)
     dilemma_of = {rec["unit"]: rec["dilemma"] for rec in recs}
-    alphas = []
+    alphas: list[AlphaRow] = []
     for c in (*CRITERIA, MEAN):
         units: dict[Unit, list[float]] = defaultdict(list)
         for rec in recs:
@@ -143,15 +156,15 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                        "n_units_left_out": len(units) - len(pairable), "interval_note": note})
 
     # test-retest: per judge, its repeats of one transcript in one order
-    retest = []
+    retest: list[RetestRow] = []
     for judge in sorted({rec["judge"] for rec in recs}):
         mine = [rec for rec in recs if rec["judge"] == judge]
-        groups: dict[tuple[Unit, str], list[dict[str, Any]]] = defaultdict(list)
+        groups: dict[tuple[Unit, str], list[_Scored]] = defaultdict(list)
         for rec in mine:
             groups[(rec["unit"], rec["order"])].append(rec)
         rep = {k: v for k, v in groups.items() if len(v) >= 2}
         diffs: list[float] = []
-        units_m: dict[Any, list[float]] = {}
+        units_m: dict[tuple[Unit, str], list[float]] = {}
         for (u, o), rs in rep.items():
             vals = [_score(r, MEAN) for r in rs]
             units_m[(u, o)] = [v for v in vals if v is not None]
@@ -175,7 +188,7 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                        "n": len(rep), "n_score_pairs": len(diffs), "interval_note": note})
 
     # criteria: correlations and the first principal component
-    mat = np.array([[np.nan if rec["scores"][c] is None else float(rec["scores"][c]) for c in CRITERIA]
+    mat = np.array([[np.nan if (v := rec["scores"][c]) is None else float(v) for c in CRITERIA]
                     for rec in recs]) if recs else np.zeros((0, len(CRITERIA)))
     corr = np.full((len(CRITERIA), len(CRITERIA)), np.nan)
     for i in range(len(CRITERIA)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,7 +30,11 @@ from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
+from ebtui.core.analysis.pairwise import Robustness
 from ebtui.core.records import Round
+
+if TYPE_CHECKING:
+    from ebtui.core.analysis.precision import PrecisionJson
 
 ADJUSTMENT_PARAGRAPH = (
     "How the adjusted scores are made: every score is explained at once by the model that was scored, the "
@@ -56,20 +60,26 @@ class Analysis:
     seed: int = DEFAULT_SEED
     replicates: int = DEFAULT_REPLICATES
     excluded: Excluded = field(default_factory=Excluded)
-    info: dict[str, Any] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
-    #: variance_components and detectable_gap (ebtui.core.analysis.precision.report_precision)
-    precision: dict[str, Any] = field(default_factory=dict)
-    robustness: dict[str, Any] = field(default_factory=dict)  # leave-one-out checks (analysis.pairwise)
+    info: dict[str, object] = field(default_factory=dict)  # the fit itself: size, residual sd, notes
+    #: variance_components and detectable_gap (ebtui.core.analysis.precision.report_precision; as judged only)
+    precision: PrecisionJson | None = None
+    robustness: Robustness | None = None  # leave-one-out checks (analysis.pairwise), with the robustness table
 
-    def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"fit": self.info}
-        for key, t in self.tables.items():
-            rows = t.as_dicts()
-            for row in rows:  # a blank quantity is null with a `reason` (the interval note), like pairwise's
-                if "interval_note" in row:
-                    row.setdefault("reason", row["interval_note"])
+    def rows(self, key: str) -> list[dict[str, Cell]]:
+        """A table's rows as `json` gives them."""
+        rows = self.tables[key].as_dicts()
+        for row in rows:  # a blank quantity is null with a `reason` (the interval note), like pairwise's
+            if "interval_note" in row:
+                row.setdefault("reason", row["interval_note"])
+        return rows
+
+    def json(self) -> dict[str, object]:
+        out: dict[str, object] = {"fit": self.info}
+        for key in self.tables:
+            rows = self.rows(key)
             out[key] = rows[0] if key == "family_preference" else rows
-        out.update(self.precision)
+        if self.precision is not None:
+            out.update(self.precision)
         if "robustness" in self.tables:
             out["robustness"] = self.robustness
         return out

@@ -14,18 +14,28 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 import numpy as np
 
-from ebtui.core.analysis.frame import FACTS_VERSION, JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, Facts, round_facts
+from ebtui.core.analysis.frame import (
+    FACTS_VERSION,
+    JSON_COLUMNS,
+    NC,
+    SLOTS,
+    STR_COLUMNS,
+    Facts,
+    RoundFacts,
+    round_facts,
+)
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import Round, RoundStatus
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from numpy.typing import DTypeLike
 
     from ebtui.core.store import ResultsStore
 
@@ -36,6 +46,17 @@ FILE = "columns/facts.parquet"
 SAVED_MAX = 1024
 #: rows per Parquet row group (the quotes a report shows are read group by group)
 ROW_GROUP = 8192
+
+
+class SyncNote(TypedDict, total=False):
+    """What a sync did (`FactsSource.last_sync`): rounds re-read from files, taken from the save hook,
+    dropped, whether the whole file was (re)built and whether the index was read."""
+
+    rebuilt: bool
+    from_hook: int
+    from_files: int
+    dropped: int
+    index_read: bool
 
 
 def _lexicon_stamp() -> str:
@@ -66,7 +87,7 @@ def _schema() -> pa.Schema:
 # on a cold start) to check for pandas objects.
 
 
-def _validity(valid: np.ndarray) -> Any:
+def _validity(valid: np.ndarray) -> pa.Buffer | None:
     import pyarrow as pa
 
     return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
@@ -79,7 +100,7 @@ def _release() -> None:
     pa.default_memory_pool().release_unused()
 
 
-def _arrow_strings(values: Sequence[str | None]) -> Any:
+def _arrow_strings(values: Sequence[str | None]) -> pa.Array:
     import pyarrow as pa
 
     valid = np.array([v is not None for v in values], dtype=bool)
@@ -90,7 +111,7 @@ def _arrow_strings(values: Sequence[str | None]) -> Any:
         offsets.tobytes()), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
 
 
-def _arrow_numbers(values: np.ndarray, type_: Any) -> Any:
+def _arrow_numbers(values: np.ndarray, type_: pa.DataType) -> pa.Array:
     import pyarrow as pa
 
     if type_ == pa.bool_():
@@ -100,7 +121,7 @@ def _arrow_numbers(values: np.ndarray, type_: Any) -> Any:
     return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(data)])
 
 
-def _arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
+def _arrow_table(rows: Sequence[Mapping[str, object]]) -> pa.Table:
     import pyarrow as pa
 
     schema = _schema()
@@ -108,9 +129,9 @@ def _arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
     for f in schema:
         vals = [r[f.name] for r in rows]
         if pa.types.is_string(f.type):
-            arrays.append(_arrow_strings(vals))
+            arrays.append(_arrow_strings(cast("list[str | None]", vals)))
         elif pa.types.is_fixed_size_binary(f.type):
-            arrays.append(pa.Array.from_buffers(f.type, len(vals), [None, pa.py_buffer(b"".join(vals))]))
+            arrays.append(pa.Array.from_buffers(f.type, len(vals), [None, pa.py_buffer(b"".join(cast("list[bytes]", vals)))]))
         elif f.type == pa.float64():
             arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.float64), f.type))
         elif f.type == pa.int64():
@@ -120,18 +141,19 @@ def _arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _indices(rows: Sequence[int] | np.ndarray) -> Any:
+def _indices(rows: Sequence[int] | np.ndarray) -> pa.Array:
     import pyarrow as pa
 
     return _arrow_numbers(np.asarray(rows, dtype=np.int64), pa.int64())
 
 
-def _record_row(rec: dict[str, Any], stamp: tuple[int, int]) -> dict[str, Any]:
+def _record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
     """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
     s = np.zeros((2, 2, NC), dtype=np.int8)
-    if rec["parsed"] is not None:
+    if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
         s[0], s[1] = rec["parsed"], rec["effective"]
-    row = {c: rec[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
+    fields: Mapping[str, object] = rec
+    row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
     row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
                parsed=s[0].tobytes(), effective=s[1].tobytes(),
                text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
@@ -141,7 +163,7 @@ def _record_row(rec: dict[str, Any], stamp: tuple[int, int]) -> dict[str, Any]:
     return row
 
 
-def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
+def _fixed(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike, shape: tuple[int, ...]) -> np.ndarray:
     """A fixed-size binary Arrow column as a numpy array [rows, *shape]."""
     arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
     n = len(arr)
@@ -154,7 +176,7 @@ def _fixed(col: Any, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
     return out
 
 
-def _column(col: Any, dtype: Any) -> np.ndarray:
+def _column(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike) -> np.ndarray:
     """A numeric or boolean Arrow column as a numpy array (from its buffers: to_numpy imports pandas)."""
     arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
     n = len(arr)
@@ -213,7 +235,7 @@ class FactsSource:
         self.path = Path(store.root) / FILE
         self._lock = threading.RLock()
         self._table: pa.Table | None = None  # every column but the quotes
-        self._quotes: Any = None  # the quotes column (None: read from the file where needed)
+        self._quotes: pa.ChunkedArray | None = None  # the quotes column (None: read from the file where needed)
         self._row: dict[str, int] = {}
         self._stamps: dict[str, tuple[int, int]] = {}
         self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
@@ -221,7 +243,7 @@ class FactsSource:
         self.generation = 0
         #: what the last sync did: rounds re-read from files, taken from the save hook, dropped, and
         #: whether the whole file was (re)built
-        self.last_sync: dict[str, Any] = {}
+        self.last_sync: SyncNote = {}
         from ebtui.core.store.hooks import add_save_listener
 
         ref = weakref.ref(self)
@@ -283,7 +305,7 @@ class FactsSource:
         self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(), table.column("size").to_pylist(),
                                          strict=True), strict=True))
 
-    def _all_quotes(self) -> Any:
+    def _all_quotes(self) -> pa.ChunkedArray:
         """The quotes column of the table in memory (read from the file when it is there)."""
         import pyarrow.parquet as pq
 
@@ -384,10 +406,10 @@ class FactsSource:
     # ---- keeping it in step with the store ------------------------------------------------------------
 
     def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
-                    watch: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, Any]], int, int]:
+                    watch: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, object]], int, int]:
         """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file).
         `watch(done, total)` is called every few hundred rounds (it may raise to stop)."""
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, object]] = []
         hooked = read = 0
         for n, (rid, mtime, size) in enumerate(entries):
             if watch is not None and n % 500 == 0:
@@ -412,7 +434,7 @@ class FactsSource:
             out.append(_record_row(round_facts(r), stamp))
         return out, hooked, read
 
-    def _select(self, filters: dict[str, Any]) -> list[int] | None:
+    def _select(self, filters: Mapping[str, object]) -> list[int] | None:
         """Rows of the table `store.query(**filters)` would give, in its order (oldest first), from the
         columns alone — for no filter, tournament and dilemma; None for any other filter."""
         if set(filters) - {"tournament", "dilemma"}:
@@ -427,7 +449,7 @@ class FactsSource:
         ids = self._table.column("id").to_pylist()
         return sorted(rows.tolist(), key=lambda i: (ts[np.searchsorted(rows, i)], ids[i]))
 
-    def sync(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> list[str]:
+    def sync(self, watch: Callable[[int, int], None] | None = None, **filters: object) -> list[str]:
         """Bring the columns of the rounds `store.query(**filters)` gives up to date (without filters: of
         every round, and drop the rounds that are gone); returns their ids in query order."""
         import pyarrow as pa
@@ -472,7 +494,7 @@ class FactsSource:
             self._note_checked(token)  # every round compared: the columns match the files as indexed
             return [e[0] for e in self.store.stamps(**filters)] if filters else [e[0] for e in entries]
 
-    def facts(self, watch: Callable[[int, int], None] | None = None, **filters: Any) -> Facts:
+    def facts(self, watch: Callable[[int, int], None] | None = None, **filters: object) -> Facts:
         """The facts of the rounds `store.query(**filters)` gives, in that order (synced first; `watch(done,
         total)` hears how the comparison with the round files goes, and may raise to stop it)."""
         with self._lock:
@@ -491,7 +513,7 @@ class FactsSource:
         remove_save_listener(self.store, self._listener)
 
 
-_SOURCES: weakref.WeakKeyDictionary[Any, FactsSource] = weakref.WeakKeyDictionary()
+_SOURCES: weakref.WeakKeyDictionary[ResultsStore, FactsSource] = weakref.WeakKeyDictionary()
 
 
 def facts_source(store: ResultsStore) -> FactsSource:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
@@ -68,6 +68,36 @@ def judgment_rows(rounds: Sequence[Round], family_of: Callable[[str], str], *,
     return out
 
 
+class ComponentJson(TypedDict):
+    """A component as `VarianceComponents.json` gives it (`share` added there)."""
+
+    component: str
+    variance: float | None
+    sd: float | None
+    ci_low: float | None
+    ci_high: float | None
+    note: str
+    share: NotRequired[float | None]
+
+
+class BootstrapJson(TypedDict):
+    seed: int
+    replicates: int
+
+
+class ComponentsJson(TypedDict):
+    """`VarianceComponents.json`: the estimates and how they were made (report --json, plan)."""
+
+    source: str
+    unit: str
+    n_scores: int
+    dilemmas: int
+    method: str
+    bootstrap: BootstrapJson | None
+    components: list[ComponentJson]
+    notes: list[str]
+
+
 @dataclass
 class Component:
     name: str
@@ -80,7 +110,7 @@ class Component:
     def sd(self) -> float | None:
         return None if self.variance is None else float(np.sqrt(self.variance))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ComponentJson:
         return {"component": self.name, "variance": self.variance, "sd": self.sd, "ci_low": self.low,
                 "ci_high": self.high, "note": self.note}
 
@@ -104,9 +134,9 @@ class VarianceComponents:
     def values(self) -> dict[str, float]:
         return {k: self.value(k) for k in COMPONENTS}
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> ComponentsJson:
         total = sum(self.values().values())
-        rows = []
+        rows: list[ComponentJson] = []
         for k in COMPONENTS:
             d = self.components[k].as_dict()
             d["share"] = (self.value(k) / total) if total > 0 and d["variance"] is not None else None

@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -64,7 +64,7 @@ def phase_of(prompt: str) -> str:
     return "call"
 
 
-def request_key(model: str, system_prompt: str, prompt: str, json_schema: dict[str, Any] | None,
+def request_key(model: str, system_prompt: str, prompt: str, json_schema: Mapping[str, object] | None,
                 max_tokens: int | None) -> str:
     blob = json.dumps([model, system_prompt, prompt, json_schema, max_tokens], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]

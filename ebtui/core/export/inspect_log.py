@@ -10,7 +10,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ebtui import __version__
 from ebtui.core.analysis.common import exchanges
@@ -32,10 +33,15 @@ from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import score_grid
 from ebtui.providers.base import Usage
 
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+    from inspect_ai.model import ChatMessage, ModelUsage
+    from inspect_ai.scorer import Score
+
 ROLE_NAMES = {"a": "team_a", "b": "team_b", "judge": "judge"}
 
 
-def require_inspect() -> Any:
+def require_inspect() -> ModuleType:
     try:
         import inspect_ai.log as log
     except ImportError:
@@ -47,7 +53,7 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(UTC).isoformat()
 
 
-def _model_usage(usage: Usage) -> Any:
+def _model_usage(usage: Usage) -> ModelUsage:
     from inspect_ai.model import ModelUsage
 
     return ModelUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
@@ -56,7 +62,7 @@ def _model_usage(usage: Usage) -> Any:
                       input_tokens_cache_write=usage.cache_write_tokens or None, total_cost=usage.cost_usd)
 
 
-def _phase_meta(r: Round, p: Phase) -> dict[str, Any]:
+def _phase_meta(r: Round, p: Phase) -> dict[str, object]:
     return {"round_id": r.id, "phase": str(p.phase_type), "speaker": PHASE_SPEAKER[p.phase_type],
             "model": p.model_id, "status": str(p.status), "error_kind": p.error_kind,
             "error": strip_control(p.error) if p.error else None, "attempts": p.attempts,
@@ -65,11 +71,11 @@ def _phase_meta(r: Round, p: Phase) -> dict[str, Any]:
             "reused_from": p.reused_from}
 
 
-def _phase_messages(r: Round, p: Phase) -> list[Any]:
+def _phase_messages(r: Round, p: Phase) -> list[ChatMessage]:
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 
     meta = _phase_meta(r, p)
-    out: list[Any] = []
+    out: list[ChatMessage] = []
     if p.prompt:
         out.append(ChatMessageUser(id=f"{r.id}:{p.phase_type}:prompt", content=strip_control(p.prompt),
                                    source="input",
@@ -93,12 +99,12 @@ def score_name(team: str, judge: str, index: int, taken: set[str]) -> str:
     return name
 
 
-def _scores(r: Round, j: Judgment, index: int, taken: set[str]) -> dict[str, Any]:
+def _scores(r: Round, j: Judgment, index: int, taken: set[str]) -> dict[str, Score]:
     from inspect_ai.scorer import Score
 
     grid = score_grid(j)
     judge = j.judge_model or r.judge_model
-    out: dict[str, Any] = {}
+    out: dict[str, Score] = {}
     for team in ("a", "b"):
         cells = [grid.cell(team, c) for c in CRITERIA]
         just = j.team_a_justification if team == "a" else j.team_b_justification
@@ -137,20 +143,20 @@ def _usage_by(rounds: Sequence[Round]) -> tuple[dict[str, Usage], dict[str, Usag
     return dict(by_model), dict(by_role)
 
 
-def _sample(ex_id: str, rounds: list[Round]) -> Any:
+def _sample(ex_id: str, rounds: list[Round]) -> EvalSample:
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ChatMessageAssistant, ModelOutput
 
     rounds = sorted(rounds, key=lambda r: (r.timestamp, r.id))
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
-    messages: list[Any] = []
+    messages: list[ChatMessage] = []
     # phases 1-4: from the round that ran each one itself (a panel's other rounds hold copies)
     for pt in PHASE_ORDER[:-1]:
         found = [(r, p) for r in rounds if (p := r.phase(pt)) is not None]
         if found:
             r, p = min(found, key=lambda rp: (bool(rp[1].reused_from), order[pt]))
             messages += _phase_messages(r, p)
-    scores: dict[str, Any] = {}
+    scores: dict[str, Score] = {}
     taken: set[str] = set()
     last_judge: tuple[str, str] | None = None
     for r in rounds:
@@ -199,12 +205,13 @@ def _sample(ex_id: str, rounds: list[Round]) -> Any:
 
 
 def build_eval_log(rounds: Sequence[Round], *, tournament: Tournament | None = None, task: str = "",
-                   families: Mapping[str, str] | None = None) -> Any:
+                   families: Mapping[str, str] | None = None) -> EvalLog:
     """The EvalLog (inspect_ai.log.EvalLog) of these rounds, samples included."""
-    log = require_inspect()
+    require_inspect()
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
+        EvalLog,
         EvalMetric,
         EvalResults,
         EvalScore,
@@ -223,7 +230,8 @@ def build_eval_log(rounds: Sequence[Round], *, tournament: Tournament | None = N
     sums: dict[str, list[float]] = defaultdict(list)
     for s in samples:
         for key, sc in (s.scores or {}).items():
-            sums[key] += [float(v) for v in sc.value.values() if v is not None]
+            if isinstance(sc.value, Mapping):  # (always: _scores gives {criterion: effective score})
+                sums[key] += [float(v) for v in sc.value.values() if v is not None]
     results = EvalResults(
         total_samples=len(samples),
         completed_samples=sum(1 for ex in exs if all(r.status == RoundStatus.COMPLETE for r in ex.rounds)),
@@ -254,7 +262,7 @@ def build_eval_log(rounds: Sequence[Round], *, tournament: Tournament | None = N
     stats = EvalStats(started_at=_iso(created) or "", completed_at=_iso(max(finished)) if finished else "",
                       model_usage={m: _model_usage(u) for m, u in by_model.items()},
                       role_usage={k: _model_usage(u) for k, u in by_role.items()})
-    return log.EvalLog(version=2, status="success", eval=spec, results=results, stats=stats, samples=samples)
+    return EvalLog(version=2, status="success", eval=spec, results=results, stats=stats, samples=samples)
 
 
 def default_name(tournament: Tournament | None, created: datetime | None = None) -> str:

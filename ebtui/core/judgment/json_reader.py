@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
-from ebtui.core.judgment.lenient_json import Num, Obj, Partial
+from ebtui.core.judgment.lenient_json import Loose, Num, Obj, Partial
 from ebtui.core.judgment.provenance import (
     Collector,
     Found,
@@ -20,7 +19,7 @@ from ebtui.core.judgment.vocabulary import (
     team_of,
     via_of,
 )
-from ebtui.core.records import CRITERIA, CRITERION_LABELS
+from ebtui.core.records import CRITERION_LABELS
 
 
 def _norm_key(key: str) -> str:
@@ -38,16 +37,6 @@ _JUST_WORDS = re.compile(
     r"justif|rational|reason|comment|explan|feedback|assessment|evaluation|notes?\b|analysis|summary|strength|weakness",
 )
 _OVERALL_WORDS = re.compile(r"overall|summary|verdict|comparison|comparative|conclusion|^analysis$|^general")
-
-
-def _text_of(value: Any) -> str:
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, list):
-        return "\n".join(t for t in (_text_of(v) for v in value) if t)
-    if isinstance(value, Obj):
-        return "\n".join(f"{k}: {t}" for k, v in value if (t := _text_of(v)))
-    return ""
 
 
 class JsonWalker:
@@ -79,7 +68,7 @@ class JsonWalker:
             return None
         return crit_name(m.group(0))
 
-    def _locate(self, key: str, value: Any) -> None:
+    def _locate(self, key: str, value: Loose) -> None:
         """Point the context at the member "key": value as written in the reply."""
         shown = str(value) if not isinstance(value, bool) and value is not None else json.dumps(value)
         rx = re.compile(rf"[\"'“]?{re.escape(key)}[\"'”]?\s*[:=]\s*[\"'“]?{re.escape(shown)}[\"'”]?")
@@ -94,7 +83,7 @@ class JsonWalker:
             if k:
                 self.col.ctx.pos = k.start()
 
-    def score(self, team: str | None, crit: str, value: Any, key: str = "") -> None:
+    def score(self, team: str | None, crit: str, value: Loose, key: str = "") -> None:
         if isinstance(value, Partial):
             return  # cut off: "1" may have been "10"
         self._locate(key or crit, value)
@@ -109,7 +98,7 @@ class JsonWalker:
             if v is not None:  # "8", "8/10", "8 out of 10"; words with no number are not a score
                 self.col.add_val(team, crit, v, "json", via=via)
 
-    def walk(self, node: Any, team: str | None, crit: str | None, depth: int = 0) -> None:
+    def walk(self, node: Loose, team: str | None, crit: str | None, depth: int = 0) -> None:
         if depth > 64:
             return
         if isinstance(node, list) and not isinstance(node, Obj):
@@ -163,28 +152,4 @@ class JsonWalker:
                     self.col.overall.append(str(v))
             elif not scalar:
                 self.walk(v, team, crit, depth + 1)
-
-
-def _is_schema_shape(value: Any) -> bool:
-    """Exactly what JUDGMENT_SCHEMA asks for, every score a bare whole number."""
-    # key order is free (Gemini, for one, may answer in alphabetical order); duplicates are not
-    if not isinstance(value, Obj) or sorted(k for k, _ in value) != ["overall_analysis", "team_a", "team_b"]:
-        return False
-    d = dict(value)
-    if not isinstance(d["overall_analysis"], str):
-        return False
-    for t in ("team_a", "team_b"):
-        team = d[t]
-        if not isinstance(team, Obj) or sorted(k for k, _ in team) != ["justification", "scores"]:
-            return False
-        td = dict(team)
-        if not isinstance(td["justification"], str) or not isinstance(td["scores"], Obj):
-            return False
-        keys = [k for k, _ in td["scores"]]
-        if sorted(keys) != sorted(CRITERIA) or len(keys) != len(CRITERIA):
-            return False
-        if not all(isinstance(v, Num) and re.fullmatch(r"\d+", v) for _, v in td["scores"]):
-            return False
-    return True
-
 

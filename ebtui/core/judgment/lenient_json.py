@@ -7,14 +7,14 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 # --------------------------------------------------------------------------------------------------------
 # JSON: strict, then a lenient reader for what judges write when they almost write JSON
 # --------------------------------------------------------------------------------------------------------
 
 
-class Obj(list):  # type: ignore[type-arg]
+class Obj(list[tuple[str, "Loose"]]):
     """A JSON object as its (key, value) pairs in order, duplicates kept (the last one given wins)."""
 
 
@@ -26,6 +26,10 @@ class Num(str):
 
 class Partial(str):
     """A string cut off by the end of the reply: kept as text, never read as a score."""
+
+
+#: a JSON value as both readers give it: objects as Obj, numbers as Num (str), a cut-off string as Partial
+Loose: TypeAlias = "Obj | list[Loose] | str | bool | None"
 
 
 class _Fail(Exception):
@@ -60,10 +64,10 @@ class _Lenient:
                 self.repairs.add("comments")
             self.i = m.end()
 
-    def parse(self) -> Any:
+    def parse(self) -> Loose:
         return self._value(0)
 
-    def _value(self, depth: int) -> Any:
+    def _value(self, depth: int) -> Loose:
         self._ws()
         if self.i >= self.n:
             raise EOFError
@@ -178,8 +182,8 @@ class _Lenient:
                       starts_member=lambda c: c in self._CLOSE or c.isalpha() or c == "_")
         return obj
 
-    def _array(self, depth: int) -> list[Any]:
-        arr: list[Any] = []
+    def _array(self, depth: int) -> list[Loose]:
+        arr: list[Loose] = []
 
         def element(depth: int) -> bool:
             arr.append(self._value(depth))
@@ -236,7 +240,7 @@ class _Lenient:
 
 @dataclass
 class JsonCandidate:
-    value: Any
+    value: Loose
     strict: bool
     span: tuple[int, int]
     truncated: bool = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import JsonValue
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
@@ -19,7 +19,7 @@ _TEAM_DESCRIPTION = {
 }
 
 
-def _team_schema(team: str) -> dict[str, Any]:
+def _team_schema(team: str) -> dict[str, JsonValue]:
     return {
         "type": "object",
         "description": _TEAM_DESCRIPTION[team],
@@ -53,7 +53,7 @@ def _team_schema(team: str) -> dict[str, Any]:
 #: so the same dict works for OpenAI strict json_schema, Gemini response(_json)_schema, Anthropic
 #: output formats and llama.cpp grammars. Scores come before the justification so that a reply cut off
 #: by max tokens still holds the scores.
-JUDGMENT_SCHEMA: dict[str, Any] = {
+JUDGMENT_SCHEMA: dict[str, JsonValue] = {
     "type": "object",
     "properties": {
         "team_a": _team_schema("a"),

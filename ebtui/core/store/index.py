@@ -13,15 +13,23 @@ import stat
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 from tinydb import TinyDB
 from tinydb.middlewares import CachingMiddleware
 
 from ebtui.core.records import Override, Round
-from ebtui.core.store.entries import INDEX_FORMAT, LIGHT_FIELDS, index_entry, shown, valid_entry
+from ebtui.core.store.entries import (
+    INDEX_FORMAT,
+    LIGHT_FIELDS,
+    IndexDoc,
+    OverrideKey,
+    index_entry,
+    shown,
+    valid_entry,
+)
 from ebtui.core.store.files import (
     AtomicJSONStorage,
     Stamp,
@@ -52,17 +60,17 @@ class IndexMixin:
     write_failure: StoreWriteError | None
     index_writes: int
     _lock: threading.RLock
-    _entries: dict[str, dict[str, Any]] | None
+    _entries: dict[str, IndexDoc] | None
     _dirty: set[str]
     _index_stamp: Stamp | None
     _written: dict[str, Stamp]
-    _foreign: dict[str, dict[tuple[Any, ...], Override]]
+    _foreign: dict[str, dict[OverrideKey, Override]]
     _foreign_lock: threading.Lock
     _cache: OrderedDict[str, tuple[Stamp, bytes]]
     _last_flush: float
     _marker: Path | None
     _verified: int | None
-    _light: tuple[Stamp | None, dict[str, list[Any]]] | None
+    _light: tuple[Stamp | None, dict[str, list[JsonValue]]] | None
     FLUSH_MIN_SAVES: int
     FLUSH_FRACTION: int
     FLUSH_SECONDS: float
@@ -113,7 +121,7 @@ class IndexMixin:
         except FileNotFoundError:
             return 0
 
-    def query(self, **filters: Any) -> list[dict[str, Any]]:
+    def query(self, **filters: object) -> list[IndexDoc]:
         """Index documents matching all filters, oldest first (`newest_first=True` reverses; `limit=N`).
 
         Filters: model (any role, or the one named by role: team_a, team_b or judge), dilemma (id),
@@ -123,12 +131,12 @@ class IndexMixin:
         with gc_paused():
             return [shown(e) for e in self._select(filters)]
 
-    def stamps(self, **filters: Any) -> list[tuple[str, int, int]]:
+    def stamps(self, **filters: object) -> list[tuple[str, int, int]]:
         """(id, mtime_ns, size) of each round `query(**filters)` gives, in the same order: the round files as
         indexed, for caches kept beside the store (ebtui.core.analysis.source), without copying documents."""
         return [(e["id"], e["mtime_ns"], e["size"]) for e in self._select(filters)]
 
-    def _select(self, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    def _select(self, filters: Mapping[str, object]) -> list[IndexDoc]:
         """The index documents (as held, not copies) matching `filters`, in query order."""
         spec = RoundFilter.parse(filters)
         with self._lock:
@@ -138,7 +146,7 @@ class IndexMixin:
             entries = list(self._entries.values())
         return spec.select(entries)
 
-    def _light_ids(self, filters: dict[str, Any]) -> list[str] | None:
+    def _light_ids(self, filters: Mapping[str, object]) -> list[str] | None:
         """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has
         not loaded the index yet and the note is trusted (else None: use the index)."""
         spec = RoundFilter.parse(filters)
@@ -150,17 +158,19 @@ class IndexMixin:
             if light is None or light[0] != stamp:
                 trusted = self._trusted_note(stamp)
                 cols = trusted[1].get("columns") if trusted is not None else None
+                if not isinstance(cols, dict):
+                    return None
+                lists = {k: c for k, c in cols.items() if isinstance(c, list)}
                 if (
-                    not isinstance(cols, dict)
-                    or set(cols) != set(LIGHT_FIELDS)
-                    or not all(isinstance(c, list) for c in cols.values())
-                    or len({len(c) for c in cols.values()}) != 1
+                    set(cols) != set(LIGHT_FIELDS)
+                    or len(lists) != len(cols)
+                    or len({len(c) for c in lists.values()}) != 1
                 ):
                     return None
-                light = self._light = (stamp, cols)
+                light = self._light = (stamp, lists)
         return spec.column_ids(light[1])
 
-    def _read_index(self) -> dict[str, dict[str, Any]]:
+    def _read_index(self) -> dict[str, IndexDoc]:
         """index.json through TinyDB; raises on a corrupt file."""
         db = TinyDB(self.index_path, durable=self.durable, storage=AtomicJSONStorage)
         try:
@@ -176,7 +186,7 @@ class IndexMixin:
         """First use: load index.json, then bring it up to date with the round files."""
         if self._entries is not None:
             return
-        entries: dict[str, dict[str, Any]] = {}
+        entries: dict[str, IndexDoc] = {}
         self._index_stamp = stat_stamp(self.index_path)
         readable = False
         if self._index_stamp is not None:
@@ -200,7 +210,7 @@ class IndexMixin:
         trusted = self._trusted_note(self._index_stamp)
         return trusted[0] if trusted is not None else None
 
-    def _trusted_note(self, index_stamp: tuple[int, int, int] | None) -> tuple[int, dict[str, Any]] | None:
+    def _trusted_note(self, index_stamp: tuple[int, int, int] | None) -> tuple[int, dict[str, JsonValue]] | None:
         if index_stamp is None:
             return None
         try:
@@ -211,12 +221,12 @@ class IndexMixin:
             note = parse_json(raw)
         except ValueError:
             return None
-        ok = (
-            isinstance(note, dict)
-            and note.get("format") == INDEX_FORMAT
-            and note.get("index") == list(index_stamp)
-        )
-        if not ok or self._markers():
+        if (
+            not isinstance(note, dict)
+            or note.get("format") != INDEX_FORMAT
+            or note.get("index") != list(index_stamp)
+            or self._markers()
+        ):
             return None
         mtime = self._dir_mtime()
         if mtime == MISSING or note.get("rounds_mtime_ns") != mtime or note.get("count") != self._count_files():
@@ -297,7 +307,7 @@ class IndexMixin:
                 out[name[:-5]] = stamp_of(st)
         return out
 
-    def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> dict[str, Any] | None:
+    def _index_file(self, rid: str, stamp: tuple[int, int, int]) -> IndexDoc | None:
         path = self.rounds_dir / f"{rid}.json"
         try:
             text = path.read_bytes()
@@ -377,7 +387,7 @@ class IndexMixin:
         self._index_stamp = stamp
         self._merge(disk)
 
-    def _merge(self, disk: dict[str, dict[str, Any]]) -> None:
+    def _merge(self, disk: dict[str, IndexDoc]) -> None:
         assert self._entries is not None
         for rid, e in disk.items():
             mine = self._entries.get(rid)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ebtui.errors import UsageError
 
@@ -40,7 +40,7 @@ class ImportOutcome:
         """Scores ebtui's parser reads differently from the runner (the runner's value kept)."""
         return sum(len(r.imported.disagreements) for r in self.result.imported if r.imported)
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, object]:
         """What `ebtui import eb --json` prints."""
         result, review = self.result, self.review
         return {

@@ -192,7 +192,7 @@ async def run(ctx: AppContext, prep: PreparedRejudge, clients: Mapping[str, Mode
             await c.aclose()
 
 
-def plan_json(prep: PreparedRejudge) -> dict[str, Any]:
+def plan_json(prep: PreparedRejudge) -> dict[str, object]:
     """What `ebtui rejudge --dry-run --json` prints."""
     plan = prep.plan
     return {
