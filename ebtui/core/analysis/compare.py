@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Design
 from ebtui.core.analysis.frame import Facts, ScoreFrame
 from ebtui.core.analysis.judge_bias import expand_judgments
 from ebtui.core.analysis.pairwise import DEFAULT_REPLICATES, DEFAULT_SEED, Data, compare_all
+from ebtui.core.families import family_function
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
 
 

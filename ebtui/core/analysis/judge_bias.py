@@ -43,10 +43,10 @@ from typing import Any
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import sum_code
 from ebtui.core.analysis.frame import levels
 from ebtui.core.analysis.style import Style, team_style
+from ebtui.core.families import family_function
 from ebtui.core.records import Judgment, Round, Team
 
 #: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views

@@ -14,14 +14,14 @@ extra). The columns and their descriptions are the dataset card's too (ebtui.cor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ebtui.core.analysis.families import family_function
 from ebtui.core.export import MissingExtra
+from ebtui.core.families import family_function, round_families
 from ebtui.core.records import CRITERIA, PHASE_ORDER, PHASE_SPEAKER, Judgment, Phase, PhaseType, Round, Team
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import score_grid
@@ -213,17 +213,8 @@ response                str       the model's answer (only ever a successful ans
 """)
 
 
-def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Callable[[str], str]:
-    if families is None:
-        from ebtui.core.analysis.families import recorded_families, resolve_families
-
-        names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-        families = resolve_families(names, None, recorded_families(rounds))
-    return family_function(families)
-
-
 def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
-    fam = _families(rounds, families)
+    fam = family_function(round_families(rounds) if families is None else families)
     rows: list[tuple[Value, ...]] = []
     for r in rounds:
         team_usage = {t: _usage(_team_phases(r, t)) for t in ("a", "b")}
@@ -251,7 +242,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 
 def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
-    fam = _families(rounds, families)
+    fam = family_function(round_families(rounds) if families is None else families)
     rows: list[tuple[Value, ...]] = []
     for r in rounds:
         js = round_judgments(r)

@@ -317,10 +317,10 @@ class AdaptiveRunner:
     def _next_wave(self) -> AdaptiveMessage | None:
         """Measure; stop, or append the next wave to the state."""
         from ebtui.core.analysis.bootstrap import replicate_fits
-        from ebtui.core.analysis.families import family_function
         from ebtui.core.analysis.fit import fit
         from ebtui.core.analysis.precision import obtained_pairs
         from ebtui.core.analysis.variance import variance_components
+        from ebtui.core.families import family_function
 
         rounds = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
         family_of = family_function(self._families or None)

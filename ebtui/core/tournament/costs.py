@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ebtui.core.families import configured_family
 from ebtui.core.records import Round
 from ebtui.providers.base import ModelClient
 from ebtui.providers.common import cost_usd
@@ -84,7 +85,7 @@ def model_infos(
         cfg = models_config.models.get(name) if models_config is not None else None
         if cfg is not None:
             out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens, cfg.max_concurrency,
-                                   cfg.model_family)
+                                   configured_family(cfg))
             continue
         client = clients.get(name)
         inner = getattr(client, "inner", client)
