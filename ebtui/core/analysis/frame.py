@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, sentences
 from ebtui.core.frameworks import SENTENCE_SPLIT as _SPLIT
 from ebtui.core.liveness import interrupted
@@ -124,7 +125,7 @@ def round_facts(r: Round) -> dict[str, Any]:
             overrides.append([team, crit, ov.parsed_value, ov.value, ov.note])
     imp = r.imported
     return {
-        "id": r.id, "exchange": r.exchange_id or r.id, "dilemma": r.dilemma_id, "title": r.dilemma_title,
+        "id": r.id, "exchange": exchange_key(r), "dilemma": r.dilemma_id, "title": r.dilemma_title,
         "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
         "tournament": r.tournament_id or "", "status": str(r.status),
         "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,

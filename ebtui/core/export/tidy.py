@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core.export import MissingExtra
+from ebtui.core.facts import exchange_key
 from ebtui.core.families import family_function, round_families
 from ebtui.core.records import CRITERIA, PHASE_ORDER, PHASE_SPEAKER, Judgment, Phase, PhaseType, Round, Team
 from ebtui.core.safe_text import strip_control
@@ -229,7 +230,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
                 for crit in CRITERIA:
                     c = grid.cell(team, crit)
                     rows.append((
-                        r.id, r.exchange_id or r.id, r.tournament_id, r.dilemma_id, _text(r.dilemma_title), index,
+                        r.id, exchange_key(r), r.tournament_id, r.dilemma_id, _text(r.dilemma_title), index,
                         key, order, judge, fam(judge), team, model, fam(model), crit, c.parsed, c.value,
                         c.override is not None, _text(c.override.note) if c.override else None,
                         c.action == "accept", c.review or None, _text("; ".join(c.reasons)) or None,
@@ -250,7 +251,7 @@ def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
         grid = score_grid(j) if j is not None else None
         own = r.total_usage()
         rows.append((
-            r.id, r.exchange_id or r.id, r.tournament_id, r.schedule_key, r.dilemma_id, _text(r.dilemma_title),
+            r.id, exchange_key(r), r.tournament_id, r.schedule_key, r.dilemma_id, _text(r.dilemma_title),
             r.team_a_model, r.team_b_model, r.judge_model, fam(r.team_a_model), fam(r.team_b_model),
             fam(r.judge_model), r.blind_judge, str(r.status), _text(r.error), r.timestamp, r.finished_at, len(js),
             j.parse_method if j else None, grid.needs_review if grid else None,
@@ -270,7 +271,7 @@ def phases_table(rounds: Sequence[Round]) -> TidyTable:
         for p in sorted(r.phases, key=lambda p: order[p.phase_type]):
             u = p.usage
             rows.append((
-                r.id, r.exchange_id or r.id, r.tournament_id, r.dilemma_id, order[p.phase_type], str(p.phase_type),
+                r.id, exchange_key(r), r.tournament_id, r.dilemma_id, order[p.phase_type], str(p.phase_type),
                 PHASE_SPEAKER[p.phase_type], p.model_id, str(p.status), p.error_kind, _text(p.error), p.attempts,
                 p.finish_reason, u.input_tokens, u.output_tokens, u.cached_tokens, u.cost_usd, p.latency,
                 p.timestamp, p.finished_at, p.reused_from, _text(p.system_prompt), _text(p.prompt),
