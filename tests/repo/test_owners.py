@@ -21,6 +21,7 @@ OWNED = [
      {"ebtui/core/families.py"}),
     ("recorded families: families.newest_recorded", r"def\s+\w*recorded_families", set()),
     ("the phases a team speaks in: facts.seat_phases", r"PhaseType\.PRESENTATION,\s*PhaseType\.REBUTTAL", set()),
+    ("a team's model: facts.team_models / round_seats", r"team_a_model\s+if\s+\w+\s*==\s*\"a\"", set()),
     ("a saved round's resumability: facts.may_resume",
      r"\.dilemma_id,\s*\w+\.team_a_model,\s*\w+\.team_b_model\)\s*==", {"ebtui/core/facts.py"}),
 ]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core.export import MissingExtra
-from ebtui.core.facts import exchange_key
+from ebtui.core.facts import exchange_key, team_models
 from ebtui.core.families import family_function, round_families
 from ebtui.core.records import CRITERIA, PHASE_ORDER, PHASE_SPEAKER, Judgment, Phase, PhaseType, Round, Team
 from ebtui.core.safe_text import strip_control
@@ -224,8 +224,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
             grid = score_grid(j)
             ju = judgment_usage(r, j)
             key, order = str(getattr(j, "key", "") or ""), str(getattr(j, "order", "") or "ab")
-            for team in ("a", "b"):
-                model = r.team_a_model if team == "a" else r.team_b_model
+            for team, model in team_models(r).items():
                 tu = team_usage[team]
                 for crit in CRITERIA:
                     c = grid.cell(team, crit)

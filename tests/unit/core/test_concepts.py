@@ -22,10 +22,9 @@ from ebtui.core.records import (
     Override,
     PhaseType,
     ReviewReason,
-    Round,
     Scores,
 )
-from tests.support.factories import make_round
+from tests.support.factories import make_round, recording_round
 
 
 def _models(tmp_path: Path) -> ModelsConfig:
@@ -34,12 +33,6 @@ def _models(tmp_path: Path) -> ModelsConfig:
                     'family = "Mistral"\n[models.plain]\nprovider = "openai_compatible"\nbase_url = "http://x/v1"\n'
                     'model = "m"\n[models.claude-x]\nprovider = "openai"\nmodel = "c"\n', encoding="utf-8")
     return load_models_config(path)
-
-
-def _recording(i: int, families: dict[str, str], **seats: str) -> Round:
-    r = make_round(i, **seats)
-    r.settings.families = families
-    return r
 
 
 def test_family_precedence_models_toml_then_provider_then_recorded_then_the_name(tmp_path: Path) -> None:
@@ -67,13 +60,13 @@ def test_the_newest_recorded_family_wins_whatever_the_order_given() -> None:
 
 
 def test_round_families_reads_the_seats_and_what_the_rounds_recorded(tmp_path: Path) -> None:
-    older = _recording(0, {"alpha": "First", "gamma": "judges"})
-    newer = _recording(5, {"alpha": "Second"})
+    older = recording_round(0, {"alpha": "First", "gamma": "judges"})
+    newer = recording_round(5, {"alpha": "Second"})
     rounds = [newer, older, make_round(2, team_a="claude-3", team_b="beta", judge="gpt-4o")]
     assert round_families(rounds) == {"alpha": "second", "beta": "beta", "gamma": "judges",
                                       "claude-3": "anthropic", "gpt-4o": "openai"}
     config = _models(tmp_path)
-    assert round_families([_recording(0, {"house": "Other"}, team_a="house")], config)["house"] == "mistral"
+    assert round_families([recording_round(0, {"house": "Other"}, team_a="house")], config)["house"] == "mistral"
     lookup = family_function({"alpha": "x"})
     assert (lookup("alpha"), lookup("llama-3")) == ("x", "meta")  # a name the mapping lacks: the heuristic
 

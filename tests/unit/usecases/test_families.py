@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from ebtui.config import ModelsConfig, load_models_config
-from ebtui.core.records import Round
-from tests.support.factories import make_round
+from tests.support.factories import make_round, recording_round
 
 
 def _models(tmp_path: Path) -> ModelsConfig:
@@ -20,19 +19,13 @@ def _models(tmp_path: Path) -> ModelsConfig:
     return load_models_config(path)
 
 
-def _recording(i: int, families: dict[str, str], **seats: str) -> Round:
-    r = make_round(i, **seats)
-    r.settings.families = families
-    return r
-
-
 @pytest.mark.parametrize("minutes", [0, 90])
 def test_recorded_families_from_columns_and_from_rounds_agree(minutes: int, tmp_path: Path) -> None:
     from ebtui.core.analysis.frame import Facts
     from ebtui.core.usecases.report import families_for
 
-    a = _recording(0, {"alpha": "Early", "gamma": "jury"})
-    b = _recording(1, {"alpha": "Late"})
+    a = recording_round(0, {"alpha": "Early", "gamma": "jury"})
+    b = recording_round(1, {"alpha": "Late"})
     b.timestamp = a.timestamp + timedelta(minutes=minutes - 45)  # before a, then after it
     rounds = [a, b, make_round(3, team_a="house", team_b="qwen-7b")]
     config = _models(tmp_path)
