@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 import numpy as np
 
 from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
-from ebtui.core.tournament.costs import Budget, round_cost
+from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
 
@@ -233,7 +233,7 @@ class AdaptiveRunner:
         self._inner: TournamentRunner | None = None
         self.tournament: Tournament | None = None
         self.schedule = extended(plan.schedule, self.state.waves)
-        self._families = {m: i.family for m, i in plan.infos.items() if i.family}
+        self._families = configured_families(plan.infos)
 
     # -- the TournamentRunner interface -------------------------------------------------------------------
     @property

@@ -17,6 +17,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "DEFAULT_OUTPUT_TOKENS",
     "ModelInfo",
+    "configured_families",
     "estimate_tokens",
     "model_infos",
 ]
@@ -74,6 +75,11 @@ class ModelInfo:
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         return cost_usd(input_tokens, output_tokens, self.price_in, self.price_out)
 
+
+
+def configured_families(infos: Mapping[str, ModelInfo]) -> dict[str, str]:
+    """model -> family for the models models.toml gives one (what a tournament's rounds record)."""
+    return {m: info.family for m, info in infos.items() if info.family}
 
 
 def model_infos(
