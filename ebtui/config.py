@@ -155,7 +155,8 @@ class ModelConfig(BaseModel):
     backoff_s: float = Field(default=1.0, ge=0)  # first retry waits about this long, doubling after
     backoff_max_s: float = Field(default=30.0, ge=0)
     retry_after_max_s: float = Field(default=60.0, ge=0)  # a longer Retry-After is a failure, not a wait
-    #: the model family for the same-family preference (default: the provider); not the client type
+    #: the model family for the same-family preference (ebtui.core.families: default the provider); not the
+    #: client type
     family: str | None = Field(default=None, min_length=1)
     #: the provider-specific fields, typed by the provider's client kind (OPTIONS)
     options: SerializeAsAny[ProviderOptions] = Field(default_factory=ProviderOptions)
@@ -191,11 +192,6 @@ class ModelConfig(BaseModel):
     def client_type(self) -> str:
         """Which client implements the provider (every OpenAI-compatible preset is "openai")."""
         return self.preset.client
-
-    @property
-    def model_family(self) -> str:
-        """The family of the model for the statistics: `family` when set, else the provider."""
-        return self.family or self.provider
 
     @property
     def effective_base_url(self) -> str | None:

@@ -9,6 +9,7 @@ import re
 from ebtui.core.records import (
     CRITERIA,
     CRITERION_LABELS,
+    PHASE_ORDER,
     PHASE_SPEAKER,
     Judgment,
     PhaseType,
@@ -49,6 +50,16 @@ def team_models(round_: Round) -> dict[Team, str]:
 def speaker(phase_type: PhaseType, seat_map: dict[str, str]) -> str:
     """The model that speaks in this phase, given the seats (`seats`/`round_seats`)."""
     return seat_map[PHASE_SPEAKER[phase_type]]
+
+
+def seat_phases(seat: str) -> tuple[PhaseType, ...]:
+    """The phases the seat ("a", "b" or "judge") speaks in (PHASE_SPEAKER), in the order they are played."""
+    return tuple(pt for pt in PHASE_ORDER if PHASE_SPEAKER[pt] == seat)
+
+
+#: every phase a team speaks in, in the order they are played, with the team that speaks
+TEAM_PHASES: tuple[tuple[PhaseType, Team], ...] = tuple(
+    (pt, team) for pt in PHASE_ORDER for team in TEAMS if PHASE_SPEAKER[pt] == team)
 
 
 def scores(judgment: Judgment, team: Team, *, effective: bool) -> Scores:

@@ -18,6 +18,7 @@ from typing import TypedDict, cast
 from pydantic import JsonValue
 
 from ebtui.core import prompts
+from ebtui.core.facts import exchange_key
 from ebtui.core.records import Dilemma, PhaseStatus, PhaseType, Round, utcnow
 from ebtui.core.store import atomic_write
 from ebtui.providers.base import PROMPT_CACHE_BREAK, ModelClient, ProviderError
@@ -256,7 +257,7 @@ def needed(rounds: Iterable[Round], judges: Sequence[str] | None = None) -> dict
     for r in rounds:
         names = list(judges) if judges else sorted({j.judge_model or r.judge_model for j in r.all_judgments()})
         for judge in names:
-            out.setdefault((judge, r.dilemma_id), {}).setdefault(r.exchange_id or r.id, r)
+            out.setdefault((judge, r.dilemma_id), {}).setdefault(exchange_key(r), r)
     return {k: list(v.values()) for k, v in out.items()}
 
 
@@ -266,7 +267,7 @@ def plan_views(root: str | Path, rounds: Sequence[Round], judges: Sequence[str] 
     for (judge, d), rs in needed(rounds, judges).items():
         entry = load_entry(root, judge, d)
         views += entry.get("view") is None
-        teams += sum(1 for r in rs if (r.exchange_id or r.id) not in entry["teams"])
+        teams += sum(1 for r in rs if exchange_key(r) not in entry["teams"])
     return {"views": views, "conclusions": teams}
 
 
@@ -321,7 +322,7 @@ async def gather_views(
         options = saved["options"]
 
         async def classify(r: Round) -> None:
-            ex = r.exchange_id or r.id
+            ex = exchange_key(r)
             a, b = team_conclusions(r)
             text = await ask(client, conclusions_prompt(dilemma, options, a, b), CONCLUSIONS_SCHEMA)
             if text is None:
@@ -334,7 +335,7 @@ async def gather_views(
             entry["teams"][ex] = {"a": said["a"], "b": said["b"], "raw": text, "asked_at": utcnow().isoformat()}
             save_entry(root, entry)  # on the event loop, between awaits: one writer of this file at a time
 
-        await asyncio.gather(*(classify(r) for r in rs if (r.exchange_id or r.id) not in entry["teams"]))
+        await asyncio.gather(*(classify(r) for r in rs if exchange_key(r) not in entry["teams"]))
 
     missing = sorted({j for (j, _d) in needed(rounds, judges)} - set(clients))
     if missing:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ebtui.providers.base import Usage
 
@@ -254,6 +254,19 @@ class Judgment(Record):
     usage: Usage | None = None
     latency: float | None = None
     blind: bool = False
+
+    @model_validator(mode="after")
+    def _plain_review_copies(self) -> Judgment:
+        """A judgment made from its checklist (`review_items`) gets the plain copies older readers and files
+        use — `needs_review` and `review_reasons` (each message once) — unless they were given: the checklist
+        is the one form a writer gives."""
+        if self.review_items:
+            given = self.model_fields_set
+            if "needs_review" not in given:
+                self.needs_review = True
+            if "review_reasons" not in given:
+                self.review_reasons = list(dict.fromkeys(i.message for i in self.review_items))
+        return self
 
     def source_of(self, team: Team, criterion: str) -> ScoreSource | None:
         for src in self.provenance:

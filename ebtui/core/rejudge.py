@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ebtui.core import prompts
+from ebtui.core.facts import exchange_key
 from ebtui.core.judgment import JUDGMENT_SCHEMA, parse_judgment
 from ebtui.core.records import (
     NO_CONSISTENCY_CASE,
@@ -121,7 +122,7 @@ def _targets(rounds: Sequence[Round]) -> tuple[list[Round], list[tuple[str, str]
         if missing:
             skipped.append((r.id, f"the exchange is not complete ({', '.join(missing)} missing or failed)"))
             continue
-        groups.setdefault(r.exchange_id or r.id, []).append(r)
+        groups.setdefault(exchange_key(r), []).append(r)
     out: list[Round] = []
     for ex in sorted(groups):
         members = sorted(groups[ex], key=lambda r: (any(p.reused_from for p in r.phases), r.id))

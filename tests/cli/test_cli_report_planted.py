@@ -74,8 +74,9 @@ def test_planted_tournament_end_to_end(tmp_path: Path) -> None:
     # each round records its seats' families as configured, so a report without this models.toml still knows them
     for r in rounds:
         assert r.settings.families == {x: truth.family[x] for x in (r.team_a_model, r.team_b_model, r.judge_model)}
-    from ebtui.core.analysis.families import recorded_families, resolve_families
-    assert resolve_families(truth.skill, None, recorded_families(rounds)) == dict(truth.family)
+    from ebtui.core.families import round_families
+    resolved = round_families(rounds)  # no models.toml: what the rounds recorded
+    assert {m: resolved[m] for m in truth.skill} == dict(truth.family)
 
     res = CliRunner().invoke(cli, ["report", "--json", "--store", str(store), "--models", str(models)])
     assert res.exit_code == 0, res.output

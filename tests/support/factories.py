@@ -167,6 +167,13 @@ def make_round(
     )
 
 
+def recording_round(i: int, families: dict[str, str], **seats: str) -> Round:
+    """`make_round(i, **seats)` that recorded these families when it was played (RoundSettings.families)."""
+    r = make_round(i, **seats)
+    r.settings.families = families
+    return r
+
+
 def planted_scores(values: Iterable[float]) -> Scores:
     """One value per criterion (in CRITERIA's order), rounded and clipped to 1-10 as a judge gives them."""
     return Scores(**{c: int(np.clip(np.rint(v), 1, 10)) for c, v in zip(CRITERIA, values, strict=True)})

@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ebtui.core.facts import seat_phases
 from ebtui.core.records import CRITERIA, Judgment, Phase, PhaseStatus, PhaseType, Round, RoundStatus, Scores
-
-TEAM_PHASES = {"a": (PhaseType.PRESENTATION, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST),
-               "b": (PhaseType.RESPONSE,)}
 
 
 @dataclass
@@ -95,7 +93,7 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
                 team_text: dict[str, list[str]] = {"a": [], "b": []}
                 for team, model in (("a", a), ("b", b)):
                     base = 260 + 40 * (truth.skill[model] - 6.0)  # better models write a little more
-                    for pt in TEAM_PHASES[team]:
+                    for pt in seat_phases(team):
                         n = max(40, int(rng.normal(base if team == "b" else base / 2, 90)))
                         e = int(rng.poisson(n / 100 * rng.uniform(0.5, 4.0)))
                         t = _text(rng, n, e)

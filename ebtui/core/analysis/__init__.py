@@ -32,13 +32,6 @@ from ebtui.core.analysis.consistency import (
     classify_consistency_with_model,
 )
 from ebtui.core.analysis.consistency_rules import TEAM_PHASES, ConsistencyClassification, classify_consistency
-from ebtui.core.analysis.families import (
-    FAMILY_PREFIXES,
-    PROVIDER_FAMILY,
-    family_function,
-    model_family,
-    resolve_families,
-)
 from ebtui.core.analysis.fit import JointFit, fit
 from ebtui.core.analysis.results import (
     ADJUSTMENT_PARAGRAPH,
@@ -55,6 +48,13 @@ from ebtui.core.analysis.tables import (
     framework_usage,
     judge_agreement,
     model_comparison,
+)
+from ebtui.core.families import (
+    FAMILY_PREFIXES,
+    PROVIDER_FAMILY,
+    family_function,
+    model_family,
+    resolve_families,
 )
 
 __all__ = [

@@ -547,11 +547,3 @@ def provenance_summary(facts: Facts) -> list[dict[str, Any]]:
     return [{"runner": runner, "run": run, "n_rounds": len(imps), "source_files": sorted({i["file"] for i in imps}),
              "defaulted": sum(i["defaulted"] for i in imps), "disagreements": sum(i["disagreements"] for i in imps)}
             for (runner, run), imps in sorted(groups.items())]
-
-
-def recorded_families(facts: Facts) -> dict[str, str]:
-    """analysis.families.recorded_families from the columns (the newest round wins)."""
-    out: dict[str, str] = {}
-    for i in sorted(range(len(facts)), key=lambda i: str(facts.timestamp[i])):
-        out.update(facts.families_of(i))
-    return out

@@ -13,11 +13,12 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Design
 from ebtui.core.analysis.frame import Facts, ScoreFrame
 from ebtui.core.analysis.judge_bias import expand_judgments
 from ebtui.core.analysis.pairwise import DEFAULT_REPLICATES, DEFAULT_SEED, Data, compare_all
+from ebtui.core.facts import scores as scores_in_view
+from ebtui.core.families import family_function
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
 
 
@@ -145,7 +146,7 @@ def _side(r: Round, model: str, effective: bool) -> Side:
     scores: dict[str, int | None] = {}
     reason = ""
     if j is not None:
-        s = j.effective_scores(team) if effective else j.parsed_scores(team)
+        s = scores_in_view(j, team, effective=effective)
         scores = dict(s.as_dict())
         reason = j.team_a_justification if team == "a" else j.team_b_justification
     return Side(model, r, team, texts, scores, reason)

@@ -5,16 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ebtui.core.facts import TEAM_PHASES as TEAM_PHASES  # the phases in which a team speaks, in order
 from ebtui.core.frameworks import CueMatch, consistency_cues
-from ebtui.core.records import PhaseType, Team
-
-#: the phases in which a team speaks, in order, and who speaks
-TEAM_PHASES: tuple[tuple[PhaseType, Team], ...] = (
-    (PhaseType.PRESENTATION, "a"),
-    (PhaseType.RESPONSE, "b"),
-    (PhaseType.REBUTTAL, "a"),
-    (PhaseType.CONSISTENCY_TEST, "a"),
-)
 
 
 @dataclass

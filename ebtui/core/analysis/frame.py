@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, sentences
 from ebtui.core.frameworks import SENTENCE_SPLIT as _SPLIT
 from ebtui.core.liveness import interrupted
@@ -162,7 +163,7 @@ def round_facts(r: Round) -> RoundFacts:
         "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
         "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}
     return {
-        "id": r.id, "exchange": r.exchange_id or r.id, "dilemma": r.dilemma_id, "title": r.dilemma_title,
+        "id": r.id, "exchange": exchange_key(r), "dilemma": r.dilemma_id, "title": r.dilemma_title,
         "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
         "tournament": r.tournament_id or "", "status": str(r.status),
         "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,

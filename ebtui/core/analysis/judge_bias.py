@@ -23,10 +23,12 @@ from ebtui.core.analysis.bias_types import (
     StyleCoefficient,
     StyleModel,
 )
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import sum_code
 from ebtui.core.analysis.frame import levels
 from ebtui.core.analysis.style import Style, team_style
+from ebtui.core.facts import exchange_key
+from ebtui.core.facts import scores as scores_in_view
+from ebtui.core.families import family_function
 from ebtui.core.records import Judgment, Round, Team
 
 #: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
@@ -45,7 +47,7 @@ def expand_judgments(rounds: Sequence[Round]) -> list[Round]:
         if not r.extra_judgments:
             out.append(r)
             continue
-        ex = r.exchange_id or r.id
+        ex = exchange_key(r)
         if r.judgment is not None:
             out.append(r.model_copy(update={"exchange_id": ex, "extra_judgments": []}))
         for j in r.extra_judgments:
@@ -67,7 +69,7 @@ def judgment_counts(rounds: Sequence[Round]) -> dict[str, int]:
 
 
 def _scores(j: Judgment, team: Team, effective: bool) -> dict[str, int | None]:
-    return (j.effective_scores(team) if effective else j.parsed_scores(team)).as_dict()
+    return scores_in_view(j, team, effective=effective).as_dict()
 
 
 @dataclass
@@ -107,7 +109,7 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
         if j is None:
             continue
         judged += 1
-        ex = r.exchange_id or r.id
+        ex = exchange_key(r)
         first_team = "b" if j.order == "ba" else "a"
         seen = (agreement or {}).get((r.judge_model, ex), {})
         seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
@@ -395,8 +397,8 @@ class _Blocks:
 
 
 def _winner(j: Judgment, effective: bool) -> str | None:
-    a = (j.effective_scores("a") if effective else j.team_a_scores).mean()
-    b = (j.effective_scores("b") if effective else j.team_b_scores).mean()
+    a = scores_in_view(j, "a", effective=effective).mean()
+    b = scores_in_view(j, "b", effective=effective).mean()
     if a is None or b is None:
         return None
     return "a" if a > b else "b" if b > a else "tie"
@@ -413,7 +415,7 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
         w = _winner(r.judgment, effective)
         if w is None:
             continue
-        ex = r.exchange_id or r.id
+        ex = exchange_key(r)
         dil[ex] = r.dilemma_id
         by[(r.judge_model, ex)][r.judgment.order].append(w)
     per_judge: dict[str, list[tuple[float, str]]] = defaultdict(list)

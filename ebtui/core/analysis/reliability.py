@@ -19,6 +19,8 @@ from ebtui.core.analysis.bias_types import AlphaRow, ReliabilityJson, RetestRow
 from ebtui.core.analysis.bootstrap import DEFAULT_SEED, MIN_CLUSTERS, interval
 from ebtui.core.analysis.common import SEATS
 from ebtui.core.analysis.judge_bias import expand_judgments
+from ebtui.core.facts import exchange_key
+from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import CRITERIA, Round
 
 MEAN = "mean_of_criteria"
@@ -46,8 +48,8 @@ def _values(rounds: Sequence[Round], effective: bool = False) -> list[_Scored]:
         if j is None:
             continue
         for team in SEATS:
-            s = (j.effective_scores(team) if effective else j.parsed_scores(team)).as_dict()
-            out.append({"unit": (r.exchange_id or r.id, team), "dilemma": r.dilemma_id, "judge": r.judge_model,
+            s = scores_in_view(j, team, effective=effective).as_dict()
+            out.append({"unit": (exchange_key(r), team), "dilemma": r.dilemma_id, "judge": r.judge_model,
                         "order": j.order, "scores": s})
     return out
 

@@ -26,11 +26,11 @@ from ebtui.core.analysis.bootstrap import (
     replicate_fits,
 )
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
 from ebtui.core.analysis.pairwise import Robustness
+from ebtui.core.families import family_function
 from ebtui.core.records import Round
 
 if TYPE_CHECKING:

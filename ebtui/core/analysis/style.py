@@ -8,12 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ebtui.core.records import PhaseStatus, PhaseType, Round, Team
-
-TEAM_PHASES: dict[Team, tuple[PhaseType, ...]] = {
-    "a": (PhaseType.PRESENTATION, PhaseType.REBUTTAL, PhaseType.CONSISTENCY_TEST),
-    "b": (PhaseType.RESPONSE,),
-}
+from ebtui.core.facts import seat_phases
+from ebtui.core.records import PhaseStatus, Round, Team
 
 _WORD = re.compile(r"\S+")
 _BLOCK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]|\||>)", re.MULTILINE)
@@ -39,7 +35,7 @@ def text_style(text: str) -> Style:
 
 def team_text(r: Round, team: Team) -> str:
     parts = []
-    for pt in TEAM_PHASES[team]:
+    for pt in seat_phases(team):
         ph = r.phase(pt)
         if ph is not None and ph.status == PhaseStatus.COMPLETE and ph.response:
             parts.append(ph.response)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
+from ebtui.core.facts import exchange_key
+from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import Round, Team
 
 if TYPE_CHECKING:
@@ -59,11 +61,11 @@ def judgment_rows(rounds: Sequence[Round], family_of: Callable[[str], str], *,
             continue
         seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
         for team, model in seats:
-            s = r.judgment.effective_scores(team) if effective else r.judgment.parsed_scores(team)
+            s = scores_in_view(r.judgment, team, effective=effective)
             vals = [float(v) for v in s.as_dict().values() if v is not None]
             if not vals:
                 continue
-            out.append(Row(r.dilemma_id, model, r.judge_model, f"{r.exchange_id or r.id}|{team}", team,
+            out.append(Row(r.dilemma_id, model, r.judge_model, f"{exchange_key(r)}|{team}", team,
                            family_of(model) == family_of(r.judge_model), float(np.mean(vals))))
     return out
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from ebtui import __version__
 from ebtui.core.export import tidy
 from ebtui.core.export.tidy import TidyTable
+from ebtui.core.facts import exchange_key
 from ebtui.core.records import CRITERIA, Round, Tournament
 
 #: tidy column type -> Hugging Face datasets dtype
@@ -92,7 +93,7 @@ def dataset_card(tables: dict[str, TidyTable], rounds: Sequence[Round], *, title
            "accept it as parsed. A judge panel is several rounds sharing one exchange (the same phases 1-4) "
            "with different judges.", "",
            f"- Rounds: {len(rounds)} (" + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ")",
-           f"- Exchanges: {len({r.exchange_id or r.id for r in rounds})}",
+           f"- Exchanges: {len({exchange_key(r) for r in rounds})}",
            f"- Dilemmas: {len({r.dilemma_id for r in rounds})}",
            f"- Models: {', '.join(_md(m) for m in models)}",
            f"- Judges: {', '.join(_md(j) for j in judges)}",

@@ -16,6 +16,7 @@ from ebtui.core import analysis as an
 from ebtui.core.analysis import Table
 from ebtui.core.export.svg import IntervalRow, heatmap, interval_chart
 from ebtui.core.export.tidy import round_judgments
+from ebtui.core.facts import exchange_key
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, PHASE_ORDER, Phase, PhaseType, Round, Tournament
 from ebtui.core.report import (
     SECTIONS,
@@ -202,7 +203,7 @@ def render_exchange(rounds: Sequence[Round]) -> str:
     order = {pt: i for i, pt in enumerate(PHASE_ORDER)}
     anchors = "".join(f'<span class="anchor" id="{round_anchor(r.id)}"></span>' for r in rounds)
     title = "Round" if len(rounds) == 1 else f"Exchange of {len(rounds)} rounds"
-    parts = [f'<article class="round" id="exchange-{_anchor(first.exchange_id or first.id)}">{anchors}'
+    parts = [f'<article class="round" id="exchange-{_anchor(exchange_key(first))}">{anchors}'
              f"<h3>{title}: {_e(first.dilemma_title or first.dilemma_id)}</h3>"
              f'<p class="meta">Team A {_e(first.team_a_model)} · Team B {_e(first.team_b_model)} · '
              + " · ".join(f'<a href="#{score_anchor(r.id)}">{_e(r.id)}</a>: judge {_e(r.judge_model)}, '

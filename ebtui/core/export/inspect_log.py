@@ -17,6 +17,7 @@ from ebtui import __version__
 from ebtui.core.analysis.common import exchanges
 from ebtui.core.export import MissingExtra
 from ebtui.core.export.tidy import round_judgments
+from ebtui.core.facts import team_models
 from ebtui.core.records import (
     CRITERIA,
     PHASE_ORDER,
@@ -110,7 +111,7 @@ def _scores(r: Round, j: Judgment, index: int, taken: set[str]) -> dict[str, Sco
         just = j.team_a_justification if team == "a" else j.team_b_justification
         meta = {
             "round_id": r.id, "judgment_index": index, "judge": judge, "team": team,
-            "model": r.team_a_model if team == "a" else r.team_b_model,
+            "model": team_models(r)[team],
             "parsed": {c.criterion: c.parsed for c in cells},
             "effective": {c.criterion: c.value for c in cells},
             "overrides": {c.criterion: {"parsed": c.override.parsed_value, "value": c.override.value,

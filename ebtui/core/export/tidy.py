@@ -6,14 +6,15 @@ See docs/EXPORTS.md, "Tidy tables".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ebtui.core.analysis.families import family_function
 from ebtui.core.export import MissingExtra
+from ebtui.core.facts import exchange_key, team_models
+from ebtui.core.families import family_function, round_families
 from ebtui.core.records import CRITERIA, PHASE_ORDER, PHASE_SPEAKER, Judgment, Phase, PhaseType, Round, Team
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views.scores import score_grid
@@ -205,17 +206,8 @@ response                str       the model's answer (only ever a successful ans
 """)
 
 
-def _families(rounds: Sequence[Round], families: Mapping[str, str] | None) -> Callable[[str], str]:
-    if families is None:
-        from ebtui.core.analysis.families import recorded_families, resolve_families
-
-        names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-        families = resolve_families(names, None, recorded_families(rounds))
-    return family_function(families)
-
-
 def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
-    fam = _families(rounds, families)
+    fam = family_function(round_families(rounds) if families is None else families)
     rows: list[tuple[Value, ...]] = []
     for r in rounds:
         team_usage = {t: _usage(_team_phases(r, t)) for t in ("a", "b")}
@@ -224,13 +216,12 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
             grid = score_grid(j)
             ju = judgment_usage(r, j)
             key, order = str(getattr(j, "key", "") or ""), str(getattr(j, "order", "") or "ab")
-            for team in ("a", "b"):
-                model = r.team_a_model if team == "a" else r.team_b_model
+            for team, model in team_models(r).items():
                 tu = team_usage[team]
                 for crit in CRITERIA:
                     c = grid.cell(team, crit)
                     rows.append((
-                        r.id, r.exchange_id or r.id, r.tournament_id, r.dilemma_id, _text(r.dilemma_title), index,
+                        r.id, exchange_key(r), r.tournament_id, r.dilemma_id, _text(r.dilemma_title), index,
                         key, order, judge, fam(judge), team, model, fam(model), crit, c.parsed, c.value,
                         c.override is not None, _text(c.override.note) if c.override else None,
                         c.action == "accept", c.review or None, _text("; ".join(c.reasons)) or None,
@@ -243,7 +234,7 @@ def scores_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
 
 
 def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = None) -> TidyTable:
-    fam = _families(rounds, families)
+    fam = family_function(round_families(rounds) if families is None else families)
     rows: list[tuple[Value, ...]] = []
     for r in rounds:
         js = round_judgments(r)
@@ -251,7 +242,7 @@ def rounds_table(rounds: Sequence[Round], families: Mapping[str, str] | None = N
         grid = score_grid(j) if j is not None else None
         own = r.total_usage()
         rows.append((
-            r.id, r.exchange_id or r.id, r.tournament_id, r.schedule_key, r.dilemma_id, _text(r.dilemma_title),
+            r.id, exchange_key(r), r.tournament_id, r.schedule_key, r.dilemma_id, _text(r.dilemma_title),
             r.team_a_model, r.team_b_model, r.judge_model, fam(r.team_a_model), fam(r.team_b_model),
             fam(r.judge_model), r.blind_judge, str(r.status), _text(r.error), r.timestamp, r.finished_at, len(js),
             j.parse_method if j else None, grid.needs_review if grid else None,
@@ -271,7 +262,7 @@ def phases_table(rounds: Sequence[Round]) -> TidyTable:
         for p in sorted(r.phases, key=lambda p: order[p.phase_type]):
             u = p.usage
             rows.append((
-                r.id, r.exchange_id or r.id, r.tournament_id, r.dilemma_id, order[p.phase_type], str(p.phase_type),
+                r.id, exchange_key(r), r.tournament_id, r.dilemma_id, order[p.phase_type], str(p.phase_type),
                 PHASE_SPEAKER[p.phase_type], p.model_id, str(p.status), p.error_kind, _text(p.error), p.attempts,
                 p.finish_reason, u.input_tokens, u.output_tokens, u.cached_tokens, u.cost_usd, p.latency,
                 p.timestamp, p.finished_at, p.reused_from, _text(p.system_prompt), _text(p.prompt),

@@ -310,8 +310,6 @@ def _judgment(data: dict[str, JsonValue], raw_reply: str | None, imported: Impor
         team_b_justification=text("team_b_justification", mine.team_b_justification if mine else ""),
         overall_analysis=text("overall_analysis", mine.overall_analysis if mine else ""),
         raw_response=raw_reply or "",
-        needs_review=bool(items),
-        review_reasons=[i.message for i in items],
         review_items=items,
         provenance=provenance,
         parse_method="imported",

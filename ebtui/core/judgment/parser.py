@@ -149,7 +149,6 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             method = "table"
         else:
             method = "lines"
-    messages = list(dict.fromkeys(i.message for i in items))
     return Judgment(
         team_a_scores=scores["a"],
         team_b_scores=scores["b"],
@@ -157,8 +156,6 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
         team_b_justification="\n\n".join(j for j in col.justification["b"] if j.strip()).strip(),
         overall_analysis="\n\n".join(o for o in col.overall if o.strip()).strip(),
         raw_response=text,
-        needs_review=bool(items),
-        review_reasons=messages,
         review_items=items,
         provenance=provenance,
         parse_method=method,
@@ -178,8 +175,6 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
         msg = f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"
         return Judgment(
             raw_response=raw,
-            needs_review=True,
-            review_reasons=[msg],
             review_items=[ReviewReason(kind="parser", message=msg)],
             parse_method="none",
         )

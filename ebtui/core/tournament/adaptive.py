@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 import numpy as np
 
 from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
-from ebtui.core.tournament.costs import Budget, round_cost
+from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
 
@@ -212,7 +212,7 @@ class AdaptiveRunner:
         self._inner: TournamentRunner | None = None
         self.tournament: Tournament | None = None
         self.schedule = extended(plan.schedule, self.state.waves)
-        self._families = {m: i.family for m, i in plan.infos.items() if i.family}
+        self._families = configured_families(plan.infos)
 
     # -- the TournamentRunner interface -------------------------------------------------------------------
     @property
@@ -296,10 +296,10 @@ class AdaptiveRunner:
     def _next_wave(self) -> AdaptiveMessage | None:
         """Measure; stop, or append the next wave to the state."""
         from ebtui.core.analysis.bootstrap import replicate_fits
-        from ebtui.core.analysis.families import family_function
         from ebtui.core.analysis.fit import fit
         from ebtui.core.analysis.precision import obtained_pairs
         from ebtui.core.analysis.variance import variance_components
+        from ebtui.core.families import family_function
 
         rounds = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
         family_of = family_function(self._families or None)

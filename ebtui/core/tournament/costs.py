@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ebtui.core.families import configured_family
 from ebtui.core.records import Round
 from ebtui.providers.base import ModelClient
 from ebtui.providers.common import cost_usd
@@ -16,6 +17,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "DEFAULT_OUTPUT_TOKENS",
     "ModelInfo",
+    "configured_families",
     "estimate_tokens",
     "model_infos",
 ]
@@ -75,6 +77,11 @@ class ModelInfo:
 
 
 
+def configured_families(infos: Mapping[str, ModelInfo]) -> dict[str, str]:
+    """model -> family for the models models.toml gives one (what a tournament's rounds record)."""
+    return {m: info.family for m, info in infos.items() if info.family}
+
+
 def model_infos(
     names: Iterable[str], clients: Mapping[str, ModelClient], models_config: ModelsConfig | None
 ) -> dict[str, ModelInfo]:
@@ -84,7 +91,7 @@ def model_infos(
         cfg = models_config.models.get(name) if models_config is not None else None
         if cfg is not None:
             out[name] = ModelInfo(cfg.provider, cfg.price_in, cfg.price_out, cfg.max_tokens, cfg.max_concurrency,
-                                   cfg.model_family)
+                                   configured_family(cfg))
             continue
         client = clients.get(name)
         inner = getattr(client, "inner", client)

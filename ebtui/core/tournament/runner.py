@@ -28,7 +28,7 @@ from ebtui.core.records import (
 )
 from ebtui.core.store.files import StoreError
 from ebtui.core.tournament.config import TournamentConfig
-from ebtui.core.tournament.costs import Budget, model_infos, round_cost
+from ebtui.core.tournament.costs import Budget, configured_families, model_infos, round_cost
 from ebtui.core.tournament.events import (
     Progress,
     ProgressUpdated,
@@ -158,7 +158,7 @@ class TournamentRunner:
         if missing:
             raise ScheduleError(f"no client for model(s): {', '.join(missing)}")
         self.infos = model_infos(names, clients, models_config)
-        self._families = {m: info.family for m, info in self.infos.items() if info.family}
+        self._families = configured_families(self.infos)
         self.budget = Budget(budget_usd if budget_usd is not None else config.budget_usd)
         self.stats = CallStats()
         self.progress_interval_s = progress_interval_s

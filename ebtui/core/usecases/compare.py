@@ -11,12 +11,10 @@ from ebtui.core.analysis.compare import DilemmaSides, Side, dilemma_sides
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
-    from ebtui.config import ModelsConfig
     from ebtui.core.records import Round
     from ebtui.core.usecases.context import AppContext
 
-__all__ = ["DilemmaSides", "Side", "compare", "compare_rounds", "comparison_json", "dilemma_sides",
-           "pair_families"]
+__all__ = ["DilemmaSides", "Side", "compare", "compare_rounds", "comparison_json", "dilemma_sides"]
 
 
 def compare_rounds(rounds: Sequence[Round], a: str, b: str, families: Mapping[str, str] | None) -> dict[str, Any]:
@@ -31,7 +29,6 @@ def compare(ctx: AppContext, a: str, b: str, *, tournament_id: str | None = None
     """`ebtui compare A B` over the context's store (every round, or one tournament's); a missing store, no
     rounds, an unreadable asked-for models.toml or a bad pair: one UsageError line."""
     from ebtui.core.analysis.compare import CompareError
-    from ebtui.core.analysis.frame import Facts
     from ebtui.core.store import StoreError
     from ebtui.core.usecases.report import existing_root, families
 
@@ -42,7 +39,7 @@ def compare(ctx: AppContext, a: str, b: str, *, tournament_id: str | None = None
         raise UsageError(f"{root}: {exc}") from None
     if not rounds:
         raise UsageError(f"no rounds in {root}" + (f" for tournament {tournament_id!r}" if tournament_id else ""))
-    fams = families(ctx, Facts.from_rounds(rounds), explicit=explicit_models)
+    fams = families(ctx, rounds, explicit=explicit_models)
     try:
         return compare_rounds(rounds, a, b, fams)
     except CompareError as exc:
@@ -54,12 +51,3 @@ def comparison_json(got: Mapping[str, Any], tournament_id: str | None) -> object
     from ebtui.core.analysis.compare import finite
 
     return finite({"filters": {"tournament": tournament_id}, **got})
-
-
-def pair_families(rounds: Sequence[Round], models: ModelsConfig | None) -> dict[str, str]:
-    """The families the app's fit used for these rounds: models.toml, else recorded in the rounds."""
-    from ebtui.core.analysis.families import recorded_families
-    from ebtui.core.usecases.report import model_families
-
-    names = {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-    return model_families(names, models, recorded_families(rounds))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.usecases.report import families
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -77,22 +78,13 @@ def select(ctx: AppContext, tournament_id: str | None) -> ExportSelection:
     return ExportSelection(root, rounds, tournament, tournament_id)
 
 
-def _families(ctx: AppContext, sel: ExportSelection) -> dict[str, str]:
-    from ebtui.core.usecases.report import families
-
-    try:
-        return families(ctx, sel.rounds, explicit=ctx.models_file is not None)
-    except UsageError as exc:
-        raise UsageError(strip_control(str(exc))) from None
-
-
 def write_tables(ctx: AppContext, sel: ExportSelection, out: Path, *, title: str | None = None,
                  formats: Sequence[str] = ("parquet", "csv")) -> list[Path]:
     """scores/rounds/phases tables in each format and the dataset card README.md into `out`."""
     from ebtui.core.export import MissingExtra
     from ebtui.core.export.card import write_dataset
 
-    fams = _families(ctx, sel)
+    fams = families(ctx, sel.rounds)
     try:
         return write_dataset(sel.rounds, out, title=f"ebtui: {sel.subject}" if title is None else title, formats=formats,
                              families=fams, tournaments=[sel.tournament] if sel.tournament else [])
@@ -106,7 +98,7 @@ def write_inspect(ctx: AppContext, sel: ExportSelection, out: Path) -> Path:
     """An Inspect AI log: one sample per exchange, the phases as messages, the judge's scores."""
     from ebtui.core.export.inspect_log import write_inspect_log
 
-    fams = _families(ctx, sel)
+    fams = families(ctx, sel.rounds)
     try:
         return write_inspect_log(sel.rounds, out, tournament=sel.tournament, families=fams)
     except OSError as exc:

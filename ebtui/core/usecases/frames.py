@@ -24,7 +24,7 @@ def tidy_frames(ctx: AppContext, rounds: Sequence[Round]) -> dict[str, pandas.Da
     from ebtui.core.usecases.report import families
 
     try:
-        fams = families(ctx, rounds, explicit=ctx.models_file is not None)
+        fams = families(ctx, rounds)
     except UsageError as exc:
         raise ValueError(str(exc)) from None
     frames: dict[str, pandas.DataFrame] = {name: to_pandas(t) for name, t in tidy_tables(rounds, fams).items()}

@@ -28,7 +28,9 @@ class ImportOutcome:
     @property
     def review(self) -> list[Round]:
         """Imported rounds whose judgment needs review."""
-        return [r for r in self.result.imported if r.judgment is not None and r.judgment.needs_review]
+        from ebtui.core.review import needs_review
+
+        return [r for r in self.result.imported if needs_review(r.judgment)]
 
     @property
     def defaulted(self) -> int:

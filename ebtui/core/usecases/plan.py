@@ -78,8 +78,8 @@ def precision_plan(ctx: AppContext, cfg: TournamentConfig | None, *, from_ids: S
                    document_dilemmas: Callable[[str | None], int]) -> PrecisionPlan:
     """Candidate designs with their predicted half-width, detectable gap, calls and cost (`document_dilemmas`:
     how many dilemmas a document holds, the front end's reading of it)."""
-    from ebtui.core.analysis.families import family_function
     from ebtui.core.analysis.variance import default_components, variance_components
+    from ebtui.core.families import family_function
     from ebtui.core.tournament.planner import Pricing, make_plan
 
     rounds = _rounds(ctx, from_ids) if from_ids else []

@@ -5,7 +5,7 @@ notes for the user go to a callback."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.providers.base import ModelClient
 
 __all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
-           "families", "model_families", "report_json", "select", "tab_rounds", "tournament_report", "write_html",
+           "families", "families_for", "report_json", "select", "tab_rounds", "tournament_report", "write_html",
            "write_markdown"]
 
 #: up to this many rounds a report (and the app's Analysis tab) reads them whole, for the judge-bias section
@@ -129,35 +129,34 @@ def _unreadable(ctx: AppContext) -> list[tuple[str, str]]:
 
 
 # -- families and the classifier ----------------------------------------------------------------------------
-def model_families(names: Iterable[str], models: ModelsConfig | None, recorded: Mapping[str, str]) -> dict[str, str]:
-    """model -> family: models.toml (`family`, else its provider), else the family recorded in the rounds, else
-    the name heuristic of ebtui.core.analysis.families."""
-    from ebtui.core.analysis.families import resolve_families
-
-    return resolve_families(names, models, recorded)
-
-
-def families(ctx: AppContext, data: Facts | Sequence[Round], *, explicit: bool = False) -> dict[str, str]:
-    """Each model's family for a report over `data` (columns or rounds), resolved once. An unreadable models.toml
-    is a UsageError when it was asked for (`explicit`: --models or --classifier), else no reason to refuse a
-    report (every family then comes from the rounds or the names)."""
-    from ebtui.config import ConfigError
-    from ebtui.core.analysis.columnar import recorded_families
-    from ebtui.core.analysis.families import recorded_families as recorded_in_rounds
+def families_for(data: Facts | Sequence[Round], models: ModelsConfig | None) -> dict[str, str]:
+    """Each model's family for a task over `data` (columns or whole rounds), resolved once by the one rule
+    (ebtui.core.families): models.toml (`family`, else its provider; None: no models.toml), else the family
+    recorded in the rounds, else the name heuristic."""
     from ebtui.core.analysis.frame import Facts
+    from ebtui.core.families import newest_recorded, resolve_families, round_families
 
-    if isinstance(data, Facts):
-        names, recorded = data.names(), recorded_families(data)
-    else:
-        names = {m for r in data for m in (r.team_a_model, r.team_b_model, r.judge_model)}
-        recorded = recorded_in_rounds(data)
+    if not isinstance(data, Facts):
+        return round_families(data, models)
+    recorded = newest_recorded((data.timestamp[i], data.families_of(i)) for i in range(len(data)))
+    return resolve_families(data.names(), models, recorded)
+
+
+def families(ctx: AppContext, data: Facts | Sequence[Round], *, explicit: bool | None = None) -> dict[str, str]:
+    """`families_for` with the context's models.toml. An unreadable models.toml is a UsageError when it was asked
+    for (`explicit`: --models or --classifier; None: when the context names a models file), else no reason to
+    refuse a report (every family then comes from the rounds or the names)."""
+    from ebtui.config import ConfigError
+    from ebtui.core.safe_text import strip_control
+
+    asked = ctx.models_file is not None if explicit is None else explicit
     try:
         config: ModelsConfig | None = ctx.models
     except ConfigError as exc:
-        if explicit:
-            raise UsageError(str(exc)) from None
+        if asked:
+            raise UsageError(strip_control(str(exc))) from None
         config = None
-    return model_families(names, config, recorded)
+    return families_for(data, config)
 
 
 def classifier_client(ctx: AppContext, name: str) -> ModelClient:
@@ -273,7 +272,7 @@ def rounds_report(ctx: AppContext, rounds: Sequence[Round], *, seed: int | None 
     from ebtui.core.report import build_report_data
 
     try:
-        fams = families(ctx, rounds, explicit=ctx.models_file is not None)
+        fams = families(ctx, rounds)
     except UsageError as exc:
         raise ValueError(str(exc)) from None
     data = build_report_data(rounds, families=fams, seed=an.DEFAULT_SEED if seed is None else seed,
@@ -294,11 +293,11 @@ def write_html_of(rounds: Sequence[Round], data: ReportData, path: Path, title: 
 def analyse(data: Facts | Sequence[Round], models: ModelsConfig | None) -> Analysis:
     """The as-judged joint fit the report and `report --json` show, families from `models` (the app's
     models.toml; None: recorded in the rounds, else the names)."""
-    from ebtui.core.analysis import analyse_fit, columnar
+    from ebtui.core.analysis import analyse_fit
     from ebtui.core.analysis.frame import Facts
 
     facts = data if isinstance(data, Facts) else Facts.from_rounds(data)
-    return analyse_fit(facts, families=model_families(facts.names(), models, columnar.recorded_families(facts)))
+    return analyse_fit(facts, families=families_for(facts, models))
 
 
 class AnalysisCancelled(Exception):

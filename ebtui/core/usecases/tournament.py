@@ -384,8 +384,8 @@ def model_names(ctx: AppContext) -> list[str]:
 
 def store_components(ctx: AppContext) -> VarianceComponents:
     """The variance components of the store's rounds (an unreadable or empty store: the documented defaults)."""
-    from ebtui.core.analysis.families import family_function
     from ebtui.core.analysis.variance import default_components, variance_components
+    from ebtui.core.families import family_function
 
     try:
         rounds = ctx.store.load_rounds()

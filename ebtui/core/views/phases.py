@@ -4,6 +4,7 @@ the saved round's transcript always use the same words."""
 from __future__ import annotations
 
 from ebtui.core.facts import round_seats, speaker
+from ebtui.core.facts import seat_phases as seat_phases  # the phases a seat speaks in
 from ebtui.core.records import PHASE_SPEAKER, PhaseType, Round
 
 #: a phase's title, as shown above its text

@@ -25,9 +25,10 @@ from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from ebtui.core import events as ev
-from ebtui.core.records import PhaseStatus, PhaseType, Round
+from ebtui.core.records import PHASE_SPEAKER, PhaseStatus, PhaseType, Round
 from ebtui.core.review import needs_review
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views.phases import seat_phases
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_context
 from ebtui.tui.widgets.footer import Footer
@@ -36,13 +37,7 @@ from ebtui.tui.widgets.role_pane import PhaseView, RolePane
 if TYPE_CHECKING:
     from ebtui.core.usecases.play import RoundSpec
 
-PANE_OF: dict[PhaseType, str] = {
-    PhaseType.PRESENTATION: "pane-a",
-    PhaseType.REBUTTAL: "pane-a",
-    PhaseType.CONSISTENCY_TEST: "pane-a",
-    PhaseType.RESPONSE: "pane-b",
-    PhaseType.JUDGMENT: "pane-judge",
-}
+PANE_OF: dict[PhaseType, str] = {pt: f"pane-{seat}" for pt, seat in PHASE_SPEAKER.items()}
 #: how often each pane receives its new text (seconds): a turn renders only the new text (a paragraph at most
 #: per phase) and costs one frame of one pane; 8 a second reads as continuous streaming and leaves the loop
 #: idle most of the time, so a key rarely waits behind a frame. The timer ticks len(panes) times as often,
@@ -80,10 +75,9 @@ class LiveRoundScreen(Screen[None]):
         yield Static(Text.assemble((strip_control(r.dilemma.title or r.dilemma.id), "bold"),
                                    ("  blind judge" if r.blind_judge else "", "italic")), id="round-title")
         with Horizontal(id="panes"):
-            yield RolePane("Team A", r.team_a, (PhaseType.PRESENTATION, PhaseType.REBUTTAL,
-                                               PhaseType.CONSISTENCY_TEST), id="pane-a")
-            yield RolePane("Team B", r.team_b, (PhaseType.RESPONSE,), id="pane-b")
-            yield RolePane("Judge", r.judge, (PhaseType.JUDGMENT,), id="pane-judge")
+            yield RolePane("Team A", r.team_a, seat_phases("a"), id="pane-a")
+            yield RolePane("Team B", r.team_b, seat_phases("b"), id="pane-b")
+            yield RolePane("Judge", r.judge, seat_phases("judge"), id="pane-judge")
         yield Static("", id="round-state", markup=False)
         yield Footer()
 

@@ -130,8 +130,8 @@ class PairwiseView(VerticalScroll):
         a, b = self.pairs[event.cursor_row]
         families = self.families
         if families is None:  # the families the fit used: models.toml, else recorded in the rounds
-            from ebtui.core.usecases.compare import pair_families
+            from ebtui.core.usecases.report import families_for
             from ebtui.tui.services import app_context
 
-            families = pair_families(self.rounds, app_context(self).models)
+            families = families_for(self.rounds, app_context(self).models)
         self.app.push_screen(CompareScreen(self.rounds, a, b, families=families))

@@ -107,7 +107,10 @@ def test_family_comes_from_models_toml_then_provider_then_the_name(tmp_path) -> 
                     'family = "Mistral"\n[models.grok]\nprovider = "xai"\nmodel = "grok-4"\n'
                     '[models.claude]\nprovider = "anthropic"\nmodel = "claude-x"\n', encoding="utf-8")
     config = load_models_config(path)
-    assert config.get("grok").client_type == "openai" and config.get("grok").model_family == "xai"
+    from ebtui.core.families import configured_family
+
+    assert config.get("grok").client_type == "openai" and configured_family(config.get("grok")) == "xai"
+    assert configured_family(config.get("house")) == "Mistral"  # as written; resolved families are lower-cased
     fams = an.resolve_families(["house", "grok", "claude", "gemini-2.5-pro", "mystery"], config)
     assert fams == {"house": "mistral", "grok": "xai", "claude": "anthropic", "gemini-2.5-pro": "google",
                     "mystery": "mystery"}

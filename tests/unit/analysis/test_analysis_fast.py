@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from ebtui.core.analysis.bootstrap import replicate_fits, replicate_picks
-from ebtui.core.analysis.families import family_function
 from ebtui.core.analysis.fit import Design, fit, sum_code
 from ebtui.core.analysis.frame import Facts, ScoreFrame
+from ebtui.core.families import family_function
 from tests.support.sim_truth import default_truth, generate
 
 

@@ -1,12 +1,19 @@
-"""A model's family, for the same-family preference: `family = "..."` in models.toml, else its provider
-there, else the family recorded in its rounds when they were played (`Round.settings.families`), else a
-name heuristic (`model_family`), else the model's own name. See docs/STATISTICS.md, "Families".
+"""A model's family, for the same-family preference: the one rule, worked out here and nowhere else:
+`family = "..."` in models.toml, else its provider there, else the family recorded in its rounds
+(`Round.settings.families`, the newest round winning), else the name heuristic `model_family`, else the
+model's own name. See docs/STATISTICS.md, "Families".
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ebtui.core.facts import round_seats
+
+if TYPE_CHECKING:
+    from ebtui.config import ModelConfig, ModelsConfig
+    from ebtui.core.records import Round
 
 #: name fragments -> provider family; checked against each "/"-separated part of a model name
 FAMILY_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -28,13 +35,12 @@ PROVIDER_FAMILY: dict[str, str] = {"anthropic": "anthropic", "google": "google",
 
 
 def model_family(name: str, provider: str | None = None) -> str:
-    """The provider family of a model, by a documented heuristic.
+    """The provider family of a model by the name heuristic (rule 4).
 
-    1. A configured provider that names one family (anthropic, google/gemini, xai) decides.
+    1. A provider that names one family (anthropic, google/gemini, xai) decides.
     2. Otherwise the name: lower-cased, split on "/" (e.g. "meta-llama/Llama-3"), the first part that starts
-       with a known prefix (FAMILY_PREFIXES: claude→anthropic, gpt/o1/o3→openai, gemini→google, grok→xai,
-       qwen→alibaba, llama→meta, mistral→mistral, deepseek→deepseek, ...) decides.
-    3. A configured provider "openai" with an unrecognised name → openai; else the name itself (its own family).
+       with a known prefix (FAMILY_PREFIXES) decides.
+    3. A provider "openai" with an unrecognised name → openai; else the name itself (its own family).
     """
     if provider and provider.lower() in PROVIDER_FAMILY:
         return PROVIDER_FAMILY[provider.lower()]
@@ -49,26 +55,31 @@ def model_family(name: str, provider: str | None = None) -> str:
     return name.lower()
 
 
+def configured_family(cfg: ModelConfig) -> str:
+    """A configured model's family as models.toml gives it (rules 1-2): `family` when set, else the provider;
+    as written (this is what a round records)."""
+    return cfg.family or cfg.provider
 
-def recorded_families(rounds: Iterable[Any]) -> dict[str, str]:
-    """model -> family as recorded in the rounds' settings when they were played (the newest round wins)."""
+
+def newest_recorded(recorded: Iterable[tuple[object, Mapping[str, str] | None]]) -> dict[str, str]:
+    """model -> family from (timestamp, the families a round recorded) pairs: the newest round wins (rule 3)."""
     out: dict[str, str] = {}
-    for r in sorted(rounds, key=lambda r: str(getattr(r, "timestamp", "") or "")):
-        out.update(getattr(r.settings, "families", None) or {})
+    for _, families in sorted(recorded, key=lambda pair: str(pair[0] or "")):
+        out.update(families or {})
     return out
 
 
-def resolve_families(names: Iterable[str], config: Any | None = None,
+def resolve_families(names: Iterable[str], config: ModelsConfig | None = None,
                      recorded: Mapping[str, str] | None = None) -> dict[str, str]:
-    """name -> family for every name, from a ModelsConfig (or None) and the families recorded in the rounds
-    (`recorded_families`), by the rules of the module docstring."""
-    models = getattr(config, "models", None) or {}
+    """name -> family (lower-cased) for every name, from models.toml (or None) and the families recorded in
+    the rounds (`newest_recorded`), by the rules of the module docstring."""
+    models = config.models if config is not None else {}
     seen = recorded or {}
     out: dict[str, str] = {}
     for n in names:
         cfg = models.get(n)
         if cfg is not None:
-            out[n] = cfg.model_family.lower()  # ModelConfig owns "family, else the provider"
+            out[n] = configured_family(cfg).lower()
         elif seen.get(n):
             out[n] = seen[n].lower()
         else:
@@ -76,7 +87,13 @@ def resolve_families(names: Iterable[str], config: Any | None = None,
     return out
 
 
+def round_families(rounds: Sequence[Round], config: ModelsConfig | None = None) -> dict[str, str]:
+    """Every seated model's family over these rounds (`resolve_families` with what the rounds recorded)."""
+    names = {m for r in rounds for m in round_seats(r).values()}
+    return resolve_families(names, config, newest_recorded((r.timestamp, r.settings.families) for r in rounds))
+
+
 def family_function(families: Mapping[str, str] | None) -> Callable[[str], str]:
-    """A lookup that falls back to the name heuristic for names the mapping lacks."""
+    """A lookup over resolved families that falls back to the name heuristic for names the mapping lacks."""
     fam = dict(families or {})
     return lambda m: fam.get(m) or model_family(m)
