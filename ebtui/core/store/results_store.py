@@ -77,9 +77,9 @@ class ResultsStore:
     #: how many times this instance wrote index.json (tests and benchmarks read it)
     index_writes = _Part[int]("index", StoreIndex)
     #: unreadable files met while indexing or loading: (path, reason); they are never deleted
-    problems = _Part["list[tuple[str, str]]"]("index", StoreIndex)
+    problems = _Part[list[tuple[str, str]]]("index", StoreIndex)
     #: the first write this instance could not make (a full disk...): see StoreWriteError
-    write_failure = _Part["StoreWriteError | None"]("files", RoundFiles)
+    write_failure = _Part[StoreWriteError | None]("files", RoundFiles)
     rounds_dir = _Part[Path]("index", StoreIndex)
     index_path = _Part[Path]("index", StoreIndex)
     check_path = _Part[Path]("index", StoreIndex)

@@ -43,6 +43,8 @@ class RoundFiles:
         self, root: Path, cache: TextCache, *, durable: bool, note_problem: Callable[[str, str], None]
     ) -> None:
         self.root = root
+        self.rounds_dir = root / "rounds"
+        self.tournaments_dir = root / "tournaments"
         self.durable = durable
         #: the first write this instance could not make (a full disk...): see StoreWriteError
         self.write_failure: StoreWriteError | None = None
@@ -53,14 +55,6 @@ class RoundFiles:
         self._foreign: dict[str, dict[OverrideKey, Override]] = {}
         #: guards _foreign, which the writer thread and the callers of save_round both read
         self._foreign_lock = threading.Lock()
-
-    @property
-    def rounds_dir(self) -> Path:
-        return self.root / "rounds"
-
-    @property
-    def tournaments_dir(self) -> Path:
-        return self.root / "tournaments"
 
     def round_path(self, round_id: str) -> Path:
         return self.rounds_dir / f"{check_id('round', round_id)}.json"
