@@ -150,6 +150,7 @@ class ResultsStore:
         notify_saved(self, rid, data, stamp)  # e.g. the analysis columns (ebtui.core.analysis.source)
 
     def _write_round_file(self, path: Path, data: bytes) -> None:
+        """The atomic write itself, inside the index's bookkeeping (a subclass may wrap it: a slow disk)."""
         with self.index.file_write():
             self.files.write(path, data)
 
