@@ -1,6 +1,7 @@
 """The results store: one human-readable JSON file per round (the source of truth, written atomically) and
 a TinyDB index over them, batched, reconciled on open and shared safely by several processes under a file
-lock. Layout, crash safety and the index's rules: docs/STORE.md; the modules: docs/ARCHITECTURE.md.
+lock (`lock.py`). `ResultsStore` composes the parts (lock, round files, index, text cache, saver).
+Layout, crash safety and the index's rules: docs/STORE.md; the modules: docs/ARCHITECTURE.md.
 """
 
 from ebtui.core.facts import parse_criterion as normalise_criterion

@@ -1,6 +1,6 @@
-"""What in a store cannot be read, found afresh each time it is asked (`unreadable_entries`), and `ebtui store
-check` (`check_store`): the unreadable entries, the index, stale temporary files — and with repair, the index
-rebuilt and the stale files removed. Nothing here ever deletes or rewrites a round file."""
+"""`ebtui store check` (`check_store`): the unreadable entries (`unreadable.py`, found afresh), the index,
+stale temporary files — and with repair, the index rebuilt and the stale files removed. Nothing here ever
+deletes or rewrites a round file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ebtui.core.store.temp_files import remove_stale_temp_files, stale_temp_files
-from ebtui.core.store.unreadable import unreadable_entries
 
 if TYPE_CHECKING:
     from ebtui.core.store.results_store import ResultsStore
@@ -53,7 +52,7 @@ def _index_problem(store: ResultsStore) -> str | None:
     if not path.exists():
         return "index.json is missing (rebuilt from the round files on the next open)"
     try:
-        store._read_index()
+        store.index.read_index()
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         return f"index.json is unreadable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     return None
@@ -65,7 +64,7 @@ def check_store(store: ResultsStore, *, repair: bool = False) -> CheckReport:
     report = CheckReport(store.root)
     report.index_problem = _index_problem(store)
     report.stale = stale_temp_files(store.root)
-    report.unreadable = unreadable_entries(store)
+    report.unreadable = store.unreadable()
     gone = [p for p in report.stale if not p.exists()]  # the open's full check removes those of dead writers
     if gone:
         report.done.append(f"Removed {len(gone)} stale temporary file(s).")

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -172,6 +173,35 @@ def stat_stamp(path: Path) -> Stamp | None:
         return stamp_of(os.stat(path))
     except FileNotFoundError:
         return None
+
+
+class TextCache:
+    """Round files' text by round id, each with the stamp of the file it was read from or written to (a hit
+    needs the same stamp), the least recently used dropped beyond CACHE_SIZE. It holds JSON text, not Round
+    objects: callers get their own objects to mutate freely, and reading a file is the cost saved (parsing is
+    fast in pydantic-core)."""
+
+    #: parsed rounds kept in memory (checked against the file's stat before use)
+    CACHE_SIZE = 512
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[str, tuple[Stamp, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, rid: str, stamp: Stamp) -> bytes | None:
+        with self._lock:
+            hit = self._items.get(rid)
+            if hit is None or hit[0] != stamp:
+                return None
+            self._items.move_to_end(rid)
+            return hit[1]
+
+    def put(self, rid: str, stamp: Stamp, text: bytes) -> None:
+        with self._lock:
+            self._items[rid] = (stamp, text)
+            self._items.move_to_end(rid)
+            while len(self._items) > self.CACHE_SIZE:
+                self._items.popitem(last=False)
 
 
 # --------------------------------------------------------------------------------------------- TinyDB parts

@@ -10,22 +10,19 @@ import json
 import logging
 import os
 import stat
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from pydantic import JsonValue, ValidationError
 from tinydb import TinyDB
 from tinydb.middlewares import CachingMiddleware
 
-from ebtui.core.records import Override, Round
+from ebtui.core.records import Round
 from ebtui.core.store.entries import (
     INDEX_FORMAT,
     LIGHT_FIELDS,
     IndexDoc,
-    OverrideKey,
     index_entry,
     shown,
     valid_entry,
@@ -33,16 +30,20 @@ from ebtui.core.store.entries import (
 from ebtui.core.store.files import (
     AtomicJSONStorage,
     Stamp,
-    StoreWriteError,
+    TextCache,
+    WriteAbandoned,
     atomic_write,
+    fsync_dir,
     gc_paused,
     parse_json,
     stamp_of,
     stat_stamp,
     unreadable_reason,
 )
+from ebtui.core.store.lock import StoreLock
 from ebtui.core.store.query import RoundFilter
 from ebtui.core.store.temp_files import MARKER_PREFIX, remove_stale_temp_files
+from ebtui.core.store.unreadable import unreadable_entries
 
 log = logging.getLogger("ebtui.core.store")
 
@@ -50,31 +51,38 @@ MARKER_IDS = itertools.count()
 MISSING = -1  # the rounds folder's "mtime" while it does not exist
 
 
-class IndexMixin:
-    """The index half of ResultsStore (in-memory documents, index.json, index.check.json)."""
+class StoreIndex:
+    """The index part of ResultsStore: the in-memory index documents, index.json (written in batches, merged
+    with what other writers flushed), index.check.json and the reconciliation with the round files. Its
+    writes take the store's lock (`lock`); the round files it reads while indexing go into `cache`."""
 
-    # state owned by ResultsStore.__init__ (see there)
-    root: Path
-    durable: bool
-    problems: list[tuple[str, str]]
-    write_failure: StoreWriteError | None
-    index_writes: int
-    _lock: threading.RLock
-    _entries: dict[str, IndexDoc] | None
-    _dirty: set[str]
-    _index_stamp: Stamp | None
-    _written: dict[str, Stamp]
-    _foreign: dict[str, dict[OverrideKey, Override]]
-    _foreign_lock: threading.Lock
-    _cache: OrderedDict[str, tuple[Stamp, bytes]]
-    _last_flush: float
-    _marker: Path | None
-    _verified: int | None
-    _light: tuple[Stamp | None, dict[str, list[JsonValue]]] | None
-    FLUSH_MIN_SAVES: int
-    FLUSH_FRACTION: int
-    FLUSH_SECONDS: float
-    CACHE_SIZE: int
+    #: write index.json after this many saves at least ...
+    FLUSH_MIN_SAVES = 64
+    #: ... or a fraction 1/N of the index size, whichever is larger (keeps the cost per save flat) ...
+    FLUSH_FRACTION = 8
+    #: ... or when this many seconds have passed since the last index write
+    FLUSH_SECONDS = 5.0
+
+    def __init__(self, root: Path, lock: StoreLock, cache: TextCache, *, durable: bool) -> None:
+        self.root = root
+        self.durable = durable
+        self._lock = lock
+        self._cache = cache
+        #: how many times this instance wrote index.json (tests and benchmarks read it)
+        self.index_writes = 0
+        #: unreadable round files met while indexing: (path, reason); they are never deleted
+        self.problems: list[tuple[str, str]] = []
+        self._entries: dict[str, IndexDoc] | None = None  # round id -> index document
+        self._dirty: set[str] = set()
+        self._index_stamp: Stamp | None = None  # index.json as last read or written by us
+        self._last_flush = time.monotonic()
+        #: this instance's `.unindexed-*` marker while it has saves index.json lacks
+        self._marker: Path | None = None
+        #: the rounds folder's mtime when this instance last knew its index matched every round file
+        #: (None: it may not); kept up to date across its own saves
+        self._verified: int | None = None
+        #: index.check.json's filter columns, for load_rounds before the index is loaded
+        self._light: tuple[Stamp | None, dict[str, list[JsonValue]]] | None = None
 
     @property
     def rounds_dir(self) -> Path:
@@ -88,20 +96,25 @@ class IndexMixin:
     def check_path(self) -> Path:
         return self.root / "index.check.json"
 
-    def _writing(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError
+    @property
+    def loaded(self) -> bool:
+        """Whether this instance has read index.json (a query before that may be answered from the note)."""
+        return self._entries is not None
 
-    def _problem(self, path: str, reason: str) -> None:
+    def note_problem(self, path: str, reason: str) -> None:
+        """Record an unreadable file in `problems` (once)."""
         if (path, reason) not in self.problems:
             self.problems.append((path, reason))
 
-    def _cache_put(self, rid: str, stamp: Stamp, text: bytes) -> None:
-        # The cache holds JSON text, not Round objects: callers get their own objects to mutate freely,
-        # and reading a file is the cost saved (parsing is fast in pydantic-core).
-        self._cache[rid] = (stamp, text)
-        self._cache.move_to_end(rid)
-        while len(self._cache) > self.CACHE_SIZE:
-            self._cache.popitem(last=False)
+    def make_rounds_dir(self) -> None:
+        """Create rounds/ (on the lock's first use, the root made): a folder this instance created empty
+        still matches the index."""
+        try:
+            self.rounds_dir.mkdir()
+            if self._verified == MISSING:
+                self._verified = self._dir_mtime()
+        except FileExistsError:
+            pass
 
     def _dir_mtime(self) -> int:
         try:
@@ -139,18 +152,18 @@ class IndexMixin:
     def _select(self, filters: Mapping[str, object]) -> list[IndexDoc]:
         """The index documents (as held, not copies) matching `filters`, in query order."""
         spec = RoundFilter.parse(filters)
-        with self._lock:
-            self._ensure_loaded()
+        with self._lock.mutex:
+            self.ensure_loaded()
             self._merge_disk_index_if_changed()
             assert self._entries is not None
             entries = list(self._entries.values())
         return spec.select(entries)
 
-    def _light_ids(self, filters: Mapping[str, object]) -> list[str] | None:
+    def light_ids(self, filters: Mapping[str, object]) -> list[str] | None:
         """The ids `query(**filters)` would give, from index.check.json's columns, while this instance has
         not loaded the index yet and the note is trusted (else None: use the index)."""
         spec = RoundFilter.parse(filters)
-        with self._lock:
+        with self._lock.mutex:
             if self._entries is not None:
                 return None
             stamp = stat_stamp(self.index_path)
@@ -170,7 +183,7 @@ class IndexMixin:
                 light = self._light = (stamp, lists)
         return spec.column_ids(light[1])
 
-    def _read_index(self) -> dict[str, IndexDoc]:
+    def read_index(self) -> dict[str, IndexDoc]:
         """index.json through TinyDB; raises on a corrupt file."""
         db = TinyDB(self.index_path, durable=self.durable, storage=AtomicJSONStorage)
         try:
@@ -182,7 +195,7 @@ class IndexMixin:
             raise ValueError("the rounds table is not a JSON object")
         return {doc["id"]: doc for doc in table.values() if valid_entry(doc)}
 
-    def _ensure_loaded(self) -> None:
+    def ensure_loaded(self) -> None:
         """First use: load index.json, then bring it up to date with the round files."""
         if self._entries is not None:
             return
@@ -191,7 +204,7 @@ class IndexMixin:
         readable = False
         if self._index_stamp is not None:
             try:
-                entries = self._read_index()
+                entries = self.read_index()
                 readable = True
             except (OSError, ValueError, TypeError, AttributeError) as exc:
                 log.warning("%s: unreadable index (%s); rebuilding it from the round files", self.index_path, exc)
@@ -287,7 +300,7 @@ class IndexMixin:
         except FileNotFoundError:
             return out
         except OSError as exc:
-            self._problem(str(self.rounds_dir), f"cannot list the folder: {exc.strerror or exc}")
+            self.note_problem(str(self.rounds_dir), f"cannot list the folder: {exc.strerror or exc}")
             return out
         with it:
             for de in it:
@@ -299,10 +312,10 @@ class IndexMixin:
                 except FileNotFoundError:
                     continue
                 except OSError as exc:
-                    self._problem(os.path.join(self.rounds_dir, name), f"cannot read: {exc.strerror or exc}")
+                    self.note_problem(os.path.join(self.rounds_dir, name), f"cannot read: {exc.strerror or exc}")
                     continue
                 if not stat.S_ISREG(st.st_mode):
-                    self._problem(os.path.join(self.rounds_dir, name), "not a regular file")
+                    self.note_problem(os.path.join(self.rounds_dir, name), "not a regular file")
                     continue
                 out[name[:-5]] = stamp_of(st)
         return out
@@ -314,14 +327,14 @@ class IndexMixin:
             round_ = Round.model_validate_json(text)
         except (OSError, UnicodeDecodeError, ValidationError, ValueError) as exc:
             reason = unreadable_reason(exc)
-            self._problem(str(path), reason)
+            self.note_problem(str(path), reason)
             log.warning("%s: unreadable round file skipped (%s)", path, reason)
             return None
         if round_.id != rid:
-            self._problem(str(path), f"file name does not match round id {round_.id!r}")
+            self.note_problem(str(path), f"file name does not match round id {round_.id!r}")
             log.warning("%s: round id %r does not match the file name; skipped", path, round_.id)
             return None
-        self._cache_put(rid, stamp, text)
+        self._cache.put(rid, stamp, text)
         return index_entry(round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=stamp[1])
 
     def _reconcile(self) -> int:
@@ -350,15 +363,15 @@ class IndexMixin:
             return changed
         if changed or self._index_stamp is None:
             try:
-                with self._writing():
+                with self._lock.writing():
                     self._clean_dead_markers()
-                    self._flush_locked(force=True)
+                    self.write(force=True)
                     self._clean_stale_temps()
             except OSError as exc:  # a read-only store can still be browsed
                 log.warning("%s: cannot write the index (%s); using it in memory", self.index_path, exc)
         else:
             try:  # the index matched: only note that (so the next open skips this check)
-                with self._writing():
+                with self._lock.writing():
                     self._clean_dead_markers()
                     self._write_check()
                     self._clean_stale_temps()
@@ -368,9 +381,9 @@ class IndexMixin:
 
     def refresh(self) -> int:
         """Pick up rounds other processes saved but have not indexed yet (a directory scan)."""
-        with self._lock:
+        with self._lock.mutex:
             if self._entries is None:
-                self._ensure_loaded()
+                self.ensure_loaded()
                 return 0
             self._merge_disk_index_if_changed()
             return self._reconcile()
@@ -381,7 +394,7 @@ class IndexMixin:
         if stamp is None or stamp == self._index_stamp:
             return
         try:
-            disk = self._read_index()
+            disk = self.read_index()
         except (OSError, ValueError, TypeError, AttributeError):
             return  # being replaced or corrupt; the round files stay the truth
         self._index_stamp = stamp
@@ -395,7 +408,7 @@ class IndexMixin:
                 self._entries[rid] = e
                 self._dirty.discard(rid)
 
-    def _flush_due(self) -> bool:
+    def flush_due(self) -> bool:
         if not self._dirty:
             return False
         assert self._entries is not None
@@ -403,14 +416,14 @@ class IndexMixin:
             return True
         return time.monotonic() - self._last_flush >= self.FLUSH_SECONDS
 
-    def _flush_locked(self, *, force: bool = False) -> None:
+    def write(self, *, force: bool = False) -> None:
         """Write index.json (caller holds the flock): merge in what other writers flushed, then write."""
         if self._entries is None or (not self._dirty and not force):
             return
         stamp = stat_stamp(self.index_path)
         if stamp is not None and stamp != self._index_stamp:
             try:
-                self._merge(self._read_index())
+                self._merge(self.read_index())
             except (OSError, ValueError, TypeError, AttributeError):
                 pass  # corrupt on disk: ours (plus the round files) replaces it
         db = TinyDB(self.index_path, durable=self.durable, storage=CachingMiddleware(AtomicJSONStorage))  # type: ignore[no-untyped-call]
@@ -435,7 +448,7 @@ class IndexMixin:
     def rebuild_index(self) -> int:
         """Rebuild index.json from the round files alone. Unreadable files are skipped, logged and listed
         in `problems`, never deleted. Returns the number of rounds indexed."""
-        with self._lock, self._writing():
+        with self._lock.mutex, self._lock.writing():
             self.problems = []
             self._entries = {}
             self._verified = self._dir_mtime()
@@ -446,5 +459,76 @@ class IndexMixin:
             self._index_stamp = None  # do not merge the old index back in
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.index_path)
-            self._flush_locked(force=True)
+            self.write(force=True)
             return len(self._entries)
+
+    # ----------------------------------------------------------------------------------------- saves
+
+    @contextlib.contextmanager
+    def file_write(self) -> Iterator[None]:
+        """Around the atomic write of a round file (caller holds the flock), the bookkeeping that lets the
+        next open trust index.json: the marker first, then whether the folder changed only by us."""
+        self._mark_unindexed()
+        before = self._dir_mtime()
+        try:
+            yield
+        except WriteAbandoned:  # a temporary file came and went: the folder still changed only by us
+            self._verified = self._dir_mtime() if before == self._verified else None
+            raise
+        after = self._dir_mtime()
+        self._verified = after if before == self._verified else None
+
+    def _mark_unindexed(self) -> None:
+        """Before the first round write index.json will lack: leave a marker, so an open (by any process)
+        does the full check until this instance has written its index (or is known dead)."""
+        if self._marker is not None:
+            return
+        path = self.root / f"{MARKER_PREFIX}{os.getpid()}-{next(MARKER_IDS)}"
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        if self.durable:
+            fsync_dir(self.root)
+        self._marker = path
+
+    def record(self, rid: str, round_: Round, stamp: Stamp) -> None:
+        """Index the round just written (in memory; index.json follows in a batch)."""
+        assert self._entries is not None
+        self._entries[rid] = index_entry(round_, path=f"rounds/{rid}.json", stamp=stamp, saved_ns=time.time_ns())
+        self._dirty.add(rid)
+
+    def write_or_note(self) -> None:
+        """A batched index write: failing, it is only noted (the round file is saved, and the index is
+        rebuilt from the round files on the next open)."""
+        try:
+            self.write()
+        except OSError as exc:
+            log.debug("%s: cannot write the index now (%s)", self.index_path, exc)
+
+    def flush(self) -> None:
+        """Write pending index changes (OSError if it cannot: the round files stay the truth)."""
+        with self._lock.mutex:
+            if self._entries is None or (not self._dirty and self._marker is None):
+                return
+            with self._lock.writing():
+                if self._dirty:
+                    self.write()
+                elif self._marker is not None:  # a write that failed left it; nothing is unindexed
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(self._marker)
+                    self._marker = None
+
+    def unreadable(self, *, deep: bool = True) -> list[tuple[str, str]]:
+        """Every entry in rounds/ that cannot be read, as (path, reason) (see unreadable_entries); each is
+        recorded in `problems` and left out of queries from then on, never deleted."""
+        with self._lock.mutex:
+            self.ensure_loaded()
+            entries = self._entries
+            assert entries is not None
+            found = unreadable_entries(self.rounds_dir, entries, deep=deep)
+            for path, reason in found:
+                if path == str(self.rounds_dir):  # the folder itself cannot be listed
+                    continue
+                self.note_problem(path, reason)
+                rid = os.path.basename(path)[:-5]
+                if entries.pop(rid, None) is not None:
+                    self._dirty.add(rid)
+        return found

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from ebtui.core.records import Round
+from ebtui.core.store.entries import IndexDoc
 from ebtui.core.store.files import unreadable_reason
-from ebtui.core.store.index import IndexMixin
 
 
 def why_unreadable(path: Path, rid: str) -> str | None:
@@ -34,48 +35,38 @@ def why_unreadable(path: Path, rid: str) -> str | None:
     return None
 
 
-def unreadable_entries(store: IndexMixin, *, deep: bool = True) -> list[tuple[str, str]]:
-    """Every entry in `rounds/` the store cannot read, as (path, reason), looked for afresh on every call: a
-    folder listing compared with the index, reading only the entries the index lacks — and with `deep`, one
-    stat per entry, so a file changed in place since it was indexed (truncated) is read again too (about
-    30 ms per 1,000 rounds). An entry found unreadable is left out of the store's queries from then on; it
-    is never deleted."""
+def unreadable_entries(rounds_dir: Path, known: Mapping[str, IndexDoc], *, deep: bool = True) -> list[tuple[str, str]]:
+    """Every entry in `rounds_dir` that cannot be read, as (path, reason), looked for afresh on every call: a
+    folder listing compared with the index documents `known`, reading only the entries the index lacks — and
+    with `deep`, one stat per entry, so a file changed in place since it was indexed (truncated) is read again
+    too (about 30 ms per 1,000 rounds). A folder that cannot be listed is one entry: (rounds_dir, reason)."""
     out: list[tuple[str, str]] = []
-    with store._lock:
-        store._ensure_loaded()
-        entries = store._entries
-        assert entries is not None
-        try:
-            it = os.scandir(store.rounds_dir)
-        except FileNotFoundError:
-            return out
-        except OSError as exc:
-            return [(str(store.rounds_dir), unreadable_reason(exc))]
-        suspects: list[str] = []
-        with it:
-            for de in it:
-                name = de.name
-                if name[0] == "." or not name.endswith(".json"):
-                    continue
-                known = entries.get(name[:-5])
-                if known is None:
-                    suspects.append(name)
-                elif deep:
-                    try:
-                        st = de.stat()
-                    except OSError:
-                        suspects.append(name)
-                        continue
-                    if st.st_mtime_ns != known.get("mtime_ns") or st.st_size != known.get("size"):
-                        suspects.append(name)
-        for name in sorted(suspects):
-            rid = name[:-5]
-            path = store.rounds_dir / name
-            reason = why_unreadable(path, rid)
-            if reason is None:
+    try:
+        it = os.scandir(rounds_dir)
+    except FileNotFoundError:
+        return out
+    except OSError as exc:
+        return [(str(rounds_dir), unreadable_reason(exc))]
+    suspects: list[str] = []
+    with it:
+        for de in it:
+            name = de.name
+            if name[0] == "." or not name.endswith(".json"):
                 continue
+            doc = known.get(name[:-5])
+            if doc is None:
+                suspects.append(name)
+            elif deep:
+                try:
+                    st = de.stat()
+                except OSError:
+                    suspects.append(name)
+                    continue
+                if st.st_mtime_ns != doc.get("mtime_ns") or st.st_size != doc.get("size"):
+                    suspects.append(name)
+    for name in sorted(suspects):
+        path = rounds_dir / name
+        reason = why_unreadable(path, name[:-5])
+        if reason is not None:
             out.append((str(path), reason))
-            store._problem(str(path), reason)
-            if entries.pop(rid, None) is not None:
-                store._dirty.add(rid)
     return out

@@ -270,14 +270,14 @@ def test_override_made_while_the_engine_holds_the_round_survives_its_later_saves
 def test_index_is_written_in_batches_not_on_every_save(root: Path) -> None:
     s = open_store(root)
     writes: list[int] = []
-    original = s._flush_locked
+    original = s.index.write
 
     def counting(**kw: object) -> None:
         before = s.index_writes
         original(**kw)
         writes.append(s.index_writes - before)
 
-    s._flush_locked = counting  # type: ignore[method-assign]
+    s.index.write = counting  # type: ignore[method-assign]
     stamps = set()
     for i in range(300):
         s.save_round(make_round(i, text_size=10))

@@ -16,6 +16,7 @@ import pytest
 
 from ebtui.core.records import Round, RoundStatus
 from ebtui.core.store import BackgroundSaver, ResultsStore, StoreError
+from ebtui.core.store.index import StoreIndex
 from tests.support.factories import make_round, open_store
 from tests.support.paths import subprocess_env
 
@@ -42,13 +43,13 @@ def _fill(root: Path, n: int = 12) -> list[Round]:
 def _no_scan(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every full check (the stat of every round file) instead of forbidding it."""
     scans: list[str] = []
-    original = ResultsStore._scan
+    original = StoreIndex._scan
 
-    def scan(self: ResultsStore) -> dict[str, tuple[int, int, int]]:
+    def scan(self: StoreIndex) -> dict[str, tuple[int, int, int]]:
         scans.append(str(self.root))
         return original(self)
 
-    monkeypatch.setattr(ResultsStore, "_scan", scan)
+    monkeypatch.setattr(StoreIndex, "_scan", scan)
     return scans
 
 
@@ -166,7 +167,7 @@ def test_light_load_rounds_matches_the_index(root: Path, monkeypatch: pytest.Mon
     fresh = ResultsStore(root)
     got = fresh.load_rounds(**filters)
     assert _ids(got) == expected
-    assert fresh._entries is None  # answered from the note's columns: index.json was not parsed
+    assert not fresh.index.loaded  # answered from the note's columns: index.json was not parsed
     assert all(isinstance(r, Round) for r in got)
 
 

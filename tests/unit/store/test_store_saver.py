@@ -63,7 +63,7 @@ def test_the_file_holds_the_round_as_handed_over_not_as_changed_after(tmp_path: 
     store = open_store(tmp_path)
     bg = store.background_saver()
     r = _live_round()
-    with store._lock:  # the writer thread waits for this lock: the engine changes the round meanwhile
+    with store.lock.mutex:  # the writer thread waits for this lock: the engine changes the round meanwhile
         bg.save_round(r)
         assert r.judgment is not None
         r.judgment.overrides.clear()
