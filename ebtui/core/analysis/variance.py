@@ -6,7 +6,7 @@ The model, the estimator and its rules: docs/STATISTICS.md, "Variance components
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
@@ -107,6 +107,7 @@ class Component:
     low: float | None = None
     high: float | None = None
     note: str = ""
+    raw: float | None = None  # the moment estimate before a negative one is shown as 0
 
     @property
     def sd(self) -> float | None:
@@ -304,10 +305,20 @@ def _separable(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     return [c for c in COMPONENTS[:-1] if c not in why], why
 
 
-def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
-    """Henderson III: the fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain);
-    judge x model; then judge (crossed chain). Returns raw (possibly negative) estimates, or None when the
-    equations are singular."""
+@dataclass
+class _Equations:
+    """Henderson III's moment equations: E[s] = A @ (components, residual); `drop[c]`: the rows of the fit with c
+    and of the fit without it, and the rank (degrees of freedom) c's reduction has."""
+
+    unknowns: list[str]
+    A: np.ndarray
+    s: np.ndarray
+    drop: dict[str, tuple[int, int, int]]
+
+
+def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
+    """The fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain); judge x model;
+    then judge (crossed chain)."""
     n = len(d.y)
     nested = [c for c in ("exchange", "model_dilemma", "dilemma") if c in comps]
     crossed = [c for c in ("judge_model", "judge") if c in comps]
@@ -321,16 +332,60 @@ def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
     unknowns = [*comps, "residual"]
     A = np.zeros((len(fits), len(unknowns)))
     s = np.zeros(len(fits))
+    ranks: list[int] = []
     for row, (inc, absorb) in enumerate(fits):
         sse, rank, coef = _fit_terms(d, inc, absorb, comps)
         s[row] = sse
-        for f, c in coef.items():
-            A[row, unknowns.index(f)] = c
+        ranks.append(rank)
+        for f, value in coef.items():
+            A[row, unknowns.index(f)] = value
         A[row, -1] = n - rank
-    if A[0, -1] <= 0 or np.linalg.matrix_rank(A) < len(unknowns):
+    drop: dict[str, tuple[int, int, int]] = {}
+    for i, name in enumerate(nested):
+        drop[name] = (i, i + 1, ranks[i] - ranks[i + 1])
+    for i, name in enumerate(crossed):
+        with_c = 0 if i == 0 else len(nested) + i
+        drop[name] = (with_c, len(nested) + 1 + i, ranks[with_c] - ranks[len(nested) + 1 + i])
+    return _Equations(unknowns, A, s, drop)
+
+
+def _solve(eq: _Equations) -> dict[str, float] | None:
+    A, s = eq.A, eq.s
+    if A[0, -1] <= 0 or np.linalg.matrix_rank(A) < len(eq.unknowns):
         return None
     sol = np.linalg.solve(A, s) if A.shape[0] == A.shape[1] else np.linalg.lstsq(A, s, rcond=None)[0]
-    return dict(zip(unknowns, (float(v) for v in sol), strict=True))
+    return dict(zip(eq.unknowns, (float(v) for v in sol), strict=True))
+
+
+def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
+    """Henderson III's raw (possibly negative) estimates, or None when the equations are singular."""
+    return _solve(_equations(d, comps))
+
+
+def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
+                       level: float = 0.95) -> tuple[float, float, int] | None:
+    """A component's interval from its own reduction in sum of squares Q (the fit with it minus the fit
+    without it, rank df): Q / E[Q] is about chi-square(df) / df, and E[Q] = k var + the other components' part
+    (taken at their estimates), so var lies in [(df Q / q_hi - rest) / k, (df Q / q_lo - rest) / k], clipped at 0.
+    The lower end reaches 0 when the data cannot tell the component from nothing (a component at 0 is
+    covered). None when the reduction has fewer than 2 df."""
+    if name not in eq.drop:
+        return None
+    with_c, without, df = eq.drop[name]
+    if df < 2:
+        return None
+    from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
+
+    q = float(eq.s[without] - eq.s[with_c])
+    coef = eq.A[without] - eq.A[with_c]
+    k = float(coef[eq.unknowns.index(name)])
+    if not k > 0:
+        return None
+    rest = sum(float(coef[i]) * max(est[u], 0.0) for i, u in enumerate(eq.unknowns) if u != name)
+    a = (1 - level) / 2
+    lo = (df * max(q, 0.0) / float(chdtri(df, a)) - rest) / k
+    hi = (df * max(q, 0.0) / float(chdtri(df, 1 - a)) - rest) / k
+    return max(lo, 0.0), max(hi, 0.0), df
 
 
 def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
@@ -339,7 +394,8 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
     if not rows:
         return default_components()
     comps, why = _separable(rows)
-    est = _estimate(_prepare(rows), comps)
+    eq = _equations(_prepare(rows), comps)
+    est = _solve(eq)
     if est is None:
         return default_components("the scores cannot separate the components (too few scores per factor)")
     G = len({r.dilemma for r in rows})
@@ -375,23 +431,21 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             note = f"estimate {v:.3f} < 0, reported as 0"
             v = 0.0
         lo = hi = None
-        levels = len({getattr(r, k) for r in rows}) if k in FEW_LEVELS else 0
-        if k in FEW_LEVELS and levels >= 3 and v > 0:
+        red = reduction_interval(eq, est, k) if k in FEW_LEVELS else None
+        if red is not None:
             # a variance seen through a handful of levels: resampling them is too narrow (the percentile
             # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
-            # interval with levels - 1 degrees of freedom is the honest width
-            df = levels - 1
-            from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
-
-            lo, hi = v * df / float(chdtri(df, 0.025)), v * df / float(chdtri(df, 0.975))
-            note = note or f"chi-square interval, {df} df ({levels} levels)"
+            # interval of its own reduction (levels - 1 df), the other components' part taken off, is the
+            # honest width, and its lower end reaches 0 when the data cannot rule 0 out
+            lo, hi, df = red
+            note = note or f"chi-square interval, {df} df"
         elif len(draws[k]) >= 20:
             lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))
             if k in FEW_LEVELS and v == 0:
                 note = note or "estimate 0: upper end from the dilemma resamples"
         elif not note:
             note = "interval blank: too few usable dilemma resamples" if G >= 3 else "interval blank: fewer than 3 dilemmas"
-        out[k] = Component(k, v, lo, hi, note)
+        out[k] = Component(k, v, lo, hi, note, est[k])
     if "exchange" not in est:
         notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
                      "in the residual; a plan will then overrate what extra judges buy.")

@@ -161,12 +161,26 @@ def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
     assert np.mean(excl) >= 0.75
 
 
+def test_planned_power_matches_the_achieved_power_at_four_dilemmas() -> None:
+    """At 4 dilemmas the interval is t(3) x a bootstrap SE with 3 df: the plan's power is a noncentral t with
+    those df, so where it promises 80% about 80% of tournaments exclude 0 (60 seeds: sd of the rate 0.05)."""
+    p, _ = _power_case("rotate", 4, 0.8)
+    _, excl = _obtained(p, 4, "rotate", range(900, 960), pair=("m1", "m2"), replicates=150)
+    assert abs(float(np.mean(excl)) - 0.8) <= 0.15
+    # the normal approximation would promise 80% for a gap the t-based interval finds far less often
+    q = predict_pairs(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")), p.vc, pairs=[("m1", "m2")])[0]
+    normal_gap = (1.96 + 0.84) * q.se_true
+    assert power(normal_gap, q.se, 4, se_true=q.se_true) < 0.6
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("mode", "G"), [("rotate", 4), ("panel", 8), ("rotate", 16)])
+@pytest.mark.parametrize(("mode", "G"), [("rotate", 4), ("rotate", 8), ("rotate", 12), ("panel", 8)])
 def test_planned_power_is_calibrated(mode: str, G: int) -> None:
+    """400 seeds (sd of the achieved rate 0.02): achieved within 0.06 (3 sd) of the promised 0.8. Measured:
+    0.833 at 4 rotate, 0.818 at 8 rotate, 0.812 at 12 rotate (docs/STATISTICS.md)."""
     p, _ = _power_case(mode, G, 0.8)
-    _, excl = _obtained(p, G, mode, range(500, 580), pair=("m1", "m2"))
-    assert np.mean(excl) >= 0.7  # 0.8 promised; 80 seeds: sd 0.045
+    _, excl = _obtained(p, G, mode, range(500, 900), pair=("m1", "m2"))
+    assert abs(float(np.mean(excl)) - 0.8) <= 0.06
 
 
 def test_more_dilemmas_shrink_what_more_judges_cannot() -> None:
