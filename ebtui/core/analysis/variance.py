@@ -146,8 +146,10 @@ class VarianceComponents:
             rows.append(d)
         return {"source": self.source, "unit": "a team's mean-of-criteria score in one judgment",
                 "n_scores": self.n_rows, "dilemmas": self.dilemmas,
-                "method": "Henderson method III (fitting constants); 95% percentile cluster bootstrap over "
-                          "dilemmas" if self.source == "estimated" else "documented defaults (no data)",
+                "method": "Henderson method III (fitting constants); 95% chi-square intervals from each "
+                          "component's reduction in sums of squares" + ("; percentile cluster bootstrap over "
+                          "dilemmas where a reduction has under 2 df" if self.replicates else "")
+                if self.source == "estimated" else "documented defaults (no data)",
                 "bootstrap": {"seed": self.seed, "replicates": self.replicates} if self.replicates else None,
                 "components": rows, "notes": list(self.notes)}
 
@@ -369,15 +371,17 @@ def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
     (taken at their estimates), so var lies in [(df Q / q_hi - rest) / k, (df Q / q_lo - rest) / k], clipped at 0.
     The lower end reaches 0 when the data cannot tell the component from nothing (a component at 0 is
     covered). None when the reduction has fewer than 2 df."""
-    if name not in eq.drop:
+    if name == "residual":  # the full fit's own residual sum of squares
+        q, coef, df = float(eq.s[0]), eq.A[0], int(round(float(eq.A[0, -1])))
+    elif name in eq.drop:
+        with_c, without, df = eq.drop[name]
+        q, coef = float(eq.s[without] - eq.s[with_c]), eq.A[without] - eq.A[with_c]
+    else:
         return None
-    with_c, without, df = eq.drop[name]
     if df < 2:
         return None
     from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
 
-    q = float(eq.s[without] - eq.s[with_c])
-    coef = eq.A[without] - eq.A[with_c]
     k = float(coef[eq.unknowns.index(name)])
     if not k > 0:
         return None
@@ -390,7 +394,9 @@ def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
 
 def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
                         seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
-    """The components with 95% cluster-bootstrap intervals (see the module docstring)."""
+    """The components with 95% intervals: chi-square from each component's reduction in sums of squares, the
+    dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df; blank below 3
+    dilemmas."""
     if not rows:
         return default_components()
     comps, why = _separable(rows)
@@ -400,26 +406,11 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
         return default_components("the scores cannot separate the components (too few scores per factor)")
     G = len({r.dilemma for r in rows})
     notes: list[str] = []
-    by_dil: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        by_dil.setdefault(r.dilemma, []).append(i)
-    names = sorted(by_dil)
-    draws: dict[str, list[float]] = {k: [] for k in est}
-    if G >= 3 and replicates > 0:
-        rng = np.random.default_rng(seed)
-        for _ in range(replicates):
-            picks = rng.integers(0, G, size=G)
-            idx = np.concatenate([by_dil[names[p]] for p in picks])
-            labels = [f"{names[p]}#{k}" for k, p in enumerate(picks) for _ in by_dil[names[p]]]
-            try:
-                rep = _estimate(_prepare([rows[i] for i in idx], labels), comps)
-            except np.linalg.LinAlgError:
-                rep = None
-            if rep is not None:
-                for k, v in rep.items():
-                    draws[k].append(max(v, 0.0))
-    else:
-        notes.append("intervals blank: fewer than 3 dilemmas" if G < 3 else "intervals not computed")
+    reduced = {k: reduction_interval(eq, est, k) for k in est} if G >= 3 else {}
+    boot = [k for k in est if reduced.get(k) is None] if G >= 3 and replicates > 0 else []
+    draws = _bootstrap(rows, comps, replicates, seed) if boot else {k: [] for k in est}
+    if G < 3:
+        notes.append("intervals blank: fewer than 3 dilemmas")
     out: dict[str, Component] = {}
     for k in COMPONENTS:
         if k not in est:
@@ -431,12 +422,12 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             note = f"estimate {v:.3f} < 0, reported as 0"
             v = 0.0
         lo = hi = None
-        red = reduction_interval(eq, est, k) if k in FEW_LEVELS else None
+        red = reduced.get(k)
         if red is not None:
-            # a variance seen through a handful of levels: resampling them is too narrow (the percentile
-            # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
-            # interval of its own reduction (levels - 1 df), the other components' part taken off, is the
-            # honest width, and its lower end reaches 0 when the data cannot rule 0 out
+            # the chi-square interval of the component's own reduction (the other components' part taken off;
+            # its lower end reaches 0 when the data cannot rule 0 out). The percentile dilemma bootstrap it
+            # replaced was too narrow: it held a planted dilemma variance (6 dilemmas) or model x dilemma
+            # variance far less often than 95% (docs/STATISTICS.md)
             lo, hi, df = red
             note = note or f"chi-square interval, {df} df"
         elif len(draws[k]) >= 20:
@@ -449,8 +440,31 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
     if "exchange" not in est:
         notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
                      "in the residual; a plan will then overrate what extra judges buy.")
-    return VarianceComponents(out, "estimated", len(rows), G, notes,
-                              replicates if G >= 3 else 0, seed)
+    return VarianceComponents(out, "estimated", len(rows), G, notes, replicates if boot else 0, seed)
+
+
+def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:
+    """Per component: its (truncated) estimates over dilemma resamples (for a component without a reduction
+    interval)."""
+    by_dil: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_dil.setdefault(r.dilemma, []).append(i)
+    names = sorted(by_dil)
+    G = len(names)
+    draws: dict[str, list[float]] = {k: [] for k in [*comps, "residual"]}
+    rng = np.random.default_rng(seed)
+    for _ in range(replicates):
+        picks = rng.integers(0, G, size=G)
+        idx = np.concatenate([by_dil[names[p]] for p in picks])
+        labels = [f"{names[p]}#{k}" for k, p in enumerate(picks) for _ in by_dil[names[p]]]
+        try:
+            rep = _estimate(_prepare([rows[i] for i in idx], labels), comps)
+        except np.linalg.LinAlgError:
+            rep = None
+        if rep is not None:
+            for k, v in rep.items():
+                draws[k].append(max(v, 0.0))
+    return draws
 
 
 def judgment_rows_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> list[Row]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ebtui.core.analysis.variance import COMPONENTS
 from tests.support.sim_vc import Coverage, Planted, component_coverage, planted
 
-#: the coverage criterion: nominal 95%; 0.85 is 5 sd of a 150-seed rate below it, so a real shortfall (the
+#: the coverage criterion: nominal 95%; 0.85 is 6 sd of a 200-seed rate below it, so a real shortfall (the
 #: old chi-square interval held a dilemma variance of 0 about half the time) fails and seed noise does not
 COVER = 0.85
 
@@ -21,6 +22,7 @@ DESIGNS: dict[str, tuple[dict[str, float], dict[str, Any]]] = {
     "dilemma and judge x model at 0": ({"dilemma": 0.0, "judge_model": 0.0}, {"dilemmas": 6}),
     "30% of scores missing": ({}, {"dilemmas": 6, "drop": 0.3}),
     "a judge on one dilemma": ({}, {"dilemmas": 5, "sparse_judge": "m4"}),
+    "one rotating judge per exchange, 8 dilemmas": ({}, {"dilemmas": 8, "judges": "rotate"}),
 }
 
 
@@ -30,17 +32,22 @@ def _planted(extra: dict[str, float]) -> Planted:
     return p
 
 
-def _check(cov: Coverage, cover: float, bias_se: float) -> None:
+def _check(cov: Coverage, cover: float) -> None:
+    """Every separable component: coverage at least `cover`; the mean estimate within a quarter of one
+    estimate's sd of the truth, plus 3 standard errors of that mean (seed noise)."""
     for k in COMPONENTS:
-        assert cov.bias_in_se(k) <= bias_se, (k, cov.table())
+        if not cov.raw[k]:  # not separable in this design (exchange with one judge per exchange): blank
+            assert cov.blank[k] > 0 and not cov.hits[k]
+            continue
+        assert cov.bias_in_sd(k) <= 0.25 + 3 / np.sqrt(len(cov.raw[k])), (k, cov.table())
         assert cov.rate(k) >= cover, (k, cov.table())
 
 
 def test_components_and_intervals_on_a_light_sample_of_seeds() -> None:
-    """30 seeds of the hardest design for the chi-square intervals: dilemma and judge x model planted at 0."""
+    """16 seeds of the hardest design for the chi-square intervals: dilemma and judge x model planted at 0."""
     extra, design = DESIGNS["dilemma and judge x model at 0"]
-    cov = component_coverage(_planted(extra), seeds=range(30), replicates=40, **design)
-    _check(cov, 0.75, 3.5)
+    cov = component_coverage(_planted(extra), seeds=range(16), replicates=30, **design)
+    _check(cov, 0.75)
     assert not any(cov.blank.values())
 
 
@@ -53,5 +60,5 @@ def test_a_component_at_zero_gets_an_interval_reaching_zero() -> None:
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_intervals_cover_the_planted_components(name: str) -> None:
     extra, design = DESIGNS[name]
-    cov = component_coverage(_planted(extra), seeds=range(150), **design)
-    _check(cov, COVER, 3.5)
+    cov = component_coverage(_planted(extra), seeds=range(200), **design)
+    _check(cov, COVER)
