@@ -83,3 +83,56 @@ class Draw:
 
 def generate(p: Planted, *, dilemmas: int, judges: str = "rotate", repeats: int = 1, seed: int = 0) -> list[Round]:
     return Draw(p, seed).rounds(schedule_for(p, dilemmas=dilemmas, judges=judges, repeats=repeats, seed=seed))
+
+
+#: what the integer rounding of the seven criteria adds to the residual of their mean (1/12 / 7)
+ROUNDING = 1.0 / 84.0
+
+
+@dataclass
+class Coverage:
+    """Over seeds, per component: the raw estimates, and whether each non-blank interval held the truth."""
+
+    truth: dict[str, float]
+    raw: dict[str, list[float]] = field(default_factory=dict)
+    hits: dict[str, list[bool]] = field(default_factory=dict)
+    blank: dict[str, int] = field(default_factory=dict)
+
+    def rate(self, k: str) -> float:
+        return float(np.mean(self.hits[k])) if self.hits.get(k) else float("nan")
+
+    def bias_in_sd(self, k: str) -> float:
+        """The mean raw estimate's distance from the truth, in standard deviations of one estimate."""
+        v = np.asarray(self.raw[k])
+        return float(abs(v.mean() - self.truth[k]) / v.std(ddof=1))
+
+    def table(self) -> str:
+        return "\n".join(f"{k:14s} truth {t:.3f} mean {np.mean(self.raw[k]):.3f} sd {np.std(self.raw[k]):.3f} cover {self.rate(k):.3f} "
+                         f"({len(self.hits.get(k, []))}, blank {self.blank.get(k, 0)})" for k, t in self.truth.items())
+
+
+def component_coverage(p: Planted, *, dilemmas: int, judges: str = "panel", seeds: Sequence[int],
+                       replicates: int = 60, drop: float = 0.0, sparse_judge: str | None = None) -> Coverage:
+    """Estimate the components (ebtui.core.analysis.variance) of tournaments planted from `p` and check each
+    interval against the planted value. `drop`: the share of team scores lost at random (missing cells);
+    `sparse_judge`: a judge whose scores are kept on the first dilemma only."""
+    from ebtui.core.analysis.variance import COMPONENTS, estimate_components, judgment_rows
+
+    truth = {k: p.vc.get(k, 0.0) + (ROUNDING if k == "residual" else 0.0) for k in COMPONENTS}
+    out = Coverage(truth, {k: [] for k in COMPONENTS}, {k: [] for k in COMPONENTS}, dict.fromkeys(COMPONENTS, 0))
+    for seed in seeds:
+        rows = judgment_rows(generate(p, dilemmas=dilemmas, judges=judges, seed=seed), lambda m: m)
+        rng = np.random.default_rng(seed + 7919)
+        rows = [r for r in rows if rng.random() >= drop and (r.judge != sparse_judge or r.dilemma == "d01")]
+        vc = estimate_components(rows, replicates=replicates, seed=seed)
+        # an exchange scored once: its variance is inside the residual's
+        inside = truth["exchange"] if vc.components["exchange"].variance is None else 0.0
+        for k in COMPONENTS:
+            c = vc.components[k]
+            if c.raw is not None:
+                out.raw[k].append(c.raw - (inside if k == "residual" else 0.0))
+            if c.low is None or c.high is None:
+                out.blank[k] += 1
+            else:
+                out.hits[k].append(c.low <= truth[k] + (inside if k == "residual" else 0.0) <= c.high)
+    return out

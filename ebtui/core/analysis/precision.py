@@ -282,9 +282,10 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
     vc_rows = sample_exchanges(vc_rows, REPORT_VC_MAX_ROWS)
     reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
     vc = estimate_components(vc_rows, replicates=reps)
-    if not reps:
-        vc.notes.append(f"intervals of the model_dilemma, exchange, judge_model and residual components left out "
-                        f"above {REPORT_VC_BOOTSTRAP_ROWS:,} team scores (each dilemma resample refits every "
+    if not reps and any(c.variance is not None and c.low is None for c in vc.components.values()) \
+            and vc.dilemmas >= 3:
+        vc.notes.append(f"intervals of components whose reduction has under 2 df left out above "
+                        f"{REPORT_VC_BOOTSTRAP_ROWS:,} team scores (each dilemma resample refits every "
                         "projection); `ebtui plan --from` gives them")
     if len(vc_rows) < all_rows:
         vc.notes.append(f"estimated from a seeded sample of whole exchanges: {len(vc_rows):,} of {all_rows:,} team "
@@ -292,7 +293,8 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
     rows = [[c["component"], c["variance"], c["sd"], c["ci_low"], c["ci_high"], c["share"], c["note"]]
             for c in vc.json()["components"]]
     notes = ["variance: of a team's mean-of-criteria score in one judgment (score points squared); 95% interval: "
-             f"percentile cluster bootstrap over dilemmas ({REPORT_VC_REPLICATES} resamples); share: of the total. Henderson method III "
+             "chi-square from the component's own reduction in sums of squares, the other components' part taken "
+             "off (a dilemma bootstrap only where that has under 2 df); share: of the total. Henderson method III "
              "(docs/STATISTICS.md). model_dilemma and exchange shrink only with more dilemmas or exchanges; "
              "more judges average only judge_model and residual.", *vc.notes]
     table = Table("variance_components", f"Variance components ({vc.source})",

@@ -6,7 +6,7 @@ The model, the estimator and its rules: docs/STATISTICS.md, "Variance components
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
@@ -107,6 +107,7 @@ class Component:
     low: float | None = None
     high: float | None = None
     note: str = ""
+    raw: float | None = None  # the moment estimate before a negative one is shown as 0
 
     @property
     def sd(self) -> float | None:
@@ -145,8 +146,10 @@ class VarianceComponents:
             rows.append(d)
         return {"source": self.source, "unit": "a team's mean-of-criteria score in one judgment",
                 "n_scores": self.n_rows, "dilemmas": self.dilemmas,
-                "method": "Henderson method III (fitting constants); 95% percentile cluster bootstrap over "
-                          "dilemmas" if self.source == "estimated" else "documented defaults (no data)",
+                "method": "Henderson method III (fitting constants); 95% chi-square intervals from each "
+                          "component's reduction in sums of squares" + ("; percentile cluster bootstrap over "
+                          "dilemmas where a reduction has under 2 df" if self.replicates else "")
+                if self.source == "estimated" else "documented defaults (no data)",
                 "bootstrap": {"seed": self.seed, "replicates": self.replicates} if self.replicates else None,
                 "components": rows, "notes": list(self.notes)}
 
@@ -304,10 +307,20 @@ def _separable(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     return [c for c in COMPONENTS[:-1] if c not in why], why
 
 
-def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
-    """Henderson III: the fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain);
-    judge x model; then judge (crossed chain). Returns raw (possibly negative) estimates, or None when the
-    equations are singular."""
+@dataclass
+class _Equations:
+    """Henderson III's moment equations: E[s] = A @ (components, residual); `drop[c]`: the rows of the fit with c
+    and of the fit without it, and the rank (degrees of freedom) c's reduction has."""
+
+    unknowns: list[str]
+    A: np.ndarray
+    s: np.ndarray
+    drop: dict[str, tuple[int, int, int]]
+
+
+def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
+    """The fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain); judge x model;
+    then judge (crossed chain)."""
     n = len(d.y)
     nested = [c for c in ("exchange", "model_dilemma", "dilemma") if c in comps]
     crossed = [c for c in ("judge_model", "judge") if c in comps]
@@ -321,49 +334,83 @@ def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
     unknowns = [*comps, "residual"]
     A = np.zeros((len(fits), len(unknowns)))
     s = np.zeros(len(fits))
+    ranks: list[int] = []
     for row, (inc, absorb) in enumerate(fits):
         sse, rank, coef = _fit_terms(d, inc, absorb, comps)
         s[row] = sse
-        for f, c in coef.items():
-            A[row, unknowns.index(f)] = c
+        ranks.append(rank)
+        for f, value in coef.items():
+            A[row, unknowns.index(f)] = value
         A[row, -1] = n - rank
-    if A[0, -1] <= 0 or np.linalg.matrix_rank(A) < len(unknowns):
+    drop: dict[str, tuple[int, int, int]] = {}
+    for i, name in enumerate(nested):
+        drop[name] = (i, i + 1, ranks[i] - ranks[i + 1])
+    for i, name in enumerate(crossed):
+        with_c = 0 if i == 0 else len(nested) + i
+        drop[name] = (with_c, len(nested) + 1 + i, ranks[with_c] - ranks[len(nested) + 1 + i])
+    return _Equations(unknowns, A, s, drop)
+
+
+def _solve(eq: _Equations) -> dict[str, float] | None:
+    A, s = eq.A, eq.s
+    if A[0, -1] <= 0 or np.linalg.matrix_rank(A) < len(eq.unknowns):
         return None
     sol = np.linalg.solve(A, s) if A.shape[0] == A.shape[1] else np.linalg.lstsq(A, s, rcond=None)[0]
-    return dict(zip(unknowns, (float(v) for v in sol), strict=True))
+    return dict(zip(eq.unknowns, (float(v) for v in sol), strict=True))
+
+
+def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
+    """Henderson III's raw (possibly negative) estimates, or None when the equations are singular."""
+    return _solve(_equations(d, comps))
+
+
+def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
+                       level: float = 0.95) -> tuple[float, float, int] | None:
+    """A component's interval from its own reduction in sum of squares Q (the fit with it minus the fit
+    without it, rank df): Q / E[Q] is about chi-square(df) / df, and E[Q] = k var + the other components' part
+    (taken at their estimates), so var lies in [(df Q / q_hi - rest) / k, (df Q / q_lo - rest) / k], clipped at 0.
+    The lower end reaches 0 when the data cannot tell the component from nothing (a component at 0 is
+    covered). None when the reduction has fewer than 2 df."""
+    if name == "residual":  # the full fit's own residual sum of squares
+        q, coef, df = float(eq.s[0]), eq.A[0], int(round(float(eq.A[0, -1])))
+    elif name in eq.drop:
+        with_c, without, df = eq.drop[name]
+        q, coef = float(eq.s[without] - eq.s[with_c]), eq.A[without] - eq.A[with_c]
+    else:
+        return None
+    if df < 2:
+        return None
+    from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
+
+    k = float(coef[eq.unknowns.index(name)])
+    if not k > 0:
+        return None
+    rest = sum(float(coef[i]) * max(est[u], 0.0) for i, u in enumerate(eq.unknowns) if u != name)
+    a = (1 - level) / 2
+    lo = (df * max(q, 0.0) / float(chdtri(df, a)) - rest) / k
+    hi = (df * max(q, 0.0) / float(chdtri(df, 1 - a)) - rest) / k
+    return max(lo, 0.0), max(hi, 0.0), df
 
 
 def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
                         seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
-    """The components with 95% cluster-bootstrap intervals (see the module docstring)."""
+    """The components with 95% intervals: chi-square from each component's reduction in sums of squares, the
+    dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df; blank below 3
+    dilemmas."""
     if not rows:
         return default_components()
     comps, why = _separable(rows)
-    est = _estimate(_prepare(rows), comps)
+    eq = _equations(_prepare(rows), comps)
+    est = _solve(eq)
     if est is None:
         return default_components("the scores cannot separate the components (too few scores per factor)")
     G = len({r.dilemma for r in rows})
     notes: list[str] = []
-    by_dil: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        by_dil.setdefault(r.dilemma, []).append(i)
-    names = sorted(by_dil)
-    draws: dict[str, list[float]] = {k: [] for k in est}
-    if G >= 3 and replicates > 0:
-        rng = np.random.default_rng(seed)
-        for _ in range(replicates):
-            picks = rng.integers(0, G, size=G)
-            idx = np.concatenate([by_dil[names[p]] for p in picks])
-            labels = [f"{names[p]}#{k}" for k, p in enumerate(picks) for _ in by_dil[names[p]]]
-            try:
-                rep = _estimate(_prepare([rows[i] for i in idx], labels), comps)
-            except np.linalg.LinAlgError:
-                rep = None
-            if rep is not None:
-                for k, v in rep.items():
-                    draws[k].append(max(v, 0.0))
-    else:
-        notes.append("intervals blank: fewer than 3 dilemmas" if G < 3 else "intervals not computed")
+    reduced = {k: reduction_interval(eq, est, k) for k in est} if G >= 3 else {}
+    boot = [k for k in est if reduced.get(k) is None] if G >= 3 and replicates > 0 else []
+    draws = _bootstrap(rows, comps, replicates, seed) if boot else {k: [] for k in est}
+    if G < 3:
+        notes.append("intervals blank: fewer than 3 dilemmas")
     out: dict[str, Component] = {}
     for k in COMPONENTS:
         if k not in est:
@@ -375,28 +422,49 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             note = f"estimate {v:.3f} < 0, reported as 0"
             v = 0.0
         lo = hi = None
-        levels = len({getattr(r, k) for r in rows}) if k in FEW_LEVELS else 0
-        if k in FEW_LEVELS and levels >= 3 and v > 0:
-            # a variance seen through a handful of levels: resampling them is too narrow (the percentile
-            # interval of 6 dilemmas missed even the realised variance in our simulations); the chi-square
-            # interval with levels - 1 degrees of freedom is the honest width
-            df = levels - 1
-            from scipy.special import chdtri  # chi-square quantiles (upper tail) without scipy.stats
-
-            lo, hi = v * df / float(chdtri(df, 0.025)), v * df / float(chdtri(df, 0.975))
-            note = note or f"chi-square interval, {df} df ({levels} levels)"
+        red = reduced.get(k)
+        if red is not None:
+            # the chi-square interval of the component's own reduction (the other components' part taken off;
+            # its lower end reaches 0 when the data cannot rule 0 out). The percentile dilemma bootstrap it
+            # replaced was too narrow: it held a planted dilemma variance (6 dilemmas) or model x dilemma
+            # variance far less often than 95% (docs/STATISTICS.md)
+            lo, hi, df = red
+            note = note or f"chi-square interval, {df} df"
         elif len(draws[k]) >= 20:
             lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))
             if k in FEW_LEVELS and v == 0:
                 note = note or "estimate 0: upper end from the dilemma resamples"
         elif not note:
             note = "interval blank: too few usable dilemma resamples" if G >= 3 else "interval blank: fewer than 3 dilemmas"
-        out[k] = Component(k, v, lo, hi, note)
+        out[k] = Component(k, v, lo, hi, note, est[k])
     if "exchange" not in est:
         notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
                      "in the residual; a plan will then overrate what extra judges buy.")
-    return VarianceComponents(out, "estimated", len(rows), G, notes,
-                              replicates if G >= 3 else 0, seed)
+    return VarianceComponents(out, "estimated", len(rows), G, notes, replicates if boot else 0, seed)
+
+
+def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:
+    """Per component: its (truncated) estimates over dilemma resamples (for a component without a reduction
+    interval)."""
+    by_dil: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_dil.setdefault(r.dilemma, []).append(i)
+    names = sorted(by_dil)
+    G = len(names)
+    draws: dict[str, list[float]] = {k: [] for k in [*comps, "residual"]}
+    rng = np.random.default_rng(seed)
+    for _ in range(replicates):
+        picks = rng.integers(0, G, size=G)
+        idx = np.concatenate([by_dil[names[p]] for p in picks])
+        labels = [f"{names[p]}#{k}" for k, p in enumerate(picks) for _ in by_dil[names[p]]]
+        try:
+            rep = _estimate(_prepare([rows[i] for i in idx], labels), comps)
+        except np.linalg.LinAlgError:
+            rep = None
+        if rep is not None:
+            for k, v in rep.items():
+                draws[k].append(max(v, 0.0))
+    return draws
 
 
 def judgment_rows_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> list[Row]:

@@ -74,17 +74,19 @@ def test_components_are_recovered_on_average_over_planted_tournaments() -> None:
     assert mean["judge"] == pytest.approx(0.3, abs=0.15)
 
 
-def test_intervals_come_from_the_dilemma_bootstrap_and_cover_the_estimate() -> None:
+def test_intervals_come_from_each_components_reduction_and_hold_the_estimate() -> None:
     p = planted(exchange=0.15)
     vc = variance_components(generate(p, dilemmas=8, judges="panel", seed=3), same, replicates=40)
-    assert vc.source == "estimated" and vc.dilemmas == 8 and vc.replicates == 40
+    assert vc.source == "estimated" and vc.dilemmas == 8
+    assert vc.replicates == 0  # every component has a reduction with 2+ df: no dilemma resampling needed
     for k in COMPONENTS:
         c = vc.components[k]
-        assert c.variance is not None and c.variance >= 0
-        assert c.low is not None and c.high is not None and c.low <= c.high
+        assert c.variance is not None and c.variance >= 0 and "chi-square interval" in c.note
+        assert c.low is not None and c.high is not None and c.low <= c.variance <= c.high
     js = vc.json()
+    assert js["bootstrap"] is None and "reduction in sums of squares" in js["method"]
     assert [c["component"] for c in js["components"]] == list(COMPONENTS)
-    assert sum(c["share"] for c in js["components"]) == pytest.approx(1.0)
+    assert sum(c["share"] for c in js["components"] if c["share"] is not None) == pytest.approx(1.0)
 
 
 def test_rotate_design_cannot_separate_exchange_from_residual_and_says_so() -> None:
@@ -161,12 +163,26 @@ def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
     assert np.mean(excl) >= 0.75
 
 
+def test_planned_power_matches_the_achieved_power_at_four_dilemmas() -> None:
+    """At 4 dilemmas the interval is t(3) x a bootstrap SE with 3 df: the plan's power is a noncentral t with
+    those df, so where it promises 80% about 80% of tournaments exclude 0 (60 seeds: sd of the rate 0.05)."""
+    p, _ = _power_case("rotate", 4, 0.8)
+    _, excl = _obtained(p, 4, "rotate", range(900, 960), pair=("m1", "m2"), replicates=150)
+    assert abs(float(np.mean(excl)) - 0.8) <= 0.15
+    # the normal approximation would promise 80% for a gap the t-based interval finds far less often
+    q = predict_pairs(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")), p.vc, pairs=[("m1", "m2")])[0]
+    normal_gap = (1.96 + 0.84) * q.se_true
+    assert power(normal_gap, q.se, 4, se_true=q.se_true) < 0.6
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("mode", "G"), [("rotate", 4), ("panel", 8), ("rotate", 16)])
+@pytest.mark.parametrize(("mode", "G"), [("rotate", 4), ("rotate", 8), ("rotate", 12), ("panel", 8)])
 def test_planned_power_is_calibrated(mode: str, G: int) -> None:
+    """400 seeds (sd of the achieved rate 0.02): achieved within 0.06 (3 sd) of the promised 0.8. Measured:
+    0.833 at 4 rotate, 0.818 at 8 rotate, 0.812 at 12 rotate (docs/STATISTICS.md)."""
     p, _ = _power_case(mode, G, 0.8)
-    _, excl = _obtained(p, G, mode, range(500, 580), pair=("m1", "m2"))
-    assert np.mean(excl) >= 0.7  # 0.8 promised; 80 seeds: sd 0.045
+    _, excl = _obtained(p, G, mode, range(500, 900), pair=("m1", "m2"))
+    assert abs(float(np.mean(excl)) - 0.8) <= 0.06
 
 
 def test_more_dilemmas_shrink_what_more_judges_cannot() -> None:
