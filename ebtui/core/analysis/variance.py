@@ -1,6 +1,7 @@
 """Where the score variation comes from: variance components of a team's score in one judgment (dilemma,
 model x dilemma, exchange, judge, judge x model, residual), estimated by Henderson's method III, with
-dilemma-bootstrap or chi-square intervals; `default_components()` when there are no scores.
+chi-square intervals from each component's own reduction in sums of squares (a dilemma
+bootstrap where that has under 2 df); `default_components()` when there are no scores.
 The model, the estimator and its rules: docs/STATISTICS.md, "Variance components, precision and planning".
 """
 
