@@ -8,7 +8,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -143,7 +143,7 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
     return arrow_table(rows), read
 
 
-def read_files(chunks: Sequence[Sequence[str]]) -> Iterator[tuple[pa.Table, int]]:
+def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int], None, None]:
     """`read_chunk` of each chunk, in order: in this process, or (from PARALLEL_FROM files on, with more than
     one core) shared with worker processes — fresh interpreters (`worker_main`) given their chunks on stdin,
     answering with an Arrow stream; this process takes every (workers + 1)th chunk, starting with the first,
