@@ -278,8 +278,8 @@ def consistency_cues_of(text: str, label: str, folded: str | None = None) -> lis
     any_ = _CONSISTENCY_ANY[label]
     if any_.local and any_.search(text, folded) is None:
         return []
-    pats = _CONSISTENCY_RE[label]
-    return [CueMatch(label, cue, s) for s in sentences(text) if (cue := _first_match(pats, s))]
+    pats = _CONSISTENCY_RE[label]  # (a sentence none of them matches is passed over by the fast search)
+    return [CueMatch(label, cue, s) for s in sentences(text) if any_.search(s) and (cue := _first_match(pats, s))]
 
 
 def framework_mentions(text: str) -> dict[str, list[CueMatch]]:

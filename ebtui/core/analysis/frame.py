@@ -96,14 +96,13 @@ def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:
     return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
 
 
-#: SENTENCE_SPLIT's matches (group 1 where set, else the whole match) without its look-behind, which keeps
-#: Python's re from skipping ahead to a candidate character
-_SEPARATOR = re.compile(r"[.!?](\s+)|\n+")
+#: SENTENCE_SPLIT's matches (the group set, else the whole match) without its look-behind
+_SEPARATOR = re.compile(r"\n\n*|\.(\s+)|!(\s+)|\?(\s+)")  # (each alternative opens with a literal: re skips ahead)
 
 
 def _separators(text: str) -> tuple[list[int], list[int]]:
     """The starts and the ends of SENTENCE_SPLIT's matches in `text`."""
-    found = [m.span(1) if m.group(1) is not None else m.span() for m in _SEPARATOR.finditer(text)]
+    found = [m.span(m.lastindex or 0) for m in _SEPARATOR.finditer(text)]
     return [s for s, _ in found], [e for _, e in found]
 
 
