@@ -269,13 +269,13 @@ class AnyOf:
         return None
 
 
-_CONSISTENCY_ANY = {k: AnyOf(v) for k, v in CONSISTENCY_CUES.items()}
+_CONSISTENCY_ANY: dict[str, AnyOf] = {}  # (compiled on first use: not at the app's start)
 
 
 def consistency_cues_of(text: str, label: str, folded: str | None = None) -> list[CueMatch]:
     """`consistency_cues(text)[label]`, skipping the sentence by sentence search when no cue of the class
     occurs anywhere in the text."""
-    any_ = _CONSISTENCY_ANY[label]
+    any_ = _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
     if any_.local and any_.search(text, folded) is None:
         return []
     pats = _CONSISTENCY_RE[label]  # (a sentence none of them matches is passed over by the fast search)

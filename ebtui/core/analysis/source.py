@@ -264,8 +264,8 @@ class FactsSource:
         ids = self._table.column("id").take(_indices(rows)).to_pylist()
         return [by_id.get(rid) for rid in ids]
 
-    def _write_file(self, whole: pa.Table) -> None:
-        """Replace the file with `whole` (every column), atomically."""
+    def _write_file(self, whole: pa.Table) -> bool:
+        """Replace the file with `whole` (every column), atomically; False: it could not be written."""
         import pyarrow.parquet as pq
 
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -277,10 +277,12 @@ class FactsSource:
             os.replace(tmp, self.path)
             st = os.stat(self.path)
             self._file_stamp = (st.st_mtime_ns, st.st_size)
+            return True
         except OSError as exc:  # a read-only store: the columns live in memory only
             log.debug("%s: cannot write (%s)", self.path, exc)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            return False
 
     # ---- is anything new? ----------------------------------------------------------------------------
 
@@ -413,7 +415,8 @@ class FactsSource:
                 table = pa.concat_tables(parts) if parts else schema().empty_table()
                 self._quotes = table.column("quotes")
                 self._set_table(table.drop_columns(["quotes"]))
-                self._write_file(table)
+                if self._write_file(table):
+                    self._quotes = None  # read from the file where a report quotes, as after a fresh start
                 self.generation += 1
                 del table, parts
                 _release()

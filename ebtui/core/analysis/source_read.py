@@ -3,11 +3,13 @@ reading of many round files — in this process, or in worker processes when the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -165,9 +167,8 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
                 [sys.executable, "-c", "from ebtui.core.analysis.source_read import worker_main; worker_main()"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
             procs.append(proc)
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps([list(c) for c in chunks[k + 1::n + 1]]).encode())
-            proc.stdin.close()
+            # (from a thread: the worker reads its stdin only once it has started, this process reads meanwhile)
+            threading.Thread(target=_send, args=(proc, [list(c) for c in chunks[k + 1::n + 1]]), daemon=True).start()
         while done < len(chunks):
             k = done % (n + 1) - 1  # -1: this process's chunk
             if k < 0:
@@ -186,9 +187,15 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
         for proc in procs:
             proc.kill()
             proc.wait()
-            for f in (proc.stdin, proc.stdout):
-                if f is not None:
-                    f.close()
+            if proc.stdout is not None:
+                proc.stdout.close()  # (its stdin is the sender thread's: killed, the worker breaks that pipe)
+
+
+def _send(proc: subprocess.Popen[bytes], chunks: list[list[str]]) -> None:
+    """A worker's chunks onto its stdin (a worker gone: it answers nothing, and `read_files` reads here)."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError, ValueError), proc.stdin:
+        proc.stdin.write(json.dumps(chunks).encode())
 
 
 def worker_main() -> None:
