@@ -215,6 +215,73 @@ def _cues(text: str, table: dict[str, tuple[re.Pattern[str], ...]]) -> dict[str,
     return out
 
 
+class _Fold(dict[int, str]):
+    """Character code -> what the scans see there: ASCII lower-cased; a non-ASCII character a lexicon letter
+    matches case-insensitively (the Kelvin sign, the long s, dotted and dotless i) that letter; any other word
+    character "_", anything else NUL. One character for one (positions are kept), word characters stay word
+    characters (\\b is unchanged), and wherever a lower-case ASCII pattern matches the text case-insensitively
+    it matches the folded text case-sensitively."""
+
+    def __missing__(self, code: int) -> str:
+        c = chr(code)
+        if code < 128:
+            out = c.lower()
+        else:
+            out = next((a for a in "abcdefghijklmnopqrstuvwxyz" if re.fullmatch(a, c, re.IGNORECASE)), "")
+            out = out or ("_" if re.fullmatch(r"\w", c) else "\0")
+        self[code] = out
+        return out
+
+
+_FOLD = _Fold()
+#: what could let a match inside a sentence fail in the whole text (an assertion looking past it)
+_LOOKS_OUT = re.compile(r"\(\?[=!<]|\^|\$|\\[AZ]")
+
+
+def fold(text: str) -> str:
+    """`text` as `AnyOf`'s scan reads it (see `_Fold`)."""
+    return text.lower() if text.isascii() else text.translate(_FOLD)
+
+
+class AnyOf:
+    """`re.search` of the alternation of some lexicon patterns (case-insensitive), found faster: a case-sensitive
+    scan of the folded text, without the leading \\b that keeps Python's re from skipping ahead, proposes
+    every place a match could start (never fewer), and the exact pattern confirms each in turn — the first
+    confirmed is the match `search` finds. `local`: a match inside a sentence is also one in the whole text."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.exact = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+        lower = not any(c.isupper() for p in patterns for c in re.sub(r"\\.", "", p))
+        self.scan = re.compile("|".join(f"(?:{p.removeprefix(chr(92) + 'b')})" for p in patterns)) if lower else None
+        self.local = not any(_LOOKS_OUT.search(p) for p in patterns)
+
+    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
+        """What `self.exact.search(text)` gives (`folded`: `fold(text)`, when the caller has it)."""
+        if self.scan is None:
+            return self.exact.search(text)
+        folded = fold(text) if folded is None else folded
+        pos = 0
+        while (m := self.scan.search(folded, pos)) is not None:
+            hit = self.exact.match(text, m.start())
+            if hit is not None:
+                return hit
+            pos = m.start() + 1
+        return None
+
+
+_CONSISTENCY_ANY: dict[str, AnyOf] = {}  # (compiled on first use: not at the app's start)
+
+
+def consistency_cues_of(text: str, label: str, folded: str | None = None) -> list[CueMatch]:
+    """`consistency_cues(text)[label]`, skipping the sentence by sentence search when no cue of the class
+    occurs anywhere in the text."""
+    any_ = _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
+    if any_.local and any_.search(text, folded) is None:
+        return []
+    pats = _CONSISTENCY_RE[label]  # (a sentence none of them matches is passed over by the fast search)
+    return [CueMatch(label, cue, s) for s in sentences(text) if any_.search(s) and (cue := _first_match(pats, s))]
+
+
 def framework_mentions(text: str) -> dict[str, list[CueMatch]]:
     """Per framework, every sentence of `text` that mentions it (with the cue that matched)."""
     return _cues(text, _FRAMEWORK_RE)

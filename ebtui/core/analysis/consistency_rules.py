@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ebtui.core.facts import TEAM_PHASES as TEAM_PHASES  # the phases in which a team speaks, in order
-from ebtui.core.frameworks import CueMatch, consistency_cues
+from ebtui.core.frameworks import consistency_cues_of, fold
 
 
 @dataclass
@@ -25,12 +25,9 @@ def classify_consistency(text: str) -> ConsistencyClassification:
     acknowledging cue (refinement, difference) appears; kept-principle comes last; nothing matched:
     "unclassified" (the rules could not tell — not a verdict on the model).
     """
-    found = consistency_cues(text)
-
-    def result(label: str, hits: list[CueMatch]) -> ConsistencyClassification:
-        return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
-
+    folded = fold(text)
     for label in ("acknowledged_refinement", "relevant_difference", "inconsistent_unacknowledged", "kept_principle"):
-        if found[label]:
-            return result(label, found[label])
+        hits = consistency_cues_of(text, label, folded)  # (a class is looked for only while none before it matched)
+        if hits:
+            return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
     return ConsistencyClassification("unclassified", [], [])

@@ -7,6 +7,7 @@ keeps them beside the store).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -16,8 +17,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from ebtui.core.facts import exchange_key
-from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, sentences
-from ebtui.core.frameworks import SENTENCE_SPLIT as _SPLIT
+from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import CRITERIA, PhaseStatus, Round, RoundStatus
 from ebtui.core.review import needs_review
@@ -74,31 +74,36 @@ class ImportedFacts(TypedDict):
     disagreements: int
 
 
-_ANY: dict[str, tuple[re.Pattern[str], bool]] = {}
+_ANY: dict[str, tuple[AnyOf, bool]] = {}
 #: what could let a match cross a sentence boundary or look outside its sentence
 _CROSSING = re.compile(r"\\s|\(\?[=!<]|\^|\$|\\n|(?<!\\)\.")
 
 
-def _any_of(fw: str) -> tuple[re.Pattern[str], bool]:
-    """One pattern matching where any of the framework's lexicon patterns matches, and whether a match can
-    only lie inside one sentence (no pattern can cross a boundary or look past it)."""
+def _any_of(fw: str) -> tuple[AnyOf, bool]:
+    """Where any of the framework's lexicon patterns matches, and whether a match can only lie inside one
+    sentence (no pattern can cross a boundary or look past it)."""
     if fw not in _ANY:
         pats = FRAMEWORK_LEXICON[fw]
-        _ANY[fw] = (re.compile("|".join(f"(?:{p})" for p in pats), re.IGNORECASE),
-                    not any(_CROSSING.search(p) for p in pats))
+        _ANY[fw] = (AnyOf(pats), not any(_CROSSING.search(p) for p in pats))
     return _ANY[fw]
 
 
-def _sentence_at(text: str, pos: int) -> str:
-    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`."""
-    start, end = 0, len(text)
-    for sep in _SPLIT.finditer(text):
-        if sep.end() <= pos:
-            start = sep.end()
-        elif sep.start() > pos:
-            end = sep.start()
-            break
-    return text[start:end].strip()
+def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:
+    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`; `seps`: the
+    starts and the ends of the separators in `text` (`_separators`)."""
+    starts, ends = seps
+    i, j = bisect.bisect_right(ends, pos), bisect.bisect_right(starts, pos)
+    return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
+
+
+#: SENTENCE_SPLIT's matches (the group set, else the whole match) without its look-behind
+_SEPARATOR = re.compile(r"\n\n*|\.(\s+)|!(\s+)|\?(\s+)")  # (each alternative opens with a literal: re skips ahead)
+
+
+def _separators(text: str) -> tuple[list[int], list[int]]:
+    """The starts and the ends of SENTENCE_SPLIT's matches in `text`."""
+    found = [m.span(m.lastindex or 0) for m in _SEPARATOR.finditer(text)]
+    return [s for s, _ in found], [e for _, e in found]
 
 
 def _fw(text: str) -> tuple[int, dict[str, str]]:
@@ -109,14 +114,17 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     bits = 0
     quotes: dict[str, str] = {}
     split: list[str] | None = None
+    seps: tuple[list[int], list[int]] | None = None
+    folded = fold(text)
     for k, fw in enumerate(FRAMEWORKS):
         pat, inside = _any_of(fw)
-        m = pat.search(text)
+        m = pat.search(text, folded)
         if m is None:
             continue
         if inside:
             bits |= 1 << k
-            quotes[fw] = _sentence_at(text, m.start())
+            seps = seps if seps is not None else _separators(text)
+            quotes[fw] = _sentence_at(text, m.start(), seps)
             continue
         split = split if split is not None else sentences(text)
         for sentence in split:

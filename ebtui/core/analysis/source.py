@@ -16,22 +16,20 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
+from ebtui.core.analysis import source_read
 from ebtui.core.analysis.frame import (
     FACTS_VERSION,
-    JSON_COLUMNS,
     NC,
     SLOTS,
-    STR_COLUMNS,
     Facts,
-    RoundFacts,
-    round_facts,
 )
+from ebtui.core.analysis.source_read import arrow_numbers, arrow_table, read_files, row_of, schema
 from ebtui.core.liveness import interrupted
-from ebtui.core.records import Round, RoundStatus
+from ebtui.core.records import RoundStatus
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -69,30 +67,6 @@ def _lexicon_stamp() -> str:
     return h.hexdigest()[:16]
 
 
-def _schema() -> pa.Schema:
-    import pyarrow as pa
-
-    fields = [pa.field(c, pa.string()) for c in STR_COLUMNS]
-    fields += [pa.field("writer", pa.string()), pa.field("ts", pa.float64()), pa.field("timestamp", pa.string()),
-               pa.field("judged", pa.bool_()), pa.field("needs_review", pa.bool_()),
-               pa.field("parsed", pa.binary(2 * NC)), pa.field("effective", pa.binary(2 * NC)),
-               pa.field("text_len", pa.binary(4 * len(SLOTS))), pa.field("reused", pa.binary(4)),
-               pa.field("fw_bits", pa.binary(2 * len(SLOTS)))]
-    fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
-    fields += [pa.field("mtime_ns", pa.int64()), pa.field("size", pa.int64())]
-    return pa.schema(fields)
-
-
-# Arrow arrays are built from raw buffers: pa.array() on Python or numpy values imports pandas (a second
-# on a cold start) to check for pandas objects.
-
-
-def _validity(valid: np.ndarray) -> pa.Buffer | None:
-    import pyarrow as pa
-
-    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
-
-
 def _release() -> None:
     """Hand memory Arrow's allocator keeps after a read back to the system (it would count as peak)."""
     import pyarrow as pa
@@ -100,67 +74,10 @@ def _release() -> None:
     pa.default_memory_pool().release_unused()
 
 
-def _arrow_strings(values: Sequence[str | None]) -> pa.Array:
-    import pyarrow as pa
-
-    valid = np.array([v is not None for v in values], dtype=bool)
-    encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(pa.large_string(), len(values), [_validity(valid), pa.py_buffer(
-        offsets.tobytes()), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
-
-
-def _arrow_numbers(values: np.ndarray, type_: pa.DataType) -> pa.Array:
-    import pyarrow as pa
-
-    if type_ == pa.bool_():
-        data = np.packbits(np.asarray(values, dtype=bool), bitorder="little").tobytes()
-    else:
-        data = np.ascontiguousarray(values).tobytes()
-    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(data)])
-
-
-def _arrow_table(rows: Sequence[Mapping[str, object]]) -> pa.Table:
-    import pyarrow as pa
-
-    schema = _schema()
-    arrays = []
-    for f in schema:
-        vals = [r[f.name] for r in rows]
-        if pa.types.is_string(f.type):
-            arrays.append(_arrow_strings(cast("list[str | None]", vals)))
-        elif pa.types.is_fixed_size_binary(f.type):
-            arrays.append(pa.Array.from_buffers(f.type, len(vals), [None, pa.py_buffer(b"".join(cast("list[bytes]", vals)))]))
-        elif f.type == pa.float64():
-            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.float64), f.type))
-        elif f.type == pa.int64():
-            arrays.append(_arrow_numbers(np.asarray(vals, dtype=np.int64), f.type))
-        else:
-            arrays.append(_arrow_numbers(np.asarray(vals, dtype=bool), f.type))
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
 def _indices(rows: Sequence[int] | np.ndarray) -> pa.Array:
     import pyarrow as pa
 
-    return _arrow_numbers(np.asarray(rows, dtype=np.int64), pa.int64())
-
-
-def _record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
-    """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
-    s = np.zeros((2, 2, NC), dtype=np.int8)
-    if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
-        s[0], s[1] = rec["parsed"], rec["effective"]
-    fields: Mapping[str, object] = rec
-    row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
-    row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
-               parsed=s[0].tobytes(), effective=s[1].tobytes(),
-               text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
-               reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
-               fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
-               mtime_ns=stamp[0], size=stamp[1])
-    return row
+    return arrow_numbers(np.asarray(rows, dtype=np.int64), pa.int64())
 
 
 def _fixed(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike, shape: tuple[int, ...]) -> np.ndarray:
@@ -283,9 +200,9 @@ class FactsSource:
             meta = pf.schema_arrow.metadata or {}
             if (meta.get(b"facts_version") != str(FACTS_VERSION).encode()
                     or meta.get(b"lexicon") != _lexicon_stamp().encode()
-                    or pf.schema_arrow.remove_metadata() != _schema()):
+                    or pf.schema_arrow.remove_metadata() != schema()):
                 raise ValueError("written by another version")
-            table = pf.read(columns=[f.name for f in _schema() if f.name != "quotes"])
+            table = pf.read(columns=[f.name for f in schema() if f.name != "quotes"])
         except (OSError, ValueError) as exc:
             log.info("%s: rebuilding the analysis columns (%s)", self.path, exc)
             self._forget()
@@ -347,8 +264,8 @@ class FactsSource:
         ids = self._table.column("id").take(_indices(rows)).to_pylist()
         return [by_id.get(rid) for rid in ids]
 
-    def _write_file(self, whole: pa.Table) -> None:
-        """Replace the file with `whole` (every column), atomically."""
+    def _write_file(self, whole: pa.Table) -> bool:
+        """Replace the file with `whole` (every column), atomically; False: it could not be written."""
         import pyarrow.parquet as pq
 
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -360,10 +277,12 @@ class FactsSource:
             os.replace(tmp, self.path)
             st = os.stat(self.path)
             self._file_stamp = (st.st_mtime_ns, st.st_size)
+            return True
         except OSError as exc:  # a read-only store: the columns live in memory only
             log.debug("%s: cannot write (%s)", self.path, exc)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            return False
 
     # ---- is anything new? ----------------------------------------------------------------------------
 
@@ -406,33 +325,42 @@ class FactsSource:
     # ---- keeping it in step with the store ------------------------------------------------------------
 
     def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
-                    watch: Callable[[int, int], None] | None = None) -> tuple[list[dict[str, object]], int, int]:
-        """Rows for the rounds whose file is not what the columns hold (from the save hook, else the file).
-        `watch(done, total)` is called every few hundred rounds (it may raise to stop)."""
-        out: list[dict[str, object]] = []
-        hooked = read = 0
-        for n, (rid, mtime, size) in enumerate(entries):
-            if watch is not None and n % 500 == 0:
-                watch(n, len(entries))
+                    watch: Callable[[int, int], None] | None = None) -> tuple[list[pa.Table], int, int]:
+        """Rows, as Arrow tables, for the rounds whose file is not what the columns hold (from the save hook,
+        else the file; many files: read by worker processes). `watch(done, total)` is called every few hundred
+        rounds (it may raise to stop)."""
+        parts: list[pa.Table] = []
+        rows: list[dict[str, object]] = []
+        todo: list[str] = []  # the round files to read
+        hooked = 0
+        if watch is not None and entries:
+            watch(0, len(entries))
+        for rid, mtime, size in entries:
             want = (mtime, size)
             if self._stamps.get(rid) == want:
                 continue
             saved = self._saved.pop(rid, None)
-            path = self.store.rounds_dir / f"{rid}.json"
-            try:
-                if saved is not None and saved[0] == want:  # the bytes this process just wrote there
-                    stamp, text = saved
-                    hooked += 1
-                else:
-                    st = os.stat(path)
-                    stamp, text = (st.st_mtime_ns, st.st_size), path.read_bytes()
-                    read += 1
-                r = Round.model_validate_json(text)
-            except (OSError, ValueError) as exc:  # the store lists unreadable files; the columns skip them
-                log.debug("%s: not in the analysis columns (%s)", path, exc)
+            if saved is None or saved[0] != want:
+                todo.append(str(self.store.rounds_dir / f"{rid}.json"))
                 continue
-            out.append(_record_row(round_facts(r), stamp))
-        return out, hooked, read
+            hooked += 1  # the bytes this process just wrote there
+            row = row_of(saved[1], saved[0], rid)
+            if row is not None:
+                rows.append(row)
+        if rows:
+            parts.append(arrow_table(rows))
+        del rows
+        size = source_read.CHUNK
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+        done, read = len(entries) - len(todo), 0
+        with contextlib.closing(read_files(chunks)) as tables:  # (closing it stops the workers)
+            for (table, got), chunk in zip(tables, chunks, strict=True):
+                if table.num_rows:
+                    parts.append(table)
+                done, read = done + len(chunk), read + got
+                if watch is not None:
+                    watch(done, len(entries))
+        return parts, hooked, read
 
     def _select(self, filters: Mapping[str, object]) -> list[int] | None:
         """Rows of the table `store.query(**filters)` would give, in its order (oldest first), from the
@@ -468,26 +396,27 @@ class FactsSource:
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
             fresh, hooked, read = self._fresh_rows(entries, watch)
+            fresh_ids = [rid for t in fresh for rid in t.column("id").to_pylist()]
             live = {e[0] for e in entries}
             gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
                               "index_read": True}
-            if fresh or gone or rebuilt:
-                replace = {r["id"] for r in fresh} | set(gone)
+            if fresh_ids or gone or rebuilt:
+                replace = set(fresh_ids) | set(gone)
                 parts = []
                 if self._table is not None:
                     whole = self._table.append_column("quotes", self._all_quotes())
-                    whole = whole.select([f.name for f in _schema()])
+                    whole = whole.select([f.name for f in schema()])
                     if replace:
                         keep = np.array([rid not in replace for rid in whole.column("id").to_pylist()], dtype=bool)
-                        whole = whole.filter(_arrow_numbers(keep, pa.bool_()))
+                        whole = whole.filter(arrow_numbers(keep, pa.bool_()))
                     parts.append(whole)
-                if fresh:
-                    parts.append(_arrow_table(fresh))
-                table = pa.concat_tables(parts) if parts else _schema().empty_table()
+                parts += fresh
+                table = pa.concat_tables(parts) if parts else schema().empty_table()
                 self._quotes = table.column("quotes")
                 self._set_table(table.drop_columns(["quotes"]))
-                self._write_file(table)
+                if self._write_file(table):
+                    self._quotes = None  # read from the file where a report quotes, as after a fresh start
                 self.generation += 1
                 del table, parts
                 _release()
