@@ -47,10 +47,6 @@ def schema() -> pa.Schema:
 # on a cold start) to check for pandas objects.
 
 
-# Arrow arrays are built from raw buffers: pa.array() on Python or numpy values imports pandas (a second
-# on a cold start) to check for pandas objects.
-
-
 def validity(valid: np.ndarray) -> pa.Buffer | None:
     import pyarrow as pa
 
