@@ -202,28 +202,22 @@ def test_a_change_the_judge_considered_and_did_not_make_is_no_correction(sentenc
     assert as_lists(j) == (A, B) and not j.needs_review
 
 
-@pytest.mark.parametrize("sentence", [
-    "I weighed lowering Team A's consistency to 3.",
-    "For a while I toyed with a revision of Team A's consistency to 3.",
-    "I was tempted to lower Team A's consistency to 3, but it stays.",
-    "I'd lower Team A's consistency to 3.",
-    "I nearly lowered Team A's consistency to 3.",
+@pytest.mark.parametrize("sentence,made", [
+    ("I weighed lowering Team A's consistency to 3.", False),
+    ("For a while I toyed with a revision of Team A's consistency to 3.", False),
+    ("I was tempted to lower Team A's consistency to 3, but it stays.", False),
+    ("I'd lower Team A's consistency to 3.", False),
+    ("I nearly lowered Team A's consistency to 3.", False),
+    ("I'm lowering Team A's consistency to 3.", True),
+    ("I lowered Team A's consistency to 3 after a second reading.", True),
+    ("Team A's consistency is revised to 3.", True),
+    ("I have changed Team A's consistency from 6 to 3.", True),
 ])
-def test_a_change_only_weighed_leaves_the_score_missing_as_a_conflict(sentence: str) -> None:
+def test_a_change_corrects_when_stated_as_made_and_is_a_conflict_when_only_weighed(sentence: str, made: bool) -> None:
     j = parse_judgment(TEAM_COLUMNS + "\n" + sentence + "\n")
-    assert j.team_a_scores.consistency is None
-    assert kinds(j) == [("a", "consistency", "conflict")] and sentence[:20] in j.review_reasons[0]
-
-
-@pytest.mark.parametrize("sentence", [
-    "I'm lowering Team A's consistency to 3.",
-    "I lowered Team A's consistency to 3 after a second reading.",
-    "Team A's consistency is revised to 3.",
-    "I have changed Team A's consistency from 6 to 3.",
-])
-def test_a_change_stated_as_made_corrects(sentence: str) -> None:
-    j = parse_judgment(TEAM_COLUMNS + "\n" + sentence + "\n")
-    assert j.team_a_scores.consistency == 3 and kinds(j) == [("a", "consistency", "correction")]
+    assert j.team_a_scores.consistency == (3 if made else None)
+    assert kinds(j) == [("a", "consistency", "correction" if made else "conflict")]
+    assert sentence[:20] in j.review_reasons[0]
 
 
 def test_a_weighed_change_settled_by_a_later_revised_table_takes_the_table() -> None:
