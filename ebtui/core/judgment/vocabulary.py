@@ -216,20 +216,20 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
 DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
-# After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks", "3
-# were named"): it is, unless the next word belongs to a closed grammatical class that no counted noun does
-# (the scale's unit, a preposition, conjunction, determiner, pronoun, modal, negation, a discourse adverb, or an
-# auxiliary or copula agreeing with one thing: "8 is fair", "8 seems fair", while "3 were named" counts), or the
-# number is the subject of a verb: a singular verb (-s) that takes an object-only pronoun ("8 suits them").
-# Any other word keeps the number a count: missing and flagged, never a wrong score.
+# After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",
+# "3 were named"): it is, unless the next word belongs to a closed grammatical class that no counted noun
+# does (the scale's unit, a preposition, conjunction, determiner, pronoun, "would"/"should", "not", a
+# discourse adverb, or an auxiliary or copula agreeing with one thing: "8 is fair", "8 seems fair", while "3
+# were named" counts), or the number is the subject of a verb: a singular verb (-s) that takes an object-only
+# pronoun ("8 suits them"). Any other word keeps the number a count: missing and flagged, never a wrong score.
 _FUNCTION_WORDS = (
     r"points?|pts"
     r"|and|but|so|while|whereas|because|since|though|although|if|unless|when|once|as|than|that|which"
     r"|for|in|on|at|with|without|to|from|by|versus|vs|after|before|upon|following|given|compared"
-    r"|the|this|it|its|their|his|her|our|my|your|here|there|team"
-    r"|is|was|has|does|will|would|shall|should|can|could|may|might|must"
+    r"|the|this|it|its|their|here|team"
+    r"|is|was|has|does|would|should"
     r"|(?:seem|appear|remain|look|feel|sound|stay|prove|become)s"
-    r"|not|never|overall|now|instead|rather|however|therefore|thus"
+    r"|not|overall|now|instead|rather|however|therefore|thus"
 )
 _OBJECT_PRONOUN = r"(?:them|him|us|me|themselves|himself|herself|itself|ourselves|myself)(?![A-Za-z])"
 #: "8 suits them": a word ending in a singular verb's -s (not "-ss", "-us", "-is") before an object-only pronoun
