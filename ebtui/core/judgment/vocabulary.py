@@ -224,7 +224,7 @@ _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # pronoun ("8 suits them"). Any other word keeps the number a count: missing and flagged, never a wrong score.
 _FUNCTION_WORDS = (
     r"points?|pts"
-    r"|and|but|so|while|whereas|because|since|though|although|if|unless|when|once|as|than|that|which"
+    r"|and|but|so|while|whereas|because|since|though|although|if|unless|when|once|as|than"
     r"|for|in|on|at|with|without|to|from|by|versus|vs|after|before|upon|following|given|compared"
     r"|the|this|it|its|their|here|team"
     r"|is|was|has|does|would|should"

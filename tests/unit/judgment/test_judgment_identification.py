@@ -229,6 +229,7 @@ def test_a_weighed_change_settled_by_a_later_revised_table_takes_the_table() -> 
 @pytest.mark.parametrize("after,read", [
     ("suits them", True), ("is fair", True), ("seems generous", True), ("would serve them", True),
     ("rewards them well", True), ("named stakeholders", False), ("were named", False), ("parties", False),
+    ("that matter", False),  # a relative clause: it may count things as well as praise a score
     ("reflects their effort", False),  # a noun ("reflects") the team named? A person decides
 ])
 def test_what_follows_a_number_makes_it_a_score_or_a_count(after: str, read: bool) -> None:
