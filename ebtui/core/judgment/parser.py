@@ -72,6 +72,12 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                                                   text=doubt, position=found[-1].pos,
                                                   note="a correction that names no team"))
                 continue
+            hedge = col.hedges.get((team, crit))
+            if hedge is not None and not any(f.corrective and f.pos > hedge[1] for f in found):
+                items.append(ReviewReason(team=team, criterion=crit, kind="conflict",
+                                          message=f"{_where(team, crit)}: a change the judge did not state as made "
+                                                  f"({_quote(hedge[0])}); left missing"))
+                continue
             if not found:
                 near = col.unread.get((team, crit))
                 why = (f"nothing in {_quote(near)} can be identified as its score" if near
@@ -281,6 +287,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.unattributed += tcol.unattributed
     col.notes += tcol.notes
     col.doubts += tcol.doubts
+    col.hedges = {**tcol.hedges, **col.hedges}
     col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
     if any(c.truncated for c in scored):

@@ -91,6 +91,9 @@ class Collector:
     unread: dict[tuple[str, str], str] = field(default_factory=dict)
     #: (criterion, sentence): a correction of that criterion's score that names no team of this round
     doubts: list[tuple[str, str]] = field(default_factory=list)
+    #: (team, criterion) -> (sentence, position): a change of that score the judge weighed but did not state as
+    #: made ("I weighed lowering it to 6"); the cell is a conflict unless a later correction settles it
+    hedges: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     ctx: Ctx = field(default_factory=Ctx)
     seq: int = 0
 

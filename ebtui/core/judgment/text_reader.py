@@ -74,7 +74,8 @@ _CORR_LANG = words(
     "actually", r"i[ \t]+meant", "typo", "mistake", "erratum")
 # a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
 _CN = rf"[*\"']*{NUM}(?:{DEN}|{NOT_COUNT})"
-#: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence)
+#: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence: the
+#: value is where a change moved the score, "to 6", and the sentence must say it is a score that moved)
 _CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
     (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
     (re.compile(rf"(?i)(?<![a-z])should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)[ \t]+(?:a[ \t]+)?{_CN}"), False),
@@ -145,15 +146,39 @@ _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an
 # a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
 _HYPOTHETICAL = words(
     "if", "unless", r"had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)", r"were[ \t]+(?:they|it)", "otherwise",
-    "hypothetical(?:ly)?", r"(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have",
-    # a change only thought of: "I was tempted to lower …", "I considered raising …", "I almost lowered …"
-    "tempted", "considered", "almost", "nearly", r"thought[ \t]+(?:about|of)")
+    "hypothetical(?:ly)?", r"(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have")
+#: a change of a score named as a thing: "a revision of … to 6" (as a label, "Correction: …", it is made)
+_CORR_NOUN = words("correction", "revision", "amendment", "adjustment")
+#: a verb that changes a score, in any form
+_CORR_VERB = words(r"correct(?:s|ed|ing)?", r"revis(?:e|es|ed|ing)", r"amend(?:s|ed|ing)?", r"adjust(?:s|ed|ing)?",
+                   r"lower(?:s|ed|ing)?", r"rais(?:e|es|ed|ing)", r"bump(?:s|ed|ing)?", r"chang(?:e|es|ed|ing)",
+                   r"updat(?:e|es|ed|ing)")
+#: what stands right before a change stated as made: the judge ("I lowered"), an auxiliary of the present or
+#: past ("I'm lowering", "is revised", "has been raised") or nothing but a stop (a label: "Revised: 6")
+_DONE_BEFORE = re.compile(
+    r"(?i)(?:^|[:;,(—–\-*_\"'])[ \t*_\"']*$|(?<![a-z'’])(?:i|we|i['’]m|i['’]ve|we['’]re|we['’]ve|am|are|is|was|were"
+    r"|been|has|have|had)[ \t]+$")
+
+
+def _made_change(sent: str) -> bool:
+    return any(_DONE_BEFORE.search(sent, max(0, m.start() - 12), m.start()) for m in _CORR_VERB.finditer(sent))
+
+
+def _stated_as_final(sent: str, value_at: int, moved: bool) -> bool:
+    """A correction sets its value only when stated as made: the last score-changing verb before the value
+    (or, where a change moves it "to 6", noun) is in a definite form ("I'm lowering it to 6", "I lowered",
+    "revised to 6", "Correction: …"), or there is none ("should be 6, not 8", "a 6 rather than 8"). A change
+    only weighed, wished or planned ("I weighed lowering it to 6", "tempted to lower", "I'd lower", "a
+    revision of it to 6") is not."""
+    verbs = sorted([*_CORR_VERB.finditer(sent, 0, value_at), *(_CORR_NOUN.finditer(sent, 0, value_at) if moved else ())],
+                   key=lambda m: m.start())
+    return not verbs or bool(_DONE_BEFORE.search(sent, max(0, verbs[-1].start() - 12), verbs[-1].start()))
+
+
 #: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
 _NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
 _NEGATION = words("not", "never", "no", "nor", "won't", "wouldn't", "didn't", "don't", "shouldn't", "cannot", "can't")
 _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
-
-
 
 
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
@@ -400,20 +425,27 @@ class TextReader(TableReading):
             if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
                 continue
             team = teams.pop() if teams else self.st.team
-            target = None
+            target, moved = None, False
             for rx, needs_talk in _CORR_TARGETS:
                 for m in rx.finditer(sent):
                     if m.start("num") < lang.start() and rx is not _CORR_TARGETS[0][0]:
                         continue
-                    if needs_talk and not _SCORE_TALK.search(sent):
+                    # ("Team A's consistency is lowered to 6": a change stated as made speaks of a score)
+                    if needs_talk and not (_SCORE_TALK.search(sent) or _made_change(sent)):
                         continue
                     if skipped(sent, m.start("num"), m.end("num")):
                         continue
-                    target = m
+                    target, moved = m, needs_talk
                     break
                 if target:
                     break
             if target is None:
+                continue
+            # a change only weighed ("I weighed lowering it to 6", "I'd lower it: a 6, not 8"): no value is sure
+            if team is not None and not _stated_as_final(sent, target.start("num"), moved):
+                # a change thought of, not made: neither the old value nor the new one is sure
+                self.col.hedges.setdefault((team, crits.pop()), (sent.strip(), self.col.ctx.pos + sm.start()))
+                found = True
                 continue
             if team is None:
                 # a correction of a score, but of whose? Both teams' scores on it need a person

@@ -216,13 +216,26 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
 DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
-# after a bare number, a word makes it a count ("7 criteria", "3 stakeholders"), not a score
-NOT_COUNT = (
-    r"(?![ \t]*(?:%|(?!(?:points?|pts|and|but|while|whereas|for|in|on|as|at|with|because|since|given|versus"
-    r"|vs|compared|than|here|overall|after|before|following|upon|now|instead|when|once|which|though|although|so|if|to|from|by|the|this|that|it|its|their|team"
-    r"|is|was|seems|feels|looks|sounds|fits|reflects|would|should|captures|strikes|works|rather|instead|not)"
-    r"(?![A-Za-z]))[A-Za-z]))"
+# After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",
+# "3 were named"): it is, unless the next word belongs to a closed grammatical class that no counted noun
+# does (the scale's unit, a preposition, conjunction, determiner, pronoun, "would"/"should", "not", a
+# discourse adverb, or an auxiliary or copula agreeing with one thing: "8 is fair", "8 seems fair", while "3
+# were named" counts), or the number is the subject of a verb: a singular verb (-s) that takes an object-only
+# pronoun ("8 suits them"). Any other word keeps the number a count: missing and flagged, never a wrong score.
+_FUNCTION_WORDS = (
+    r"points?|pts"
+    r"|and|but|so|while|whereas|because|since|though|although|if|unless|when|once|as|than"
+    r"|for|in|on|at|with|without|to|from|by|versus|vs|after|before|upon|following|given|compared"
+    r"|the|this|it|its|their|here|team"
+    r"|is|was|has|does|would|should"
+    r"|(?:seem|appear|remain|look|feel|sound|stay|prove|become)s"
+    r"|not|overall|now|instead|rather|however|therefore|thus"
 )
+_OBJECT_PRONOUN = r"(?:them|him|us|me|themselves|himself|herself|itself|ourselves|myself)(?![A-Za-z])"
+#: "8 suits them": a word ending in a singular verb's -s (not "-ss", "-us", "-is") before an object-only pronoun
+_SINGULAR_VERB_AND_OBJECT = rf"[A-Za-z]{{0,30}}[^\WsuiI\d_][sS][ \t]{{1,4}}{_OBJECT_PRONOUN}"
+NOT_COUNT = (rf"(?![ \t]*(?:%|(?!(?i:{_FUNCTION_WORDS})(?![A-Za-z]))(?!(?i:{_SINGULAR_VERB_AND_OBJECT}))"
+             rf"[A-Za-z]))")
 # "7 out of 10 test cases" is a count, whatever its denominator; "1-1" is a range or nothing, never 1
 DEN = DEN + NOT_COUNT
 NOT_COUNT = NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"

@@ -202,6 +202,42 @@ def test_a_change_the_judge_considered_and_did_not_make_is_no_correction(sentenc
     assert as_lists(j) == (A, B) and not j.needs_review
 
 
+@pytest.mark.parametrize("sentence,made", [
+    ("I weighed lowering Team A's consistency to 3.", False),
+    ("For a while I toyed with a revision of Team A's consistency to 3.", False),
+    ("I was tempted to lower Team A's consistency to 3, but it stays.", False),
+    ("I'd lower Team A's consistency to 3.", False),
+    ("I nearly lowered Team A's consistency to 3.", False),
+    ("I'm lowering Team A's consistency to 3.", True),
+    ("I lowered Team A's consistency to 3 after a second reading.", True),
+    ("Team A's consistency is revised to 3.", True),
+    ("I have changed Team A's consistency from 6 to 3.", True),
+])
+def test_a_change_corrects_when_stated_as_made_and_is_a_conflict_when_only_weighed(sentence: str, made: bool) -> None:
+    j = parse_judgment(TEAM_COLUMNS + "\n" + sentence + "\n")
+    assert j.team_a_scores.consistency == (3 if made else None)
+    assert kinds(j) == [("a", "consistency", "correction" if made else "conflict")]
+    assert sentence[:20] in j.review_reasons[0]
+
+
+def test_a_weighed_change_settled_by_a_later_revised_table_takes_the_table() -> None:
+    revised = TEAM_COLUMNS.replace("| Consistency | 6 | 8 |", "| Consistency | 3 | 8 |")
+    j = parse_judgment(TEAM_COLUMNS + "\nI weighed lowering Team A's consistency to 3.\n\n## Revised scores\n\n" + revised)
+    assert j.team_a_scores.consistency == 3 and kinds(j) == [("a", "consistency", "correction")]
+
+
+@pytest.mark.parametrize("after,read", [
+    ("suits them", True), ("is fair", True), ("seems generous", True), ("would serve them", True),
+    ("rewards them well", True), ("named stakeholders", False), ("were named", False), ("parties", False),
+    ("that matter", False),  # a relative clause: it may count things as well as praise a score
+    ("reflects their effort", False),  # a noun ("reflects") the team named? A person decides
+])
+def test_what_follows_a_number_makes_it_a_score_or_a_count(after: str, read: bool) -> None:
+    j = parse_judgment(TEAM_COLUMNS.replace("| Consistency | 6 | 8 |", f"| Consistency | 6 {after} | 8 |"))
+    assert j.team_a_scores.consistency == (6 if read else None)
+    assert kinds(j) == ([] if read else [("a", "consistency", "missing")])
+
+
 def test_a_correction_that_names_no_team_leaves_the_criterion_missing_for_both() -> None:
     j = parse_judgment(TEAM_COLUMNS + "\nCorrection: consistency should read 4, not 6.\n")
     assert j.team_a_scores.consistency is None and j.team_b_scores.consistency is None

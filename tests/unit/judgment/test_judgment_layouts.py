@@ -54,6 +54,69 @@ ASIDES = [
 NOT_A_SCORE = ["{n}0%", "{n}/5", "{n}-{m}", "{n}.5", "n/a", "{n} of 12 checks", "not a {n}", "a {n}? Unclear",
                "{n} stakeholders", "2019", "—"]
 
+# Words made up from parts, so no rule can list them: a count names things ("3 gramps", "2 named vorks"), a
+# score may be the subject of a verb ("8 blorts them", "8 seems apt"), and a correction is made or only weighed.
+ONSETS = ["bl", "dr", "gl", "pr", "tr", "sn", "v", "z", "fl", "cr", "sp", "gr", "k", "m", "h"]
+VOWELS = ["a", "o", "e", "oo", "ea", "ai"]
+CODAS = ["rn", "mp", "nd", "lk", "rf", "x", "rk", "lt", "mb", "g", "p", "rt", "v", "ng"]  # never s, u, i
+
+
+def _stem(draw: st.DrawFn) -> str:
+    return draw(st.sampled_from(ONSETS)) + draw(st.sampled_from(VOWELS)) + draw(st.sampled_from(CODAS))
+
+
+def count_phrase(draw: st.DrawFn, n: int) -> str:
+    """A number that counts things, by a noun phrase made up on the spot: never a score."""
+    noun, other = _stem(draw) + "s", _stem(draw) + "s"
+    adj = draw(st.sampled_from(["named", "distinct", "relevant", "minor", _stem(draw) + "ed", _stem(draw) + "ive"]))
+    return draw(st.sampled_from([
+        f"{n} {noun}", f"{n} {adj} {noun}", f"{n} {noun} were named", f"{n} {noun} and {n + 1} {other}",
+        f"{n} {noun} in the {other}", f"{n} were {_stem(draw)}ed", f"{n} {_stem(draw)}ed the {other}",
+        f"{n} {noun} the team {_stem(draw)}ed", f"{n} {noun} that {_stem(draw)} well",
+    ]))
+
+
+def verb_phrase(draw: st.DrawFn, v: int) -> str:
+    """A score as the subject of a verb: a singular verb with an object, or a copula or modal."""
+    verb = draw(st.sampled_from([_stem(draw) + "s", "suits", "fits", "serves", "rewards", "credits", "matches"]))
+    obj = draw(st.sampled_from(["them", "him", "us", "me", "themselves"]))
+    tail = draw(st.sampled_from(["", " well", " fairly", " on balance"]))
+    adj = draw(st.sampled_from(["apt", "fair", "right", "generous", _stem(draw) + "ive"]))
+    return draw(st.sampled_from([
+        f"{v} {verb} {obj}{tail}", f"{v} {draw(st.sampled_from(['is', 'seems', 'appears', 'remains', 'feels']))} {adj}",
+        f"{v} {draw(st.sampled_from(['would', 'should']))} {_stem(draw)} {obj}",
+    ]))
+
+
+#: a score-changing verb: (base, -ing, past)
+CHANGES = [("lower", "lowering", "lowered"), ("raise", "raising", "raised"), ("revise", "revising", "revised"),
+           ("change", "changing", "changed"), ("adjust", "adjusting", "adjusted"), ("bump", "bumping", "bumped"),
+           ("update", "updating", "updated"), ("correct", "correcting", "corrected")]
+
+
+def correction(draw: st.DrawFn, who: str, crit: str, new: int, old: int) -> tuple[str, str]:
+    """A sentence about changing `who`'s `crit` from `old` to `new`, and what it does: "final" (the change is
+    stated as made: the new value holds), "hedged" (only weighed, wished or planned: neither value is sure,
+    so the cell is missing and flagged) or "conditional" (a counterfactual: the old value stands)."""
+    base, ing, past = draw(st.sampled_from(CHANGES))
+    obj = f"{who}'s {crit}"
+    kind = draw(st.sampled_from(["final", "hedged", "conditional"]))
+    pre = draw(st.sampled_from(["", "On reflection, ", f"Having {_stem(draw)}ed the {_stem(draw)}s again, "]))
+    if kind == "final":
+        frame = draw(st.sampled_from([f"I'm {ing} {obj} to {new}.", f"I am {ing} {obj} to {new}, not {old}.",
+                                      f"I {past} {obj} to {new}.", f"I have {past} {obj} from {old} to {new}.",
+                                      f"{obj} is {past} to {new}.", f"{obj} has been {past} to {new} in my scores."]))
+    elif kind == "hedged":
+        thought = draw(st.sampled_from([f"{_stem(draw)}ed", "weighed", "pondered", "floated", "entertained"]))
+        frame = draw(st.sampled_from([
+            f"I {thought} {ing} {obj} to {new}.", f"I was {draw(st.sampled_from(['tempted', 'inclined', _stem(draw) + 'ed']))}"
+            f" to {base} {obj} to {new}, but it stays.", f"I'd {base} {obj} to a {new}, not {old}.", f"I {draw(st.sampled_from(['almost', 'nearly', _stem(draw) + 'ly']))}"
+            f" {past} {obj} to {new}.", f"I{draw(st.sampled_from([chr(39) + 'd', ' might', ' could', ' will', chr(39) + 'll']))}"
+            f" {base} {obj} to {new}.", f"I {thought} a {base} of {obj} to {new}."]))
+    else:
+        frame = f"Had {who} {_stem(draw)}ed the {_stem(draw)}s, I would have {past} {obj} to {new}."
+    return pre + frame, kind
+
 
 @dataclass
 class Reply:
@@ -69,6 +132,8 @@ class Reply:
 def _cell(draw: st.DrawFn, v: int | None, fmt: str = "{v}") -> str:
     if v is not None:
         return fmt.format(v=v)
+    if draw(st.booleans()):
+        return count_phrase(draw, draw(st.integers(1, 9)))
     return draw(st.sampled_from(NOT_A_SCORE)).format(n=draw(st.integers(1, 9)), m=draw(st.integers(1, 9)))
 
 
@@ -97,6 +162,7 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
     distract = allow_distractors and draw(st.booleans())
     notes = [layout, f"names={names}", f"order={order}"]
     ambiguous = False
+    hedged = False  # a conditional correction: the old value stands (a person may be asked)
 
     def aside() -> str:
         if not distract:
@@ -170,14 +236,15 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
     elif layout == "lines":
         for t in order:
             out.append(draw(st.sampled_from(["## {}", "**{}**", "{}:"])).format(names[t]))
-            style = draw(st.integers(0, 4))
+            style = draw(st.integers(0, 5))
             for i in range(7):
                 v = truth[t][i]
                 out.append([f"- {LABELS[i]}: {_cell(draw, v, '{v}/10')}",
                             f"{i + 1}. {LABELS[i]} - {_cell(draw, v)}",
                             f"* **{SHORT[i]}:** {_cell(draw, v)} — {aside()}",
                             f"{LABELS[i]}: {_cell(draw, v, 'Strong ({v})') if v is None or v > 6 else _cell(draw, v, 'Fair ({v})')}",
-                            f"- {LABELS[i]} — {_cell(draw, v, '{v} is fair')}."][style])
+                            f"- {LABELS[i]} — {_cell(draw, v, '{v} is fair')}.",
+                            f"- {LABELS[i]}: {_cell(draw, v, verb_phrase(draw, v or 1))}."][style])
             out.append(f"Justification: {aside()}")
             out.append("")
     elif layout == "criterion_headings":
@@ -223,18 +290,21 @@ def replies(draw: st.DrawFn, allow_distractors: bool = True) -> Reply:
         i = draw(st.integers(0, 6))
         if truth[t][i] is not None:
             new = draw(st.integers(1, 10).filter(lambda n: n != truth[t][i]))
-            hedge = draw(st.sampled_from(["", "On reflection, and though it is not a big change, ",
-                                          "Having compared them with the other team, "]))
-            out.append(f"{hedge}I am revising {names[t]}'s {LABELS[i].lower()} to {new}, not {truth[t][i]}.")
+            sentence, kind = correction(draw, names[t], LABELS[i].lower(), new, truth[t][i])  # type: ignore[arg-type]
+            out.append(sentence)
+            notes.append(f"correction: {kind}")
             before[(t, i)] = truth[t][i]  # type: ignore[assignment]
-            truth[t][i] = new
-            corrected.append((t, i))
+            if kind != "conditional":
+                truth[t][i] = new if kind == "final" else None  # a weighed change: missing and flagged
+                corrected.append((t, i))
+            else:
+                hedged = True
     if distract and draw(st.booleans()):
         out.append("\n## Team C (a hypothetical)\n" + "\n".join(f"{LABELS[i]}: {draw(st.integers(1, 10))}" for i in range(7)))
     out.append("")
     out.append(f"## Overall\n{aside()}")
     text = "\n".join(out)
-    clean = not (withheld or distract or corrected or guess or ambiguous or layout == "prose")
+    clean = not (withheld or distract or corrected or hedged or guess or ambiguous or layout == "prose")
     return Reply(text, truth, ids, clean, corrected, before, notes)
 
 
@@ -315,3 +385,41 @@ def test_thorough_clean_replies_are_not_flagged(r: Reply) -> None:
 @given(replies(), st.data())
 def test_thorough_a_reply_cut_anywhere_keeps_only_true_scores(r: Reply, data: st.DataObject) -> None:
     test_a_reply_cut_anywhere_keeps_only_true_scores.hypothesis.inner_test(r, data)  # type: ignore[attr-defined]
+
+
+TABLE = "| Criterion | Team A | Team B |\n|---|---|---|\n" + "".join(f"| {lab} | 8 | 7 |\n" for lab in LABELS)
+
+
+@FAST
+@given(st.data(), st.integers(0, 6), st.sampled_from(["a", "b"]), st.integers(1, 10))
+def test_a_correction_settles_a_score_only_when_stated_as_made(data: st.DataObject, i: int, t: str, new: int) -> None:
+    """Made ("I'm lowering …", "is revised to …"): the new value, flagged as a correction. Weighed, wished or
+    planned, by any verb ("I blorfed lowering …", "tempted to lower …", "I'd lower …"): missing, flagged as a
+    conflict. A counterfactual ("Had they …, I would have raised …"): the old value, unflagged."""
+    old = 8 if t == "a" else 7
+    sentence, kind = correction(data.draw, f"Team {t.upper()}", LABELS[i].lower(), new, old)
+    j = parse_judgment(TABLE + "\n" + sentence + "\n")
+    got = j.parsed_scores(t).as_dict()[CRITERIA[i]]  # type: ignore[arg-type]
+    flags = [x.kind for x in j.review_items if x.team == t and x.criterion == CRITERIA[i]]
+    if kind == "conditional" or new == old and kind == "final":
+        assert got == old, (sentence, got)
+    elif kind == "final":
+        assert (got, flags) == (new, ["correction"]), (sentence, j.review_reasons)
+    else:
+        assert (got, flags) == (None, ["conflict"]), (sentence, j.review_reasons)
+    others = [x for x in j.review_items if (x.team, x.criterion) != (t, CRITERIA[i])]
+    assert not others, (sentence, j.review_reasons)
+
+
+@FAST
+@given(st.data(), st.integers(1, 10), st.integers(1, 9))
+def test_a_number_is_a_count_when_a_made_up_noun_follows_and_a_score_when_a_verb_does(
+        data: st.DataObject, v: int, n: int) -> None:
+    lines = [f"- {lab}: {verb_phrase(data.draw, v)}" for lab in LABELS]
+    k = data.draw(st.integers(0, 6))
+    lines[k] = f"- {LABELS[k]}: {count_phrase(data.draw, n)}"
+    j = parse_judgment("## Team A\n" + "\n".join(lines) + "\n\n## Team B\n" + "\n".join(lines) + "\n")
+    for t in ("a", "b"):
+        got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
+        assert [got[c] for c in CRITERIA] == [None if x == k else v for x in range(7)], ("\n".join(lines), got)
+        assert [x.kind for x in j.review_items if x.team == t] == ["missing"], j.review_reasons
