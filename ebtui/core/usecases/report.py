@@ -358,7 +358,9 @@ class AnalysisCache:
             from ebtui.core.judge_views import agreement_map
 
             given = store.load_rounds(tournament=tournament_id)
-            bias = bias_tables(judge_bias_section(given, agreement=agreement_map(store.root)))
+            # the families the fit used, as `ebtui report` does: the same numbers in both front ends
+            bias = bias_tables(judge_bias_section(given, families=families_for(facts, models),
+                                                  agreement=agreement_map(store.root)))
             for view in tables:
                 tables[view] = [*tables[view], *bias]
         step("done")
