@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 COMPONENTS: tuple[str, ...] = ("dilemma", "model_dilemma", "exchange", "judge", "judge_model", "residual")
 DEFAULT_VC_REPLICATES = 100
 DEFAULT_VC_SEED = 20261125
-#: components seen through few levels (the dilemmas, the judges): chi-square intervals, not resampling
-FEW_LEVELS = ("dilemma", "judge")
+#: components whose levels a dilemma resample redraws (the judges are the same in every resample, so it says
+#: nothing of how far the judge and judge x model variances could be off)
+RESAMPLED = ("dilemma", "model_dilemma", "exchange", "residual")
 
 #: the documented defaults (score-point variances of a team's mean-of-criteria score in one judgment), used
 #: when there is no data. Chosen from this project's simulated and imported tournaments' typical magnitude on
@@ -396,8 +397,8 @@ def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
 def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
                         seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
     """The components with 95% intervals: chi-square from each component's reduction in sums of squares, the
-    dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df; blank below 3
-    dilemmas."""
+    dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df and whose levels a
+    dilemma resample redraws (else blank, saying why); blank below 3 dilemmas."""
     if not rows:
         return default_components()
     comps, why = _separable(rows)
@@ -408,7 +409,7 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
     G = len({r.dilemma for r in rows})
     notes: list[str] = []
     reduced = {k: reduction_interval(eq, est, k) for k in est} if G >= 3 else {}
-    boot = [k for k in est if reduced.get(k) is None] if G >= 3 and replicates > 0 else []
+    boot = [k for k in est if reduced.get(k) is None and k in RESAMPLED] if G >= 3 and replicates > 0 else []
     draws = _bootstrap(rows, comps, replicates, seed) if boot else {k: [] for k in est}
     if G < 3:
         notes.append("intervals blank: fewer than 3 dilemmas")
@@ -433,10 +434,14 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
             note = note or f"chi-square interval, {df} df"
         elif len(draws[k]) >= 20:
             lo, hi = (float(x) for x in np.percentile(draws[k], [2.5, 97.5]))
-            if k in FEW_LEVELS and v == 0:
+            if k == "dilemma" and v == 0:
                 note = note or "estimate 0: upper end from the dilemma resamples"
-        elif not note:
-            note = "interval blank: too few usable dilemma resamples" if G >= 3 else "interval blank: fewer than 3 dilemmas"
+        else:  # blank: say why, beside a note on the estimate
+            blank = ("interval blank: fewer than 3 dilemmas" if G < 3 else
+                    "interval blank: too few usable dilemma resamples" if k in RESAMPLED else
+                    "interval blank: its reduction has under 2 df (too few judges), and dilemma resamples keep "
+                    "the same judges")
+            note = f"{note}; {blank}" if note else blank
         out[k] = Component(k, v, lo, hi, note, est[k])
     if "exchange" not in est:
         notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
