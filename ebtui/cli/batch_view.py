@@ -10,6 +10,7 @@ import click
 
 from ebtui.cli.common import CliError
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -44,13 +45,13 @@ def batch_dry_run(b: Mapping[str, Any], as_json: bool, plain: str) -> str:
     w = max([len(m) for m in b["models"]] + [5])
     lines.append(f"  {'model':<{w}}  batch   list price  batch price  cached share  cache saves")
     for m, r in b["models"].items():
-        lp = "(no price)" if r["list_price_usd"] is None else f"${r['list_price_usd']:.4f}"
-        bp = "(no price)" if r["batch_price_usd"] is None else f"${r['batch_price_usd']:.4f}"
+        lp = "(no price)" if r["list_price_usd"] is None else f"${num.fixed(r['list_price_usd'], 4)}"
+        bp = "(no price)" if r["batch_price_usd"] is None else f"${num.fixed(r['batch_price_usd'], 4)}"
         lines.append(f"  {m:<{w}}  {'yes' if r['batch'] else 'no ':<5}  {lp:>10}  {bp:>11}  "
-                     f"{r['expected_cached_share']:>12.0%}  ${r['expected_cache_savings_usd']:.4f}")
-    lines.append(f"  List price ${b['list_price_usd']:.4f}; batch price ${b['batch_price_usd']:.4f}; "
-                 f"expected prompt-cache savings ${b['expected_cache_savings_usd']:.4f} "
-                 f"(so about ${b['batch_price_with_cache_usd']:.4f}).")
+                     f"{num.shown(r['expected_cached_share'], '>12.0%')}  ${num.fixed(r['expected_cache_savings_usd'], 4)}")
+    lines.append(f"  List price ${num.fixed(b['list_price_usd'], 4)}; batch price ${num.fixed(b['batch_price_usd'], 4)}; "
+                 f"expected prompt-cache savings ${num.fixed(b['expected_cache_savings_usd'], 4)} "
+                 f"(so about ${num.fixed(b['batch_price_with_cache_usd'], 4)}).")
     if b["streamed_models"]:
         lines.append(f"  No batch API (streamed at list price): {', '.join(b['streamed_models'])}.")
     return "\n".join(lines)

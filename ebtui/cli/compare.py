@@ -6,11 +6,12 @@ from __future__ import annotations
 import click
 
 from ebtui.cli.common import CliError, ctx_option
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 
 def _num(v: float | None) -> str:
-    return "—" if v is None else f"{float(v):+.2f}"
+    return "—" if v is None else num.signed(float(v))
 
 
 @click.command()
@@ -49,6 +50,6 @@ def compare(ctx: click.Context, model_a: str, model_b: str, tournament_id: str |
     width = max(len(r[0]) for r in rows)
     for name, r in rows:
         ci = f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]" if r["ci_low"] is not None else ""
-        p = "" if r.get("p") is None else ("p<0.001" if r["p"] < 0.001 else f"p={r['p']:.3f}")
+        p = "" if r.get("p") is None else ("p<0.001" if r["p"] < 0.001 else f"p={num.fixed(r['p'], 3)}")
         why = f"({strip_control(str(r['reason']))})" if r.get("reason") else ""
         click.echo("  ".join(x for x in (name.ljust(width), _num(r["diff"]).rjust(6), ci, p, why) if x))

@@ -11,6 +11,7 @@ from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option, echo_untrust
 from ebtui.core.usecases.context import open_context
 from ebtui.core.usecases.models import check_models as check_all
 from ebtui.core.usecases.models import default_model, load_models
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def _load(ctx: click.Context, models_file: str | None) -> ModelsConfig:
 def _price(cfg: ModelConfig) -> str:
     if cfg.price_in is None and cfg.price_out is None:
         return "-"
-    return f"{cfg.price_in or 0:g}/{cfg.price_out or 0:g}"
+    return f"{num.shown(cfg.price_in or 0, 'g')}/{num.shown(cfg.price_out or 0, 'g')}"
 
 
 def _key(cfg: ModelConfig) -> str:
@@ -84,7 +85,7 @@ def check_models(ctx: click.Context, names: tuple[str, ...], models_file: str | 
     results = asyncio.run(check_all(cfgs, max_tokens))
     width = max(len(r.name) for r in results)
     for r in results:
-        latency = f"{r.latency_s:6.2f}s" if r.latency_s is not None else "      -"
+        latency = f"{num.shown(r.latency_s, '6.2f')}s" if r.latency_s is not None else "      -"
         echo_untrusted(f"{r.name.ljust(width)}  {'ok  ' if r.ok else 'FAIL'}  {latency}  {r.detail}")
     failed = [r.name for r in results if not r.ok]
     if failed:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ebtui.cli.common import CliError, ctx_option
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -59,14 +60,14 @@ def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None,
 
 
 def _money(v: float | None) -> str:
-    return "—" if v is None else f"${v:,.2f}"
+    return "—" if v is None else f"${num.shown(v, ',.2f')}"
 
 
 def _text(result: PlanResult, vc: VarianceComponents) -> str:
     lines = [f"Planning for {len(result.models)} models: {', '.join(result.models)}",
              f"Variance components: {vc.source}"
              + (f" from {vc.n_rows} scores on {vc.dilemmas} dilemmas" if vc.source == "estimated" else "")
-             + " — " + ", ".join(f"{k} {v:.3f}" for k, v in vc.values().items()),
+             + " — " + ", ".join(f"{k} {num.fixed(v, 3)}" for k, v in vc.values().items()),
              f"Document: {result.document_dilemmas} dilemmas" if result.document_dilemmas else "",
              "",
              "half-width: expected 95% interval half-width of a pairwise difference (mean over pairs); gap: the "
@@ -76,8 +77,8 @@ def _text(result: PlanResult, vc: VarianceComponents) -> str:
     lines += [head, "-" * len(head)]
     for d in result.designs:
         mark = "" if d.in_document else "  (more than the document has)"
-        lines.append(f"{d.judge_mode:<8} {d.repeats:>7} {d.dilemmas:>8} {d.judges_per_exchange:>9.1f} "
-                     f"{(d.half_width or float('nan')):>10.3f} {(d.detectable_gap or float('nan')):>6.3f} "
+        lines.append(f"{d.judge_mode:<8} {d.repeats:>7} {d.dilemmas:>8} {num.shown(d.judges_per_exchange, '>9.1f')} "
+                     f"{num.shown((d.half_width or float('nan')), '>10.3f')} {num.shown((d.detectable_gap or float('nan')), '>6.3f')} "
                      f"{d.calls:>7} {_money(d.cost_usd):>10} {_money(d.batch_cost_usd):>10}{mark}")
     if result.answer is not None:
         lines += ["", "Answer: " + result.answer["message"]]

@@ -12,6 +12,7 @@ import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, CliError, ctx_option
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def rejudge(ctx: click.Context, targets: tuple[str, ...], judges: tuple[str, ...
     res = got.result
     click.echo(f"{len(res.added)} judgment(s) added, {len(res.failed)} failed"
                + (" (run again to retry them)" if res.failed else "")
-               + (f", {len(res.over_budget)} not asked: over the ${budget:g} budget (run again with a larger "
+               + (f", {len(res.over_budget)} not asked: over the ${num.shown(budget, 'g')} budget (run again with a larger "
                   "--budget)" if res.over_budget else ""), err=True)
     if got.incomplete:
         ctx.exit(EXIT_INCOMPLETE)
@@ -126,10 +127,10 @@ def _print_plan(prep: PreparedRejudge, as_json: bool) -> None:
     for c in plan.calls:
         click.echo(f"  {c.round_id}  judge {c.judge}  order {c.order}  repeat {c.repeat}  key {c.key}")
     for j, row in est["judges"].items():
-        cost = "no price" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
+        cost = "no price" if row["cost_usd"] is None else f"${num.fixed(row['cost_usd'], 4)}"
         click.echo(f"  {j}: {row['calls']} call(s), ~{row['input_tokens']} input + {row['output_tokens']} output "
                    f"tokens, {cost}")
-    click.echo(f"  estimated total ${est['total_usd']:.4f}"
+    click.echo(f"  estimated total ${num.fixed(est['total_usd'], 4)}"
                + (f" (no price for {', '.join(est['unpriced'])})" if est["unpriced"] else ""))
     for rid, why in plan.skipped:
         click.echo(f"  skipped {rid}: {strip_control(why)}")

@@ -17,6 +17,7 @@ from ebtui.core.usecases import rounds as saved
 from ebtui.core.usecases.context import AppContext, open_context
 from ebtui.core.usecases.review import OverrideError
 from ebtui.core.usecases.rounds import ROLES, StoreError, StoreWriteError
+from ebtui.core.views import numbers as num
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import KIND_LABELS, score_grid
 from ebtui.errors import UsageError
@@ -163,7 +164,7 @@ def _phase_heading(round_: Round, phase: Phase) -> str:
     who = speaker_label(phase.phase_type)
     bits = [phase.status.value]
     if phase.latency is not None:
-        bits.append(f"{phase.latency:.1f} s")
+        bits.append(f"{num.fixed(phase.latency, 1)} s")
     if phase.usage.input_tokens or phase.usage.output_tokens:
         bits.append(f"{phase.usage.input_tokens}→{phase.usage.output_tokens} tokens")
     if phase.reused_from:

@@ -32,6 +32,7 @@ from ebtui.core.usecases.play import (
     resume_command,
 )
 from ebtui.core.usecases.rounds import StoreError, StoreWriteError
+from ebtui.core.views import numbers as num
 from ebtui.core.views.phases import PHASE_LABELS, speaker_label
 from ebtui.core.views.scores import score_grid
 from ebtui.errors import UsageError
@@ -87,7 +88,7 @@ class LivePrinter:
     @staticmethod
     def retry_note(ev: events.PhaseRetrying) -> str:
         return (
-            f"\n[retrying: attempt {ev.attempt} in {ev.delay_s:.1f}s after {strip_control(ev.error)}; "
+            f"\n[retrying: attempt {ev.attempt} in {num.fixed(ev.delay_s, 1)}s after {strip_control(ev.error)}; "
             "the text above is discarded]\n"
         )
 
@@ -96,7 +97,7 @@ class LivePrinter:
         ph = ev.phase
         if ph.status == PhaseStatus.COMPLETE:
             extra = f", {ph.attempts} attempts" if ph.attempts > 1 else ""
-            secs = f"{ph.latency:.1f}s" if ph.latency is not None else "?"
+            secs = f"{num.fixed(ph.latency, 1)}s" if ph.latency is not None else "?"
             return f"[done in {secs}, {ph.usage.output_tokens} tokens out{extra}]\n"
         what = {PhaseStatus.SKIPPED: "skipped", PhaseStatus.CANCELLED: "cancelled"}.get(ph.status, "FAILED")
         kind = f" ({ph.error_kind})" if ph.error_kind else ""

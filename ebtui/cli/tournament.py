@@ -20,6 +20,7 @@ import click
 
 from ebtui.cli.common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError, ctx_option, echo_unreadable
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -96,12 +97,12 @@ def _dry_run_report(dry: DryRun, cfg: TournamentConfig, budget: float | None) ->
         lines.append(
             f"  {m:<{w}}  {c['presenting']:>10}  {c['responding']:>10}  {c['judging']:>7}  {sum(c.values()):>6}"
             f"  {est.input_tokens[m]:>10}  {est.output_tokens[m]:>10}"
-            + "  " + ("(no price)" if cost is None else f"${cost:.4f}").rjust(10)
+            + "  " + ("(no price)" if cost is None else f"${num.fixed(cost, 4)}").rjust(10)
         )
     tin = sum(est.input_tokens.values())
     tout = sum(est.output_tokens.values())
     lines.append(f"  {'total':<{w}}  {'':>10}  {'':>10}  {'':>7}  {est.total_calls:>6}  {tin:>10}  {tout:>10}"
-                 + "  " + f"${est.total_cost_usd:.4f}".rjust(10))
+                 + "  " + f"${num.fixed(est.total_cost_usd, 4)}".rjust(10))
     lines.append("")
     lines.append("  presenting = Team A's presentation, rebuttal and consistency test (3 calls a round); "
                  "responding = Team B's response; judging = one call per judgment.")
@@ -110,11 +111,11 @@ def _dry_run_report(dry: DryRun, cfg: TournamentConfig, budget: float | None) ->
                  f"{'/'.join(str(o) for o in outs)} tokens a call (set expected_output_tokens to refine).")
     if est.unpriced_models:
         lines.append(f"  No price configured for: {', '.join(est.unpriced_models)} (counted as $0).")
-    lines.append(f"  Disk: about {dry.disk_bytes / 1e6:,.1f} MB for the round files (checked against the free space "
+    lines.append(f"  Disk: about {num.shown(dry.disk_bytes / 1e6, ',.1f')} MB for the round files (checked against the free space "
                  "before a run).")
     if budget is not None:
         verdict = "within" if est.total_cost_usd <= budget else "OVER"
-        lines.append(f"  Budget: ${budget:.2f} — the estimate is {verdict} it.")
+        lines.append(f"  Budget: ${num.fixed(budget)} — the estimate is {verdict} it.")
     return "\n".join(lines)
 
 
@@ -178,7 +179,7 @@ def tournament(
     from ebtui.core.usecases.context import open_context
 
     if budget is not None and budget <= 0:
-        raise CliError(f"--budget must be more than 0 (got {budget:g})")
+        raise CliError(f"--budget must be more than 0 (got {num.shown(budget, 'g')})")
     store = ctx_option(ctx, "store", store)
     models_file = ctx_option(ctx, "models_file", models_file)
     try:
@@ -323,7 +324,7 @@ async def _run(start: Callable[[], TournamentRun], plan: TournamentPlan, app: Ap
     click.echo("")
     p = finished.progress
     click.echo(f"Tournament {t.id}: {t.status.value} — {p.done}/{p.total} rounds complete, "
-               f"${p.cost_usd:.4f} spent; rounds in {store.root / 'rounds'}")
+               f"${num.fixed(p.cost_usd, 4)} spent; rounds in {store.root / 'rounds'}")
     if store.write_failure is not None:
         click.echo(f"ebtui: error: {strip_control(str(store.write_failure))}. The tournament stopped there: no "
                    "round or model call was started after it; everything saved before is kept. Resume with "
@@ -334,7 +335,7 @@ async def _run(start: Callable[[], TournamentRun], plan: TournamentPlan, app: Ap
     if t.status == TournamentStatus.STOPPED_BUDGET:
         lim = run.budget_limit
         suggestion = max(lim * 2, lim + 1.0)
-        click.echo(f"Budget of ${lim:.2f} reached: no new call was started; everything done is saved. "
+        click.echo(f"Budget of ${num.fixed(lim)} reached: no new call was started; everything done is saved. "
                    f"Resume with a larger budget:\n  {hint(run.resume_hint(shlex.quote(cfg_label), suggestion))}", err=True)
     else:
         click.echo(f"Not complete. Resume with:\n  {hint(run.resume_hint(shlex.quote(cfg_label)))}", err=True)

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ebtui.core.views import numbers as num
+
 DEFAULT_PART_MB = 32
 DEFAULT_TOTAL_MB = 128
 MAX_PARTS = 10_000
@@ -40,7 +42,7 @@ def docx_limits() -> DocxLimits:
 
 
 def _mb(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB" if n < 10**9 else f"{n / 1e9:,.1f} GB"
+    return f"{num.shown(n / 1e6, ',.1f')} MB" if n < 10**9 else f"{num.shown(n / 1e9, ',.1f')} GB"
 
 
 def check_docx_package(zf: zipfile.ZipFile, path: Path, error: Callable[[Path, str], Exception],

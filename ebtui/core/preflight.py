@@ -14,6 +14,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ebtui.core.views import numbers as num
+
 
 class PreflightError(Exception):
     """One line: what is wrong and where."""
@@ -142,7 +144,7 @@ def store_bytes_needed(rounds: int, tokens: int) -> int:
 
 
 def _mb(n: float) -> str:
-    return f"{n / 1e6:,.1f} MB" if n >= 1e5 else f"{n / 1e3:,.0f} kB"
+    return f"{num.shown(n / 1e6, ',.1f')} MB" if n >= 1e5 else f"{num.shown(n / 1e3, ',.0f')} kB"
 
 
 def check_free_space(root: str | os.PathLike[str], needed: int, what: str) -> int:

@@ -25,6 +25,7 @@ from ebtui.core.analysis.frame import Facts
 from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -49,7 +50,7 @@ def format_cell(value: Cell, column: str = "") -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.3g}" if column.endswith("_p") or column in ("p", "p_holm") else f"{value:.2f}"
+        return num.sig(value) if column.endswith("_p") or column in ("p", "p_holm") else num.fixed(value)
     return str(value)
 
 
@@ -160,7 +161,7 @@ def chart_cross_model(table: Table, path: Path) -> Path | None:
     ax.set_ylabel("Team A model")
     for (i, j), v in np.ndenumerate(data):
         if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="white", fontsize=8)
+            ax.text(j, i, num.fixed(v), ha="center", va="center", color="white", fontsize=8)
     fig.colorbar(im, ax=ax, label="Team A mean score")
     return _save(plt, fig, path)
 

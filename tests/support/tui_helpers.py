@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -277,10 +278,12 @@ PAIRS_TID = "t-pairs0001"
 
 def pairs_tournament(store: Any) -> list[Any]:
     """Three models (m1 clearly best) round-robin on four dilemmas, generated from a planted truth and saved
-    with their tournament; the first round's text is hostile."""
+    with their tournament; the first round's text is hostile. The seed is one whose compared differences and
+    intervals sit on no rounding boundary (x.xx5), so their shown text cannot depend on the CPU (a snapshot test
+    checks it with `on_rounding_boundary`)."""
     truth = equal_world(3)
     truth.skill = {"m1": 7.6, "m2": 6.4, "m3": 6.3}
-    rounds = play(truth, round_robin(list(truth.skill), list(truth.skill), 4), seed=1, tournament_id=PAIRS_TID)
+    rounds = play(truth, round_robin(list(truth.skill), list(truth.skill), 4), seed=19, tournament_id=PAIRS_TID)
     rounds[0].phases[0].response = "[bold red]not markup[/] \x1b[31mno escape\x1b[0m m1 speaks first"
     rounds[0].judgment.team_a_justification = "Clear principle, well defended."
     for r in rounds:
@@ -291,6 +294,17 @@ def pairs_tournament(store: Any) -> list[Any]:
     return rounds
 
 
+
+def on_rounding_boundary(values: Iterable[object], decimals: int = 2, within: float = 1e-6) -> list[float]:
+    """The values within `within` of a boundary of the shown precision (x.xx5 for 2 decimals): their text
+    would rest on the display rounding's noise floor instead of sitting plainly on one side."""
+    out = []
+    for v in values:
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+            frac = abs(v) * 10**decimals % 1
+            if abs(frac - 0.5) < within * 10**decimals:
+                out.append(float(v))
+    return out
 
 
 # -- a played round, the score card and its edit dialog -----------------------------------------------------

@@ -181,7 +181,7 @@ def test_progress_line_and_cells() -> None:
     line = progress_text(p)
     assert line.startswith("11/16 rounds · 10 complete (2 from before) · 1 not complete · 4 calls in flight")
     assert "12k in / 678 out tokens" in line and "$0.0123 of $1.00" in line and "1m15s elapsed · ETA 30s" in line
-    assert str(cell_text("mean", 7.125)) == "7.12" and str(cell_text("pearson_p", 0.000123)) == "0.000123"
+    assert str(cell_text("mean", 7.125)) == "7.13" == str(cell_text("mean", 7.125 - 1e-12)) and str(cell_text("pearson_p", 0.000123)) == "0.000123"
     assert str(cell_text("n", None)) == "—"
     long = cell_text("evidence", "[red]x[/red]\x1b[2J " + "word " * 40)
     assert str(long).startswith("[red]x[/red] word") and len(str(long)) == 80 and "\x1b" not in str(long)

@@ -12,6 +12,7 @@ from ebtui.core.analysis.common import VIEW_AS_JUDGED, Cell, Table
 from ebtui.core.analysis.judge_bias import AgreementMap, bias_json, judgment_counts
 from ebtui.core.analysis.reliability import reliability_json
 from ebtui.core.records import Round
+from ebtui.core.views import numbers as num
 
 #: the report --json keys this module fills
 KEYS = ("style", "order", "agreement_bias", "reliability", "judgments", "judge_bias_fit")
@@ -114,5 +115,5 @@ def _f(v: object, digits: int = 2) -> str:
     if v is None:
         return "—"
     if isinstance(v, float):
-        return f"{v:.{digits}f}"
+        return num.fixed(v, digits)
     return str(v)

@@ -25,6 +25,7 @@ from ebtui.core.analysis.identify import (
     identify,
     sparse_reason,
 )
+from ebtui.core.views import numbers as num
 
 DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400
@@ -321,7 +322,7 @@ def concentrated_reason(geff: float, top: str) -> str:
     if geff >= MIN_EFFECTIVE:
         return ""
     return (f"its information comes mostly from one dilemma (chiefly {top}; effective number of dilemmas "
-            f"{geff:.1f}, an interval needs {MIN_EFFECTIVE:.0f})")
+            f"{num.fixed(geff, 1)}, an interval needs {num.fixed(MIN_EFFECTIVE, 0)})")
 
 
 def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None, tests: int = 1,

@@ -17,6 +17,7 @@ from ebtui.core.analysis.common import Table, view_name
 from ebtui.core.analysis.fit import JointFit, sum_code
 from ebtui.core.analysis.frame import Facts, levels
 from ebtui.core.records import Round
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.variance import ComponentsJson
@@ -319,9 +320,9 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
         gap["delta"], gap["se"], gap["se_true"], gap["pairs"] = delta, se, se * ratio, len(ses)
         gap["half_width_median"], gap["half_width_max"] = float(np.median(halves)), float(np.max(halves))
         sentence = ("Smallest detectable gap: not available (the interval is too short for 80% power)" if delta is None
-                    else f"Smallest detectable gap: {delta:.2f} points between two models' adjusted means (80% power, "
-                    f"α = 0.05, {G} dilemmas; median pairwise half-width {np.median(halves):.2f}, widest "
-                    f"{np.max(halves):.2f}). Smaller true gaps will usually not show; `ebtui plan` says what "
+                    else f"Smallest detectable gap: {num.fixed(delta)} points between two models' adjusted means (80% power, "
+                    f"α = 0.05, {G} dilemmas; median pairwise half-width {num.fixed(np.median(halves))}, widest "
+                    f"{num.fixed(np.max(halves))}). Smaller true gaps will usually not show; `ebtui plan` says what "
                     "would find them.")
     elif jf is None:
         sentence += " (no scores)."

@@ -16,6 +16,7 @@ import numpy as np
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import Round, Team
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.frame import Facts
@@ -421,7 +422,7 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
         v = est[k]
         note = ""
         if v < 0:
-            note = f"estimate {v:.3f} < 0, reported as 0"
+            note = f"estimate {num.fixed(v, 3)} < 0, reported as 0"
             v = 0.0
         lo = hi = None
         red = reduced.get(k)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 from ebtui.core.batch.ledger import BatchLedger, BatchRecord, Intent, ItemRecord
+from ebtui.core.views import numbers as num
 from ebtui.providers.base import (
     CallOptions,
     Completion,
@@ -213,7 +214,7 @@ class BatchCoordinator:
                 if not exc.retryable or attempt == self.settings.submit_attempts:
                     break
                 delay = exc.retry_after or min(60.0, 2.0 ** attempt)
-                log.warning("%s: batch submission failed (%s); trying again in %.0f s", model, exc, delay)
+                log.warning("%s: batch submission failed (%s); trying again in %s s", model, exc, num.fixed(delay, 0))
                 await asyncio.sleep(delay)
         self.ledger.intents.remove(intent)
         if batch_id is None:

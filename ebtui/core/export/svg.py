@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from ebtui.core.views import numbers as num
+
 
 def _e(text: object) -> str:
     from ebtui.core.safe_text import strip_control
@@ -16,7 +18,7 @@ def _e(text: object) -> str:
 
 
 def _f(x: float) -> str:
-    return f"{x:.1f}"
+    return num.fixed(x, 1)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def interval_chart(rows: Sequence[IntervalRow], *, lo: float, hi: float, title: 
     y_axis = top + row_h * len(rows)
     while t <= hi + 1e-9:
         out.append(f'<line class="grid" x1="{_f(x(t))}" x2="{_f(x(t))}" y1="{_f(top - 6)}" y2="{_f(y_axis)}"/>'
-                   f'<text class="tick" x="{_f(x(t))}" y="{_f(y_axis + 16)}" text-anchor="middle">{t:g}</text>')
+                   f'<text class="tick" x="{_f(x(t))}" y="{_f(y_axis + 16)}" text-anchor="middle">{num.shown(t, "g")}</text>')
         t += step
     if zero is not None:
         out.append(f'<line class="zero" x1="{_f(x(zero))}" x2="{_f(x(zero))}" y1="{_f(top - 6)}" '
@@ -70,7 +72,7 @@ def interval_chart(rows: Sequence[IntervalRow], *, lo: float, hi: float, title: 
             out.append(f'<path class="extra" d="M{_f(ex - 4)} {_f(cy - 4)}L{_f(ex + 4)} {_f(cy + 4)}'
                        f'M{_f(ex - 4)} {_f(cy + 4)}L{_f(ex + 4)} {_f(cy - 4)}"/>')
         out.append(f'<circle class="dot" cx="{_f(x(r.value))}" cy="{_f(cy)}" r="4.5">'
-                   f'<title>{_e(r.label)}: {r.value:.2f}</title></circle>')
+                   f'<title>{_e(r.label)}: {num.fixed(r.value)}</title></circle>')
     legend = "● estimate, bar: 95% interval" + (f", ✕ {extra_label}" if extra_label else "")
     out.append(f'<text class="axis" x="{_f(label_w + plot_w / 2)}" y="{_f(height - 8)}" text-anchor="middle">'
                f'{_e(axis)} — {_e(legend)}</text></svg>')
@@ -123,9 +125,9 @@ def heatmap(row_labels: Sequence[str], col_labels: Sequence[str], values: Sequen
             fill = _colour(v, lo, hi)
             dark = (v - lo) / (hi - lo) > 0.55 if hi > lo else False
             out.append(f'<rect x="{_f(x0)}" y="{_f(cy)}" width="{_f(cell_w - 2)}" height="{_f(cell_h - 2)}" '
-                       f'fill="{fill}"><title>{_e(rl)} / {_e(col_labels[j])}: {v:.2f}</title></rect>'
+                       f'fill="{fill}"><title>{_e(rl)} / {_e(col_labels[j])}: {num.fixed(v)}</title></rect>'
                        f'<text class="cell{" on-dark" if dark else ""}" x="{_f(x0 + cell_w / 2 - 1)}" '
-                       f'y="{_f(cy + cell_h / 2 + 4)}" text-anchor="middle">{v:.2f}</text>')
+                       f'y="{_f(cy + cell_h / 2 + 4)}" text-anchor="middle">{num.fixed(v)}</text>')
     axes = " — ".join(a for a in (f"rows: {row_axis}" if row_axis else "", f"columns: {col_axis}" if col_axis
                                   else "") if a)
     if axes:

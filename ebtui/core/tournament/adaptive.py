@@ -21,6 +21,7 @@ from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
 from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.store import ResultsStore
@@ -231,7 +232,7 @@ class AdaptiveRunner:
     def resume_hint(self, config_path: str | None = None, budget: float | None = None) -> str:
         base = self._inner.resume_hint(config_path, budget) if self._inner is not None else \
             f"ebtui tournament {config_path or 'CONFIG'} --resume {self.tournament_id}"
-        return f"{base} --until-half-width {self.target:g}"
+        return f"{base} --until-half-width {num.shown(self.target, 'g')}"
 
     def progress(self) -> Progress | None:
         return self._inner.progress() if self._inner is not None else None
@@ -255,7 +256,7 @@ class AdaptiveRunner:
             if self._cancelled:
                 self._stop(STOP_CANCELLED, "cancelled; run it again to resume")
             elif last.tournament.status == TournamentStatus.STOPPED_BUDGET:
-                self._stop(STOP_BUDGET, f"budget reached (${self._inner.budget.limit_usd:.2f}) before the "
+                self._stop(STOP_BUDGET, f"budget reached (${num.fixed(self._inner.budget.limit_usd)}) before the "
                                         "target; resume with a larger --budget")
             elif last.tournament.status != TournamentStatus.COMPLETE:
                 self._stop(STOP_INCOMPLETE, "some rounds did not complete: the target is not measured on a "
@@ -269,9 +270,9 @@ class AdaptiveRunner:
             _save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
             w = self.state.waves[-1]
             yield AdaptiveMessage(
-                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest pairwise "
-                f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
-                f"(target {self.target:g})", w.widest_before, self.target)
+                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${num.fixed(w.cost_usd, 4)}) — widest pairwise "
+                f"half-width {_fmt(w.widest_before)}, predicted {num.fixed(w.predicted_widest_after, 3)} after it "
+                f"(target {num.shown(self.target, 'g')})", w.widest_before, self.target)
             self.schedule = extended(self.plan.schedule, self.state.waves)
         _save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
@@ -319,7 +320,7 @@ class AdaptiveRunner:
                                         "calls": calls_so_far, "spent_usd": spent, "dilemmas":
                                         len(self.schedule.dilemma_ids)})
         msg = AdaptiveMessage(f"measured: widest pairwise half-width {_fmt(widest)} after {calls_so_far} calls "
-                              f"(target {self.target:g})", widest, self.target)
+                              f"(target {num.shown(self.target, 'g')})", widest, self.target)
         if widest is not None and widest <= self.target:
             self.state.uniform = self._uniform(vc.values())
             self._stop(STOP_TARGET, self._target_message(widest, calls_so_far))
@@ -347,7 +348,7 @@ class AdaptiveRunner:
         if not useful:
             self._stop(STOP_NOTHING, "nothing left can narrow it: "
                        + "; ".join(f"{c.kind} would give {_fmt(c.widest_after)}" for c in cands)
-                       + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
+                       + f" (widest now {_fmt(widest)}; each narrows it by under {num.percent(MIN_NARROWING)}"
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
                           if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
             return msg
@@ -363,7 +364,7 @@ class AdaptiveRunner:
         if chosen is None:
             cheapest = min(useful, key=lambda c: c.cost)
             self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
-                                    f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
+                                    f"${num.fixed(cheapest.cost, 4)}, ${num.fixed(remaining or 0, 4)} is left; widest half-width "
                                     f"{_fmt(widest)}")
             return msg
         self.state.waves.append(Wave(len(self.state.waves) + 1, chosen.kind, chosen.units,
@@ -374,7 +375,7 @@ class AdaptiveRunner:
 
     def _target_message(self, widest: float, calls: int) -> str:
         u = self.state.uniform
-        out = f"target reached: widest pairwise half-width {widest:.3f} <= {self.target:g} after {calls} calls"
+        out = f"target reached: widest pairwise half-width {num.fixed(widest, 3)} <= {num.shown(self.target, 'g')} after {calls} calls"
         if u is None:
             return out + "; no uniform design of up to 400 dilemmas is predicted to reach it (for comparison)"
         design = (f"{u['calls']} calls of the uniform design the plan would choose for it ({u['dilemmas']} dilemmas, "
@@ -528,7 +529,7 @@ class AdaptiveRunner:
 
 
 def _fmt(x: float | None) -> str:
-    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else f"{x:.3f}"
+    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else num.fixed(x, 3)
 
 
 def runner_for(plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.tournament.schedule import ScheduledRound
+from ebtui.core.views import numbers as num
 from ebtui.core.views.means import model_criterion_means, model_means
 
 __all__ = [
@@ -51,7 +52,7 @@ class TournamentSummary:
 
     def format(self) -> str:
         def f(x: float | None) -> str:
-            return "  -  " if x is None else f"{x:5.2f}"
+            return "  -  " if x is None else num.shown(x, '5.2f')
 
         models = sorted(self.by_model)
         lines = [
@@ -169,7 +170,7 @@ class Progress:
 
     def describe(self) -> str:
         """One line for a progress display (the CLI's stderr line, the app's tournament screen)."""
-        budget = f" of ${self.budget_usd:.2f}" if self.budget_usd is not None else ""
+        budget = f" of ${num.fixed(self.budget_usd)}" if self.budget_usd is not None else ""
         failed = f" · {self.incomplete} not complete" if self.incomplete else ""
         earlier = f" ({self.already_done} from before)" if self.already_done else ""
         stop = " · budget reached: finishing calls in flight" if self.budget_stopped else ""
@@ -177,7 +178,7 @@ class Progress:
             f"{self.finished}/{self.total} rounds · {self.done} complete{earlier}{failed}"
             f" · {self.calls_in_flight} calls in flight"
             f" · {fmt_tokens(self.input_tokens)} in / {fmt_tokens(self.output_tokens)} out tokens"
-            f" · ${self.cost_usd:.4f}{budget} · {fmt_duration(self.elapsed_s)} elapsed"
+            f" · ${num.fixed(self.cost_usd, 4)}{budget} · {fmt_duration(self.elapsed_s)} elapsed"
             f" · ETA {fmt_duration(self.eta_s)}{stop}"
         )
 
@@ -197,9 +198,9 @@ def fmt_duration(s: float | None) -> str:
 def fmt_tokens(n: int) -> str:
     """678, 12k, 1.2M."""
     if n >= 1_000_000:
-        return f"{n / 1e6:.1f}M"
+        return f"{num.fixed(n / 1e6, 1)}M"
     if n >= 10_000:
-        return f"{n / 1e3:.0f}k"
+        return f"{num.fixed(n / 1e3, 0)}k"
     return str(n)
 
 

@@ -15,6 +15,7 @@ from typing import Unpack
 
 from ebtui.core.tournament.config import TournamentConfig
 from ebtui.core.tournament.costs import DEFAULT_OUTPUT_TOKENS, Budget, ModelInfo, estimate_tokens
+from ebtui.core.views import numbers as num
 from ebtui.providers.base import (
     CallOptions,
     Completion,
@@ -181,8 +182,8 @@ class LimitedClient(WrappingClient):
                 self.stats.refused_for_budget += 1
                 raise ProviderError(
                     "quota",
-                    f"{BUDGET_ERROR_PREFIX} of ${self.budget.limit_usd:.2f} reached "
-                    f"(spent ${self.budget.spent_usd:.4f})",
+                    f"{BUDGET_ERROR_PREFIX} of ${num.fixed(self.budget.limit_usd)} reached "
+                    f"(spent ${num.fixed(self.budget.spent_usd, 4)})",
                 )
             reserved = True
             self.stats.in_flight += 1

@@ -21,6 +21,7 @@ from ebtui.core.analysis.precision import (
     rows_of_exchanges,
 )
 from ebtui.core.tournament.schedule import Exchange, Schedule, ScheduleError, build_schedule
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.tournament.plan import TournamentPlan
@@ -346,10 +347,10 @@ def make_plan(models: Sequence[str], components: Mapping[str, float], *, judges:
                                document_dilemmas=document_dilemmas)
         target = {"half_width": half_width, "design": u.json() if u else None,
                   "chance_all_within": u.chance_all_within(half_width) if u else None,
-                  "message": (f"for every pairwise half-width at most {half_width:g} (even odds): {u.dilemmas} "
+                  "message": (f"for every pairwise half-width at most {num.shown(half_width, 'g')} (even odds): {u.dilemmas} "
                               f"dilemmas, {u.judge_mode}, {u.repeats} repeat(s), {u.calls} calls"
                               + ("" if u.in_document else f" — more dilemmas than the document's {document_dilemmas}")
-                              if u else f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas reaches {half_width:g}")}
+                              if u else f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas reaches {num.shown(half_width, 'g')}")}
     return PlanResult(list(models), usable_modes, designs, document_dilemmas, delta, answer,
                       components_json or {}, notes, target)
 
@@ -360,16 +361,16 @@ def _answer(delta: float, found: list[Design], doc: int | None) -> PlanAnswer:
 
     if not found:
         return {"delta": delta, "design": None, "enough_dilemmas_in_document": False,
-                "message": f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas finds a gap of {delta:g} with "
+                "message": f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas finds a gap of {num.shown(delta, 'g')} with "
                            "80% power"}
     best = min(found, key=key)
     inside = [d for d in found if doc is None or d.dilemmas <= doc]
     fewest = min(found, key=lambda d: d.dilemmas)
-    msg = (f"to find a gap of {delta:g} points with 80% power (α = 0.05): {best.dilemmas} dilemmas, "
+    msg = (f"to find a gap of {num.shown(delta, 'g')} points with 80% power (α = 0.05): {best.dilemmas} dilemmas, "
            f"{best.judge_mode} judging, {best.repeats} repeat(s) — {best.calls} calls"
-           + (f", ${best.cost_usd:.2f} list / ${best.batch_cost_usd:.2f} batch" if best.cost_usd is not None
+           + (f", ${num.fixed(best.cost_usd)} list / ${num.fixed(best.batch_cost_usd)} batch" if best.cost_usd is not None
               and best.batch_cost_usd is not None else "")
-           + f"; predicted half-width {best.half_width:.2f}")
+           + f"; predicted half-width {num.fixed(best.half_width)}")
     enough = doc is None or best.dilemmas <= doc
     if doc is not None and not inside:
         msg += (f". The document has only {doc} dilemmas; the fewest any design needs is {fewest.dilemmas}: "

@@ -41,6 +41,7 @@ from ebtui.core.tournament.events import (
 )
 from ebtui.core.tournament.limits import AdaptiveLimiter, CallStats, build_limited_clients
 from ebtui.core.tournament.schedule import Exchange, Schedule, ScheduledRound, ScheduleError, make_schedule
+from ebtui.core.views import numbers as num
 from ebtui.providers.base import ModelClient
 
 __all__ = [
@@ -219,7 +220,7 @@ class TournamentRunner:
 
     def resume_hint(self, config_path: str | None = None, budget: float | None = None) -> str:
         cfg = config_path or (str(self.config.source) if self.config.source else "CONFIG")
-        extra = f" --budget {budget:g}" if budget is not None else ""
+        extra = f" --budget {num.shown(budget, 'g')}" if budget is not None else ""
         return f"ebtui tournament {cfg} --resume {self.tournament_id}{extra}"
 
     async def run(self) -> AsyncIterator[TournamentEvent]:
@@ -343,8 +344,8 @@ class TournamentRunner:
         complete = sum(1 for r in rounds if r.status == RoundStatus.COMPLETE)
         if self.budget.stopped:
             status = TournamentStatus.STOPPED_BUDGET
-            self.tournament.note = (f"stopped at the budget of ${self.budget.limit_usd:.2f} "
-                                    f"(spent ${self.budget.spent_usd:.4f}); resume with a larger --budget")
+            self.tournament.note = (f"stopped at the budget of ${num.fixed(self.budget.limit_usd)} "
+                                    f"(spent ${num.fixed(self.budget.spent_usd, 4)}); resume with a larger --budget")
         elif complete == len(self.schedule):
             status = TournamentStatus.COMPLETE
             self.tournament.note = ""

@@ -19,6 +19,7 @@ from textual.widgets import Header, Select, Static
 from ebtui.core.records import CRITERIA, Round
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases.compare import DilemmaSides, Side, compare_rounds, dilemma_sides
+from ebtui.core.views import numbers as num
 from ebtui.core.views.phases import PHASE_LABELS
 from ebtui.tui.keys import bindings
 from ebtui.tui.widgets.cells import number
@@ -27,7 +28,7 @@ from ebtui.tui.widgets.footer import Footer
 
 def _signed(v: object) -> str:
     n = number(v)
-    return "—" if n is None else f"{n:+.2f}"
+    return "—" if n is None else num.signed(n)
 
 
 def score_table(sides: DilemmaSides) -> Text:

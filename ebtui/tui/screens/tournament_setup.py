@@ -22,6 +22,7 @@ from textual.widgets import Button, Header, Input, Label, Select, SelectionList,
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import tournament as tuc
 from ebtui.core.usecases.tournament import Prediction, TournamentConfig
+from ebtui.core.views import numbers as num
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import Services, app_services
 from ebtui.tui.widgets.footer import Footer
@@ -63,16 +64,16 @@ def prediction_text(p: Prediction) -> str:
     hw, gap = p.get("half_width"), p.get("detectable_gap")
     lines = [
         f"{p['dilemmas']} dilemmas × {p['pairings']} pairings × {p['repeats']} repeat(s), {p['judge_mode']} judging: "
-        f"{p['rounds']} rounds, {p['calls']} model calls, estimated ${p['cost_usd']:.4f} list"
-        + (f" / ${p['batch_cost_usd']:.4f} batch" if p.get("batch_cost_usd") is not None else "") + ".",
-        ("Predicted half-width of a pairwise difference: ±" + (f"{hw:.2f}" if hw is not None else "—")
+        f"{p['rounds']} rounds, {p['calls']} model calls, estimated ${num.fixed(p['cost_usd'], 4)} list"
+        + (f" / ${num.fixed(p['batch_cost_usd'], 4)} batch" if p.get("batch_cost_usd") is not None else "") + ".",
+        ("Predicted half-width of a pairwise difference: ±" + (num.fixed(hw) if hw is not None else "—")
          + " points; smallest gap detectable (80% power, α = 0.05): "
-         + (f"{gap:.2f}" if gap is not None else "— (fewer than 3 dilemmas)") + " points."),
+         + (num.fixed(gap) if gap is not None else "— (fewer than 3 dilemmas)") + " points."),
         f"Variance components: {p['components']}.",
     ]
     if p.get("target") is not None:
         lines.append(f"Adaptive: waves are added after the first pass until every pairwise half-width is at most "
-                     f"±{p['target']:g}.")
+                     f"±{num.shown(p['target'], 'g')}.")
     if p.get("note"):
         lines.append(p["note"])
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from ebtui.core.usecases.tournament import (
     TournamentPlan,
     fmt_tokens,
 )
+from ebtui.core.views import numbers as num
 from ebtui.tui.widgets.bar_chart import Bar
 
 if TYPE_CHECKING:
@@ -41,14 +42,14 @@ def plan_text(plan: TournamentPlan, est: DryRunEstimate, store_root: Path, saved
         f"{strip_control(cfg.display_name())} — tournament {est.tournament_id}",
         f"{est.rounds} rounds ({est.exchanges} exchanges × {judges}) over {len(est.dilemmas)} dilemma(s); "
         f"{est.total_calls} model calls; about {fmt_tokens(tin)} in / {fmt_tokens(tout)} out tokens; "
-        f"estimated ${est.total_cost_usd:.4f}.",
+        f"estimated ${num.fixed(est.total_cost_usd, 4)}.",
     ]
     if est.unpriced_models:
         lines.append(f"No price configured for: {', '.join(strip_control(m) for m in est.unpriced_models)} "
                      "(counted as $0).")
     if cfg.budget_usd is not None:
         verdict = "within" if est.total_cost_usd <= cfg.budget_usd else "OVER"
-        lines.append(f"Budget ${cfg.budget_usd:.2f}: the estimate is {verdict} it.")
+        lines.append(f"Budget ${num.fixed(cfg.budget_usd)}: the estimate is {verdict} it.")
     if saved is not None:
         lines.append(f"Saved before ({saved.status.value}): starting resumes it — complete rounds are kept.")
     file_store = cfg.store_path()
@@ -70,7 +71,7 @@ def plan_rows(est: DryRunEstimate) -> list[tuple[Text, ...]]:
             Text(str(sum(c.values())), justify="right"),
             Text(str(est.input_tokens[model]), justify="right"),
             Text(str(est.output_tokens[model]), justify="right"),
-            Text("no price" if cost is None else f"${cost:.4f}", justify="right"),
+            Text("no price" if cost is None else f"${num.fixed(cost, 4)}", justify="right"),
         ))
     return rows
 
@@ -84,7 +85,7 @@ def cell_text(column: str, value: object) -> Text:
     if isinstance(value, int):
         return Text(str(value), justify="right")
     if isinstance(value, float):
-        shown = f"{value:.3g}" if column.endswith("_p") else f"{value:.2f}"
+        shown = num.sig(value) if column.endswith("_p") else num.fixed(value)
         return Text(shown, justify="right")
     text = SPACE.sub(" ", strip_control(str(value))).strip()
     if len(text) > CELL_CHARS:
@@ -116,7 +117,7 @@ def dilemma_bars(table: Table) -> list[Bar]:
 def adaptive_text(event: AdaptiveMessage) -> Text:
     """An adaptive run's status: the widest pairwise half-width against the target, and the message."""
     widest = event.widest_half_width
-    head = (f"Widest pairwise half-width ±{widest:.3f} — target ±{event.target:g}" if widest is not None
+    head = (f"Widest pairwise half-width ±{num.fixed(widest, 3)} — target ±{num.shown(event.target, 'g')}" if widest is not None
             and widest != float("inf") and event.target is not None else
-            f"Target ±{event.target:g}" if event.target is not None else "")
+            f"Target ±{num.shown(event.target, 'g')}" if event.target is not None else "")
     return Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else "")

@@ -19,6 +19,8 @@ from textual.widgets import Static
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import report
 from ebtui.core.usecases.report import BIAS_ROUNDS_UP_TO, AnalysisCancelled
+from ebtui.core.views import numbers
+from ebtui.core.views.numbers import rounded
 from ebtui.tui.services import app_context
 from ebtui.tui.widgets.cells import name_cell, number
 
@@ -38,8 +40,7 @@ def shown(x: float) -> float:
     """A figure as this view shows it: rounded once, to the two decimals printed (a value that rounds to zero
     is 0.0, never -0.0). The chart places this value, never the raw one, so a dot and its printed figure agree
     and floating-point noise between machines (BLAS builds, CPUs) cannot move a dot by a cell."""
-    v = round(float(x), 2)
-    return 0.0 if v == 0 else v
+    return rounded(x, 2)
 
 
 def _f(x: object, signed: bool = False) -> str:
@@ -47,7 +48,7 @@ def _f(x: object, signed: bool = False) -> str:
     if n is None:
         return "  —  "
     v = shown(n)
-    return f"{v:+.2f}" if signed else f"{v:.2f}"
+    return numbers.signed(v) if signed else numbers.fixed(v)
 
 
 def interval_track(low: float | None, mid: float | None, high: float | None, lo: float, hi: float,

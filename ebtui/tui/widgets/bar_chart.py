@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 
 #: index i = a bar i/8 of a cell wide
 EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -66,7 +67,7 @@ class BarChart(Widget):
         *,
         minimum: float = 0.0,
         maximum: float | None = None,
-        value_format: str = "{:.2f}",
+        value_spec: str = ".2f",  # a float format spec, shown through core.views.numbers
         empty_text: str = "No data yet.",
         name: str | None = None,
         id: str | None = None,  # noqa: A002 - Textual's own parameter name
@@ -76,7 +77,7 @@ class BarChart(Widget):
         self.title = title
         self.minimum = minimum
         self.maximum = maximum
-        self.value_format = value_format
+        self.value_spec = value_spec
         self.empty_text = empty_text
         self.bars: list[Bar] = []
 
@@ -114,7 +115,7 @@ class BarChart(Widget):
         label_w = min(max(len(b.label) for b in self.bars), max(6, width // 3))
         series_w = max(len(s) for s in series_order)
         top = self.scale_max()
-        values = [self.value_format.format(b.value) for b in self.bars if b.value is not None]
+        values = [num.shown(b.value, self.value_spec) for b in self.bars if b.value is not None]
         value_w = max([len(v) for v in values] + [1])
         # label, space, series, space, track, space, value
         track_w = max(1, width - label_w - 1 - (series_w + 1 if series_w else 0) - 1 - value_w)
@@ -130,14 +131,14 @@ class BarChart(Widget):
                 line.append("missing".ljust(track_w), style=muted)
                 line.append(" " + "—".rjust(value_w), style=muted)
             else:
-                cells = bar_cells(b.value, self.minimum, top, track_w)
+                cells = bar_cells(num.rounded(b.value, 2), self.minimum, top, track_w)
                 line.append(cells, style=series_style)
                 line.append(" " * (track_w - len(cells)))
-                line.append(" " + self.value_format.format(b.value).rjust(value_w))
+                line.append(" " + num.shown(b.value, self.value_spec).rjust(value_w))
             lines.append(line)
         axis_left = " " * (label_w + 1 + (series_w + 1 if series_w else 0))
-        low = self.value_format.format(self.minimum).rstrip("0").rstrip(".") or "0"
-        high = self.value_format.format(top).rstrip("0").rstrip(".") or "0"
+        low = num.shown(self.minimum, self.value_spec).rstrip("0").rstrip(".") or "0"
+        high = num.shown(top, self.value_spec).rstrip("0").rstrip(".") or "0"
         gap = max(1, track_w - len(low) - len(high))
         lines.append(Text(axis_left + low + " " * gap + high, style=muted, no_wrap=True, overflow="crop"))
         return lines

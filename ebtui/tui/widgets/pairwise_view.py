@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 from ebtui.tui.widgets.cells import name_cell, number
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def render_ranks_and_matrix(tables: Mapping[str, Table]) -> Text:
             sig = p_holm is not None and p_holm < 0.05
             mark = "*" if sig else ("" if pair["ci_low"] is not None else "·")
             style = ("green" if diff > 0 else "red") if sig else ""
-            out.append(f"{diff:+.2f}{mark}".rjust(CELL), style=style)
+            out.append(f"{num.signed(diff)}{mark}".rjust(CELL), style=style)
         out.append("\n")
     if "robustness" in tables:
         for line in tables["robustness"].notes:
@@ -114,10 +115,10 @@ class PairwiseView(VerticalScroll):
             return
         for p in tables["pairwise"].as_dicts():
             self.pairs.append((str(p["a"]), str(p["b"])))
-            ci = f"[{p['ci_low']:+.2f}, {p['ci_high']:+.2f}]" if p["ci_low"] is not None else "—"
+            ci = f"[{num.signed(p['ci_low'])}, {num.signed(p['ci_high'])}]" if p["ci_low"] is not None else "—"
             grid.add_row(Text(strip_control(str(p["a"]))), Text(strip_control(str(p["b"]))),
-                         Text(f"{p['diff']:+.2f}" if p["diff"] is not None else "—"), Text(ci),
-                         Text(f"{p['p_holm']:.3f}" if p["p_holm"] is not None else "—"), Text(str(p["n_dilemmas"])),
+                         Text(num.signed(p['diff']) if p["diff"] is not None else "—"), Text(ci),
+                         Text(num.fixed(p['p_holm'], 3) if p["p_holm"] is not None else "—"), Text(str(p["n_dilemmas"])),
                          Text(strip_control(str(p["reason"] or ""))))
 
     @on(DataTable.RowSelected, "#pairwise-list")

@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Phase, PhaseStatus, PhaseType
 from ebtui.core.safe_text import strip_control
+from ebtui.core.views import numbers as num
 from ebtui.core.views.phases import PHASE_LABELS
 from ebtui.core.views.scores import score_grid
 
@@ -580,10 +581,10 @@ class RolePane(Vertical):
                 state = f"streaming, attempt {current.attempt}"
             # the phase's own tokens and time; the pane's (the role's) totals when it has played several phases
             costs = [v.cost for v in views if v.cost is not None]
-            cost = f" · ${sum(costs):.4f}" if costs else ""
+            cost = f" · ${num.fixed(sum(costs), 4)}" if costs else ""
             tokens = sum(v.tokens for v in views)
             total = f" · role {tokens} tok" if tokens != current.tokens else ""
-            text = f"{label}: {state} · {current.tokens} tok · {elapsed:.1f}s{total}{cost}"
+            text = f"{label}: {state} · {current.tokens} tok · {num.fixed(elapsed, 1)}s{total}{cost}"
         if self._status_text != text:
             self._status_text = text
             self._status.update(text)
