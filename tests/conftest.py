@@ -5,7 +5,37 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import PUBLIC_DILEMMAS
+from tests.support.paths import PUBLIC_DILEMMAS, ROOT
+
+# Tests that must not share the machine with their own kind run in one pytest-xdist worker each group
+# (`--dist loadgroup` in pyproject.toml): the SVG snapshots (rendering under load), the terminal tests in tmux
+# (they read the screen against deadlines) and the local model (one model in memory at a time, its threads on
+# the cores). The group is given here by file, so a new test in these files is grouped without a mark.
+SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
+    "snapshots": ("tests/snapshots/",),
+    "tmux": ("tests/tui/test_e2e_tmux.py", "tests/tui/test_tmux_contract.py"),
+    "local_model": ("tests/providers/test_local_model.py", "tests/providers/test_local_worker_crash.py",
+                    "tests/unit/core/test_local_round.py"),
+}
+
+
+def serial_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test: by its file (SERIAL_GROUPS), else `local_model` for a test so marked."""
+    try:
+        rel = item.path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return None
+    for group, prefixes in SERIAL_GROUPS.items():
+        if rel.startswith(prefixes):
+            return group
+    return "local_model" if item.get_closest_marker("local_model") else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the test ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (group := serial_group(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

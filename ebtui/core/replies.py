@@ -7,18 +7,20 @@ no more calls. See docs/ROUNDS.md, "Bounds and faults".
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ebtui.core.store import StoreError, StoreWriteError
+from ebtui.core.store.round_files import RoundFiles
 from ebtui.providers.base import ProviderError
 from ebtui.redact import redact
 
 if TYPE_CHECKING:
     from ebtui.core.records import Round
 
-__all__ = ["ReplyCap", "clip_error", "closing", "keep_round", "max_reply_chars", "redact", "start_call", "stop_reason", "store_failure"]
+__all__ = ["ReplyCap", "clip_error", "closing", "keep_round", "max_reply_chars", "no_room_for", "redact", "start_call", "stop_reason", "store_failure"]
 
 T = TypeVar("T")
 DEFAULT_MAX_REPLY_CHARS = 400_000
@@ -125,14 +127,41 @@ def _space_low(saver: object) -> bool:
     return st.f_bavail * st.f_frsize < LOW_SPACE_BYTES
 
 
+#: room asked for beyond the round file's size before a call on a nearly full disk (a page or two: its reply)
+ROOM_MARGIN_BYTES = 8192
+
+
+def no_room_for(saver: object, round_id: str) -> StoreWriteError | None:
+    """The store's ENOSPC error, recorded as its first failed write, when its disk has less room than the
+    round's next save needs (the whole round file again, written beside the old one before the rename,
+    plus ROOM_MARGIN_BYTES): that save would fail, so the call whose answer it holds is not worth starting.
+    A save can still land on a "full" disk (the pages of a replaced file or a removed temporary file), which
+    is why a full disk is not only known from a failed save. None when there is room, or it cannot be told."""
+    store = getattr(saver, "store", saver)
+    files = getattr(store, "files", None)
+    if not isinstance(files, RoundFiles):
+        return None
+    try:
+        st = os.statvfs(files.rounds_dir)
+        size = files.round_path(round_id).stat().st_size
+    except OSError:
+        return None  # cannot tell (no round file yet): the failed-save check still holds
+    if st.f_bavail * st.f_frsize >= size + ROOM_MARGIN_BYTES:
+        return None
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return files.write_failed(full, files.rounds_dir, f"round {round_id}")
+
+
 async def start_call(engine: CallingEngine, round_id: str, model: str) -> ReplyCap:
     """Before a model call: raise StoreWriteError when a save of the store failed — no call is started whose
     answer could not be saved. While the disk is low on space (LOW_SPACE_BYTES) the call first waits for the
     round's saves so far to land (its phase marked running), so a save that fails is known before the call,
-    not after; with space to spare that wait (a write, an fsync: milliseconds) is not paid. Else the call's
-    reply cap."""
+    not after, and the disk must still have room for the round's next save (`no_room_for`); with space to
+    spare that wait (a write, an fsync: milliseconds) is not paid. Else the call's reply cap."""
     if _space_low(engine.store):
         await engine.landed()
+        if store_failure(engine.store) is None:
+            no_room_for(engine.store, round_id)
     failure = store_failure(engine.store)
     if failure is not None:
         raise StoreWriteError(failure.directory, failure.reason, f"round {round_id}", failure.errno)
