@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -90,6 +90,16 @@ class EbtuiApp(App[None]):
         self.push_screen(SetupScreen())
         if self._gc_tuning if self._gc_tuning is not None else not self.is_headless:
             self.call_after_refresh(_tune_gc)
+        self.call_after_refresh(self._warm_up)
+
+    @work(thread=True, exclusive=True, group="warm-up", exit_on_error=False)
+    def _warm_up(self) -> None:
+        """After the first frame, off the UI thread: load the modules a round and the results browser need
+        (the store with the rounds' use cases, the live screen, the results browser), so neither the first
+        frame nor the first key pays."""
+        import ebtui.core.usecases.rounds  # noqa: F401
+        import ebtui.tui.screens.live  # noqa: F401
+        import ebtui.tui.screens.results  # noqa: F401
 
     def _apply_user_keymap(self) -> None:
         """The [keymap] of the user's config (Textual's App.set_keymap); each bad entry is one notification."""

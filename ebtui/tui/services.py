@@ -49,7 +49,8 @@ def default_services(document: str | Path | None = None, models_file: str | Path
     """The real thing (over `context` when given, else one opened on `models_file` and `store`). A bad
     models.toml or --document is a UsageError (one line, before the screen opens).
 
-    A document named on the command line is read now. The built-in one comes from its cache (a few
+    The store opens when first used; its modules load in the app's warm-up, after the first frame. A
+    document named on the command line is read now. The built-in one comes from its cache (a few
     milliseconds), so the setup screen's first frame already lists the dilemmas; without a usable cache it
     is left for the setup screen to parse after its first paint (and cached then)."""
     from ebtui.core.usecases.context import open_context
@@ -57,7 +58,6 @@ def default_services(document: str | Path | None = None, models_file: str | Path
 
     ctx = context or open_context(store=store, models_file=models_file)
     choices = model_choices(load_models(ctx))
-    ctx.store.root  # noqa: B018 - the store (its modules) opens before the first frame, not on the first round
     doc_path = Path(document) if document else None
     dilemmas = app_dilemmas(doc_path) if doc_path is not None else cached_builtin_dilemmas()
     return Services(context=ctx, dilemmas=dilemmas, choices=choices, document=doc_path)

@@ -49,9 +49,11 @@ class SetupScreen(Screen[None]):
         self.dilemmas: list[Dilemma] = []
         self.document: Path | None = None
         self.document_loading = False  # the app's document is still being read
-        #: the preview is filled once the list is on screen: its Markdown (a widget per block) would otherwise
-        #: hold up the first frame by ~20-40 ms (benchmarks 5 and 7 time the list's first frame)
+        #: the preview is made and filled once the list is on screen: its Markdown (Textual's Markdown,
+        #: markdown-it and pygments: ~0.1 s of imports, then a widget per block) would otherwise hold up the
+        #: first frame (benchmarks 5 and 7 time the list's first frame)
         self._preview_ready = False
+        self._card_mounting = False
 
     def compose(self) -> ComposeResult:
         services = app_services(self)
@@ -60,11 +62,9 @@ class SetupScreen(Screen[None]):
             with Vertical(id="dilemma-column"):
                 yield Label("", id="document-label")
                 yield OptionList(id="dilemma-list")
-            with VerticalScroll(id="preview"):
-                if services.dilemmas is not None:
-                    yield self._new_card()
-                else:  # the preview (Textual's Markdown: ~0.1 s of imports) comes with the document
-                    yield Static("Loading the dilemmas…", id="preview-loading", markup=False)
+            with VerticalScroll(id="preview"):  # the preview's card comes after the first frame
+                yield Static("" if services.dilemmas is not None else "Loading the dilemmas…",
+                             id="preview-loading", markup=False)
             with Vertical(id="options"):
                 choices = services.choices
                 for (role_id, role_label), preset in zip(ROLES, choices.seats, strict=True):
@@ -134,17 +134,29 @@ class SetupScreen(Screen[None]):
 
     def _show_preview(self) -> None:
         """The highlighted dilemma in the preview; before the first frame, once it is up."""
-        if not self._preview_ready:
-            self.call_after_refresh(self._first_preview)
+        if not self._preview_ready:  # two refreshes: the first lays the list out, the second paints it
+            self.call_after_refresh(self.call_after_refresh, self._first_preview)
             return
         card = self._card()
         if card is not None:
             card.show(self.selected_dilemma)
 
-    def _first_preview(self) -> None:
+    async def _first_preview(self) -> None:
         if not self._preview_ready:
             self._preview_ready = True
+            await self._ensure_card()
             self._show_preview()
+
+    async def _ensure_card(self) -> None:
+        """The preview's card in place of its placeholder (once, whoever asks first)."""
+        if self._card() is not None or self._card_mounting:
+            return
+        self._card_mounting = True
+        try:
+            await self.query("#preview-loading").remove()
+            await self.query_one("#preview").mount(self._new_card())
+        finally:
+            self._card_mounting = False
 
     @staticmethod
     def _dilemma_label(d: Dilemma) -> Text:
@@ -255,10 +267,8 @@ class SetupScreen(Screen[None]):
         services = app_services(self)
         services.dilemmas, services.document = event.dilemmas, event.path
         self.document_loading = False
-        placeholder = self.query("#preview-loading")
-        if placeholder:
-            await placeholder.remove()
-            await self.query_one("#preview").mount(self._new_card())
+        if self._preview_ready:
+            await self._ensure_card()
         self._show_document(event.path, event.dilemmas)
         if not event.initial:
             self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
