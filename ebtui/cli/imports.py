@@ -56,7 +56,7 @@ def eb(ctx: click.Context, paths: tuple[str, ...], tournament: str | None, per_r
         if result.problems:
             sys.exit(EXIT_INCOMPLETE)
         return
-    parts = [f"imported {len(result.imported)} round(s) from {got.runner} into {root}"]
+    parts = [f"imported {len(result.saved)} round(s) from {got.runner} into {root}"]
     if result.tournaments:
         names = ", ".join(repr(t.id) for t in result.tournaments[:5])
         more = f" and {len(result.tournaments) - 5} more" if len(result.tournaments) > 5 else ""

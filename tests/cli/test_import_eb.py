@@ -520,3 +520,52 @@ def test_report_json_of_an_imported_run_matches_the_runner_table_and_names_the_i
     md = (out_dir / "report.md").read_text(encoding="utf-8")
     line = next(x for x in md.splitlines() if x.startswith("- Imported: "))
     assert "6 round(s) imported from" in line and "2 score(s) the runner defaulted to 5 are missing" in line
+
+
+def _big_jsonl(path: Path, n: int) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        for k in range(1, n + 1):
+            a, b, j = MODELS[k % 3], MODELS[(k + 1) % 3], MODELS[(k + 2) % 3]
+            fh.write(json.dumps(make_round(k, "lighthouse_keeper", a, b, j, {c: 7 for c in CRITERIA},
+                                           {c: 6 for c in CRITERIA})) + "\n")
+    return path
+
+
+def _peak_import_bytes(tmp_path: Path, n: int) -> tuple[int, int]:
+    """(traced peak bytes, rounds saved) of an import of n generated rounds with keep_rounds=False."""
+    import gc
+    import tracemalloc
+
+    src = _big_jsonl(tmp_path / f"r{n}.jsonl", n)
+    store = ResultsStore(tmp_path / f"s{n}", durable=False)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        res = import_rounds([src], store, keep_rounds=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    store.close()
+    assert not res.problems and not res.imported
+    return peak, len(res.saved)
+
+
+def test_import_streams_its_memory_does_not_grow_with_the_rounds(tmp_path: Path) -> None:
+    """Four times the rounds (5.6 kB each on disk) cost at most a few kB more each (the store's index entry
+    and one line of facts), not the records and Round objects themselves (≈ 50 kB a round before)."""
+    small, n_small = _peak_import_bytes(tmp_path, 20)
+    big, n_big = _peak_import_bytes(tmp_path, 80)
+    assert (n_small, n_big) == (20, 80)
+    per_round = (big - small) / (n_big - n_small)
+    assert per_round < 12_000, f"{per_round:.0f} bytes more per round"
+
+
+def test_keep_rounds_false_keeps_facts_not_rounds(run_dir: Path, tmp_path: Path) -> None:
+    src = run_dir / "all_rounds.jsonl"
+    kept = import_rounds([src], ResultsStore(tmp_path / "a"))
+    lean = import_rounds([src], ResultsStore(tmp_path / "b"), keep_rounds=False)
+    assert lean.imported == [] and len(lean.saved) == len(kept.imported) == 6
+    assert [s.id for s in lean.saved] == [r.id for r in kept.imported]
+    assert [s.needs_review for s in lean.saved] == [needs_review(r.judgment) for r in kept.imported]
+    assert [s.source for s in lean.saved] == [f"{src}:{n}" for n in range(1, 7)]
+    assert sum(s.defaulted for s in lean.saved) == sum(len(r.imported.defaulted) for r in kept.imported) > 0

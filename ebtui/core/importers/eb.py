@@ -8,7 +8,6 @@ What each field becomes: docs/IMPORT.md.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,7 +21,10 @@ from ebtui.core.importers.eb_source import (
     RUNNER,
     ImportProblem,
     SourceRecord,
+    content_hash,
     dilemma_from_prompts,
+    iter_sources,
+    latest_saves,
     read_sources,
     source_run,
 )
@@ -60,6 +62,7 @@ __all__ = [
     "EBImportError",
     "ImportProblem",
     "ImportResult",
+    "ImportedRound",
     "ProvenanceSummary",
     "SourceRecord",
     "convert_round",
@@ -96,9 +99,24 @@ class EBImportError(ValueError):
     """A record that cannot be read as one of that runner's rounds; str() says what is wrong."""
 
 
+@dataclass(frozen=True)
+class ImportedRound:
+    """What an import says of one round it saved (the round itself is in the store)."""
+
+    id: str
+    source_round_id: str | None
+    source: str  # file, or file:line
+    needs_review: bool
+    defaulted: int  # scores the runner could not read and filled with 5 (imported as missing)
+    disagreements: int  # scores ebtui's parser reads differently from the runner (the runner's value kept)
+
+
 @dataclass
 class ImportResult:
+    #: the rounds saved, whole (only with `import_rounds(..., keep_rounds=True)`, the default)
     imported: list[Round] = field(default_factory=list)
+    #: one line of facts per round saved (always: a few hundred bytes each, whatever the rounds' size)
+    saved: list[ImportedRound] = field(default_factory=list)
     #: (round id, where) of rounds the store already held (a second import adds nothing)
     already: list[tuple[str, str]] = field(default_factory=list)
     #: (round id, where) of records read twice in this import (e.g. both a .json and the .jsonl)
@@ -120,11 +138,6 @@ class ImportResult:
 
 
 # --------------------------------------------------------------------------------------------- ids
-
-
-def content_hash(data: dict[str, JsonValue]) -> str:
-    canon = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
 def imported_round_id(data: dict[str, JsonValue]) -> str:
@@ -426,15 +439,21 @@ def import_rounds(
     dilemmas: Iterable[Dilemma] | None = None,
     document: str = "",
     per_run: bool = False,
+    keep_rounds: bool = True,
 ) -> ImportResult:
     """Import every round the paths hold into `store` (a ResultsStore). Rounds already in the store are
     left as they are (a human may have overridden scores since); bad files are reported, the rest import.
     `tournament` groups every round under one tournament; `per_run` groups each run's rounds under a
-    tournament named after the run's folder."""
+    tournament named after the run's folder.
+
+    The files are read twice, one record at a time (first which save of each runner round is the latest,
+    then converting and saving), so memory stays flat whatever their size; `keep_rounds=False` keeps no
+    Round either (`result.saved` says what was saved)."""
     from ebtui.core.store import StoreError
 
     result = ImportResult()
-    records, result.problems = read_sources(paths)
+    paths = list(paths)
+    keep, result.superseded = latest_saves(iter_sources(paths, result.problems))
     by_id = {d.id: d for d in dilemmas or []}
     known = store.list_tournaments() if (tournament or per_run) else []
     by_name: dict[str, Tournament] = {}
@@ -447,10 +466,11 @@ def import_rounds(
                 note=f"imported from {RUNNER} round files", config={"imported_from": RUNNER})
         return by_name[name]
 
-    records, result.superseded = _latest_saves(records)
     seen: set[str] = set()
-    members: dict[str, list[str]] = {}  # tournament id -> round ids imported or found in this import
-    for rec in records:
+    members: dict[str, _Members] = {}  # tournament id -> what its rounds in this import say
+    for i, rec in enumerate(iter_sources(paths, [])):  # its problems were met in the first reading
+        if i >= len(keep) or not keep[i]:
+            continue
         name = tournament or (source_run(rec.path) if per_run else None)
         tid = tournament_for(name).id if name else None
         try:
@@ -466,11 +486,10 @@ def import_rounds(
             result.duplicates.append((round_.id, rec.where))
             continue
         seen.add(round_.id)
-        if tid is not None:
-            members.setdefault(tid, []).append(round_.id)
         if store.round_path(round_.id).exists():
             result.already.append((round_.id, rec.where))
             if tid is not None:
+                members.setdefault(tid, _Members()).stored.append(round_.id)
                 _group(store, round_.id, tid, rec.where, result)
             continue
         try:
@@ -478,49 +497,58 @@ def import_rounds(
         except (StoreError, OSError) as exc:
             result.problems.append(ImportProblem(rec.where, f"cannot save into the store: {exc}"))
             continue
-        result.imported.append(round_)
+        if tid is not None:
+            members.setdefault(tid, _Members()).add(round_)
+        result.saved.append(_saved(round_))
+        if keep_rounds:
+            result.imported.append(round_)
     for t in by_name.values():
-        rounds = []
-        for rid in members.get(t.id, []):
+        m = members.get(t.id)
+        if m is None:
+            continue
+        for rid in m.stored:  # rounds the store held already: read one at a time
             try:
-                rounds.append(store.load_round(rid))
+                m.add(store.load_round(rid))
             except StoreError:
                 pass
-        if not rounds:
+        if not m.count:
             continue
-        t.models = sorted(set(t.models) | {m for r in rounds for m in (r.team_a_model, r.team_b_model, r.judge_model)})
-        t.dilemmas = sorted(set(t.dilemmas) | {r.dilemma_id for r in rounds})
+        t.models = sorted(set(t.models) | m.models)
+        t.dilemmas = sorted(set(t.dilemmas) | m.dilemmas)
         t.total_rounds = len(store.query(tournament=t.id))
-        ends = [r.finished_at for r in rounds if r.finished_at is not None]
-        if ends:
-            t.finished_at = max([*ends, *([t.finished_at] if t.finished_at else [])])
+        if m.finished is not None:
+            t.finished_at = max([m.finished, *([t.finished_at] if t.finished_at else [])])
         store.save_tournament(t)
         result.tournaments.append(t)
     result.tournament = by_name.get(tournament) if tournament else None
     return result
 
 
-def _latest_saves(records: list[SourceRecord]) -> tuple[list[SourceRecord], list[str]]:
-    """One record per runner round id: the runner appends a round to all_rounds.jsonl each time it saves
-    it, so a round saved again (resumed, re-run) can appear with older content. The complete save with the
-    latest phase wins; the others are reported (where), not imported as extra rounds."""
-    def rank(rec: SourceRecord) -> tuple[bool, str, int]:
-        raw = rec.data.get("phases")
-        phases: list[JsonValue] = raw if isinstance(raw, list) else []
-        last = max((str(p.get("timestamp") or "") for p in phases if isinstance(p, dict)), default="")
-        return (rec.data.get("status") == "complete", last, len(phases))
+@dataclass
+class _Members:
+    """A tournament's rounds in one import, summed up as they pass (none kept)."""
 
-    hashes = {id(rec): content_hash(rec.data) for rec in records}
-    best: dict[str, SourceRecord] = {}
-    for rec in records:
-        key = str(rec.data.get("id", ""))
-        if key and (key not in best or hashes[id(rec)] != hashes[id(best[key])] and rank(rec) >= rank(best[key])):
-            best[key] = rec
-    kept = [rec for rec in records if not rec.data.get("id")
-            or hashes[id(rec)] == hashes[id(best[str(rec.data["id"])])]]
-    kept_ids = {id(rec) for rec in kept}
-    dropped = [rec.where for rec in records if id(rec) not in kept_ids]
-    return kept, dropped
+    models: set[str] = field(default_factory=set)
+    dilemmas: set[str] = field(default_factory=set)
+    finished: datetime | None = None
+    count: int = 0
+    stored: list[str] = field(default_factory=list)  # ids of rounds the store already held
+
+    def add(self, r: Round) -> None:
+        self.count += 1
+        self.models |= {r.team_a_model, r.team_b_model, r.judge_model}
+        self.dilemmas.add(r.dilemma_id)
+        if r.finished_at is not None and (self.finished is None or r.finished_at > self.finished):
+            self.finished = r.finished_at
+
+
+def _saved(r: Round) -> ImportedRound:
+    from ebtui.core.review import needs_review
+
+    imp = r.imported
+    source = "" if imp is None else str(imp.source_file) + (f":{imp.source_line}" if imp.source_line else "")
+    return ImportedRound(r.id, imp.source_round_id if imp else None, source, needs_review(r.judgment),
+                         len(imp.defaulted) if imp else 0, len(imp.disagreements) if imp else 0)
 
 
 def _group(store: ResultsStore, round_id: str, tid: str, where: str, result: ImportResult) -> None:

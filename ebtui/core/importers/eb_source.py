@@ -3,9 +3,10 @@ from the prompts a round holds. See ebtui.core.importers.eb."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from pydantic import JsonValue
 
 from ebtui.core.records import Dilemma
 
-__all__ = ["RUNNER", "ImportProblem", "SourceRecord", "dilemma_from_prompts", "read_sources", "source_run"]
+__all__ = ["RUNNER", "ImportProblem", "SourceRecord", "content_hash", "dilemma_from_prompts", "iter_sources",
+           "latest_saves", "read_sources", "source_run"]
 
 #: the name ebtui records as a round's original runner
 RUNNER = "moral_reasoning_quality_evaluation"
@@ -48,9 +50,16 @@ def read_sources(paths: Iterable[str | Path]) -> tuple[list[SourceRecord], list[
 
     A folder gives its `*.json` and `*.jsonl` files (and those of a `rounds/` folder inside it, so a run's
     folder works too); a run's `manifest.json` and `checkpoints/` are not rounds and are passed over.
+    All in memory: `iter_sources` gives the same records one at a time.
     """
-    records: list[SourceRecord] = []
     problems: list[ImportProblem] = []
+    records = list(iter_sources(paths, problems))
+    return records, problems
+
+
+def iter_sources(paths: Iterable[str | Path], problems: list[ImportProblem]) -> Iterator[SourceRecord]:
+    """The records `read_sources` gives, one at a time, in the same order (a .jsonl file is read line by
+    line, so memory stays flat whatever its size); problems are appended to `problems` as they are met."""
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -61,10 +70,9 @@ def read_sources(paths: Iterable[str | Path]) -> tuple[list[SourceRecord], list[
             if not files:
                 problems.append(ImportProblem(str(path), "folder holds no .json or .jsonl round files"))
             for f in files:
-                _read_file(f, records, problems, in_folder=True)
+                yield from _read_file(f, problems, in_folder=True)
         else:
-            _read_file(path, records, problems, in_folder=False)
-    return records, problems
+            yield from _read_file(path, problems, in_folder=False)
 
 
 def _folder_files(folder: Path) -> list[Path]:
@@ -91,7 +99,10 @@ def source_run(path: Path) -> str:
     return parent.parent.name if parent.name == "rounds" else parent.name
 
 
-def _read_file(path: Path, records: list[SourceRecord], problems: list[ImportProblem], *, in_folder: bool) -> None:
+def _read_file(path: Path, problems: list[ImportProblem], *, in_folder: bool) -> Iterator[SourceRecord]:
+    if path.suffix.lower() == ".jsonl":
+        yield from _read_lines(path, problems)
+        return
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -105,20 +116,6 @@ def _read_file(path: Path, records: list[SourceRecord], problems: list[ImportPro
     if not text.strip():
         problems.append(ImportProblem(str(path), "empty file"))
         return
-    if path.suffix.lower() == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(ImportProblem(f"{path}:{n}", f"not valid JSON ({exc.msg} at column {exc.colno})"))
-                continue
-            if not isinstance(obj, dict):
-                problems.append(ImportProblem(f"{path}:{n}", "not a round (a JSON object was expected)"))
-                continue
-            records.append(SourceRecord(obj, path, n))
-        return
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -131,14 +128,81 @@ def _read_file(path: Path, records: list[SourceRecord], problems: list[ImportPro
     if isinstance(obj, list):
         for i, item in enumerate(obj, 1):
             if isinstance(item, dict):
-                records.append(SourceRecord(item, path, i))
+                yield SourceRecord(item, path, i)
             else:
                 problems.append(ImportProblem(f"{path}[{i}]", "not a round (a JSON object was expected)"))
         return
     if not isinstance(obj, dict):
         problems.append(ImportProblem(str(path), "not a round (a JSON object was expected)"))
         return
-    records.append(SourceRecord(obj, path))
+    yield SourceRecord(obj, path)
+
+
+def _read_lines(path: Path, problems: list[ImportProblem]) -> Iterator[SourceRecord]:
+    """A .jsonl file one line at a time: a line that is not UTF-8, not JSON or not an object is a problem
+    of its own (`file:line`); the lines around it still import."""
+    any_text = False
+    try:
+        with path.open("rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                if n == 1:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    problems.append(ImportProblem(f"{path}:{n}", f"not UTF-8 text (byte {exc.start})"))
+                    any_text = True
+                    continue
+                if not line.strip():
+                    continue
+                any_text = True
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    problems.append(ImportProblem(f"{path}:{n}", f"not valid JSON ({exc.msg} at column {exc.colno})"))
+                    continue
+                if not isinstance(obj, dict):
+                    problems.append(ImportProblem(f"{path}:{n}", "not a round (a JSON object was expected)"))
+                    continue
+                yield SourceRecord(obj, path, n)
+    except OSError as exc:
+        problems.append(ImportProblem(str(path), f"cannot read: {exc.strerror or exc}"))
+        return
+    if not any_text:
+        problems.append(ImportProblem(str(path), "empty file"))
+
+
+def content_hash(data: dict[str, JsonValue]) -> str:
+    canon = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def latest_saves(records: Iterable[SourceRecord]) -> tuple[list[bool], list[str]]:
+    """Which records to import, by position: one per runner round id. The runner appends a round to
+    all_rounds.jsonl each time it saves it, so a round saved again (resumed, re-run) can appear with older
+    content. The complete save with the latest phase wins (its identical copies are kept, to be counted as
+    read twice); the others are reported (where), not imported as extra rounds. Holds a hash and a rank per
+    record, never the records."""
+    def rank(data: dict[str, JsonValue]) -> tuple[bool, str, int]:
+        raw = data.get("phases")
+        phases: list[JsonValue] = raw if isinstance(raw, list) else []
+        last = max((str(p.get("timestamp") or "") for p in phases if isinstance(p, dict)), default="")
+        return (data.get("status") == "complete", last, len(phases))
+
+    seen: list[tuple[str, str, str]] = []  # (runner id, content hash, where) per record, in order
+    best: dict[str, tuple[str, tuple[bool, str, int]]] = {}  # runner id -> (hash, rank) of its latest save
+    for rec in records:
+        key, digest = str(rec.data.get("id", "")), content_hash(rec.data)
+        seen.append((key, digest, rec.where))
+        if not key:
+            continue
+        if key not in best:
+            best[key] = (digest, rank(rec.data))
+        elif digest != best[key][0] and (r := rank(rec.data)) >= best[key][1]:
+            best[key] = (digest, r)
+    keep = [not key or digest == best[key][0] for key, digest, _ in seen]
+    dropped = [where for (_, _, where), k in zip(seen, keep, strict=True) if not k]
+    return keep, dropped
 
 
 def _section(text: str, heading: str) -> str | None:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
+    from ebtui.core.importers.eb import ImportedRound as ImportedRound
     from ebtui.core.importers.eb import ImportResult as ImportResult
-    from ebtui.core.records import Round
     from ebtui.core.usecases.context import AppContext
 
 __all__ = ["ImportOutcome", "import_eb"]
@@ -26,31 +26,27 @@ class ImportOutcome:
     result: ImportResult
 
     @property
-    def review(self) -> list[Round]:
+    def review(self) -> list[ImportedRound]:
         """Imported rounds whose judgment needs review."""
-        from ebtui.core.review import needs_review
-
-        return [r for r in self.result.imported if needs_review(r.judgment)]
+        return [r for r in self.result.saved if r.needs_review]
 
     @property
     def defaulted(self) -> int:
         """Scores the runner could not read and filled with 5 (imported as missing)."""
-        return sum(len(r.imported.defaulted) for r in self.result.imported if r.imported)
+        return sum(r.defaulted for r in self.result.saved)
 
     @property
     def disagreements(self) -> int:
         """Scores ebtui's parser reads differently from the runner (the runner's value kept)."""
-        return sum(len(r.imported.disagreements) for r in self.result.imported if r.imported)
+        return sum(r.disagreements for r in self.result.saved)
 
     def json(self) -> dict[str, object]:
         """What `ebtui import eb --json` prints."""
-        result, review = self.result, self.review
+        result = self.result
         return {
             "store": str(self.root), "runner": self.runner,
-            "imported": [{"id": r.id, "source_round_id": r.imported.source_round_id if r.imported else None,
-                          "source": f"{r.imported.source_file}" + (f":{r.imported.source_line}" if r.imported
-                                                                   and r.imported.source_line else "")
-                          if r.imported else None, "needs_review": r in review} for r in result.imported],
+            "imported": [{"id": r.id, "source_round_id": r.source_round_id, "source": r.source or None,
+                          "needs_review": r.needs_review} for r in result.saved],
             "already": [rid for rid, _ in result.already], "duplicates": len(result.duplicates),
             "superseded": result.superseded, "grouped": result.grouped,
             "tournaments": [t.id for t in result.tournaments], "defaulted_scores": self.defaulted,
@@ -85,7 +81,7 @@ def import_eb(ctx: AppContext, paths: Sequence[str], *, tournament: str | None =
         raise UsageError(f"{root}: not a folder (give --store DIR)")
     try:
         result = import_rounds(paths, ctx.store, tournament=tournament, dilemmas=dilemmas,
-                               document=str(document or ""), per_run=per_run)
+                               document=str(document or ""), per_run=per_run, keep_rounds=False)
     except StoreError as exc:
         raise UsageError(f"{root}: {exc}") from None
     return ImportOutcome(root, RUNNER, result)
