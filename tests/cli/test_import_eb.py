@@ -538,6 +538,7 @@ def _peak_import_bytes(tmp_path: Path, n: int) -> tuple[int, int]:
 
     src = _big_jsonl(tmp_path / f"r{n}.jsonl", n)
     store = ResultsStore(tmp_path / f"s{n}", durable=False)
+    store.CACHE_SIZE = 2  # the store's text cache of recent rounds is bounded (512) but would fill here
     gc.collect()
     tracemalloc.start()
     try:
