@@ -554,11 +554,12 @@ def _peak_import_bytes(tmp_path: Path, n: int) -> tuple[int, int]:
 def test_import_streams_its_memory_does_not_grow_with_the_rounds(tmp_path: Path) -> None:
     """Four times the rounds (5.6 kB each on disk) cost at most a few kB more each (the store's index entry
     and one line of facts), not the records and Round objects themselves (≈ 50 kB a round before)."""
+    _peak_import_bytes(tmp_path, 5)  # one-time costs (lazy imports, schemas, compiled patterns) out of the way
     small, n_small = _peak_import_bytes(tmp_path, 20)
     big, n_big = _peak_import_bytes(tmp_path, 80)
     assert (n_small, n_big) == (20, 80)
     per_round = (big - small) / (n_big - n_small)
-    assert per_round < 12_000, f"{per_round:.0f} bytes more per round"
+    assert per_round < 16_000, f"{per_round:.0f} bytes more per round"  # ≈ 8 kB; ≈ 50 kB with the rounds kept
 
 
 def test_keep_rounds_false_keeps_facts_not_rounds(run_dir: Path, tmp_path: Path) -> None:
