@@ -20,10 +20,11 @@ from ebtui.core.analysis.bias_types import (
     ExcludedJson,
     FlipRate,
     OrderRow,
+    PreferenceRow,
     StyleCoefficient,
     StyleModel,
 )
-from ebtui.core.analysis.fit import sum_code
+from ebtui.core.analysis.fit import sum_code, sum_matrix
 from ebtui.core.analysis.frame import levels
 from ebtui.core.analysis.style import Style, team_style
 from ebtui.core.facts import exchange_key
@@ -36,6 +37,12 @@ AgreementMap = Mapping[tuple[str, str], Mapping[str, bool | None]]
 
 WORDS_UNIT = "points per 100 words of the team's own text"
 FORMAT_UNIT = "points per formatting element per 100 words"
+RELATIVE_WORDS_UNIT = ("points per unit of (words - other team's words) / (words + other team's words), -1 to 1 "
+                       "(+1/3: twice the other team's length)")
+RELATIVE_FORMAT_UNIT = ("points per unit of (density - other team's density) / (density + other team's density), "
+                        "-1 to 1, density in formatting elements per 100 words")
+UNITS = {"length": WORDS_UNIT, "length_relative": RELATIVE_WORDS_UNIT, "format_density": FORMAT_UNIT,
+         "format_relative": RELATIVE_FORMAT_UNIT}
 
 
 def expand_judgments(rounds: Sequence[Round]) -> list[Round]:
@@ -95,15 +102,27 @@ class LongTable:
     rounds: int = 0
     without_judgment: int = 0  # rounds whose own judgment is missing (failed or incomplete)
     scores_missing: int = 0
+    #: which judgment each row is of (an index, the same for both teams' rows of one judgment); empty: unknown
+    judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: the other team's length (per 100 words) and formatting density in the same judgment; empty: derived from
+    #: `judgment` (the other seat's rows of the same judgment), NaN: the other team's text is unknown
+    other_words: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    other_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
     """One row per (expanded) judgment x team x criterion the judge scored."""
-    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float]] = []
+    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float, int, float, float]] = []
     exp = expand_judgments(rounds)
     without = missing = judged = 0
     styles: dict[tuple[str, str], Style] = {}
+
+    def style_of(r: Round, ex: str, team: Team) -> Style:
+        if (ex, team) not in styles:
+            styles[(ex, team)] = team_style(r, team)
+        return styles[(ex, team)]
+
     for r in exp:
         j = r.judgment
         if j is None:
@@ -114,10 +133,8 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
         seen = (agreement or {}).get((r.judge_model, ex), {})
         seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
         for team, model in seats:
-            key = (ex, team)
-            if key not in styles:
-                styles[key] = team_style(r, team)
-            st = styles[key]
+            st = style_of(r, ex, team)
+            other = style_of(r, ex, "b" if team == "a" else "a")
             ag = seen.get(team)
             same = family_of(model) == family_of(r.judge_model)
             for c, v in _scores(j, team, effective).items():
@@ -126,7 +143,8 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
                     continue
                 rows.append((float(v), model, r.judge_model, r.dilemma_id, c, 0.5 if team == "a" else -0.5,
                              1.0 if same else 0.0, 0.5 if team == first_team else -0.5, st.words / 100.0,
-                             st.per_100_words, np.nan if ag is None else float(bool(ag))))
+                             st.per_100_words, np.nan if ag is None else float(bool(ag)), judged - 1,
+                             other.words / 100.0, other.per_100_words))
 
     without = sum(1 for r in rounds if r.judgment is None)
 
@@ -140,7 +158,8 @@ def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
 
     return LongTable(num(0), mi, ji, di, ci, num(5), num(6), num(7), num(8), num(9), num(10), models, judges,
                      dilemmas, criteria, judgments=judged, rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing)
+                     scores_missing=missing, judgment=np.array([row[11] for row in rows], dtype=np.int64),
+                     other_words=num(12), other_density=num(13))
 
 
 def _effects(coefs: np.ndarray) -> np.ndarray:
@@ -159,9 +178,58 @@ class Terms:
     agree_judges: list[str] = field(default_factory=list)
     #: terms left out because the others already explain them (see _separable)
     dropped: list[str] = field(default_factory=list)
+    #: the sum-coded factors ("model", "judge", "criterion"): name -> their columns (one fewer than the levels)
+    factors: dict[str, list[int]] = field(default_factory=dict)
 
     def col(self, name: str) -> int | None:
         return self.names.index(name) if name in self.names else None
+
+
+def self_rows(t: LongTable) -> np.ndarray:
+    """Rows where the judge scores its own model's team (judge name = team model, `rejudge --allow-own`)."""
+    if not len(t.y):
+        return np.zeros(0, dtype=bool)
+    out: np.ndarray = np.asarray(t.judges, dtype=object)[t.judge] == np.asarray(t.models, dtype=object)[t.model]
+    return out
+
+
+def family_rows(t: LongTable) -> np.ndarray:
+    """Rows where the judge scores a model of its own family that is not itself (self apart: `self_rows`)."""
+    out: np.ndarray = (t.family > 0.5) & ~self_rows(t)
+    return out
+
+
+def _other(t: LongTable, own: np.ndarray, given: np.ndarray) -> np.ndarray | None:
+    """The other team's value in the same judgment: `given` when the table carries it, else from the other
+    seat's rows of the same judgment (NaN where the other team has no row); None: not in the data."""
+    if len(given) == len(t.y):
+        return given
+    if len(t.judgment) != len(t.y) or not len(t.y):
+        return None
+    key = t.judgment.astype(np.int64) * 2 + (t.seat < 0)
+    val = np.full(int(key.max()) + 2, np.nan)
+    val[key] = own
+    out: np.ndarray = val[key ^ 1]  # the same judgment, the other seat
+    return out
+
+
+def relative(own: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """(own - other) / (own + other), in -1..1 (0 where both are 0; NaN where the other is unknown)."""
+    tot = own + other
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, (own - other) / np.where(tot > 0, tot, 1.0), np.where(np.isnan(tot), np.nan, 0.0))
+
+
+def style_columns(t: LongTable) -> tuple[list[tuple[str, np.ndarray | None]], int]:
+    """The style covariates, uncentred: own length and formatting, and each relative to the other team's in the
+    same judgment (None: the other team's is not in the data); and how many rows lack the other team's."""
+    ow = _other(t, t.words, t.other_words)
+    od = _other(t, t.density, t.other_density)
+    rl = relative(t.words, ow) if ow is not None else None
+    rf = relative(t.density, od) if od is not None else None
+    unknown = int(np.isnan(rl).sum()) if rl is not None else 0
+    return [("length", t.words), ("length_relative", rl), ("format_density", t.density),
+            ("format_relative", rf)], unknown
 
 
 def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreement: bool = True) -> Terms:
@@ -173,6 +241,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     names += [f"model:{m}" for m in t.models[:-1]]
     model_cols = slice(1, 1 + max(M - 1, 0))
     notes: list[str] = []
+    factors = {"model": list(range(model_cols.start, model_cols.stop))}
 
     def add(name: str, col: np.ndarray) -> None:
         cols.append(col)
@@ -181,15 +250,26 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     if len(set(t.seat.tolist())) == 2:
         add("seat", t.seat)
     jc = sum_code(t.judge, len(t.judges))
+    factors["judge"] = list(range(len(names), len(names) + jc.shape[1]))
     for k in range(jc.shape[1]):
         add(f"judge:{t.judges[k]}", jc[:, k])
-    if 0 < t.family.sum() < len(t.family):
-        add("family", t.family)
+    for name, rows in (("self", self_rows(t)), ("family", family_rows(t))):
+        if 0 < rows.sum() < len(rows):
+            add(name, rows.astype(float))
     cc = sum_code(t.crit, len(t.criteria))
+    factors["criterion"] = list(range(len(names), len(names) + cc.shape[1]))
     for k in range(cc.shape[1]):
         add(f"criterion:{t.criteria[k]}", cc[:, k])
     if style:
-        for name, v in (("length", t.words), ("format_density", t.density)):
+        covariates, unknown = style_columns(t)
+        if unknown:
+            notes.append(f"{unknown} scores: the other team's text is not in the data, its relative length and "
+                         "formatting taken as equal to this team's (0)")
+        for name, v in covariates:
+            if v is None:
+                notes.append(f"{name}: the other team's text is not in the data, not estimable")
+                continue
+            v = np.nan_to_num(v, nan=0.0)
             if len(v) and np.ptp(v) > 1e-9:
                 add(name, v - v.mean())
             else:
@@ -213,7 +293,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
                 unknown = mine & ~np.isfinite(t.agree)
                 if unknown.any():
                     add(f"agree_unknown:{name}", unknown.astype(float))
-    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges)
+    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges, factors=factors)
 
 
 def _redundant(G: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
@@ -246,7 +326,7 @@ def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarra
     term of the report (an order or agreement effect, a style coefficient) is blank with the reason."""
     X, y = _full(t, terms)
     k = terms.X.shape[1]
-    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n == "family"]
+    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n in ("family", "self")]
     order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
     gone = _redundant(X.T @ X, order)
     if not gone:
@@ -262,10 +342,14 @@ def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarra
         name = terms.names[i]
         if name == "family":
             notes.append("same-family preference left out: not separable from the other terms")
+        elif name == "self":
+            notes.append("self-preference left out: not separable from the other terms")
         elif not name.startswith("agree_unknown:"):
             notes.append(f"{name}: not separable from the other terms, left out")
+    new_index = {i: n for n, i in enumerate(keep)}
+    factors = {f: [new_index[i] for i in cs] for f, cs in terms.factors.items() if all(i in new_index for i in cs)}
     out = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols, notes, terms.order_judges,
-                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms])
+                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms], factors=factors)
     X, y = _full(t, out)
     full_rank = not any(i >= k for i in gone)
     if not full_rank:
@@ -299,6 +383,111 @@ def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
     return np.concatenate([beta[0] + skill, beta[terms.model_cols.stop:len(terms.names)]])
 
 
+def _vector_map(terms: Terms, M: int, width: int) -> np.ndarray:
+    """The matrix L with _vector(beta) = L @ beta (beta of the full design, `width` columns)."""
+    k = len(terms.names)
+    rest = k - terms.model_cols.stop
+    L = np.zeros((M + rest, width))
+    L[:M, 0] = 1.0
+    if M > 1:
+        L[:M, terms.model_cols] = sum_matrix(M)
+    L[M:, terms.model_cols.stop:k] = np.eye(rest)
+    return L
+
+
+#: fewer (judge, model) pairs than this under a self or same-family term: its interval is blank
+MIN_PAIRS = 2
+
+
+@dataclass
+class JudgeModel:
+    """The judge x model variance component: how much a judge's liking for a model varies from pair to pair,
+    beyond what the fit's terms explain. A pair's liking does not change between dilemmas, so resampling
+    dilemmas cannot see it; each reported quantity's interval adds its share (`share[i]` x `variance`)."""
+
+    variance: float | None  # score points squared; None: not estimable
+    df: int  # the degrees of freedom of the interaction it is estimated from
+    pairs: int  # (judge, model) pairs with scores
+    share: np.ndarray  # per _vector entry: its variance per unit of `variance`
+    note: str = ""
+
+    @property
+    def sd(self) -> float | None:
+        return None if self.variance is None else float(np.sqrt(self.variance))
+
+
+def judge_model_component(t: LongTable, X: np.ndarray, y: np.ndarray, L: np.ndarray) -> JudgeModel:
+    """A moment estimate of the judge x model variance on the fit's own design. With Z the (judge, model) pair
+    indicators and H the fit's hat matrix, Q = r'Z S^+ Z'r (r: the fit's residuals, S = Z'(I - H)Z) is the sum
+    of squares the pairs add beyond the fit; E[Q] = tr(S) var + the noise's share, the noise's share estimated
+    from the pairs' residual sums per dilemma (the full fit's residuals, clustered on dilemmas, so a model's
+    dilemma-to-dilemma swing and every within-dilemma correlation count as noise, not as judge x model). Each
+    quantity c'beta then has var x ||c'(X'X)^-1 X'Z||^2 of variance from the pairs (exact for least squares)."""
+    cell = t.judge.astype(np.int64) * max(len(t.models), 1) + t.model
+    pairs, ci = np.unique(cell, return_inverse=True)
+    C, G = len(pairs), len(t.dilemmas)
+    zero = np.zeros(L.shape[0])
+    if len(t.judges) < 2 or C < 2:
+        return JudgeModel(None, 0, C, zero, "one judge: judge x model variation cannot be told from the models' "
+                                            "skill")
+    ZX = np.zeros((C, X.shape[1]))
+    np.add.at(ZX, ci, X)
+    xtx = X.T @ X
+    W = np.linalg.lstsq(xtx, ZX.T, rcond=None)[0]  # (X'X)^-1 X'Z
+    beta = np.linalg.lstsq(xtx, X.T @ y, rcond=None)[0]
+    r = y - X @ beta
+    S = np.diag(np.bincount(ci, minlength=C).astype(float)) - ZX @ W
+    S = (S + S.T) / 2
+    ev, vec = np.linalg.eigh(S)
+    keep = ev > max(float(ev.max()), 0.0) * 1e-9
+    df = int(keep.sum())
+    share = np.sum((L @ W) ** 2, axis=1)
+    if df < 1:
+        return JudgeModel(None, 0, C, share, "the design's terms leave no (judge, model) variation to estimate")
+    Sp = (vec[:, keep] / ev[keep]) @ vec[:, keep].T  # S^+
+    zr = np.bincount(ci, weights=r, minlength=C)
+    Q = float(zr @ Sp @ zr)
+    # the fit with a term per pair: its residuals
+    gamma = Sp @ zr
+    rf = r - gamma[ci] + X @ (W @ gamma)
+    noise = 0.0
+    if G >= 2:
+        sz = np.zeros((G, C))
+        np.add.at(sz, (t.dilemma, ci), rf)
+        sx = np.zeros((G, X.shape[1]))
+        np.add.at(sx, t.dilemma, X * rf[:, None])
+        sg = sz - sx @ W  # per dilemma: the pairs' residualised indicators times the residuals
+        noise = float(np.einsum("gc,cd,gd->", sg, Sp, sg)) * G / (G - 1)
+    var = max(0.0, (Q - noise) / float(np.trace(S)))
+    return JudgeModel(var, df, C, share)
+
+
+def _interval(est: float, draws: np.ndarray, G: int, jm: JudgeModel | None, i: int, *,
+              clip: tuple[float, float] | None = None) -> bootstrap.Interval:
+    """The dilemma bootstrap's variance (as bootstrap.interval: SD x sqrt(G / (G-1))) plus the quantity's
+    judge x model variance, with Student's t at the Welch-Satterthwaite degrees of freedom of the sum."""
+    if G < bootstrap.MIN_CLUSTERS:
+        return bootstrap.Interval(None, None, bootstrap.FEWER)
+    if not np.isfinite(est):
+        return bootstrap.Interval(None, None, "not estimable")
+    d = draws[np.isfinite(draws)]
+    if len(d) < 20:
+        return bootstrap.Interval(None, None, "too few usable resamples")
+    vb = float(np.var(d, ddof=1)) * G / (G - 1)
+    vu = float(jm.variance * jm.share[i]) if jm is not None and jm.variance is not None else 0.0
+    v = vb + vu
+    if not v > 1e-18:
+        return bootstrap.Interval(None, None, bootstrap.NO_SPREAD)
+    df = v * v / (vb * vb / (G - 1) + (vu * vu / jm.df if jm is not None and vu > 0 else 0.0))
+    half = bootstrap.t_quantile(0.975, max(1, int(df))) * float(np.sqrt(v))
+    lo, hi = est - half, est + half
+    if clip is not None:
+        lo, hi = max(lo, clip[0]), min(hi, clip[1])
+        if hi - lo <= 1e-9:
+            return bootstrap.Interval(None, None, "outside the 1-10 scale")
+    return bootstrap.Interval(float(lo), float(hi))
+
+
 @dataclass
 class BiasFit:
     table: LongTable
@@ -307,24 +496,45 @@ class BiasFit:
     draws: np.ndarray  # replicates x len(estimate)
     full_rank: bool
     base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
+    judge_model: JudgeModel | None = None
+
+    def index(self, name: str) -> int | None:
+        k = self.terms.col(name)
+        return None if k is None else len(self.table.models) + k - self.terms.model_cols.stop
 
     def term(self, name: str) -> tuple[float | None, bootstrap.Interval]:
-        M = len(self.table.models)
-        k = self.terms.col(name)
-        if k is None:
+        i = self.index(name)
+        if i is None:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
             return None, bootstrap.Interval(None, None, why)
-        i = M + k - self.terms.model_cols.stop
         est = float(self.estimate[i])
         if not np.isfinite(est):
             return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, bootstrap.interval(est, col, len(self.table.dilemmas))
+        return est, _interval(est, col, len(self.table.dilemmas), self.judge_model, i)
 
     def model(self, i: int) -> tuple[float, bootstrap.Interval]:
         est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, bootstrap.interval(est, col, len(self.table.dilemmas), clip=bootstrap.SCALE)
+        return est, _interval(est, col, len(self.table.dilemmas), self.judge_model, i, clip=bootstrap.SCALE)
+
+
+def _constraints(terms: Terms, lost: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """For each level a resample lacks, the row c with c'beta = 0 that sets its sum-coded effect to 0 (the
+    average of the levels): the other levels' sum-to-zero constraint then runs over the levels present.
+    Columns as in _Blocks (mu left out)."""
+    width = terms.X.shape[1] - 1
+    out = []
+    for f, missing in lost.items():
+        cols = terms.factors[f]
+        for lvl in np.flatnonzero(missing).tolist():
+            c = np.zeros(width)
+            if lvl < len(cols):
+                c[cols[lvl] - 1] = 1.0
+            else:  # the last level: minus the sum of the others
+                c[[k - 1 for k in cols]] = 1.0
+            out.append(c)
+    return out
 
 
 def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
@@ -332,6 +542,12 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
     """The fit of the module docstring with its dilemma-bootstrap draws (None: no score at all)."""
     t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
+    return fit_table(t, seed=seed, replicates=replicates)
+
+
+def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
+    """bias_fit on a LongTable (from rounds or from the analysis columns)."""
     if len(t.y) == 0:
         return None
     terms, X, y, full_rank = _separable(t, build_terms(t))
@@ -340,21 +556,27 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
+    jm = judge_model_component(t, X, y, _vector_map(terms, M, X.shape[1])) if full_rank else None
     draws = np.full((0, len(est)), np.nan)
     if G >= bootstrap.MIN_CLUSTERS:
         blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
-        has_model = np.zeros((G, M), bool)
-        has_model[t.dilemma, t.model] = True
-        has_judge = np.zeros((G, len(t.judges)), bool)
-        has_judge[t.dilemma, t.judge] = True
+        has = {}
+        for f, idx, K in (("model", t.model, M), ("judge", t.judge, len(t.judges)),
+                          ("criterion", t.crit, len(t.criteria))):
+            h = np.zeros((G, K), bool)
+            h[t.dilemma, idx] = True
+            has[f] = h
         rng = np.random.default_rng(seed)
         draws = np.full((replicates, len(est)), np.nan)
         for b in range(replicates):
             picks = rng.integers(0, G, size=G)
-            if not has_model[picks].any(axis=0).all() or not has_judge[picks].any(axis=0).all():
-                continue  # a replicate that lost a model or a judge
-            draws[b] = _vector(terms, blocks.solve(picks), M)
-    return BiasFit(t, terms, est, draws, full_rank, base)
+            lost: dict[str, np.ndarray] = {f: ~np.any(h[picks], axis=0) for f, h in has.items()}
+            if any(v.any() and f not in terms.factors for f, v in lost.items()):
+                continue  # a level lost whose columns the design left out: nothing to constrain
+            draws[b] = _vector(terms, blocks.solve(picks, _constraints(terms, lost)), M)
+            if lost["model"].any():
+                draws[b, :M][lost["model"]] = np.nan  # that model alone is missing from this replicate
+    return BiasFit(t, terms, est, draws, full_rank, base, jm)
 
 
 class _Blocks:
@@ -379,17 +601,28 @@ class _Blocks:
             self.A[g] = Xc[rows].T @ Xc[rows]
             self.b[g] = Xc[rows].T @ yc[rows]
 
-    def solve(self, picks: np.ndarray) -> np.ndarray:
+    def solve(self, picks: np.ndarray, constraints: Sequence[np.ndarray] = ()) -> np.ndarray:
+        """The refit over the drawn dilemmas; `constraints`: rows c with c'beta = 0 (a lost level's effect at
+        the average). A term with no variation in the resample drops out (NaN)."""
         A = self.A[picks].sum(axis=0)
         bb = self.b[picks].sum(axis=0)
-        live = np.diag(A) > 1e-9  # a term with no variation in this resample drops out (NaN)
-        beta = np.full(A.shape[0], np.nan)
-        Al = A[np.ix_(live, live)]
+        p = A.shape[0]
+        dead = np.diag(A) <= 1e-9
+        rows = [np.eye(p)[i] for i in np.flatnonzero(dead)] + list(constraints)
+        if rows:
+            _, sv, vt = np.linalg.svd(np.array(rows))
+            rank = int((sv > 1e-9).sum())
+            N = vt[rank:].T  # the directions the constraints leave free
+        else:
+            N = np.eye(p)
+        An, bn = N.T @ A @ N, N.T @ bb
         try:
-            beta[live] = np.linalg.solve(Al, bb[live])
+            g = np.linalg.solve(An, bn)
         except np.linalg.LinAlgError:
-            beta[live] = np.linalg.lstsq(Al, bb[live], rcond=None)[0]
-        mu = float(np.mean(self.ybar[picks] - self.xbar[picks][:, live] @ beta[live]))
+            g = np.linalg.lstsq(An, bn, rcond=None)[0]
+        beta = N @ g
+        mu = float(np.mean(self.ybar[picks] - self.xbar[picks] @ beta))
+        beta[dead] = np.nan
         return np.concatenate([[mu], beta])
 
 
@@ -448,19 +681,23 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     if bf is None:
         note = "no score to fit"
         return {"style": {"coefficients": [], "models": [], "n_scores": 0, "note": note}, "order": [],
-                "agreement_bias": [], "judge_bias_fit": {"n_scores": 0, "note": note}}
+                "agreement_bias": [], "self_and_family": [], "judge_bias_fit": {"n_scores": 0, "note": note}}
     t = bf.table
     G = len(t.dilemmas)
     blank = bootstrap.blank_note(G)
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
     coefs: list[StyleCoefficient] = []
-    for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
+    for name, col in style_columns(t)[0]:
         est, iv = bf.term(name)
-        if bf.terms.col(name) is None:
+        if col is None:
+            iv = bootstrap.Interval(None, None, "the other team's text is not in the data: not estimable")
+        elif bf.terms.col(name) is None and name not in bf.terms.dropped:
             iv = bootstrap.Interval(None, None, "no variation across the teams' texts: not estimable")
-        coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
-                      "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
+        what = np.zeros(0) if col is None else col[np.isfinite(col)]
+        coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": UNITS[name],
+                      "mean": float(np.mean(what)) if len(what) else 0.0,
+                      "sd": float(np.std(what)) if len(what) else 0.0, "n": int(len(what)),
                       "interval_note": iv.note})
     raw = defaultdict(list)
     for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
@@ -502,14 +739,52 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         agree.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high, "n": n_teams,
                       "n_scores": int(known.sum()), "n_agree_scores": int((t.agree[known] == 1).sum()),
                       "interval_note": note})
+    jm = bf.judge_model
+    if jm is not None and jm.variance is not None:
+        notes.append(f"Intervals include judge x model variation (sd {jm.sd:.2f} points, estimated from {jm.pairs} "
+                     f"(judge, model) pairs, {jm.df} df): they are about judges like these, not only these judges.")
+    else:
+        why = jm.note if jm is not None else "the design is not of full rank"
+        notes.append(f"Intervals resample dilemmas only ({why}): they are about these judges' preferences.")
     fit_info: BiasFitInfo = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
                 "judges": len(t.judges), "terms": list(bf.terms.names), "full_rank": bf.full_rank,
-                "replicates_used": int(np.isfinite(bf.draws[:, 0]).sum()) if bf.draws.size else 0,
-                "excluded": excluded, "notes": notes}
+                "replicates_used": int(np.isfinite(bf.draws[:, len(t.models)]).sum()) if bf.draws.size else 0,
+                "judge_model_sd": jm.sd if jm is not None else None, "judge_model_df": jm.df if jm is not None else 0,
+                "judge_model_pairs": jm.pairs if jm is not None else 0, "excluded": excluded, "notes": notes}
     return {
         "style": {"coefficients": coefs, "models": models, "n_scores": int(len(t.y)), "excluded": excluded,
                   "notes": notes},
         "order": order,
         "agreement_bias": agree,
+        "self_and_family": preference_rows(bf),
         "judge_bias_fit": fit_info,
     }
+
+
+def preference_rows(bf: BiasFit) -> list[PreferenceRow]:
+    """The self-preference and the same-family preference, each with the (judge, model) pairs it rests on."""
+    t = bf.table
+    out: list[PreferenceRow] = []
+    jm = bf.judge_model
+    for term, name, rows in (("self", "self", self_rows(t)), ("same_family", "family", family_rows(t))):
+        cells = sorted({(int(j), int(m)) for j, m in zip(t.judge[rows].tolist(), t.model[rows].tolist(),
+                                                          strict=True)})
+        pairs = [f"{t.judges[j]} -> {t.models[m]}" for j, m in cells]
+        est, iv = bf.term(name)
+        note = iv.note
+        if not cells:
+            note = ("no judge scored its own model's team (ebtui rejudge --allow-own)" if term == "self" else
+                    "no judge scored a model of its own family")
+        elif len(cells) == len(np.unique(t.judge * len(t.models) + t.model)):
+            note = "every (judge, model) pair is of this kind: nothing to compare with"
+        elif est is not None and len(cells) < MIN_PAIRS:
+            iv = bootstrap.Interval(None, None)
+            note = (f"rests on {len(cells)} (judge, model) pair: that judge's liking for that model cannot be told "
+                    "from the preference")
+        elif est is not None and iv.low is not None and (jm is None or jm.variance is None):
+            iv = bootstrap.Interval(None, None)
+            note = ("judge x model variation not estimable (" + (jm.note if jm is not None else "design not of "
+                    "full rank") + "): the preference cannot be told from these pairs' own liking")
+        out.append({"term": term, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "n": len(cells),
+                    "pairs": pairs, "n_scores": int(rows.sum()), "interval_note": note})
+    return out
