@@ -1,18 +1,32 @@
-"""Judge bias, measured and controlled: reading order, answer length and formatting, and agreement with the
-judge's own view, in one least-squares fit over every judgment of every round (`expand_judgments` turns a
-round's added judgments into rows of their own). Also the per-judge flip rate between reading orders.
+"""Judge bias, measured and controlled: reading order, answer length and formatting (the team's own and relative
+to the other team's), agreement with the judge's own view, and the self and same-family preferences, in one
+least-squares fit over every judgment of every round (`expand_judgments` turns a round's added judgments into
+rows of their own); intervals from the dilemma bootstrap plus a judge x model variance component. Also the
+per-judge flip rate between reading orders.
 The model, its terms and intervals: docs/STATISTICS.md, "Judge bias and reliability".
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
+from ebtui.core.analysis.bias_table import (
+    UNITS,
+    AgreementMap,
+    LongTable,
+    expand_judgments,
+    family_rows,
+    judgment_counts,
+    long_table,
+    relative,
+    self_rows,
+    style_columns,
+)
 from ebtui.core.analysis.bias_types import (
     AgreementRow,
     BiasFitInfo,
@@ -25,141 +39,15 @@ from ebtui.core.analysis.bias_types import (
     StyleModel,
 )
 from ebtui.core.analysis.fit import sum_code, sum_matrix
-from ebtui.core.analysis.frame import levels
-from ebtui.core.analysis.style import Style, team_style
+from ebtui.core.analysis.judge_model import JudgeModel, judge_model_component, pair_interval
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.families import family_function
-from ebtui.core.records import Judgment, Round, Team
+from ebtui.core.records import Judgment, Round
 
-#: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
-AgreementMap = Mapping[tuple[str, str], Mapping[str, bool | None]]
-
-WORDS_UNIT = "points per 100 words of the team's own text"
-FORMAT_UNIT = "points per formatting element per 100 words"
-RELATIVE_WORDS_UNIT = ("points per unit of (words - other team's words) / (words + other team's words), -1 to 1 "
-                       "(+1/3: twice the other team's length)")
-RELATIVE_FORMAT_UNIT = ("points per unit of (density - other team's density) / (density + other team's density), "
-                        "-1 to 1, density in formatting elements per 100 words")
-UNITS = {"length": WORDS_UNIT, "length_relative": RELATIVE_WORDS_UNIT, "format_density": FORMAT_UNIT,
-         "format_relative": RELATIVE_FORMAT_UNIT}
-
-
-def expand_judgments(rounds: Sequence[Round]) -> list[Round]:
-    """Every judgment as a round of its own: a round with extra judgments becomes one round per judgment
-    (id "<round id>#<judgment key>", judge and judgment set, same exchange id and transcript). Rounds without
-    extra judgments are passed through unchanged (the same objects)."""
-    out: list[Round] = []
-    for r in rounds:
-        if not r.extra_judgments:
-            out.append(r)
-            continue
-        ex = exchange_key(r)
-        if r.judgment is not None:
-            out.append(r.model_copy(update={"exchange_id": ex, "extra_judgments": []}))
-        for j in r.extra_judgments:
-            out.append(r.model_copy(update={"id": f"{r.id}#{j.key}", "judgment": j, "exchange_id": ex,
-                                            "judge_model": j.judge_model or r.judge_model,
-                                            "blind_judge": j.blind, "extra_judgments": []}))
-    return out
-
-
-def judgment_counts(rounds: Sequence[Round]) -> dict[str, int]:
-    """How many judgments the (unexpanded) rounds hold, by origin."""
-    out = {"rounds": len(rounds), "judgments": 0, "rejudged": 0, "order_ba": 0}
-    for r in rounds:
-        js = r.all_judgments()
-        out["judgments"] += len(js)
-        out["rejudged"] += sum(1 for j in js if j.origin == "rejudge")
-        out["order_ba"] += sum(1 for j in js if j.order == "ba")
-    return out
-
-
-def _scores(j: Judgment, team: Team, effective: bool) -> dict[str, int | None]:
-    return scores_in_view(j, team, effective=effective).as_dict()
-
-
-@dataclass
-class LongTable:
-    """The fit's rows in numbers."""
-
-    y: np.ndarray
-    model: np.ndarray
-    judge: np.ndarray
-    dilemma: np.ndarray
-    crit: np.ndarray
-    seat: np.ndarray  # +0.5 A, -0.5 B
-    family: np.ndarray  # 1 same family
-    first: np.ndarray  # +0.5 read first, -0.5 second
-    words: np.ndarray  # per 100 words
-    density: np.ndarray  # formatting elements per 100 words
-    agree: np.ndarray  # 1, 0, nan unknown
-    models: list[str]
-    judges: list[str]
-    dilemmas: list[str]
-    criteria: list[str]
-    judgments: int = 0
-    rounds: int = 0
-    without_judgment: int = 0  # rounds whose own judgment is missing (failed or incomplete)
-    scores_missing: int = 0
-    #: which judgment each row is of (an index, the same for both teams' rows of one judgment); empty: unknown
-    judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: the other team's length (per 100 words) and formatting density in the same judgment; empty: derived from
-    #: `judgment` (the other seat's rows of the same judgment), NaN: the other team's text is unknown
-    other_words: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    other_density: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-
-def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
-               agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
-    """One row per (expanded) judgment x team x criterion the judge scored."""
-    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float, int, float, float]] = []
-    exp = expand_judgments(rounds)
-    without = missing = judged = 0
-    styles: dict[tuple[str, str], Style] = {}
-
-    def style_of(r: Round, ex: str, team: Team) -> Style:
-        if (ex, team) not in styles:
-            styles[(ex, team)] = team_style(r, team)
-        return styles[(ex, team)]
-
-    for r in exp:
-        j = r.judgment
-        if j is None:
-            continue
-        judged += 1
-        ex = exchange_key(r)
-        first_team = "b" if j.order == "ba" else "a"
-        seen = (agreement or {}).get((r.judge_model, ex), {})
-        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
-        for team, model in seats:
-            st = style_of(r, ex, team)
-            other = style_of(r, ex, "b" if team == "a" else "a")
-            ag = seen.get(team)
-            same = family_of(model) == family_of(r.judge_model)
-            for c, v in _scores(j, team, effective).items():
-                if v is None:
-                    missing += 1
-                    continue
-                rows.append((float(v), model, r.judge_model, r.dilemma_id, c, 0.5 if team == "a" else -0.5,
-                             1.0 if same else 0.0, 0.5 if team == first_team else -0.5, st.words / 100.0,
-                             st.per_100_words, np.nan if ag is None else float(bool(ag)), judged - 1,
-                             other.words / 100.0, other.per_100_words))
-
-    without = sum(1 for r in rounds if r.judgment is None)
-
-    models, mi = levels([row[1] for row in rows])
-    judges, ji = levels([row[2] for row in rows])
-    dilemmas, di = levels([row[3] for row in rows])
-    criteria, ci = levels([row[4] for row in rows])
-
-    def num(col: int) -> np.ndarray:
-        return np.array([row[col] for row in rows], dtype=float)
-
-    return LongTable(num(0), mi, ji, di, ci, num(5), num(6), num(7), num(8), num(9), num(10), models, judges,
-                     dilemmas, criteria, judgments=judged, rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing, judgment=np.array([row[11] for row in rows], dtype=np.int64),
-                     other_words=num(12), other_density=num(13))
+#: the names other modules (and the analysis columns' LongTable builder) import from here
+__all__ = ["MIN_PAIRS", "AgreementMap", "BiasFit", "LongTable", "bias_fit", "bias_json", "expand_judgments", "family_rows",
+           "fit_table", "flip_rates", "judgment_counts", "long_table", "relative", "self_rows", "style_columns"]
 
 
 def _effects(coefs: np.ndarray) -> np.ndarray:
@@ -183,53 +71,6 @@ class Terms:
 
     def col(self, name: str) -> int | None:
         return self.names.index(name) if name in self.names else None
-
-
-def self_rows(t: LongTable) -> np.ndarray:
-    """Rows where the judge scores its own model's team (judge name = team model, `rejudge --allow-own`)."""
-    if not len(t.y):
-        return np.zeros(0, dtype=bool)
-    out: np.ndarray = np.asarray(t.judges, dtype=object)[t.judge] == np.asarray(t.models, dtype=object)[t.model]
-    return out
-
-
-def family_rows(t: LongTable) -> np.ndarray:
-    """Rows where the judge scores a model of its own family that is not itself (self apart: `self_rows`)."""
-    out: np.ndarray = (t.family > 0.5) & ~self_rows(t)
-    return out
-
-
-def _other(t: LongTable, own: np.ndarray, given: np.ndarray) -> np.ndarray | None:
-    """The other team's value in the same judgment: `given` when the table carries it, else from the other
-    seat's rows of the same judgment (NaN where the other team has no row); None: not in the data."""
-    if len(given) == len(t.y):
-        return given
-    if len(t.judgment) != len(t.y) or not len(t.y):
-        return None
-    key = t.judgment.astype(np.int64) * 2 + (t.seat < 0)
-    val = np.full(int(key.max()) + 2, np.nan)
-    val[key] = own
-    out: np.ndarray = val[key ^ 1]  # the same judgment, the other seat
-    return out
-
-
-def relative(own: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """(own - other) / (own + other), in -1..1 (0 where both are 0; NaN where the other is unknown)."""
-    tot = own + other
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, (own - other) / np.where(tot > 0, tot, 1.0), np.where(np.isnan(tot), np.nan, 0.0))
-
-
-def style_columns(t: LongTable) -> tuple[list[tuple[str, np.ndarray | None]], int]:
-    """The style covariates, uncentred: own length and formatting, and each relative to the other team's in the
-    same judgment (None: the other team's is not in the data); and how many rows lack the other team's."""
-    ow = _other(t, t.words, t.other_words)
-    od = _other(t, t.density, t.other_density)
-    rl = relative(t.words, ow) if ow is not None else None
-    rf = relative(t.density, od) if od is not None else None
-    unknown = int(np.isnan(rl).sum()) if rl is not None else 0
-    return [("length", t.words), ("length_relative", rl), ("format_density", t.density),
-            ("format_relative", rf)], unknown
 
 
 def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreement: bool = True) -> Terms:
@@ -400,95 +241,6 @@ MIN_PAIRS = 2
 
 
 @dataclass
-class JudgeModel:
-    """The judge x model variance component: how much a judge's liking for a model varies from pair to pair,
-    beyond what the fit's terms explain. A pair's liking does not change between dilemmas, so resampling
-    dilemmas cannot see it; each reported quantity's interval adds its share (`share[i]` x `variance`)."""
-
-    variance: float | None  # score points squared; None: not estimable
-    df: int  # the degrees of freedom of the interaction it is estimated from
-    pairs: int  # (judge, model) pairs with scores
-    share: np.ndarray  # per _vector entry: its variance per unit of `variance`
-    note: str = ""
-
-    @property
-    def sd(self) -> float | None:
-        return None if self.variance is None else float(np.sqrt(self.variance))
-
-
-def judge_model_component(t: LongTable, X: np.ndarray, y: np.ndarray, L: np.ndarray) -> JudgeModel:
-    """A moment estimate of the judge x model variance on the fit's own design. With Z the (judge, model) pair
-    indicators and H the fit's hat matrix, Q = r'Z S^+ Z'r (r: the fit's residuals, S = Z'(I - H)Z) is the sum
-    of squares the pairs add beyond the fit; E[Q] = tr(S) var + the noise's share, the noise's share estimated
-    from the pairs' residual sums per dilemma (the full fit's residuals, clustered on dilemmas, so a model's
-    dilemma-to-dilemma swing and every within-dilemma correlation count as noise, not as judge x model). Each
-    quantity c'beta then has var x ||c'(X'X)^-1 X'Z||^2 of variance from the pairs (exact for least squares)."""
-    cell = t.judge.astype(np.int64) * max(len(t.models), 1) + t.model
-    pairs, ci = np.unique(cell, return_inverse=True)
-    C, G = len(pairs), len(t.dilemmas)
-    zero = np.zeros(L.shape[0])
-    if len(t.judges) < 2 or C < 2:
-        return JudgeModel(None, 0, C, zero, "one judge: judge x model variation cannot be told from the models' "
-                                            "skill")
-    ZX = np.zeros((C, X.shape[1]))
-    np.add.at(ZX, ci, X)
-    xtx = X.T @ X
-    W = np.linalg.lstsq(xtx, ZX.T, rcond=None)[0]  # (X'X)^-1 X'Z
-    beta = np.linalg.lstsq(xtx, X.T @ y, rcond=None)[0]
-    r = y - X @ beta
-    S = np.diag(np.bincount(ci, minlength=C).astype(float)) - ZX @ W
-    S = (S + S.T) / 2
-    ev, vec = np.linalg.eigh(S)
-    keep = ev > max(float(ev.max()), 0.0) * 1e-9
-    df = int(keep.sum())
-    share = np.sum((L @ W) ** 2, axis=1)
-    if df < 1:
-        return JudgeModel(None, 0, C, share, "the design's terms leave no (judge, model) variation to estimate")
-    Sp = (vec[:, keep] / ev[keep]) @ vec[:, keep].T  # S^+
-    zr = np.bincount(ci, weights=r, minlength=C)
-    Q = float(zr @ Sp @ zr)
-    # the fit with a term per pair: its residuals
-    gamma = Sp @ zr
-    rf = r - gamma[ci] + X @ (W @ gamma)
-    noise = 0.0
-    if G >= 2:
-        sz = np.zeros((G, C))
-        np.add.at(sz, (t.dilemma, ci), rf)
-        sx = np.zeros((G, X.shape[1]))
-        np.add.at(sx, t.dilemma, X * rf[:, None])
-        sg = sz - sx @ W  # per dilemma: the pairs' residualised indicators times the residuals
-        noise = float(np.einsum("gc,cd,gd->", sg, Sp, sg)) * G / (G - 1)
-    var = max(0.0, (Q - noise) / float(np.trace(S)))
-    return JudgeModel(var, df, C, share)
-
-
-def _interval(est: float, draws: np.ndarray, G: int, jm: JudgeModel | None, i: int, *,
-              clip: tuple[float, float] | None = None) -> bootstrap.Interval:
-    """The dilemma bootstrap's variance (as bootstrap.interval: SD x sqrt(G / (G-1))) plus the quantity's
-    judge x model variance, with Student's t at the Welch-Satterthwaite degrees of freedom of the sum."""
-    if G < bootstrap.MIN_CLUSTERS:
-        return bootstrap.Interval(None, None, bootstrap.FEWER)
-    if not np.isfinite(est):
-        return bootstrap.Interval(None, None, "not estimable")
-    d = draws[np.isfinite(draws)]
-    if len(d) < 20:
-        return bootstrap.Interval(None, None, "too few usable resamples")
-    vb = float(np.var(d, ddof=1)) * G / (G - 1)
-    vu = float(jm.variance * jm.share[i]) if jm is not None and jm.variance is not None else 0.0
-    v = vb + vu
-    if not v > 1e-18:
-        return bootstrap.Interval(None, None, bootstrap.NO_SPREAD)
-    df = v * v / (vb * vb / (G - 1) + (vu * vu / jm.df if jm is not None and vu > 0 else 0.0))
-    half = bootstrap.t_quantile(0.975, max(1, int(df))) * float(np.sqrt(v))
-    lo, hi = est - half, est + half
-    if clip is not None:
-        lo, hi = max(lo, clip[0]), min(hi, clip[1])
-        if hi - lo <= 1e-9:
-            return bootstrap.Interval(None, None, "outside the 1-10 scale")
-    return bootstrap.Interval(float(lo), float(hi))
-
-
-@dataclass
 class BiasFit:
     table: LongTable
     terms: Terms
@@ -511,12 +263,13 @@ class BiasFit:
         if not np.isfinite(est):
             return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, _interval(est, col, len(self.table.dilemmas), self.judge_model, i)
+        return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i)
 
     def model(self, i: int) -> tuple[float, bootstrap.Interval]:
         est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, _interval(est, col, len(self.table.dilemmas), self.judge_model, i, clip=bootstrap.SCALE)
+        return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i,
+                                  clip=bootstrap.SCALE)
 
 
 def _constraints(terms: Terms, lost: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -556,7 +309,8 @@ def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
     base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
-    jm = judge_model_component(t, X, y, _vector_map(terms, M, X.shape[1])) if full_rank else None
+    jm = judge_model_component(t.judge, t.model, t.dilemma, len(t.judges), M, G, X, y,
+                               _vector_map(terms, M, X.shape[1])) if full_rank else None
     draws = np.full((0, len(est)), np.nan)
     if G >= bootstrap.MIN_CLUSTERS:
         blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
