@@ -502,7 +502,7 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         notes.append(f"Intervals resample dilemmas only ({why}): they are about these judges' preferences.")
     fit_info: BiasFitInfo = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
                 "judges": len(t.judges), "terms": list(bf.terms.names), "full_rank": bf.full_rank,
-                "replicates_used": int(np.isfinite(bf.draws[:, len(t.models)]).sum()) if bf.draws.size else 0,
+                "replicates_used": int(np.isfinite(bf.draws).any(axis=1).sum()) if bf.draws.size else 0,
                 "judge_model_sd": jm.sd if jm is not None else None, "judge_model_df": jm.df if jm is not None else 0,
                 "judge_model_pairs": jm.pairs if jm is not None else 0, "excluded": excluded, "notes": notes}
     return {

@@ -236,3 +236,14 @@ def test_sparse_model_intervals_cover() -> None:
         want = truth.controlled()
         hits += [_covers(m, want[m["model"]]) for m in out["style"]["models"] if m["model"] != "m-eps"]
     assert np.mean(hits) >= 0.9, np.mean(hits)
+
+
+def test_with_one_judge_the_intervals_say_they_are_about_this_judge() -> None:
+    truth = panel_truth(seed=6, judge_model_sd=0.0, words_beta=0.35)
+    truth.severity, truth.order, truth.agree = {"j-two": 0.0}, {"j-two": 0.0}, {"j-two": 0.0}
+    out = bias_json(_tournament(truth, seed=6, dilemmas=4), families=truth.families, replicates=60)
+    fit = out["judge_bias_fit"]
+    assert fit["judge_model_sd"] is None and fit["judge_model_df"] == 0
+    assert any("about these judges' preferences" in n and "one judge" in n for n in fit["notes"] or [])
+    length = next(c for c in out["style"]["coefficients"] if c["term"] == "length")
+    assert _covers(length, 0.35)  # the dilemma bootstrap's interval still stands
