@@ -1,20 +1,26 @@
 """Recovery and interval coverage of the judge-bias fit across seeds (planted length and formatting bias,
 per-judge order and agreement bias; tests/support/judge_bias_sim.py). Prints one line per term: mean absolute error,
 largest error, coverage of the 95% intervals. Usage: python benchmarks/bench_judge_bias_coverage.py [SEEDS] [--rotate]
-(--rotate: one rotating judge per exchange with balanced orders, as `judge_order = "balanced"` plays it)."""
+(--rotate: one rotating judge per exchange with balanced orders, as `judge_order = "balanced"` plays it).
+--panel: issue 35's design (tests/support/judge_bias_sim.panel_truth: 5 models, 4 rotating judges, 8 dilemmas,
+each (judge, model) pair with its own liking of sd 0.25): the same-family interval's coverage of 0 (and the
+dilemma-only interval's, for comparison), the self-preference recovered when models judge their own rounds, the
+judge x model sd recovered, and the style-controlled means under a relative-length and an own-length bias."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: its tests.support package
 
-from ebtui.core.analysis.judge_bias import bias_json  # noqa: E402
-from tests.support.judge_bias_sim import default_bias_truth, generate  # noqa: E402
+from ebtui.core.analysis.judge_bias import bias_fit, bias_json  # noqa: E402
+from tests.support.judge_bias_sim import default_bias_truth, generate, panel_truth  # noqa: E402
 
 
 def main(seeds: int = 40, rotate: bool = False) -> None:
@@ -45,5 +51,73 @@ def main(seeds: int = 40, rotate: bool = False) -> None:
         print(f"{name:<22} {np.mean(errs[name]):>10.3f} {max(errs[name]):>10.3f} {np.mean(hits[name]):>9.2f}")
 
 
+def _covers(row: Mapping[str, Any], value: float) -> bool:
+    return row["ci_low"] is not None and row["ci_low"] <= value <= row["ci_high"]
+
+
+def panel(seeds: int = 100, jm_sd: float = 0.25) -> None:
+    t0 = time.monotonic()
+    res: dict[str, list[float]] = {}
+
+    def put(key: str, v: float) -> None:
+        res.setdefault(key, []).append(float(v))
+
+    for seed in range(seeds):
+        # the same-family term with no planted preference: j-one shares its family with m-alpha and m-beta
+        truth = panel_truth(seed=seed, judge_model_sd=jm_sd)
+        rounds, _ = generate(truth, dilemmas=8, seed=seed, both_orders=False, rotate=True)
+        bf = bias_fit(rounds, families=truth.families, replicates=200, seed=seed)
+        assert bf is not None
+        out = bias_json(rounds, families=truth.families, replicates=200, seed=seed)
+        fam = next(r for r in out["self_and_family"] if r["term"] == "same_family")
+        put("family: covers 0", _covers(fam, 0.0))
+        put("family: |estimate|", abs(fam["estimate"] or 0.0))
+        put("family: width", (fam["ci_high"] or 0) - (fam["ci_low"] or 0))
+        bf.judge_model = None  # the dilemma bootstrap alone, as before issue 35
+        _, iv = bf.term("family")
+        put("family, dilemmas only: covers 0", iv.low is not None and iv.low <= 0.0 <= (iv.high or 0.0))
+        put(f"judge x model sd (planted {jm_sd:.2f})", out["judge_bias_fit"]["judge_model_sd"] or 0.0)
+        want = truth.controlled()
+        for m in out["style"]["models"]:
+            put("model means: covered", _covers(m, want[m["model"]]))
+        # the self-preference (planted 0.5) when four of the models judge, their own rounds included
+        truth = panel_truth(seed=seed, judge_model_sd=jm_sd, judges_are_models=True, self_pref=0.5)
+        rounds, _ = generate(truth, dilemmas=8, seed=seed, both_orders=False, rotate=True)
+        out = bias_json(rounds, families=truth.families, replicates=200, seed=seed)
+        me = next(r for r in out["self_and_family"] if r["term"] == "self")
+        put("self: |error|", abs((me["estimate"] or 0.0) - 0.5))
+        put("self: within 0.3", abs((me["estimate"] or 0.0) - 0.5) < 0.3)
+        put("self: covers 0.5", _covers(me, 0.5))
+        # style: a relative-length bias, then an own-length bias (the models' lengths follow their skill)
+        for form, kw, term, beta in (("relative", {"relative_words_beta": 1.5}, "length_relative", 1.5),
+                                     ("own", {"words_beta": 0.35}, "length", 0.35)):
+            truth = panel_truth(seed=seed, judge_model_sd=jm_sd, **kw)  # type: ignore[arg-type]
+            rounds, _ = generate(truth, dilemmas=8, seed=seed, both_orders=False, rotate=True)
+            out = bias_json(rounds, families=truth.families, replicates=200, seed=seed)
+            want = truth.controlled()
+            seen = {p: (truth.skill[p] + float(np.mean([truth.judge_model_effect[(j, p)] for j in truth.severity])))
+                    for p in truth.skill}  # the skill plus these four judges' average liking
+            shift = float(np.mean([want[p] - truth.skill[p] for p in truth.skill]))
+            ms = out["style"]["models"]
+            put(f"{form}: worst |controlled - skill|", max(abs(m["adjusted_mean"] - want[m["model"]]) for m in ms))
+            put(f"{form}: worst |controlled - skill| <= 0.35",
+                max(abs(m["adjusted_mean"] - want[m["model"]]) for m in ms) <= 0.35)
+            put(f"{form}: worst |no style control - skill|",
+                max(abs(m["mean_without_style"] - want[m["model"]]) for m in ms))
+            put(f"{form}: worst |controlled - skill as judged|",
+                max(abs(m["adjusted_mean"] - seen[m["model"]] - shift) for m in ms))
+            c = next(c for c in out["style"]["coefficients"] if c["term"] == term)
+            put(f"{form}: {term} interval excludes 0", c["ci_low"] is not None and (c["ci_low"] > 0 or c["ci_high"] < 0))
+            put(f"{form}: {term} covers {beta}", _covers(c, beta))
+    print(f"{seeds} seeds in {time.monotonic() - t0:.0f} s (judge x model sd {jm_sd})")
+    print(f"{'quantity':<52} {'mean':>8} {'max':>8}")
+    for k, v in res.items():
+        print(f"{k:<52} {np.mean(v):>8.3f} {np.max(v):>8.3f}")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40, rotate="--rotate" in sys.argv)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--panel" in sys.argv:
+        panel(int(args[0]) if args else 100, float(args[1]) if len(args) > 1 else 0.25)
+    else:
+        main(int(args[0]) if args else 40, rotate="--rotate" in sys.argv)

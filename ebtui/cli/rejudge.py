@@ -35,7 +35,8 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--order", type=click.Choice(["same", "swapped", "balanced"]), default="same", show_default=True,
               help="Reading order: as the round's own judgment, the other one (Team B's material first when it "
                    "was A's), or balanced (alternating; with --repeats 2 each round is read both ways).")
-@click.option("--allow-own", is_flag=True, help="Let a model judge rounds it plays in (off: they are skipped).")
+@click.option("--allow-own", is_flag=True, help="Let a model judge rounds it plays in (off: they are skipped); the "
+              "report's self_and_family table then measures its self-preference apart from its family's.")
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True,
               help="Judge calls in flight.")
 @click.option("--batch", is_flag=True,

@@ -198,7 +198,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("7. Consistency", ("consistency_summary", "consistency_answers")),
     ("8. Framework usage", ("framework_usage", "framework_quotes")),
     ("9. Judge bias and reliability", ("style_coefficients", "style_models", "judge_order", "agreement_with_own_view",
-                                      "reliability_alpha", "reliability_test_retest", "criteria_structure")),
+                                      "self_and_family", "reliability_alpha", "reliability_test_retest",
+                                      "criteria_structure")),
 )
 
 #: fit tables shown with overrides applied too (when overrides exist); criteria_by_model is as parsed by definition

@@ -36,6 +36,19 @@ class Planted:
     mean_words: float = 450.0  # the length bias is centred here (words of a team's own text)
     noise: float = 0.8
     calls: Counter[str] = field(default_factory=Counter)
+    #: points per unit of (words - other team's words) / (words + other team's words): the longer answer wins
+    relative_length: float = 0.0
+    #: points a judge adds to its own model's team (a model judging a round it plays, `rejudge --allow-own`)
+    self_pref: float = 0.0
+    #: points a judge adds to a model of its family (`families`: name -> family; a name not in it: its own)
+    family_pref: float = 0.0
+    families: dict[str, str] = field(default_factory=dict)
+
+    def preference(self, judge: str, model: str) -> float:
+        if judge == model:
+            return self.self_pref
+        same = self.families.get(judge, judge) == self.families.get(model, model)
+        return self.family_pref if same else 0.0
 
     def own_course(self, judge: str, dilemma: str) -> int:
         return _h("view", judge, dilemma) % COURSES + 1
@@ -66,7 +79,9 @@ class Brain:
     def answer(self, model: str, prompt: str) -> str:
         p = self.p
         p.calls[model] += 1
-        if model in p.skill:
+        judging = any(task in prompt for task in ("# Your task: the judgment", "# Your task: your own answer",
+                                                  "# Your task: which course each team"))
+        if model in p.skill and not judging:  # a player's turn (a player may also judge)
             return self.team(model, prompt)
         if "# Your task: your own answer" in prompt:
             return json.dumps({"options": [f"course {k}" for k in range(1, COURSES + 1)],
@@ -99,10 +114,14 @@ class Brain:
         courses = {"a": _course(pres + "\n" + s.get("Team A's rebuttal", "")), "b": _course(resp)}
         rng = np.random.default_rng(_h(judge, prompt))
         out: dict[str, Any] = {}
+        words = {t: len(texts[t].split()) for t in "ab"}
         for team in "ab":
-            mean = (p.skill[models[team]] + p.length * (len(texts[team].split()) - p.mean_words) / 100.0
-                    + p.order[judge] * (0.5 if team == first else -0.5)
-                    + p.agree[judge] * float(courses[team] == own))
+            other = "b" if team == "a" else "a"
+            mean = (p.skill[models[team]] + p.length * (words[team] - p.mean_words) / 100.0
+                    + p.relative_length * (words[team] - words[other]) / max(words[team] + words[other], 1)
+                    + p.preference(judge, models[team])
+                    + p.order.get(judge, 0.0) * (0.5 if team == first else -0.5)
+                    + p.agree.get(judge, 0.0) * float(courses[team] == own))
             out[f"team_{team}"] = {"scores": {c: int(np.clip(round(mean + rng.normal(0, p.noise)), 1, 10))
                                               for c in CRITERIA}, "justification": "reasons"}
         out["overall_analysis"] = "a fair exchange"

@@ -25,8 +25,26 @@ class BiasTruth:
     dilemma_sd: float = 0.4
     noise_sd: float = 0.9
     families: dict[str, str] = field(default_factory=dict)
+    #: points per unit of (words - other team's words) / (words + other team's words): the judge rewards the
+    #: longer of the two answers (arena-hard's style control form)
+    relative_words_beta: float = 0.0
+    #: points a judge adds to its own model's team (judge name = model name) and to a model of its family
+    self_pref: float = 0.0
+    family_pref: float = 0.0
+    #: sd of each (judge, model) pair's own liking, the same in every dilemma (drawn by generate)
+    judge_model_sd: float = 0.0
+    judge_model_effect: dict[tuple[str, str], float] = field(default_factory=dict)
     #: set by generate: the dilemmas' drawn effects (their mean is part of every model's score)
     dilemma_effect: dict[str, float] = field(default_factory=dict)
+
+    def family(self, name: str) -> str:
+        return self.families.get(name, name)
+
+    def preference(self, judge: str, model: str) -> float:
+        """The planted self or same-family preference plus the pair's own liking."""
+        own = self.self_pref if judge == model else self.family_pref if self.family(judge) == self.family(model) \
+            else 0.0
+        return own + self.judge_model_effect.get((judge, model), 0.0)
 
     def controlled(self) -> dict[str, float]:
         """What a style-controlled model mean should recover: skill at the average of the drawn dilemmas."""
@@ -77,6 +95,9 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
     crit = dict(zip(CRITERIA, rng.normal(0, 0.3, len(CRITERIA)), strict=True))
     cm = float(np.mean(list(crit.values())))
     views = {(j, d): int(rng.integers(1, 4)) for j in judges for d in d_ids}  # each judge's own course, 1-3
+    pair_rng = np.random.default_rng([seed, 35])  # its own stream: the other draws stay as they were
+    truth.judge_model_effect = {(j, m): float(pair_rng.normal(0, truth.judge_model_sd)) if truth.judge_model_sd
+                                else 0.0 for j in judges for m in models}
     rounds: list[Round] = []
     agreement: dict[tuple[str, str], dict[str, bool | None]] = {}
     texts: list[tuple[Round, dict[str, tuple[float, float]], dict[str, int]]] = []
@@ -125,10 +146,13 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
                     for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
                         first = 0.5 if (team == "a") == (o == "ab") else -0.5
                         agrees = agreement[(j, r.id)][team]
+                        own_w, other_w = style[team][0], style["b" if team == "a" else "a"][0]
                         mean = (truth.skill[model] + truth.seat_gap * (0.5 if team == "a" else -0.5)
                                 + truth.severity[j] + d_eff[r.dilemma_id]
                                 + truth.words_beta * (style[team][0] - w_mean)
                                 + truth.format_beta * (style[team][1] - f_mean)
+                                + truth.relative_words_beta * (own_w - other_w) / (own_w + other_w)
+                                + truth.preference(j, model)
                                 + truth.order[j] * first + truth.agree[j] * float(bool(agrees)))
                         scores[team] = {c: int(np.clip(round(mean + crit[c] - cm + rng.normal(0, truth.noise_sd)),
                                                        1, 10)) for c in CRITERIA}
@@ -143,3 +167,27 @@ def generate(truth: BiasTruth, *, dilemmas: int = 6, seed: int = 0, repeats: int
         r.extra_judgments = rest
         rounds.append(r)
     return rounds, agreement
+
+
+def panel_truth(*, judge_model_sd: float = 0.25, self_pref: float = 0.0, family_pref: float = 0.0,
+                judges_are_models: bool = False, words_beta: float = 0.0, relative_words_beta: float = 0.0,
+                skill_sd: float = 0.4, seed: int = 0) -> BiasTruth:
+    """The issue-35 design: 5 models, 4 judges, each (judge, model) pair with its own liking (sd
+    `judge_model_sd`). Judges apart from the models: j-one shares its family with m-alpha and m-beta (the two
+    same-family pairs), the others are families of their own. `judges_are_models`: the judges are four of the
+    models (a tournament whose players judge, own rounds included), each its own family. Skills drawn with sd
+    `skill_sd` around 6 (seeded)."""
+    rng = np.random.default_rng([seed, 36])
+    models = ["m-alpha", "m-beta", "m-gamma", "m-delta", "m-eps"]
+    judges = models[:4] if judges_are_models else ["j-one", "j-two", "j-three", "j-four"]
+    sev = rng.normal(0, 0.3, len(judges))
+    families = {m: m for m in models} | {j: j for j in judges}
+    if not judges_are_models:
+        families |= {"j-one": "fam-one", "m-alpha": "fam-one", "m-beta": "fam-one"}
+    return BiasTruth(skill={m: float(6.0 + v) for m, v in zip(models, rng.normal(0, skill_sd, len(models)),
+                                                              strict=True)},
+                     severity={j: float(v - sev.mean()) for j, v in zip(judges, sev, strict=True)},
+                     order=dict.fromkeys(judges, 0.0), agree=dict.fromkeys(judges, 0.0),
+                     words_beta=words_beta, format_beta=0.0, relative_words_beta=relative_words_beta,
+                     self_pref=self_pref, family_pref=family_pref, judge_model_sd=judge_model_sd,
+                     families=families)

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from ebtui.core.analysis.bias_types import BiasSection
 from ebtui.core.analysis.bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, Cell, Table
-from ebtui.core.analysis.judge_bias import AgreementMap, bias_json, judgment_counts
+from ebtui.core.analysis.judge_bias import MIN_PAIRS, AgreementMap, bias_json, judgment_counts
 from ebtui.core.analysis.reliability import reliability_json
 from ebtui.core.records import Round
 from ebtui.core.views import numbers as num
 
 #: the report --json keys this module fills
-KEYS = ("style", "order", "agreement_bias", "reliability", "judgments", "judge_bias_fit")
+KEYS = ("style", "order", "agreement_bias", "self_and_family", "reliability", "judgments", "judge_bias_fit")
 
 
 def judge_bias_section(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
@@ -28,7 +28,7 @@ def judge_bias_section(rounds: Sequence[Round], *, families: Mapping[str, str] |
 
 
 BIAS_TABLE_KEYS = ("style_coefficients", "style_models", "judge_order", "agreement_with_own_view",
-                   "reliability_alpha", "reliability_test_retest", "criteria_structure")
+                   "self_and_family", "reliability_alpha", "reliability_test_retest", "criteria_structure")
 
 
 def bias_tables(section: BiasSection | None) -> list[Table]:
@@ -41,7 +41,8 @@ def bias_tables(section: BiasSection | None) -> list[Table]:
     common = [f"Every judgment of every round counts: {j.get('judgments', 0)} judgments of {j.get('rounds', 0)} "
               f"rounds ({j.get('rejudged', 0)} added by `ebtui rejudge`, {j.get('order_ba', 0)} read with Team "
               "B's material first); repeat judgments are not independent exchanges, so intervals resample whole "
-              "dilemmas. Judges' scores as parsed (no overrides).",
+              "dilemmas, and add the judge x model variance (a judge's liking for a model, the same in every "
+              "dilemma). Judges' scores as parsed (no overrides).",
               f"Excluded: {exc['rounds_without_own_judgment'] if exc else 0} rounds whose own judgment is missing "
               f"(failed or incomplete; judgments added later still count); {exc['scores_missing'] if exc else 0} "
               f"scores missing and left out (never counted as 0). Fit: {fit['n_scores']} scores over "
@@ -49,13 +50,15 @@ def bias_tables(section: BiasSection | None) -> list[Table]:
               *(fit.get("notes") or [])]
     style = section["style"]
     out = [
-        Table("style_coefficients", "Length and formatting: points per unit of the team's answer (95% interval)",
+        Table("style_coefficients", "Length and formatting, the team's own and relative to the other team's: "
+              "points per unit (95% interval)",
               ["term", "estimate", "ci_low", "ci_high", "unit", "mean", "sd", "n", "interval_note"],
               [[c["term"], c["estimate"], c["ci_low"], c["ci_high"], c["unit"], c["mean"], c["sd"], c["n"],
                 c["interval_note"]] for c in style["coefficients"]], view=VIEW_AS_JUDGED,
-              notes=["One fit explains every score by model, seat, judge, family, dilemma and criterion plus the "
-                     "team's answer length and formatting density and, where measured, each judge's reading-order "
-                     "and own-view agreement terms (docs/STATISTICS.md).", *common]),
+              notes=["One fit explains every score by model, seat, judge, self and same-family preference, dilemma "
+                     "and criterion plus the team's answer length and formatting density, each also relative to "
+                     "the other team's in the same judgment, and, where measured, each judge's reading-order and "
+                     "own-view agreement terms (docs/STATISTICS.md).", *common]),
         Table("style_models", "Models: raw, adjusted and style-controlled mean (95% interval)",
               ["model", "raw_mean", "mean_without_style", "adjusted_mean", "ci_low", "ci_high", "n_scores",
                "interval_note"],
@@ -82,6 +85,16 @@ def bias_tables(section: BiasSection | None) -> list[Table]:
               notes=["The judge's own blind answer and each team's conclusion in the same terms come from "
                      "`ebtui rejudge --views` (docs/STATISTICS.md); n: team judgments with known agreement.",
                      common[1]]),
+        Table("self_and_family", "Self and same-family preference: extra points a judge gives its own model, "
+              "and a model of its own family (95% interval)",
+              ["term", "estimate", "ci_low", "ci_high", "n", "pairs", "n_scores", "interval_note"],
+              [[p["term"], p["estimate"], p["ci_low"], p["ci_high"], p["n"], "; ".join(p["pairs"]), p["n_scores"],
+                p["interval_note"]] for p in section.get("self_and_family", [])], view=VIEW_AS_JUDGED,
+              notes=["self: the judge scores its own model's team (judge = team model, `ebtui rejudge --allow-own`); "
+                     "same_family: a model of the judge's family that is not the judge itself; both in the fit "
+                     "above. n: the (judge, model) pairs each rests on (pairs: judge -> model). A pair's liking "
+                     "does not change between dilemmas, so the interval adds the judge x model variance; blank "
+                     f"below {MIN_PAIRS} pairs.", common[1]]),
     ]
     rel = section["reliability"]
     out.append(Table("reliability_alpha", "Krippendorff's alpha (interval) per criterion over every judgment of "

@@ -84,6 +84,20 @@ class AgreementRow(TypedDict):
     interval_note: str
 
 
+class PreferenceRow(TypedDict):
+    """`self_and_family[]`: the self-preference (a judge scoring its own model's team) or the same-family
+    preference (a model of the judge's family, not itself)."""
+
+    term: str  # "self" or "same_family"
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int  # the (judge, model) pairs it rests on
+    pairs: list[str]  # "judge -> model"
+    n_scores: int
+    interval_note: str
+
+
 class BiasFitInfo(TypedDict):
     """`judge_bias_fit` (without a fit: `n_scores` 0 and a `note` only)."""
 
@@ -95,6 +109,10 @@ class BiasFitInfo(TypedDict):
     terms: NotRequired[list[str]]
     full_rank: NotRequired[bool]
     replicates_used: NotRequired[int]
+    #: the judge x model variance component every interval of the fit includes (sd in score points)
+    judge_model_sd: NotRequired[float | None]
+    judge_model_df: NotRequired[int]
+    judge_model_pairs: NotRequired[int]
     excluded: NotRequired[ExcludedJson]
     notes: NotRequired[list[str]]
     note: NotRequired[str]
@@ -106,6 +124,7 @@ class BiasJson(TypedDict):
     style: StyleJson
     order: list[OrderRow]
     agreement_bias: list[AgreementRow]
+    self_and_family: list[PreferenceRow]
     judge_bias_fit: BiasFitInfo
 
 

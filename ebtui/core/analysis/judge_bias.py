@@ -1,18 +1,32 @@
-"""Judge bias, measured and controlled: reading order, answer length and formatting, and agreement with the
-judge's own view, in one least-squares fit over every judgment of every round (`expand_judgments` turns a
-round's added judgments into rows of their own). Also the per-judge flip rate between reading orders.
+"""Judge bias, measured and controlled: reading order, answer length and formatting (the team's own and relative
+to the other team's), agreement with the judge's own view, and the self and same-family preferences, in one
+least-squares fit over every judgment of every round (`expand_judgments` turns a round's added judgments into
+rows of their own); intervals from the dilemma bootstrap plus a judge x model variance component. Also the
+per-judge flip rate between reading orders.
 The model, its terms and intervals: docs/STATISTICS.md, "Judge bias and reliability".
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
+from ebtui.core.analysis.bias_table import (
+    UNITS,
+    AgreementMap,
+    LongTable,
+    expand_judgments,
+    family_rows,
+    judgment_counts,
+    long_table,
+    relative,
+    self_rows,
+    style_columns,
+)
 from ebtui.core.analysis.bias_types import (
     AgreementRow,
     BiasFitInfo,
@@ -20,127 +34,20 @@ from ebtui.core.analysis.bias_types import (
     ExcludedJson,
     FlipRate,
     OrderRow,
+    PreferenceRow,
     StyleCoefficient,
     StyleModel,
 )
-from ebtui.core.analysis.fit import sum_code
-from ebtui.core.analysis.frame import levels
-from ebtui.core.analysis.style import Style, team_style
+from ebtui.core.analysis.fit import sum_code, sum_matrix
+from ebtui.core.analysis.judge_model import JudgeModel, judge_model_component, pair_interval
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.families import family_function
-from ebtui.core.records import Judgment, Round, Team
+from ebtui.core.records import Judgment, Round
 
-#: (judge, exchange id) -> {"a": agrees?, "b": agrees?} (None: unknown); see ebtui.core.judge_views
-AgreementMap = Mapping[tuple[str, str], Mapping[str, bool | None]]
-
-WORDS_UNIT = "points per 100 words of the team's own text"
-FORMAT_UNIT = "points per formatting element per 100 words"
-
-
-def expand_judgments(rounds: Sequence[Round]) -> list[Round]:
-    """Every judgment as a round of its own: a round with extra judgments becomes one round per judgment
-    (id "<round id>#<judgment key>", judge and judgment set, same exchange id and transcript). Rounds without
-    extra judgments are passed through unchanged (the same objects)."""
-    out: list[Round] = []
-    for r in rounds:
-        if not r.extra_judgments:
-            out.append(r)
-            continue
-        ex = exchange_key(r)
-        if r.judgment is not None:
-            out.append(r.model_copy(update={"exchange_id": ex, "extra_judgments": []}))
-        for j in r.extra_judgments:
-            out.append(r.model_copy(update={"id": f"{r.id}#{j.key}", "judgment": j, "exchange_id": ex,
-                                            "judge_model": j.judge_model or r.judge_model,
-                                            "blind_judge": j.blind, "extra_judgments": []}))
-    return out
-
-
-def judgment_counts(rounds: Sequence[Round]) -> dict[str, int]:
-    """How many judgments the (unexpanded) rounds hold, by origin."""
-    out = {"rounds": len(rounds), "judgments": 0, "rejudged": 0, "order_ba": 0}
-    for r in rounds:
-        js = r.all_judgments()
-        out["judgments"] += len(js)
-        out["rejudged"] += sum(1 for j in js if j.origin == "rejudge")
-        out["order_ba"] += sum(1 for j in js if j.order == "ba")
-    return out
-
-
-def _scores(j: Judgment, team: Team, effective: bool) -> dict[str, int | None]:
-    return scores_in_view(j, team, effective=effective).as_dict()
-
-
-@dataclass
-class LongTable:
-    """The fit's rows in numbers."""
-
-    y: np.ndarray
-    model: np.ndarray
-    judge: np.ndarray
-    dilemma: np.ndarray
-    crit: np.ndarray
-    seat: np.ndarray  # +0.5 A, -0.5 B
-    family: np.ndarray  # 1 same family
-    first: np.ndarray  # +0.5 read first, -0.5 second
-    words: np.ndarray  # per 100 words
-    density: np.ndarray  # formatting elements per 100 words
-    agree: np.ndarray  # 1, 0, nan unknown
-    models: list[str]
-    judges: list[str]
-    dilemmas: list[str]
-    criteria: list[str]
-    judgments: int = 0
-    rounds: int = 0
-    without_judgment: int = 0  # rounds whose own judgment is missing (failed or incomplete)
-    scores_missing: int = 0
-
-
-def long_table(rounds: Sequence[Round], family_of: Callable[[str], str], *,
-               agreement: AgreementMap | None = None, effective: bool = False) -> LongTable:
-    """One row per (expanded) judgment x team x criterion the judge scored."""
-    rows: list[tuple[float, str, str, str, str, float, float, float, float, float, float]] = []
-    exp = expand_judgments(rounds)
-    without = missing = judged = 0
-    styles: dict[tuple[str, str], Style] = {}
-    for r in exp:
-        j = r.judgment
-        if j is None:
-            continue
-        judged += 1
-        ex = exchange_key(r)
-        first_team = "b" if j.order == "ba" else "a"
-        seen = (agreement or {}).get((r.judge_model, ex), {})
-        seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
-        for team, model in seats:
-            key = (ex, team)
-            if key not in styles:
-                styles[key] = team_style(r, team)
-            st = styles[key]
-            ag = seen.get(team)
-            same = family_of(model) == family_of(r.judge_model)
-            for c, v in _scores(j, team, effective).items():
-                if v is None:
-                    missing += 1
-                    continue
-                rows.append((float(v), model, r.judge_model, r.dilemma_id, c, 0.5 if team == "a" else -0.5,
-                             1.0 if same else 0.0, 0.5 if team == first_team else -0.5, st.words / 100.0,
-                             st.per_100_words, np.nan if ag is None else float(bool(ag))))
-
-    without = sum(1 for r in rounds if r.judgment is None)
-
-    models, mi = levels([row[1] for row in rows])
-    judges, ji = levels([row[2] for row in rows])
-    dilemmas, di = levels([row[3] for row in rows])
-    criteria, ci = levels([row[4] for row in rows])
-
-    def num(col: int) -> np.ndarray:
-        return np.array([row[col] for row in rows], dtype=float)
-
-    return LongTable(num(0), mi, ji, di, ci, num(5), num(6), num(7), num(8), num(9), num(10), models, judges,
-                     dilemmas, criteria, judgments=judged, rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing)
+#: the names other modules (and the analysis columns' LongTable builder) import from here
+__all__ = ["MIN_PAIRS", "AgreementMap", "BiasFit", "LongTable", "bias_fit", "bias_json", "expand_judgments", "family_rows",
+           "fit_table", "flip_rates", "judgment_counts", "long_table", "relative", "self_rows", "style_columns"]
 
 
 def _effects(coefs: np.ndarray) -> np.ndarray:
@@ -159,6 +66,8 @@ class Terms:
     agree_judges: list[str] = field(default_factory=list)
     #: terms left out because the others already explain them (see _separable)
     dropped: list[str] = field(default_factory=list)
+    #: the sum-coded factors ("model", "judge", "criterion"): name -> their columns (one fewer than the levels)
+    factors: dict[str, list[int]] = field(default_factory=dict)
 
     def col(self, name: str) -> int | None:
         return self.names.index(name) if name in self.names else None
@@ -173,6 +82,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     names += [f"model:{m}" for m in t.models[:-1]]
     model_cols = slice(1, 1 + max(M - 1, 0))
     notes: list[str] = []
+    factors = {"model": list(range(model_cols.start, model_cols.stop))}
 
     def add(name: str, col: np.ndarray) -> None:
         cols.append(col)
@@ -181,15 +91,26 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     if len(set(t.seat.tolist())) == 2:
         add("seat", t.seat)
     jc = sum_code(t.judge, len(t.judges))
+    factors["judge"] = list(range(len(names), len(names) + jc.shape[1]))
     for k in range(jc.shape[1]):
         add(f"judge:{t.judges[k]}", jc[:, k])
-    if 0 < t.family.sum() < len(t.family):
-        add("family", t.family)
+    for name, rows in (("self", self_rows(t)), ("family", family_rows(t))):
+        if 0 < rows.sum() < len(rows):
+            add(name, rows.astype(float))
     cc = sum_code(t.crit, len(t.criteria))
+    factors["criterion"] = list(range(len(names), len(names) + cc.shape[1]))
     for k in range(cc.shape[1]):
         add(f"criterion:{t.criteria[k]}", cc[:, k])
     if style:
-        for name, v in (("length", t.words), ("format_density", t.density)):
+        covariates, unknown = style_columns(t)
+        if unknown:
+            notes.append(f"{unknown} scores: the other team's text is not in the data, its relative length and "
+                         "formatting taken as equal to this team's (0)")
+        for name, v in covariates:
+            if v is None:
+                notes.append(f"{name}: the other team's text is not in the data, not estimable")
+                continue
+            v = np.nan_to_num(v, nan=0.0)
             if len(v) and np.ptp(v) > 1e-9:
                 add(name, v - v.mean())
             else:
@@ -213,7 +134,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
                 unknown = mine & ~np.isfinite(t.agree)
                 if unknown.any():
                     add(f"agree_unknown:{name}", unknown.astype(float))
-    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges)
+    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges, factors=factors)
 
 
 def _redundant(G: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
@@ -246,7 +167,7 @@ def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarra
     term of the report (an order or agreement effect, a style coefficient) is blank with the reason."""
     X, y = _full(t, terms)
     k = terms.X.shape[1]
-    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n == "family"]
+    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n in ("family", "self")]
     order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
     gone = _redundant(X.T @ X, order)
     if not gone:
@@ -262,10 +183,14 @@ def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarra
         name = terms.names[i]
         if name == "family":
             notes.append("same-family preference left out: not separable from the other terms")
+        elif name == "self":
+            notes.append("self-preference left out: not separable from the other terms")
         elif not name.startswith("agree_unknown:"):
             notes.append(f"{name}: not separable from the other terms, left out")
+    new_index = {i: n for n, i in enumerate(keep)}
+    factors = {f: [new_index[i] for i in cs] for f, cs in terms.factors.items() if all(i in new_index for i in cs)}
     out = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols, notes, terms.order_judges,
-                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms])
+                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms], factors=factors)
     X, y = _full(t, out)
     full_rank = not any(i >= k for i in gone)
     if not full_rank:
@@ -299,6 +224,22 @@ def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
     return np.concatenate([beta[0] + skill, beta[terms.model_cols.stop:len(terms.names)]])
 
 
+def _vector_map(terms: Terms, M: int, width: int) -> np.ndarray:
+    """The matrix L with _vector(beta) = L @ beta (beta of the full design, `width` columns)."""
+    k = len(terms.names)
+    rest = k - terms.model_cols.stop
+    L = np.zeros((M + rest, width))
+    L[:M, 0] = 1.0
+    if M > 1:
+        L[:M, terms.model_cols] = sum_matrix(M)
+    L[M:, terms.model_cols.stop:k] = np.eye(rest)
+    return L
+
+
+#: fewer (judge, model) pairs than this under a self or same-family term: its interval is blank
+MIN_PAIRS = 2
+
+
 @dataclass
 class BiasFit:
     table: LongTable
@@ -307,24 +248,46 @@ class BiasFit:
     draws: np.ndarray  # replicates x len(estimate)
     full_rank: bool
     base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
+    judge_model: JudgeModel | None = None
+
+    def index(self, name: str) -> int | None:
+        k = self.terms.col(name)
+        return None if k is None else len(self.table.models) + k - self.terms.model_cols.stop
 
     def term(self, name: str) -> tuple[float | None, bootstrap.Interval]:
-        M = len(self.table.models)
-        k = self.terms.col(name)
-        if k is None:
+        i = self.index(name)
+        if i is None:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
             return None, bootstrap.Interval(None, None, why)
-        i = M + k - self.terms.model_cols.stop
         est = float(self.estimate[i])
         if not np.isfinite(est):
             return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, bootstrap.interval(est, col, len(self.table.dilemmas))
+        return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i)
 
     def model(self, i: int) -> tuple[float, bootstrap.Interval]:
         est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
-        return est, bootstrap.interval(est, col, len(self.table.dilemmas), clip=bootstrap.SCALE)
+        return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i,
+                                  clip=bootstrap.SCALE)
+
+
+def _constraints(terms: Terms, lost: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """For each level a resample lacks, the row c with c'beta = 0 that sets its sum-coded effect to 0 (the
+    average of the levels): the other levels' sum-to-zero constraint then runs over the levels present.
+    Columns as in _Blocks (mu left out)."""
+    width = terms.X.shape[1] - 1
+    out = []
+    for f, missing in lost.items():
+        cols = terms.factors[f]
+        for lvl in np.flatnonzero(missing).tolist():
+            c = np.zeros(width)
+            if lvl < len(cols):
+                c[cols[lvl] - 1] = 1.0
+            else:  # the last level: minus the sum of the others
+                c[[k - 1 for k in cols]] = 1.0
+            out.append(c)
+    return out
 
 
 def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
@@ -332,6 +295,12 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
     """The fit of the module docstring with its dilemma-bootstrap draws (None: no score at all)."""
     t = long_table(rounds, family_function(families), agreement=agreement, effective=effective)
+    return fit_table(t, seed=seed, replicates=replicates)
+
+
+def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
+    """bias_fit on a LongTable (from rounds or from the analysis columns)."""
     if len(t.y) == 0:
         return None
     terms, X, y, full_rank = _separable(t, build_terms(t))
@@ -340,21 +309,28 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
     base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
+    jm = judge_model_component(t.judge, t.model, t.dilemma, len(t.judges), M, G, X, y,
+                               _vector_map(terms, M, X.shape[1])) if full_rank else None
     draws = np.full((0, len(est)), np.nan)
     if G >= bootstrap.MIN_CLUSTERS:
         blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
-        has_model = np.zeros((G, M), bool)
-        has_model[t.dilemma, t.model] = True
-        has_judge = np.zeros((G, len(t.judges)), bool)
-        has_judge[t.dilemma, t.judge] = True
+        has = {}
+        for f, idx, K in (("model", t.model, M), ("judge", t.judge, len(t.judges)),
+                          ("criterion", t.crit, len(t.criteria))):
+            h = np.zeros((G, K), bool)
+            h[t.dilemma, idx] = True
+            has[f] = h
         rng = np.random.default_rng(seed)
         draws = np.full((replicates, len(est)), np.nan)
         for b in range(replicates):
             picks = rng.integers(0, G, size=G)
-            if not has_model[picks].any(axis=0).all() or not has_judge[picks].any(axis=0).all():
-                continue  # a replicate that lost a model or a judge
-            draws[b] = _vector(terms, blocks.solve(picks), M)
-    return BiasFit(t, terms, est, draws, full_rank, base)
+            lost: dict[str, np.ndarray] = {f: ~np.any(h[picks], axis=0) for f, h in has.items()}
+            if any(v.any() and f not in terms.factors for f, v in lost.items()):
+                continue  # a level lost whose columns the design left out: nothing to constrain
+            draws[b] = _vector(terms, blocks.solve(picks, _constraints(terms, lost)), M)
+            if lost["model"].any():
+                draws[b, :M][lost["model"]] = np.nan  # that model alone is missing from this replicate
+    return BiasFit(t, terms, est, draws, full_rank, base, jm)
 
 
 class _Blocks:
@@ -379,17 +355,28 @@ class _Blocks:
             self.A[g] = Xc[rows].T @ Xc[rows]
             self.b[g] = Xc[rows].T @ yc[rows]
 
-    def solve(self, picks: np.ndarray) -> np.ndarray:
+    def solve(self, picks: np.ndarray, constraints: Sequence[np.ndarray] = ()) -> np.ndarray:
+        """The refit over the drawn dilemmas; `constraints`: rows c with c'beta = 0 (a lost level's effect at
+        the average). A term with no variation in the resample drops out (NaN)."""
         A = self.A[picks].sum(axis=0)
         bb = self.b[picks].sum(axis=0)
-        live = np.diag(A) > 1e-9  # a term with no variation in this resample drops out (NaN)
-        beta = np.full(A.shape[0], np.nan)
-        Al = A[np.ix_(live, live)]
+        p = A.shape[0]
+        dead = np.diag(A) <= 1e-9
+        rows = [np.eye(p)[i] for i in np.flatnonzero(dead)] + list(constraints)
+        if rows:
+            _, sv, vt = np.linalg.svd(np.array(rows))
+            rank = int((sv > 1e-9).sum())
+            N = vt[rank:].T  # the directions the constraints leave free
+        else:
+            N = np.eye(p)
+        An, bn = N.T @ A @ N, N.T @ bb
         try:
-            beta[live] = np.linalg.solve(Al, bb[live])
+            g = np.linalg.solve(An, bn)
         except np.linalg.LinAlgError:
-            beta[live] = np.linalg.lstsq(Al, bb[live], rcond=None)[0]
-        mu = float(np.mean(self.ybar[picks] - self.xbar[picks][:, live] @ beta[live]))
+            g = np.linalg.lstsq(An, bn, rcond=None)[0]
+        beta = N @ g
+        mu = float(np.mean(self.ybar[picks] - self.xbar[picks] @ beta))
+        beta[dead] = np.nan
         return np.concatenate([[mu], beta])
 
 
@@ -448,19 +435,23 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     if bf is None:
         note = "no score to fit"
         return {"style": {"coefficients": [], "models": [], "n_scores": 0, "note": note}, "order": [],
-                "agreement_bias": [], "judge_bias_fit": {"n_scores": 0, "note": note}}
+                "agreement_bias": [], "self_and_family": [], "judge_bias_fit": {"n_scores": 0, "note": note}}
     t = bf.table
     G = len(t.dilemmas)
     blank = bootstrap.blank_note(G)
     notes = [*bf.terms.notes, *([blank] if blank else [])]
     excluded = _excluded(t)
     coefs: list[StyleCoefficient] = []
-    for name, unit, what in (("length", WORDS_UNIT, t.words), ("format_density", FORMAT_UNIT, t.density)):
+    for name, col in style_columns(t)[0]:
         est, iv = bf.term(name)
-        if bf.terms.col(name) is None:
+        if col is None:
+            iv = bootstrap.Interval(None, None, "the other team's text is not in the data: not estimable")
+        elif bf.terms.col(name) is None and name not in bf.terms.dropped:
             iv = bootstrap.Interval(None, None, "no variation across the teams' texts: not estimable")
-        coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": unit,
-                      "mean": float(np.mean(what)), "sd": float(np.std(what)), "n": int(len(t.y)),
+        what = np.zeros(0) if col is None else col[np.isfinite(col)]
+        coefs.append({"term": name, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "unit": UNITS[name],
+                      "mean": float(np.mean(what)) if len(what) else 0.0,
+                      "sd": float(np.std(what)) if len(what) else 0.0, "n": int(len(what)),
                       "interval_note": iv.note})
     raw = defaultdict(list)
     for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
@@ -502,14 +493,52 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         agree.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high, "n": n_teams,
                       "n_scores": int(known.sum()), "n_agree_scores": int((t.agree[known] == 1).sum()),
                       "interval_note": note})
+    jm = bf.judge_model
+    if jm is not None and jm.variance is not None:
+        notes.append(f"Intervals include judge x model variation (sd {jm.sd:.2f} points, estimated from {jm.pairs} "
+                     f"(judge, model) pairs, {jm.df} df): they are about judges like these, not only these judges.")
+    else:
+        why = jm.note if jm is not None else "the design is not of full rank"
+        notes.append(f"Intervals resample dilemmas only ({why}): they are about these judges' preferences.")
     fit_info: BiasFitInfo = {"n_scores": int(len(t.y)), "judgments": t.judgments, "dilemmas": G, "models": len(t.models),
                 "judges": len(t.judges), "terms": list(bf.terms.names), "full_rank": bf.full_rank,
-                "replicates_used": int(np.isfinite(bf.draws[:, 0]).sum()) if bf.draws.size else 0,
-                "excluded": excluded, "notes": notes}
+                "replicates_used": int(np.isfinite(bf.draws).any(axis=1).sum()) if bf.draws.size else 0,
+                "judge_model_sd": jm.sd if jm is not None else None, "judge_model_df": jm.df if jm is not None else 0,
+                "judge_model_pairs": jm.pairs if jm is not None else 0, "excluded": excluded, "notes": notes}
     return {
         "style": {"coefficients": coefs, "models": models, "n_scores": int(len(t.y)), "excluded": excluded,
                   "notes": notes},
         "order": order,
         "agreement_bias": agree,
+        "self_and_family": preference_rows(bf),
         "judge_bias_fit": fit_info,
     }
+
+
+def preference_rows(bf: BiasFit) -> list[PreferenceRow]:
+    """The self-preference and the same-family preference, each with the (judge, model) pairs it rests on."""
+    t = bf.table
+    out: list[PreferenceRow] = []
+    jm = bf.judge_model
+    for term, name, rows in (("self", "self", self_rows(t)), ("same_family", "family", family_rows(t))):
+        cells = sorted({(int(j), int(m)) for j, m in zip(t.judge[rows].tolist(), t.model[rows].tolist(),
+                                                          strict=True)})
+        pairs = [f"{t.judges[j]} -> {t.models[m]}" for j, m in cells]
+        est, iv = bf.term(name)
+        note = iv.note
+        if not cells:
+            note = ("no judge scored its own model's team (ebtui rejudge --allow-own)" if term == "self" else
+                    "no judge scored a model of its own family")
+        elif len(cells) == len(np.unique(t.judge * len(t.models) + t.model)):
+            note = "every (judge, model) pair is of this kind: nothing to compare with"
+        elif est is not None and len(cells) < MIN_PAIRS:
+            iv = bootstrap.Interval(None, None)
+            note = (f"rests on {len(cells)} (judge, model) pair: that judge's liking for that model cannot be told "
+                    "from the preference")
+        elif est is not None and iv.low is not None and (jm is None or jm.variance is None):
+            iv = bootstrap.Interval(None, None)
+            note = ("judge x model variation not estimable (" + (jm.note if jm is not None else "design not of "
+                    "full rank") + "): the preference cannot be told from these pairs' own liking")
+        out.append({"term": term, "estimate": est, "ci_low": iv.low, "ci_high": iv.high, "n": len(cells),
+                    "pairs": pairs, "n_scores": int(rows.sum()), "interval_note": note})
+    return out
