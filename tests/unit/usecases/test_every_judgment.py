@@ -23,7 +23,8 @@ from ebtui.core.store import ResultsStore
 from ebtui.core.usecases import compare as compare_uc
 from ebtui.core.usecases import report as uc
 from ebtui.core.usecases.context import open_context
-from tests.support.factories import open_store as open_results, planted_scores
+from tests.support.factories import open_store as open_results
+from tests.support.factories import planted_scores
 from tests.support.sim_truth import default_truth, generate
 
 NEW_JUDGE = "mistral-new"  # a judge of its own family
