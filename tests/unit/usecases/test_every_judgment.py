@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from ebtui.api import open_store
 from ebtui.cli import cli
 from ebtui.core.families import model_family
-from ebtui.core.records import CRITERIA, Judgment, Round
+from ebtui.core.records import CRITERIA, Judgment, Round, Team
 from ebtui.core.store import ResultsStore
 from ebtui.core.usecases import compare as compare_uc
 from ebtui.core.usecases import report as uc
@@ -79,7 +79,8 @@ def lstsq_means(rounds: list[Round]) -> dict[str, float]:
     for r in rounds:
         for j in r.all_judgments():
             judge = j.judge_model or r.judge_model
-            for team, model in (("a", r.team_a_model), ("b", r.team_b_model)):
+            seats: tuple[tuple[Team, str], ...] = (("a", r.team_a_model), ("b", r.team_b_model))
+            for team, model in seats:
                 for c, v in j.parsed_scores(team).as_dict().items():
                     if v is not None:
                         rows.append((float(v), model, 1.0 if team == "a" else -1.0, judge,
