@@ -12,9 +12,11 @@ take a LongTable or columns themselves.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -89,22 +91,25 @@ def judgment_rounds(facts: Facts) -> list[Round]:
     expand_judgments gives. A row without a judgment: a round without one."""
     from ebtui.core.records import Judgment, Round, Scores
 
-    # (model_construct: no validation of values that came from validated rounds; typed loosely for mypy)
-    make_scores: Any = Scores.model_construct
-    make_judgment: Any = Judgment.model_construct
+    # copies of one template each (model_copy: no validation of values that came from validated rounds, and
+    # no default factories run — model_construct runs them, 40 times slower here)
+    blank_scores = Scores()
+    judgment = Judgment()
+    template = Round(id="-", dilemma_id="-", team_a_model="-", team_b_model="-", judge_model="-")
     out: list[Round] = []
+    parsed = facts.parsed.tolist()
     for i in range(len(facts)):
         j = None
         if facts.judged[i]:
-            a, b = ({c: (int(v) or None) for c, v in zip(CRITERIA, facts.parsed[i, t].tolist(), strict=True)}
-                    for t in (0, 1))
-            j = make_judgment(team_a_scores=make_scores(**a), team_b_scores=make_scores(**b),
-                              order=str(facts.order[i]), origin=str(facts.origin[i]), key=str(facts.key[i]),
-                              overrides=[], judge_model=str(facts.judge[i]))
-        out.append(Round.model_construct(
-            id=str(facts.id[i]), dilemma_id=str(facts.dilemma[i]), team_a_model=str(facts.team_a[i]),
-            team_b_model=str(facts.team_b[i]), judge_model=str(facts.judge[i]), judgment=j,
-            exchange_id=str(facts.exchange[i]), extra_judgments=[], phases=[]))
+            a, b = ({c: (v or None) for c, v in zip(CRITERIA, parsed[i][t], strict=True)} for t in (0, 1))
+            j = judgment.model_copy(update={
+                "team_a_scores": blank_scores.model_copy(update=a), "team_b_scores": blank_scores.model_copy(update=b),
+                "order": str(facts.order[i]), "origin": str(facts.origin[i]), "key": str(facts.key[i]),
+                "judge_model": str(facts.judge[i])})
+        out.append(template.model_copy(update={
+            "id": str(facts.id[i]), "dilemma_id": str(facts.dilemma[i]), "team_a_model": str(facts.team_a[i]),
+            "team_b_model": str(facts.team_b[i]), "judge_model": str(facts.judge[i]), "judgment": j,
+            "exchange_id": str(facts.exchange[i])}))
     return out
 
 
@@ -244,3 +249,65 @@ def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | N
                              stand_ins=stand_ins)
     return {**out, "reliability": reliability_json(stand_ins, seed=seed, replicates=min(replicates, 400)),
             "judgments": judgment_counts_of_facts(facts)}
+
+
+# ---- a cache beside the columns ---------------------------------------------------------------------------
+
+#: the modules whose code the section's numbers come from: a change to any of them is a new cache key
+_CODE = ("bias_source", "judge_bias", "reliability", "bias_report", "bootstrap", "fit", "frame")
+
+
+def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: AgreementMap | None, seed: int,
+                replicates: int) -> str:
+    """A hash of everything `judge_bias_section_of_facts` reads: the columns' rows it uses, the families, the
+    agreement map, seed, replicates, and the code of the modules it runs (_CODE)."""
+    import hashlib
+    import importlib
+
+    h = hashlib.sha256()
+    for mod in _CODE:
+        path = getattr(importlib.import_module(f"ebtui.core.analysis.{mod}"), "__file__", None)
+        if path:
+            with open(path, "rb") as fh:
+                h.update(fh.read())
+    for name in ("id", "round", "exchange", "dilemma", "team_a", "team_b", "judge", "order", "origin", "key"):
+        h.update("\x1f".join(map(str, getattr(facts, name).tolist())).encode("utf-8", "surrogatepass") + b"\x1e")
+    for arr in (facts.judged, facts.own_missing, facts.parsed, facts.style):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    h.update(repr(sorted((families or {}).items())).encode())
+    h.update(repr(sorted((k, sorted(v.items())) for k, v in (agreement or {}).items())).encode())
+    h.update(f"{seed}|{replicates}".encode())
+    return h.hexdigest()
+
+
+def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
+                   agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
+                   replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
+    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder) under
+    `section_key`: a report whose rows, families, agreement, seed and code are unchanged reads it back
+    instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not writable:
+    computed every time."""
+    import json
+    import os
+
+    key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
+    path = folder / "bias_section.json" if folder is not None else None
+    if path is not None:
+        try:
+            held = json.loads(path.read_bytes())
+            if isinstance(held, dict) and held.get("key") == key:
+                got: BiasSection = held["section"]
+                return got
+        except (OSError, ValueError, KeyError):
+            pass
+    section = judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
+                                          replicates=replicates)
+    if path is not None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps({"key": key, "section": section}, allow_nan=True), encoding="utf-8")
+            os.replace(tmp, path)
+        except (OSError, TypeError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return section

@@ -186,12 +186,24 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
                  seed: int | None = None, replicates: int | None = None) -> ReportData:
     """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
     from ebtui.core import analysis as an
+    from ebtui.core.analysis.bias_source import cached_section
     from ebtui.core.report import build_report_data
 
-    return build_report_data(sel.facts, classifications=classifications, families=fams,
-                             agreement=agreement(sel.root),
-                             seed=an.DEFAULT_SEED if seed is None else seed,
-                             replicates=an.DEFAULT_REPLICATES if replicates is None else replicates)
+    seed = an.DEFAULT_SEED if seed is None else seed
+    replicates = an.DEFAULT_REPLICATES if replicates is None else replicates
+    agree = agreement(sel.root)
+    bias = cached_section(_columns_dir(sel.root), sel.facts, families=fams, agreement=agree, seed=seed,
+                          replicates=replicates) if len(sel.facts) else None
+    return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
+                             seed=seed, replicates=replicates, judge_bias=bias)
+
+
+def _columns_dir(root: Path) -> Path | None:
+    """The analysis columns' folder of a store (where the judge-bias section is cached), None when absent."""
+    from ebtui.core.analysis.source import FILE
+
+    folder = root / Path(FILE).parent
+    return folder if folder.is_dir() else None
 
 
 def report_of(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
@@ -364,11 +376,12 @@ class AnalysisCache:
         if len(facts):  # judge bias and reliability: from the same columns as the report's section 9
             step("judge bias and reliability")
             from ebtui.core.analysis.bias_report import bias_tables
-            from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
+            from ebtui.core.analysis.bias_source import cached_section
 
             # the families the fit used, as `ebtui report` does: the same numbers in both front ends
-            bias = bias_tables(judge_bias_section_of_facts(facts, families=families_for(facts, models),
-                                                           agreement=agreement(Path(store.root))))
+            root = Path(store.root)
+            bias = bias_tables(cached_section(_columns_dir(root), facts, families=families_for(facts, models),
+                                              agreement=agreement(root)))
             for view in tables:
                 tables[view] = [*tables[view], *bias]
         rounds = len(set(facts.round.tolist()))

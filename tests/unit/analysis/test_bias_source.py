@@ -125,3 +125,28 @@ def test_the_style_facts_are_what_style_py_measures() -> None:
     assert [str(facts.order[i]) for i in rows] == [j.order for j in r.all_judgments()]
     assert [str(facts.origin[i]) for i in rows] == [j.origin for j in r.all_judgments()]
     assert isinstance(r.extra_judgments[0], Judgment)
+
+
+def test_the_cached_section_is_the_section_and_follows_its_inputs(designs: Any, tmp_path: Path) -> None:
+    from ebtui.core.analysis.bias_source import cached_section
+
+    rounds, agreement = designs[1]
+    facts = Facts.from_rounds(rounds)
+    want = judge_bias_section_of_facts(facts, families=FAMILIES, agreement=agreement, replicates=40)
+    first = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    assert (tmp_path / "bias_section.json").is_file()
+    again = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    assert json.dumps(first, sort_keys=True) == json.dumps(want, sort_keys=True) == json.dumps(again, sort_keys=True)
+    # other rows, families or agreement: recomputed, not read back
+    fewer = facts.take(np.arange(len(facts)) >= 10)
+    for got, expect in (
+        (cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40),
+         judge_bias_section_of_facts(fewer, families=FAMILIES, agreement=agreement, replicates=40)),
+        (cached_section(tmp_path, facts, families=None, agreement=agreement, replicates=40),
+         judge_bias_section_of_facts(facts, families=None, agreement=agreement, replicates=40)),
+        (cached_section(tmp_path, facts, families=FAMILIES, agreement=None, replicates=40),
+         judge_bias_section_of_facts(facts, families=FAMILIES, agreement=None, replicates=40)),
+    ):
+        assert json.dumps(got, sort_keys=True) == json.dumps(expect, sort_keys=True)
+    assert json.dumps(cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40),
+                      sort_keys=True) != json.dumps(first, sort_keys=True)
