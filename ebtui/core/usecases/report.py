@@ -323,11 +323,13 @@ class AnalysisCancelled(Exception):
 
 
 class AnalysisResult(NamedTuple):
-    rounds: int  # rows of the columns (judgments, and rounds without one)
+    rounds: int
     tables: dict[str, list[Table]]  # view -> descriptive tables
     fit: Analysis
     #: what the tab does not show or compute, and why ({section, reason}, as `report --json`'s `omitted`)
     omitted: list[dict[str, str]] = []
+    #: the judgments counted (a round's own and those `ebtui rejudge` added)
+    judgments: int = 0
 
 
 class AnalysisCache:
@@ -390,7 +392,7 @@ class AnalysisCache:
                             "reason": f"{rounds:,} rounds: transcripts are shown up to {TRANSCRIPTS_UP_TO:,} "
                                       "(every number is computed from every judgment)"})
         step("done")
-        self._key, self._result = key, AnalysisResult(len(facts), tables, fit, omitted)
+        self._key, self._result = key, AnalysisResult(rounds, tables, fit, omitted, int(facts.judged.sum()))
         return self._result
 
 

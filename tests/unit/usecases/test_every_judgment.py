@@ -137,7 +137,7 @@ def _check(store: ResultsStore, rounds: list[Round]) -> None:
     # the app's Analysis tab (one tournament: all the rounds here)
     tab = uc.AnalysisCache().compute(ctx, rounds[0].tournament_id or "", None, views=("as_judged",))
     assert {str(r["model"]): r["mean"] for r in tab.fit.rows("models")} == pytest.approx(means, abs=1e-9)
-    assert tab.rounds == n_judgments
+    assert tab.rounds == len(rounds) and tab.judgments == n_judgments
     assert "style_coefficients" in [t.key for t in tab.tables["as_judged"]]
 
 
@@ -166,3 +166,20 @@ def test_the_columns_follow_rejudge_saves_through_the_save_hook(tmp_path: Path) 
                                  [r.id] + [f"{r.id}#{j.key}" for j in r.extra_judgments]]
     assert set(facts.origin[facts.key != ""].tolist()) == {"rejudge"}
     assert (facts.order == "ba").sum() == sum(1 for r in rounds for j in r.all_judgments() if j.order == "ba")
+
+
+def test_a_cap_is_named_in_the_tab_and_the_report_names_a_missing_section(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.report import build_report_data
+
+    store, rounds = _rejudged_store(tmp_path / "store", dilemmas=3, repeats=1)
+    ctx = open_context(store_obj=store)
+    monkeypatch.setattr(uc, "TRANSCRIPTS_UP_TO", len(rounds) - 1)
+    got = uc.AnalysisCache().compute(ctx, rounds[0].tournament_id or "", None, views=("as_judged",))
+    assert [o["section"] for o in got.omitted] == ["compare view transcripts"]
+    assert f"{len(rounds):,} rounds" in got.omitted[0]["reason"]
+    assert uc.tab_rounds(ctx, rounds[0].tournament_id or "", got) == []
+    # nothing selected: the judge-bias section is not computed, and the JSON says so
+    empty = build_report_data(Facts.from_rounds([])).json()
+    assert empty["omitted"] == [{"section": "judge_bias", "reason": "no rounds selected"}]
