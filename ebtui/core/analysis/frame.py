@@ -1,10 +1,8 @@
-"""The analyses' input in columns: what each judgment of a round contributes (a dict of facts per judgment, a
-pure function of the round's file: `judgment_facts`; a round without any judgment gives one unjudged row), the
-per-judgment columns over many rounds (`Facts`), and the long table of scores the joint fit reads
-(`ScoreFrame`: one row per judgment x seat x criterion, numpy arrays plus level names). A round's judgments are
-its own, then those `ebtui rejudge` added (panel members, re-judgments, repeats, both reading orders), as
-ebtui.core.analysis.judge_bias.expand_judgments lists them. The facts hold only what the analyses read, so a
-report never re-reads a transcript (ebtui.core.analysis.source keeps them beside the store).
+"""The analyses' input in columns: what each judgment of a round contributes (`judgment_facts`, a pure
+function of the round's file), the per-judgment columns over many rounds (`Facts`), and the long table of
+scores the joint fit reads (`ScoreFrame`: one row per judgment x seat x criterion). The facts hold only what
+the analyses read, so a report never re-reads a transcript (ebtui.core.analysis.source keeps them beside the
+store); what a row is: docs/STORE.md, "The analysis columns".
 """
 
 from __future__ import annotations
@@ -381,7 +379,7 @@ def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in names], inv.astype(np.int64)
 
 
-def _codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
     """The sorted names a column's rows `rows` use and each row's index among them."""
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
@@ -418,9 +416,9 @@ class ScoreFrame:
         r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # round, seat, criterion
         y = s[r_idx, seat_i, c_idx].astype(float)
         # level codes per round first (few), then per score (many): no string work per score
-        models, mi = _codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
-        judges, ji = _codes(facts.codes("judge"), r_idx)
-        dilemmas, di = _codes(facts.codes("dilemma"), r_idx)
+        models, mi = used_codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
+        judges, ji = used_codes(facts.codes("judge"), r_idx)
+        dilemmas, di = used_codes(facts.codes("dilemma"), r_idx)
         used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
         criteria = [CRITERIA[c] for c in used]
         pos = np.full(NC, -1, dtype=np.int64)

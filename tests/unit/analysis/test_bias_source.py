@@ -16,8 +16,8 @@ import pytest
 from ebtui.core.analysis.bias_report import judge_bias_section
 from ebtui.core.analysis.bias_source import (
     judge_bias_section_of_facts,
-    judgment_counts_of_facts,
     long_table_of_facts,
+    stand_in_rounds,
 )
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.judge_bias import judgment_counts, long_table
@@ -89,7 +89,7 @@ def test_long_table_of_facts_equals_long_table(designs: Any) -> None:
             for agr in (agreement, None):
                 _equal_tables(long_table(rounds, fam, agreement=agr, effective=effective),
                               long_table_of_facts(facts, fam, agreement=agr, effective=effective))
-        assert judgment_counts_of_facts(facts) == judgment_counts(rounds)
+        assert judgment_counts(stand_in_rounds(facts)) == judgment_counts(rounds)
 
 
 def test_through_a_store_the_section_equals_the_one_from_whole_rounds(designs: Any, tmp_path: Path) -> None:
@@ -108,6 +108,16 @@ def test_through_a_store_the_section_equals_the_one_from_whole_rounds(designs: A
     got = judge_bias_section_of_facts(facts, families=FAMILIES, agreement=agreement, replicates=60)
     want = judge_bias_section(loaded, families=FAMILIES, agreement=agreement, replicates=60)
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+
+
+def test_a_stand_in_text_measures_as_the_style_it_stands_for() -> None:
+    from ebtui.core.analysis.bias_source import _text_of_style
+    from ebtui.core.analysis.style import text_style
+
+    for words in range(0, 12):
+        for elements in range(0, 3 * words + 1):
+            st = text_style(_text_of_style(words, elements))
+            assert (st.words, st.format_elements) == (words, elements)
 
 
 def test_the_style_facts_are_what_style_py_measures() -> None:
