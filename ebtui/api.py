@@ -223,15 +223,11 @@ class Store:
         options, from the same function (ebtui.core.usecases.report.report_of: the analysis columns, every
         judgment; families from models.toml as the CLI finds it; models_file to name one). Nothing selected,
         or an unreadable models file named: ValueError."""
-        from ebtui.core.usecases.report import report_of
-        from ebtui.errors import UsageError
+        from ebtui.core.usecases.report import api_report
 
-        try:
-            sel, data, fams = report_of(self._with_models(models_file), tournament_id=tournament, model=model,
-                                        dilemma=dilemma, explicit_models=models_file is not None or None,
-                                        seed=seed, replicates=replicates)
-        except UsageError as exc:
-            raise ValueError(str(exc)) from None
+        sel, data, fams = api_report(self._with_models(models_file), tournament_id=tournament, model=model,
+                                     dilemma=dilemma, explicit_models=models_file is not None or None, seed=seed,
+                                     replicates=replicates)
         t = sel.tournament
         title = f"ebtui report: {(t.name or t.id) if t else (tournament or 'all rounds')}"
         return Report(data, lambda: self.rounds(tournament=tournament, dilemma=dilemma, model=model), fams,

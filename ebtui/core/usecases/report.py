@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.providers.base import ModelClient
 
 __all__ = ["TRANSCRIPTS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
-           "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
+           "api_report", "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
            "write_markdown"]
 
 #: up to this many rounds the app's compare view reads them whole to show transcripts beside the numbers (above
@@ -217,6 +217,18 @@ def report_of(ctx: AppContext, *, tournament_id: str | None = None, model: str |
     sel.require_rounds()
     fams = families(ctx, sel.facts, explicit=explicit_models)
     return sel, build_report(sel, fams, seed=seed, replicates=replicates), fams
+
+
+def api_report(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
+               dilemma: str | None = None, explicit_models: bool | None = None, seed: int | None = None,
+               replicates: int | None = None) -> tuple[Selection, ReportData, dict[str, str]]:
+    """`report_of` for the Python API, whose errors are ValueErrors (nothing selected, an unreadable models
+    file it named)."""
+    try:
+        return report_of(ctx, tournament_id=tournament_id, model=model, dilemma=dilemma,
+                         explicit_models=explicit_models, seed=seed, replicates=replicates)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def default_title(sel: Selection) -> str:
