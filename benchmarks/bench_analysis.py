@@ -3,10 +3,12 @@
 first report after an override made by another process, and the growth exponent between sizes.
 
     python -m benchmarks.bench_analysis [--quick] [--sizes 200,1000,10000,100000] [--runs 5] [--keep DIR]
+                                        [--rejudged 0.3]
 
 Stores come from benchmarks.gen_store (realistic rounds written in the store's own format, planted truth;
 6 models and 8 dilemmas at 200 rounds, 8 models and 20 dilemmas at 1,000, 10 and 50 at 10,000, 12 and 50 at
-100,000). Every report is its own `python -m ebtui report --json` process, timed from spawn to exit
+100,000; `--rejudged F`: a share F of the rounds re-judged by another judge, so each report counts several
+judgments per round — the analysis columns hold one row per judgment). Every report is its own `python -m ebtui report --json` process, timed from spawn to exit
 (interpreter start and imports included); its peak memory is that child's `ru_maxrss` (os.wait4).
 
 Per size:
@@ -70,15 +72,18 @@ def report(store: Path) -> tuple[float, float, dict[str, Any]]:
     return seconds, mb, json.loads(out)
 
 
+REJUDGED = [0.0]  # --rejudged
+
+
 def make_store(base: Path, n: int) -> tuple[Path, float]:
     """The store for n rounds under base (made once and kept), and how long generating it took."""
-    store = base / f"s{n}"
+    store = base / (f"s{n}" + (f"-rejudged{REJUDGED[0]:g}" if REJUDGED[0] else ""))
     if (store / "index.json").exists():
         return store, float("nan")
     models, dilemmas = SHAPES.get(n, (8, 20))
     t0 = time.perf_counter()
     _s, _mb, code, _out = _run(["-m", "benchmarks.gen_store", str(store), "--rounds", str(n), "--models",
-                                str(models), "--dilemmas", str(dilemmas)])
+                                str(models), "--dilemmas", str(dilemmas), "--rejudged", str(REJUDGED[0])])
     if code != 0:
         raise RuntimeError(f"generating {n} rounds failed")
     return store, time.perf_counter() - t0
@@ -175,7 +180,9 @@ def main() -> None:
     p.add_argument("--keep", type=Path, help="where to make (and keep, to reuse) the stores")
     p.add_argument("--no-cold", action="store_true", help="keep the columns a previous run built (no cold run)")
     p.add_argument("--cold-runs", type=int, default=1, help="first reports per size (below 100,000 rounds)")
+    p.add_argument("--rejudged", type=float, default=0.0, help="share of rounds re-judged by another judge")
     a = p.parse_args()
+    REJUDGED[0] = a.rejudged
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
     load = os.getloadavg()
     res = bench_analysis(a.quick, sizes, a.runs, a.keep, not a.no_cold, a.cold_runs)

@@ -1,6 +1,6 @@
 """A fast generator of realistic stores for the analysis benchmark (benchmarks/bench_analysis.py).
 
-`python -m benchmarks.gen_store DIR --rounds N [--models M] [--dilemmas D] [--seed S]`
+`python -m benchmarks.gen_store DIR --rounds N [--models M] [--dilemmas D] [--seed S] [--rejudged F]`
 
 Rounds are real `Round` records (phases with prompts and answers of realistic length, a judgment with the
 scores, justifications and a raw reply), written in the store's own format (`round_bytes`, one file per
@@ -11,6 +11,9 @@ file's size and mtime against it (a stat per file, no parse) and notes that the 
 Scores come from a planted truth (model skill, judge severity, seat, dilemma difficulty, noise), so the
 report has something to find. The texts are assembled from a small pool of sentences written for this
 benchmark, some of which mention moral frameworks or consistency cues, so the text analyses have work to do.
+`--rejudged F`: a share F of the rounds also holds a re-judgment by another judge with Team B's material read
+first (as `ebtui rejudge --order swapped` with another judge stores it), so every analysis has several
+judgments per round to count.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ def make_round(k: int, rng: random.Random, *, dilemma: str, a: str, b: str, judg
         for c in CRITERIA:
             v = int(max(1, min(10, round(base + rng.gauss(0, 1.0)))))
             vals[c] = None if rng.random() < 0.01 else v  # a judge sometimes leaves a criterion out
-        scores[team] = Scores(**vals)  # type: ignore[arg-type]
+        scores[team] = Scores(**vals)
     ts = t0 + timedelta(seconds=k)
     phases = [
         Phase(phase_type=pt, model_id=who, prompt=f"Dilemma {dilemma}. " + _text(rng, 4), response=_text(rng, n),
@@ -86,8 +89,21 @@ def make_round(k: int, rng: random.Random, *, dilemma: str, a: str, b: str, judg
                  exchange_id=f"x-{k:07d}", schedule_key=f"{dilemma}|{a}|{b}|{k}|{judge}")
 
 
+def rejudgment(r: Round, rng: random.Random, *, judge: str, skill: dict[str, float], severity: dict[str, float],
+               difficulty: float) -> Judgment:
+    """Another judge's judgment of the round's transcript, Team B read first (origin "rejudge")."""
+    scores: dict[str, Scores] = {}
+    for team, m in (("a", r.team_a_model), ("b", r.team_b_model)):
+        base = skill[m] + severity[judge] + difficulty + (0.15 if team == "a" else -0.15)
+        scores[team] = Scores(**{c: int(max(1, min(10, round(base + rng.gauss(0, 1.0))))) for c in CRITERIA})
+    return Judgment(team_a_scores=scores["a"], team_b_scores=scores["b"], team_a_justification=_text(rng, 3),
+                    team_b_justification=_text(rng, 3), overall_analysis=_text(rng, 2), raw_response=_text(rng, 6),
+                    parse_method="json", judge_model=judge, key=f"{judge}-ba-1", order="ba", origin="rejudge",
+                    repeat=1)
+
+
 def generate(root: Path, rounds: int, *, models: int = 8, dilemmas: int = 20, seed: int = 1,
-             tournaments: int = 2) -> dict[str, float]:
+             tournaments: int = 2, rejudged: float = 0.0) -> dict[str, float]:
     """Write `rounds` rounds and their index under `root`; returns timings (seconds)."""
     t_start = time.perf_counter()
     rng = random.Random(seed)
@@ -106,6 +122,10 @@ def generate(root: Path, rounds: int, *, models: int = 8, dilemmas: int = 20, se
         d = d_ids[k % dilemmas]
         r = make_round(k, rng, dilemma=d, a=a, b=b, judge=judge, skill=skill, severity=severity,
                        difficulty=difficulty[d], t0=t0, tournament=f"t-{k % tournaments}")
+        if rejudged and rng.random() < rejudged:
+            other = rng.choice([m for m in names if m not in (a, b, judge)])
+            r.extra_judgments.append(rejudgment(r, rng, judge=other, skill=skill, severity=severity,
+                                                difficulty=difficulty[d]))
         path = rounds_dir / f"{r.id}.json"
         path.write_bytes(round_bytes(r))
         stamp = stamp_of(os.stat(path))
@@ -123,8 +143,10 @@ def main() -> None:
     p.add_argument("--models", type=int, default=8)
     p.add_argument("--dilemmas", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rejudged", type=float, default=0.0, help="share of rounds with a re-judgment (0-1)")
     a = p.parse_args()
-    print(json.dumps(generate(a.root, a.rounds, models=a.models, dilemmas=a.dilemmas, seed=a.seed)))
+    print(json.dumps(generate(a.root, a.rounds, models=a.models, dilemmas=a.dilemmas, seed=a.seed,
+                              rejudged=a.rejudged)))
 
 
 if __name__ == "__main__":

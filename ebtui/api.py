@@ -6,7 +6,7 @@ The DataFrames need the `data` extra; nothing here imports Textual. Usage: docs/
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
@@ -88,16 +88,25 @@ def _frame(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> pandas.D
 class Report:
     """The report's analysis of a set of rounds, computed once (ebtui.core.report.ReportData)."""
 
-    def __init__(self, data: ReportData, rounds: Sequence[Round], families: Mapping[str, str],
-                 title: str = "ebtui report", tournament: Tournament | None = None,
+    def __init__(self, data: ReportData, rounds: Sequence[Round] | Callable[[], Sequence[Round]],
+                 families: Mapping[str, str], title: str = "ebtui report", tournament: Tournament | None = None,
                  unreadable: Sequence[tuple[str, str]] = ()) -> None:
         self.data = data
         #: round files the store could not read (left out, as `report --json` names them)
         self.unreadable = list(unreadable)
-        self.rounds = list(rounds)
+        self._rounds: list[Round] | None = None if callable(rounds) else list(rounds)
+        self._load = rounds if callable(rounds) else None
         self.families = dict(families)
         self.title = title
         self.tournament = tournament
+
+    @property
+    def rounds(self) -> list[Round]:
+        """The selected rounds, whole (read from the store on first use: the numbers come from its columns)."""
+        if self._rounds is None:
+            assert self._load is not None
+            self._rounds = list(self._load())
+        return self._rounds
 
     @property
     def models(self) -> list[ModelResult]:
@@ -211,21 +220,18 @@ class Store:
                models_file: str | Path | None = None, seed: int | None = None,
                replicates: int | None = None) -> Report:
         """The report's analysis of the selected rounds: the numbers of `ebtui report --json` with the same
-        options (families from models.toml as the CLI finds it; models_file to name one)."""
-        from ebtui.core.usecases.report import rounds_report
+        options, from the same function (ebtui.core.usecases.report.report_of: the analysis columns, every
+        judgment; families from models.toml as the CLI finds it; models_file to name one). Nothing selected,
+        or an unreadable models file named: ValueError."""
+        from ebtui.core.usecases.report import api_report
 
-        rounds = self.rounds(tournament=tournament, dilemma=dilemma, model=model)
-        if not rounds:
-            raise ValueError(f"no rounds in {self.root} match; nothing to report")
-        data, fams = rounds_report(self._with_models(models_file), rounds, seed=seed, replicates=replicates)
-        t = None
-        if tournament:
-            try:
-                t = self.tournament(tournament)
-            except Exception:  # the rounds may outlive a lost tournament file
-                t = None
+        sel, data, fams = api_report(self._with_models(models_file), tournament_id=tournament, model=model,
+                                     dilemma=dilemma, explicit_models=models_file is not None or None, seed=seed,
+                                     replicates=replicates)
+        t = sel.tournament
         title = f"ebtui report: {(t.name or t.id) if t else (tournament or 'all rounds')}"
-        return Report(data, rounds, fams, title=title, tournament=t, unreadable=self.results.unreadable(deep=False))
+        return Report(data, lambda: self.rounds(tournament=tournament, dilemma=dilemma, model=model), fams,
+                      title=title, tournament=t, unreadable=sel.unreadable)
 
 
 def open_store(path: str | Path | None = None) -> Store:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -53,7 +54,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     try:
         sel = uc.select(app, tournament_id=tournament_id, model=model, dilemma=dilemma,
                         whole_rounds=bool(classifier) or as_html, with_classifier=bool(classifier),
-                        note=lambda text: click.echo(text, err=True))
+                        note=lambda text: click.echo(text, err=True), progress=_progress())
     except UsageError as exc:
         raise CliError(str(exc)) from None
     echo_unreadable(sel.unreadable)
@@ -77,7 +78,24 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
             click.echo(f"{len(sel.rounds or [])} rounds", err=True)
         else:
             path = uc.write_markdown(sel, data, out, title)
-            click.echo(f"{len(sel.facts)} rounds", err=True)
+            click.echo(f"{data.rounds} rounds", err=True)
     except UsageError as exc:
         raise CliError(str(exc)) from None
     click.echo(str(path))
+
+
+def _progress() -> Callable[[int, int], None]:
+    """A progress line on stderr while the analysis columns are brought up to date, once that has taken over
+    a second (a first report of a large store reads every round file): at most one line a second."""
+    import time
+
+    started = time.monotonic()
+    last = [started]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - started > 1.0 and (now - last[0] >= 1.0 or done == total):
+            last[0] = now
+            click.echo(f"analysis columns: {done:,} of {total:,} rounds checked", err=True)
+
+    return show

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
@@ -206,6 +206,13 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 FIT_KEYS_BOTH_VIEWS = ("models", "judges", "family_preference", "self_debate", "dilemmas")
 
 
+class Omitted(TypedDict):
+    """A section, sample or cap the report did not compute, and why (`omitted` in `report --json`)."""
+
+    section: str
+    reason: str
+
+
 @dataclass
 class ReportData:
     """Everything a report, its CSVs, `report --json` and the TUI show — computed once."""
@@ -219,8 +226,10 @@ class ReportData:
     imported: Sequence[Mapping[str, object]] = field(default_factory=list)
     #: style, order, agreement_bias, reliability, judgments (ebtui.core.analysis.bias_report)
     judge_bias: BiasSection | None = None
-    #: the per-round columns everything was computed from (the Markdown header reads them too)
+    #: the per-judgment columns everything was computed from (the Markdown header reads them too)
     facts: Facts | None = field(default=None, repr=False)
+    #: sections, samples or caps not computed, each with the reason (`omitted` in the JSON when any)
+    omitted: list[Omitted] = field(default_factory=list)
 
     def json(self) -> dict[str, object]:
         out: dict[str, object] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
@@ -240,6 +249,8 @@ class ReportData:
         out["imported"] = self.imported
         if self.judge_bias is not None:
             out.update(self.judge_bias)
+        if self.omitted:
+            out["omitted"] = [dict(o) for o in self.omitted]
         clean: dict[str, object] = finite(out)
         return clean
 
@@ -252,19 +263,20 @@ def build_report_data(
     seed: int = an.DEFAULT_SEED,
     replicates: int = an.DEFAULT_REPLICATES,
     agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
-    bias_rounds: Sequence[Round] | None = None,
+    omitted: Sequence[Omitted] = (),
+    judge_bias: BiasSection | None = None,
 ) -> ReportData:
     """Every table of the report, from rounds or from their columns (`Facts`, e.g. from
     ebtui.core.analysis.source.FactsSource: no round file is read). Every judgment of a round counts (a panel
-    of its judgments: `ebtui rejudge` adds them). The judge-bias section (style, order, agreement,
-    reliability) reads whole rounds: `rounds` when they are given, else `bias_rounds` (None: left out)."""
-    from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
-    from ebtui.core.analysis.judge_bias import expand_judgments
+    of its judgments: `ebtui rejudge` adds them), in every section: the judge-bias section (style, order,
+    agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
+    caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
+    computed over these rows (bias_source.cached_section), else it is computed here."""
+    from ebtui.core.analysis.bias_report import bias_tables
+    from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
 
     given = None if isinstance(rounds, Facts) else list(rounds)
-    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(expand_judgments(given or []))
-    if given is None:
-        given = list(bias_rounds) if bias_rounds is not None else None
+    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(given or [])
     overrides = columnar.has_overrides(facts)
     base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates)
     eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates) \
@@ -286,12 +298,15 @@ def build_report_data(
     data.tables = tables
     data.imported = columnar.provenance_summary(facts)
     data.facts = facts
-    data.rounds = len(given) if given is not None else len({str(i).split("#", 1)[0] for i in facts.id.tolist()})
-    if given is not None:
-        data.judge_bias = judge_bias_section(given, families=families, agreement=agreement, seed=seed,
-                                             replicates=replicates)
+    data.rounds = len(given) if given is not None else len(set(facts.round.tolist()))
+    data.omitted = list(omitted)
+    if len(facts):
+        data.judge_bias = judge_bias if judge_bias is not None else judge_bias_section_of_facts(
+            facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
         for t in bias_tables(data.judge_bias):
             data.tables[t.key] = [t]
+    else:
+        data.omitted.append({"section": "judge_bias", "reason": "no rounds selected"})
     return data
 
 
@@ -377,20 +392,23 @@ def write_report(
         if key in first and fn(first[key], out / name) is not None:
             charts.setdefault(key, []).append((name, alt))
 
-    statuses = Counter(str(s) for s in facts.status.tolist())
+    statuses = Counter(str(s) for s in dict(zip(facts.round.tolist(), facts.status.tolist(), strict=True)).values())
     n_ex = len(set(facts.exchange.tolist()))
     excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
+    n_rounds = len(set(facts.round.tolist()))
     if tournament is not None:
         lines += [f"- Tournament: {md_escape(tournament.name or tournament.id)} (id {md_escape(tournament.id)}), "
                   f"status {md_escape(str(tournament.status))}"]
     lines += [
-        f"- Rounds: {len(facts)} ("
-        + ", ".join(f"{md_escape(k)} {v}" for k, v in sorted(statuses.items())) + f"); exchanges: {n_ex}",
+        f"- Rounds: {n_rounds} ("
+        + ", ".join(f"{md_escape(k)} {v}" for k, v in sorted(statuses.items())) + f"); exchanges: {n_ex}"
+        + (f"; judgments: {len(facts)} (every one counts)" if n_rounds != len(facts) else ""),
         f"- Models: {', '.join(md_escape(m) for m in facts.models())}",
         f"- Judges: {', '.join(md_escape(j) for j in sorted(set(facts.judge.tolist())))}",
         f"- Dilemmas: {len(set(facts.dilemma.tolist()))}",
         f"- Excluded: {md_escape(excluded)}",
+        *[f"- Not computed: {md_escape(o['section'])} ({md_escape(o['reason'])})" for o in data.omitted],
         *[f"- Imported: {md_escape(line)}" for line in summary_lines(data.imported)],
         f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         "",

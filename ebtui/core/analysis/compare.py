@@ -62,15 +62,15 @@ def _pair(data: Data, rows: np.ndarray, a: str, b: str, seed: int, replicates: i
     return {"diff": p.diff, "ci_low": p.ci_low, "ci_high": p.ci_high, "p": p.p, "reason": p.reason}
 
 
-def compare_models(rounds: Sequence[Round], a: str, b: str, *, families: Mapping[str, str] | None = None,
+def compare_models(rounds: Sequence[Round] | Facts, a: str, b: str, *, families: Mapping[str, str] | None = None,
                    effective: bool = False, seed: int = DEFAULT_SEED,
                    replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
     """A − B, judge-adjusted, overall and per criterion, on the dilemmas both played (see the module doc).
     Every judgment of a round counts (`ebtui rejudge` adds them), as in the report."""
     if a == b:
         raise CompareError(f"compare needs two different models (got {a!r} twice)")
-    frame = ScoreFrame.build(Facts.from_rounds(expand_judgments(rounds)), family_function(families),
-                             effective=effective)
+    facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(expand_judgments(rounds))
+    frame = ScoreFrame.build(facts, family_function(families), effective=effective)
     design = Design.build(frame) if len(frame) else None
     data = Data.of(design.frame) if design is not None else None
     played: dict[str, set[str]] = {}

@@ -1,8 +1,8 @@
-"""The analyses' input in columns: what each round contributes (a dict of facts, a pure function of its file:
-`round_facts`), the per-round columns over many rounds (`Facts`), and the long table of scores the joint
-fit reads (`ScoreFrame`: one row per round x seat x criterion, numpy arrays plus level names). The facts
-hold only what the analyses read, so a report never re-reads a transcript (ebtui.core.analysis.source
-keeps them beside the store).
+"""The analyses' input in columns: what each judgment of a round contributes (`judgment_facts`, a pure
+function of the round's file), the per-judgment columns over many rounds (`Facts`), and the long table of
+scores the joint fit reads (`ScoreFrame`: one row per judgment x seat x criterion). The facts hold only what
+the analyses read, so a report never re-reads a transcript (ebtui.core.analysis.source keeps them beside the
+store); what a row is: docs/STORE.md, "The analysis columns".
 """
 
 from __future__ import annotations
@@ -19,14 +19,17 @@ import numpy as np
 from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
-from ebtui.core.records import CRITERIA, PhaseStatus, Round, RoundStatus
+from ebtui.core.records import CRITERIA, Judgment, PhaseStatus, Round, RoundStatus
 from ebtui.core.review import needs_review
 
 #: bump when `round_facts` changes what it records (a cache of another version is rebuilt)
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 NC = len(CRITERIA)
-#: the per-round scalar columns, in the order the Parquet file stores them
-STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge", "tournament", "status")
+#: the per-row scalar columns, in the order the Parquet file stores them: `id` is the round's id for its own
+#: judgment (or a round without one) and "<round id>#<judgment key>" for a judgment added later (the ids
+#: expand_judgments gives); `round` the round's id; `key` the judgment's key ("" for the round's own)
+STR_COLUMNS = ("id", "exchange", "dilemma", "title", "team_a", "team_b", "judge", "tournament", "status",
+               "round", "key", "origin", "order")
 
 
 #: the texts whose facts are kept, in column order: the four debate answers, then the judge's remarks per team
@@ -62,6 +65,12 @@ class RoundFacts(TypedDict):
     overrides: str | None
     families: str | None
     imported: str | None
+    round: str
+    key: str
+    origin: str  # "round", "rejudge"; "" without a judgment
+    order: str  # "ab" or "ba" (the judge read Team B's material first)
+    own_missing: bool  # the round's own judgment is missing (failed or not yet made)
+    style: list[int]  # words and formatting elements of Team A's own text, then of Team B's (style.py)
 
 
 class ImportedFacts(TypedDict):
@@ -136,10 +145,17 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
 
 
 def round_facts(r: Round) -> RoundFacts:
-    """Everything the analyses read from one round, as a small JSON-able dict (no transcript text)."""
-    from ebtui.core.analysis.consistency_rules import TEAM_PHASES, classify_consistency
+    """The facts of a round's first row (its own judgment; `judgment_facts` gives every judgment's)."""
+    return judgment_facts(r)[0]
 
-    j = r.judgment
+
+def judgment_facts(r: Round) -> list[RoundFacts]:
+    """Everything the analyses read from one round, one small JSON-able dict per judgment (no transcript text):
+    the rows `round_facts` gave for each round of expand_judgments([r]) — the transcript's facts computed once.
+    A round whose own judgment is missing gives a row for it only when no judgment was added later."""
+    from ebtui.core.analysis.consistency_rules import TEAM_PHASES, classify_consistency
+    from ebtui.core.analysis.style import team_style
+
     text_len = [-1] * len(SLOTS)
     reused = [False] * 4
     fw_bits = [0] * len(SLOTS)
@@ -156,37 +172,57 @@ def round_facts(r: Round) -> RoundFacts:
         if phase.value == "consistency_test":
             c = classify_consistency(p.response)
             cls = (c.label, c.cues, c.evidence)
-    overrides: list[OverrideRow] = []
-    if j is not None:
-        for k, text in ((4, j.team_a_justification), (5, j.team_b_justification)):
-            if text.strip():
-                text_len[k] = len(text)
-                fw_bits[k], q = _fw(text)
-                if q:
-                    quotes[SLOTS[k]] = q
-        for (team, crit), ov in sorted(j.active_overrides().items()):
-            overrides.append((team, crit, ov.parsed_value, ov.value, ov.note))
     imp = r.imported
     imported: ImportedFacts | None = None if imp is None else {
         "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
         "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}
-    return {
-        "id": r.id, "exchange": exchange_key(r), "dilemma": r.dilemma_id, "title": r.dilemma_title,
-        "team_a": r.team_a_model, "team_b": r.team_b_model, "judge": r.judge_model,
+    style = [v for team in ("a", "b") for st in (team_style(r, team),) for v in (st.words, st.format_elements)]
+    # (an expanded round's id already names its judgment: its round is the part before "#")
+    round_id = r.id.split("#", 1)[0]
+    shared = {
+        "exchange": exchange_key(r), "dilemma": r.dilemma_id, "title": r.dilemma_title,
+        "team_a": r.team_a_model, "team_b": r.team_b_model,
         "tournament": r.tournament_id or "", "status": str(r.status),
         "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,
         "ts": r.timestamp.timestamp(), "timestamp": str(r.timestamp),
-        "judged": j is not None,
-        "needs_review": needs_review(j),
-        "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
-        "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
-        "text_len": text_len, "reused": reused, "fw_bits": fw_bits,
         "cls": json.dumps(cls, ensure_ascii=False) if cls else None,
-        "quotes": json.dumps(quotes, ensure_ascii=False) if quotes else None,
-        "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
         "families": json.dumps(dict(r.settings.families), ensure_ascii=False) if r.settings.families else None,
         "imported": None if imported is None else json.dumps(imported, ensure_ascii=False),
+        "round": round_id, "own_missing": r.judgment is None, "style": style,
     }
+    own: list[tuple[str, str, Judgment | None]] = [(r.id, r.judge_model, r.judgment)] \
+        if r.judgment is not None or not r.extra_judgments else []
+    extra = [(f"{r.id}#{j.key}", j.judge_model or r.judge_model, j) for j in r.extra_judgments]
+    out: list[RoundFacts] = []
+    for rid, judge, j in own + extra:
+        t_len, bits = list(text_len), list(fw_bits)
+        q_all = dict(quotes)
+        overrides: list[OverrideRow] = []
+        if j is not None:
+            for k, text in ((4, j.team_a_justification), (5, j.team_b_justification)):
+                if text.strip():
+                    t_len[k] = len(text)
+                    bits[k], q = _fw(text)
+                    if q:
+                        q_all[SLOTS[k]] = q
+            for (team, crit), ov in sorted(j.active_overrides().items()):
+                overrides.append((team, crit, ov.parsed_value, ov.value, ov.note))
+        rec: RoundFacts = {
+            **shared,  # type: ignore[typeddict-item]
+            "id": rid, "judge": judge,
+            "judged": j is not None,
+            "needs_review": needs_review(j),
+            "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
+            "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")]
+            if j else None,
+            "text_len": t_len, "reused": list(reused), "fw_bits": bits,
+            "quotes": json.dumps(q_all, ensure_ascii=False) if q_all else None,
+            "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
+            "key": j.key if j is not None else "", "origin": j.origin if j is not None else "",
+            "order": j.order if j is not None else "ab",
+        }
+        out.append(rec)
+    return out
 
 
 #: the optional per-round JSON columns (None where empty)
@@ -200,7 +236,8 @@ def _loads(value: str | None, empty: object) -> Any:
 
 @dataclass
 class Facts:
-    """Per-round columns for many rounds (row i is one round; rows in the order the rounds were given)."""
+    """Per-judgment columns for many rounds (row i is one judgment of a round, or a round without any; rows in
+    the order the rounds were given, a round's own judgment first)."""
 
     id: np.ndarray  # object arrays of str
     exchange: np.ndarray
@@ -224,6 +261,12 @@ class Facts:
     overrides: np.ndarray  # object [R]: JSON [[team, criterion, parsed, value, note], ...] in force, or None
     families: np.ndarray  # object [R]: JSON {model: family} recorded when played, or None
     imported: np.ndarray  # object [R]: JSON provenance summary of an imported round, or None
+    round: np.ndarray  # object [R]: the round's id (several rows: its judgments)
+    key: np.ndarray  # object [R]: the judgment's key ("" for the round's own)
+    origin: np.ndarray  # object [R]: "round", "rejudge" ("" without a judgment)
+    order: np.ndarray  # object [R]: "ab" or "ba", the order the judge read the teams in
+    own_missing: np.ndarray  # bool [R]: the round's own judgment is missing
+    style: np.ndarray  # int32 [R, 4]: words, formatting elements of Team A's own text, then Team B's
     #: rows -> each row's JSON {slot: {framework: first matching sentence}} (read only where quoted)
     quotes_of: Callable[[np.ndarray], list[str | None]] = field(repr=False, default=lambda rows: [])
     _codes: dict[str, tuple[list[str], np.ndarray]] = field(repr=False, default_factory=dict)
@@ -300,12 +343,16 @@ class Facts:
             reused=np.array([rec["reused"] for rec in records], dtype=bool).reshape(n, 4),
             fw_bits=np.array([rec["fw_bits"] for rec in records], dtype=np.int16).reshape(n, len(SLOTS)),
             cls=col("cls"), overrides=col("overrides"), families=col("families"), imported=col("imported"),
+            round=col("round"), key=col("key"), origin=col("origin"), order=col("order"),
+            own_missing=np.array([bool(rec["own_missing"]) for rec in records], dtype=bool),
+            style=np.array([rec["style"] for rec in records], dtype=np.int32).reshape(n, 4),
             quotes_of=lambda rows: [quotes[i] for i in rows.tolist()],
         )
 
     @classmethod
     def from_rounds(cls, rounds: Iterable[Round]) -> Facts:
-        return cls.from_records([round_facts(r) for r in rounds])
+        """Every judgment of these rounds (rounds expand_judgments already expanded stay as they are)."""
+        return cls.from_records([rec for r in rounds for rec in judgment_facts(r)])
 
     def take(self, rows: np.ndarray) -> Facts:
         """The facts of some rounds (row indices or a boolean mask)."""
@@ -323,7 +370,7 @@ class Facts:
 
 
 ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "parsed", "effective", "text_len",
-                "reused", "fw_bits", *[c for c in JSON_COLUMNS if c != "quotes"])
+                "reused", "fw_bits", *[c for c in JSON_COLUMNS if c != "quotes"], "own_missing", "style")
 
 
 def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -332,7 +379,7 @@ def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
     return [str(n) for n in names], inv.astype(np.int64)
 
 
-def _codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
     """The sorted names a column's rows `rows` use and each row's index among them."""
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
@@ -369,9 +416,9 @@ class ScoreFrame:
         r_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(present))  # round, seat, criterion
         y = s[r_idx, seat_i, c_idx].astype(float)
         # level codes per round first (few), then per score (many): no string work per score
-        models, mi = _codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
-        judges, ji = _codes(facts.codes("judge"), r_idx)
-        dilemmas, di = _codes(facts.codes("dilemma"), r_idx)
+        models, mi = used_codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
+        judges, ji = used_codes(facts.codes("judge"), r_idx)
+        dilemmas, di = used_codes(facts.codes("dilemma"), r_idx)
         used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])  # levels sorted by name, as ever
         criteria = [CRITERIA[c] for c in used]
         pos = np.full(NC, -1, dtype=np.int64)

@@ -1,5 +1,5 @@
-"""The analyses' columnar source beside the store: `<store>/columns/facts.parquet`, one row per round holding
-its facts (ebtui.core.analysis.frame.round_facts), never a transcript. The round files stay the truth; this
+"""The analyses' columnar source beside the store: `<store>/columns/facts.parquet`, one row per judgment of a
+round holding its facts (ebtui.core.analysis.frame.judgment_facts), never a transcript. The round files stay the truth; this
 file is a cache of a pure function of them, refreshed round by round from each file's size and mtime in the
 store's index (and from the store's save hook within a process), replaced atomically.
 Why Parquet, and the staleness rules: docs/STORE.md.
@@ -27,7 +27,7 @@ from ebtui.core.analysis.frame import (
     SLOTS,
     Facts,
 )
-from ebtui.core.analysis.source_read import arrow_numbers, arrow_table, read_files, row_of, schema
+from ebtui.core.analysis.source_read import arrow_numbers, arrow_table, read_files, rows_of, schema
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import RoundStatus
 
@@ -134,7 +134,9 @@ def facts_of_table(table: pa.Table) -> Facts:
         reused=_fixed(table.column("reused"), bool, (4,)),
         fw_bits=_fixed(table.column("fw_bits"), np.int16, (len(SLOTS),)),
         cls=strings("cls"), overrides=strings("overrides"), families=strings("families"),
-        imported=strings("imported"),
+        imported=strings("imported"), round=strings("round"), key=strings("key"), origin=strings("origin"),
+        order=strings("order"), own_missing=_column(table.column("own_missing"), bool),
+        style=_fixed(table.column("style"), np.int32, (4,)),
         quotes_of=(lambda rows: quotes.take(_indices(rows)).to_pylist()) if quotes is not None else
         (lambda rows: [None] * len(rows)),
     )
@@ -153,7 +155,7 @@ class FactsSource:
         self._lock = threading.RLock()
         self._table: pa.Table | None = None  # every column but the quotes
         self._quotes: pa.ChunkedArray | None = None  # the quotes column (None: read from the file where needed)
-        self._row: dict[str, int] = {}
+        self._row: dict[str, list[int]] = {}  # round id -> its rows (a row per judgment)
         self._stamps: dict[str, tuple[int, int]] = {}
         self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
         self._file_stamp: tuple[int, int] | None = None
@@ -216,9 +218,11 @@ class FactsSource:
         self._table, self._quotes, self._row, self._stamps, self._file_stamp = None, None, {}, {}, None
 
     def _set_table(self, table: pa.Table) -> None:
-        ids = table.column("id").to_pylist()
+        ids = table.column("round").to_pylist()
         self._table = table
-        self._row = {rid: i for i, rid in enumerate(ids)}
+        self._row = {}
+        for i, rid in enumerate(ids):
+            self._row.setdefault(rid, []).append(i)
         self._stamps = dict(zip(ids, zip(table.column("mtime_ns").to_pylist(), table.column("size").to_pylist(),
                                          strict=True), strict=True))
 
@@ -344,9 +348,7 @@ class FactsSource:
                 todo.append(str(self.store.rounds_dir / f"{rid}.json"))
                 continue
             hooked += 1  # the bytes this process just wrote there
-            row = row_of(saved[1], saved[0], rid)
-            if row is not None:
-                rows.append(row)
+            rows += rows_of(saved[1], saved[0], rid)
         if rows:
             parts.append(arrow_table(rows))
         del rows
@@ -374,7 +376,8 @@ class FactsSource:
                 keep &= np.array([v == filters[name] for v in self._table.column(col).to_pylist()], dtype=bool)
         rows = np.flatnonzero(keep)
         ts = _column(self._table.column("ts"), np.float64)[rows]
-        ids = self._table.column("id").to_pylist()
+        ids = self._table.column("round").to_pylist()
+        # (a stable sort: a round's rows stay in their order, its own judgment first)
         return sorted(rows.tolist(), key=lambda i: (ts[np.searchsorted(rows, i)], ids[i]))
 
     def sync(self, watch: Callable[[int, int], None] | None = None, **filters: object) -> list[str]:
@@ -390,13 +393,13 @@ class FactsSource:
                 if rows is not None:  # nothing changed since the columns last matched the files
                     self.last_sync = {"rebuilt": False, "from_hook": 0, "from_files": 0, "dropped": 0,
                                       "index_read": False}
-                    ids_all = self._table.column("id").to_pylist()
-                    return [ids_all[i] for i in rows]
+                    ids_all = self._table.column("round").to_pylist()
+                    return list(dict.fromkeys(ids_all[i] for i in rows))
             token = self._token()
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
             fresh, hooked, read = self._fresh_rows(entries, watch)
-            fresh_ids = [rid for t in fresh for rid in t.column("id").to_pylist()]
+            fresh_ids = [rid for t in fresh for rid in t.column("round").to_pylist()]
             live = {e[0] for e in entries}
             gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
@@ -408,7 +411,8 @@ class FactsSource:
                     whole = self._table.append_column("quotes", self._all_quotes())
                     whole = whole.select([f.name for f in schema()])
                     if replace:
-                        keep = np.array([rid not in replace for rid in whole.column("id").to_pylist()], dtype=bool)
+                        keep = np.array([rid not in replace for rid in whole.column("round").to_pylist()],
+                                        dtype=bool)
                         whole = whole.filter(arrow_numbers(keep, pa.bool_()))
                     parts.append(whole)
                 parts += fresh
@@ -428,7 +432,7 @@ class FactsSource:
         total)` hears how the comparison with the round files goes, and may raise to stop it)."""
         with self._lock:
             ids = self.sync(watch, **filters)
-            rows = np.array([self._row[rid] for rid in ids if rid in self._row], dtype=np.int64)
+            rows = np.array([i for rid in ids for i in self._row.get(rid, ())], dtype=np.int64)
             assert self._table is not None
             whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))
             facts = facts_of_table(self._table if whole else self._table.take(_indices(rows)))

@@ -1,4 +1,4 @@
-"""The analysis columns' rows: one round file's facts as a Parquet row, many as an Arrow table, and the
+"""The analysis columns' rows: one round file's facts as Parquet rows (one per judgment), many as an Arrow table, and the
 reading of many round files — in this process, or in worker processes when there are many (see source.py)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ebtui.core.analysis.frame import JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, RoundFacts, round_facts
+from ebtui.core.analysis.frame import JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, RoundFacts, judgment_facts
 from ebtui.core.records import Round
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ def schema() -> pa.Schema:
                pa.field("text_len", pa.binary(4 * len(SLOTS))), pa.field("reused", pa.binary(4)),
                pa.field("fw_bits", pa.binary(2 * len(SLOTS)))]
     fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
+    fields += [pa.field("own_missing", pa.bool_()), pa.field("style", pa.binary(4 * 4))]
     fields += [pa.field("mtime_ns", pa.int64()), pa.field("size", pa.int64())]
     return pa.schema(fields)
 
@@ -100,25 +101,27 @@ def record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
     if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
         s[0], s[1] = rec["parsed"], rec["effective"]
     fields: Mapping[str, object] = rec
-    row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS)}
+    row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS,
+                                  "own_missing")}
     row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
                parsed=s[0].tobytes(), effective=s[1].tobytes(),
                text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
                reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
                fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
+               style=np.asarray(rec["style"], dtype=np.int32).tobytes(),
                mtime_ns=stamp[0], size=stamp[1])
     return row
 
 
-def row_of(text: bytes, stamp: tuple[int, int], where: str) -> dict[str, object] | None:
-    """The Parquet row of one round file's bytes (None: not a round; the store lists unreadable files, the
-    columns skip them)."""
+def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, object]]:
+    """The Parquet rows of one round file's bytes, one per judgment (none: not a round; the store lists
+    unreadable files, the columns skip them)."""
     try:
         r = Round.model_validate_json(text)
     except ValueError as exc:
         log.debug("%s: not in the analysis columns (%s)", where, exc)
-        return None
-    return record_row(round_facts(r), stamp)
+        return []
+    return [record_row(rec, stamp) for rec in judgment_facts(r)]
 
 
 def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
@@ -135,9 +138,7 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
             log.debug("%s: not in the analysis columns (%s)", path, exc)
             continue
         read += 1
-        row = row_of(text, (st.st_mtime_ns, st.st_size), path)
-        if row is not None:
-            rows.append(row)
+        rows += rows_of(text, (st.st_mtime_ns, st.st_size), path)
     return arrow_table(rows), read
 
 

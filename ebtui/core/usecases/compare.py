@@ -11,14 +11,16 @@ from ebtui.core.analysis.compare import DilemmaSides, Side, dilemma_sides
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
+    from ebtui.core.analysis.frame import Facts
     from ebtui.core.records import Round
     from ebtui.core.usecases.context import AppContext
 
 __all__ = ["DilemmaSides", "Side", "compare", "compare_rounds", "comparison_json", "dilemma_sides"]
 
 
-def compare_rounds(rounds: Sequence[Round], a: str, b: str, families: Mapping[str, str] | None) -> dict[str, Any]:
-    """A − B over these rounds (raises ValueError: the same model twice, say)."""
+def compare_rounds(rounds: Sequence[Round] | Facts, a: str, b: str,
+                   families: Mapping[str, str] | None) -> dict[str, Any]:
+    """A − B over these rounds or their columns (raises ValueError: the same model twice, say)."""
     from ebtui.core.analysis.compare import compare_models
 
     return compare_models(rounds, a, b, families=families)
@@ -26,22 +28,18 @@ def compare_rounds(rounds: Sequence[Round], a: str, b: str, families: Mapping[st
 
 def compare(ctx: AppContext, a: str, b: str, *, tournament_id: str | None = None,
             explicit_models: bool = False) -> dict[str, Any]:
-    """`ebtui compare A B` over the context's store (every round, or one tournament's); a missing store, no
-    rounds, an unreadable asked-for models.toml or a bad pair: one UsageError line."""
+    """`ebtui compare A B` over the context's store (every round, or one tournament's): the selection every
+    report reads (ebtui.core.usecases.report.select: the analysis columns, every judgment) and its families;
+    a missing store, no rounds, an unreadable asked-for models.toml or a bad pair: one UsageError line."""
     from ebtui.core.analysis.compare import CompareError
-    from ebtui.core.store import StoreError
-    from ebtui.core.usecases.report import existing_root, families
+    from ebtui.core.usecases.report import families, select
 
-    root = existing_root(ctx)
+    sel = select(ctx, tournament_id=tournament_id)
+    if not len(sel.facts):
+        raise UsageError(f"no rounds in {sel.root}" + (f" for tournament {tournament_id!r}" if tournament_id else ""))
+    fams = families(ctx, sel.facts, explicit=explicit_models)
     try:
-        rounds = ctx.store.load_rounds(tournament=tournament_id)
-    except (StoreError, ValueError, TypeError) as exc:
-        raise UsageError(f"{root}: {exc}") from None
-    if not rounds:
-        raise UsageError(f"no rounds in {root}" + (f" for tournament {tournament_id!r}" if tournament_id else ""))
-    fams = families(ctx, rounds, explicit=explicit_models)
-    try:
-        return compare_rounds(rounds, a, b, fams)
+        return compare_rounds(sel.facts, a, b, fams)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
 

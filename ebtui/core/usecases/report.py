@@ -1,7 +1,8 @@
-"""Reports, for both front ends and the Python API: which rounds (their analysis columns, or whole rounds where
-a section needs them), each model's family resolved once, an optional classifier model, the report's numbers
-(`build_report`), and its files (Markdown with charts and CSVs, or one web page) or its JSON. Never prints:
-notes for the user go to a callback."""
+"""Reports, for every front end (`ebtui report` and its --json and --html, `ebtui compare`, the app's Analysis
+tab, the Python API): which rounds (`select`: always their analysis columns, one row per judgment; whole rounds
+only where transcripts are shown or classified), each model's family resolved once, an optional classifier
+model, the report's numbers (`build_report`; `report_of` does the three steps), and its files (Markdown with
+charts and CSVs, or one web page) or its JSON. Never prints: notes for the user go to a callback."""
 
 from __future__ import annotations
 
@@ -23,13 +24,14 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.core.usecases.context import AppContext
     from ebtui.providers.base import ModelClient
 
-__all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
-           "families", "families_for", "report_json", "select", "tab_rounds", "tournament_report", "write_html",
+__all__ = ["TRANSCRIPTS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
+           "api_report", "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
            "write_markdown"]
 
-#: up to this many rounds a report (and the app's Analysis tab) reads them whole, for the judge-bias section
-#: (style, order, agreement, reliability); above it, only the analysis columns (the section is left out)
-BIAS_ROUNDS_UP_TO = 2000
+#: up to this many rounds the app's compare view reads them whole to show transcripts beside the numbers (above
+#: it, no transcript; the tab names this in its `omitted` notes). No number depends on it: every analysis,
+#: the judge-bias section included, reads the analysis columns at any size.
+TRANSCRIPTS_UP_TO = 2000
 
 Classifications = Mapping[str, "ConsistencyClassification"]
 
@@ -40,8 +42,9 @@ def _quiet(text: str) -> None:
 
 @dataclass
 class Selection:
-    """The rounds a report reads: their columns (`facts`), the rounds whole where needed (None: not read),
-    the tournament record (None: none, or lost) and the round files left out as unreadable."""
+    """The rounds a report reads: their columns (`facts`: one row per judgment), the rounds whole where needed
+    (None: not read), the tournament record (None: none, or lost) and the round files left out as
+    unreadable."""
 
     root: Path
     facts: Facts
@@ -49,8 +52,6 @@ class Selection:
     tournament: Tournament | None
     unreadable: list[tuple[str, str]]
     filters: dict[str, str | None] = field(default_factory=dict)
-    #: every judgment of a round read from whole rounds (a classifier, or judgments added by `ebtui rejudge`)
-    from_rounds: bool = False
 
     def require_rounds(self) -> None:
         """A UsageError naming the filters when nothing is selected."""
@@ -72,51 +73,43 @@ def existing_root(ctx: AppContext) -> Path:
 
 def select(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
            dilemma: str | None = None, whole_rounds: bool = False, with_classifier: bool = False,
-           note: Callable[[str], None] = _quiet) -> Selection:
-    """The report's rounds. Whole rounds (transcripts) are read only where they are needed (`whole_rounds`: a
-    classifier reads the answers, the web page shows them) and for the judge-bias section while the store is
-    small enough for that to stay quick; else the analysis columns beside the store
-    (ebtui.core.analysis.source): no round file is read unless it changed since the last report."""
+           note: Callable[[str], None] = _quiet,
+           progress: Callable[[int, int], None] | None = None) -> Selection:
+    """The report's rounds: their analysis columns beside the store (ebtui.core.analysis.source), one row per
+    judgment (a round's own, then those `ebtui rejudge` added) at any store size — no round file is read
+    unless it changed since the last report. Whole rounds (transcripts) are read as well only where they are
+    shown or classified (`whole_rounds`, `with_classifier`). `progress(done, total)` hears a first build."""
     from ebtui.core.store import StoreError
 
     root = existing_root(ctx)
     results = ctx.store
     tournament = None
     rounds: list[Round] | None = None
-    from_rounds = False
     try:
         if tournament_id:
             try:
                 tournament = results.load_tournament(tournament_id)
             except StoreError:
                 tournament = None  # the rounds may still be there (e.g. the tournament file was lost)
-        if whole_rounds or len(results.stamps(tournament=tournament_id, dilemma=dilemma)) <= BIAS_ROUNDS_UP_TO:
+        if whole_rounds or with_classifier:
             rounds = results.load_rounds(tournament=tournament_id, dilemma=dilemma)
             if model:
                 from ebtui.core.views.means import rounds_with_team_seat
 
                 rounds = rounds_with_team_seat(rounds, model)
-        from ebtui.core.analysis.frame import Facts
-        from ebtui.core.analysis.judge_bias import expand_judgments
         from ebtui.core.analysis.source import facts_source
 
-        # rounds with judgments added by `ebtui rejudge` count each judgment: the columns hold a round's own
-        from_rounds = rounds is not None and (with_classifier or any(r.extra_judgments for r in rounds))
-        if from_rounds:
-            assert rounds is not None
-            facts = Facts.from_rounds(expand_judgments(rounds))
-        else:
-            source = facts_source(results)
-            if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
-                note(f"building the analysis columns from {n} round files (once): {source.path}")
-            facts = source.facts(tournament=tournament_id, dilemma=dilemma)
+        source = facts_source(results)
+        if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
+            note(f"building the analysis columns from {n} round files (once): {source.path}")
+        facts = source.facts(progress, tournament=tournament_id, dilemma=dilemma)
         unreadable = _unreadable(ctx)
     except (StoreError, ValueError, TypeError) as exc:
         raise UsageError(f"{root}: {exc}") from None
-    if model and not from_rounds:
+    if model:
         facts = facts.take((facts.team_a == model) | (facts.team_b == model))
     return Selection(root, facts, rounds, tournament, unreadable,
-                     {"tournament": tournament_id, "model": model, "dilemma": dilemma}, from_rounds)
+                     {"tournament": tournament_id, "model": model, "dilemma": dilemma})
 
 
 def _unreadable(ctx: AppContext) -> list[tuple[str, str]]:
@@ -193,12 +186,49 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
                  seed: int | None = None, replicates: int | None = None) -> ReportData:
     """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
     from ebtui.core import analysis as an
+    from ebtui.core.analysis.bias_source import cached_section
     from ebtui.core.report import build_report_data
 
-    return build_report_data(sel.facts, classifications=classifications, families=fams,
-                             agreement=agreement(sel.root), bias_rounds=sel.rounds,
-                             seed=an.DEFAULT_SEED if seed is None else seed,
-                             replicates=an.DEFAULT_REPLICATES if replicates is None else replicates)
+    seed = an.DEFAULT_SEED if seed is None else seed
+    replicates = an.DEFAULT_REPLICATES if replicates is None else replicates
+    agree = agreement(sel.root)
+    bias = cached_section(_columns_dir(sel.root), sel.facts, families=fams, agreement=agree, seed=seed,
+                          replicates=replicates) if len(sel.facts) else None
+    return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
+                             seed=seed, replicates=replicates, judge_bias=bias)
+
+
+def _columns_dir(root: Path) -> Path | None:
+    """The analysis columns' folder of a store (where the judge-bias section is cached), None when absent."""
+    from ebtui.core.analysis.source import FILE
+
+    folder = root / Path(FILE).parent
+    return folder if folder.is_dir() else None
+
+
+def report_of(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
+              dilemma: str | None = None, whole_rounds: bool = False, explicit_models: bool | None = None,
+              seed: int | None = None, replicates: int | None = None, note: Callable[[str], None] = _quiet,
+              progress: Callable[[int, int], None] | None = None) -> tuple[Selection, ReportData, dict[str, str]]:
+    """The one computation behind every report of a selection (`ebtui report`, --json, --html, the Python
+    API): `select`, the families, `build_report`. No rounds selected: UsageError."""
+    sel = select(ctx, tournament_id=tournament_id, model=model, dilemma=dilemma, whole_rounds=whole_rounds,
+                 note=note, progress=progress)
+    sel.require_rounds()
+    fams = families(ctx, sel.facts, explicit=explicit_models)
+    return sel, build_report(sel, fams, seed=seed, replicates=replicates), fams
+
+
+def api_report(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
+               dilemma: str | None = None, explicit_models: bool | None = None, seed: int | None = None,
+               replicates: int | None = None) -> tuple[Selection, ReportData, dict[str, str]]:
+    """`report_of` for the Python API, whose errors are ValueErrors (nothing selected, an unreadable models
+    file it named)."""
+    try:
+        return report_of(ctx, tournament_id=tournament_id, model=model, dilemma=dilemma,
+                         explicit_models=explicit_models, seed=seed, replicates=replicates)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def default_title(sel: Selection) -> str:
@@ -308,6 +338,10 @@ class AnalysisResult(NamedTuple):
     rounds: int
     tables: dict[str, list[Table]]  # view -> descriptive tables
     fit: Analysis
+    #: what the tab does not show or compute, and why ({section, reason}, as `report --json`'s `omitted`)
+    omitted: list[dict[str, str]] = []
+    #: the judgments counted (a round's own and those `ebtui rejudge` added)
+    judgments: int = 0
 
 
 class AnalysisCache:
@@ -352,26 +386,34 @@ class AnalysisCache:
             tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
         step("joint fit and intervals")
         fit = analyse(facts, models)
-        if len(facts) <= BIAS_ROUNDS_UP_TO:  # judge bias and reliability: whole rounds (as the report's section 9)
+        omitted: list[dict[str, str]] = []
+        if len(facts):  # judge bias and reliability: from the same columns as the report's section 9
             step("judge bias and reliability")
-            from ebtui.core.analysis.bias_report import bias_tables, judge_bias_section
-            from ebtui.core.judge_views import agreement_map
+            from ebtui.core.analysis.bias_report import bias_tables
+            from ebtui.core.analysis.bias_source import cached_section
 
-            given = store.load_rounds(tournament=tournament_id)
             # the families the fit used, as `ebtui report` does: the same numbers in both front ends
-            bias = bias_tables(judge_bias_section(given, families=families_for(facts, models),
-                                                  agreement=agreement_map(store.root)))
+            root = Path(store.root)
+            bias = bias_tables(cached_section(_columns_dir(root), facts, families=families_for(facts, models),
+                                              agreement=agreement(root)))
             for view in tables:
                 tables[view] = [*tables[view], *bias]
+        rounds = len(set(facts.round.tolist()))
+        if rounds > TRANSCRIPTS_UP_TO:
+            omitted.append({"section": "compare view transcripts",
+                            "reason": f"{rounds:,} rounds: transcripts are shown up to {TRANSCRIPTS_UP_TO:,} "
+                                      "(every number is computed from every judgment)"})
         step("done")
-        self._key, self._result = key, AnalysisResult(len(facts), tables, fit)
+        self._key, self._result = key, AnalysisResult(rounds, tables, fit, omitted, int(facts.judged.sum()))
         return self._result
 
 
 def tab_rounds(ctx: AppContext, tournament_id: str, result: AnalysisResult) -> list[Round]:
     """The rounds the compare view shows transcripts of: read whole while the tournament is small enough
-    (BIAS_ROUNDS_UP_TO), else none."""
-    return ctx.store.load_rounds(tournament=tournament_id) if result.rounds <= BIAS_ROUNDS_UP_TO else []
+    (TRANSCRIPTS_UP_TO rounds), else none (the result's `omitted` says so)."""
+    if any(o["section"] == "compare view transcripts" for o in result.omitted):
+        return []
+    return ctx.store.load_rounds(tournament=tournament_id)
 
 
 def overall_criterion() -> str:

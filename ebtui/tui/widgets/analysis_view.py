@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from ebtui.core.safe_text import strip_control
 from ebtui.core.usecases import report
-from ebtui.core.usecases.report import BIAS_ROUNDS_UP_TO, AnalysisCancelled
+from ebtui.core.usecases.report import TRANSCRIPTS_UP_TO, AnalysisCancelled
 from ebtui.core.views import numbers
 from ebtui.core.views.numbers import rounded
 from ebtui.tui.services import app_context
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ebtui.core.usecases.report import Analysis, Table
     from ebtui.tui.widgets.pairwise_view import PairwiseView
 
-__all__ = ["BIAS_ROUNDS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisView", "interval_track", "render_fit",
+__all__ = ["TRANSCRIPTS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisView", "interval_track", "render_fit",
            "shown"]
 
 TRACK = 30  # cells for the 1-10 scale
@@ -111,12 +111,13 @@ class AnalysisCache(report.AnalysisCache):
                 *views: type[AnalysisView | PairwiseView]) -> None:
         """From the worker: show the fit on the screen's views of these types (the analysis view, the
         pairwise view); the pairwise view's compare screen shows transcripts, so it gets whole rounds while
-        the tournament is small enough to read them (BIAS_ROUNDS_UP_TO)."""
+        the tournament is small enough to read them (TRANSCRIPTS_UP_TO; above it the analysis view names the
+        cap)."""
         rounds = report.tab_rounds(app_context(screen), tournament_id, got)
         for kind in views:
             view = screen.query_one(kind)
             if isinstance(view, AnalysisView):
-                screen.app.call_from_thread(view.show, got.fit)
+                screen.app.call_from_thread(view.show, got.fit, got.omitted)
             else:
                 screen.app.call_from_thread(view.show, got.fit, rounds)
 
@@ -156,13 +157,18 @@ class AnalysisView(ScrollableContainer):
                  disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.analysis: Analysis | None = None
+        #: what the analysis left out, and why (shown under the fit)
+        self.omitted: list[dict[str, str]] = []
         self._text = Static("", markup=False)
 
     def compose(self) -> ComposeResult:
         yield self._text
 
-    def show(self, analysis: Analysis | None) -> None:
+    def show(self, analysis: Analysis | None, omitted: list[dict[str, str]] | None = None) -> None:
         self.analysis = analysis
+        self.omitted = list(omitted or [])
         text = render_fit(analysis.tables) if analysis is not None else Text("")
+        for o in self.omitted:
+            text.append(f"Not computed: {strip_control(o['section'])} ({strip_control(o['reason'])})\n", style="dim")
         text.rstrip()  # in place: no blank line under the last row
         self._text.update(text)

@@ -48,13 +48,13 @@ def test_the_columns_give_the_report_the_rounds_give(store: ResultsStore) -> Non
     assert (Path(store.root) / "columns" / "facts.parquet").is_file()
     rounds = store.load_rounds()
     assert facts.id.tolist() == [r.id for r in rounds]
-    assert _same(build_report_data(facts, bias_rounds=rounds).json(), build_report_data(rounds).json())
+    assert _same(build_report_data(facts).json(), build_report_data(rounds).json())
     fresh = FactsSource(ResultsStore(store.root))  # a fresh process: read from the file
     again = fresh.facts(dilemma="d2")
     assert not fresh.last_sync["index_read"]  # nothing changed since the columns were checked: no index read
     assert again.id.tolist() == [r.id for r in rounds if r.dilemma_id == "d2"]
     np.testing.assert_array_equal(again.parsed, facts.parsed[[r.dilemma_id == "d2" for r in rounds]])
-    assert _same(build_report_data(fresh.facts(), bias_rounds=rounds).json(), build_report_data(rounds).json())  # quotes from the file
+    assert _same(build_report_data(fresh.facts()).json(), build_report_data(rounds).json())  # quotes from the file
 
 
 def test_an_override_by_another_process_is_read_from_its_file_alone(store: ResultsStore) -> None:
@@ -70,7 +70,7 @@ def test_an_override_by_another_process_is_read_from_its_file_alone(store: Resul
     i = facts.id.tolist().index(rid)
     assert facts.effective[i, 0, 1] == 1 and facts.parsed[i, 0, 1] != 1
     rounds = store.load_rounds()
-    data = build_report_data(facts, bias_rounds=rounds)
+    data = build_report_data(facts)
     assert data.with_overrides is not None and data.judge_vs_human is not None
     assert _same(data.json(), build_report_data(rounds).json())
 
