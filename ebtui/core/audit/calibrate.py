@@ -22,7 +22,7 @@ from ebtui.core.analysis.bootstrap import (
     replicate_fits,
     replicate_picks,
 )
-from ebtui.core.analysis.fit import JointFit, fit, fit_clusters
+from ebtui.core.analysis.fit import Design, JointFit, fit, fit_clusters
 from ebtui.core.analysis.frame import Facts, ScoreFrame
 from ebtui.core.analysis.judge_bias import expand_judgments
 from ebtui.core.audit.records import PRIMARY, Audit, Cell, HumanRating, judgment_ref
@@ -86,20 +86,55 @@ def _finite(x: float) -> float | None:
 
 
 def tuned(point_h: float, point_a: float, point_j: float, H: np.ndarray, A: np.ndarray, J: np.ndarray,
-          clusters: int, clip: tuple[float, float] | None) -> Quantity:
+          clusters: int, clip: tuple[float, float] | None, hint: float | None = None) -> Quantity:
     """The PPI++ estimate of one quantity from its human-only, all-judgments and audited-judgments fits and
-    their bootstrap draws: lambda minimises the draws' variance over [0, 1]."""
+    their dilemma-bootstrap draws. lambda: `hint` (the audit's own sampling design's choice) when the dilemma
+    bootstrap's variance at it is no larger than at 0 (human-only), else the lambda in [0, 1] that minimises
+    that variance — either way the interval is never wider than the human-only one."""
     ok = np.isfinite(H) & np.isfinite(A) & np.isfinite(J)
     h, g = H[ok], (A - J)[ok]
-    lam = 1.0
+    lam = 1.0 if hint is None else hint
     if len(h) >= 2:
         var_g = float(np.var(g, ddof=1))
         cov = float(np.cov(h, g, ddof=1)[0, 1])
-        lam = float(np.clip(-cov / var_g, 0.0, 1.0)) if var_g > 1e-12 else 1.0
+        best = float(np.clip(-cov / var_g, 0.0, 1.0)) if var_g > 1e-12 else 1.0
+        if hint is None or hint * hint * var_g + 2 * hint * cov > 1e-12:  # Var(h + lam g) - Var(h) > 0
+            lam = best
     est = point_h + lam * (point_a - point_j)
     draws = np.where(ok, H + lam * (A - J), np.nan)
     return Quantity(_finite(est), interval(est, draws, clusters, clip=clip), lam, _finite(point_h),
                     interval(point_h, np.where(ok, H, np.nan), clusters, clip=clip))
+
+
+def design_lambda(Hs: np.ndarray, Js: np.ndarray) -> float | None:
+    """lambda from the audit's own sampling design: resampling which judgments were audited (the judges' fit
+    over every judgment stays fixed), Var(H - lambda J) is least at Cov(H, J) / Var(J), clipped to [0, 1]."""
+    ok = np.isfinite(Hs) & np.isfinite(Js)
+    if ok.sum() < 20:
+        return None
+    var_j = float(np.var(Js[ok], ddof=1))
+    if var_j <= 1e-12:
+        return None
+    return float(np.clip(np.cov(Hs[ok], Js[ok], ddof=1)[0, 1] / var_j, 0.0, 1.0))
+
+
+def judgment_draws(fit_h: JointFit, fit_j: JointFit, models: Sequence[str], *, seed: int,
+                   replicates: int) -> tuple[np.ndarray, np.ndarray]:
+    """[replicates, models] adjusted means of the human and the judges' fits over the audited judgments
+    resampled with replacement (a judgment drawn twice enters twice) — the audit's own sampling design."""
+    sub_h, sub_j = fit_h.design.frame, fit_j.design.frame
+    judgments, inv = np.unique(sub_h.round_idx, return_inverse=True)
+    rows_of = [np.flatnonzero(inv == k) for k in range(len(judgments))]
+    rng = np.random.default_rng(seed + 1)
+    H = np.full((replicates, len(models)), np.nan)
+    J = np.full((replicates, len(models)), np.nan)
+    for b in range(replicates):
+        rows = np.concatenate([rows_of[k] for k in rng.integers(0, len(judgments), len(judgments))])
+        for src, base, out in ((sub_h, fit_h, H), (sub_j, fit_j, J)):
+            d = Design.build(src.take(rows))
+            d.has_seat, d.has_family = d.has_seat and base.design.has_seat, d.has_family and base.design.has_family
+            out[b] = _aligned(fit_clusters(d, np.arange(len(d.dilemmas))).adjusted, d.models, models)
+    return H, J
 
 
 def _aligned(values: np.ndarray, names: Sequence[str], to: Sequence[str]) -> np.ndarray:
@@ -152,7 +187,8 @@ def calibrate(rounds: Sequence[Round], audits: Sequence[Audit], family_of: Calla
         cal.notes.append(f"intervals blank: the human-scored judgments are on fewer than {MIN_CLUSTERS} dilemmas")
     draws_a, draws_h, draws_j = _draws(jf, fit_h, fit_j, seed=seed, replicates=replicates)
     clusters = G if GS >= MIN_CLUSTERS else 0
-    _models(cal, jf, fit_h, fit_j, sub, draws_a, draws_h, draws_j, clusters)
+    hs, js = judgment_draws(fit_h, fit_j, jf.design.models, seed=seed, replicates=min(replicates, 200))
+    _models(cal, jf, fit_h, fit_j, sub, (draws_a, draws_h, draws_j), (hs, js), clusters)
     _judges(cal, jf, sub, human[rows], seed=seed, replicates=replicates)
     return cal
 
@@ -182,8 +218,11 @@ def _draws(jf: JointFit, fit_h: JointFit, fit_j: JointFit, *, seed: int,
     return A, H, J
 
 
-def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, sub: ScoreFrame, A: np.ndarray,
-            H: np.ndarray, J: np.ndarray, clusters: int) -> None:
+def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, sub: ScoreFrame,
+            dilemma_draws: tuple[np.ndarray, np.ndarray, np.ndarray], judgment: tuple[np.ndarray, np.ndarray],
+            clusters: int) -> None:
+    A, H, J = dilemma_draws
+    hs, js = judgment
     models = jf.design.models
     ph = _aligned(fit_h.estimates.adjusted, fit_h.design.models, models)
     pj = _aligned(fit_j.estimates.adjusted, fit_j.design.models, models)
@@ -207,7 +246,7 @@ def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, su
             q = Quantity(None, Interval(None, None, reason), reason=reason)
         else:
             q = tuned(float(ph[k]), float(pa[k]), float(pj[k]), H[:, k] if len(H) else H, A[:, k] if len(A) else A,
-                      J[:, k] if len(J) else J, clusters, SCALE)
+                      J[:, k] if len(J) else J, clusters, SCALE, hint=design_lambda(hs[:, k], js[:, k]))
             _parts(cal, m, H[:, k] if len(H) else H, A[:, k] - J[:, k] if len(A) else A)
         qs[m] = q
         jo = interval(float(pa[k]), a_draws[:, k] if len(a_draws) else a_draws, clusters, clip=SCALE) \
@@ -231,7 +270,7 @@ def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, su
                 return X[:, ka] - X[:, kb] if len(X) else X
 
             q = tuned(float(ph[ka] - ph[kb]), float(pa[ka] - pa[kb]), float(pj[ka] - pj[kb]), col(H), col(A),
-                      col(J), clusters, None)
+                      col(J), clusters, None, hint=design_lambda(col(hs), col(js)))
             cal.pairwise.append({"a": a, "b": b, "diff": q.estimate, "ci_low": q.interval.low,
                                  "ci_high": q.interval.high, "lambda": q.lam, "reason": q.interval.note})
 
