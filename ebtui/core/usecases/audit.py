@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ebtui.core.usecases.context import AppContext
     from ebtui.core.usecases.report import Selection
 
-__all__ = ["AuditSummary", "BlindItem", "default_rater", "draw_audit", "human_audit", "import_sheet",
-           "list_audits", "load_audit", "rate", "skip", "write_sheet"]
+__all__ = ["AuditSummary", "BlindItem", "blind_item", "current_audit", "default_rater", "draw_audit",
+           "human_audit", "import_sheet", "list_audits", "load_audit", "rate", "resume_index", "skip", "write_sheet"]
 
 
 def default_rater() -> str:
@@ -237,6 +237,14 @@ def blind_item(ctx: AppContext, audit: Audit, index: int) -> BlindItem:
     given = {(t, c): v.score for (rid, jid, t, c), v in latest.items() if rid == j.round_id and jid == j.judgment_id}
     return BlindItem(index, len(audit.judgments), j.round_id, j.judgment_id, r.dilemma_title or r.dilemma_id, text,
                      tuple(phases), given)
+
+
+def current_audit(ctx: AppContext) -> Audit | None:
+    """The audit the app opens: the newest with judgments still to score, else the newest (None: no audit)."""
+    audits = sorted(all_audits(ctx), key=lambda a: a.created)
+    open_ = [a for a in audits if a.done() < len(a.judgments)]
+    pick = open_ or audits
+    return pick[-1] if pick else None
 
 
 def resume_index(audit: Audit) -> int:
