@@ -66,7 +66,7 @@ def test_keyboard_scores_are_stored_blind_and_leave_the_rounds_unchanged(tmp_pat
     try:
         app.wait_for("Team A", timeout=40)
         app.keys("f5")
-        shown = app.wait_for(f"0 of 2 scored · judgment 1 of 2", timeout=20)
+        shown = app.wait_for("0 of 2 scored · judgment 1 of 2", timeout=20)
         for secret in (SECRET, "OVERRIDE-NOTE-PLUGH", "zeta-judge", "alpha", "beta"):
             assert secret not in shown, (secret, shown)
         index = int(first.removeprefix("r-audit"))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
+    from ebtui.core.analysis.common import Table
     from ebtui.core.audit.calibrate import Calibration
     from ebtui.core.audit.records import Audit as Audit
     from ebtui.core.records import Round
@@ -334,3 +335,36 @@ def add_to_html(report_html: Path, cal: Calibration) -> None:
         report_html.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write the report to {report_html}: {exc.strerror or exc}") from None
+
+
+def audit_tables(ctx: AppContext, tournament_id: str | None, families: Mapping[str, str]) -> list[Table]:
+    """The section as the Analysis tab's tables ("Calibrated to N human-scored judgments: ..."); none when the
+    store has no human scores."""
+    from ebtui.core.analysis.common import VIEW_BOTH, Table
+    from ebtui.core.audit.calibrate import Calibration, calibrate
+    from ebtui.core.audit.present import intro, tables, title
+
+    audits = [a for a in all_audits(ctx) if a.ratings]
+    if not audits:
+        return []
+    rounds = ctx.store.load_rounds(tournament=tournament_id)
+    use, notes = usable_audits(audits, rounds)
+    cal = calibrate(rounds, use, lambda m: families.get(m, m)) if use else \
+        Calibration(reason="no audit drawn over these rounds has human scores")
+    cal.notes = notes + cal.notes
+    head = title(cal)
+    found = tables(cal)
+    if not found:
+        return [Table("human_audit", head, ["note"], [[intro(cal)]], view=VIEW_BOTH, notes=cal.notes)]
+    keys = ("human_audit_models", "human_audit_judges", "human_audit_pairwise")
+    return [Table(key, f"{head}: {caption}", header, [list(r) for r in rows], view=VIEW_BOTH,
+                  notes=[intro(cal), *cal.notes])
+            for key, (caption, header, rows) in zip(keys, found, strict=True)]
+
+
+def audits_stamp(ctx: AppContext) -> tuple[tuple[str, int], ...]:
+    """The audits' files and their modification times (a cache of the Analysis tab sees new human scores)."""
+    folder = ctx.store_root / "audits"
+    if not folder.is_dir():
+        return ()
+    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in folder.glob("*.json")))
