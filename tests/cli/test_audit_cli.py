@@ -141,6 +141,13 @@ def test_report_json_calibrates_through_the_sheet(tmp_path: Path) -> None:
     assert {(p["a"], p["b"]) for p in ha["pairwise"]} == {(x, y) for x in "m1 m2 m3 m4".split()
                                                            for y in "m1 m2 m3 m4".split() if x < y}
     assert {p.name: p.read_bytes() for p in (root / "rounds").glob("*.json")} == before
+    widest = max(m["ci_high"] - m["ci_low"] for m in ha["models"]) / 2
+    res = invoke("plan", "--store", str(root), "--models", "4", "--audit-half-width", f"{widest * 0.9:.3f}", "--json")
+    assert res.exit_code == 0, res.output
+    plan = json.loads(res.output)["human_audit"]
+    assert plan["n_now"] == 40 and (plan["n_needed"] is None or plan["n_needed"] > 40), plan
+    text = invoke("plan", "--store", str(root), "--models", "4", "--audit-half-width", "5")
+    assert "Human audit: about" in text.output and "(now 40)" in text.output, text.output
 
 
 def test_report_without_an_audit_says_why_it_is_blank(world_store: tuple[Path, World], tmp_path: Path) -> None:

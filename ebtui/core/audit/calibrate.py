@@ -58,9 +58,12 @@ class Calibration:
     pairwise: list[dict[str, Any]] = field(default_factory=list)
     audits: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    #: per model, the bootstrap's variance parts (what `ebtui plan` scales): dilemma, human sample, judge noise
-    parts: dict[str, tuple[float, float, float]] = field(default_factory=dict)
-    dilemmas: int = 0
+    #: per model, its estimate's variance in two parts (what `ebtui plan` scales): the part that falls as the
+    #: audit grows (1/n, with the finite-population correction) and the part a complete audit would still have
+    parts: dict[str, tuple[float, float]] = field(default_factory=dict)
+    dilemmas: int = 0  # dilemmas the human-scored judgments are on
+    clusters: int = 0  # dilemmas the intervals resample (0: intervals blank)
+    population: int = 0  # scored judgments of the rounds
 
     def json(self) -> dict[str, Any]:
         return {"n_judgments": self.n_judgments, "n_scores": self.n_scores, "method": METHOD,
@@ -162,6 +165,7 @@ def calibrate(rounds: Sequence[Round], audits: Sequence[Audit], family_of: Calla
         return cal
     f = jf.design.frame
     refs = [ref_of(r) for r in exp]
+    cal.population = len({int(i) for i in f.round_idx})
     latest = ratings_in_force(audits)
     human = np.full(len(f), np.nan)
     teams = np.where(f.seat > 0, "a", "b")
@@ -187,6 +191,7 @@ def calibrate(rounds: Sequence[Round], audits: Sequence[Audit], family_of: Calla
         cal.notes.append(f"intervals blank: the human-scored judgments are on fewer than {MIN_CLUSTERS} dilemmas")
     draws_a, draws_h, draws_j = _draws(jf, fit_h, fit_j, seed=seed, replicates=replicates)
     clusters = G if GS >= MIN_CLUSTERS else 0
+    cal.clusters = clusters
     hs, js = judgment_draws(fit_h, fit_j, jf.design.models, seed=seed, replicates=min(replicates, 200))
     _models(cal, jf, fit_h, fit_j, sub, (draws_a, draws_h, draws_j), (hs, js), clusters)
     _judges(cal, jf, sub, human[rows], seed=seed, replicates=replicates)
@@ -247,7 +252,8 @@ def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, su
         else:
             q = tuned(float(ph[k]), float(pa[k]), float(pj[k]), H[:, k] if len(H) else H, A[:, k] if len(A) else A,
                       J[:, k] if len(J) else J, clusters, SCALE, hint=design_lambda(hs[:, k], js[:, k]))
-            _parts(cal, m, H[:, k] if len(H) else H, A[:, k] - J[:, k] if len(A) else A)
+            _parts(cal, m, q, H[:, k] + (q.lam or 0.0) * (A[:, k] - J[:, k]) if len(H) else H,
+                   A[:, k] if len(A) else A)
         qs[m] = q
         jo = interval(float(pa[k]), a_draws[:, k] if len(a_draws) else a_draws, clusters, clip=SCALE) \
             if np.isfinite(pa[k]) else Interval(None, None, "not estimable")
@@ -275,15 +281,15 @@ def _models(cal: Calibration, jf: JointFit, fit_h: JointFit, fit_j: JointFit, su
                                  "ci_high": q.interval.high, "lambda": q.lam, "reason": q.interval.note})
 
 
-def _parts(cal: Calibration, model: str, H: np.ndarray, G: np.ndarray) -> None:
-    """The variance of H + lambda G split as dilemma (stays), human sample and judge noise (fall as 1/n):
-    Var H = D + W, Var G = W + V, Cov(H, G) = -W (docs/STATISTICS.md, "Planning an audit")."""
-    ok = np.isfinite(H) & np.isfinite(G)
-    if ok.sum() < 20:
+def _parts(cal: Calibration, model: str, q: Quantity, calibrated: np.ndarray, judges_only: np.ndarray) -> None:
+    """The estimate's dilemma-bootstrap variance split (docs/STATISTICS.md, "Planning an audit"): what a fit of
+    every judgment has (the judges' fit's, standing in for a complete audit's) stays whatever is audited; the
+    rest falls as the audit grows."""
+    c, a = calibrated[np.isfinite(calibrated)], judges_only[np.isfinite(judges_only)]
+    if q.estimate is None or len(c) < 20 or len(a) < 20:
         return
-    h, g = H[ok], G[ok]
-    w = max(-float(np.cov(h, g, ddof=1)[0, 1]), 0.0)
-    cal.parts[model] = (max(float(np.var(h, ddof=1)) - w, 0.0), w, max(float(np.var(g, ddof=1)) - w, 0.0))
+    stays = float(np.var(a, ddof=1))
+    cal.parts[model] = (max(float(np.var(c, ddof=1)) - stays, 0.0), stays)
 
 
 def _judges(cal: Calibration, jf: JointFit, sub: ScoreFrame, human: np.ndarray, *, seed: int, replicates: int) -> None:

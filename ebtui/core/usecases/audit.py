@@ -368,3 +368,24 @@ def audits_stamp(ctx: AppContext) -> tuple[tuple[str, int], ...]:
     if not folder.is_dir():
         return ()
     return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in folder.glob("*.json")))
+
+
+def plan_audit(ctx: AppContext, half_width: float, *, tournaments: Sequence[str] = ()) -> dict[str, Any]:
+    """How many audited judgments a 95% half-width of `half_width` for every calibrated model mean needs, over
+    the rounds of these tournaments (none: every round), measured on the audits scored so far."""
+    from ebtui.core.audit.calibrate import Calibration, calibrate
+    from ebtui.core.audit.draw import population
+    from ebtui.core.audit.plan import audit_size
+    from ebtui.core.usecases.report import families
+
+    rounds = [r for t in tournaments for r in ctx.store.load_rounds(tournament=t)] if tournaments \
+        else ctx.store.load_rounds()
+    if not rounds:
+        raise UsageError("no rounds to plan an audit for")
+    use, notes = usable_audits([a for a in all_audits(ctx) if a.ratings], rounds)
+    fams = families(ctx, rounds, explicit=False)
+    cal = calibrate(rounds, use, lambda m: fams.get(m, m)) if use else \
+        Calibration(reason="no human-scored judgments of these rounds yet")
+    out = audit_size(cal, half_width, population=len(population(rounds)))
+    out["notes"] = notes
+    return out

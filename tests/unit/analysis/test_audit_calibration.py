@@ -252,3 +252,29 @@ def test_frame_replacement_keeps_the_design() -> None:
     other = fit(dataclasses.replace(jf.design.frame, y=jf.design.frame.y + 1.0), family_of)
     assert other is not None and other.design.models == jf.design.models
     assert np.allclose(other.estimates.adjusted, jf.estimates.adjusted + 1.0)
+
+
+def test_the_plan_predicts_the_audit_size_for_a_half_width() -> None:
+    """From a 20-judgment audit, the size the plan asks for gives about the target half-width (the largest over
+    the models, averaged over fresh audits of that size); a target below the dilemmas' floor is out of reach;
+    without human scores it asks for a pilot."""
+    from ebtui.core.audit.plan import audit_size
+
+    w = AuditWorld(dilemma_sd=0.1, human_sd=1.0, dilemmas=8, repeats=2)
+    ratios = []
+    for seed in range(2):
+        world = generate(w, seed)
+        cal = run(world, 20, seed)
+        now = max(m["ci_high"] - m["ci_low"] for m in cal.models) / 2
+        target = 0.7 * now
+        plan = audit_size(cal, target, population=len(world.rounds))
+        assert plan["n_needed"] is not None and 20 < plan["n_needed"] < len(world.rounds), plan
+        assert plan["floor"] < target and "audited judgments" in plan["message"]
+        got = [max(m["ci_high"] - m["ci_low"] for m in run(world, plan["n_needed"], 100 + s).models) / 2
+               for s in range(2)]
+        ratios.append(float(np.mean(got)) / target)
+        low = audit_size(cal, plan["floor"] * 0.9, population=len(world.rounds))
+        assert low["n_needed"] is None and "out of reach" in low["message"]
+    assert 0.6 < float(np.mean(ratios)) < 1.2, ratios
+    pilot = audit_size(Calibration(reason="no human-scored judgments"), 0.2, population=100)
+    assert pilot["n_needed"] is None and "pilot" in pilot["message"]
