@@ -147,7 +147,7 @@ def test_report_json_calibrates_through_the_sheet(tmp_path: Path) -> None:
     plan = json.loads(res.output)["human_audit"]
     assert plan["n_now"] == 40 and (plan["n_needed"] is None or plan["n_needed"] > 40), plan
     text = invoke("plan", "--store", str(root), "--models", "4", "--audit-half-width", "5")
-    assert "Human audit: about" in text.output and "(now 40)" in text.output, text.output
+    assert "Human audit: about" in text.output and "(now 40 — met already)" in text.output, text.output
 
 
 def test_report_without_an_audit_says_why_it_is_blank(world_store: tuple[Path, World], tmp_path: Path) -> None:
