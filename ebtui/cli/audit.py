@@ -51,7 +51,7 @@ def draw(ctx: click.Context, n: int, tournament: str | None, seed: int | None, a
             {"round_id": j.round_id, "judgment_id": j.judgment_id} for j in a.judgments]}))
         return
     click.echo(f"{a.id}: {len(a.judgments)} of {len(a.population)} judgments drawn (seed {a.seed}); score them in "
-               f"the app (Results, key u) or with `ebtui audit sheet {a.id} --out FILE.csv`")
+               f"the app (F5) or with `ebtui audit sheet {a.id} --out FILE.csv`")
 
 
 @audit.command("list")
