@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ebtui.errors import UsageError
 
@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from ebtui.core.audit.records import Audit as Audit
     from ebtui.core.records import Round
     from ebtui.core.usecases.context import AppContext
-    from ebtui.core.usecases.report import Selection
+
+    class Selection(Protocol):  # what these functions read of ebtui.core.usecases.report.Selection
+        @property
+        def rounds(self) -> list[Round] | None: ...
+
+        @property
+        def filters(self) -> Mapping[str, str | None]: ...
 
 __all__ = ["AuditSummary", "BlindItem", "blind_item", "current_audit", "default_rater", "draw_audit",
            "human_audit", "import_sheet", "list_audits", "load_audit", "rate", "resume_index", "skip", "write_sheet"]
@@ -373,17 +379,21 @@ def audits_stamp(ctx: AppContext) -> tuple[tuple[str, int], ...]:
 def plan_audit(ctx: AppContext, half_width: float, *, tournaments: Sequence[str] = ()) -> dict[str, Any]:
     """How many audited judgments a 95% half-width of `half_width` for every calibrated model mean needs, over
     the rounds of these tournaments (none: every round), measured on the audits scored so far."""
+    from ebtui.config import ConfigError
     from ebtui.core.audit.calibrate import Calibration, calibrate
     from ebtui.core.audit.draw import population
     from ebtui.core.audit.plan import audit_size
-    from ebtui.core.usecases.report import families
+    from ebtui.core.families import round_families
 
     rounds = [r for t in tournaments for r in ctx.store.load_rounds(tournament=t)] if tournaments \
         else ctx.store.load_rounds()
     if not rounds:
         raise UsageError("no rounds to plan an audit for")
     use, notes = usable_audits([a for a in all_audits(ctx) if a.ratings], rounds)
-    fams = families(ctx, rounds, explicit=False)
+    try:
+        fams = round_families(rounds, ctx.models)
+    except ConfigError:  # no readable models.toml: families from the rounds, else the names (as a report does)
+        fams = round_families(rounds, None)
     cal = calibrate(rounds, use, lambda m: fams.get(m, m)) if use else \
         Calibration(reason="no human-scored judgments of these rounds yet")
     out = audit_size(cal, half_width, population=len(population(rounds)))
