@@ -292,11 +292,20 @@ def _parts(cal: Calibration, model: str, q: Quantity, calibrated: np.ndarray, ju
     cal.parts[model] = (max(float(np.var(c, ddof=1)) - stays, 0.0), stays)
 
 
+def _centre(terms: np.ndarray) -> float:
+    """Where the model terms of judge - human are centred: their mean without the one farthest from their median
+    (a preference the judges share for one model is left out of every judge's bias); with 2 models, the mean."""
+    t = terms[np.isfinite(terms)]
+    if len(t) >= 3:
+        t = np.delete(t, int(np.argmax(np.abs(t - np.median(t)))))
+    return float(t.mean()) if len(t) else 0.0
+
+
 def _judges(cal: Calibration, jf: JointFit, sub: ScoreFrame, human: np.ndarray, *, seed: int, replicates: int) -> None:
     """Per judge: its constant deviation from the human scores (judge minus human), from a least-squares fit of
-    the differences on judge + model over the human-scored scores, the model terms centred on their median — a
-    preference the judges share for one model stays in that model's term (`models[].preference`) instead of
-    being spread over every judge's bias; `mean_difference` is the plain mean. Intervals: the same dilemma
+    the differences on judge + model over the human-scored scores, the model terms centred on their mean without
+    the most outlying one (`_centre`) — a preference the judges share for one model stays in that model's term
+    (`models[].preference`) instead of being spread over every judge's bias; `mean_difference` is the plain mean. Intervals: the same dilemma
     resamples as the model means."""
     d = sub.y - human
     G = len(jf.design.dilemmas)
@@ -321,7 +330,7 @@ def _judges(cal: Calibration, jf: JointFit, sub: ScoreFrame, human: np.ndarray, 
         full[idx] = coef
         model_terms = np.concatenate([[0.0], full[K:]])
         model_terms[1:][~seen[K:]] = np.nan
-        centre = float(np.nanmedian(model_terms))
+        centre = _centre(model_terms)
         out[:K] = full[:K] + centre
         out[K:] = model_terms - centre
         return out
