@@ -169,3 +169,14 @@ def test_report_without_an_audit_says_why_it_is_blank(world_store: tuple[Path, W
     assert md.exit_code == 0, md.output
     text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "## Calibrated to 5 human-scored judgments" in text and "at least 10" in text
+
+
+def test_a_hostile_cell_is_named_short_and_escaped(world_store: tuple[Path, World], tmp_path: Path) -> None:
+    root, world = world_store
+    a = draw(root, "--n", "10", "--seed", "9")
+    sheet = tmp_path / "s.csv"
+    invoke("audit", "sheet", a["audit_id"], "--out", str(sheet), "--store", str(root))
+    bad = fill(sheet, world, bad=(3, "\x1b[31m" + "9" * 5000))
+    res = invoke("audit", "import", str(bad), "--store", str(root))
+    assert res.exit_code == 2 and "line 4:" in res.output and "\x1b" not in res.output
+    assert len(res.output) < 300 and res.output.count("\n") == 1

@@ -15,6 +15,11 @@ COLUMNS = ("audit_id", "round_id", "judgment_id", "team", "criterion", "human_sc
 _INT = re.compile(r"[+-]?\d+")
 
 
+def _show(value: str) -> str:
+    """A cell as an error message quotes it: repr (control characters escaped), cut at 40 characters."""
+    return repr(value if len(value) <= 40 else value[:40] + "…")
+
+
 class SheetError(ValueError):
     """A sheet that cannot be imported: the message is the one line to show (file, line, what is wrong)."""
 
@@ -67,16 +72,16 @@ def read_sheet(text: str, audits: Mapping[str, Audit], *, name: str, rater: str)
         aid, rid, jid, team, crit, value = (cell.strip() for cell in row)
         if audit is None:
             if aid not in audits:
-                raise fail(line, f"unknown audit {aid!r}")
+                raise fail(line, f"unknown audit {_show(aid)}")
             audit = audits[aid]
         elif aid != audit.id:
-            raise fail(line, f"a row of audit {aid!r} in a sheet of audit {audit.id!r}")
+            raise fail(line, f"a row of audit {_show(aid)} in a sheet of audit {audit.id!r}")
         if not audit.drawn(rid, jid):
-            raise fail(line, f"round {rid!r} judgment {jid!r} is not one of audit {audit.id}'s judgments")
+            raise fail(line, f"round {_show(rid)} judgment {_show(jid)} is not one of audit {audit.id}'s judgments")
         if team not in ("a", "b"):
-            raise fail(line, f"team {team!r}: expected a or b")
+            raise fail(line, f"team {_show(team)}: expected a or b")
         if crit not in CRITERIA:
-            raise fail(line, f"unknown criterion {crit!r}: expected one of {', '.join(CRITERIA)}")
+            raise fail(line, f"unknown criterion {_show(crit)}: expected one of {', '.join(CRITERIA)}")
         key = (rid, jid, team, crit)
         if key in seen:
             raise fail(line, f"a second row for round {rid} judgment {jid} team {team} {crit} (first on line "
@@ -85,7 +90,7 @@ def read_sheet(text: str, audits: Mapping[str, Audit], *, name: str, rater: str)
         if not value:
             continue
         if not _INT.fullmatch(value) or not 1 <= int(value) <= 10:
-            raise fail(line, f"human_score {value!r}: expected an integer 1-10, or empty (not scored)")
+            raise fail(line, f"human_score {_show(value)}: expected an integer 1-10, or empty (not scored)")
         ratings.append(HumanRating(round_id=rid, judgment_id=jid, team=team, criterion=crit, score=int(value),
                                    rater=rater, source="sheet"))
     if audit is None:
