@@ -30,6 +30,7 @@ export       ebtui.cli.export:export           Export rounds: tidy tables (Parqu
 rejudge      ebtui.cli.rejudge:rejudge         Judge saved rounds again (other judges, repeats, order): judge calls only.
 store        ebtui.cli.store:store_group       Check the results store (--repair: rebuild the index, clean up).
 plan         ebtui.cli.plan:plan               Plan a tournament's size: predicted interval widths, detectable gap, calls, cost.
+audit        ebtui.cli.audit:audit             A human audit: draw judgments, score them blind (sheet/import), calibrate the report.
 compare      ebtui.cli.compare:compare         Judge-adjusted difference between two models, overall and per criterion.
 """.strip().splitlines())
 }

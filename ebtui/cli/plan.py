@@ -35,10 +35,15 @@ if TYPE_CHECKING:
               help="Plan for this many models (placeholder names, no prices) instead of a config's.")
 @click.option("--models-file", type=click.Path(dir_okay=False), help="models.toml (prices; default as elsewhere).")
 @click.option("--store", type=click.Path(file_okay=False), help="Results store directory (default ./saved).")
+@click.option("--audit-half-width", "audit_half_width", type=click.FloatRange(min=0, min_open=True), metavar="W",
+              help="Also say how many audited judgments (ebtui audit) give every human-calibrated model mean a "
+                   "95%% half-width of at most W, from the audit scored so far (over the --from tournaments' "
+                   "rounds, else every round).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.pass_context
 def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None, delta: float | None,
-         half_width: float | None, n_models: int | None, models_file: str | None, store: str | None, as_json: bool) -> None:
+         half_width: float | None, n_models: int | None, models_file: str | None, store: str | None, as_json: bool,
+         audit_half_width: float | None = None) -> None:
     """Predict interval half-width, detectable gap, calls and cost for candidate designs (calls nothing)."""
     from ebtui.cli.common import load_document
     from ebtui.core.usecases.context import open_context
@@ -51,12 +56,22 @@ def plan(ctx: click.Context, from_ids: tuple[str, ...], config_path: str | None,
         got = precision_plan(app, cfg, from_ids=from_ids, config_given=config_path is not None, delta=delta,
                              half_width=half_width, n_models=n_models, document=document,
                              document_dilemmas=lambda path: len(load_document(path).dilemmas))
+        audit = None
+        if audit_half_width is not None:  # the human audit (issue #36): ebtui.core.usecases.audit
+            from ebtui.core.usecases.audit import plan_audit
+
+            audit = plan_audit(app, audit_half_width, tournaments=from_ids)
     except UsageError as exc:
         raise CliError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(got.json(), ensure_ascii=False, allow_nan=False))
+        out = got.json()
+        if audit is not None and isinstance(out, dict):
+            out["human_audit"] = audit
+        click.echo(json.dumps(out, ensure_ascii=False, allow_nan=False))
         return
     click.echo(_text(got.result, got.components))
+    if audit is not None:
+        click.echo("\nHuman audit: " + audit["message"])
 
 
 def _money(v: float | None) -> str:

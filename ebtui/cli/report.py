@@ -69,15 +69,21 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
             click.echo(f"classifying consistency-test answers with {classifier}…", err=True)
             classifications = asyncio.run(uc.classify(sel.rounds, client))
         data = uc.build_report(sel, families, classifications)
+        from ebtui.core.usecases import audit as audit_uc
+
+        calibrated = audit_uc.calibration(app, sel, families)  # the human audit (issue #36)
         if as_json:
-            click.echo(json.dumps(uc.report_json(sel, data), ensure_ascii=False, allow_nan=False))
+            click.echo(json.dumps({**uc.report_json(sel, data), "human_audit": calibrated.json()},
+                                  ensure_ascii=False, allow_nan=False))
             return
         if as_html:
             out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out
             path = uc.write_html(sel, data, out_file, title)
+            audit_uc.add_to_html(path, calibrated)
             click.echo(f"{len(sel.rounds or [])} rounds", err=True)
         else:
             path = uc.write_markdown(sel, data, out, title)
+            audit_uc.add_to_markdown(path, calibrated)
             click.echo(f"{data.rounds} rounds", err=True)
     except UsageError as exc:
         raise CliError(str(exc)) from None

@@ -165,6 +165,14 @@ class EbtuiApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def action_audit(self) -> None:
+        """The human audit's blind scoring screen (ebtui/tui/screens/audit.py)."""
+        from ebtui.tui.screens.audit import AuditScreen
+
+        if isinstance(self.screen, AuditScreen) or self._round_running(LEAVE_RUNNING_ROUND):
+            return
+        self.push_screen(AuditScreen())
+
     def action_open_document(self) -> None:
         self.action_new_round()
         setup = self._setup_screen()

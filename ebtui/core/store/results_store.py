@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Generic, TypeVar, cast
 
 from ebtui.core.records import Override, Round, Team, Tournament
+from ebtui.core.store.audit_files import AuditFiles
 from ebtui.core.store.entries import IndexDoc
 from ebtui.core.store.files import StoreError, StoreWriteError, TextCache, check_id, gc_paused, round_bytes
 from ebtui.core.store.hooks import notify_saved
@@ -263,6 +264,13 @@ class ResultsStore:
     def list_tournaments(self) -> list[Tournament]:
         """Every readable tournament, oldest first; unreadable files are logged and skipped."""
         return self.files.list_tournaments()
+
+    # ----------------------------------------------------------------------------------------- audits
+
+    @property
+    def audits(self) -> AuditFiles:
+        """The human audits' files (`<store>/audits/`, ebtui.core.audit), atomic and under this store's lock."""
+        return AuditFiles(self.root, self.lock, durable=self.durable)
 
     # ----------------------------------------------------------------------------------------- the index
 

@@ -376,7 +376,9 @@ class AnalysisCache:
             step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
 
         facts = src.facts(watch, tournament=tournament_id)
-        key = (id(store), tournament_id, src.generation, models is not None)
+        from ebtui.core.usecases.audit import audits_stamp
+
+        key = (id(store), tournament_id, src.generation, models is not None, audits_stamp(ctx))
         if key == self._key and self._result is not None:
             return self._result
         ex = columnar.Exchanges.of(facts)
@@ -403,6 +405,13 @@ class AnalysisCache:
             omitted.append({"section": "compare view transcripts",
                             "reason": f"{rounds:,} rounds: transcripts are shown up to {TRANSCRIPTS_UP_TO:,} "
                                       "(every number is computed from every judgment)"})
+        if (store.root / "audits").is_dir():  # the human audit's section (ebtui.core.usecases.audit)
+            step("human audit")
+            from ebtui.core.usecases.audit import audit_tables
+
+            human = audit_tables(ctx, tournament_id, families_for(facts, models))
+            for view in tables:
+                tables[view] = [*tables[view], *human]
         step("done")
         self._key, self._result = key, AnalysisResult(rounds, tables, fit, omitted, int(facts.judged.sum()))
         return self._result
