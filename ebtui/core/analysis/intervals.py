@@ -21,9 +21,11 @@ from ebtui.core.analysis.identify import (
 from ebtui.core.analysis.pairwise import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
+    STANDARD,
     Blocks,
     Comparison,
     Data,
+    JudgeSample,
     Robustness,
     RobustnessCheck,
     compare_all,
@@ -88,6 +90,7 @@ class PairwiseResult:
     comparison: Comparison | None
     tables: dict[str, Table]
     robustness: Robustness
+    judges: JudgeSample | None = None
 
 
 PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "n_dilemmas", "reason"]
@@ -100,15 +103,18 @@ ROBUSTNESS_MAX_SCORES = 30_000
 
 
 def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEED,
-                    replicates: int = DEFAULT_REPLICATES) -> PairwiseResult:
-    """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit."""
+                    replicates: int = DEFAULT_REPLICATES, judges: JudgeSample | None = None) -> PairwiseResult:
+    """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit, under
+    the interval standard (pairwise.STANDARD) with the judges as a sample (`judges`: the judge variances to
+    add; by default estimated from the fit's own scores)."""
     comp = rob = None
     skipped = ""
     if design is not None and len(design.models) >= 2:
         data = Data.of(design.frame)
-        comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed)
+        judges = judges if judges is not None else JudgeSample.of_frame(design.frame)
+        comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed, judges=judges)
         if len(design.frame) <= ROBUSTNESS_MAX_SCORES:
-            rob = robustness(data, comp, replicates=replicates, seed=seed)
+            rob = robustness(data, comp, replicates=replicates, seed=seed, judges=judges)
         else:  # one refit and bootstrap per dilemma and per judge left out: too slow for a report this size
             skipped = (f"not run above {ROBUSTNESS_MAX_SCORES:,} scores ({len(design.frame):,} here): each dilemma and "
                        "judge left out is a refit with its own bootstrap; report a subset (--tournament, "
@@ -129,16 +135,20 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
             changes = None if r["top_model_changes"] is None else ("yes" if r["top_model_changes"] else "no")
             rob_rows.append([label, r["left_out"], r["top_model"], changes, "; ".join(r["lost"]),
                              "; ".join(r["gained"]), r["reason"]])
+    tests = sum(1 for p in comp.pairs if p.p is not None) if comp else 0
+    population = [judges.population()] if judges is not None and comp is not None else []
     tables = {
         "pairwise": Table(
             "pairwise", "Pairwise: judge-adjusted difference a − b (95% interval), Holm-adjusted p",
             PAIR_COLUMNS, pair_rows, view=view,
             notes=["diff: skill[a] − skill[b] in the joint fit (same judges, dilemmas, seat and criteria "
-                   "taken into account); p from the dilemma bootstrap with a t(G − 1) reference; p_holm: "
-                   "Holm-adjusted over every pair that has a p; ci_low/ci_high: simultaneous 95% intervals "
-                   "(Bonferroni over those pairs: all hold together, and one that excludes 0 is also "
-                   "Holm-significant); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
-                   "why (docs/STATISTICS.md)."]),
+                   "taken into account); SE: the dilemma bootstrap's, plus the judge × model variation it "
+                   "cannot see (judges as a sample), t with Satterthwaite degrees of freedom; p: the pair's own; "
+                   "p_holm: Holm-adjusted over every pair that has a p; ci_low/ci_high: "
+                   + STANDARD.describe(tests) + " — all hold together, and one that excludes 0 is also "
+                   "Holm-significant: the report's answer to which models differ (the interval `ebtui plan` "
+                   "predicts); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
+                   "why (docs/STATISTICS.md).", *population]),
         "ranks": Table(
             "ranks", "Ranks: 1 = best, with a 95% rank interval", RANK_COLUMNS, rank_rows, view=view,
             notes=["rank: by the adjusted estimates; rank_low/rank_high: 1 + the models significantly better "
@@ -147,7 +157,7 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
             "robustness", "Robustness: the ranking with one dilemma or one judge left out", ROBUST_COLUMNS,
             rob_rows, view=view, notes=describe_robustness(rob)),
     }
-    return PairwiseResult(comp, tables, rob)
+    return PairwiseResult(comp, tables, rob, judges)
 
 
 def apply_blank(reasons: tuple[str, str], est: float | None, lo: float | None, hi: float | None,
