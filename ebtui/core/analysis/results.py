@@ -123,6 +123,8 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                   "notes": list(jf.design.notes)}
 
     blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+    if blanks.population:  # which judges the intervals are about (ebtui.core.analysis.pairwise.JudgeSample)
+        common_notes.append(blanks.population)
 
     # models
     rows: list[list[Cell]] = []
