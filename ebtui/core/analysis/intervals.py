@@ -203,7 +203,7 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
     population = [judges.population()] if judges is not None and comp is not None else []
     tables = {
         "pairwise": Table(
-            "pairwise", "Pairwise: judge-adjusted difference a − b (95% interval), Holm-adjusted p",
+            "pairwise", "Pairwise: judge-adjusted difference a − b (simultaneous 95% intervals), Holm-adjusted p",
             PAIR_COLUMNS, pair_rows, view=view,
             notes=["diff: skill[a] − skill[b] in the joint fit (same judges, dilemmas, seat and criteria "
                    "taken into account); SE: the dilemma bootstrap's, plus the judge × model variation it "

@@ -81,6 +81,8 @@ class PlanJson(TypedDict):
     answer: PlanAnswer | None
     target_half_width: TargetAnswer | None
     notes: list[str]
+    #: the interval standard the half-widths and power are about (ebtui.core.analysis.pairwise.STANDARD)
+    interval_standard: str
 
 
 @dataclass
@@ -279,11 +281,20 @@ class PlanResult:
     #: with a half-width target: the uniform design chosen for it (see uniform_for_target)
     target: TargetAnswer | None = None
 
+    @property
+    def standard(self) -> str:
+        """The interval the half-widths and power are about, in words."""
+        from ebtui.core.analysis.pairwise import MIN_JUDGES, STANDARD
+
+        m = len(self.models) * (len(self.models) - 1) // 2
+        return (STANDARD.describe(m) + f", the judges taken as a sample (judge x model variation included) with "
+                f"{MIN_JUDGES}+ judges")
+
     def json(self) -> PlanJson:
         return {"models": self.models, "judge_modes": self.modes, "document_dilemmas": self.document_dilemmas,
                 "alpha": ALPHA, "power": POWER, "delta": self.delta, "variance_components": self.components,
                 "designs": [d.json() for d in self.designs], "answer": self.answer,
-                "target_half_width": self.target, "notes": self.notes}
+                "target_half_width": self.target, "notes": self.notes, "interval_standard": self.standard}
 
 
 def uniform_for_target(models: Sequence[str], components: Mapping[str, float], width: float, *,
