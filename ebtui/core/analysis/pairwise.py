@@ -8,7 +8,7 @@ The rules and the JSON: docs/STATISTICS.md, "Which model is better" and "The int
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
@@ -258,19 +258,7 @@ class Blocks:
         V = np.linalg.pinv(A, rcond=TOL, hermitian=True) @ K.T  # (p, P)
         xv = np.einsum("nk,nkp->np", vals, V[cols])  # each cell's x'v
         r = (xv - (self._centre @ V)[g]) * data.weights[:, None]  # summed over the cell's scores
-        G, M = self.G, len(data.models)
-        levels = {"judge": np.asarray(data.judge_idx, np.int64),
-                  "judge_model": np.asarray(data.judge_idx, np.int64) * M + np.asarray(data.model_idx, np.int64)}
-        out: dict[str, np.ndarray] = {}
-        for name, lev in levels.items():
-            nl = int(lev.max()) + 1 if len(lev) else 0
-            S = np.zeros((nl, K.shape[0]))
-            np.add.at(S, lev, r)
-            a = np.zeros((nl * G, K.shape[0]))
-            np.add.at(a, lev * G + g, r)
-            part = (np.sum(S ** 2, axis=0) - np.sum(a ** 2, axis=0)) * (G / (G - 1) if G > 1 else 1.0)
-            out[name] = np.maximum(part, 0.0)
-        return out
+        return crossed_coefficients(r, g, self.G, data.judge_idx, data.model_idx, len(data.models))
 
     def effective(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per contrast (row of K): the effective number of dilemmas behind its estimate, and the dilemma that
@@ -284,6 +272,45 @@ class Blocks:
         sq = (a ** 2).sum(axis=1)
         geff = np.where(sq > 0, tot ** 2 / np.where(sq > 0, sq, 1.0), 0.0)
         return geff, np.argmax(a, axis=1)
+
+
+def crossed_coefficients(r: np.ndarray, dilemma_idx: np.ndarray, G: int, judge_idx: np.ndarray,
+                         model_idx: np.ndarray, M: int) -> dict[str, np.ndarray]:
+    """For estimates linear in the scores — r[i, k]: score (or cell) i's weight in estimate k, summed over the
+    scores a cell holds — the coefficient of each judge term's variance (CROSSED) in the part of the estimate's
+    variance a dilemma bootstrap does not see: G/(G-1) sum_l (S_l^2 - sum_d a_dl^2), clipped at 0 (see
+    Blocks.crossed). Any least-squares fit can use it: r = X (X'X)^+ c."""
+    r = np.asarray(r, float).reshape(len(r), -1)
+    g = np.asarray(dilemma_idx, np.int64)
+    levels = {"judge": np.asarray(judge_idx, np.int64),
+              "judge_model": np.asarray(judge_idx, np.int64) * M + np.asarray(model_idx, np.int64)}
+    out: dict[str, np.ndarray] = {}
+    for name, lev in levels.items():
+        nl = int(lev.max()) + 1 if len(lev) else 0
+        S = np.zeros((nl, r.shape[1]))
+        np.add.at(S, lev, r)
+        a = np.zeros((nl * G, r.shape[1]))
+        np.add.at(a, lev * G + g, r)
+        part = (np.sum(S ** 2, axis=0) - np.sum(a ** 2, axis=0)) * (G / (G - 1) if G > 1 else 1.0)
+        out[name] = np.maximum(part, 0.0)
+    return out
+
+
+def judge_part(coef: Mapping[str, np.ndarray], judges: JudgeSample | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per estimate: the judge terms' variance to add to a dilemma-bootstrap SE^2 (from `crossed_coefficients`'
+    coefficients and the JudgeSample's variances) and its Satterthwaite degrees of freedom; 0 and infinity when
+    the judges are not taken as a sample. With `satterthwaite` this turns any bootstrap SE into an interval
+    about judges like these (the family term in judge_bias.py can use it)."""
+    P = len(next(iter(coef.values()))) if coef else 0
+    if judges is None or not judges.applies:
+        return np.zeros(P), np.full(P, np.inf)
+    used = [k for k in CROSSED if judges.variances.get(k, 0.0) > 0 and k in coef]
+    parts = [judges.variances[k] * coef[k] for k in used]
+    dfs = [judges.dfs.get(k, 1.0) for k in used]
+    total = np.sum(parts, axis=0) if parts else np.zeros(P)
+    denom = sum(p ** 2 / d for p, d in zip(parts, dfs, strict=True)) if parts else np.zeros(P)
+    df = np.where(denom > 0, total ** 2 / np.where(denom > 0, denom, 1.0), np.inf)
+    return total, df
 
 
 def pair_matrix(M: int, p: int) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -450,18 +477,9 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
 
 
 def _judge_part(blocks: Blocks, K: np.ndarray, judges: JudgeSample | None) -> tuple[np.ndarray, np.ndarray]:
-    """Per contrast: the judge terms' variance the dilemma bootstrap cannot see, and its Satterthwaite degrees
-    of freedom (0 and infinity when the judges are not taken as a sample)."""
-    P = K.shape[0]
     if judges is None or not judges.applies:
-        return np.zeros(P), np.full(P, np.inf)
-    coef = blocks.crossed(K)
-    parts = [judges.variances[k] * coef[k] for k in CROSSED if judges.variances.get(k, 0.0) > 0]
-    dfs = [judges.dfs.get(k, 1.0) for k in CROSSED if judges.variances.get(k, 0.0) > 0]
-    total = np.sum(parts, axis=0) if parts else np.zeros(P)
-    denom = sum(p ** 2 / d for p, d in zip(parts, dfs, strict=True)) if parts else np.zeros(P)
-    df = np.where(denom > 0, total ** 2 / np.where(denom > 0, denom, 1.0), np.inf)
-    return total, df
+        return np.zeros(K.shape[0]), np.full(K.shape[0], np.inf)
+    return judge_part(blocks.crossed(K), judges)
 
 
 def satterthwaite(se_b: float, df_b: float, judge_var: float, judge_df: float) -> tuple[float, float]:
