@@ -1,11 +1,7 @@
 """`ebtui plan`: how big a tournament must be to tell models apart — candidate designs with their predicted
-pairwise interval half-width (the report's interval standard: simultaneous over the pairs, judges as a sample),
-smallest detectable gap (80% power, α = 0.05 over the pairs), calls and cost. Calls nothing.
-
-Variance components come from saved tournaments (`--from ID`, repeatable) or, without them, the documented
-defaults (docs/STATISTICS.md). Models, judges, document and prices come from `--config tournament.toml`, else
-from the first `--from` tournament's saved config, else `--models N` placeholder models (no prices).
-"""
+pairwise half-width (the report's interval standard), smallest detectable gap (80% power), calls and cost.
+Variance components from saved tournaments (`--from ID`) or the documented defaults (docs/STATISTICS.md);
+models, judges, document and prices from `--config`, the first `--from` tournament's config, or `--models N`."""
 
 from __future__ import annotations
 

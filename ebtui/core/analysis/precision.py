@@ -29,6 +29,7 @@ POWER = 0.8
 NESTED = ("model_dilemma", "exchange", "residual")
 #: a plan's judge x model estimate's degrees of freedom are worked out on at most this many of its dilemmas
 PLANNED_DF_DILEMMAS = 6
+PLANNED_DF_ROWS = 2000  # ... and on about this many of its team scores (each of its fits is dense)
 CROSSED = ("judge", "judge_model")
 
 
@@ -171,7 +172,8 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
     if sample and unseen:
         from ebtui.core.analysis.variance import planned_df
 
-        first = set(dilemmas[:PLANNED_DF_DILEMMAS])  # (a long plan: its first dilemmas, scaled; planned_df)
+        per = len(rows) / G  # (a long plan: its first dilemmas, scaled; planned_df; a big one: at least 2)
+        first = set(dilemmas[:max(2, min(PLANNED_DF_DILEMMAS, int(PLANNED_DF_ROWS // max(per, 1.0))))])
         vrows = _variance_rows([r for r in rows if r.dilemma in first])
         for k, part in unseen.items():
             dfk = planned_df(vrows, components, k, scale=G / len(first)) or 1.0
