@@ -289,3 +289,25 @@ def test_the_family_interval_carries_the_judge_part() -> None:
 def test_the_family_interval_covers_zero_when_nothing_is_planted() -> None:
     hits = [lo <= 0 <= hi for lo, hi in (_family_interval(s) for s in range(100))]
     assert np.mean(hits) >= 0.85
+
+
+def test_compare_uses_the_standard_and_adjusts_the_criteria() -> None:
+    """`ebtui compare`: where both models played every dilemma its overall interval is the report's pairwise
+    table's for that pair (simultaneous over the 10 pairs, judges as a sample); the criteria's p-values are
+    Holm-adjusted over the criteria."""
+    from ebtui.core.analysis.compare import compare_models
+
+    rounds = tournament(world(), 8, 7)
+    got = compare_models(rounds, "m1", "m4")
+    assert "10 pairs" in got["standard"]["overall"] and "judges like these 4" in got["standard"]["population"]
+    jf = fit(rounds, lambda m: m)
+    assert jf is not None
+    comp = pairwise_tables(jf.design, "as_judged").comparison
+    assert comp is not None
+    pr = comp.pair("m1", "m4")
+    assert pr is not None and pr.ci_low is not None
+    assert (got["diff"], got["ci_low"], got["ci_high"]) == pytest.approx((pr.diff, pr.ci_low, pr.ci_high), abs=1e-9)
+    ps = [c["p"] for c in got["criteria"]]
+    adj = holm(ps)
+    assert [c["p_holm"] for c in got["criteria"]] == adj
+    assert all(a is not None and b is not None and a >= b for a, b in zip(adj, ps, strict=True))
