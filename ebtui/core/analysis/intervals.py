@@ -156,6 +156,16 @@ class PairwiseResult:
     robustness: Robustness
     judges: JudgeSample | None = None
 
+    def interval_info(self) -> dict[str, object]:
+        """`fit.intervals` in `report --json`: the interval standard and which judges the intervals are about."""
+        tests = sum(1 for p in self.comparison.pairs if p.p is not None) if self.comparison else 0
+        js = self.judges
+        return {"standard": STANDARD.describe(tests), "pairs_tested": tests,
+                "judges_as_sample": bool(js is not None and js.applies),
+                "population": js.population() if js is not None else "",
+                "judge_variances": dict(js.variances) if js is not None else {},
+                "judge_variance_df": dict(js.dfs) if js is not None else {}}
+
 
 PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "n_dilemmas", "reason"]
 RANK_COLUMNS = ["model", "rank", "rank_low", "rank_high", "reason"]

@@ -218,7 +218,9 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     a.tables["dilemmas"] = _dilemmas(jf, facts, view)
     for key in ("self_debate", "dilemmas"):
         a.tables[key].notes.append(common_notes[0])
-    a.tables.update(pw.tables)  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
+    a.tables.update(pw.tables)
+    if jf is not None:  # the interval standard and the judges' population (ebtui.core.analysis.standard)
+        a.info["intervals"] = pw.interval_info()  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
     a.robustness = pw.robustness
     return a
 

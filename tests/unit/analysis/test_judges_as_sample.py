@@ -130,6 +130,10 @@ def test_with_two_judges_the_intervals_are_about_these_judges_only_and_say_so() 
     assert any("about these 2 judge(s) only" in n for n in pw.tables["pairwise"].notes)
     assert pw.comparison is not None
     assert all(pr.judge_var == 0.0 for pr in pw.comparison.pairs)
+    from ebtui.core.analysis.results import analyse_fit
+
+    info = analyse_fit(tournament(p, 6, seed=1)).json()["fit"]["intervals"]  # type: ignore[index]
+    assert info["judges_as_sample"] is False and "these 2 judge(s) only" in info["population"]
 
 
 def test_the_standard_is_simultaneous_over_the_tables_pairs() -> None:
