@@ -1,10 +1,7 @@
 """`ebtui plan`: how big a tournament must be to tell models apart — candidate designs with their predicted
-pairwise interval half-width, smallest detectable gap (80% power, α = 0.05), calls and cost. Calls nothing.
-
-Variance components come from saved tournaments (`--from ID`, repeatable) or, without them, the documented
-defaults (docs/STATISTICS.md). Models, judges, document and prices come from `--config tournament.toml`, else
-from the first `--from` tournament's saved config, else `--models N` placeholder models (no prices).
-"""
+pairwise half-width (the report's interval standard), smallest detectable gap (80% power), calls and cost.
+Variance components from saved tournaments (`--from ID`) or the documented defaults (docs/STATISTICS.md);
+models, judges, document and prices from `--config`, the first `--from` tournament's config, or `--models N`."""
 
 from __future__ import annotations
 
@@ -85,8 +82,9 @@ def _text(result: PlanResult, vc: VarianceComponents) -> str:
              + " — " + ", ".join(f"{k} {num.fixed(v, 3)}" for k, v in vc.values().items()),
              f"Document: {result.document_dilemmas} dilemmas" if result.document_dilemmas else "",
              "",
-             "half-width: expected 95% interval half-width of a pairwise difference (mean over pairs); gap: the "
-             "smallest true gap found with 80% power at α = 0.05.", ""]
+             "half-width: the expected half-width of a pairwise difference's interval as the report's pairwise "
+             "table prints it (mean over pairs): " + result.standard + "; gap: the smallest true gap whose "
+             "interval excludes 0 with 80% power (α = 0.05 over the table).", ""]
     head = f"{'judging':<8} {'repeats':>7} {'dilemmas':>8} {'judges/ex':>9} {'half-width':>10} {'gap':>6} " \
            f"{'calls':>7} {'list':>10} {'batch':>10}"
     lines += [head, "-" * len(head)]

@@ -16,7 +16,15 @@ import numpy as np
 from ebtui.core.analysis.fit import Design
 from ebtui.core.analysis.frame import Facts, ScoreFrame
 from ebtui.core.analysis.judge_bias import expand_judgments
-from ebtui.core.analysis.pairwise import DEFAULT_REPLICATES, DEFAULT_SEED, Data, compare_all
+from ebtui.core.analysis.pairwise import (
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    STANDARD,
+    Data,
+    JudgeSample,
+    compare_all,
+    holm,
+)
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.families import family_function
 from ebtui.core.records import CRITERIA, PhaseStatus, PhaseType, Round, Team
@@ -48,15 +56,19 @@ class CompareError(ValueError):
     """A comparison that cannot be made (a model with no score); the message names what is wrong."""
 
 
-def _pair(data: Data, rows: np.ndarray, a: str, b: str, seed: int, replicates: int) -> PairDiff:
-    """A − B on the given rows (cells) of the long table."""
+def _pair(data: Data, rows: np.ndarray, a: str, b: str, seed: int, replicates: int, judges: JudgeSample,
+          tests: int | None) -> PairDiff:
+    """A − B on the given rows (cells) of the long table, its interval one of `tests` held together (the
+    interval standard; None: the pairs of the models on these rows, as the report's pairwise table)."""
     sub = data.subset(rows) if len(rows) else None
     if sub is None or a not in sub.models or b not in sub.models:
         have = set(sub.models) if sub is not None else set()
         missing = [m for m in (a, b) if m not in have]
         return {"diff": None, "ci_low": None, "ci_high": None, "p": None,
                 "reason": f"no score for {' and '.join(missing)}"}
-    comp = compare_all(sub, replicates=replicates, seed=seed, with_ranks=False, simultaneous=False)
+    M = len(sub.models)
+    comp = compare_all(sub, replicates=replicates, seed=seed, with_ranks=False, judges=judges,
+                       tests=tests if tests is not None else M * (M - 1) // 2)
     p = comp.pair(a, b)
     assert p is not None
     return {"diff": p.diff, "ci_low": p.ci_low, "ci_high": p.ci_high, "p": p.p, "reason": p.reason}
@@ -92,14 +104,24 @@ def compare_models(rounds: Sequence[Round] | Facts, a: str, b: str, *, families:
         why = f"{a} and {b} were never scored on a common dilemma"
         out |= {"diff": None, "ci_low": None, "ci_high": None, "p": None, "reason": why,
                 "criteria": [{"criterion": c, "diff": None, "ci_low": None, "ci_high": None, "p": None,
-                              "reason": why} for c in CRITERIA]}
+                              "p_holm": None, "reason": why} for c in CRITERIA]}
         return out
     on_common = np.isin(data.dilemma_idx, [data.dilemmas.index(g) for g in common])
-    out |= _pair(data, np.flatnonzero(on_common), a, b, seed, replicates)
+    judges = JudgeSample.of_frame(design.frame)
+    out |= _pair(data, np.flatnonzero(on_common), a, b, seed, replicates, judges, None)
     crit_names = list(design.frame.criteria)
-    out["criteria"] = [{"criterion": c, **_pair(data, np.flatnonzero(
-        on_common & (data.crit_idx == (crit_names.index(c) if c in crit_names else -1))), a, b, seed, replicates)}
-        for c in CRITERIA]
+    crits: list[dict[str, Any]] = [{"criterion": c, **_pair(data, np.flatnonzero(
+        on_common & (data.crit_idx == (crit_names.index(c) if c in crit_names else -1))), a, b, seed, replicates,
+        judges, len(CRITERIA))} for c in CRITERIA]
+    for c, ph in zip(crits, holm([c["p"] for c in crits]), strict=True):
+        c["p_holm"] = ph
+    out["criteria"] = crits
+    n_models = len({data.models[m] for m in data.model_idx[on_common].tolist()})
+    out["standard"] = {"overall": STANDARD.describe(n_models * (n_models - 1) // 2) + " (the report's pairwise "
+                                  "table over the models scored on these dilemmas)",
+                       "criteria": STANDARD.describe(len(CRITERIA)).replace("pairs", "criteria")
+                                   + "; p_holm: Holm over the criteria",
+                       "population": judges.population()}
     w = data.weights
     out["n_scores"] = {m: int(w[on_common & (data.model_idx == data.models.index(m))].sum()) for m in (a, b)}
     return out

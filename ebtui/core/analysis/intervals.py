@@ -11,6 +11,7 @@ import numpy as np
 
 from ebtui.core.analysis.common import Cell, Table
 from ebtui.core.analysis.fit import Design
+from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.analysis.identify import (
     MIN_DILEMMAS,
     Identification,
@@ -21,9 +22,11 @@ from ebtui.core.analysis.identify import (
 from ebtui.core.analysis.pairwise import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
+    STANDARD,
     Blocks,
     Comparison,
     Data,
+    JudgeSample,
     Robustness,
     RobustnessCheck,
     compare_all,
@@ -33,13 +36,35 @@ from ebtui.core.analysis.pairwise import (
 )
 
 
+class IntervalRule(tuple[str, str]):
+    """(estimate_reason, interval_reason) — '' = shown — and what `apply_blank` needs to put the row's interval
+    under the one standard: the degrees of freedom its dilemmas effectively give (min(G - 1, G* - 1), the rule
+    every interval follows) and the judge terms' variance to add when the judges are taken as a sample (with
+    its degrees of freedom); `clip`: the row is a score on the 1-10 scale."""
+
+    df: float | None
+    dilemmas: int
+    judge_var: float
+    judge_df: float
+    clip: bool
+
+    def __new__(cls, estimate: str = "", interval: str = "", *, df: float | None = None, dilemmas: int = 0,
+                judge_var: float = 0.0, judge_df: float = float("inf"), clip: bool = False) -> IntervalRule:
+        out = super().__new__(cls, (estimate, interval))
+        out.df, out.dilemmas, out.judge_var, out.judge_df, out.clip = df, dilemmas, judge_var, judge_df, clip
+        return out
+
+
 @dataclass
 class Blanks:
-    """Per model / judge / the family term: (estimate_reason, interval_reason); '' = shown."""
+    """Per model / judge / the family term: (estimate_reason, interval_reason); '' = shown. Each is an
+    IntervalRule when fit_blanks made it (its degrees of freedom and judge part for apply_blank)."""
 
     models: dict[str, tuple[str, str]] = field(default_factory=dict)
     judges: dict[str, tuple[str, str]] = field(default_factory=dict)
     family: tuple[str, str] = ("", "")
+    #: which population the intervals are about (JudgeSample.population), "" when not known
+    population: str = ""
 
     def model(self, name: str) -> tuple[str, str]:
         return self.models.get(name, ("", ""))
@@ -48,8 +73,23 @@ class Blanks:
         return self.judges.get(name, ("", ""))
 
 
-def fit_blanks(design: Design) -> Blanks:
-    """The blank rules for one fitted Design (ebtui.core.analysis.fit)."""
+_SAMPLES: list[tuple[ScoreFrame, JudgeSample]] = []
+
+
+def judge_sample(frame: ScoreFrame) -> JudgeSample:
+    """JudgeSample.of_frame, computed once per fit (the models table and the pairwise table use the same)."""
+    for f, js in _SAMPLES:
+        if f is frame:
+            return js
+    js = JudgeSample.of_frame(frame)
+    _SAMPLES[:] = [*_SAMPLES[-3:], (frame, js)]
+    return js
+
+
+def fit_blanks(design: Design, judges: JudgeSample | None = None) -> Blanks:
+    """The blank rules for one fitted Design (ebtui.core.analysis.fit), with each row's degrees of freedom and,
+    when `judges` (default: estimated from the fit's scores) takes the judges as a sample, the judge part of
+    the model means (judge x model and the average judge's severity) and of the family term."""
     f = design.frame
     ident: Identification = design.identification or identify_design(f, has_seat=design.has_seat,
                                                                       has_family=design.has_family)
@@ -64,22 +104,48 @@ def fit_blanks(design: Design) -> Blanks:
     K = np.array([*(lay.deviation(0, M, i) for i in range(M)), *(lay.deviation(lay.judge0, J, j) for j in range(J)),
                   lay.unit(lay.family_col) if lay.family else np.zeros(lay.width)])
     geff, top = blocks.effective(K)
+    G = len(f.dilemmas)
+    judges = judges if judges is not None else judge_sample(f)
+    out.population = judges.population()
+    jm_var = judges.variances.get("judge_model", 0.0) if judges.applies else 0.0
+    jm_df = judges.dfs.get("judge_model", 1.0)
+    jm = blocks.crossed(K)["judge_model"] * jm_var if jm_var > 0 else np.zeros(len(K))
+    # a model's adjusted mean is at the *average judge*: with judges as a sample that average (its severity and
+    # its liking averaged over the models) is itself drawn (about var_judge / J + var_jm / (J M) in a balanced
+    # design), which a deviation from the models' average does not carry
+    j_var = judges.variances.get("judge", 0.0) / max(J, 1) if judges.applies else 0.0
+    mean_extra = j_var + jm_var / max(J * M, 1)
+
+    def dof(k: int) -> float:
+        return max(1.0, min(G - 1.0, float(geff[k]) - 1.0))
+
+    def combined_df(parts: list[tuple[float, float]]) -> float:
+        total = sum(v for v, _ in parts)
+        denom = sum(v ** 2 / d for v, d in parts if v > 0)
+        return total ** 2 / denom if denom > 0 else float("inf")
 
     def thin(k: int) -> str:
-        if len(f.dilemmas) < MIN_DILEMMAS:
+        if G < MIN_DILEMMAS:
             return ""  # the interval is blank anyway, with "fewer than 3 dilemmas"
         return concentrated_reason(float(geff[k]), f.dilemmas[int(top[k])])
 
+    jdf = judges.dfs.get("judge", 1.0)
     for i, m in enumerate(f.models):
         why = ident.adjusted_reason(i)
-        out.models[m] = (why, why or sparse_reason(f"{m}'s mean", n_m[i]) or (thin(i) if M > 1 else ""))
+        extra = float(jm[i]) + mean_extra
+        out.models[m] = IntervalRule(why, why or sparse_reason(f"{m}'s mean", n_m[i]) or (thin(i) if M > 1 else ""),
+                                     df=dof(i) if M > 1 else G - 1.0, dilemmas=G, judge_var=extra, clip=True,
+                                     judge_df=combined_df([(float(jm[i]) + jm_var / max(J * M, 1), jm_df),
+                                                           (j_var, jdf)]))
     for j, name in enumerate(f.judges):
         why = ident.offset_reason(j) if J > 1 else ""
-        out.judges[name] = (why, why or sparse_reason(f"{name}'s offset", n_j[j]) or (thin(M + j) if J > 1 else ""))
+        out.judges[name] = IntervalRule(why, why or sparse_reason(f"{name}'s offset", n_j[j])
+                                        or (thin(M + j) if J > 1 else ""), df=dof(M + j), dilemmas=G)
     if design.has_family:
         fam_rows = f.family > 0.5
         n_f = len(set(f.dilemma_idx[fam_rows].tolist()))
-        out.family = ("", sparse_reason("the same-family preference", n_f) or thin(M + J))
+        out.family = IntervalRule("", sparse_reason("the same-family preference", n_f) or thin(M + J),
+                                  df=dof(M + J), dilemmas=G, judge_var=float(jm[M + J]), judge_df=jm_df)
     return out
 
 
@@ -88,6 +154,17 @@ class PairwiseResult:
     comparison: Comparison | None
     tables: dict[str, Table]
     robustness: Robustness
+    judges: JudgeSample | None = None
+
+    def interval_info(self) -> dict[str, object]:
+        """`fit.intervals` in `report --json`: the interval standard and which judges the intervals are about."""
+        tests = sum(1 for p in self.comparison.pairs if p.p is not None) if self.comparison else 0
+        js = self.judges
+        return {"standard": STANDARD.describe(tests), "pairs_tested": tests,
+                "judges_as_sample": bool(js is not None and js.applies),
+                "population": js.population() if js is not None else "",
+                "judge_variances": dict(js.variances) if js is not None else {},
+                "judge_variance_df": dict(js.dfs) if js is not None else {}}
 
 
 PAIR_COLUMNS = ["a", "b", "diff", "ci_low", "ci_high", "p", "p_holm", "n_dilemmas", "reason"]
@@ -100,15 +177,18 @@ ROBUSTNESS_MAX_SCORES = 30_000
 
 
 def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEED,
-                    replicates: int = DEFAULT_REPLICATES) -> PairwiseResult:
-    """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit."""
+                    replicates: int = DEFAULT_REPLICATES, judges: JudgeSample | None = None) -> PairwiseResult:
+    """The pairwise matrix (every pair once), the rank intervals, and the robustness checks of one fit, under
+    the interval standard (pairwise.STANDARD) with the judges as a sample (`judges`: the judge variances to
+    add; by default estimated from the fit's own scores)."""
     comp = rob = None
     skipped = ""
     if design is not None and len(design.models) >= 2:
         data = Data.of(design.frame)
-        comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed)
+        judges = judges if judges is not None else judge_sample(design.frame)
+        comp = compare_all(data, ident=design.identification, replicates=replicates, seed=seed, judges=judges)
         if len(design.frame) <= ROBUSTNESS_MAX_SCORES:
-            rob = robustness(data, comp, replicates=replicates, seed=seed)
+            rob = robustness(data, comp, replicates=replicates, seed=seed, judges=judges)
         else:  # one refit and bootstrap per dilemma and per judge left out: too slow for a report this size
             skipped = (f"not run above {ROBUSTNESS_MAX_SCORES:,} scores ({len(design.frame):,} here): each dilemma and "
                        "judge left out is a refit with its own bootstrap; report a subset (--tournament, "
@@ -129,16 +209,20 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
             changes = None if r["top_model_changes"] is None else ("yes" if r["top_model_changes"] else "no")
             rob_rows.append([label, r["left_out"], r["top_model"], changes, "; ".join(r["lost"]),
                              "; ".join(r["gained"]), r["reason"]])
+    tests = sum(1 for p in comp.pairs if p.p is not None) if comp else 0
+    population = [judges.population()] if judges is not None and comp is not None else []
     tables = {
         "pairwise": Table(
-            "pairwise", "Pairwise: judge-adjusted difference a − b (95% interval), Holm-adjusted p",
+            "pairwise", "Pairwise: judge-adjusted difference a − b (simultaneous 95% intervals), Holm-adjusted p",
             PAIR_COLUMNS, pair_rows, view=view,
             notes=["diff: skill[a] − skill[b] in the joint fit (same judges, dilemmas, seat and criteria "
-                   "taken into account); p from the dilemma bootstrap with a t(G − 1) reference; p_holm: "
-                   "Holm-adjusted over every pair that has a p; ci_low/ci_high: simultaneous 95% intervals "
-                   "(Bonferroni over those pairs: all hold together, and one that excludes 0 is also "
-                   "Holm-significant); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
-                   "why (docs/STATISTICS.md)."]),
+                   "taken into account); SE: the dilemma bootstrap's, plus the judge × model variation it "
+                   "cannot see (judges as a sample), t with Satterthwaite degrees of freedom; p: the pair's own; "
+                   "p_holm: Holm-adjusted over every pair that has a p; ci_low/ci_high: "
+                   + STANDARD.describe(tests) + " — all hold together, and one that excludes 0 is also "
+                   "Holm-significant: the report's answer to which models differ (the interval `ebtui plan` "
+                   "predicts); n_dilemmas: dilemmas on which both were scored. Blank: the reason says "
+                   "why (docs/STATISTICS.md).", *population]),
         "ranks": Table(
             "ranks", "Ranks: 1 = best, with a 95% rank interval", RANK_COLUMNS, rank_rows, view=view,
             notes=["rank: by the adjusted estimates; rank_low/rank_high: 1 + the models significantly better "
@@ -147,17 +231,38 @@ def pairwise_tables(design: Design | None, view: str, *, seed: int = DEFAULT_SEE
             "robustness", "Robustness: the ranking with one dilemma or one judge left out", ROBUST_COLUMNS,
             rob_rows, view=view, notes=describe_robustness(rob)),
     }
-    return PairwiseResult(comp, tables, rob)
+    return PairwiseResult(comp, tables, rob, judges)
 
 
 def apply_blank(reasons: tuple[str, str], est: float | None, lo: float | None, hi: float | None,
                 note: str) -> tuple[float | None, float | None, float | None, str]:
     """One row's (estimate, ci_low, ci_high, note) after the blank rules: an unidentified estimate is blank with
     its reason; an interval that rests on too few dilemmas is blank with its reason (an interval that is
-    already blank keeps its own reason)."""
-    why_est, why_iv = reasons
+    already blank keeps its own reason). An IntervalRule also puts a shown interval (bootstrap.interval's:
+    t(G - 1) × SE) under the one standard: the SE gets the judge part, and t the degrees of freedom of
+    the effective-dilemmas rule, combined with the judge part's (pairwise.satterthwaite)."""
+    why_est, why_iv = reasons[0], reasons[1]
     if why_est:
         return None, None, None, why_est
     if why_iv and lo is not None:
         return est, None, None, why_iv
+    if isinstance(reasons, IntervalRule) and est is not None and lo is not None and hi is not None \
+            and reasons.df is not None and reasons.dilemmas >= MIN_DILEMMAS:
+        lo, hi = restandardise(est, lo, hi, reasons)
     return est, lo, hi, note
+
+
+def restandardise(est: float, lo: float, hi: float, rule: IntervalRule) -> tuple[float, float]:
+    """The 95% interval t(G - 1) × SE (clipped to the scale for a score) as t(df) × SE' (see apply_blank)."""
+    from ebtui.core.analysis.bootstrap import SCALE, t_quantile
+    from ebtui.core.analysis.pairwise import satterthwaite
+
+    G = rule.dilemmas
+    half = max(est - lo, hi - est)  # a clipped end is the shorter one
+    se_b = half / t_quantile(0.975, G - 1)
+    se, df = satterthwaite(se_b, float(rule.df or G - 1), rule.judge_var, rule.judge_df)
+    new = STANDARD.critical(df, 1) * se
+    low, high = est - new, est + new
+    if rule.clip:
+        low, high = max(low, SCALE[0]), min(high, SCALE[1])
+    return low, high

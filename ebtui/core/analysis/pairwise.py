@@ -1,7 +1,9 @@
 """Which model is better, and how sure: judge-adjusted pairwise differences (contrasts of the joint fit)
 with simultaneous intervals and Holm-adjusted p-values, rank intervals, and leave-one-dilemma-out /
 leave-one-judge-out robustness; a difference is blank, with the reason, when it cannot be trusted.
-The rules and the JSON: docs/STATISTICS.md, "Which model is better".
+`STANDARD` is the one interval standard (what a printed interval and a plan's promise mean); `JudgeSample`
+adds the judge-level variation a dilemma bootstrap cannot see, so that claims hold for judges like these.
+The rules and the JSON: docs/STATISTICS.md, "Which model is better" and "The interval standard".
 """
 
 from __future__ import annotations
@@ -26,17 +28,23 @@ from ebtui.core.analysis.identify import (
     sparse_reason,
 )
 from ebtui.core.views import numbers as num
+from ebtui.core.analysis.standard import ALPHA as ALPHA
+from ebtui.core.analysis.standard import CROSSED as CROSSED
+from ebtui.core.analysis.standard import MIN_JUDGES as MIN_JUDGES
+from ebtui.core.analysis.standard import STANDARD as STANDARD
+from ebtui.core.analysis.standard import IntervalStandard as IntervalStandard
+from ebtui.core.analysis.standard import JudgeSample as JudgeSample
+from ebtui.core.analysis.standard import crossed_coefficients as crossed_coefficients
+from ebtui.core.analysis.standard import judge_part as judge_part
+from ebtui.core.analysis.standard import satterthwaite as satterthwaite
 
 DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400
-ALPHA = 0.05
 MIN_USABLE = 20
 MIN_EFFECTIVE = 2.0  # effective number of dilemmas below which an interval is blank (see Blocks.effective)
 ROBUSTNESS_REPLICATES = 200  # each leave-one-out refit re-tests every pair: fewer replicates, same seed
 TOL = 1e-9
 FEWER = f"fewer than {MIN_DILEMMAS} dilemmas"
-
-
 @dataclass
 class Data:
     """The numbers one comparison needs (a subset of ebtui.core.analysis.fit.Design's public fields)."""
@@ -107,6 +115,7 @@ class Blocks:
         G = len(data.dilemmas)
         self.G = G
         g = np.asarray(data.dilemma_idx, np.int64)
+        self._cells = (cols, vals, data, g)
         w = data.weights  # a row stands for w scores of one cell, y their mean
         xtx = gram(cols, vals * np.sqrt(w)[:, None], p, g, G)
         n = np.bincount(g, weights=w, minlength=G).astype(float)
@@ -116,6 +125,7 @@ class Blocks:
         ysum = np.bincount(g, weights=data.y * w, minlength=G)
         safe = np.maximum(n, 1.0)
         # centring within each dilemma absorbs its difficulty term: Z'Z = X'X - n xbar xbar', Z'y likewise
+        self._centre = colsum / safe[:, None]  # per dilemma: the mean design row (what centring takes off)
         self.A = xtx - colsum[:, :, None] * colsum[:, None, :] / safe[:, None, None]
         self.b = xty - colsum * (ysum / safe)[:, None]
 
@@ -139,6 +149,20 @@ class Blocks:
         out: np.ndarray = np.where(ok, est, np.nan)
         return out
 
+
+    def crossed(self, K: np.ndarray) -> dict[str, np.ndarray]:
+        """Per random judge term (CROSSED) and contrast (row of K): the coefficient of the term's variance in
+        the part of the estimate's variance that the dilemma bootstrap does not see. The estimate is
+        sum_i r_i y_i (r = centred X v, v = A^+ c); with S_l the sum of r over level l's scores and a_dl the
+        sum within dilemma d, the estimate's variance has var x sum_l S_l^2 and the bootstrap's expected SE^2
+        var x G/(G-1) sum_l sum_d (a_dl - S_l/G)^2; the difference is G/(G-1) sum_l (S_l^2 - sum_d a_dl^2)
+        (clipped at 0). ebtui.core.analysis.precision.predict_pairs uses the same algebra for a plan."""
+        cols, vals, data, g = self._cells
+        A = self.A.sum(axis=0)
+        V = np.linalg.pinv(A, rcond=TOL, hermitian=True) @ K.T  # (p, P)
+        xv = np.einsum("nk,nkp->np", vals, V[cols])  # each cell's x'v
+        r = (xv - (self._centre @ V)[g]) * data.weights[:, None]  # summed over the cell's scores
+        return crossed_coefficients(r, g, self.G, data.judge_idx, data.model_idx, len(data.models))
 
     def effective(self, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per contrast (row of K): the effective number of dilemmas behind its estimate, and the dilemma that
@@ -188,6 +212,15 @@ class Pair:
     p_holm: float | None
     n_dilemmas: int
     reason: str = ""
+    #: the interval's parts (None: blank): the dilemma bootstrap's SE and its degrees of freedom, the judge
+    #: terms' variance added to it (0 when the judges are not taken as a sample) and its degrees of freedom,
+    #: and the combined SE and Satterthwaite degrees of freedom the interval and p use
+    se_dilemmas: float | None = None
+    df_dilemmas: float | None = None
+    judge_var: float = 0.0
+    judge_df: float = float("inf")
+    se: float | None = None
+    df: float | None = None
 
     @property
     def significant(self) -> bool:
@@ -248,7 +281,7 @@ def _flip(p: Pair) -> Pair:
     def neg(v: float | None) -> float | None:
         return -v if v is not None else None
 
-    return Pair(p.b, p.a, neg(p.diff), neg(p.ci_high), neg(p.ci_low), p.p, p.p_holm, p.n_dilemmas, p.reason)
+    return replace(p, a=p.b, b=p.a, diff=neg(p.diff), ci_low=neg(p.ci_high), ci_high=neg(p.ci_low))
 
 
 def common_dilemmas(data: Data, a: int, b: int) -> int:
@@ -258,10 +291,14 @@ def common_dilemmas(data: Data, a: int, b: int) -> int:
 
 
 def compare_all(data: Data, *, ident: Identification | None = None, replicates: int = DEFAULT_REPLICATES,
-                seed: int = DEFAULT_SEED, with_ranks: bool = True, simultaneous: bool = True) -> Comparison:
+                seed: int = DEFAULT_SEED, with_ranks: bool = True, simultaneous: bool = True,
+                judges: JudgeSample | None = None, standard: IntervalStandard = STANDARD,
+                tests: int | None = None) -> Comparison:
     """Every pair's judge-adjusted difference with its interval and Holm-adjusted p-value, and the ranks.
-    `simultaneous` (the report): the pairs' intervals are Bonferroni-simultaneous 95% intervals, so an interval
-    that excludes 0 is also Holm-significant; False (`ebtui compare`, one question): each pair's own 95%."""
+    The interval: the dilemma bootstrap's SE, plus the judge terms' part it cannot see when `judges` takes
+    the judges as a sample, on Satterthwaite degrees of freedom; `standard` (`simultaneous`): Bonferroni over
+    the pairs that have a p (or `tests`: the size of the table a promise is about), so an interval that
+    excludes 0 is also Holm-significant; `simultaneous=False`: each pair's own 95%."""
     ident = ident or data.identification()
     blocks = Blocks(data, ident)
     M, G = len(data.models), len(data.dilemmas)
@@ -273,37 +310,70 @@ def compare_all(data: Data, *, ident: Identification | None = None, replicates: 
     n_dil = dilemmas_per_level(data.model_idx, data.dilemma_idx, M)
     draws = _draws(blocks, K, G, replicates, seed) if G >= MIN_DILEMMAS and pairs_idx else None
     geff, top = blocks.effective(K) if pairs_idx else (np.zeros(0), np.zeros(0, dtype=int))
+    extra, extra_df = _judge_part(blocks, K, judges) if pairs_idx else (np.zeros(0), np.zeros(0))
     pairs: list[Pair] = []
-    dfs: list[float] = []
     for k, (i, j) in enumerate(pairs_idx):
         a, b = data.models[i], data.models[j]
         n_common = common_dilemmas(data, i, j)
         why = ident.pair_reason(i, j)
         if why or not np.isfinite(est[k]):
             pairs.append(Pair(a, b, None, None, None, None, None, n_common, why or "not identified"))
-            dfs.append(0.0)
             continue
         diff = float(est[k])
         reason = FEWER if G < MIN_DILEMMAS else (sparse_reason(f"{a}'s score", n_dil[i])
                                                  or sparse_reason(f"{b}'s score", n_dil[j]))
         if not reason:
             reason = concentrated_reason(float(geff[k]), data.dilemmas[int(top[k])])
-        lo = hi = p = None
+        pr = Pair(a, b, diff, None, None, None, None, n_common, reason)
         if not reason and draws is not None:
-            lo, hi, p, reason = t_interval(diff, draws[:, k], G, df=min(G - 1.0, float(geff[k]) - 1.0))
-        pairs.append(Pair(a, b, diff, lo, hi, p, None, n_common, reason))
-        dfs.append(min(G - 1.0, float(geff[k]) - 1.0))
+            pr = bootstrap_pair(pr, draws[:, k], G, df=min(G - 1.0, float(geff[k]) - 1.0),
+                                judge_var=float(extra[k]), judge_df=float(extra_df[k]), standard=standard)
+        pairs.append(pr)
     for pr, ph in zip(pairs, holm([pr.p for pr in pairs]), strict=True):
         pr.p_holm = ph
-    tests = sum(1 for pr in pairs if pr.p is not None)
-    if simultaneous and tests > 1 and draws is not None:  # intervals that hold together, like p_holm
-        for k, pr in enumerate(pairs):
-            if pr.p is not None and pr.diff is not None:
-                pr.ci_low, pr.ci_high, _, _ = t_interval(pr.diff, draws[:, k], G, df=dfs[k], tests=tests)
+    m = tests if tests is not None else sum(1 for pr in pairs if pr.p is not None)
+    if simultaneous and standard.simultaneous:  # intervals that hold together, like p_holm
+        for pr in pairs:
+            set_interval(pr, standard, m)
     comp = Comparison(data, ident, pairs, estimates=skill)
     if with_ranks:
         comp.ranks = ranks(comp)
     return comp
+
+
+def _judge_part(blocks: Blocks, K: np.ndarray, judges: JudgeSample | None) -> tuple[np.ndarray, np.ndarray]:
+    if judges is None or not judges.applies:
+        return np.zeros(K.shape[0]), np.full(K.shape[0], np.inf)
+    return judge_part(blocks.crossed(K), judges)
+
+
+def bootstrap_pair(pr: Pair, draws: np.ndarray, G: int, *, df: float, judge_var: float = 0.0,
+                   judge_df: float = float("inf"), standard: IntervalStandard = STANDARD) -> Pair:
+    """The pair with its SE (dilemma bootstrap + the judge part), degrees of freedom, own 95% interval and p;
+    or blank with the reason."""
+    good = draws[np.isfinite(draws)]
+    if len(good) < MIN_USABLE:
+        pr.reason = "too few dilemma resamples identify it"
+        return pr
+    se_b = float(np.std(good, ddof=1)) * np.sqrt(G / (G - 1))
+    if not se_b > 1e-9:
+        pr.reason = "no spread across dilemma resamples"
+        return pr
+    df_b = max(1.0, min(df, G - 1.0))
+    pr.se_dilemmas, pr.df_dilemmas, pr.judge_var, pr.judge_df = se_b, df_b, judge_var, judge_df
+    pr.se, pr.df = satterthwaite(se_b, df_b, judge_var, judge_df)
+    assert pr.diff is not None
+    pr.p = float(2 * special.stdtr(pr.df, -abs(pr.diff) / pr.se))
+    set_interval(pr, standard, 1)
+    return pr
+
+
+def set_interval(pr: Pair, standard: IntervalStandard, tests: int) -> None:
+    """The pair's interval under `standard` for a table of `tests` intervals (nothing for a blank pair)."""
+    if pr.se is None or pr.df is None or pr.diff is None:
+        return
+    half = standard.critical(pr.df, tests) * pr.se
+    pr.ci_low, pr.ci_high = pr.diff - half, pr.diff + half
 
 
 def _draws(blocks: Blocks, K: np.ndarray, G: int, replicates: int, seed: int) -> np.ndarray:
@@ -323,23 +393,6 @@ def concentrated_reason(geff: float, top: str) -> str:
         return ""
     return (f"its information comes mostly from one dilemma (chiefly {top}; effective number of dilemmas "
             f"{num.fixed(geff, 1)}, an interval needs {num.fixed(MIN_EFFECTIVE, 0)})")
-
-
-def t_interval(est: float, draws: np.ndarray, G: int, *, df: float | None = None, tests: int = 1,
-               ) -> tuple[float | None, float | None, float | None, str]:
-    """(low, high, two-sided p, reason): the bootstrap-SE t interval, G - 1 degrees of freedom (fewer when
-    `df` says the information rests on fewer dilemmas); `tests` > 1: a Bonferroni-simultaneous interval (level
-    1 - ALPHA / tests), the p-value stays the pair's own."""
-    good = draws[np.isfinite(draws)]
-    if len(good) < MIN_USABLE:
-        return None, None, None, "too few dilemma resamples identify it"
-    se = float(np.std(good, ddof=1)) * np.sqrt(G / (G - 1))
-    if not se > 1e-9:
-        return None, None, None, "no spread across dilemma resamples"
-    df = G - 1.0 if df is None else max(1.0, min(df, G - 1.0))
-    half = float(special.stdtrit(df, 1 - ALPHA / (2 * max(tests, 1)))) * se
-    p = float(2 * special.stdtr(df, -abs(est) / se))
-    return float(est - half), float(est + half), p, ""
 
 
 def ranks(comp: Comparison) -> list[Rank]:
@@ -407,14 +460,46 @@ def _pair_names(s: set[tuple[str, str]]) -> list[str]:
     return sorted(f"{a} > {b}" for a, b in s)
 
 
+def same_size_baseline(full: Comparison, kind: str, n: int) -> set[tuple[str, str]]:
+    """The Holm-significant pairs the full data would give with one `kind` fewer and nothing else changed
+    (the same estimates, their spread grown to one unit fewer): a pair that the full data find but this
+    baseline does not is lost merely through size, and leaving a unit out is not blamed for it. One dilemma
+    fewer: the bootstrap part x G/(G-1), one degree of freedom fewer; one judge fewer: the whole variance x
+    J/(J-1) (each judge carries about 1/J of the judgments and of the judge x model average)."""
+    if n < 2:
+        return set()
+    ps: list[float | None] = []
+    for pr in full.pairs:
+        if pr.p is None or pr.se_dilemmas is None or pr.df_dilemmas is None or pr.diff is None:
+            ps.append(None)
+            continue
+        if kind == "dilemma":
+            if pr.df_dilemmas <= 1.0:
+                ps.append(None)
+                continue
+            se, df = satterthwaite(pr.se_dilemmas * np.sqrt(n / (n - 1)), pr.df_dilemmas - 1.0, pr.judge_var,
+                                   pr.judge_df)
+        else:
+            se = (pr.se or 0.0) * np.sqrt(n / (n - 1))
+            df = pr.df or 1.0
+        ps.append(float(2 * special.stdtr(df, -abs(pr.diff) / se)))
+    out = set()
+    for pr, ph in zip(full.pairs, holm(ps), strict=True):
+        if ph is not None and ph < ALPHA and pr.diff is not None:
+            out.add((pr.a, pr.b) if pr.diff > 0 else (pr.b, pr.a))
+    return out
+
+
 def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLICATES,
-               seed: int = DEFAULT_SEED) -> Robustness:
-    """Leave one dilemma out, and leave one judge out: does the top model or any Holm-significant pair change?"""
+               seed: int = DEFAULT_SEED, judges: JudgeSample | None = None) -> Robustness:
+    """Leave one dilemma out, and leave one judge out: does the top model or any Holm-significant pair change?
+    A pair counts as lost only when the same-size baseline (`same_size_baseline`) keeps it."""
     base_order = full.order()
     base_top = base_order[0] if base_order else None
     base_sig = full.significant()
 
     def run(kind: str, names: list[str], idx: np.ndarray) -> RobustnessCheck:
+        expected = same_size_baseline(full, kind, len(names))
         if base_top is None:
             return {"top_model": None, "top_model_changes": None, "significant_pairs_change": None,
                     "decisive": [], "runs": [],
@@ -434,7 +519,8 @@ def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLIC
                 r["reason"] = f"without {name}, {', '.join(missing)} has no score"
                 runs.append(r)
                 continue
-            comp = compare_all(sub, replicates=min(replicates, ROBUSTNESS_REPLICATES), seed=seed, with_ranks=False)
+            comp = compare_all(sub, replicates=min(replicates, ROBUSTNESS_REPLICATES), seed=seed, with_ranks=False,
+                               judges=judges)
             order = comp.order()
             if order is None:
                 r["reason"] = "without " + name + ", not every pair is identified (" + next(
@@ -446,7 +532,7 @@ def robustness(data: Data, full: Comparison, *, replicates: int = DEFAULT_REPLIC
             if any(p.p_holm is not None for p in comp.pairs):
                 sig = comp.significant()
                 r["significant_pairs"] = _pair_names(sig)
-                r["lost"] = _pair_names(base_sig - sig)
+                r["lost"] = _pair_names((base_sig & expected) - sig)  # not lost merely through size
                 r["gained"] = _pair_names(sig - base_sig)
             elif not r["reason"]:
                 r["reason"] = "without " + name + ", no pair has a test (" + next(

@@ -16,16 +16,21 @@ import numpy as np
 from ebtui.core.analysis.common import Table, view_name
 from ebtui.core.analysis.fit import JointFit, sum_code
 from ebtui.core.analysis.frame import Facts, levels
+from ebtui.core.analysis.pairwise import MIN_JUDGES, STANDARD, Comparison, IntervalStandard
 from ebtui.core.records import Round
 from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.variance import ComponentsJson
+    from ebtui.core.analysis.variance import Row as VarianceRow
 
 R = TypeVar("R", bound="HasExchange")
 ALPHA = 0.05
 POWER = 0.8
 NESTED = ("model_dilemma", "exchange", "residual")
+#: a plan's judge x model estimate's degrees of freedom are worked out on at most this many of its dilemmas
+PLANNED_DF_DILEMMAS = 6
+PLANNED_DF_ROWS = 2000  # ... and on about this many of its team scores (each of its fits is dense)
 CROSSED = ("judge", "judge_model")
 
 
@@ -77,15 +82,18 @@ def rows_of_exchanges(exchanges: Sequence[PlannedExchange]) -> list[DesignRow]:
 class PairPrediction:
     a: str
     b: str
-    se: float  # sqrt(E[SE^2]): the SE the dilemma bootstrap will report
-    half_width: float  # expected half-width of the 95% interval
+    se: float  # sqrt(E[SE^2]) of the SE the report's interval will use (dilemma bootstrap + the judge part)
+    half_width: float  # expected half-width of the report's interval (the standard: simultaneous over `tests`)
     #: the estimate's actual standard deviation (every component, also those constant across dilemmas, such as
     #: a judge's liking for a model, which resampling dilemmas cannot see)
     se_true: float = float("nan")
+    df: float = float("nan")  # the interval's (Satterthwaite) degrees of freedom
+    tests: int = 1  # the intervals the table holds together
+    se_dilemmas: float = float("nan")  # the dilemma bootstrap's part alone
 
 
-def c4(n: int) -> float:
-    """E[s] / σ for a sample standard deviation with n - 1 degrees of freedom (n >= 2)."""
+def c4(n: float) -> float:
+    """E[s] / σ for a sample standard deviation with n - 1 degrees of freedom (n >= 2; n need not be whole)."""
     if n < 2:
         return float("nan")
     return float(math.sqrt(2.0 / (n - 1)) * math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)))
@@ -97,9 +105,19 @@ def t_crit(G: int, alpha: float = ALPHA) -> float:
     return t_quantile(1 - alpha / 2, G - 1)
 
 
+def _variance_rows(rows: Sequence[DesignRow]) -> list[VarianceRow]:
+    from ebtui.core.analysis.variance import Row
+
+    return [Row(r.dilemma, r.model, r.judge, r.exchange, "a" if r.seat == "a" else "b", False, 0.0) for r in rows]
+
+
 def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
-                  pairs: Sequence[tuple[str, str]] | None = None) -> list[PairPrediction]:
-    """The predicted SE and half-width of every pairwise difference (or the given pairs) for a design."""
+                  pairs: Sequence[tuple[str, str]] | None = None, *, standard: IntervalStandard = STANDARD,
+                  tests: int | None = None) -> list[PairPrediction]:
+    """The predicted SE and half-width of every pairwise difference (or the given pairs) for a design, as the
+    report's pairwise table will print them: the dilemma bootstrap's expected SE^2, plus (with 3+ judges:
+    judges as a sample) the judge terms' part it cannot see, on Satterthwaite degrees of freedom, under the
+    interval standard over `tests` pairs (default: every pair of the design's models)."""
     if not rows:
         return []
     models, mi = levels([r.model for r in rows])
@@ -129,6 +147,7 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
     }
     se2 = np.zeros(len(wanted))
     true2 = np.zeros(len(wanted))
+    unseen: dict[str, np.ndarray] = {}
     for k, codes in factors.items():
         var = float(components.get(k, 0.0))
         if var <= 0:
@@ -143,42 +162,84 @@ def predict_pairs(rows: Sequence[DesignRow], components: Mapping[str, float],
             a3 = np.zeros((G, nl, len(wanted)))
             np.add.at(a3, (di, codes), W)
             dev = a3 - a3.mean(axis=0, keepdims=True)
-            se2 += var * G / (G - 1) * np.sum(dev ** 2, axis=(0, 1))
-    t = t_crit(G)
-    k4 = c4(G)
-    return [PairPrediction(a, b, float(np.sqrt(s)), float(t * k4 * np.sqrt(s)), float(np.sqrt(tr)))
-            for (a, b), s, tr in zip(wanted, se2, true2, strict=True)]
+            seen = var * G / (G - 1) * np.sum(dev ** 2, axis=(0, 1))
+            se2 += seen
+            unseen[k] = np.maximum(var * np.sum(sums ** 2, axis=0) - seen, 0.0)
+    # judges as a sample (as pairwise.JudgeSample in the report): the judge terms' unseen part, its estimate's
+    # degrees of freedom on this design
+    sample = len(judges) >= MIN_JUDGES
+    extra = np.zeros(len(wanted))
+    denom = np.zeros(len(wanted))
+    if sample and unseen:
+        from ebtui.core.analysis.variance import planned_df
+
+        per = len(rows) / G  # (a long plan: its first dilemmas, scaled; planned_df; a big one: at least 2)
+        first = set(dilemmas[:max(2, min(PLANNED_DF_DILEMMAS, int(PLANNED_DF_ROWS // max(per, 1.0))))])
+        vrows = _variance_rows([r for r in rows if r.dilemma in first])
+        for k, part in unseen.items():
+            dfk = planned_df(vrows, components, k, scale=G / len(first)) or 1.0
+            extra += part
+            denom += part ** 2 / max(dfk, 1.0)
+    m = tests if tests is not None else M * (M - 1) // 2
+    # the effective number of dilemmas (pairwise.Blocks.effective: each dilemma's share of the estimate's
+    # variance under independent errors), which caps the bootstrap's degrees of freedom as in the report
+    share = np.zeros((G, len(wanted)))
+    np.add.at(share, di, W ** 2)
+    geff = share.sum(axis=0) ** 2 / np.maximum((share ** 2).sum(axis=0), 1e-300)
+    out: list[PairPrediction] = []
+    for p, (a, b) in enumerate(wanted):
+        se_b2, x = float(se2[p]), float(extra[p])
+        total = se_b2 + x
+        df_b = max(1.0, min(G - 1.0, float(geff[p]) - 1.0))
+        d = se_b2 ** 2 / df_b + float(denom[p])
+        df = max(1.0, min(total ** 2 / d, df_b)) if d > 0 else df_b  # as pairwise.satterthwaite
+        se = float(np.sqrt(total))
+        out.append(PairPrediction(a, b, se, standard.critical(df, m) * c4(df + 1) * se, float(np.sqrt(true2[p])),
+                                  df, m, float(np.sqrt(se_b2))))
+    return out
 
 
-def power(delta: float, se: float, G: int, alpha: float = ALPHA, *, se_true: float | None = None) -> float:
-    """Chance that the t-based interval for a true gap `delta` excludes 0. The interval's SE has G-1 degrees of
-    freedom around `se`; the estimate's own standard deviation is `se_true` (default `se`). |estimate| > t × SE
-    is then a noncentral t (noncentrality delta / se_true) beyond t × se / se_true."""
+def power(delta: float, se: float, G: int, alpha: float = ALPHA, *, se_true: float | None = None,
+          df: float | None = None, tests: int = 1, standard: IntervalStandard | None = None) -> float:
+    """Chance that the interval for a true gap `delta` excludes 0. The interval's SE has `df` degrees of freedom
+    (default G-1) around `se`; the estimate's own standard deviation is `se_true` (default `se`); the interval
+    is one of `tests` held together by the standard. |estimate| > t × SE is then a noncentral t
+    (noncentrality delta / se_true) beyond t × se / se_true."""
     if G < 2 or not se > 0:
         return float("nan")
     st = se if se_true is None or not se_true > 0 else se_true
-    tc = t_crit(G, alpha) * se / st
+    dof = float(G - 1) if df is None or not df > 0 else float(df)
+    std = standard or IntervalStandard(alpha=alpha)
+    tc = std.critical(dof, tests) * se / st
     nc = delta / st
     from scipy.special import nctdtr  # the noncentral t's distribution function (scipy.stats.nct's)
 
-    p = float(1.0 - nctdtr(G - 1, nc, tc) + nctdtr(G - 1, nc, -tc))
-    return p if math.isfinite(p) else (1.0 if abs(nc) > tc else 0.0)
+    upper = float(1.0 - nctdtr(dof, abs(nc), tc))
+    lower = float(nctdtr(dof, abs(nc), -tc))  # the wrong side: tiny, and nctdtr can give NaN far in its tail
+    if not math.isfinite(upper):
+        return 1.0 if abs(nc) > tc else 0.0
+    return upper + (lower if math.isfinite(lower) else 0.0)
 
 
 def detectable_gap(se: float, G: int, *, target: float = POWER, alpha: float = ALPHA,
-                   se_true: float | None = None) -> float | None:
-    """The smallest true gap the interval excludes 0 for with probability `target` (None: G < 3, or the
-    interval excludes 0 that often even with no gap)."""
+                   se_true: float | None = None, df: float | None = None, tests: int = 1) -> float | None:
+    """The smallest true gap the interval (one of `tests` held together) excludes 0 for with probability
+    `target` (None: G < 3, or the interval excludes 0 that often even with no gap)."""
     if G < 3 or not se > 0 or not math.isfinite(se):
         return None
     big = max(se, se_true or 0.0)
-    if power(0.0, se, G, alpha, se_true=se_true) >= target:
+
+    def pw(d: float) -> float:
+        return power(d, se, G, alpha, se_true=se_true, df=df, tests=tests)
+
+    if pw(0.0) >= target:
         return None
-    hi = big * 4 * (t_crit(G, alpha) + 2)
+    dof = float(G - 1) if df is None or not df > 0 else float(df)
+    hi = big * 4 * (IntervalStandard(alpha=alpha).critical(dof, tests) + 2)
     lo = 0.0  # power rises with the gap: bisection to 1e-6 SE (as scipy.optimize.brentq's xtol was)
     while hi - lo > 1e-6 * se:
         mid = (lo + hi) / 2.0
-        if power(mid, se, G, alpha, se_true=se_true) < target:
+        if pw(mid) < target:
             lo = mid
         else:
             hi = mid
@@ -193,15 +254,30 @@ class ObtainedPair:
     a: str
     b: str
     estimate: float
-    se: float | None  # bootstrap SE (scaled by sqrt(G/(G-1))), None: blank interval
+    se: float | None  # the interval's SE, None: blank interval
     half_width: float | None
     note: str = ""
+    df: float | None = None  # the interval's degrees of freedom (None: G - 1)
+
+
+def reported_pairs(comp: Comparison) -> list[ObtainedPair]:
+    """Every pair as the report's pairwise table prints it (ebtui.core.analysis.pairwise.compare_all under the
+    interval standard, judges as a sample): its SE and half-width, or the reason it is blank. What a plan's
+    predicted half-width and power are about, and what an adaptive run's stopping rule should read."""
+    out: list[ObtainedPair] = []
+    for p in comp.pairs:
+        if p.diff is None or p.ci_low is None or p.ci_high is None:
+            out.append(ObtainedPair(p.a, p.b, float("nan") if p.diff is None else p.diff, None, None, p.reason))
+            continue
+        out.append(ObtainedPair(p.a, p.b, p.diff, p.se, (p.ci_high - p.ci_low) / 2, df=p.df))
+    return out
 
 
 def obtained_pairs(models: Sequence[str], adjusted: np.ndarray, draws: np.ndarray, G: int) -> list[ObtainedPair]:
-    """Every pairwise difference of adjusted means with the report's interval (t-based cluster bootstrap over
-    dilemmas, G-1 df): its SE and half-width. `draws`: replicate_fits' rows (the first len(models) columns are
-    the adjusted means)."""
+    """Every pairwise difference of adjusted means with a per-pair dilemma-bootstrap interval (t-based, G-1 df,
+    no judge part): its SE and half-width. `draws`: replicate_fits' rows (the first len(models) columns are
+    the adjusted means). Not the report's pairwise interval (that is `reported_pairs`: simultaneous, judges
+    as a sample); kept for callers that want the bootstrap alone."""
     from ebtui.core.analysis.bootstrap import interval
 
     out: list[ObtainedPair] = []
@@ -270,11 +346,13 @@ class PrecisionJson(TypedDict):
 
 
 def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
-                     family_of: Callable[[str], str], *, effective: bool = False) -> tuple[PrecisionJson, Table, str]:
+                     family_of: Callable[[str], str], *, effective: bool = False,
+                     comparison: Comparison | None = None) -> tuple[PrecisionJson, Table, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
-    report's own pairwise intervals: the median over model pairs of the bootstrap SE of the difference, turned
-    into the gap found with 80% power at α = 0.05 (noncentral t, G-1 df). Returns (JSON keys, the components
-    Table, the sentence shown beside the model table)."""
+    report's own pairwise intervals (`comparison`, the pairwise table's; computed here when not given): the
+    median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
+    standard: simultaneous over the table's pairs) excludes 0 with 80% power at α = 0.05 (noncentral t).
+    Returns (JSON keys, the components Table, the sentence shown beside the model table)."""
     from ebtui.core.analysis.variance import estimate_components, judgment_rows, judgment_rows_of_facts
 
     vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)
@@ -303,27 +381,35 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
                   view=view_name(effective), notes=notes)
     G = len(jf.design.dilemmas) if jf is not None else 0
     gap: DetectableGap = {"delta": None, "power": POWER, "alpha": ALPHA, "dilemmas": G,
-                          "basis": "median over model pairs of the bootstrap SE of the difference of adjusted "
-                                   "means (t-based, G-1 df)"}
+                          "basis": "the pairwise table's intervals (the interval standard: simultaneous over its "
+                                   "pairs, judges as a sample): median over model pairs of their SE and degrees "
+                                   "of freedom"}
     sentence = "Smallest detectable gap: not available"
-    pairs = obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G) if jf is not None and G >= 3 else []
-    ses = [p.se for p in pairs if p.se is not None]
+    if comparison is None and jf is not None and G >= 3 and len(jf.design.models) >= 2:
+        from ebtui.core.analysis.pairwise import Data, JudgeSample, compare_all
+
+        comparison = compare_all(Data.of(jf.design.frame), ident=jf.design.identification, with_ranks=False,
+                                 judges=JudgeSample.of(vc, len(jf.design.frame.judges)))
+    pairs = reported_pairs(comparison) if comparison is not None and G >= 3 else []
+    ses = [p.se for p in pairs if p.se is not None and p.half_width is not None]
     if ses:
         se = float(np.median(ses))
-        # what resampling dilemmas cannot see (a judge's liking for a model is the same on every dilemma):
-        # the ratio of the estimate's own SD to the bootstrap's SE, predicted on this design
+        df = float(np.median([p.df for p in pairs if p.se is not None and p.df is not None] or [G - 1.0]))
+        tests = len(ses)
+        # the ratio of the estimate's own SD to the interval's SE, predicted on this design (near 1 when the
+        # judges are taken as a sample: the interval then includes what resampling dilemmas cannot see)
         seen = [DesignRow(r.dilemma, r.model, r.seat, r.judge, r.exchange) for r in vc_rows]
         preds = predict_pairs(seen, vc.values())
         ratio = float(np.median([q.se_true / q.se for q in preds if q.se > 0])) if preds else 1.0
-        delta = detectable_gap(se, G, se_true=se * ratio)
+        delta = detectable_gap(se, G, se_true=se * ratio, df=df, tests=tests)
         halves = [p.half_width for p in pairs if p.half_width is not None]
         gap["delta"], gap["se"], gap["se_true"], gap["pairs"] = delta, se, se * ratio, len(ses)
         gap["half_width_median"], gap["half_width_max"] = float(np.median(halves)), float(np.max(halves))
         sentence = ("Smallest detectable gap: not available (the interval is too short for 80% power)" if delta is None
-                    else f"Smallest detectable gap: {num.fixed(delta)} points between two models' adjusted means (80% power, "
-                    f"α = 0.05, {G} dilemmas; median pairwise half-width {num.fixed(np.median(halves))}, widest "
-                    f"{num.fixed(np.max(halves))}). Smaller true gaps will usually not show; `ebtui plan` says what "
-                    "would find them.")
+                    else f"Smallest detectable gap: {num.fixed(delta)} points between two models' adjusted means (80% power "
+                    f"that the pairwise table's interval excludes 0; α = 0.05 over its {tests} pairs, {G} dilemmas; "
+                    f"median pairwise half-width {num.fixed(np.median(halves))}, widest {num.fixed(np.max(halves))}). Smaller "
+                    "true gaps will usually not show; `ebtui plan` says what would find them.")
     elif jf is None:
         sentence += " (no scores)."
     else:

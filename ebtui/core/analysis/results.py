@@ -123,6 +123,8 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                   "notes": list(jf.design.notes)}
 
     blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+    if blanks.population:  # which judges the intervals are about (ebtui.core.analysis.pairwise.JudgeSample)
+        common_notes.append(blanks.population)
 
     # models
     rows: list[list[Cell]] = []
@@ -205,17 +207,20 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
                "overrides not applied; n: scores.", common_notes[0]])
 
+    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
     if not effective:  # precision: the as-judged view only (ebtui.core.analysis.precision)
         from ebtui.core.analysis.precision import report_precision
 
-        a.precision, a.tables["variance_components"], gap_sentence = report_precision(facts, jf, draws, family_of)
+        a.precision, a.tables["variance_components"], gap_sentence = report_precision(
+            facts, jf, draws, family_of, comparison=pw.comparison)  # the detectable gap of the pairwise table
         a.tables["models"].notes.insert(0, gap_sentence)
     a.tables["self_debate"] = _self_debate(jf, facts, view, seed, replicates)
     a.tables["dilemmas"] = _dilemmas(jf, facts, view)
     for key in ("self_debate", "dilemmas"):
         a.tables[key].notes.append(common_notes[0])
-    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
-    a.tables.update(pw.tables)  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
+    a.tables.update(pw.tables)
+    if jf is not None:  # the interval standard and the judges' population (ebtui.core.analysis.standard)
+        a.info["intervals"] = pw.interval_info()  # pairwise, ranks, robustness (ebtui.core.analysis.pairwise)
     a.robustness = pw.robustness
     return a
 

@@ -111,6 +111,10 @@ class Component:
     high: float | None = None
     note: str = ""
     raw: float | None = None  # the moment estimate before a negative one is shown as 0
+    #: degrees of freedom of the estimate itself (Satterthwaite: 2 E[v]^2 / var(v), from its reduction's
+    #: chi-square); None where there is no reduction with 2+ df. What an interval that adds this component's
+    #: part to a bootstrap SE combines its degrees of freedom with (ebtui.core.analysis.pairwise.JudgeSample)
+    df: float | None = None
 
     @property
     def sd(self) -> float | None:
@@ -367,6 +371,31 @@ def _estimate(d: _Data, comps: Sequence[str]) -> dict[str, float] | None:
     return _solve(_equations(d, comps))
 
 
+def _reduction(eq: _Equations, name: str) -> tuple[float, np.ndarray, int] | None:
+    """(Q, E[Q]'s coefficients on the unknowns, df) of a component's own reduction in sums of squares."""
+    if name == "residual":  # the full fit's own residual sum of squares
+        return float(eq.s[0]), eq.A[0], int(round(float(eq.A[0, -1])))
+    if name in eq.drop:
+        with_c, without, df = eq.drop[name]
+        return float(eq.s[without] - eq.s[with_c]), eq.A[without] - eq.A[with_c], df
+    return None
+
+
+def estimate_df(eq: _Equations, est: Mapping[str, float], name: str) -> float | None:
+    """Degrees of freedom of a component's moment estimate v = (Q - rest) / k: Q / E[Q] is about
+    chi-square(df) / df, so var(v) is about 2 E[Q]^2 / (df k^2) and 2 v^2 / var(v) = df (k v / E[Q])^2
+    (E[Q] taken at the estimates). None without a reduction of 2+ df; 0 for an estimate of 0."""
+    red = _reduction(eq, name)
+    if red is None or red[2] < 2:
+        return None
+    _q, coef, df = red
+    k = float(coef[eq.unknowns.index(name)])
+    expected = sum(float(coef[i]) * max(est[u], 0.0) for i, u in enumerate(eq.unknowns))
+    if not k > 0 or not expected > 0:
+        return None
+    return float(df * (k * max(est[name], 0.0) / expected) ** 2)
+
+
 def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
                        level: float = 0.95) -> tuple[float, float, int] | None:
     """A component's interval from its own reduction in sum of squares Q (the fit with it minus the fit
@@ -443,11 +472,35 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
                     "interval blank: its reduction has under 2 df (too few judges), and dilemma resamples keep "
                     "the same judges")
             note = f"{note}; {blank}" if note else blank
-        out[k] = Component(k, v, lo, hi, note, est[k])
+        out[k] = Component(k, v, lo, hi, note, est[k], estimate_df(eq, est, k) if G >= 3 else None)
     if "exchange" not in est:
         notes.append("exchange (answer) variance not separable: every exchange was scored once, so it is counted "
                      "in the residual; a plan will then overrate what extra judges buy.")
     return VarianceComponents(out, "estimated", len(rows), G, notes, replicates if boot else 0, seed)
+
+
+def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, *,
+               scale: float = 1.0) -> float | None:
+    """`estimate_df` of component `name` on a planned design (the rows' scores are not used) with the
+    components at the given values: how many degrees of freedom its estimate will have. `scale`: the rows are
+    the first dilemmas of a design `scale` times as long (the component's coefficient k in its reduction grows
+    with the dilemmas, the rest of E[Q] stays with its df), so a long plan is not refitted at full size."""
+    comps, _why = _separable(rows)
+    if name not in comps:
+        return None
+    eq = _equations(_prepare(rows), comps)
+    red = _reduction(eq, name)
+    if red is None or red[2] < 2:
+        return None
+    _q, coef, df = red
+    v = max(float(components.get(name, 0.0)), 0.0)
+    k = float(coef[eq.unknowns.index(name)])
+    rest = sum(float(coef[i]) * max(float(components.get(u, 0.0)), 0.0) for i, u in enumerate(eq.unknowns)
+               if u != name)
+    expected = scale * k * v + rest
+    if not k > 0 or not expected > 0:
+        return None
+    return float(df * (scale * k * v / expected) ** 2)
 
 
 def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:

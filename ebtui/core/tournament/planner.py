@@ -82,6 +82,8 @@ class PlanJson(TypedDict):
     answer: PlanAnswer | None
     target_half_width: TargetAnswer | None
     notes: list[str]
+    #: the interval standard the half-widths and power are about (ebtui.core.analysis.pairwise.STANDARD)
+    interval_standard: str
 
 
 @dataclass
@@ -101,22 +103,26 @@ class Design:
     power_at_delta: float | None = None
     #: per model pair: the predicted SE the interval will report (for the chance that every one is narrow)
     pair_se: list[float] = field(default_factory=list, repr=False)
+    #: per model pair: the interval's predicted degrees of freedom, and how many intervals the table holds
+    #: together (the interval standard, ebtui.core.analysis.pairwise.STANDARD)
+    pair_df: list[float] = field(default_factory=list, repr=False)
+    tests: int = 1
 
     def chance_all_within(self, width: float) -> float:
-        """The chance that every pairwise half-width comes out at most `width`: each half-width is t(0.975, G-1)
-        × SE with SE^2 ~ se^2 chi2(G-1) / (G-1), the pairs taken as independent (a little pessimistic: they
-        share dilemmas)."""
+        """The chance that every pairwise half-width comes out at most `width`: each half-width is the
+        standard's critical value × SE with SE^2 ~ se^2 chi2(df) / df, the pairs taken as independent (a little
+        pessimistic: they share dilemmas)."""
         from scipy import stats as st
 
-        from ebtui.core.analysis.precision import t_crit
+        from ebtui.core.analysis.pairwise import STANDARD
 
         if not self.pair_se or self.dilemmas < 3:
             return 0.0
-        G = self.dilemmas
-        t = t_crit(G)
+        dfs = self.pair_df or [float(self.dilemmas - 1)] * len(self.pair_se)
         out = 1.0
-        for se in self.pair_se:
-            out *= float(st.chi2.cdf((width / (t * se)) ** 2 * (G - 1), G - 1))
+        for se, df in zip(self.pair_se, dfs, strict=True):
+            t = STANDARD.critical(df, self.tests)
+            out *= float(st.chi2.cdf((width / (t * se)) ** 2 * df, df))
         return out
 
     def json(self) -> DesignJson:
@@ -222,10 +228,13 @@ def evaluate(models: Sequence[str], components: Mapping[str, float], G: int, mod
     hw = float(np.mean([p.half_width for p in preds]))
     se = float(np.mean([p.se for p in preds]))
     se_true = float(np.mean([p.se_true for p in preds]))
-    gap = detectable_gap(se, G, se_true=se_true)
+    df = float(np.mean([p.df for p in preds]))
+    tests = preds[0].tests
+    gap = detectable_gap(se, G, se_true=se_true, df=df, tests=tests)
     return Design(G, mode, repeats, k, hw, float(max(p.half_width for p in preds)), se, gap, calls, cost, batch,
                   document_dilemmas is None or G <= document_dilemmas,
-                  power(delta, se, G, se_true=se_true) if delta is not None else None, [p.se for p in preds])
+                  power(delta, se, G, se_true=se_true, df=df, tests=tests) if delta is not None else None,
+                  [p.se for p in preds], [p.df for p in preds], tests)
 
 
 def dilemmas_needed(models: Sequence[str], components: Mapping[str, float], mode: str, repeats: int, delta: float,
@@ -234,16 +243,22 @@ def dilemmas_needed(models: Sequence[str], components: Mapping[str, float], mode
     """The fewest dilemmas with which the design finds `delta` with 80% power (None: not within
     MAX_DILEMMAS_SEARCHED). Doubling, then bisection (the detectable gap falls as dilemmas are added)."""
     ok = wanted or (lambda d: d.detectable_gap is not None and d.detectable_gap <= delta)
+    last: list[float] = []
 
     def at(G: int) -> bool:
-        return ok(evaluate(models, components, G, mode, repeats, judges=judges, self_debates=self_debates,
-                           seed=seed))
+        d = evaluate(models, components, G, mode, repeats, judges=judges, self_debates=self_debates, seed=seed)
+        last.append(d.half_width if d.half_width is not None else float("inf"))
+        return ok(d)
 
     lo, hi = 2, 3
     while not at(hi):
         lo = hi
         hi *= 2
         if hi > MAX_DILEMMAS_SEARCHED:
+            return None
+        if len(last) >= 3 and last[-1] > 0.97 * last[-2]:
+            # doubling the dilemmas no longer narrows the interval: the judges' part (judges as a sample: the
+            # judge x model variation, averaged only over more judges) is the floor
             return None
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -267,11 +282,20 @@ class PlanResult:
     #: with a half-width target: the uniform design chosen for it (see uniform_for_target)
     target: TargetAnswer | None = None
 
+    @property
+    def standard(self) -> str:
+        """The interval the half-widths and power are about, in words."""
+        from ebtui.core.analysis.pairwise import MIN_JUDGES, STANDARD
+
+        m = len(self.models) * (len(self.models) - 1) // 2
+        return (STANDARD.describe(m) + f", the judges taken as a sample (judge x model variation included) with "
+                f"{MIN_JUDGES}+ judges")
+
     def json(self) -> PlanJson:
         return {"models": self.models, "judge_modes": self.modes, "document_dilemmas": self.document_dilemmas,
                 "alpha": ALPHA, "power": POWER, "delta": self.delta, "variance_components": self.components,
                 "designs": [d.json() for d in self.designs], "answer": self.answer,
-                "target_half_width": self.target, "notes": self.notes}
+                "target_half_width": self.target, "notes": self.notes, "interval_standard": self.standard}
 
 
 def uniform_for_target(models: Sequence[str], components: Mapping[str, float], width: float, *,
@@ -362,7 +386,8 @@ def _answer(delta: float, found: list[Design], doc: int | None) -> PlanAnswer:
     if not found:
         return {"delta": delta, "design": None, "enough_dilemmas_in_document": False,
                 "message": f"no design of up to {MAX_DILEMMAS_SEARCHED} dilemmas finds a gap of {num.shown(delta, 'g')} with "
-                           "80% power"}
+                           "80% power: with the judges taken as a sample, the judge x model variation sets a floor "
+                           "that more dilemmas cannot lower — only more judges (or a larger gap) can"}
     best = min(found, key=key)
     inside = [d for d in found if doc is None or d.dilemmas <= doc]
     fewest = min(found, key=lambda d: d.dilemmas)

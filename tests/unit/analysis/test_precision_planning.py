@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 
 from ebtui.cli import cli
-from ebtui.core.analysis.bootstrap import replicate_fits
 from ebtui.core.analysis.fit import fit
+from ebtui.core.analysis.intervals import pairwise_tables
 from ebtui.core.analysis.precision import (
     detectable_gap,
-    obtained_pairs,
     power,
     predict_pairs,
+    reported_pairs,
     rows_of_exchanges,
 )
 from ebtui.core.analysis.variance import (
@@ -109,14 +109,16 @@ def test_no_scores_give_the_documented_defaults_and_say_so() -> None:
 
 def _obtained(p: Planted, G: int, mode: str, seeds: range, pair: tuple[str, str] | None = None,
               replicates: int = 200) -> tuple[list[float], list[bool]]:
-    """The real fit + bootstrap on simulated tournaments: mean pairwise half-width per seed, and (for `pair`)
-    whether its interval excluded 0."""
+    """The report's pairwise table (the real fit, dilemma bootstrap + judges as a sample, simultaneous over the
+    pairs) on simulated tournaments: mean pairwise half-width per seed, and (for `pair`) whether its interval
+    excluded 0."""
     halves, excl = [], []
     for seed in seeds:
         jf = fit(generate(p, dilemmas=G, judges=mode, seed=seed), same)
         assert jf is not None
-        draws = replicate_fits(jf, replicates=replicates, seed=seed)
-        got = obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G)
+        comp = pairwise_tables(jf.design, "as_judged", replicates=replicates, seed=seed).comparison
+        assert comp is not None
+        got = reported_pairs(comp)
         halves.append(float(np.mean([o.half_width for o in got if o.half_width is not None])))
         if pair is not None:
             o = next(o for o in got if (o.a, o.b) == pair)
@@ -131,10 +133,13 @@ def _predicted(p: Planted, G: int, mode: str) -> float:
 
 
 def test_planned_half_width_matches_the_obtained_one() -> None:
-    """The contract's ±25%, on a design in the 4-16 range (the slow test below runs the whole grid)."""
+    """The contract's ±25% against the half-width the report's pairwise table prints (simultaneous, judges as a
+    sample), on a design in the 4-16 range (the slow test below runs the whole grid). Measured: 0.87 of the
+    obtained mean here (the realised degrees of freedom run a little under the plan's: the judge x model
+    estimate's own df vary from tournament to tournament)."""
     p = planted()
     halves, _ = _obtained(p, 6, "rotate", range(14), replicates=150)
-    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.15)
+    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.25)
 
 
 @pytest.mark.slow
@@ -143,7 +148,7 @@ def test_planned_half_width_matches_the_obtained_one() -> None:
 def test_planned_half_width_matches_the_obtained_one_on_the_grid(mode: str, G: int) -> None:
     p = planted(dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3, judge_model=0.05, residual=0.3)
     halves, _ = _obtained(p, G, mode, range(30))
-    assert _predicted(p, G, mode) == pytest.approx(float(np.mean(halves)), rel=0.12)
+    assert _predicted(p, G, mode) == pytest.approx(float(np.mean(halves)), rel=0.25)
 
 
 def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
@@ -151,9 +156,9 @@ def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
     base = planted(skill=(6.5, 6.5, 6.0, 5.7))
     q = predict_pairs(rows_of_exchanges(schedule_for(base, dilemmas=G, judges=mode)), base.vc,
                       pairs=[("m1", "m2")])[0]
-    delta = detectable_gap(q.se, G, target=target, se_true=q.se_true)
+    delta = detectable_gap(q.se, G, target=target, se_true=q.se_true, df=q.df, tests=q.tests)
     assert delta is not None
-    assert power(delta, q.se, G, se_true=q.se_true) == pytest.approx(target, abs=1e-3)
+    assert power(delta, q.se, G, se_true=q.se_true, df=q.df, tests=q.tests) == pytest.approx(target, abs=1e-3)
     return planted(skill=(6.5 + delta, 6.5, 6.0, 5.7)), delta
 
 
@@ -164,15 +169,16 @@ def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
 
 
 def test_planned_power_matches_the_achieved_power_at_four_dilemmas() -> None:
-    """At 4 dilemmas the interval is t(3) x a bootstrap SE with 3 df: the plan's power is a noncentral t with
-    those df, so where it promises 80% about 80% of tournaments exclude 0 (60 seeds: sd of the rate 0.05)."""
+    """At 4 dilemmas the interval is a simultaneous t interval on few degrees of freedom: the plan's power is a
+    noncentral t with the interval's predicted df and the standard's critical value, so where it promises 80%
+    about 80% of tournaments exclude 0 (60 seeds: sd of the rate 0.05)."""
     p, _ = _power_case("rotate", 4, 0.8)
     _, excl = _obtained(p, 4, "rotate", range(900, 960), pair=("m1", "m2"), replicates=150)
     assert abs(float(np.mean(excl)) - 0.8) <= 0.15
     # the normal approximation would promise 80% for a gap the t-based interval finds far less often
     q = predict_pairs(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")), p.vc, pairs=[("m1", "m2")])[0]
     normal_gap = (1.96 + 0.84) * q.se_true
-    assert power(normal_gap, q.se, 4, se_true=q.se_true) < 0.6
+    assert power(normal_gap, q.se, 4, se_true=q.se_true, df=q.df, tests=q.tests) < 0.6
 
 
 @pytest.mark.slow
@@ -196,16 +202,29 @@ def test_more_dilemmas_shrink_what_more_judges_cannot() -> None:
 
 
 def test_the_plan_answers_how_many_dilemmas_and_says_when_the_document_is_short() -> None:
-    plan = make_plan(["a", "b", "c", "d"], DEFAULTS, delta=0.3, document_dilemmas=8, dilemma_grid=(4, 8),
+    plan = make_plan(["a", "b", "c", "d"], DEFAULTS, delta=1.0, document_dilemmas=8, dilemma_grid=(4, 8),
                      repeats=(1,))
     ans = plan.answer
     assert ans is not None and ans["design"] is not None
     need = ans["design"]["dilemmas"]
     assert need > 8 and not ans["enough_dilemmas_in_document"] and "only 8 dilemmas" in ans["message"]
     best = next(d for d in plan.designs if d.dilemmas == need and d.judge_mode == ans["design"]["judge_mode"])
-    assert best.detectable_gap is not None and best.detectable_gap <= 0.3
+    assert best.detectable_gap is not None and best.detectable_gap <= 1.0
     fewer = [d for d in plan.designs if d.judge_mode == best.judge_mode and d.dilemmas == need - 1]
-    assert all(d.detectable_gap is not None and d.detectable_gap > 0.3 for d in fewer) or not fewer
+    assert all(d.detectable_gap is not None and d.detectable_gap > 1.0 for d in fewer) or not fewer
+
+
+def test_with_judges_as_a_sample_more_dilemmas_cannot_find_every_gap_and_the_plan_says_so() -> None:
+    """Four models judging each other: the judge x model variation (0.04, the default) is averaged over two
+    judges a pair; its part of a difference's variance does not shrink with dilemmas, so a 0.6 gap needs more
+    judges — the plan says so instead of asking for hundreds of dilemmas. Without that variation the same gap
+    is found with some number of dilemmas."""
+    plan = make_plan(["a", "b", "c", "d"], DEFAULTS, delta=0.6, dilemma_grid=(8,), repeats=(1,))
+    assert plan.answer is not None and plan.answer["design"] is None
+    assert "only more judges" in plan.answer["message"]
+    no_jm = make_plan(["a", "b", "c", "d"], {**DEFAULTS, "judge_model": 0.0}, delta=0.6, dilemma_grid=(8,),
+                      repeats=(1,))
+    assert no_jm.answer is not None and no_jm.answer["design"] is not None
 
 
 # ---- the command line --------------------------------------------------------------------------------------
