@@ -1,8 +1,10 @@
 """Adaptive tournaments: after the first full pass, add the wave of work (new dilemmas, half dilemmas, one
-more judge, repeats) predicted to narrow the widest pairwise interval most per dollar, re-fit, and stop when
-every half-width meets the target, the budget is reached, or nothing left narrows it, saying which.
-Each wave's plan is saved before its rounds start, so a killed run resumes the same extended schedule.
-Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
+more judge, repeats) predicted to bring the widest pairwise interval to the target at least cost, re-fit, and
+stop when every half-width meets the target, the budget or the uniform design's size is reached, the planned
+looks are used up, or nothing left narrows it, saying which. The intervals it measures and reports are
+anytime-valid (ebtui.core.analysis.sequential: alpha spending over at most `max_looks` looks), so they hold
+whenever it stops. Each wave's plan is saved before its rounds start, so a killed run resumes the same
+extended schedule. Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import numpy as np
 
+from ebtui.core.analysis.sequential import LookJson, LookPlan, look_quantile
 from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
 from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
     from ebtui.providers.base import ModelClient
 
 __all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Measurement", "Wave", "WaveExchange", "WaveOption",
-           "load_state", "waves_path"]
+           "load_state", "waves_path", "LookPlan"]
 
 MAX_REPEATS = 8
 #: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
@@ -45,6 +48,8 @@ STOP_NOTHING = "nothing_narrows"
 STOP_CANCELLED = "cancelled"
 STOP_INCOMPLETE = "rounds_incomplete"
 STOP_MAX_WAVES = "max_waves"
+STOP_MAX_LOOKS = "looks_used"
+STOP_UNIFORM = "uniform_size_reached"
 
 
 @dataclass(frozen=True)
@@ -77,14 +82,18 @@ class WaveOption(TypedDict):
     predicted_widest_after: float | None
 
 
-class Measurement(TypedDict):
-    """The rounds measured after a pass."""
+class Measurement(TypedDict, total=False):
+    """The rounds measured after a pass (a look)."""
 
     wave: int
-    widest: float | None  # the widest pairwise half-width (None: not measurable)
+    widest: float | None  # the widest anytime-valid pairwise half-width (None: not measurable)
     calls: int
     spent_usd: float
     dilemmas: int
+    look: int  # 1-based: the look's place in the alpha spending
+    alpha: float  # the error rate this look spent
+    widest_fixed: float | None  # the fixed-sample half-width the report's pairwise table prints, for comparison
+    uniform_calls: int | None  # the calls of the uniform design the plan picks for the target, from this look
 
 
 @dataclass
@@ -108,6 +117,8 @@ class AdaptiveState:
     stop_reason: str | None = None
     stop_message: str = ""
     uniform: DesignJson | None = None  # the uniform design the plan would choose for the target
+    rule: dict[str, object] = field(default_factory=dict)  # the alpha spending (LookPlan.json())
+    intervals: LookJson | None = None  # the last look's anytime-valid pairwise intervals
 
     def json(self) -> dict[str, object]:
         return asdict(self)
@@ -117,7 +128,8 @@ class AdaptiveState:
         """From the waves file as json.loads read it (unchecked: a bad file raises, and load_state gives None)."""
         waves = [Wave(**w) for w in data.get("waves", [])]
         return cls(float(data["target"]), waves, list(data.get("measurements", [])), data.get("stop_reason"),
-                   str(data.get("stop_message", "")), data.get("uniform"))
+                   str(data.get("stop_message", "")), data.get("uniform"), dict(data.get("rule") or {}),
+                   data.get("intervals"))
 
 
 def waves_path(store: ResultsStore, tournament_id: str) -> Path:
@@ -185,6 +197,17 @@ class _Candidate:
                 "predicted_widest_after": _finite(self.widest_after)}
 
 
+@dataclass(frozen=True)
+class _Assess:
+    """What every candidate of one look is predicted against."""
+
+    before_now: float  # the current design's predicted widest at this look's error rate
+    before_next: float  # ... at the next look's
+    current: float  # the measured widest (inf: not measurable)
+    alpha: float  # the next look's error rate
+    components: Mapping[str, float]
+
+
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
@@ -195,7 +218,7 @@ class AdaptiveRunner:
     between waves it also yields AdaptiveMessage."""
 
     def __init__(self, plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore, *,
-                 target: float, budget_usd: float | None = None,
+                 target: float, budget_usd: float | None = None, looks: LookPlan | None = None,
                  **runner_kw: Unpack[PaceOptions]) -> None:
         self.plan = plan
         self.clients = clients
@@ -208,6 +231,9 @@ class AdaptiveRunner:
         self.state.target = target
         self.state.stop_reason = None
         self.state.stop_message = ""
+        #: the alpha spending is fixed by the first look: a resumed run keeps the one it started with
+        self.looks = _look_plan(self.state.rule) if self.state.rule else (looks or LookPlan())
+        self.state.rule = self.looks.json()
         self._cancelled = False
         self._inner: TournamentRunner | None = None
         self.tournament: Tournament | None = None
@@ -255,24 +281,24 @@ class AdaptiveRunner:
             if self._cancelled:
                 self._stop(STOP_CANCELLED, "cancelled; run it again to resume")
             elif last.tournament.status == TournamentStatus.STOPPED_BUDGET:
+                closing = self._closing_look()
+                if closing is not None:
+                    yield closing
                 self._stop(STOP_BUDGET, f"budget reached (${self._inner.budget.limit_usd:.2f}) before the "
-                                        "target; resume with a larger --budget")
+                                        "target; resume with a larger --budget" + self._closing_note())
             elif last.tournament.status != TournamentStatus.COMPLETE:
                 self._stop(STOP_INCOMPLETE, "some rounds did not complete: the target is not measured on a "
                                             "partial pass; run it again to retry them")
             else:
-                msg = self._next_wave()
-                if msg is not None:
-                    yield msg
+                yield self._next_wave()
             if self.state.stop_reason is not None:
                 break
             _save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
             w = self.state.waves[-1]
             yield AdaptiveMessage(
-                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest pairwise "
+                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest anytime-valid "
                 f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
                 f"(target {self.target:g})", w.widest_before, self.target)
-            self.schedule = extended(self.plan.schedule, self.state.waves)
         _save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
@@ -284,6 +310,20 @@ class AdaptiveRunner:
                               self.target, self.state.stop_reason)
         yield TournamentFinished(t, last.progress, last.summary)
 
+    def _closing_look(self) -> AdaptiveMessage | None:
+        """A look at the rounds a budget stop left (while planned looks remain), so the report's intervals are
+        valid for them too."""
+        if len(self.state.measurements) >= self.looks.max_looks:
+            return None
+        done = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
+        return self.after_pass(done, closing=True) if done else None
+
+    def _closing_note(self) -> str:
+        m = self.state.measurements[-1] if self.state.measurements else None
+        if m is None:
+            return ""
+        return f"; widest anytime-valid half-width {_fmt(m.get('widest'))} at look {m.get('look', '?')}"
+
     # -- deciding -----------------------------------------------------------------------------------------
     def _stop(self, reason: str, message: str) -> None:
         self.state.stop_reason = reason
@@ -293,39 +333,52 @@ class AdaptiveRunner:
         ids = {sr.round_id(self.tournament_id) for sr in self.schedule.rounds}
         return [r for r in self.store.load_rounds(tournament=self.tournament_id) if r.id in ids]
 
-    def _next_wave(self) -> AdaptiveMessage | None:
-        """Measure; stop, or append the next wave to the state."""
-        from ebtui.core.analysis.bootstrap import replicate_fits
+    def _next_wave(self) -> AdaptiveMessage:
+        return self.after_pass([r for r in self._rounds() if r.status == RoundStatus.COMPLETE])
+
+    def after_pass(self, rounds: Sequence[Round], *, closing: bool = False) -> AdaptiveMessage:
+        """One look at a complete pass's rounds: measure the anytime-valid intervals, then stop (saying why) or
+        append the next wave to the state and extend the schedule. `closing`: the run stops anyway (e.g. the
+        runner's budget stop); the look only gives the final rounds their valid intervals."""
         from ebtui.core.analysis.fit import fit
-        from ebtui.core.analysis.precision import obtained_pairs
+        from ebtui.core.analysis.pairwise import Data
+        from ebtui.core.analysis.sequential import measure_look
         from ebtui.core.analysis.variance import variance_components
         from ebtui.core.families import family_function
 
-        rounds = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
         family_of = family_function(self._families or None)
-        jf = fit(rounds, family_of)
+        look_no = len(self.state.measurements) + 1
+        jf = fit(list(rounds), family_of) if rounds else None
         calls_so_far = self._calls(self.schedule.exchanges)
-        spent = sum(round_cost(r) for r in self._rounds())
-        observed: dict[tuple[str, str], float] = {}
-        widest: float | None = None
-        if jf is not None:
-            G = len(jf.design.dilemmas)
-            draws = replicate_fits(jf, seed=20261124)
-            for p in obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G):
-                observed[(p.a, p.b)] = p.half_width if p.half_width is not None else float("inf")
-            widest = max(observed.values()) if observed else None
-        vc = variance_components(rounds, family_of, replicates=0)
-        self.state.measurements.append({"wave": len(self.state.waves), "widest": _finite(widest or float("inf")),
-                                        "calls": calls_so_far, "spent_usd": spent, "dilemmas":
-                                        len(self.schedule.dilemma_ids)})
-        msg = AdaptiveMessage(f"measured: widest pairwise half-width {_fmt(widest)} after {calls_so_far} calls "
-                              f"(target {self.target:g})", widest, self.target)
+        spent = sum(round_cost(r) for r in rounds)
+        look = None
+        if jf is not None and len(jf.design.models) >= 2:
+            look = measure_look(Data.of(jf.design.frame), self.looks, look_no)
+            self.state.intervals = look.json()
+        widest = look.widest if look is not None else None
+        components = variance_components(list(rounds), family_of, replicates=0).values()
+        self.state.uniform = self._uniform(components)
+        cap = self.state.uniform["calls"] if self.state.uniform is not None else None
+        self.state.measurements.append({
+            "wave": len(self.state.waves), "widest": widest, "calls": calls_so_far, "spent_usd": spent,
+            "dilemmas": len(self.schedule.dilemma_ids), "look": look_no, "alpha": self.looks.alpha_at(look_no),
+            "widest_fixed": look.widest_fixed if look is not None else None, "uniform_calls": cap})
+        msg = AdaptiveMessage(f"look {look_no} of {self.looks.max_looks}: widest anytime-valid pairwise half-width "
+                              f"{_fmt(widest)} after {calls_so_far} calls (target {self.target:g})", widest,
+                              self.target)
+        if closing:
+            return msg
         if widest is not None and widest <= self.target:
-            self.state.uniform = self._uniform(vc.values())
             self._stop(STOP_TARGET, self._target_message(widest, calls_so_far))
             return msg
-        if len(self.state.waves) >= MAX_WAVES:
-            self._stop(STOP_MAX_WAVES, f"{MAX_WAVES} waves added without reaching the target")
+        if look_no >= self.looks.max_looks:
+            self._stop(STOP_MAX_LOOKS, f"the last planned look ({look_no} of {self.looks.max_looks}) did not reach "
+                                       f"the target: widest anytime-valid half-width {_fmt(widest)} > "
+                                       f"{self.target:g} after {calls_so_far} calls{self._cap_note()}")
+            return msg
+        if cap is not None and calls_so_far >= cap:
+            self._stop(STOP_UNIFORM, f"{calls_so_far} calls played, as many as the {self._design()} or more: an "
+                                     f"adaptive run spends no more; widest anytime-valid half-width {_fmt(widest)}")
             return msg
         cands = self._candidates()
         if not cands:
@@ -333,15 +386,12 @@ class AdaptiveRunner:
                                      f"{MAX_REPEATS} repeats already; widest half-width {_fmt(widest)}")
             return msg
         current = widest if widest is not None and math.isfinite(widest) else float("inf")
-        before = self._predicted_widest(self.schedule, vc.values())
+        a_now, a_next = self.looks.alpha_at(look_no), self.looks.alpha_at(look_no + 1)
+        before_now = self._predicted_widest(self.schedule, components, a_now)
+        before_next = self._predicted_widest(self.schedule, components, a_next)
+        ctx = _Assess(before_now, before_next, current, a_next, components)
         for c in cands:
-            self._assess(c, before, current, vc.values())
-
-        def gain(c: _Candidate) -> float:
-            if not math.isfinite(current):
-                return (1.0 if c.kind in NEW_DILEMMAS else 0.0) / max(c.cost or c.calls, 1e-12)
-            return (1.0 - c.ratio) / max(c.cost if c.cost > 0 else c.calls, 1e-12)
-
+            self._assess(c, ctx)
         useful = [c for c in cands if not math.isfinite(current) and c.kind in NEW_DILEMMAS
                   or math.isfinite(current) and 1.0 - c.ratio >= MIN_NARROWING]
         if not useful:
@@ -351,48 +401,58 @@ class AdaptiveRunner:
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
                           if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
             return msg
-        useful.sort(key=gain, reverse=True)
         remaining = None if self.budget_usd is None else self.budget_usd - spent
-        chosen: _Candidate | None = None
-        for c in useful:
-            if c.kind in NEW_DILEMMAS:
-                c = self._size_dilemmas(c, before, current, vc.values(), remaining)
-            if remaining is None or c.cost <= remaining:
-                chosen = c
-                break
-        if chosen is None:
-            cheapest = min(useful, key=lambda c: c.cost)
-            self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
-                                    f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
-                                    f"{_fmt(widest)}")
+        room = None if cap is None else cap - calls_so_far
+        sized = [self._size_dilemmas(c, ctx, remaining, room) if c.kind in NEW_DILEMMAS else c for c in useful]
+        in_budget = [c for c in sized if remaining is None or c.cost <= remaining]
+        affordable = [c for c in in_budget if room is None or c.calls <= room]
+        if not affordable:
+            if not in_budget:
+                cheapest = min(sized, key=lambda c: c.cost)
+                self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
+                                        f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
+                                        f"{_fmt(widest)}")
+            else:
+                smallest = min(in_budget, key=lambda c: c.calls)
+                self._stop(STOP_UNIFORM, f"the next useful wave ({smallest.kind} +{smallest.units}, {smallest.calls} "
+                                         f"calls) would pass the {self._design()} after {calls_so_far} calls: an "
+                                         f"adaptive run spends no more; widest anytime-valid half-width "
+                                         f"{_fmt(widest)}")
             return msg
+        reach = [c for c in affordable if c.widest_after <= self.target]
+        chosen = (min(reach, key=lambda c: (c.cost, c.calls)) if reach
+                  else min(affordable, key=lambda c: (c.widest_after, c.cost, c.calls)))
         self.state.waves.append(Wave(len(self.state.waves) + 1, chosen.kind, chosen.units,
                                      [_ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
                                      _finite(widest or float("inf")), chosen.widest_after,
-                                     [c.describe() for c in cands]))
+                                     [c.describe() for c in sized]))
+        self.schedule = extended(self.plan.schedule, self.state.waves)
         return msg
+
+    def _design(self) -> str:
+        u = self.state.uniform
+        if u is None:
+            return "uniform design"
+        return (f"{u['calls']} calls of the uniform design the plan picks for this target ({u['dilemmas']} dilemmas, "
+                f"{u['judge_mode']}, {u['repeats']} repeat(s))")
+
+    def _cap_note(self) -> str:
+        return "" if self.state.uniform is None else f" (the {self._design()})"
 
     def _target_message(self, widest: float, calls: int) -> str:
         u = self.state.uniform
-        out = f"target reached: widest pairwise half-width {widest:.3f} <= {self.target:g} after {calls} calls"
+        out = (f"target reached: widest anytime-valid pairwise half-width {widest:.3f} <= {self.target:g} after "
+               f"{calls} calls")
         if u is None:
             return out + "; no uniform design of up to 400 dilemmas is predicted to reach it (for comparison)"
-        design = (f"{u['calls']} calls of the uniform design the plan would choose for it ({u['dilemmas']} dilemmas, "
-                  f"{u['judge_mode']}, {u['repeats']} repeat(s): even odds that every pairwise half-width is at "
-                  "most the target)")
         if calls < u["calls"]:
-            return out + f", fewer than the {design}"
+            return out + f", fewer than the {self._design()}"
         if calls == u["calls"]:
-            return out + (f"; NOT fewer than (as many as) the {design}: the measured widest half-width first "
-                          "met the target at the size the plan predicts")
+            return out + f", as many as the {self._design()}"
         first = self._calls(self.plan.schedule.exchanges)
-        if first >= u["calls"] and calls == first:
-            return out + f"; NOT fewer than the {design}: the first pass alone was that large"
-        passed = [m for m in self.state.measurements if m["calls"] >= u["calls"] and m["calls"] < calls]
-        why = (f"at {passed[0]['calls']} calls the measured widest half-width was still "
-               f"{_fmt(passed[0]['widest'])}, wider than predicted" if passed else
-               "the measured half-widths came out wider than predicted")
-        return out + f"; NOT fewer than the {design}: {why}"
+        return out + (f"; NOT fewer than the {self._design()}: the first pass alone was that large"
+                      if calls == first else f"; more than the {self._design()} as estimated at this look: the "
+                      "estimates moved after the last wave was planned")
 
     def _uniform(self, components: Mapping[str, float]) -> DesignJson | None:
         """The uniform design `ebtui plan --half-width W` would choose, from the same estimates."""
@@ -472,40 +532,55 @@ class AdaptiveRunner:
                 kept.append(ex)
         return kept
 
-    def _size_dilemmas(self, c: _Candidate, before: float, current: float, components: Mapping[str, float],
-                       remaining: float | None) -> _Candidate:
-        """As few new dilemmas as predicted to reach the target (at most doubling those played), within the
-        budget: the run re-measures as soon as the target may be met."""
+    def _size_dilemmas(self, c: _Candidate, ctx: _Assess, remaining: float | None, room: int | None) -> _Candidate:
+        """As few new dilemmas as predicted to reach the target, else as many as the budget and the uniform
+        design's size allow (looks are few: a wave is sized to finish, not to re-measure soon). While sizing,
+        the cost is scaled from the one-dilemma wave's per call; the size chosen is priced in full."""
         played = list(self.schedule.dilemma_ids)
         unplayed = [d.id for d in self.plan.dilemmas if d.id not in played]
-        cap = min(len(unplayed), max(1, len(played)))
+        per_call = c.cost / c.calls if c.calls else 0.0
         best = c
-        for n in range(2, cap + 1):
-            if min(best.widest_after, best.predicted_after) <= self.target:
+        for n in range(2, len(unplayed) + 1):
+            if best.widest_after <= self.target:
                 break
             new = self._new_dilemmas(unplayed[:n], len(self.state.waves) + 1, half=c.kind == "half_dilemmas")
             nc = _Candidate(c.kind, n, new, [(ex, j) for ex in new for j in ex.judges], new)
-            self._assess(nc, before, current, components)
-            if remaining is not None and nc.cost > remaining:
+            self._assess(nc, ctx, price=False)
+            if remaining is not None and nc.calls * per_call > remaining or room is not None and nc.calls > room:
                 break
             best = nc
+        if best is not c:
+            best.calls, best.cost = self._price(best)
         return best
 
-    def _assess(self, c: _Candidate, before: float, current: float, components: Mapping[str, float]) -> None:
-        c.predicted_after = self._predicted_widest(extended(self.schedule, [Wave(
-            0, c.kind, c.units, [_ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), components)
-        c.ratio = c.predicted_after / before if math.isfinite(before) and before > 0 else 0.0
-        c.widest_after = current * c.ratio if math.isfinite(current) else c.predicted_after
-        c.calls, c.cost = self._price(c)
+    def _assess(self, c: _Candidate, ctx: _Assess, *, price: bool = True) -> None:
+        after = self._predicted_widest(extended(self.schedule, [Wave(
+            0, c.kind, c.units, [_ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), ctx.components, ctx.alpha)
+        c.predicted_after = after
+        c.ratio = after / ctx.before_next if math.isfinite(ctx.before_next) and ctx.before_next > 0 else 0.0
+        # the measured widest, scaled by the predicted change (design and the next look's error rate)
+        c.widest_after = (ctx.current * after / ctx.before_now if math.isfinite(ctx.current)
+                          and math.isfinite(ctx.before_now) and ctx.before_now > 0 else after)
+        if price:
+            c.calls, c.cost = self._price(c)
+        else:
+            c.calls = 4 * len({ex.exchange_key for ex in c.new_exchanges}) + len(c.new_judgments)
 
     @staticmethod
-    def _predicted_widest(schedule: Schedule, components: Mapping[str, float]) -> float:
-        """The widest expected pairwise half-width of a design, from the variance components estimated on the
-        rounds so far (ebtui.core.analysis.precision.predict_pairs)."""
+    def _predicted_widest(schedule: Schedule, components: Mapping[str, float], alpha: float) -> float:
+        """The widest expected anytime-valid pairwise half-width of a design at a look's error rate, from the
+        variance components estimated on the rounds so far (ebtui.core.analysis.precision.predict_pairs: the
+        expected bootstrap SE; the t quantile of the look, Bonferroni over the pairs)."""
         from ebtui.core.analysis.precision import predict_pairs, rows_of_exchanges
 
-        pa = [p.half_width for p in predict_pairs(rows_of_exchanges(schedule.exchanges), components)]
-        return float(np.max(pa)) if pa else float("inf")
+        if alpha <= 0:
+            return float("inf")
+        preds = predict_pairs(rows_of_exchanges(schedule.exchanges), components)
+        G = len(schedule.dilemma_ids)
+        if not preds or G < 2:
+            return float("inf")
+        q = look_quantile(G - 1, alpha, len(preds))
+        return float(np.max([p.se for p in preds])) * q
 
     def _price(self, c: _Candidate) -> tuple[int, float]:
         """Calls and list cost of the candidate's new calls (phases 1-4 of new exchanges, the new judgments)."""
@@ -525,6 +600,15 @@ class AdaptiveRunner:
         cost = est_team.total_cost_usd + est_j.total_cost_usd - est_jt.total_cost_usd
         calls = 4 * len(new_keys) + len(c.new_judgments)
         return calls, max(cost, 0.0)
+
+
+def _look_plan(rule: Mapping[str, object]) -> LookPlan:
+    """The LookPlan a waves file recorded (its `rule`)."""
+    per = rule.get("alpha_per_look")
+    alpha = float(rule.get("alpha", 0.05))  # type: ignore[arg-type]
+    looks = int(rule.get("max_looks", 1))  # type: ignore[call-overload]
+    first = float(per[0]) / alpha if isinstance(per, list) and per and looks > 1 else 1.0
+    return LookPlan(alpha, looks, first)
 
 
 def _fmt(x: float | None) -> str:
