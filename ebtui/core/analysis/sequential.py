@@ -27,7 +27,7 @@ from ebtui.core.analysis.pairwise import (
 )
 
 __all__ = ["DEFAULT_LOOKS", "FIRST_LOOK_SHARE", "AnytimePair", "Look", "LookJson", "LookPlan", "PairJson",
-           "look_quantile", "measure_look"]
+           "adaptive_summary", "look_plan_of", "look_quantile", "measure_look"]
 
 #: looks an adaptive run may take at most: the first pass, then up to two waves
 DEFAULT_LOOKS = 3
@@ -199,3 +199,57 @@ def widest_of(pairs: Sequence[PairJson]) -> float | None:
     if not hw or any(h is None for h in hw):
         return None
     return float(max(h for h in hw if h is not None))
+
+
+# ---- what a report says of an adaptive tournament ----------------------------------------------------------
+
+NOTE = ("The run looked at its intervals after each pass and stopped when they were narrow enough (or could not "
+        "go on): the report's pairwise table gives fixed-sample intervals, which lose their 95% coverage under "
+        "such stopping. The intervals here are anytime-valid: each look spent a share of alpha = {alpha:g} "
+        "(union bound over at most {looks} looks), so they hold with at least {conf:.0%} confidence whenever the "
+        "run stopped. They are the last look's, on the rounds complete at the stop.")
+
+
+def adaptive_summary(record: object) -> dict[str, object] | None:
+    """The `adaptive` object of a report (`report --json`, the Markdown and web report, the Analysis tab)
+    from a tournament's `adaptive` record (ebtui.core.tournament.adaptive.AdaptiveState.json); None when the
+    tournament is not adaptive or its record is unreadable."""
+    if not isinstance(record, dict) or "target" not in record:
+        return None
+    try:
+        rule = look_plan_of(record.get("rule") or {})
+        looks = [m for m in record.get("measurements") or [] if isinstance(m, dict)]
+        waves = [{k: w.get(k) for k in ("number", "kind", "units", "calls", "cost_usd", "widest_before",
+                                        "predicted_widest_after")}
+                 for w in record.get("waves") or [] if isinstance(w, dict)]
+        iv = record.get("intervals") if isinstance(record.get("intervals"), dict) else None
+        target = float(record["target"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    pairs = list(iv.get("pairs") or []) if iv else []
+    return {
+        "target_half_width": target,
+        "rule": {**rule.json(), "description": rule.describe()},
+        "looks": [{k: m.get(k) for k in ("look", "alpha", "calls", "dilemmas", "widest", "widest_fixed",
+                                         "uniform_calls", "spent_usd")} for m in looks],
+        "waves": waves,
+        "stop_reason": record.get("stop_reason"),
+        "stop_message": str(record.get("stop_message") or ""),
+        "uniform": record.get("uniform"),
+        "look": iv.get("look") if iv else None,
+        "alpha": iv.get("alpha") if iv else None,
+        "pairwise": pairs,
+        "reason": "" if pairs else "no look was taken (the run stopped before its first pass was complete)",
+        "note": NOTE.format(alpha=rule.alpha, looks=rule.max_looks, conf=1 - rule.alpha),
+    }
+
+
+def look_plan_of(rule: object) -> LookPlan:
+    """The LookPlan a waves file recorded (LookPlan.json()); the default plan when there is none."""
+    if not isinstance(rule, dict) or not rule:
+        return LookPlan()
+    alpha = float(rule.get("alpha", ALPHA))
+    looks = int(rule.get("max_looks", 1))
+    per = rule.get("alpha_per_look")
+    first = float(per[0]) / alpha if isinstance(per, list) and per and looks > 1 else 1.0
+    return LookPlan(alpha, looks, first)

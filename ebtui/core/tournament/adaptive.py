@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import numpy as np
 
-from ebtui.core.analysis.sequential import LookJson, LookPlan, look_quantile
+from ebtui.core.analysis.sequential import LookJson, LookPlan, look_plan_of, look_quantile
 from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
 from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
@@ -232,7 +232,7 @@ class AdaptiveRunner:
         self.state.stop_reason = None
         self.state.stop_message = ""
         #: the alpha spending is fixed by the first look: a resumed run keeps the one it started with
-        self.looks = _look_plan(self.state.rule) if self.state.rule else (looks or LookPlan())
+        self.looks = look_plan_of(self.state.rule) if self.state.rule else (looks or LookPlan())
         self.state.rule = self.looks.json()
         self._cancelled = False
         self._inner: TournamentRunner | None = None
@@ -600,15 +600,6 @@ class AdaptiveRunner:
         cost = est_team.total_cost_usd + est_j.total_cost_usd - est_jt.total_cost_usd
         calls = 4 * len(new_keys) + len(c.new_judgments)
         return calls, max(cost, 0.0)
-
-
-def _look_plan(rule: Mapping[str, object]) -> LookPlan:
-    """The LookPlan a waves file recorded (its `rule`)."""
-    per = rule.get("alpha_per_look")
-    alpha = float(rule.get("alpha", 0.05))  # type: ignore[arg-type]
-    looks = int(rule.get("max_looks", 1))  # type: ignore[call-overload]
-    first = float(per[0]) / alpha if isinstance(per, list) and per and looks > 1 else 1.0
-    return LookPlan(alpha, looks, first)
 
 
 def _fmt(x: float | None) -> str:

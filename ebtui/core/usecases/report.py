@@ -210,9 +210,13 @@ def default_title(sel: Selection) -> str:
 
 
 def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
-    """The object `ebtui report --json` prints."""
+    """The object `ebtui report --json` prints (with `adaptive` for an adaptive tournament)."""
+    from ebtui.core.report import adaptive_of
+
+    adaptive = adaptive_of(sel.tournament)
     return {"filters": dict(sel.filters), **data.json(),
-            "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable]}
+            "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable],
+            **({"adaptive": adaptive} if adaptive is not None else {})}
 
 
 def write_markdown(sel: Selection, data: ReportData, out: Path, title: str) -> Path:

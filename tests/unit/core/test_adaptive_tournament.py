@@ -221,6 +221,32 @@ def test_cli_until_half_width_prints_the_waves_and_why_it_stopped(tmp_path: Path
     tid = store.list_tournaments()[0].id
     st = load_state(store, tid)
     assert st is not None and st.stop_reason is not None
+    _check_the_report_says_so(tmp_path, tid, st)
+
+
+def _check_the_report_says_so(tmp_path: Path, tid: str, st: Any) -> None:
+    """`report --json`, the Markdown and the web report of the adaptive tournament carry its rule, looks, why it
+    stopped and the anytime-valid intervals recorded at the stop."""
+    base = ["report", "--store", str(tmp_path / "store"), "--tournament", tid]
+    res = CliRunner().invoke(cli, [*base, "--json"])
+    assert res.exit_code == 0, res.output
+    ad = json.loads(res.stdout)["adaptive"]
+    assert ad["stop_reason"] == st.stop_reason and ad["stop_message"] == st.stop_message
+    assert ad["rule"]["method"] == "alpha_spending_union_bound" and ad["rule"]["max_looks"] == 3
+    assert [m["look"] for m in ad["looks"]] == [m["look"] for m in st.measurements]
+    assert ad["pairwise"] == (st.intervals or {}).get("pairs", [])
+    assert ad["pairwise"] and all(p["half_width"] is None or p["half_width"] > p["fixed_half_width"]
+                                  for p in ad["pairwise"])
+    assert "anytime-valid" in ad["note"]
+    md = CliRunner().invoke(cli, [*base, "--out", str(tmp_path / "md")])
+    assert md.exit_code == 0, md.output
+    text = (tmp_path / "md" / "report.md").read_text(encoding="utf-8")
+    assert "## Adaptive tournament" in text and "Anytime-valid pairwise intervals" in text
+    assert st.stop_reason.replace("_", "\\_") in text  # Markdown-escaped
+    page = CliRunner().invoke(cli, [*base, "--html", "--out", str(tmp_path / "web")])
+    assert page.exit_code == 0, page.output
+    html = (tmp_path / "web" / "report.html").read_text(encoding="utf-8")
+    assert 'id="adaptive"' in html and "Anytime-valid pairwise intervals" in html
 
 
 def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path) -> None:
