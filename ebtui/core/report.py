@@ -377,7 +377,7 @@ def adaptive_tables(summary: Mapping[str, Any]) -> list[Table]:
     out = [Table("adaptive_looks", "Adaptive looks: widest anytime-valid half-width at each (widest_fixed: the "
                  "fixed-sample one)", ["look", "alpha", "calls", "dilemmas", "widest", "widest_fixed",
                                        "uniform_calls", "wave after"], rows,
-                 text_columns=frozenset({"alpha", "wave after"}))]
+                 text_columns=frozenset({"alpha", "wave after"}), notes=adaptive_head(summary))]
     cols = ["a", "b", "diff", "ci_low", "ci_high", "half_width", "fixed_half_width", "reason"]
     pairs = cast("list[Mapping[str, Any]]", summary["pairwise"])
     out.append(Table("adaptive_pairwise", f"Anytime-valid pairwise intervals (look {summary['look']}, alpha "
@@ -390,9 +390,10 @@ def adaptive_tables(summary: Mapping[str, Any]) -> list[Table]:
 def adaptive_markdown(summary: Mapping[str, Any]) -> list[str]:
     """The Markdown section of an adaptive tournament: the rule, the looks and waves, why it stopped, and its
     anytime-valid pairwise intervals."""
-    lines = ["## Adaptive tournament", "", *[f"- {md_escape(x)}" for x in adaptive_head(summary)], ""]
+    lines = ["## Adaptive tournament", ""]
     for t in adaptive_tables(summary):
-        lines += [f"#### {md_escape(t.title)}", "", table_to_markdown(t), "", *[md_escape(n) for n in t.notes], ""]
+        lines += [f"#### {md_escape(t.title)}", "", table_to_markdown(t), "", *[f"- {md_escape(n)}" for n in t.notes],
+                  ""]
     return lines
 
 

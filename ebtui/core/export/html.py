@@ -241,13 +241,10 @@ def _round_index(rounds: Sequence[Round]) -> str:
 def adaptive_html(tournament: Tournament | None) -> str:
     """An adaptive tournament's section (ebtui.core.report.adaptive_tables): the rule, why it stopped, the looks
     and the anytime-valid pairwise intervals; "" for any other tournament."""
-    from ebtui.core.report import adaptive_head, adaptive_of, adaptive_tables
+    from ebtui.core.report import adaptive_of, adaptive_tables
 
     summary = adaptive_of(tournament)
-    if summary is None:
-        return ""
-    head = "".join(f"<li>{_e(x)}</li>" for x in adaptive_head(summary))
-    return f"<ul>{head}</ul>" + "".join(render_table(t) for t in adaptive_tables(summary))
+    return "" if summary is None else "".join(render_table(t) for t in adaptive_tables(summary))
 
 
 def render_html_report(rounds: Sequence[Round], data: ReportData, *, title: str,

@@ -314,6 +314,19 @@ class AnalysisResult(NamedTuple):
     fit: Analysis
 
 
+def _adaptive_tables(ctx: AppContext, tournament_id: str) -> list[Table]:
+    """An adaptive tournament's looks and anytime-valid intervals (ebtui.core.report.adaptive_tables), as the
+    report shows them; none for any other tournament."""
+    from ebtui.core.report import adaptive_of, adaptive_tables
+    from ebtui.core.store import StoreError
+
+    try:
+        summary = adaptive_of(ctx.store.load_tournament(tournament_id))
+    except StoreError:  # no tournament record (or an unreadable one): nothing adaptive to show
+        return []
+    return adaptive_tables(summary) if summary is not None else []
+
+
 class AnalysisCache:
     """The Analysis tab's results, computed from the analysis columns beside the store
     (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
@@ -367,6 +380,9 @@ class AnalysisCache:
                                                   agreement=agreement_map(store.root)))
             for view in tables:
                 tables[view] = [*tables[view], *bias]
+        adaptive = _adaptive_tables(ctx, tournament_id)
+        for view in tables:
+            tables[view] = [*tables[view], *adaptive]
         step("done")
         self._key, self._result = key, AnalysisResult(len(facts), tables, fit)
         return self._result

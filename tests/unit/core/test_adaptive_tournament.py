@@ -247,6 +247,15 @@ def _check_the_report_says_so(tmp_path: Path, tid: str, st: Any) -> None:
     assert page.exit_code == 0, page.output
     html = (tmp_path / "web" / "report.html").read_text(encoding="utf-8")
     assert 'id="adaptive"' in html and "Anytime-valid pairwise intervals" in html
+    # the app's Analysis tab (its use case): the same tables, the same numbers
+    from ebtui.core.usecases.context import open_context
+    from ebtui.core.usecases.report import AnalysisCache
+
+    got = AnalysisCache().compute(open_context(store=tmp_path / "store"), tid, None, views=("effective",))
+    tab = {t.key: t for t in got.tables["effective"]}
+    assert tab["adaptive_pairwise"].as_dicts() == [{k: p[k] for k in tab["adaptive_pairwise"].columns}
+                                                   for p in ad["pairwise"]]
+    assert any(st.stop_message in n for n in tab["adaptive_looks"].notes)
 
 
 def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path) -> None:
