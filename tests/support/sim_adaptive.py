@@ -38,6 +38,10 @@ class Outcome:
     def all_covered(self) -> bool:
         return all(self.hits)
 
+    @property
+    def all_fixed_covered(self) -> bool:
+        return all(self.fixed_hits)
+
 
 def _plan(tmp: Path, models: Sequence[str], dilemmas: int, first: int, judges: str | list[str]) -> object:
     toml = tmp / "models.toml"

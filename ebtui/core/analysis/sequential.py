@@ -1,10 +1,8 @@
-"""Anytime-valid pairwise intervals for adaptive tournaments: an adaptive run looks at its intervals after
-each pass and stops when they are narrow enough, so the interval it reports must hold whenever it stops.
-The rule is alpha spending with a union bound over a fixed, planned maximum number of looks: look k's
-intervals are the report's pairwise intervals (the same dilemma bootstrap, t reference and Bonferroni over
-the pairs) at the error rate alpha_k, with alpha_1 + ... + alpha_K <= alpha; the chance that any interval at
-any look misses is then at most alpha, whatever the stopping rule (when to stop, which wave to add).
-Why this and not a confidence sequence, and the measured coverage: docs/STATISTICS.md, "Adaptive tournaments".
+"""Anytime-valid pairwise intervals for adaptive tournaments, which look after each pass and stop when narrow
+enough: alpha spending with a union bound over a fixed maximum number of looks. Look k's intervals are the
+report's pairwise intervals (same dilemma bootstrap, t reference, Bonferroni over the pairs) at error rate
+alpha_k, with alpha_1 + ... + alpha_K <= alpha, so they hold whenever the run stops. Also the report's
+`adaptive` object. Method, and why not a confidence sequence: docs/STATISTICS.md, "Adaptive tournaments".
 """
 
 from __future__ import annotations

@@ -1,31 +1,40 @@
-"""Adaptive tournaments: after the first full pass, add the wave of work (new dilemmas, half dilemmas, one
-more judge, repeats) predicted to bring the widest pairwise interval to the target at least cost, re-fit, and
-stop when every half-width meets the target, the budget or the uniform design's size is reached, the planned
-looks are used up, or nothing left narrows it, saying which. The intervals it measures and reports are
-anytime-valid (ebtui.core.analysis.sequential: alpha spending over at most `max_looks` looks), so they hold
-whenever it stops. Each wave's plan is saved before its rounds start, so a killed run resumes the same
-extended schedule. Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
+"""Adaptive tournaments: after the first pass, add the wave of work (new dilemmas, half dilemmas, one more
+judge, repeats) predicted to bring the widest pairwise interval to the target at least cost, and stop when it
+is met, the budget or the uniform design's calls are reached, the planned looks are used up, or nothing
+narrows it, saying which. Its intervals are anytime-valid (ebtui.core.analysis.sequential), so they hold
+whenever it stops. Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
-from ebtui.core.analysis.sequential import LookJson, LookPlan, look_plan_of, look_quantile
 from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
 from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
+from ebtui.core.tournament.waves import (
+    AdaptiveMessage,
+    AdaptiveState,
+    Measurement,
+    Wave,
+    WaveExchange,
+    WaveOption,
+    ex_json,
+    extended,
+    load_state,
+    save_state,
+    waves_path,
+)
 
 if TYPE_CHECKING:
+    from ebtui.core.analysis.sequential import LookPlan
     from ebtui.core.store import ResultsStore
     from ebtui.core.tournament.plan import TournamentPlan
     from ebtui.core.tournament.planner import DesignJson
@@ -33,7 +42,7 @@ if TYPE_CHECKING:
     from ebtui.providers.base import ModelClient
 
 __all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Measurement", "Wave", "WaveExchange", "WaveOption",
-           "load_state", "waves_path", "LookPlan"]
+           "extended", "load_state", "waves_path"]
 
 MAX_REPEATS = 8
 #: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
@@ -50,133 +59,6 @@ STOP_INCOMPLETE = "rounds_incomplete"
 STOP_MAX_WAVES = "max_waves"
 STOP_MAX_LOOKS = "looks_used"
 STOP_UNIFORM = "uniform_size_reached"
-
-
-@dataclass(frozen=True)
-class AdaptiveMessage:
-    """A line for the front ends: a wave planned, a measurement, why the run stopped."""
-
-    message: str
-    widest_half_width: float | None = None
-    target: float | None = None
-    stop_reason: str | None = None
-
-
-class WaveExchange(TypedDict):
-    """An exchange of a wave, as the waves file holds it."""
-
-    dilemma_id: str
-    team_a: str
-    team_b: str
-    repeat: int
-    judges: list[str]  # the exchange's full judge list
-
-
-class WaveOption(TypedDict):
-    """A wave that was considered, with what it was predicted to give."""
-
-    kind: str
-    units: int
-    calls: int
-    cost_usd: float
-    predicted_widest_after: float | None
-
-
-class Measurement(TypedDict, total=False):
-    """The rounds measured after a pass (a look)."""
-
-    wave: int
-    widest: float | None  # the widest anytime-valid pairwise half-width (None: not measurable)
-    calls: int
-    spent_usd: float
-    dilemmas: int
-    look: int  # 1-based: the look's place in the alpha spending
-    alpha: float  # the error rate this look spent
-    widest_fixed: float | None  # the fixed-sample half-width the report's pairwise table prints, for comparison
-    uniform_calls: int | None  # the calls of the uniform design the plan picks for the target, from this look
-
-
-@dataclass
-class Wave:
-    number: int
-    kind: str  # dilemmas | judges | repeats
-    units: int
-    exchanges: list[WaveExchange]
-    calls: int
-    cost_usd: float
-    widest_before: float | None
-    predicted_widest_after: float
-    alternatives: list[WaveOption] = field(default_factory=list)
-
-
-@dataclass
-class AdaptiveState:
-    target: float
-    waves: list[Wave] = field(default_factory=list)
-    measurements: list[Measurement] = field(default_factory=list)  # after each pass
-    stop_reason: str | None = None
-    stop_message: str = ""
-    uniform: DesignJson | None = None  # the uniform design the plan would choose for the target
-    rule: dict[str, object] = field(default_factory=dict)  # the alpha spending (LookPlan.json())
-    intervals: LookJson | None = None  # the last look's anytime-valid pairwise intervals
-
-    def json(self) -> dict[str, object]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> AdaptiveState:
-        """From the waves file as json.loads read it (unchecked: a bad file raises, and load_state gives None)."""
-        waves = [Wave(**w) for w in data.get("waves", [])]
-        return cls(float(data["target"]), waves, list(data.get("measurements", [])), data.get("stop_reason"),
-                   str(data.get("stop_message", "")), data.get("uniform"), dict(data.get("rule") or {}),
-                   data.get("intervals"))
-
-
-def waves_path(store: ResultsStore, tournament_id: str) -> Path:
-    return store.root / "tournaments" / "waves" / f"{tournament_id}.json"
-
-
-def load_state(store: ResultsStore, tournament_id: str) -> AdaptiveState | None:
-    p = waves_path(store, tournament_id)
-    if not p.exists():
-        return None
-    try:
-        return AdaptiveState.from_json(json.loads(p.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _save_state(store: ResultsStore, tournament_id: str, state: AdaptiveState) -> None:
-    from ebtui.core.store.files import atomic_write
-
-    p = waves_path(store, tournament_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(p, json.dumps(state.json(), indent=2, allow_nan=False).encode("utf-8"),
-                 durable=getattr(store, "durable", True))
-
-
-def _ex_json(ex: Exchange) -> WaveExchange:
-    return {"dilemma_id": ex.dilemma_id, "team_a": ex.team_a, "team_b": ex.team_b, "repeat": ex.repeat,
-            "judges": list(ex.judges)}
-
-
-def extended(base: Schedule, waves: Sequence[Wave]) -> Schedule:
-    """The base schedule with every wave's exchanges: a wave exchange with a known key replaces its judges
-    (the earlier judges stay first, so the primary round is the same), a new key is appended."""
-    order: list[str] = []
-    by_key: dict[str, Exchange] = {}
-    for ex in base.exchanges:
-        order.append(ex.exchange_key)
-        by_key[ex.exchange_key] = ex
-    for w in waves:
-        for e in w.exchanges:
-            ex = Exchange(e["dilemma_id"], e["team_a"], e["team_b"], int(e["repeat"]), tuple(e["judges"]))
-            if ex.exchange_key not in by_key:
-                order.append(ex.exchange_key)
-            by_key[ex.exchange_key] = ex
-    exchanges = [by_key[k] for k in order]
-    ids = list(dict.fromkeys(ex.dilemma_id for ex in exchanges))
-    return Schedule(exchanges, list(base.models), ids, base.judge_mode, list(base.notes))
 
 
 @dataclass
@@ -231,6 +113,8 @@ class AdaptiveRunner:
         self.state.target = target
         self.state.stop_reason = None
         self.state.stop_message = ""
+        from ebtui.core.analysis.sequential import LookPlan, look_plan_of
+
         #: the alpha spending is fixed by the first look: a resumed run keeps the one it started with
         self.looks = look_plan_of(self.state.rule) if self.state.rule else (looks or LookPlan())
         self.state.rule = self.looks.json()
@@ -293,13 +177,13 @@ class AdaptiveRunner:
                 yield self._next_wave()
             if self.state.stop_reason is not None:
                 break
-            _save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
+            save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
             w = self.state.waves[-1]
             yield AdaptiveMessage(
                 f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest anytime-valid "
                 f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
                 f"(target {self.target:g})", w.widest_before, self.target)
-        _save_state(self.store, self.tournament_id, self.state)
+        save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
         # Tournament allows extra fields: the waves, with the tournament (no attribute mypy knows of)
@@ -423,7 +307,7 @@ class AdaptiveRunner:
         chosen = (min(reach, key=lambda c: (c.cost, c.calls)) if reach
                   else min(affordable, key=lambda c: (c.widest_after, c.cost, c.calls)))
         self.state.waves.append(Wave(len(self.state.waves) + 1, chosen.kind, chosen.units,
-                                     [_ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
+                                     [ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
                                      _finite(widest or float("inf")), chosen.widest_after,
                                      [c.describe() for c in sized]))
         self.schedule = extended(self.plan.schedule, self.state.waves)
@@ -555,7 +439,7 @@ class AdaptiveRunner:
 
     def _assess(self, c: _Candidate, ctx: _Assess, *, price: bool = True) -> None:
         after = self._predicted_widest(extended(self.schedule, [Wave(
-            0, c.kind, c.units, [_ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), ctx.components, ctx.alpha)
+            0, c.kind, c.units, [ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), ctx.components, ctx.alpha)
         c.predicted_after = after
         c.ratio = after / ctx.before_next if math.isfinite(ctx.before_next) and ctx.before_next > 0 else 0.0
         # the measured widest, scaled by the predicted change (design and the next look's error rate)
@@ -572,6 +456,7 @@ class AdaptiveRunner:
         variance components estimated on the rounds so far (ebtui.core.analysis.precision.predict_pairs: the
         expected bootstrap SE; the t quantile of the look, Bonferroni over the pairs)."""
         from ebtui.core.analysis.precision import predict_pairs, rows_of_exchanges
+        from ebtui.core.analysis.sequential import look_quantile
 
         if alpha <= 0:
             return float("inf")
