@@ -28,7 +28,7 @@ class Outcome:
     stop_reason: str
     looks: int
     calls: int
-    uniform_calls: int | None
+    uniform_calls: int | None  # the last the run worked out (at the stop, or where its last wave was planned)
     widest: float | None
     hits: list[bool] = field(default_factory=list)  # per pair with an interval: did it hold the planted gap
     fixed_hits: list[bool] = field(default_factory=list)  # the same with the report's fixed-sample interval
@@ -77,7 +77,8 @@ def emulate(p: Planted, tmp: Path, *, seed: int, target: float, first: int = 4, 
             break
     st = runner.state
     last = st.measurements[-1]
-    out = Outcome(st.stop_reason or "", len(st.measurements), int(last["calls"]), last.get("uniform_calls"),
+    caps = [m.get("uniform_calls") for m in st.measurements if m.get("uniform_calls") is not None]
+    out = Outcome(st.stop_reason or "", len(st.measurements), int(last["calls"]), caps[-1] if caps else None,
                   last.get("widest"))
     assert st.intervals is not None
     for pr in st.intervals["pairs"]:

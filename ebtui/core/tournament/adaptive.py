@@ -241,28 +241,32 @@ class AdaptiveRunner:
             self.state.intervals = look.json()
         widest = look.widest if look is not None else None
         components = variance_components(list(rounds), family_of, replicates=0).values()
-        self.state.uniform = self._uniform(components)
-        cap = self.state.uniform["calls"] if self.state.uniform is not None else None
-        self.state.measurements.append({
+        measured: Measurement = {
             "wave": len(self.state.waves), "widest": widest, "calls": calls_so_far, "spent_usd": spent,
             "dilemmas": len(self.schedule.dilemma_ids), "look": look_no, "alpha": self.looks.alpha_at(look_no),
-            "widest_fixed": look.widest_fixed if look is not None else None, "uniform_calls": cap})
+            "widest_fixed": look.widest_fixed if look is not None else None, "uniform_calls": None}
+        self.state.measurements.append(measured)
+
+        def uniform_calls() -> int | None:
+            """The uniform design for the target from this look's estimates (the plan's search: slow for a far
+            target, so only worked out when a wave is planned or the target is met)."""
+            self.state.uniform = self._uniform(components)
+            measured["uniform_calls"] = self.state.uniform["calls"] if self.state.uniform is not None else None
+            return measured["uniform_calls"]
+
         msg = AdaptiveMessage(f"look {look_no} of {self.looks.max_looks}: widest anytime-valid pairwise half-width "
                               f"{_fmt(widest)} after {calls_so_far} calls (target {self.target:g})", widest,
                               self.target)
         if closing:
             return msg
         if widest is not None and widest <= self.target:
+            uniform_calls()
             self._stop(STOP_TARGET, self._target_message(widest, calls_so_far))
             return msg
         if look_no >= self.looks.max_looks:
             self._stop(STOP_MAX_LOOKS, f"the last planned look ({look_no} of {self.looks.max_looks}) did not reach "
                                        f"the target: widest anytime-valid half-width {_fmt(widest)} > "
-                                       f"{self.target:g} after {calls_so_far} calls{self._cap_note()}")
-            return msg
-        if cap is not None and calls_so_far >= cap:
-            self._stop(STOP_UNIFORM, f"{calls_so_far} calls played, as many as the {self._design()} or more: an "
-                                     f"adaptive run spends no more; widest anytime-valid half-width {_fmt(widest)}")
+                                       f"{self.target:g} after {calls_so_far} calls{self._cap_note(look_no)}")
             return msg
         cands = self._candidates()
         if not cands:
@@ -284,6 +288,11 @@ class AdaptiveRunner:
                        + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
                           if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
+            return msg
+        cap = uniform_calls()
+        if cap is not None and calls_so_far >= cap:
+            self._stop(STOP_UNIFORM, f"{calls_so_far} calls played, as many as the {self._design()} or more: an "
+                                     f"adaptive run spends no more; widest anytime-valid half-width {_fmt(widest)}")
             return msg
         remaining = None if self.budget_usd is None else self.budget_usd - spent
         room = None if cap is None else cap - calls_so_far
@@ -320,8 +329,8 @@ class AdaptiveRunner:
         return (f"{u['calls']} calls of the uniform design the plan picks for this target ({u['dilemmas']} dilemmas, "
                 f"{u['judge_mode']}, {u['repeats']} repeat(s))")
 
-    def _cap_note(self) -> str:
-        return "" if self.state.uniform is None else f" (the {self._design()})"
+    def _cap_note(self, look_no: int) -> str:
+        return "" if self.state.uniform is None else f" (the {self._design()}, as estimated at look {look_no - 1})"
 
     def _target_message(self, widest: float, calls: int) -> str:
         u = self.state.uniform

@@ -213,7 +213,7 @@ def test_cli_until_half_width_prints_the_waves_and_why_it_stopped(tmp_path: Path
     cfg.write_text(f'models = ["alpha", "beta", "gamma"]\ndilemmas = {json.dumps(ids[:3])}\nbudget_usd = 0.5\n',
                    encoding="utf-8")
     res = CliRunner().invoke(cli, ["tournament", str(cfg), "--models", str(models), "--store",
-                                   str(tmp_path / "store"), "--until-half-width", "0.05"])
+                                   str(tmp_path / "store"), "--until-half-width", "0.3"])
     assert "adaptive: look 1 of 3: widest anytime-valid pairwise half-width" in res.output
     assert "adaptive: stopped: " in res.output
     assert res.exit_code in (0, 1)
@@ -272,7 +272,7 @@ def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path
     ids = [d.id for d in load_dilemmas()]
     cfg = tmp_path / "t.toml"
     cfg.write_text(f'models = {json.dumps(list(SKILL))}\ndilemmas = {json.dumps(ids[:3])}\nconcurrency = 4\n'
-                   "target_half_width = 0.05\nbudget_usd = 1.2\n", encoding="utf-8")
+                   "target_half_width = 0.3\nbudget_usd = 1.2\n", encoding="utf-8")
     store = tmp_path / "store"
     env = {**os.environ, "EBTUI_STORE_FSYNC": "0"}
     cmd = [sys.executable, "-m", "ebtui", "tournament", str(cfg), "--models", str(models), "--store", str(store)]
