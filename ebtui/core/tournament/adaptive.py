@@ -47,7 +47,6 @@ __all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Measurement", 
 MAX_REPEATS = 8
 #: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
 NEW_DILEMMAS = ("dilemmas", "half_dilemmas")
-MAX_WAVES = 50
 #: a wave must be predicted to narrow the widest interval by at least this share to be worth its cost
 MIN_NARROWING = 0.02
 
@@ -56,7 +55,7 @@ STOP_BUDGET = "budget_reached"
 STOP_NOTHING = "nothing_narrows"
 STOP_CANCELLED = "cancelled"
 STOP_INCOMPLETE = "rounds_incomplete"
-STOP_MAX_WAVES = "max_waves"
+STOP_MAX_WAVES = "max_waves"  # runs before the looks were capped (waves files may still say so)
 STOP_MAX_LOOKS = "looks_used"
 STOP_UNIFORM = "uniform_size_reached"
 

@@ -1,7 +1,7 @@
 """Adaptive tournaments (ebtui.core.tournament.adaptive) with offline judges whose scores come from planted
-skills, dilemma effects and noise: waves are added until every pairwise half-width is at most the target, the
-budget stops it, or nothing can narrow it — and the run says which; the waves are recorded and a killed run
-resumes with the same schedule."""
+skills, dilemma effects and noise: waves are added until every anytime-valid pairwise half-width is at most the
+target, the uniform design's calls are reached, the looks are used up, the budget stops it, or nothing can
+narrow it — and the run says which; the waves are recorded and a killed run resumes with the same schedule."""
 
 from __future__ import annotations
 
