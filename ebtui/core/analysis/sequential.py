@@ -225,9 +225,14 @@ def adaptive_summary(record: object) -> dict[str, object] | None:
     except (TypeError, ValueError, KeyError):
         return None
     pairs = list(iv.get("pairs") or []) if iv else []
+    legacy = not record.get("rule")  # a run from before the looks were anytime-valid
+    reason = ("" if pairs else "this run measured fixed-sample intervals (it predates anytime-valid looks): "
+              "none is valid at its stop" if legacy else "no look was taken (the run stopped before its first "
+              "pass was complete)")
     return {
         "target_half_width": target,
-        "rule": {**rule.json(), "description": rule.describe()},
+        "rule": ({"method": None, "description": "none recorded: the run stopped on fixed-sample intervals"}
+                 if legacy else {**rule.json(), "description": rule.describe()}),
         "looks": [{k: m.get(k) for k in ("look", "alpha", "calls", "dilemmas", "widest", "widest_fixed",
                                          "uniform_calls", "spent_usd")} for m in looks],
         "waves": waves,
@@ -237,7 +242,7 @@ def adaptive_summary(record: object) -> dict[str, object] | None:
         "look": iv.get("look") if iv else None,
         "alpha": iv.get("alpha") if iv else None,
         "pairwise": pairs,
-        "reason": "" if pairs else "no look was taken (the run stopped before its first pass was complete)",
+        "reason": reason,
         "note": NOTE.format(alpha=rule.alpha, looks=rule.max_looks, conf=1 - rule.alpha),
     }
 

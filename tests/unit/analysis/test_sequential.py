@@ -133,3 +133,32 @@ def test_intervals_at_the_stop_hold_the_planted_gaps(tmp_path: Path, skill: tupl
     print(f"{skill} target {target}: pair {pair:.3f} all {every:.3f} fixed {fixed:.3f} fixed all {fixed_every:.3f} "
           f"{dict(reasons)}")
     assert pair >= 0.95 and every >= 0.95
+
+
+def test_the_reports_adaptive_object_from_a_tournament_record() -> None:
+    """adaptive_summary: None for a tournament that is not adaptive or a record it cannot read; a record from
+    before anytime-valid looks says its intervals are not valid at the stop instead of showing them; a current
+    record carries the rule, the looks, the waves and the last look's intervals, and the Markdown shows them."""
+    from ebtui.core.analysis.sequential import adaptive_summary
+    from ebtui.core.report import adaptive_markdown
+
+    assert adaptive_summary(None) is None and adaptive_summary({"waves": []}) is None
+    assert adaptive_summary({"target": "wide"}) is None
+    old = adaptive_summary({"target": 0.5, "measurements": [{"wave": 0, "widest": 0.4, "calls": 90}],
+                            "stop_reason": "target_reached", "stop_message": "target reached"})
+    assert old is not None and old["pairwise"] == [] and "predates anytime-valid" in str(old["reason"])
+    assert old["rule"] == {"method": None, "description": "none recorded: the run stopped on fixed-sample intervals"}
+    plan = LookPlan()
+    look = measure_look(_data(4), plan, 2)
+    record = {"target": 0.9, "rule": plan.json(), "stop_reason": "looks_used", "stop_message": "m <b>",
+              "measurements": [{"look": 1, "alpha": plan.alpha_at(1), "calls": 60, "widest": 9.0},
+                               {"look": 2, "alpha": plan.alpha_at(2), "calls": 120, "widest": look.widest}],
+              "waves": [{"number": 1, "kind": "half_dilemmas", "units": 4, "calls": 60, "exchanges": []}],
+              "intervals": look.json()}
+    got = adaptive_summary(record)
+    assert got is not None and got["look"] == 2 and got["alpha"] == plan.alpha_at(2)
+    assert got["pairwise"] == look.json()["pairs"] and got["reason"] == ""
+    assert [w["kind"] for w in got["waves"]] == ["half_dilemmas"]  # type: ignore[attr-defined]
+    md = "\n".join(adaptive_markdown(got))
+    assert "half_dilemmas +4 (60 calls)" in md.replace("\\_", "_") and "m &lt;b&gt;" in md
+    assert "0.0225" in md  # the look's alpha, not rounded to 2 decimals
