@@ -33,6 +33,8 @@ class Outcome:
     hits: list[bool] = field(default_factory=list)  # per pair with an interval: did it hold the planted gap
     fixed_hits: list[bool] = field(default_factory=list)  # the same with the report's fixed-sample interval
     blank: int = 0
+    runner: AdaptiveRunner | None = None  # the runner, at its stop
+    rounds: list[Round] = field(default_factory=list)  # every round it was given
 
     @property
     def all_covered(self) -> bool:
@@ -79,7 +81,7 @@ def emulate(p: Planted, tmp: Path, *, seed: int, target: float, first: int = 4, 
     last = st.measurements[-1]
     caps = [m.get("uniform_calls") for m in st.measurements if m.get("uniform_calls") is not None]
     out = Outcome(st.stop_reason or "", len(st.measurements), int(last["calls"]), caps[-1] if caps else None,
-                  last.get("widest"))
+                  last.get("widest"), runner=runner, rounds=rounds)
     assert st.intervals is not None
     for pr in st.intervals["pairs"]:
         truth = p.skill[pr["a"]] - p.skill[pr["b"]]

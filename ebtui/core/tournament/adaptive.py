@@ -231,6 +231,12 @@ class AdaptiveRunner:
 
         family_of = family_function(self._families or None)
         look_no = len(self.state.measurements) + 1
+        if look_no > self.looks.max_looks:  # a finished run started again: no error rate left to spend
+            last = self.state.measurements[-1]
+            self._stop(STOP_MAX_LOOKS, f"all {self.looks.max_looks} planned looks were taken; widest anytime-valid "
+                                       f"half-width {_fmt(last.get('widest'))} at look {self.looks.max_looks} (its "
+                                       "intervals stand; a new look would spend error rate there is none of)")
+            return AdaptiveMessage(self.state.stop_message, last.get("widest"), self.target, STOP_MAX_LOOKS)
         jf = fit(list(rounds), family_of) if rounds else None
         calls_so_far = self._calls(self.schedule.exchanges)
         spent = sum(round_cost(r) for r in rounds)

@@ -162,3 +162,19 @@ def test_the_reports_adaptive_object_from_a_tournament_record() -> None:
     md = "\n".join(adaptive_markdown(got))
     assert "half_dilemmas +4 (60 calls)" in md.replace("\\_", "_") and "m &lt;b&gt;" in md
     assert "0.0225" in md  # the look's alpha, not rounded to 2 decimals
+
+
+def test_a_run_past_its_last_look_keeps_its_intervals_and_spends_nothing(tmp_path: Path) -> None:
+    """Started again after its last planned look, a run takes no further look: the recorded intervals and looks
+    stand, and it says why it stops."""
+    p = planted(judge_model=0.0)
+    o = emulate(p, tmp_path, seed=0, target=0.3, first=3, looks=LookPlan(max_looks=1))  # one look, short of it
+    assert o.stop_reason == STOP_MAX_LOOKS and o.runner is not None
+    st = o.runner.state
+    looks, intervals = list(st.measurements), st.intervals
+    assert intervals is not None and intervals["alpha"] == ALPHA
+    st.stop_reason = None
+    msg = o.runner.after_pass(o.rounds)
+    assert st.stop_reason == STOP_MAX_LOOKS and msg.stop_reason == STOP_MAX_LOOKS
+    assert "all 1 planned looks were taken" in st.stop_message
+    assert st.measurements == looks and st.intervals == intervals
