@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
 
 from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
@@ -362,6 +362,58 @@ def _expanded(rounds: Sequence[Round]) -> list[Round]:
     return expand_judgments(rounds)
 
 
+def adaptive_of(tournament: Tournament | None) -> dict[str, object] | None:
+    """The report's `adaptive` object of an adaptive tournament (ebtui.core.analysis.sequential.adaptive_summary),
+    else None."""
+    from ebtui.core.analysis.sequential import adaptive_summary
+
+    return adaptive_summary((tournament.model_extra or {}).get("adaptive")) if tournament is not None else None
+
+
+def _num(x: object, fmt: str = ".3f") -> str:
+    return "—" if not isinstance(x, (int, float)) else format(x, fmt)
+
+
+def adaptive_head(summary: Mapping[str, Any]) -> list[str]:
+    """An adaptive tournament's target, rule and why it stopped, as lines of plain text."""
+    rule = cast("Mapping[str, Any]", summary["rule"])
+    return [f"Target: every pairwise half-width at most ±{_num(summary['target_half_width'], 'g')}",
+            f"Rule: {rule['description']}", f"Stopped: {summary['stop_reason']} — {summary['stop_message']}"]
+
+
+def adaptive_tables(summary: Mapping[str, Any]) -> list[Table]:
+    """An adaptive tournament's looks (with the wave planned at each) and its anytime-valid pairwise intervals."""
+    looks = cast("list[Mapping[str, Any]]", summary["looks"])
+    waves = {w["number"]: w for w in cast("list[Mapping[str, Any]]", summary["waves"])}
+    rows: list[list[Cell]] = []
+    for m in looks:
+        w = waves.get(m.get("look"))  # wave k is planned at look k
+        rows.append([m.get("look"), _num(m.get("alpha"), ".4g"), m.get("calls"), m.get("dilemmas"), m.get("widest"),
+                     m.get("widest_fixed"), m.get("uniform_calls"),
+                     f"{w['kind']} +{w['units']} ({w['calls']} calls)" if w else ""])
+    out = [Table("adaptive_looks", "Adaptive looks: widest anytime-valid half-width at each (widest_fixed: the "
+                 "fixed-sample one)", ["look", "alpha", "calls", "dilemmas", "widest", "widest_fixed",
+                                       "uniform_calls", "wave after"], rows,
+                 text_columns=frozenset({"alpha", "wave after"}), notes=adaptive_head(summary))]
+    cols = ["a", "b", "diff", "ci_low", "ci_high", "half_width", "fixed_half_width", "reason"]
+    pairs = cast("list[Mapping[str, Any]]", summary["pairwise"])
+    out.append(Table("adaptive_pairwise", f"Anytime-valid pairwise intervals (look {summary['look']}, alpha "
+                     f"{_num(summary['alpha'], '.4g')}, Bonferroni over the pairs)",
+                     cols, [[p.get(c) for c in cols] for p in pairs], text_columns=frozenset({"reason"}),
+                     notes=[str(summary["note"])] if pairs else [f"No anytime-valid intervals: {summary['reason']}."]))
+    return out
+
+
+def adaptive_markdown(summary: Mapping[str, Any]) -> list[str]:
+    """The Markdown section of an adaptive tournament: the rule, the looks and waves, why it stopped, and its
+    anytime-valid pairwise intervals."""
+    lines = ["## Adaptive tournament", ""]
+    for t in adaptive_tables(summary):
+        lines += [f"#### {md_escape(t.title)}", "", table_to_markdown(t), "", *[f"- {md_escape(n)}" for n in t.notes],
+                  ""]
+    return lines
+
+
 def write_report(
     rounds: Sequence[Round] | Facts,
     out_dir: str | Path,
@@ -424,6 +476,9 @@ def write_report(
         "",
         *_override_lines(facts),
     ]
+    adaptive = adaptive_of(tournament)
+    if adaptive is not None:
+        lines += adaptive_markdown(adaptive)
     for heading, keys in SECTIONS:
         present = [k for k in keys if k in tables]
         if not present:
@@ -444,4 +499,4 @@ def write_report(
 
 
 __all__ = ["write_report", "build_tables", "build_report_data", "ReportData", "table_to_markdown", "write_csv",
-           "md_escape"]
+           "md_escape", "adaptive_of", "adaptive_head", "adaptive_markdown", "adaptive_tables"]

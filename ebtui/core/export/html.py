@@ -238,6 +238,15 @@ def _round_index(rounds: Sequence[Round]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
+def adaptive_html(tournament: Tournament | None) -> str:
+    """An adaptive tournament's section (ebtui.core.report.adaptive_tables): the rule, why it stopped, the looks
+    and the anytime-valid pairwise intervals; "" for any other tournament."""
+    from ebtui.core.report import adaptive_of, adaptive_tables
+
+    summary = adaptive_of(tournament)
+    return "" if summary is None else "".join(render_table(t) for t in adaptive_tables(summary))
+
+
 def render_html_report(rounds: Sequence[Round], data: ReportData, *, title: str,
                        tournament: Tournament | None = None) -> str:
     rounds = sorted(rounds, key=lambda r: (r.timestamp, r.id))
@@ -256,6 +265,9 @@ def render_html_report(rounds: Sequence[Round], data: ReportData, *, title: str,
         summary.insert(0, f"Tournament: {tournament.name or tournament.id} (id {tournament.id}), "
                           f"status {tournament.status}")
     sections: list[tuple[str, str, str]] = []  # (anchor, heading, html)
+    adaptive = adaptive_html(tournament)
+    if adaptive:
+        sections.append(("adaptive", "Adaptive tournament", adaptive))
     shown: set[str] = set()
     for heading, keys in SECTIONS:
         present = [k for k in keys if k in tables]

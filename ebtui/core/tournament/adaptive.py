@@ -1,19 +1,17 @@
-"""Adaptive tournaments: after the first full pass, add the wave of work (new dilemmas, half dilemmas, one
-more judge, repeats) predicted to narrow the widest pairwise interval most per dollar, re-fit, and stop when
-every half-width meets the target, the budget is reached, or nothing left narrows it, saying which.
-Each wave's plan is saved before its rounds start, so a killed run resumes the same extended schedule.
-Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
+"""Adaptive tournaments: after the first pass, add the wave of work (new dilemmas, half dilemmas, one more
+judge, repeats) predicted to bring the widest pairwise interval to the target at least cost, and stop when it
+is met, the budget or the uniform design's calls are reached, the planned looks are used up, or nothing
+narrows it, saying which. Its intervals are anytime-valid (ebtui.core.analysis.sequential), so they hold
+whenever it stops. Rules and stop reasons: docs/TOURNAMENTS.md, "Adaptive tournaments".
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
@@ -21,9 +19,22 @@ from ebtui.core.records import Round, RoundStatus, Tournament, TournamentStatus
 from ebtui.core.tournament.costs import Budget, configured_families, round_cost
 from ebtui.core.tournament.events import Progress, TournamentEvent, TournamentFinished
 from ebtui.core.tournament.schedule import Exchange, Schedule, build_schedule
-from ebtui.core.views import numbers as num
+from ebtui.core.tournament.waves import (
+    AdaptiveMessage,
+    AdaptiveState,
+    Measurement,
+    Wave,
+    WaveExchange,
+    WaveOption,
+    ex_json,
+    extended,
+    load_state,
+    save_state,
+    waves_path,
+)
 
 if TYPE_CHECKING:
+    from ebtui.core.analysis.sequential import LookPlan
     from ebtui.core.store import ResultsStore
     from ebtui.core.tournament.plan import TournamentPlan
     from ebtui.core.tournament.planner import DesignJson
@@ -31,12 +42,11 @@ if TYPE_CHECKING:
     from ebtui.providers.base import ModelClient
 
 __all__ = ["AdaptiveMessage", "AdaptiveRunner", "AdaptiveState", "Measurement", "Wave", "WaveExchange", "WaveOption",
-           "load_state", "waves_path"]
+           "extended", "load_state", "waves_path"]
 
 MAX_REPEATS = 8
 #: the wave kinds that add dilemmas: with every pairing, or with each pair meeting once (one ordering)
 NEW_DILEMMAS = ("dilemmas", "half_dilemmas")
-MAX_WAVES = 50
 #: a wave must be predicted to narrow the widest interval by at least this share to be worth its cost
 MIN_NARROWING = 0.02
 
@@ -45,127 +55,9 @@ STOP_BUDGET = "budget_reached"
 STOP_NOTHING = "nothing_narrows"
 STOP_CANCELLED = "cancelled"
 STOP_INCOMPLETE = "rounds_incomplete"
-STOP_MAX_WAVES = "max_waves"
-
-
-@dataclass(frozen=True)
-class AdaptiveMessage:
-    """A line for the front ends: a wave planned, a measurement, why the run stopped."""
-
-    message: str
-    widest_half_width: float | None = None
-    target: float | None = None
-    stop_reason: str | None = None
-
-
-class WaveExchange(TypedDict):
-    """An exchange of a wave, as the waves file holds it."""
-
-    dilemma_id: str
-    team_a: str
-    team_b: str
-    repeat: int
-    judges: list[str]  # the exchange's full judge list
-
-
-class WaveOption(TypedDict):
-    """A wave that was considered, with what it was predicted to give."""
-
-    kind: str
-    units: int
-    calls: int
-    cost_usd: float
-    predicted_widest_after: float | None
-
-
-class Measurement(TypedDict):
-    """The rounds measured after a pass."""
-
-    wave: int
-    widest: float | None  # the widest pairwise half-width (None: not measurable)
-    calls: int
-    spent_usd: float
-    dilemmas: int
-
-
-@dataclass
-class Wave:
-    number: int
-    kind: str  # dilemmas | judges | repeats
-    units: int
-    exchanges: list[WaveExchange]
-    calls: int
-    cost_usd: float
-    widest_before: float | None
-    predicted_widest_after: float
-    alternatives: list[WaveOption] = field(default_factory=list)
-
-
-@dataclass
-class AdaptiveState:
-    target: float
-    waves: list[Wave] = field(default_factory=list)
-    measurements: list[Measurement] = field(default_factory=list)  # after each pass
-    stop_reason: str | None = None
-    stop_message: str = ""
-    uniform: DesignJson | None = None  # the uniform design the plan would choose for the target
-
-    def json(self) -> dict[str, object]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> AdaptiveState:
-        """From the waves file as json.loads read it (unchecked: a bad file raises, and load_state gives None)."""
-        waves = [Wave(**w) for w in data.get("waves", [])]
-        return cls(float(data["target"]), waves, list(data.get("measurements", [])), data.get("stop_reason"),
-                   str(data.get("stop_message", "")), data.get("uniform"))
-
-
-def waves_path(store: ResultsStore, tournament_id: str) -> Path:
-    return store.root / "tournaments" / "waves" / f"{tournament_id}.json"
-
-
-def load_state(store: ResultsStore, tournament_id: str) -> AdaptiveState | None:
-    p = waves_path(store, tournament_id)
-    if not p.exists():
-        return None
-    try:
-        return AdaptiveState.from_json(json.loads(p.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _save_state(store: ResultsStore, tournament_id: str, state: AdaptiveState) -> None:
-    from ebtui.core.store.files import atomic_write
-
-    p = waves_path(store, tournament_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(p, json.dumps(state.json(), indent=2, allow_nan=False).encode("utf-8"),
-                 durable=getattr(store, "durable", True))
-
-
-def _ex_json(ex: Exchange) -> WaveExchange:
-    return {"dilemma_id": ex.dilemma_id, "team_a": ex.team_a, "team_b": ex.team_b, "repeat": ex.repeat,
-            "judges": list(ex.judges)}
-
-
-def extended(base: Schedule, waves: Sequence[Wave]) -> Schedule:
-    """The base schedule with every wave's exchanges: a wave exchange with a known key replaces its judges
-    (the earlier judges stay first, so the primary round is the same), a new key is appended."""
-    order: list[str] = []
-    by_key: dict[str, Exchange] = {}
-    for ex in base.exchanges:
-        order.append(ex.exchange_key)
-        by_key[ex.exchange_key] = ex
-    for w in waves:
-        for e in w.exchanges:
-            ex = Exchange(e["dilemma_id"], e["team_a"], e["team_b"], int(e["repeat"]), tuple(e["judges"]))
-            if ex.exchange_key not in by_key:
-                order.append(ex.exchange_key)
-            by_key[ex.exchange_key] = ex
-    exchanges = [by_key[k] for k in order]
-    ids = list(dict.fromkeys(ex.dilemma_id for ex in exchanges))
-    return Schedule(exchanges, list(base.models), ids, base.judge_mode, list(base.notes))
+STOP_MAX_WAVES = "max_waves"  # runs before the looks were capped (waves files may still say so)
+STOP_MAX_LOOKS = "looks_used"
+STOP_UNIFORM = "uniform_size_reached"
 
 
 @dataclass
@@ -186,6 +78,17 @@ class _Candidate:
                 "predicted_widest_after": _finite(self.widest_after)}
 
 
+@dataclass(frozen=True)
+class _Assess:
+    """What every candidate of one look is predicted against."""
+
+    before_now: float  # the current design's predicted widest at this look's error rate
+    before_next: float  # ... at the next look's
+    current: float  # the measured widest (inf: not measurable)
+    alpha: float  # the next look's error rate
+    components: Mapping[str, float]
+
+
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
@@ -196,7 +99,7 @@ class AdaptiveRunner:
     between waves it also yields AdaptiveMessage."""
 
     def __init__(self, plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore, *,
-                 target: float, budget_usd: float | None = None,
+                 target: float, budget_usd: float | None = None, looks: LookPlan | None = None,
                  **runner_kw: Unpack[PaceOptions]) -> None:
         self.plan = plan
         self.clients = clients
@@ -209,6 +112,11 @@ class AdaptiveRunner:
         self.state.target = target
         self.state.stop_reason = None
         self.state.stop_message = ""
+        from ebtui.core.analysis.sequential import LookPlan, look_plan_of
+
+        #: the alpha spending is fixed by the first look: a resumed run keeps the one it started with
+        self.looks = look_plan_of(self.state.rule) if self.state.rule else (looks or LookPlan())
+        self.state.rule = self.looks.json()
         self._cancelled = False
         self._inner: TournamentRunner | None = None
         self.tournament: Tournament | None = None
@@ -232,7 +140,7 @@ class AdaptiveRunner:
     def resume_hint(self, config_path: str | None = None, budget: float | None = None) -> str:
         base = self._inner.resume_hint(config_path, budget) if self._inner is not None else \
             f"ebtui tournament {config_path or 'CONFIG'} --resume {self.tournament_id}"
-        return f"{base} --until-half-width {num.shown(self.target, 'g')}"
+        return f"{base} --until-half-width {self.target:g}"
 
     def progress(self) -> Progress | None:
         return self._inner.progress() if self._inner is not None else None
@@ -256,25 +164,25 @@ class AdaptiveRunner:
             if self._cancelled:
                 self._stop(STOP_CANCELLED, "cancelled; run it again to resume")
             elif last.tournament.status == TournamentStatus.STOPPED_BUDGET:
-                self._stop(STOP_BUDGET, f"budget reached (${num.fixed(self._inner.budget.limit_usd)}) before the "
-                                        "target; resume with a larger --budget")
+                closing = self._closing_look()
+                if closing is not None:
+                    yield closing
+                self._stop(STOP_BUDGET, f"budget reached (${self._inner.budget.limit_usd:.2f}) before the "
+                                        "target; resume with a larger --budget" + self._closing_note())
             elif last.tournament.status != TournamentStatus.COMPLETE:
                 self._stop(STOP_INCOMPLETE, "some rounds did not complete: the target is not measured on a "
                                             "partial pass; run it again to retry them")
             else:
-                msg = self._next_wave()
-                if msg is not None:
-                    yield msg
+                yield self._next_wave()
             if self.state.stop_reason is not None:
                 break
-            _save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
+            save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
             w = self.state.waves[-1]
             yield AdaptiveMessage(
-                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${num.fixed(w.cost_usd, 4)}) — widest pairwise "
-                f"half-width {_fmt(w.widest_before)}, predicted {num.fixed(w.predicted_widest_after, 3)} after it "
-                f"(target {num.shown(self.target, 'g')})", w.widest_before, self.target)
-            self.schedule = extended(self.plan.schedule, self.state.waves)
-        _save_state(self.store, self.tournament_id, self.state)
+                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest anytime-valid "
+                f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
+                f"(target {self.target:g})", w.widest_before, self.target)
+        save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
         # Tournament allows extra fields: the waves, with the tournament (no attribute mypy knows of)
@@ -285,6 +193,20 @@ class AdaptiveRunner:
                               self.target, self.state.stop_reason)
         yield TournamentFinished(t, last.progress, last.summary)
 
+    def _closing_look(self) -> AdaptiveMessage | None:
+        """A look at the rounds a budget stop left (while planned looks remain), so the report's intervals are
+        valid for them too."""
+        if len(self.state.measurements) >= self.looks.max_looks:
+            return None
+        done = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
+        return self.after_pass(done, closing=True) if done else None
+
+    def _closing_note(self) -> str:
+        m = self.state.measurements[-1] if self.state.measurements else None
+        if m is None:
+            return ""
+        return f"; widest anytime-valid half-width {_fmt(m.get('widest'))} at look {m.get('look', '?')}"
+
     # -- deciding -----------------------------------------------------------------------------------------
     def _stop(self, reason: str, message: str) -> None:
         self.state.stop_reason = reason
@@ -294,39 +216,62 @@ class AdaptiveRunner:
         ids = {sr.round_id(self.tournament_id) for sr in self.schedule.rounds}
         return [r for r in self.store.load_rounds(tournament=self.tournament_id) if r.id in ids]
 
-    def _next_wave(self) -> AdaptiveMessage | None:
-        """Measure; stop, or append the next wave to the state."""
-        from ebtui.core.analysis.bootstrap import replicate_fits
+    def _next_wave(self) -> AdaptiveMessage:
+        return self.after_pass([r for r in self._rounds() if r.status == RoundStatus.COMPLETE])
+
+    def after_pass(self, rounds: Sequence[Round], *, closing: bool = False) -> AdaptiveMessage:
+        """One look at a complete pass's rounds: measure the anytime-valid intervals, then stop (saying why) or
+        append the next wave to the state and extend the schedule. `closing`: the run stops anyway (e.g. the
+        runner's budget stop); the look only gives the final rounds their valid intervals."""
         from ebtui.core.analysis.fit import fit
-        from ebtui.core.analysis.precision import obtained_pairs
+        from ebtui.core.analysis.pairwise import Data
+        from ebtui.core.analysis.sequential import measure_look
         from ebtui.core.analysis.variance import variance_components
         from ebtui.core.families import family_function
 
-        rounds = [r for r in self._rounds() if r.status == RoundStatus.COMPLETE]
         family_of = family_function(self._families or None)
-        jf = fit(rounds, family_of)
+        look_no = len(self.state.measurements) + 1
+        if look_no > self.looks.max_looks:  # a finished run started again: no error rate left to spend
+            last = self.state.measurements[-1]
+            self._stop(STOP_MAX_LOOKS, f"all {self.looks.max_looks} planned looks were taken; widest anytime-valid "
+                                       f"half-width {_fmt(last.get('widest'))} at look {self.looks.max_looks} (its "
+                                       "intervals stand; a new look would spend error rate there is none of)")
+            return AdaptiveMessage(self.state.stop_message, last.get("widest"), self.target, STOP_MAX_LOOKS)
+        jf = fit(list(rounds), family_of) if rounds else None
         calls_so_far = self._calls(self.schedule.exchanges)
-        spent = sum(round_cost(r) for r in self._rounds())
-        observed: dict[tuple[str, str], float] = {}
-        widest: float | None = None
-        if jf is not None:
-            G = len(jf.design.dilemmas)
-            draws = replicate_fits(jf, seed=20261124)
-            for p in obtained_pairs(jf.design.models, jf.estimates.adjusted, draws, G):
-                observed[(p.a, p.b)] = p.half_width if p.half_width is not None else float("inf")
-            widest = max(observed.values()) if observed else None
-        vc = variance_components(rounds, family_of, replicates=0)
-        self.state.measurements.append({"wave": len(self.state.waves), "widest": _finite(widest or float("inf")),
-                                        "calls": calls_so_far, "spent_usd": spent, "dilemmas":
-                                        len(self.schedule.dilemma_ids)})
-        msg = AdaptiveMessage(f"measured: widest pairwise half-width {_fmt(widest)} after {calls_so_far} calls "
-                              f"(target {num.shown(self.target, 'g')})", widest, self.target)
+        spent = sum(round_cost(r) for r in rounds)
+        look = None
+        if jf is not None and len(jf.design.models) >= 2:
+            look = measure_look(Data.of(jf.design.frame), self.looks, look_no)
+            self.state.intervals = look.json()
+        widest = look.widest if look is not None else None
+        components = variance_components(list(rounds), family_of, replicates=0).values()
+        measured: Measurement = {
+            "wave": len(self.state.waves), "widest": widest, "calls": calls_so_far, "spent_usd": spent,
+            "dilemmas": len(self.schedule.dilemma_ids), "look": look_no, "alpha": self.looks.alpha_at(look_no),
+            "widest_fixed": look.widest_fixed if look is not None else None, "uniform_calls": None}
+        self.state.measurements.append(measured)
+
+        def uniform_calls() -> int | None:
+            """The uniform design for the target from this look's estimates (the plan's search: slow for a far
+            target, so only worked out when a wave is planned or the target is met)."""
+            self.state.uniform = self._uniform(components)
+            measured["uniform_calls"] = self.state.uniform["calls"] if self.state.uniform is not None else None
+            return measured["uniform_calls"]
+
+        msg = AdaptiveMessage(f"look {look_no} of {self.looks.max_looks}: widest anytime-valid pairwise half-width "
+                              f"{_fmt(widest)} after {calls_so_far} calls (target {self.target:g})", widest,
+                              self.target)
+        if closing:
+            return msg
         if widest is not None and widest <= self.target:
-            self.state.uniform = self._uniform(vc.values())
+            uniform_calls()
             self._stop(STOP_TARGET, self._target_message(widest, calls_so_far))
             return msg
-        if len(self.state.waves) >= MAX_WAVES:
-            self._stop(STOP_MAX_WAVES, f"{MAX_WAVES} waves added without reaching the target")
+        if look_no >= self.looks.max_looks:
+            self._stop(STOP_MAX_LOOKS, f"the last planned look ({look_no} of {self.looks.max_looks}) did not reach "
+                                       f"the target: widest anytime-valid half-width {_fmt(widest)} > "
+                                       f"{self.target:g} after {calls_so_far} calls{self._cap_note(look_no)}")
             return msg
         cands = self._candidates()
         if not cands:
@@ -334,66 +279,78 @@ class AdaptiveRunner:
                                      f"{MAX_REPEATS} repeats already; widest half-width {_fmt(widest)}")
             return msg
         current = widest if widest is not None and math.isfinite(widest) else float("inf")
-        before = self._predicted_widest(self.schedule, vc.values())
+        a_now, a_next = self.looks.alpha_at(look_no), self.looks.alpha_at(look_no + 1)
+        before_now = self._predicted_widest(self.schedule, components, a_now)
+        before_next = self._predicted_widest(self.schedule, components, a_next)
+        ctx = _Assess(before_now, before_next, current, a_next, components)
         for c in cands:
-            self._assess(c, before, current, vc.values())
-
-        def gain(c: _Candidate) -> float:
-            if not math.isfinite(current):
-                return (1.0 if c.kind in NEW_DILEMMAS else 0.0) / max(c.cost or c.calls, 1e-12)
-            return (1.0 - c.ratio) / max(c.cost if c.cost > 0 else c.calls, 1e-12)
-
+            self._assess(c, ctx)
         useful = [c for c in cands if not math.isfinite(current) and c.kind in NEW_DILEMMAS
                   or math.isfinite(current) and 1.0 - c.ratio >= MIN_NARROWING]
         if not useful:
             self._stop(STOP_NOTHING, "nothing left can narrow it: "
                        + "; ".join(f"{c.kind} would give {_fmt(c.widest_after)}" for c in cands)
-                       + f" (widest now {_fmt(widest)}; each narrows it by under {num.percent(MIN_NARROWING)}"
+                       + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
                           if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
             return msg
-        useful.sort(key=gain, reverse=True)
-        remaining = None if self.budget_usd is None else self.budget_usd - spent
-        chosen: _Candidate | None = None
-        for c in useful:
-            if c.kind in NEW_DILEMMAS:
-                c = self._size_dilemmas(c, before, current, vc.values(), remaining)
-            if remaining is None or c.cost <= remaining:
-                chosen = c
-                break
-        if chosen is None:
-            cheapest = min(useful, key=lambda c: c.cost)
-            self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
-                                    f"${num.fixed(cheapest.cost, 4)}, ${num.fixed(remaining or 0, 4)} is left; widest half-width "
-                                    f"{_fmt(widest)}")
+        cap = uniform_calls()
+        if cap is not None and calls_so_far >= cap:
+            self._stop(STOP_UNIFORM, f"{calls_so_far} calls played, as many as the {self._design()} or more: an "
+                                     f"adaptive run spends no more; widest anytime-valid half-width {_fmt(widest)}")
             return msg
+        remaining = None if self.budget_usd is None else self.budget_usd - spent
+        room = None if cap is None else cap - calls_so_far
+        sized = [self._size_dilemmas(c, ctx, remaining, room) if c.kind in NEW_DILEMMAS else c for c in useful]
+        in_budget = [c for c in sized if remaining is None or c.cost <= remaining]
+        affordable = [c for c in in_budget if room is None or c.calls <= room]
+        if not affordable:
+            if not in_budget:
+                cheapest = min(sized, key=lambda c: c.cost)
+                self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
+                                        f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
+                                        f"{_fmt(widest)}")
+            else:
+                smallest = min(in_budget, key=lambda c: c.calls)
+                self._stop(STOP_UNIFORM, f"the next useful wave ({smallest.kind} +{smallest.units}, {smallest.calls} "
+                                         f"calls) would pass the {self._design()} after {calls_so_far} calls: an "
+                                         f"adaptive run spends no more; widest anytime-valid half-width "
+                                         f"{_fmt(widest)}")
+            return msg
+        reach = [c for c in affordable if c.widest_after <= self.target]
+        chosen = (min(reach, key=lambda c: (c.cost, c.calls)) if reach
+                  else min(affordable, key=lambda c: (c.widest_after, c.cost, c.calls)))
         self.state.waves.append(Wave(len(self.state.waves) + 1, chosen.kind, chosen.units,
-                                     [_ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
+                                     [ex_json(ex) for ex in chosen.exchanges], chosen.calls, chosen.cost,
                                      _finite(widest or float("inf")), chosen.widest_after,
-                                     [c.describe() for c in cands]))
+                                     [c.describe() for c in sized]))
+        self.schedule = extended(self.plan.schedule, self.state.waves)
         return msg
+
+    def _design(self) -> str:
+        u = self.state.uniform
+        if u is None:
+            return "uniform design"
+        return (f"{u['calls']} calls of the uniform design the plan picks for this target ({u['dilemmas']} dilemmas, "
+                f"{u['judge_mode']}, {u['repeats']} repeat(s))")
+
+    def _cap_note(self, look_no: int) -> str:
+        return "" if self.state.uniform is None else f" (the {self._design()}, as estimated at look {look_no - 1})"
 
     def _target_message(self, widest: float, calls: int) -> str:
         u = self.state.uniform
-        out = f"target reached: widest pairwise half-width {num.fixed(widest, 3)} <= {num.shown(self.target, 'g')} after {calls} calls"
+        out = (f"target reached: widest anytime-valid pairwise half-width {widest:.3f} <= {self.target:g} after "
+               f"{calls} calls")
         if u is None:
             return out + "; no uniform design of up to 400 dilemmas is predicted to reach it (for comparison)"
-        design = (f"{u['calls']} calls of the uniform design the plan would choose for it ({u['dilemmas']} dilemmas, "
-                  f"{u['judge_mode']}, {u['repeats']} repeat(s): even odds that every pairwise half-width is at "
-                  "most the target)")
         if calls < u["calls"]:
-            return out + f", fewer than the {design}"
+            return out + f", fewer than the {self._design()}"
         if calls == u["calls"]:
-            return out + (f"; NOT fewer than (as many as) the {design}: the measured widest half-width first "
-                          "met the target at the size the plan predicts")
+            return out + f", as many as the {self._design()}"
         first = self._calls(self.plan.schedule.exchanges)
-        if first >= u["calls"] and calls == first:
-            return out + f"; NOT fewer than the {design}: the first pass alone was that large"
-        passed = [m for m in self.state.measurements if m["calls"] >= u["calls"] and m["calls"] < calls]
-        why = (f"at {passed[0]['calls']} calls the measured widest half-width was still "
-               f"{_fmt(passed[0]['widest'])}, wider than predicted" if passed else
-               "the measured half-widths came out wider than predicted")
-        return out + f"; NOT fewer than the {design}: {why}"
+        return out + (f"; NOT fewer than the {self._design()}: the first pass alone was that large"
+                      if calls == first else f"; more than the {self._design()} as estimated at this look: the "
+                      "estimates moved after the last wave was planned")
 
     def _uniform(self, components: Mapping[str, float]) -> DesignJson | None:
         """The uniform design `ebtui plan --half-width W` would choose, from the same estimates."""
@@ -473,40 +430,56 @@ class AdaptiveRunner:
                 kept.append(ex)
         return kept
 
-    def _size_dilemmas(self, c: _Candidate, before: float, current: float, components: Mapping[str, float],
-                       remaining: float | None) -> _Candidate:
-        """As few new dilemmas as predicted to reach the target (at most doubling those played), within the
-        budget: the run re-measures as soon as the target may be met."""
+    def _size_dilemmas(self, c: _Candidate, ctx: _Assess, remaining: float | None, room: int | None) -> _Candidate:
+        """As few new dilemmas as predicted to reach the target, else as many as the budget and the uniform
+        design's size allow (looks are few: a wave is sized to finish, not to re-measure soon). While sizing,
+        the cost is scaled from the one-dilemma wave's per call; the size chosen is priced in full."""
         played = list(self.schedule.dilemma_ids)
         unplayed = [d.id for d in self.plan.dilemmas if d.id not in played]
-        cap = min(len(unplayed), max(1, len(played)))
+        per_call = c.cost / c.calls if c.calls else 0.0
         best = c
-        for n in range(2, cap + 1):
-            if min(best.widest_after, best.predicted_after) <= self.target:
+        for n in range(2, len(unplayed) + 1):
+            if best.widest_after <= self.target:
                 break
             new = self._new_dilemmas(unplayed[:n], len(self.state.waves) + 1, half=c.kind == "half_dilemmas")
             nc = _Candidate(c.kind, n, new, [(ex, j) for ex in new for j in ex.judges], new)
-            self._assess(nc, before, current, components)
-            if remaining is not None and nc.cost > remaining:
+            self._assess(nc, ctx, price=False)
+            if remaining is not None and nc.calls * per_call > remaining or room is not None and nc.calls > room:
                 break
             best = nc
+        if best is not c:
+            best.calls, best.cost = self._price(best)
         return best
 
-    def _assess(self, c: _Candidate, before: float, current: float, components: Mapping[str, float]) -> None:
-        c.predicted_after = self._predicted_widest(extended(self.schedule, [Wave(
-            0, c.kind, c.units, [_ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), components)
-        c.ratio = c.predicted_after / before if math.isfinite(before) and before > 0 else 0.0
-        c.widest_after = current * c.ratio if math.isfinite(current) else c.predicted_after
-        c.calls, c.cost = self._price(c)
+    def _assess(self, c: _Candidate, ctx: _Assess, *, price: bool = True) -> None:
+        after = self._predicted_widest(extended(self.schedule, [Wave(
+            0, c.kind, c.units, [ex_json(e) for e in c.exchanges], 0, 0.0, None, 0.0)]), ctx.components, ctx.alpha)
+        c.predicted_after = after
+        c.ratio = after / ctx.before_next if math.isfinite(ctx.before_next) and ctx.before_next > 0 else 0.0
+        # the measured widest, scaled by the predicted change (design and the next look's error rate)
+        c.widest_after = (ctx.current * after / ctx.before_now if math.isfinite(ctx.current)
+                          and math.isfinite(ctx.before_now) and ctx.before_now > 0 else after)
+        if price:
+            c.calls, c.cost = self._price(c)
+        else:
+            c.calls = 4 * len({ex.exchange_key for ex in c.new_exchanges}) + len(c.new_judgments)
 
     @staticmethod
-    def _predicted_widest(schedule: Schedule, components: Mapping[str, float]) -> float:
-        """The widest expected pairwise half-width of a design, from the variance components estimated on the
-        rounds so far (ebtui.core.analysis.precision.predict_pairs)."""
+    def _predicted_widest(schedule: Schedule, components: Mapping[str, float], alpha: float) -> float:
+        """The widest expected anytime-valid pairwise half-width of a design at a look's error rate, from the
+        variance components estimated on the rounds so far (ebtui.core.analysis.precision.predict_pairs: the
+        expected bootstrap SE; the t quantile of the look, Bonferroni over the pairs)."""
         from ebtui.core.analysis.precision import predict_pairs, rows_of_exchanges
+        from ebtui.core.analysis.sequential import look_quantile
 
-        pa = [p.half_width for p in predict_pairs(rows_of_exchanges(schedule.exchanges), components)]
-        return float(np.max(pa)) if pa else float("inf")
+        if alpha <= 0:
+            return float("inf")
+        preds = predict_pairs(rows_of_exchanges(schedule.exchanges), components)
+        G = len(schedule.dilemma_ids)
+        if not preds or G < 2:
+            return float("inf")
+        q = look_quantile(G - 1, alpha, len(preds))
+        return float(np.max([p.se for p in preds])) * q
 
     def _price(self, c: _Candidate) -> tuple[int, float]:
         """Calls and list cost of the candidate's new calls (phases 1-4 of new exchanges, the new judgments)."""
@@ -529,7 +502,7 @@ class AdaptiveRunner:
 
 
 def _fmt(x: float | None) -> str:
-    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else num.fixed(x, 3)
+    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else f"{x:.3f}"
 
 
 def runner_for(plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore,

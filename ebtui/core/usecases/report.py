@@ -240,9 +240,13 @@ def default_title(sel: Selection) -> str:
 
 
 def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
-    """The object `ebtui report --json` prints."""
+    """The object `ebtui report --json` prints (with `adaptive` for an adaptive tournament)."""
+    from ebtui.core.report import adaptive_of
+
+    adaptive = adaptive_of(sel.tournament)
     return {"filters": dict(sel.filters), **data.json(),
-            "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable]}
+            "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable],
+            **({"adaptive": adaptive} if adaptive is not None else {})}
 
 
 def write_markdown(sel: Selection, data: ReportData, out: Path, title: str) -> Path:
@@ -344,6 +348,19 @@ class AnalysisResult(NamedTuple):
     judgments: int = 0
 
 
+def _adaptive_tables(ctx: AppContext, tournament_id: str) -> list[Table]:
+    """An adaptive tournament's looks and anytime-valid intervals (ebtui.core.report.adaptive_tables), as the
+    report shows them; none for any other tournament."""
+    from ebtui.core.report import adaptive_of, adaptive_tables
+    from ebtui.core.store import StoreError
+
+    try:
+        summary = adaptive_of(ctx.store.load_tournament(tournament_id))
+    except StoreError:  # no tournament record (or an unreadable one): nothing adaptive to show
+        return []
+    return adaptive_tables(summary) if summary is not None else []
+
+
 class AnalysisCache:
     """The Analysis tab's results, computed from the analysis columns beside the store
     (ebtui.core.analysis.source) and kept until the data change: a result is reused while the columns'
@@ -412,6 +429,9 @@ class AnalysisCache:
             human = audit_tables(ctx, tournament_id, families_for(facts, models))
             for view in tables:
                 tables[view] = [*tables[view], *human]
+        adaptive = _adaptive_tables(ctx, tournament_id)
+        for view in tables:
+            tables[view] = [*tables[view], *adaptive]
         step("done")
         self._key, self._result = key, AnalysisResult(rounds, tables, fit, omitted, int(facts.judged.sum()))
         return self._result

@@ -72,8 +72,9 @@ def prediction_text(p: Prediction) -> str:
         f"Variance components: {p['components']}.",
     ]
     if p.get("target") is not None:
-        lines.append(f"Adaptive: waves are added after the first pass until every pairwise half-width is at most "
-                     f"±{num.shown(p['target'], 'g')}.")
+        lines.append(f"Adaptive: waves are added after the first pass until every anytime-valid pairwise "
+                     f"half-width is at most ±{num.shown(p['target'], 'g')} (at most 3 looks; never past the calls of the "
+                     "uniform design the plan picks for that target).")
     if p.get("note"):
         lines.append(p["note"])
     return "\n".join(lines)

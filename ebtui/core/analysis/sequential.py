@@ -1,0 +1,258 @@
+"""Anytime-valid pairwise intervals for adaptive tournaments, which look after each pass and stop when narrow
+enough: alpha spending with a union bound over a fixed maximum number of looks. Look k's intervals are the
+report's pairwise intervals (same dilemma bootstrap, t reference, Bonferroni over the pairs) at error rate
+alpha_k, with alpha_1 + ... + alpha_K <= alpha, so they hold whenever the run stops. Also the report's
+`adaptive` object. Method, and why not a confidence sequence: docs/STATISTICS.md, "Adaptive tournaments".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import numpy as np
+from scipy import special
+
+from ebtui.core.analysis.pairwise import (
+    ALPHA,
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    Blocks,
+    Data,
+    compare_all,
+    pair_matrix,
+)
+
+__all__ = ["DEFAULT_LOOKS", "FIRST_LOOK_SHARE", "AnytimePair", "Look", "LookJson", "LookPlan", "PairJson",
+           "adaptive_summary", "look_plan_of", "look_quantile", "measure_look"]
+
+#: looks an adaptive run may take at most: the first pass, then up to two waves
+DEFAULT_LOOKS = 3
+#: the share of alpha the first look spends (a first pass that already meets the target is the exception)
+FIRST_LOOK_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class LookPlan:
+    """The alpha spending of an adaptive run, fixed before its first look: look 1 spends `first_share` of
+    `alpha`, each later look an equal share of the rest, up to `max_looks` looks (then the run stops)."""
+
+    alpha: float = ALPHA
+    max_looks: int = DEFAULT_LOOKS
+    first_share: float = FIRST_LOOK_SHARE
+
+    def __post_init__(self) -> None:
+        if not (0 < self.alpha < 1 and self.max_looks >= 1 and 0 < self.first_share <= 1):
+            raise ValueError(f"alpha spending: alpha {self.alpha}, max_looks {self.max_looks}, first_share "
+                             f"{self.first_share} (need 0 < alpha < 1, max_looks >= 1, 0 < first_share <= 1)")
+
+    def alpha_at(self, look: int) -> float:
+        """The error rate look `look` (1-based) spends; 0 past the last planned look."""
+        if look < 1 or look > self.max_looks:
+            return 0.0
+        if self.max_looks == 1:
+            return self.alpha
+        if look == 1:
+            return self.alpha * self.first_share
+        return self.alpha * (1.0 - self.first_share) / (self.max_looks - 1)
+
+    def spent(self, look: int) -> float:
+        """The error rate spent by looks 1..look (at most alpha)."""
+        return float(sum(self.alpha_at(k) for k in range(1, look + 1)))
+
+    def describe(self) -> str:
+        shares = ", ".join(f"{self.alpha_at(k):.4g}" for k in range(1, self.max_looks + 1))
+        return (f"alpha spending over at most {self.max_looks} looks (union bound): per look {shares}, "
+                f"{self.alpha:g} in all")
+
+    def json(self) -> dict[str, object]:
+        return {"method": "alpha_spending_union_bound", "alpha": self.alpha, "max_looks": self.max_looks,
+                "alpha_per_look": [self.alpha_at(k) for k in range(1, self.max_looks + 1)]}
+
+
+def look_quantile(df: float, alpha: float, tests: int = 1) -> float:
+    """The t quantile of a two-sided interval at error rate alpha, Bonferroni over `tests` intervals."""
+    return float(special.stdtrit(max(df, 1.0), 1.0 - alpha / (2.0 * max(tests, 1))))
+
+
+class PairJson(TypedDict):
+    a: str
+    b: str
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    half_width: float | None
+    fixed_half_width: float | None  # the report's own (fixed-sample) half-width, for comparison
+    reason: str
+
+
+class LookJson(TypedDict):
+    look: int
+    alpha: float
+    tests: int
+    dilemmas: int
+    widest: float | None
+    widest_fixed: float | None
+    pairs: list[PairJson]
+
+
+@dataclass
+class AnytimePair:
+    a: str
+    b: str
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    fixed_half_width: float | None
+    reason: str = ""
+
+    @property
+    def half_width(self) -> float | None:
+        return None if self.ci_low is None or self.ci_high is None else (self.ci_high - self.ci_low) / 2.0
+
+    def json(self) -> PairJson:
+        return {"a": self.a, "b": self.b, "diff": self.diff, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "half_width": self.half_width, "fixed_half_width": self.fixed_half_width, "reason": self.reason}
+
+
+@dataclass
+class Look:
+    """One look's anytime-valid pairwise intervals."""
+
+    look: int
+    alpha: float
+    tests: int  # pairs the Bonferroni runs over (those with an interval)
+    dilemmas: int
+    pairs: list[AnytimePair] = field(default_factory=list)
+
+    @property
+    def widest(self) -> float | None:
+        """The widest half-width; None when some identified pair has no interval (not measurable yet)."""
+        hw = [p.half_width for p in self.pairs if p.diff is not None]
+        if not hw or any(h is None for h in hw):
+            return None
+        return float(max(h for h in hw if h is not None))
+
+    @property
+    def widest_fixed(self) -> float | None:
+        hw = [p.fixed_half_width for p in self.pairs if p.diff is not None]
+        if not hw or any(h is None for h in hw):
+            return None
+        return float(max(h for h in hw if h is not None))
+
+    def json(self) -> LookJson:
+        return {"look": self.look, "alpha": self.alpha, "tests": self.tests, "dilemmas": self.dilemmas,
+                "widest": self.widest, "widest_fixed": self.widest_fixed, "pairs": [p.json() for p in self.pairs]}
+
+
+def measure_look(data: Data, plan: LookPlan, look: int, *, replicates: int = DEFAULT_REPLICATES,
+                 seed: int = DEFAULT_SEED) -> Look:
+    """Look `look`'s intervals: the report's pairwise comparison (ebtui.core.analysis.pairwise.compare_all:
+    its estimates, blanks and reasons), each interval rebuilt from the same dilemma-bootstrap draws (same seed)
+    and degrees of freedom at the look's error rate, Bonferroni over the pairs that have one."""
+    alpha = plan.alpha_at(look)
+    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False, simultaneous=True)
+    G = len(data.dilemmas)
+    ident = comp.ident
+    blocks = Blocks(data, ident)
+    pairs_idx, K = pair_matrix(len(data.models), blocks.layout.width)
+    tests = sum(1 for p in comp.pairs if p.p is not None)
+    out = Look(look, alpha, tests, G)
+    if not pairs_idx:
+        return out
+    draws = _bootstrap(blocks, K, G, replicates, seed) if any(p.p is not None for p in comp.pairs) else None
+    geff, _top = blocks.effective(K)
+    for k, pr in enumerate(comp.pairs):
+        fixed = None if pr.ci_low is None or pr.ci_high is None else (pr.ci_high - pr.ci_low) / 2.0
+        if alpha <= 0.0:
+            out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, None, None, fixed,
+                                         f"look {look} is past the {plan.max_looks} planned"))
+            continue
+        if pr.p is None or pr.diff is None or draws is None:
+            out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, None, None, fixed, pr.reason or "no interval"))
+            continue
+        good = draws[:, k][np.isfinite(draws[:, k])]
+        se = float(np.std(good, ddof=1)) * np.sqrt(G / (G - 1))
+        df = max(1.0, min(G - 1.0, float(geff[k]) - 1.0))
+        half = look_quantile(df, alpha, tests) * se
+        out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, pr.diff - half, pr.diff + half, fixed, pr.reason))
+    return out
+
+
+def _bootstrap(blocks: Blocks, K: np.ndarray, G: int, replicates: int, seed: int) -> np.ndarray:
+    """The dilemma resamples compare_all draws (the same seeded stream, so the same draws)."""
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, G, size=(replicates, G))
+    W = np.zeros((replicates, G))
+    np.add.at(W, (np.repeat(np.arange(replicates), G), picks.ravel()), 1.0)
+    out = np.full((replicates, K.shape[0]), np.nan)
+    for start in range(0, replicates, 200):
+        out[start:start + 200] = blocks.solve(W[start:start + 200], K)
+    return out
+
+
+def widest_of(pairs: Sequence[PairJson]) -> float | None:
+    hw = [p["half_width"] for p in pairs if p["diff"] is not None]
+    if not hw or any(h is None for h in hw):
+        return None
+    return float(max(h for h in hw if h is not None))
+
+
+# ---- what a report says of an adaptive tournament ----------------------------------------------------------
+
+NOTE = ("The run looked at its intervals after each pass and stopped when they were narrow enough (or could not "
+        "go on): the report's pairwise table gives fixed-sample intervals, which lose their 95% coverage under "
+        "such stopping. The intervals here are anytime-valid: each look spent a share of alpha = {alpha:g} "
+        "(union bound over at most {looks} looks), so they hold with at least {conf:.0%} confidence whenever the "
+        "run stopped. They are the last look's, on the rounds complete at the stop.")
+
+
+def adaptive_summary(record: object) -> dict[str, object] | None:
+    """The `adaptive` object of a report (`report --json`, the Markdown and web report, the Analysis tab)
+    from a tournament's `adaptive` record (ebtui.core.tournament.adaptive.AdaptiveState.json); None when the
+    tournament is not adaptive or its record is unreadable."""
+    if not isinstance(record, dict) or "target" not in record:
+        return None
+    try:
+        rule = look_plan_of(record.get("rule") or {})
+        looks = [m for m in record.get("measurements") or [] if isinstance(m, dict)]
+        waves = [{k: w.get(k) for k in ("number", "kind", "units", "calls", "cost_usd", "widest_before",
+                                        "predicted_widest_after")}
+                 for w in record.get("waves") or [] if isinstance(w, dict)]
+        iv = record.get("intervals") if isinstance(record.get("intervals"), dict) else None
+        target = float(record["target"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    pairs = list(iv.get("pairs") or []) if iv else []
+    legacy = not record.get("rule")  # a run from before the looks were anytime-valid
+    reason = ("" if pairs else "this run measured fixed-sample intervals (it predates anytime-valid looks): "
+              "none is valid at its stop" if legacy else "no look was taken (the run stopped before its first "
+              "pass was complete)")
+    return {
+        "target_half_width": target,
+        "rule": ({"method": None, "description": "none recorded: the run stopped on fixed-sample intervals"}
+                 if legacy else {**rule.json(), "description": rule.describe()}),
+        "looks": [{k: m.get(k) for k in ("look", "alpha", "calls", "dilemmas", "widest", "widest_fixed",
+                                         "uniform_calls", "spent_usd")} for m in looks],
+        "waves": waves,
+        "stop_reason": record.get("stop_reason"),
+        "stop_message": str(record.get("stop_message") or ""),
+        "uniform": record.get("uniform"),
+        "look": iv.get("look") if iv else None,
+        "alpha": iv.get("alpha") if iv else None,
+        "pairwise": pairs,
+        "reason": reason,
+        "note": NOTE.format(alpha=rule.alpha, looks=rule.max_looks, conf=1 - rule.alpha),
+    }
+
+
+def look_plan_of(rule: object) -> LookPlan:
+    """The LookPlan a waves file recorded (LookPlan.json()); the default plan when there is none."""
+    if not isinstance(rule, dict) or not rule:
+        return LookPlan()
+    alpha = float(rule.get("alpha", ALPHA))
+    looks = int(rule.get("max_looks", 1))
+    per = rule.get("alpha_per_look")
+    first = float(per[0]) / alpha if isinstance(per, list) and per and looks > 1 else 1.0
+    return LookPlan(alpha, looks, first)
