@@ -27,7 +27,6 @@ from ebtui.core.analysis.identify import (
     identify,
     sparse_reason,
 )
-from ebtui.core.views import numbers as num
 from ebtui.core.analysis.standard import ALPHA as ALPHA
 from ebtui.core.analysis.standard import CROSSED as CROSSED
 from ebtui.core.analysis.standard import MIN_JUDGES as MIN_JUDGES
@@ -37,6 +36,7 @@ from ebtui.core.analysis.standard import JudgeSample as JudgeSample
 from ebtui.core.analysis.standard import crossed_coefficients as crossed_coefficients
 from ebtui.core.analysis.standard import judge_part as judge_part
 from ebtui.core.analysis.standard import satterthwaite as satterthwaite
+from ebtui.core.views import numbers as num
 
 DEFAULT_SEED = 20261124
 DEFAULT_REPLICATES = 400

@@ -117,7 +117,7 @@ def dilemma_bars(table: Table) -> list[Bar]:
 def adaptive_text(event: AdaptiveMessage) -> Text:
     """An adaptive run's status: the widest pairwise half-width against the target, and the message."""
     widest = event.widest_half_width
-    head = (f"Widest pairwise half-width ±{num.fixed(widest, 3)} — target ±{num.shown(event.target, 'g')}" if widest is not None
+    head = (f"Widest anytime-valid pairwise half-width ±{num.fixed(widest, 3)} — target ±{num.shown(event.target, 'g')}" if widest is not None
             and widest != float("inf") and event.target is not None else
             f"Target ±{num.shown(event.target, 'g')}" if event.target is not None else "")
     return Text(f"{head}\n{strip_control(event.message)}", style="bold" if event.stop_reason else "")
