@@ -61,6 +61,11 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
     words = facts.style[src, 2 * seat_i].astype(float) if len(r_idx) else np.zeros(0)
     elements = facts.style[src, 2 * seat_i + 1].astype(float) if len(r_idx) else np.zeros(0)
     density = np.divide(100.0 * elements, words, out=np.zeros_like(words), where=words > 0)
+    # the other team's style in the same judgment (the relative-length and -formatting covariates)
+    other_seat = 1 - seat_i
+    o_words = facts.style[src, 2 * other_seat].astype(float) if len(r_idx) else np.zeros(0)
+    o_elements = facts.style[src, 2 * other_seat + 1].astype(float) if len(r_idx) else np.zeros(0)
+    o_density = np.divide(100.0 * o_elements, o_words, out=np.zeros_like(o_words), where=o_words > 0)
     agree = np.full(len(y), np.nan)
     if agreement:
         per_row = np.full((len(facts), 2), np.nan)
@@ -75,7 +80,7 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
     without = len(set(facts.round[facts.own_missing].tolist()))
     return LongTable(y, mi, ji, di, pos[c_idx], seat, family, first, words / 100.0, density, agree, models, judges,
                      dilemmas, criteria, judgments=len(judged), rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing)
+                     scores_missing=missing, judgment=j_idx, other_words=o_words / 100.0, other_density=o_density)
 
 
 def _text_of_style(words: int, elements: int) -> str:
