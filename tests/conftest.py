@@ -13,7 +13,8 @@ from tests.support.paths import PUBLIC_DILEMMAS, ROOT
 # the cores). The group is given here by file, so a new test in these files is grouped without a mark.
 SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
     "snapshots": ("tests/snapshots/",),
-    "tmux": ("tests/tui/test_e2e_tmux.py", "tests/tui/test_tmux_contract.py"),
+    "tmux": ("tests/tui/test_e2e_tmux.py", "tests/tui/test_tmux_contract.py", "tests/tui/test_audit_tmux.py",
+             "tests/tui/test_setup_sizes.py"),
     "local_model": ("tests/providers/test_local_model.py", "tests/providers/test_local_worker_crash.py",
                     "tests/unit/core/test_local_round.py"),
 }
