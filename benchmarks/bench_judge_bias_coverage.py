@@ -34,7 +34,8 @@ def main(seeds: int = 40, rotate: bool = False) -> None:
         else:
             rounds, agreement = generate(truth, seed=1000 + seed, both_orders=seed % 2 == 0)
         out = bias_json(rounds, agreement=agreement, replicates=200, seed=seed)
-        rows = [(c["term"], c, {"length": truth.words_beta, "format_density": truth.format_beta}[c["term"]])
+        rows = [(c["term"], c, {"length": truth.words_beta, "format_density": truth.format_beta,
+                                "length_relative": truth.relative_words_beta, "format_relative": 0.0}[c["term"]])
                 for c in out["style"]["coefficients"]]
         rows += [(f"order:{o['judge']}", o, truth.order[o["judge"]]) for o in out["order"]]
         rows += [(f"agree:{a['judge']}", a, truth.agree[a["judge"]]) for a in out["agreement_bias"]]
