@@ -479,12 +479,12 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
     return VarianceComponents(out, "estimated", len(rows), G, notes, replicates if boot else 0, seed)
 
 
-def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, *,
-               scale: float = 1.0) -> float | None:
-    """`estimate_df` of component `name` on a planned design (the rows' scores are not used) with the
-    components at the given values: how many degrees of freedom its estimate will have. `scale`: the rows are
-    the first dilemmas of a design `scale` times as long (the component's coefficient k in its reduction grows
-    with the dilemmas, the rest of E[Q] stays with its df), so a long plan is not refitted at full size."""
+def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name: str, *,
+                      scale: float = 1.0) -> tuple[int, float, float] | None:
+    """On a planned design (the rows' scores are not used), component `name`'s reduction in sums of squares:
+    (df, k, rest) with E[Q] = k var + rest at the given components. `scale`: the rows are the first dilemmas of
+    a design `scale` times as long (k grows with the dilemmas, the rest stays with its df), so a long plan is
+    not refitted at full size. None when the component is not separable or its reduction has under 2 df."""
     comps, _why = _separable(rows)
     if name not in comps:
         return None
@@ -493,14 +493,23 @@ def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, 
     if red is None or red[2] < 2:
         return None
     _q, coef, df = red
-    v = max(float(components.get(name, 0.0)), 0.0)
     k = float(coef[eq.unknowns.index(name)])
     rest = sum(float(coef[i]) * max(float(components.get(u, 0.0)), 0.0) for i, u in enumerate(eq.unknowns)
                if u != name)
-    expected = scale * k * v + rest
-    if not k > 0 or not expected > 0:
+    return (df, scale * k, rest) if k > 0 else None
+
+
+def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, *,
+               scale: float = 1.0) -> float | None:
+    """`estimate_df` of component `name` on a planned design with the components at the given values: how
+    many degrees of freedom its estimate will have (see planned_reduction)."""
+    red = planned_reduction(rows, components, name, scale=scale)
+    if red is None:
         return None
-    return float(df * (scale * k * v / expected) ** 2)
+    df, k, rest = red
+    v = max(float(components.get(name, 0.0)), 0.0)
+    expected = k * v + rest
+    return float(df * (k * v / expected) ** 2) if expected > 0 else None
 
 
 def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:
