@@ -11,18 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-import numpy as np
 from scipy import special
 
 from ebtui.core.analysis.pairwise import (
     ALPHA,
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
-    Blocks,
     Data,
     compare_all,
-    pair_matrix,
 )
+from ebtui.core.analysis.standard import JudgeSample
 
 __all__ = ["DEFAULT_LOOKS", "FIRST_LOOK_SHARE", "AnytimePair", "Look", "LookJson", "LookPlan", "PairJson",
            "adaptive_summary", "look_plan_of", "look_quantile", "measure_look"]
@@ -147,48 +145,27 @@ class Look:
 
 
 def measure_look(data: Data, plan: LookPlan, look: int, *, replicates: int = DEFAULT_REPLICATES,
-                 seed: int = DEFAULT_SEED) -> Look:
-    """Look `look`'s intervals: the report's pairwise comparison (ebtui.core.analysis.pairwise.compare_all:
-    its estimates, blanks and reasons), each interval rebuilt from the same dilemma-bootstrap draws (same seed)
-    and degrees of freedom at the look's error rate, Bonferroni over the pairs that have one."""
+                 seed: int = DEFAULT_SEED, judges: JudgeSample | None = None) -> Look:
+    """Look `look`'s intervals: the report's pairwise comparison (ebtui.core.analysis.pairwise.compare_all under
+    the interval standard: its estimates, blanks and reasons, each pair's SE — the dilemma bootstrap's plus,
+    with `judges` taken as a sample, the judge terms' part — and Satterthwaite degrees of freedom), each
+    interval widened to the look's error rate, Bonferroni over the pairs that have one. `judges`: what the
+    report uses for the same rounds (ebtui.core.analysis.intervals.judge_sample of the fit's frame)."""
     alpha = plan.alpha_at(look)
-    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False, simultaneous=True)
-    G = len(data.dilemmas)
-    ident = comp.ident
-    blocks = Blocks(data, ident)
-    pairs_idx, K = pair_matrix(len(data.models), blocks.layout.width)
+    comp = compare_all(data, replicates=replicates, seed=seed, with_ranks=False, simultaneous=True, judges=judges)
     tests = sum(1 for p in comp.pairs if p.p is not None)
-    out = Look(look, alpha, tests, G)
-    if not pairs_idx:
-        return out
-    draws = _bootstrap(blocks, K, G, replicates, seed) if any(p.p is not None for p in comp.pairs) else None
-    geff, _top = blocks.effective(K)
-    for k, pr in enumerate(comp.pairs):
+    out = Look(look, alpha, tests, len(data.dilemmas))
+    for pr in comp.pairs:
         fixed = None if pr.ci_low is None or pr.ci_high is None else (pr.ci_high - pr.ci_low) / 2.0
         if alpha <= 0.0:
             out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, None, None, fixed,
                                          f"look {look} is past the {plan.max_looks} planned"))
             continue
-        if pr.p is None or pr.diff is None or draws is None:
+        if pr.p is None or pr.diff is None or pr.se is None or pr.df is None:
             out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, None, None, fixed, pr.reason or "no interval"))
             continue
-        good = draws[:, k][np.isfinite(draws[:, k])]
-        se = float(np.std(good, ddof=1)) * np.sqrt(G / (G - 1))
-        df = max(1.0, min(G - 1.0, float(geff[k]) - 1.0))
-        half = look_quantile(df, alpha, tests) * se
+        half = look_quantile(pr.df, alpha, tests) * pr.se
         out.pairs.append(AnytimePair(pr.a, pr.b, pr.diff, pr.diff - half, pr.diff + half, fixed, pr.reason))
-    return out
-
-
-def _bootstrap(blocks: Blocks, K: np.ndarray, G: int, replicates: int, seed: int) -> np.ndarray:
-    """The dilemma resamples compare_all draws (the same seeded stream, so the same draws)."""
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, G, size=(replicates, G))
-    W = np.zeros((replicates, G))
-    np.add.at(W, (np.repeat(np.arange(replicates), G), picks.ravel()), 1.0)
-    out = np.full((replicates, K.shape[0]), np.nan)
-    for start in range(0, replicates, 200):
-        out[start:start + 200] = blocks.solve(W[start:start + 200], K)
     return out
 
 

@@ -224,6 +224,7 @@ class AdaptiveRunner:
         append the next wave to the state and extend the schedule. `closing`: the run stops anyway (e.g. the
         runner's budget stop); the look only gives the final rounds their valid intervals."""
         from ebtui.core.analysis.fit import fit
+        from ebtui.core.analysis.intervals import judge_sample
         from ebtui.core.analysis.pairwise import Data
         from ebtui.core.analysis.sequential import measure_look
         from ebtui.core.analysis.variance import variance_components
@@ -242,7 +243,8 @@ class AdaptiveRunner:
         spent = sum(round_cost(r) for r in rounds)
         look = None
         if jf is not None and len(jf.design.models) >= 2:
-            look = measure_look(Data.of(jf.design.frame), self.looks, look_no)
+            look = measure_look(Data.of(jf.design.frame), self.looks, look_no,
+                                judges=judge_sample(jf.design.frame))  # as the report's pairwise table
             self.state.intervals = look.json()
         widest = look.widest if look is not None else None
         components = variance_components(list(rounds), family_of, replicates=0).values()

@@ -53,6 +53,27 @@ def test_one_look_at_the_full_alpha_is_the_reports_pairwise_interval() -> None:
         assert mine.half_width == pytest.approx(mine.fixed_half_width, abs=1e-9)
 
 
+def test_with_judges_as_a_sample_a_look_is_the_reports_interval_too() -> None:
+    """With judge x model variation planted and the judges taken as a sample (as the report's pairwise table
+    takes them: intervals.judge_sample of the fit's frame), one look spending all of alpha is the report's
+    interval exactly, and it is wider than the dilemma-only one."""
+    from ebtui.core.analysis.intervals import judge_sample
+
+    p = planted(judge_model=0.3)
+    jf = fit(generate(p, dilemmas=8, seed=4), lambda m: m)
+    assert jf is not None
+    data, judges = Data.of(jf.design.frame), judge_sample(jf.design.frame)
+    assert judges.applies  # enough judges, a judge x model variance estimated
+    comp = compare_all(data, simultaneous=True, with_ranks=False, judges=judges)
+    look = measure_look(data, LookPlan(max_looks=1), 1, judges=judges)
+    bare = measure_look(data, LookPlan(max_looks=1), 1)
+    for mine, theirs, dil in zip(look.pairs, comp.pairs, bare.pairs, strict=True):
+        assert mine.ci_low == pytest.approx(theirs.ci_low, abs=1e-9)
+        assert mine.ci_high == pytest.approx(theirs.ci_high, abs=1e-9)
+        assert mine.half_width is not None and dil.half_width is not None
+        assert mine.half_width > dil.half_width
+
+
 def test_each_look_is_wider_by_the_ratio_of_its_quantile() -> None:
     data = _data(2)
     plan = LookPlan()
