@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import PUBLIC_DILEMMAS, ROOT
+from tests.support.paths import PUBLIC_DILEMMAS, ROOT, subprocess_env
 
 # Tests that must not share the machine with their own kind run in one pytest-xdist worker each group
 # (`--dist loadgroup` in pyproject.toml): the SVG snapshots (rendering under load), the terminal tests in tmux
@@ -45,6 +45,9 @@ def _isolate_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("EBTUI_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    # a child `python -m ebtui` runs this checkout's code, not whatever install the venv points at (the tests
+    # are run from the checkout, but a child started in tmp_path would not find it on its path)
+    monkeypatch.setenv("PYTHONPATH", subprocess_env()["PYTHONPATH"])
     monkeypatch.delenv("EBTUI_MODELS", raising=False)
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "XAI_API_KEY",
                 "DASHSCOPE_API_KEY", "OPENROUTER_API_KEY", "TOGETHER_API_KEY"):

@@ -226,7 +226,8 @@ async def test_engine_never_sends_a_consistency_prompt_without_a_case(tmp_path: 
 
 # -- Ctrl-C during `ebtui tournament`: the hint carries --models and --store ------------------------------
 
-@pytest.mark.parametrize("before", [False, True], ids=["options-after", "options-before-the-command"])
+@pytest.mark.parametrize("before", [pytest.param(False, marks=pytest.mark.slow), True],  # the same path twice: one
+                         ids=["options-after", "options-before-the-command"])  # in the default run
 def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path, before: bool) -> None:
     store = tmp_path / "ts"
     models = tmp_path / "models.toml"
