@@ -44,6 +44,7 @@ from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.families import family_function
 from ebtui.core.records import Judgment, Round
+from ebtui.core.views import numbers as num
 
 #: the names other modules (and the analysis columns' LongTable builder) import from here
 __all__ = ["MIN_PAIRS", "AgreementMap", "BiasFit", "LongTable", "bias_fit", "bias_json", "expand_judgments", "family_rows",
@@ -495,7 +496,7 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
                       "interval_note": note})
     jm = bf.judge_model
     if jm is not None and jm.variance is not None:
-        notes.append(f"Intervals include judge x model variation (sd {jm.sd:.2f} points, estimated from {jm.pairs} "
+        notes.append(f"Intervals include judge x model variation (sd {num.shown(jm.sd, '.2f')} points, estimated from {jm.pairs} "
                      f"(judge, model) pairs, {jm.df} df): they are about judges like these, not only these judges.")
     else:
         why = jm.note if jm is not None else "the design is not of full rank"

@@ -21,6 +21,7 @@ from ebtui.core.analysis.pairwise import (
     compare_all,
 )
 from ebtui.core.analysis.standard import JudgeSample
+from ebtui.core.views import numbers as num
 
 __all__ = ["DEFAULT_LOOKS", "FIRST_LOOK_SHARE", "AnytimePair", "Look", "LookJson", "LookPlan", "PairJson",
            "adaptive_summary", "look_plan_of", "look_quantile", "measure_look"]
@@ -60,9 +61,9 @@ class LookPlan:
         return float(sum(self.alpha_at(k) for k in range(1, look + 1)))
 
     def describe(self) -> str:
-        shares = ", ".join(f"{self.alpha_at(k):.4g}" for k in range(1, self.max_looks + 1))
+        shares = ", ".join(f"{num.shown(self.alpha_at(k), '.4g')}" for k in range(1, self.max_looks + 1))
         return (f"alpha spending over at most {self.max_looks} looks (union bound): per look {shares}, "
-                f"{self.alpha:g} in all")
+                f"{num.shown(self.alpha, 'g')} in all")
 
     def json(self) -> dict[str, object]:
         return {"method": "alpha_spending_union_bound", "alpha": self.alpha, "max_looks": self.max_looks,
@@ -180,8 +181,8 @@ def widest_of(pairs: Sequence[PairJson]) -> float | None:
 
 NOTE = ("The run looked at its intervals after each pass and stopped when they were narrow enough (or could not "
         "go on): the report's pairwise table gives fixed-sample intervals, which lose their 95% coverage under "
-        "such stopping. The intervals here are anytime-valid: each look spent a share of alpha = {alpha:g} "
-        "(union bound over at most {looks} looks), so they hold with at least {conf:.0%} confidence whenever the "
+        "such stopping. The intervals here are anytime-valid: each look spent a share of alpha = {alpha} "
+        "(union bound over at most {looks} looks), so they hold with at least {conf} confidence whenever the "
         "run stopped. They are the last look's, on the rounds complete at the stop.")
 
 
@@ -220,7 +221,8 @@ def adaptive_summary(record: object) -> dict[str, object] | None:
         "alpha": iv.get("alpha") if iv else None,
         "pairwise": pairs,
         "reason": reason,
-        "note": NOTE.format(alpha=rule.alpha, looks=rule.max_looks, conf=1 - rule.alpha),
+        "note": NOTE.format(alpha=num.shown(rule.alpha, "g"), looks=rule.max_looks,
+                            conf=num.percent(1 - rule.alpha)),
     }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import special
 
 from ebtui.core.analysis.frame import ScoreFrame
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.variance import VarianceComponents
@@ -47,9 +48,9 @@ class IntervalStandard:
 
     def describe(self, tests: int) -> str:
         if not self.simultaneous or tests <= 1:
-            return f"{1 - self.alpha:.0%} interval"
-        return (f"simultaneous {1 - self.alpha:.0%} intervals over {tests} pairs (Bonferroni: each at "
-                f"{self.level(tests):.2%})")
+            return f"{num.shown(1 - self.alpha, '.0%')} interval"
+        return (f"simultaneous {num.shown(1 - self.alpha, '.0%')} intervals over {tests} pairs (Bonferroni: each at "
+                f"{num.shown(self.level(tests), '.2%')})")
 
 
 STANDARD = IntervalStandard()
@@ -77,7 +78,7 @@ class JudgeSample:
                     "how judges in general vary cannot be estimated.")
         sd = float(np.sqrt(self.variances.get("judge_model", 0.0)))
         return (f"Intervals are about judges like these {self.judges} (judges as a sample: the judge x model "
-                f"variation, sd {sd:.2f}, is part of every interval), and about dilemmas like these.")
+                f"variation, sd {num.shown(sd, '.2f')}, is part of every interval), and about dilemmas like these.")
 
     @classmethod
     def of(cls, vc: VarianceComponents, judges: int) -> JudgeSample:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ebtui.core.analysis.bootstrap import MIN_CLUSTERS, t_quantile
 from ebtui.core.audit.calibrate import Calibration
+from ebtui.core.views import numbers as num
 
 
 def audit_size(cal: Calibration, half_width: float, *, population: int) -> dict[str, Any]:
@@ -38,8 +39,8 @@ def audit_size(cal: Calibration, half_width: float, *, population: int) -> dict[
         need = -1 if n is None or need < 0 else max(need, n)
     out["floor"] = floor
     if need < 0:
-        out["message"] = (f"a half-width of {half_width:g} is out of reach by auditing: the dilemmas alone leave "
-                          f"{floor:.3f} (more dilemmas, not more audited judgments, narrow it)")
+        out["message"] = (f"a half-width of {num.shown(half_width, 'g')} is out of reach by auditing: the dilemmas alone leave "
+                          f"{num.shown(floor, '.3f')} (more dilemmas, not more audited judgments, narrow it)")
     elif need > population:
         out["n_needed"] = need
         out["message"] = (f"about {need} audited judgments, more than the {population} there are: every judgment "
@@ -48,5 +49,5 @@ def audit_size(cal: Calibration, half_width: float, *, population: int) -> dict[
         out["n_needed"] = need
         done = " — met already" if need <= cal.n_judgments else ""
         out["message"] = (f"about {need} audited judgments (now {cal.n_judgments}{done}) for every model's "
-                          f"calibrated mean to have a 95% half-width of at most {half_width:g}")
+                          f"calibrated mean to have a 95% half-width of at most {num.shown(half_width, 'g')}")
     return out

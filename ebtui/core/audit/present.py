@@ -6,14 +6,15 @@ from __future__ import annotations
 import html
 
 from ebtui.core.audit.calibrate import Calibration
+from ebtui.core.views import numbers as num
 
 
 def title(cal: Calibration) -> str:
     return f"Calibrated to {cal.n_judgments} human-scored judgment{'' if cal.n_judgments == 1 else 's'}"
 
 
-def _num(x: object, fmt: str = "{:.2f}") -> str:
-    return fmt.format(x) if isinstance(x, int | float) else "—"
+def _num(x: object, spec: str = ".2f") -> str:
+    return num.shown(x, spec) if isinstance(x, int | float) else "—"
 
 
 def _ci(lo: object, hi: object) -> str:
@@ -28,9 +29,9 @@ def tables(cal: Calibration) -> list[tuple[str, list[str], list[list[str]]]]:
                _ci(m.get("judge_only_ci_low"), m.get("judge_only_ci_high")), _num(m.get("human_only_mean")),
                _ci(m.get("human_only_ci_low"), m.get("human_only_ci_high")), str(m["n_human"]),
                m.get("reason") or ""] for m in cal.models]
-    judges = [[j["judge"], _num(j["bias"], "{:+.2f}"), _ci(j["ci_low"], j["ci_high"]),
-               _num(j.get("mean_difference"), "{:+.2f}"), str(j["n"]), j.get("reason") or ""] for j in cal.judges]
-    pairs = [[f"{p['a']} − {p['b']}", _num(p["diff"], "{:+.2f}"), _ci(p["ci_low"], p["ci_high"]), p.get("reason") or ""]
+    judges = [[j["judge"], _num(j["bias"], "+.2f"), _ci(j["ci_low"], j["ci_high"]),
+               _num(j.get("mean_difference"), "+.2f"), str(j["n"]), j.get("reason") or ""] for j in cal.judges]
+    pairs = [[f"{p['a']} − {p['b']}", _num(p["diff"], "+.2f"), _ci(p["ci_low"], p["ci_high"]), p.get("reason") or ""]
              for p in cal.pairwise]
     return [
         ("Adjusted means on the human scale (PPI++), beside the judges' own and the human-scored sample's alone",

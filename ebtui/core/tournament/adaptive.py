@@ -32,6 +32,7 @@ from ebtui.core.tournament.waves import (
     save_state,
     waves_path,
 )
+from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.sequential import LookPlan
@@ -140,7 +141,7 @@ class AdaptiveRunner:
     def resume_hint(self, config_path: str | None = None, budget: float | None = None) -> str:
         base = self._inner.resume_hint(config_path, budget) if self._inner is not None else \
             f"ebtui tournament {config_path or 'CONFIG'} --resume {self.tournament_id}"
-        return f"{base} --until-half-width {self.target:g}"
+        return f"{base} --until-half-width {num.shown(self.target, 'g')}"
 
     def progress(self) -> Progress | None:
         return self._inner.progress() if self._inner is not None else None
@@ -167,7 +168,7 @@ class AdaptiveRunner:
                 closing = self._closing_look()
                 if closing is not None:
                     yield closing
-                self._stop(STOP_BUDGET, f"budget reached (${self._inner.budget.limit_usd:.2f}) before the "
+                self._stop(STOP_BUDGET, f"budget reached (${num.shown(self._inner.budget.limit_usd, '.2f')}) before the "
                                         "target; resume with a larger --budget" + self._closing_note())
             elif last.tournament.status != TournamentStatus.COMPLETE:
                 self._stop(STOP_INCOMPLETE, "some rounds did not complete: the target is not measured on a "
@@ -179,9 +180,9 @@ class AdaptiveRunner:
             save_state(self.store, self.tournament_id, self.state)  # before any of the wave's rounds start
             w = self.state.waves[-1]
             yield AdaptiveMessage(
-                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${w.cost_usd:.4f}) — widest anytime-valid "
-                f"half-width {_fmt(w.widest_before)}, predicted {w.predicted_widest_after:.3f} after it "
-                f"(target {self.target:g})", w.widest_before, self.target)
+                f"wave {w.number}: {w.kind} +{w.units} ({w.calls} calls, ${num.shown(w.cost_usd, '.4f')}) — widest anytime-valid "
+                f"half-width {_fmt(w.widest_before)}, predicted {num.shown(w.predicted_widest_after, '.3f')} after it "
+                f"(target {num.shown(self.target, 'g')})", w.widest_before, self.target)
         save_state(self.store, self.tournament_id, self.state)
         t = last.tournament
         t.note = (f"{t.note}; " if t.note else "") + f"adaptive: {self.state.stop_message}"
@@ -262,7 +263,7 @@ class AdaptiveRunner:
             return measured["uniform_calls"]
 
         msg = AdaptiveMessage(f"look {look_no} of {self.looks.max_looks}: widest anytime-valid pairwise half-width "
-                              f"{_fmt(widest)} after {calls_so_far} calls (target {self.target:g})", widest,
+                              f"{_fmt(widest)} after {calls_so_far} calls (target {num.shown(self.target, 'g')})", widest,
                               self.target)
         if closing:
             return msg
@@ -273,7 +274,7 @@ class AdaptiveRunner:
         if look_no >= self.looks.max_looks:
             self._stop(STOP_MAX_LOOKS, f"the last planned look ({look_no} of {self.looks.max_looks}) did not reach "
                                        f"the target: widest anytime-valid half-width {_fmt(widest)} > "
-                                       f"{self.target:g} after {calls_so_far} calls{self._cap_note(look_no)}")
+                                       f"{num.shown(self.target, 'g')} after {calls_so_far} calls{self._cap_note(look_no)}")
             return msg
         cands = self._candidates()
         if not cands:
@@ -292,7 +293,7 @@ class AdaptiveRunner:
         if not useful:
             self._stop(STOP_NOTHING, "nothing left can narrow it: "
                        + "; ".join(f"{c.kind} would give {_fmt(c.widest_after)}" for c in cands)
-                       + f" (widest now {_fmt(widest)}; each narrows it by under {MIN_NARROWING:.0%}"
+                       + f" (widest now {_fmt(widest)}; each narrows it by under {num.shown(MIN_NARROWING, '.0%')}"
                        + ("; the model x dilemma variation needs more dilemmas than the document has)"
                           if not any(c.kind in NEW_DILEMMAS for c in cands) else ")"))
             return msg
@@ -310,7 +311,7 @@ class AdaptiveRunner:
             if not in_budget:
                 cheapest = min(sized, key=lambda c: c.cost)
                 self._stop(STOP_BUDGET, f"budget reached: the cheapest useful wave ({cheapest.kind}) would cost "
-                                        f"${cheapest.cost:.4f}, ${remaining or 0:.4f} is left; widest half-width "
+                                        f"${num.shown(cheapest.cost, '.4f')}, ${num.shown(remaining or 0, '.4f')} is left; widest half-width "
                                         f"{_fmt(widest)}")
             else:
                 smallest = min(in_budget, key=lambda c: c.calls)
@@ -341,7 +342,7 @@ class AdaptiveRunner:
 
     def _target_message(self, widest: float, calls: int) -> str:
         u = self.state.uniform
-        out = (f"target reached: widest anytime-valid pairwise half-width {widest:.3f} <= {self.target:g} after "
+        out = (f"target reached: widest anytime-valid pairwise half-width {num.shown(widest, '.3f')} <= {num.shown(self.target, 'g')} after "
                f"{calls} calls")
         if u is None:
             return out + "; no uniform design of up to 400 dilemmas is predicted to reach it (for comparison)"
@@ -504,7 +505,7 @@ class AdaptiveRunner:
 
 
 def _fmt(x: float | None) -> str:
-    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else f"{x:.3f}"
+    return "not measurable yet (fewer than 3 dilemmas)" if x is None or not math.isfinite(x) else f"{num.shown(x, '.3f')}"
 
 
 def runner_for(plan: TournamentPlan, clients: Mapping[str, ModelClient], store: ResultsStore,
