@@ -71,10 +71,9 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         data = uc.build_report(sel, families, classifications)
         from ebtui.core.usecases import audit as audit_uc
 
-        calibrated = audit_uc.calibration(app, sel, families)  # the human audit (issue #36)
+        calibrated = uc.with_human_audit(app, sel, data, families)  # the human audit (issue #36), in data too
         if as_json:
-            click.echo(json.dumps({**uc.report_json(sel, data), "human_audit": calibrated.json()},
-                                  ensure_ascii=False, allow_nan=False))
+            click.echo(json.dumps(uc.report_json(sel, data), ensure_ascii=False, allow_nan=False))
             return
         if as_html:
             out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out

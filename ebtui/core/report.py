@@ -230,6 +230,8 @@ class ReportData:
     facts: Facts | None = field(default=None, repr=False)
     #: sections, samples or caps not computed, each with the reason (`omitted` in the JSON when any)
     omitted: list[Omitted] = field(default_factory=list)
+    #: the human audit's calibration (`human_audit` in the JSON; ebtui.core.usecases.audit), None: not computed
+    human_audit: Mapping[str, object] | None = None
 
     def json(self) -> dict[str, object]:
         out: dict[str, object] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
@@ -251,6 +253,8 @@ class ReportData:
             out.update(self.judge_bias)
         if self.omitted:
             out["omitted"] = [dict(o) for o in self.omitted]
+        if self.human_audit is not None:
+            out["human_audit"] = self.human_audit
         clean: dict[str, object] = finite(out)
         return clean
 

@@ -280,6 +280,8 @@ def _constraints(terms: Terms, lost: Mapping[str, np.ndarray]) -> list[np.ndarra
     width = terms.X.shape[1] - 1
     out = []
     for f, missing in lost.items():
+        if not missing.any():
+            continue  # (a factor the design left out has no columns: nothing of it to constrain)
         cols = terms.factors[f]
         for lvl in np.flatnonzero(missing).tolist():
             c = np.zeros(width)

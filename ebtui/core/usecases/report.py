@@ -19,13 +19,14 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.core.analysis import ConsistencyClassification as ConsistencyClassification
     from ebtui.core.analysis import Table as Table
     from ebtui.core.analysis.frame import Facts as Facts
+    from ebtui.core.audit.calibrate import Calibration
     from ebtui.core.records import Round, Tournament
     from ebtui.core.report import ReportData as ReportData
     from ebtui.core.usecases.context import AppContext
     from ebtui.providers.base import ModelClient
 
 __all__ = ["TRANSCRIPTS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
-           "api_report", "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
+           "api_report", "with_human_audit", "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
            "write_markdown"]
 
 #: up to this many rounds the app's compare view reads them whole to show transcripts beside the numbers (above
@@ -216,7 +217,19 @@ def report_of(ctx: AppContext, *, tournament_id: str | None = None, model: str |
                  note=note, progress=progress)
     sel.require_rounds()
     fams = families(ctx, sel.facts, explicit=explicit_models)
-    return sel, build_report(sel, fams, seed=seed, replicates=replicates), fams
+    data = build_report(sel, fams, seed=seed, replicates=replicates)
+    with_human_audit(ctx, sel, data, fams)
+    return sel, data, fams
+
+
+def with_human_audit(ctx: AppContext, sel: Selection, data: ReportData, fams: Mapping[str, str]) -> Calibration:
+    """The human audit's calibration of the selection (ebtui.core.usecases.audit), kept in `data` (its JSON's
+    `human_audit`), so `ebtui report` and the Python API give the same object; returned for the report files."""
+    from ebtui.core.usecases.audit import calibration
+
+    cal = calibration(ctx, sel, fams)
+    data.human_audit = cal.json()
+    return cal
 
 
 def api_report(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
