@@ -197,9 +197,14 @@ def test_a_correction_with_a_hedge_a_negation_or_the_opponent_still_corrects(sen
     "I would not lower Team A's consistency to 3; their second answer holds up.",
     "Had Team A dropped the exception, I would have raised their consistency to 9.",
 ])
-def test_a_change_the_judge_considered_and_did_not_make_is_no_correction(sentence: str) -> None:
+def test_a_change_the_judge_considered_and_did_not_make_is_no_correction_but_a_second_value(sentence: str) -> None:
+    """Not a correction (the table's value is not replaced by it), but a second value for the cell all the same:
+    whatever words carry it, the cell is missing and flagged, and the reason quotes the sentence."""
     j = parse_judgment(TEAM_COLUMNS + "\n" + sentence + "\n")
-    assert as_lists(j) == (A, B) and not j.needs_review
+    a, b = as_lists(j)
+    assert a == [None if c == "consistency" else v for c, v in zip(CRITERIA, A, strict=True)] and b == B
+    assert kinds(j) == [("a", "consistency", "conflict")]
+    assert sentence[:20] in j.review_reasons[0] and "6" in j.review_reasons[0]
 
 
 @pytest.mark.parametrize("sentence,made", [
