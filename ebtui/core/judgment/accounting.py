@@ -10,7 +10,15 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ebtui.core.judgment.vocabulary import CRIT_RE, OPPONENT_RE, crit_name, other, skipped, team_of_match
+from ebtui.core.judgment.vocabulary import (
+    COUNT_RULE,
+    CRIT_RE,
+    OPPONENT_RE,
+    crit_name,
+    other,
+    skipped,
+    team_of_match,
+)
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10}
@@ -50,7 +58,7 @@ _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 @lru_cache(maxsize=8192)
 def _pos(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can be (lemminflect's English lexicon), by the lemma for each."""
-    from lemminflect import getAllLemmas  # imported here: its lexicon loads in half a second
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]  # (loads its lexicon: half a second)
 
     low = word.lower().replace("’", "'")
     if low in _FUNCTION:
@@ -136,7 +144,7 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if nxt == "of" or (nxt is not None and nxt not in _FUNCTION and nxt not in _UNITS
                            and "VERB" in _pos(nxt) and nxt.endswith(("ed", "en"))):
             return f"a count of {words[0]}"  # "3 points of tension", "4 points raised"
-        if n == 1 and first in ("point", "mark") and not (nxt in ("out", "for", "on")):
+        if n == 1 and first in ("point", "mark") and nxt not in ("out", "for", "on"):
             return f"a count of one {first}"  # "conceded 1 point"
         return None
     if first in _PLURAL_VERB and n is not None and n != 1:
@@ -402,3 +410,6 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
                          [(t, c) for t in t_list for c in c_list],
                          [(t, c) for t in sorted(named_t) for c in sorted(named_c)]))
     return out
+
+
+COUNT_RULE.append(count_reason)  # the readers skip a count as this module tells one (see vocabulary.skipped)

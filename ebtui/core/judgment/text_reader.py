@@ -5,12 +5,7 @@ from __future__ import annotations
 import re
 
 from ebtui.core.judgment.accounting import loose_numbers
-from ebtui.core.judgment.provenance import (
-    Collector,
-    Ctx,
-    Found,
-    TextState,
-)
+from ebtui.core.judgment.provenance import Collector, Ctx, Found, TextState
 from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,

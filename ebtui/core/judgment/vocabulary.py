@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -292,6 +293,8 @@ _DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of
 _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
 
+#: what makes a number a count ("3 points of tension"): accounting.count_reason, registered by that module
+COUNT_RULE: list[Callable[[str, int, float | None], str | None]] = []
 #: a list's enumerator: "(1) a worked example", "1) the first"
 _ENUMERATOR = re.compile(r"\)[ \t]+[A-Za-z\"“]")
 
@@ -307,10 +310,8 @@ def skipped(line: str, start: int, end: int) -> bool:
     if line[start - 1:start] == "(" and _ENUMERATOR.match(line, end) and (
             line[start:end] == "1" or f"({int(line[start:end]) - 1})" in line[:start] if line[start:end].isdigit() else False):
         return True
-    from ebtui.core.judgment.accounting import count_reason  # (accounting reads numbers with this module's rules)
-
     num = re.match(r"\d+(?:\.\d+)?", line[start:end])
-    return bool(num and count_reason(line, start + num.end(), float(num.group(0))))
+    return bool(num and any(rule(line, start + num.end(), float(num.group(0))) for rule in COUNT_RULE))
 
 
 def score_in(line: str, start: int, end: int) -> Val | None:
