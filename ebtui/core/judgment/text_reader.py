@@ -125,7 +125,7 @@ _INITIAL_SCORE = re.compile(
 )
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
-    rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
+    rf"(?<![A-Za-z0-9'’])([AB])(?:[ \t*_]*[:=][ \t*_]*|[ \t]+){NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
 )
 # a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
 _BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")

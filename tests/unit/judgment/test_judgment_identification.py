@@ -291,3 +291,12 @@ def test_each_review_reason_names_the_cell_its_source_and_why() -> None:
     assert (item.team, item.kind) == ("a", "invalid")
     assert "Team A Consistency" in item.message and "| Consistency | 6.5 | 8 |" in item.message
     assert "not a whole number" in item.message
+
+
+def test_a_line_naming_both_teams_by_letter_is_read_per_team_even_inside_a_team_section() -> None:
+    """"Consistency: A 8, B 6" under a "Scores" heading that follows Team B's section gives each team its own
+    score, not both to Team B."""
+    text = "## Team A\nA steady case.\n\n## Team B\nA sharp reply.\n\n## Scores\n" + "".join(
+        f"{lab}: A {a}, B {b}\n" for lab, a, b in zip(LABELS, A, B, strict=True))
+    j = parse_judgment(text)
+    assert as_lists(j) == (A, B) and not j.needs_review, j.review_reasons
