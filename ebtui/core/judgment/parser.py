@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
@@ -51,9 +52,33 @@ def _key(f: Found) -> int | str:
     return f.value if f.value is not None else f"?{f.shown}"
 
 
+def _read_values(found: list[Found]) -> set[float]:
+    out: set[float] = set()
+    for f in found:
+        m = re.match(r"\d+(?:\.\d+)?", f.shown)
+        if m:
+            out.add(float(m.group(0)))
+    return out
+
+
+def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
+    """The cells an unexplained number makes a conflict: a number no rule explains, in text that names the
+    cell, that is no value read for any cell the same text names."""
+    out: dict[tuple[str, str], Loose] = {}
+    for loose in col.loose:
+        if any(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in loose.named):
+            continue  # the value of a cell the text names (restated, or referred to)
+        if any(f.corrective and loose.text in f.source for t, c in loose.named for f in col.scores[t].get(c, [])):
+            continue  # the value a correction in the same line replaces ("8, actually make that 9")
+        for cell in loose.targets:
+            out.setdefault(cell, loose)
+    return out
+
+
 def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -> Judgment:
     """Resolve what was found into one value per score, its provenance and the review checklist."""
     scores: dict[str, Scores] = {}
+    loose_at = unexplained_cells(col)
     items: list[ReviewReason] = []
     provenance: list[ScoreSource] = []
     kinds: list[str] = []
@@ -77,6 +102,24 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                 items.append(ReviewReason(team=team, criterion=crit, kind="conflict",
                                           message=f"{_where(team, crit)}: a change the judge did not state as made "
                                                   f"({_quote(hedge[0])}); left missing"))
+                continue
+            loose = loose_at.get((team, crit))
+            if loose is not None and not found:
+                items.append(ReviewReason(team=team, criterion=crit, kind="missing",
+                                          message=f"{_where(team, crit)}: missing ({loose.shown} in "
+                                                  f"{_quote(loose.text)} is not identifiable as its score or as "
+                                                  "anything else)"))
+                continue
+            if loose is not None:
+                read = ", ".join(dict.fromkeys(f.shown for f in found)) or "nothing"
+                items.append(ReviewReason(team=team, criterion=crit, kind="conflict",
+                                          message=f"{_where(team, crit)}: read as {read}, but {loose.shown} in "
+                                                  f"{_quote(loose.text)} is not explained as anything but a score; "
+                                                  "left missing"))
+                if found:
+                    provenance.append(ScoreSource(team=team, criterion=crit, kind=found[-1].kind, value=None,
+                                                  text=found[-1].source, position=found[-1].pos,
+                                                  note=f"conflict: {read} vs {loose.shown}"))
                 continue
             if not found:
                 near = col.unread.get((team, crit))
@@ -290,6 +333,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.hedges = {**tcol.hedges, **col.hedges}
     col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
+    col.loose += tcol.loose
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",
                                   message="the reply was cut off before its JSON ended; only complete scores were kept"))

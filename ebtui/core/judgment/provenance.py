@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     Val,
@@ -96,6 +97,9 @@ class Collector:
     hedges: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     ctx: Ctx = field(default_factory=Ctx)
     seq: int = 0
+    #: numbers nothing explains, in text that names a cell (see accounting.py): conflicts unless a value read
+    #: for a cell the same text names explains them
+    loose: list[Loose] = field(default_factory=list)
 
     def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ebtui.core.judgment.accounting import Loose, numbers_in
 from ebtui.core.judgment.provenance import Collector, Ctx, TextState
 from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of, words
 from ebtui.core.records import CRITERIA, CRITERION_LABELS
@@ -93,6 +94,46 @@ class TableReading:
 
     # -- tables ---------------------------------------------------------------------------------------
     def table(self, lines: list[tuple[int, str]]) -> None:
+        self._audit: tuple[list[list[str]], list[tuple[int, str]], set[int]] | None = None
+        self._table(lines)
+        if self._audit is not None:
+            self._audit_rows(*self._audit)
+
+    def _audit_rows(self, rows: list[list[str]], where: list[tuple[int, str]], explained: set[int]) -> None:
+        """Every number of a row that names a criterion or a team: a cell's value, or explained (by its
+        column — a maximum, weight, rank, earlier reading or a column beside the score column — or by what it
+        is: a count, a percentage, ...). An unexplained one makes the row's cell (or its team's cells) a
+        conflict unless it is a value read for a cell the row names."""
+        header = rows[0]
+        head_team = {i: t for i, h in enumerate(header) if h and (t := team_of(h, self.rx))}
+        head_crit = {i: c for i, h in enumerate(header) if h and (c := crit_of(h))}
+        explained = explained | _counting_columns(rows[1:])
+        for row, (pos, src) in zip(rows, where, strict=True):
+            if row is header and (head_team or head_crit or any(_header_meaning(h) for h in header)):
+                continue
+            crit_at = next((i for i, c in enumerate(row) if crit_of(c) and i not in head_crit), None)
+            row_crit = crit_of(row[crit_at]) if crit_at is not None else None
+            team_at = next((i for i, c in enumerate(row) if i not in head_team and team_of(c, self.rx)), None)
+            row_team = team_of(row[team_at], self.rx) if team_at is not None else self.st.team
+            if row_crit is None and team_at is None:
+                continue
+            for i, cell in enumerate(row):
+                if i in explained or i == crit_at or i == team_at:
+                    continue
+                names = [(m.start(), m.end()) for m in self.rx.finditer(cell)]
+                loose = [n for n in numbers_in(cell) if n.reason is None and not any(a <= n.start < b for a, b in names)]
+                if not loose:
+                    continue
+                team = head_team.get(i, row_team)
+                crit = head_crit.get(i, row_crit)
+                teams = [team] if team in ("a", "b") else ["a", "b"]
+                crits = [crit] if crit else list(CRITERIA)
+                cells = [(t, c) for t in teams for c in crits]
+                named = cells if head_team or team in ("a", "b") else [(t, c) for t in ("a", "b") for c in crits]
+                for n in loose:
+                    self.col.loose.append(Loose(n.shown, n.value, src, pos, cells, named))
+
+    def _table(self, lines: list[tuple[int, str]]) -> None:
         rows: list[list[str]] = []
         where: list[tuple[int, str]] = []
         corrective = self.st.corrective or any(CORR_HEADING.search(r) for r in self.recent)
@@ -118,6 +159,8 @@ class TableReading:
             self.col.ctx = Ctx(pos=pos, source=src, clean=src, kind="table", corrective=corrective, via=self.st.via)
 
         meaning = [_header_meaning(h) for h in header]
+        explained = {i for i, m in enumerate(meaning) if m in ("not", "prior")}
+        self._audit = (rows, where, explained)
         # a column per team: | Criterion | Team A | Team B | — a team's column holds its score unless the header
         # says it holds something else (weighted, max, rank, justification); a later column beats an earlier one
         teams_at: dict[str, list[int]] = {}
@@ -173,7 +216,13 @@ class TableReading:
         # reading ("Revised", "Final") beats an earlier one ("Original", "Draft"), which it corrects.
         score_cols = [i for i, m in enumerate(meaning) if m == "score" and not crit_of(header[i])]
         late = [i for i in score_cols if _LATE_HEADER_RE.search(header[i])]
+        body_rows = [r for r in rows[1:] if any(crit_of_cell(c) for c in r)]
+        if not late:
+            score_cols = _by_numbers(score_cols, header, body_rows)
+        # two columns that could both be the score: each is read, so where they differ the cell is a conflict
+        extra_cols = score_cols[1:] if not late else []
         score_col = late[-1] if late else (score_cols[0] if score_cols else None)
+        explained |= {i for i, m in enumerate(meaning) if m == "score" and i != score_col and i not in extra_cols}
         prior_col = next((i for i in range(len(header)) if meaning[i] == "prior"), None) if late else None
         just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h) and meaning[i] == ""), None)
         team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role|debater", h)), None)
@@ -207,6 +256,10 @@ class TableReading:
                     and row[score_col].strip():
                 at_row(row)
                 self.col.unread.setdefault((row_team, row_crit), self.col.ctx.source)
+            for i in extra_cols:
+                if i < len(row) and (xv := score_in_cell(row[i])):
+                    at_row(row)
+                    self.col.add_val(row_team, row_crit, xv, "table", via=row_via)
             if v is not None:
                 at_row(row)
                 if prior_col is not None and prior_col < len(row) and (pv := score_in_cell(row[prior_col])):
@@ -215,6 +268,37 @@ class TableReading:
                 self.col.add_val(row_team, row_crit, v, "table", via=row_via)
             if just_col is not None and just_col < len(row) and row[just_col] and row_team is not None:
                 self.buffers[row_team].append(f"{CRITERION_LABELS[row_crit]}: {row[just_col]}")
+
+
+#: a header that is a score word and nothing else (with the scale or a team's name): "Score", "Score (/10)"
+_PLAIN_SCORE_HEADER = re.compile(r"(?i)[\W_]*(?:(?:team[ \t]*[ab12]|final|revised)[ \t]*)?(?:scores?|rating|points|pts"
+                                 r"|grade|mark|awarded|given)[\W_]*")
+_WHOLE_SCORE_CELL = re.compile(r"[ \t]*(?:(?:10|[1-9])(?:\.\d+)?(?:[ \t]*/[ \t]*10)?(?![\d.,%])(?![ \t]*(?:%|of\b|out[ \t]+of[ \t]+(?!10)))\D*"
+                               r"|(?:n/?a|[-–—])?[ \t]*)", re.IGNORECASE)
+
+
+def _counting_columns(body: list[list[str]]) -> set[int]:
+    """Columns that number the rows: 1, 2, 3, ... down the table."""
+    out = set()
+    for i in range(max((len(r) for r in body), default=0)):
+        cells = [r[i].strip().rstrip(".") for r in body if i < len(r)]
+        if len(cells) >= 2 and cells == [str(k) for k in range(1, len(cells) + 1)]:
+            out.add(i)
+    return out
+
+
+def _by_numbers(cols: list[int], header: list[str], body: list[list[str]]) -> list[int]:
+    """The columns that could hold the score, judged by their numbers as well as their headers: a column
+    whose values are not all whole scores 1-10 ("Points raised" holding 12) is not the score column; where a
+    header is a score word and nothing else ("Score"), a header that adds other words ("Points raised") is
+    not the score column beside it."""
+    def numeric(i: int) -> bool:
+        return all(_WHOLE_SCORE_CELL.fullmatch(r[i]) for r in body if i < len(r))
+    kept = [i for i in cols if numeric(i)]
+    if not kept:
+        return cols  # no column holds only scores: each cell is read, and one that is not a score is flagged
+    plain = [i for i in kept if _PLAIN_SCORE_HEADER.fullmatch(_SCALE_IN_HEADER.sub(" ", header[i]))]
+    return plain or kept
 
 
 _DELIMITERS = (re.compile(r","), re.compile(r"\t+"), re.compile(r"[ \t]{2,}"))

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ebtui.core.judgment.provenance import (
-    Collector,
-    Ctx,
-    Found,
-    TextState,
-)
+from ebtui.core.judgment.accounting import loose_numbers
+from ebtui.core.judgment.provenance import Collector, Ctx, Found, TextState
 from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
@@ -33,6 +29,7 @@ from ebtui.core.judgment.vocabulary import (
     via_of,
     words,
 )
+from ebtui.core.records import CRITERIA
 
 # --------------------------------------------------------------------------------------------------------
 # Text: markdown tables and "Criterion: 8/10" lines under team headings
@@ -128,7 +125,7 @@ _INITIAL_SCORE = re.compile(
 )
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
-    rf"(?<![A-Za-z0-9'’])([AB])[ \t*_]*[:=][ \t*_]*{NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
+    rf"(?<![A-Za-z0-9'’])([AB])(?:[ \t*_]*[:=][ \t*_]*|[ \t]+){NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
 )
 # a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
 _BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")
@@ -205,6 +202,7 @@ class TextReader(TableReading):
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
         self.mentions_left = _MAX_MENTIONS
+        self.third = False  # in a third party's section ("## Team C"): its numbers are its own
         self.recent: list[str] = []
         #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
         self.reversed: list[tuple[str | None, str, Val, Ctx]] = []  # the last few non-empty lines (for "Revised table:" above a table)
@@ -234,6 +232,8 @@ class TextReader(TableReading):
             self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
                                 corrective=self.st.corrective, via=self.st.via)
             self.line(raw)
+            if raw.strip() and self.mentions_left > 0 and not (self.third and self.st.team is None):
+                self.col.loose += loose_numbers(raw, at, self.rx, self.st.team, self.st.crit, CRITERIA)
             if raw.strip():
                 self.recent.append(raw)
                 del self.recent[:-3]
@@ -315,6 +315,7 @@ class TextReader(TableReading):
                 self.st.team = self.st.section = None  # "Scores (A / B)", "A (presenting) vs B (responding)"
                 self.st.pair = (bp.group(1).lower(), bp.group(2).lower())
                 return
+            self.third = bool(not tset and third)
             if not tset and third:  # "## Team C (a hypothetical)", "### The previous team": nobody's scores
                 self.st.team = self.st.section = None
                 return
@@ -345,6 +346,7 @@ class TextReader(TableReading):
             self.st.via = via_of(teams[:1]) if teams else "label"
         elif third and third.start() < 3 and not teams and not crits:
             self.st.team = self.st.section = None  # "Team C: ..." label line
+            self.third = True
             return
         elif ov and ov.group("colon") and not crits:
             self.st.team = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -292,12 +293,25 @@ _DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of
 _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
 
+#: what makes a number a count ("3 points of tension"): accounting.count_reason, registered by that module
+COUNT_RULE: list[Callable[[str, int, float | None], str | None]] = []
+#: a list's enumerator: "(1) a worked example", "1) the first"
+_ENUMERATOR = re.compile(r"\)[ \t]+[A-Za-z\"“]")
+
+
 def skipped(line: str, start: int, end: int) -> bool:
     """A candidate that is not the judge's score: negated ("not 9", "rather than 8"), asked ("a 9 for them?"),
-    a rubric anchor ("1 = no principle stated"), or a step in a comparison ("from 6 to 8")."""
-    return bool(_NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end)
-                or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end)
-                or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]))
+    a rubric anchor ("1 = no principle stated"), a step in a comparison ("from 6 to 8"), a list's enumerator
+    ("(1) a worked example"), or a count ("3 points of tension", "4 team members": see accounting.py)."""
+    if _NEGATED_BEFORE.search(line[max(0, start - 24):start]) or _AFTER_SKIP.match(line, end) \
+            or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end) \
+            or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]):
+        return True
+    if line[start - 1:start] == "(" and _ENUMERATOR.match(line, end) and (
+            line[start:end] == "1" or f"({int(line[start:end]) - 1})" in line[:start] if line[start:end].isdigit() else False):
+        return True
+    num = re.match(r"\d+(?:\.\d+)?", line[start:end])
+    return bool(num and any(rule(line, start + num.end(), float(num.group(0))) for rule in COUNT_RULE))
 
 
 def score_in(line: str, start: int, end: int) -> Val | None:

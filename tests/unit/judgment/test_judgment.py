@@ -205,9 +205,9 @@ CASES: list[Case] = [
     Case(
         "table-per-team-under-headings",
         "## Team B\n\n| Criterion | Score | Justification |\n|---|---|---|\n"
-        + "".join(f"| {CRITERION_LABELS[c]} | {v} | because {i} |\n" for i, (c, v) in enumerate(zip(CRITERIA, B7, strict=True)))
+        + "".join(f"| {CRITERION_LABELS[c]} | {v} | because of point {'abcdefg'[i]} |\n" for i, (c, v) in enumerate(zip(CRITERIA, B7, strict=True)))
         + "\n## Team A\n\n| Criterion | Score | Justification |\n|---|---|---|\n"
-        + "".join(f"| {CRITERION_LABELS[c]} | {v} | since {i} |\n" for i, (c, v) in enumerate(zip(CRITERIA, A7, strict=True))),
+        + "".join(f"| {CRITERION_LABELS[c]} | {v} | since part {'abcdefg'[i]} held |\n" for i, (c, v) in enumerate(zip(CRITERIA, A7, strict=True))),
         A7, B7, "table", False,
     ),
     Case(

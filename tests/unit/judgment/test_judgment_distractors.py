@@ -211,9 +211,14 @@ def test_numbers_next_to_another_criterion_or_in_a_hypothetical_are_not_its_scor
     j = parse_judgment("## Team A\nPrinciple articulation: 8, which is better than the 6 for consistency they nearly got.")
     assert j.team_a_scores.principle_articulation == 8 and j.team_a_scores.consistency is None
     base = json.dumps(_schema())
-    for aside in ("I'd raise Team A's intellectual honesty score to a 9 if they had conceded earlier.",
-                  "I would not lower Team A's consistency to 5, despite the wobble.",
-                  "Team A changed its answer from 2 to 1 in the consistency test."):
+    aside = "Team A changed its answer from 2 to 1 in the consistency test."  # their answer's numbers
+    j = parse_judgment(base + "\n\n" + aside)
+    assert j.team_a_scores.as_dict() == dict(zip(CRITERIA, A, strict=True)), aside
+    assert not j.needs_review, (aside, j.review_reasons)
+    # a change only thought of is no correction, but its value is a second one for the cell: a conflict
+    for aside, crit in (("I'd raise Team A's intellectual honesty score to a 9 if they had conceded earlier.",
+                         "intellectual_honesty"),
+                        ("I would not lower Team A's consistency to 5, despite the wobble.", "consistency")):
         j = parse_judgment(base + "\n\n" + aside)
-        assert j.team_a_scores.as_dict() == dict(zip(CRITERIA, A, strict=True)), aside
-        assert not j.needs_review, (aside, j.review_reasons)
+        assert j.team_a_scores.as_dict() == {c: None if c == crit else v for c, v in zip(CRITERIA, A, strict=True)}
+        assert [(i.team, i.criterion, i.kind) for i in j.review_items] == [("a", crit, "conflict")], aside

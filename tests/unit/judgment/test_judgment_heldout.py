@@ -7,18 +7,21 @@ required: they estimate how the reader does on the next judge's style (see docs/
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA
 from tests.support.paths import DATA
 
 HELD_OUT = DATA / "judgments_heldout"
+#: issue #37's set, in the styles that then passed wrong numbers unflagged (measured before the rules changed)
+HELD_OUT_37 = DATA / "judgments_heldout37"
 
 
-def measure() -> dict[str, object]:
+def measure(folder: Path = HELD_OUT) -> dict[str, object]:
     cells = wrong_unflagged = wrong_flagged = clean_cells = clean_lost = clean_flagged = replies = 0
     details: list[str] = []
-    for path in sorted(HELD_OUT.glob("*.txt")):
+    for path in sorted(folder.glob("*.txt")):
         want = json.loads(path.with_suffix(".expected.json").read_text())
         j = parse_judgment(path.read_text(), team_a_id=want.get("team_a_id"), team_b_id=want.get("team_b_id"),
                            finish_reason=want.get("finish_reason"))
@@ -52,6 +55,13 @@ def test_held_out_replies_never_hold_a_wrong_value_without_a_flag() -> None:
     m = measure()
     print(json.dumps(m, indent=2))
     assert m["replies"] >= 20
+    assert m["wrong_unflagged"] == 0, m["details"]
+
+
+def test_issue_37_replies_never_hold_a_wrong_value_without_a_flag() -> None:
+    m = measure(HELD_OUT_37)
+    print(json.dumps(m, indent=2))
+    assert m["replies"] >= 12
     assert m["wrong_unflagged"] == 0, m["details"]
 
 

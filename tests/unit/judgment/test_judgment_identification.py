@@ -197,9 +197,14 @@ def test_a_correction_with_a_hedge_a_negation_or_the_opponent_still_corrects(sen
     "I would not lower Team A's consistency to 3; their second answer holds up.",
     "Had Team A dropped the exception, I would have raised their consistency to 9.",
 ])
-def test_a_change_the_judge_considered_and_did_not_make_is_no_correction(sentence: str) -> None:
+def test_a_change_the_judge_considered_and_did_not_make_is_no_correction_but_a_second_value(sentence: str) -> None:
+    """Not a correction (the table's value is not replaced by it), but a second value for the cell all the same:
+    whatever words carry it, the cell is missing and flagged, and the reason quotes the sentence."""
     j = parse_judgment(TEAM_COLUMNS + "\n" + sentence + "\n")
-    assert as_lists(j) == (A, B) and not j.needs_review
+    a, b = as_lists(j)
+    assert a == [None if c == "consistency" else v for c, v in zip(CRITERIA, A, strict=True)] and b == B
+    assert kinds(j) == [("a", "consistency", "conflict")]
+    assert sentence[:20] in j.review_reasons[0] and "6" in j.review_reasons[0]
 
 
 @pytest.mark.parametrize("sentence,made", [
@@ -286,3 +291,12 @@ def test_each_review_reason_names_the_cell_its_source_and_why() -> None:
     assert (item.team, item.kind) == ("a", "invalid")
     assert "Team A Consistency" in item.message and "| Consistency | 6.5 | 8 |" in item.message
     assert "not a whole number" in item.message
+
+
+def test_a_line_naming_both_teams_by_letter_is_read_per_team_even_inside_a_team_section() -> None:
+    """"Consistency: A 8, B 6" under a "Scores" heading that follows Team B's section gives each team its own
+    score, not both to Team B."""
+    text = "## Team A\nA steady case.\n\n## Team B\nA sharp reply.\n\n## Scores\n" + "".join(
+        f"{lab}: A {a}, B {b}\n" for lab, a, b in zip(LABELS, A, B, strict=True))
+    j = parse_judgment(text)
+    assert as_lists(j) == (A, B) and not j.needs_review, j.review_reasons

@@ -395,13 +395,14 @@ TABLE = "| Criterion | Team A | Team B |\n|---|---|---|\n" + "".join(f"| {lab} |
 def test_a_correction_settles_a_score_only_when_stated_as_made(data: st.DataObject, i: int, t: str, new: int) -> None:
     """Made ("I'm lowering …", "is revised to …"): the new value, flagged as a correction. Weighed, wished or
     planned, by any verb ("I blorfed lowering …", "tempted to lower …", "I'd lower …"): missing, flagged as a
-    conflict. A counterfactual ("Had they …, I would have raised …"): the old value, unflagged."""
+    conflict. A counterfactual ("Had they …, I would have raised …"): no correction, but a second value for the
+    cell all the same: missing, flagged as a conflict (the same value again: the old value, unflagged)."""
     old = 8 if t == "a" else 7
     sentence, kind = correction(data.draw, f"Team {t.upper()}", LABELS[i].lower(), new, old)
     j = parse_judgment(TABLE + "\n" + sentence + "\n")
     got = j.parsed_scores(t).as_dict()[CRITERIA[i]]  # type: ignore[arg-type]
     flags = [x.kind for x in j.review_items if x.team == t and x.criterion == CRITERIA[i]]
-    if kind == "conditional" or new == old and kind == "final":
+    if new == old and kind in ("final", "conditional"):
         assert got == old, (sentence, got)
     elif kind == "final":
         assert (got, flags) == (new, ["correction"]), (sentence, j.review_reasons)

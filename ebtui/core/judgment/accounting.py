@@ -1,0 +1,415 @@
+"""Every number in a reply accounted for: a cell's value, a known non-score (with its reason), or unexplained.
+
+An unexplained number in a line, sentence or table row that names a criterion or a team makes that cell (or
+that team's cells) a conflict, unless it is a value read for a cell the same text names (see docs/JUDGMENT.md)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ebtui.core.judgment.vocabulary import (
+    COUNT_RULE,
+    CRIT_RE,
+    OPPONENT_RE,
+    crit_name,
+    other,
+    skipped,
+    team_of_match,
+)
+
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10}
+_FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
+#: every number: digits (with a decimal part, a half "7½", "7 1/2"), a fraction sign alone, a number word;
+#: never digits inside a word or id ("gpt-4o", "claude-4.5", "v2") or after another number's separator
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-/½¼¾⅓⅔])(?<!\d,)(?P<d>\d+(?:\.\d+)?)(?P<half>[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/]))?(?![\w½¼¾⅓⅔])(?!,\d{3})"
+    r"|(?<![\w])(?P<f>[½¼¾⅓⅔])"
+    r"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?![\w\-]))"
+)
+
+#: words no counted noun is (determiners, pronouns, prepositions, conjunctions, auxiliaries, adverbs of place
+#: or degree): a number before one of them is not a count
+_FUNCTION = frozenset(
+    "a an the this that these those it its their his her our your my me them him us i we you they he she one "
+    "and or but nor so yet for of in on at to by with from as than into onto upon about over under after before "
+    "between among per via vs versus here there now then overall total also only just even still again too very "
+    "quite rather really is are was were be been being has have had do does did would should could might may "
+    "must can will shall not no never out up down off each apiece all both which who what where when while if "
+    "because since though although unless until once".split())
+#: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
+_UNITS = frozenset({"point", "points", "pts", "pt", "mark", "marks"})
+#: a plural verb after a number bigger than one: "3 were named", "2 remain" count what came before
+_PLURAL_VERB = frozenset({"were", "are", "have", "remain", "stand", "seem", "appear", "exist", "emerge", "matter"})
+#: after an ambiguous noun/verb ("points", "concerns"): words that make it a verb taking an object or particle
+_VERB_FOLLOWER = frozenset({"to", "at", "out", "up", "down", "toward", "towards", "them", "him", "us", "me", "it",
+                            "themselves", "himself", "herself", "itself", "ourselves", "myself", "well",
+                            "the", "a", "an", "their", "its", "that", "this", "her", "his", "our", "my", "your"})
+_SCORE_WORDS = frozenset({"score", "scores", "scored", "rating", "rated", "grade", "mark", "marks", "point",
+                          "points", "pts", "total", "overall", "average", "mean", "team", "teams", "criterion",
+                          "side", "level", "value", "number", "result", "verdict"})
+_ITEM_MARK = re.compile(r"(?i)(?:#|no\.?[ \t]*|number[ \t]+)$")
+_TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
+
+
+@lru_cache(maxsize=8192)
+def _pos(word: str) -> dict[str, tuple[str, ...]]:
+    """The parts of speech a word can be (lemminflect's English lexicon), by the lemma for each."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]  # (loads its lexicon: half a second)
+
+    low = word.lower().replace("’", "'")
+    if low in _FUNCTION:
+        return {}
+    found: dict[str, tuple[str, ...]] = dict(getAllLemmas(low))
+    if not found and re.fullmatch(r"[a-z]{3,}", low):
+        # a word the lexicon lacks: a domain noun ("stakeholders") or a plural; never a verb it knows
+        if any(k in low for k in ("stakeholder", "framework", "principle", "criteri")) or (
+                low.endswith("s") and not low.endswith("ss")):
+            found = {"NOUN": (low.rstrip("s"),)}
+    return found
+
+
+@lru_cache(maxsize=8192)
+def _LEXICON_NOUNS(low: str) -> tuple[str, ...]:  # noqa: N802 - reads like the set it stands for
+    """The word itself where it is known as a noun: by the lexicon, or a noun of the rubric ("stakeholders")."""
+    from lemminflect import getAllLemmas
+
+    known = "NOUN" in getAllLemmas(low) or any(k in low for k in ("stakeholder", "framework", "principle", "criteri"))
+    return (low,) if known else ()
+
+
+def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
+    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow)."""
+    low = word.lower().replace("’", "'")
+    if low.endswith("'s"):
+        return True  # "4 team members' worth", "3 families' needs": a possessive noun
+    p = _pos(low)
+    if not p:
+        return False
+    if "NOUN" in p and n == 1 and low.endswith("s") and low not in p["NOUN"] and ("VERB" in p or not _LEXICON_NOUNS(low)):
+        return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
+    if "NOUN" in p and after in _VERB_FOLLOWER and low not in _LEXICON_NOUNS(low):
+        return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
+    if "NOUN" in p and "VERB" not in p:
+        if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
+            return None  # "3 key stakeholders": a modifier before the noun
+        return True
+    if "NOUN" in p:  # a noun or a verb: "points", "concerns", "case", "team"
+        verb_forms = p["VERB"]
+        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and after not in _VERB_FOLLOWER:
+            return None  # "4 team members": a noun modifying the next one
+        if low.endswith("s") and low not in verb_forms:
+            # plural noun or singular verb ("3 concerns were raised" / "8 remains apt"): a plural only after a
+            # number other than one, and where what follows is no verb's complement: the end of the phrase,
+            # "of", or a verb ("were", "raised")
+            if n is None or n == 1:
+                return False
+            if after is None or after == "of" or (after in _FUNCTION and after not in _VERB_FOLLOWER):
+                return True  # "3 premises and a conclusion", "2 gaps in the analysis"
+            q = _pos(after)
+            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and after not in _VERB_FOLLOWER
+        if low in verb_forms:
+            return after is None or after not in _VERB_FOLLOWER  # base form: "1 case", "2 key" (not "8 suits")
+        return False
+    if "VERB" in p and low.endswith(("ed", "en", "ing")):
+        return None  # "2 named frameworks", "3 competing principles"
+    if "ADJ" in p:
+        return None
+    return False
+
+
+def count_reason(line: str, end: int, n: float | None) -> str | None:
+    """Why the number ending at `end` is a count: a noun phrase follows it ("3 stakeholders", "2 named
+    frameworks", "4 team members"), or a plural verb ("3 were named")."""
+    words = []
+    pos = end
+    for _ in range(5):
+        m = _TOKEN.match(line, pos)
+        if not m:
+            break
+        words.append(m.group(1))
+        pos = m.end()
+        if pos < len(line) and line[pos] not in " \t'’-":
+            break
+    if not words:
+        return None
+    first = words[0].lower()
+    if first == "times":
+        return "how many times"  # "3 times over"
+    if first in _UNITS:
+        nxt = words[1].lower() if len(words) > 1 else None
+        if nxt == "of" or (nxt is not None and nxt not in _FUNCTION and nxt not in _UNITS
+                           and "VERB" in _pos(nxt) and nxt.endswith(("ed", "en"))):
+            return f"a count of {words[0]}"  # "3 points of tension", "4 points raised"
+        if n == 1 and first in ("point", "mark") and nxt not in ("out", "for", "on"):
+            return f"a count of one {first}"  # "conceded 1 point"
+        return None
+    if first in _PLURAL_VERB and n is not None and n != 1:
+        return "a count (a plural verb follows it)"
+    for i, w in enumerate(words[:4]):
+        after = words[i + 1] if i + 1 < len(words) else None
+        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
+        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n)
+        if head is True:
+            return f"a count of {' '.join(words[:i + 1])}"
+        if head is False:
+            return None
+    return None
+
+
+@dataclass
+class Number:
+    start: int
+    end: int
+    shown: str
+    value: float | None
+    reason: str | None = None  # why it is not a score; None: unexplained
+
+
+_PERCENT = re.compile(r"[ \t]*(?:%|per[ \t]?cent)", re.IGNORECASE)
+_OUT_OF = re.compile(r"[ \t]*(?:/|(?:out[ \t]+)?of[ \t]+(?:the[ \t]+)?|in[ \t]+)(?P<m>\d+|ten|five)(?![\d.])", re.IGNORECASE)
+_SCALE_BEFORE = re.compile(r"(?i)(?:/|out[ \t]+of|\bmax(?:imum)?(?:[ \t]+of)?|\bscale[ \t]+of|(?<![\w.])[01][ \t]*(?:to|[-–]))[ \t]*$")
+_SCALE_AFTER = re.compile(r"(?i)[ \t]*(?:[-–][ \t]*point|[-–]?[ \t]*(?:pt|point)[ \t]+scale|scale)")
+_RANGE_AFTER = re.compile(r"[ \t]*(?:[-–]|to)[ \t]*(?P<hi>\d+|ten)(?![\d.])", re.IGNORECASE)
+_LIST_START = re.compile(r"[ \t]*(?:[>*•\-+#][ \t]*)*(?:\*\*|__)?[(\[]?$")
+_ENUM_AFTER = re.compile(r"(?:[.)\]]|:(?![ \t]*\d))[ \t]*(?:\*\*|__)?[ \t]*[A-Za-z\"“'*_(#]")
+_QUOTED = re.compile(r"\"[^\"\n]{2,400}\"|“[^”\n]{2,400}”")
+_AGGREGATE_BEFORE = re.compile(r"(?i)\b(?:overall|total|average|mean|sum|aggregate|composite|combined|cumulative"
+                               r"|weighted)\b[^\d\n.;]{0,24}$")
+_TIME_OR_MONEY = re.compile(r"[$€£][ \t]*$")
+_POSSESSIVE_BEFORE = re.compile(r"(?i)(?:['’]s|\btheir|\bits|\bvs\.?|\bversus|\bagainst)[ \t]*$")
+#: where a number word can stand as a score: after a label's colon or dash, "a", "an", a verb of scoring
+_WORD_SCORE_PLACE = re.compile(
+    r"(?i)(?:[:=\-–—]|\b(?:a|an|of|at|is|gets?|got|give[sn]?|gave|earns?|earned|scored?|deserves?|rated?|merits?"
+    r"|receives?|received|awarded?))[ \t*_]*$")
+_MONTHS = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?[ \t]*$")
+
+
+def numbers_in(line: str) -> list[Number]:
+    """Every number in `line`, each with the reason it is not a score, or None where nothing explains it."""
+    quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(line) if len(re.findall(r"[A-Za-z]+", q.group(0))) >= 2]
+    quoted += [(q.start(), q.end()) for q in re.finditer(r"~~[^~\n]{0,200}~~", line)]  # struck out
+    quoted.sort()
+    found: list[Number] = []
+    counted_before = False
+    for m in NUMBER_RE.finditer(line):
+        if m.group("w"):
+            shown, value = m.group("w"), float(_WORD_NUMBERS[m.group("w").lower()])
+        elif m.group("f"):
+            shown, value = m.group("f"), _FRACTIONS[m.group("f")]
+        else:
+            shown = m.group(0)
+            value = float(m.group("d"))
+            half = (m.group("half") or "").strip()
+            value += _FRACTIONS.get(half, 0.5 if half else 0.0)
+        num = Number(m.start(), m.end(), shown.strip(), value)
+        num.reason = "in a quoted passage" if _inside(quoted, m.start(), m.end()) else \
+            _reason(line, m, num, counted_before, found)
+        if num.reason and num.reason.startswith("a count"):
+            counted_before = True
+        found.append(num)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _names_criterion(line: str) -> bool:
+    return bool(CRIT_RE.search(line))
+
+
+def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    """Whether [a, b) lies inside one of `spans` (sorted by start, not overlapping)."""
+    k = bisect_right(spans, (a, len(spans) and 1 << 62)) - 1
+    return k >= 0 and spans[k][0] <= a and b <= spans[k][1]
+
+
+def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, before_nums: list[Number]) -> str | None:
+    a, b = m.start(), m.end()
+    n = num.value
+    lead = line[max(0, a - 30):a]
+    if m.group("w") and not _WORD_SCORE_PLACE.search(lead) and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
+        return "a number word in running text, not in a score's place"
+    if _PERCENT.match(line, b):
+        return "a percentage"
+    if re.match(r":\d{2}", line[b:b + 3]) or re.search(r"\d:$", lead) or _TIME_OR_MONEY.search(lead):
+        return "a time or an amount"
+    if m.group("d") and len(m.group("d")) == 4 and 1800 <= int(float(m.group("d"))) <= 2100:
+        return "a year"
+    if _MONTHS.search(lead) and n is not None and n == int(n):
+        return "a date"
+    if n is not None and (n > 10 or n < 1) and not m.group("f"):
+        return "not on the 1-10 scale"
+    if (n == 10 or (m.group("w") or "").lower() == "ten") and (_SCALE_BEFORE.search(lead) or _SCALE_AFTER.match(line, b)):
+        return "the scale's maximum"
+    rng = _RANGE_AFTER.match(line, b)
+    if rng and n in (0, 1) and rng.group("hi").lower() in ("10", "ten"):
+        return "the scale (1-10)"
+    if _SCALE_AFTER.match(line, b):
+        return "the scale"
+    if re.search(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))[ \t]*(?:/|(?:out[ \t]+)?of(?:[ \t]+the)?)[ \t]*$",
+                 lead):
+        return "a ratio's denominator"
+    out = _OUT_OF.match(line, b)
+    if out:
+        den = out.group("m").lower()
+        if den not in ("10", "ten"):
+            return f"a ratio ({num.shown} of {den})"
+        if count_reason(line, out.end(), float(10)):
+            return "a count out of ten (a noun phrase follows)"
+    if a <= 40 and _LIST_START.fullmatch(line, 0, a) and _ENUM_AFTER.match(line, b) and not m.group("w"):
+        return "a list number"
+    if (line[a - 1:a] == "(" and line[b:b + 1] == ")" or line[b:b + 1] == ")") and re.match(r"\)[ \t]+[A-Za-z\"“]", line[b:]):
+        if n == 1 or re.search(rf"\(?{int(n or 0) - 1}\)", line[max(0, a - 400):a]):
+            return "a list enumerator"
+    prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
+    if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
+        w = prev.group(1).lower()
+        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (w not in _SCORE_WORDS and not CRIT_RE.fullmatch(prev.group(1))
+                                        and (_pos(w).get("NOUN") == (w,) or (not _pos(w) and w not in _FUNCTION
+                                                                                and len(w) > 2))
+                                        and "ADJ" not in _pos(w) and not w.endswith("s"))):
+            return f"an item's number ({prev.group(1)} {num.shown})"
+    if before_nums and (before_nums[-1].reason or "").startswith("an item's number") and re.fullmatch(
+            r"[ \t]*(?:,|and|or|&|to|then|,[ \t]*then|,[ \t]*and)[ \t]*", line[before_nums[-1].end:a]):
+        return "an item's number (continuing a list of items)"  # "option 1, then 2", "cases 2 and 3"
+    changed = re.search(r"([A-Za-z][A-Za-z'’]*)[ \t]+from[ \t]+(?:\d+[ \t]+(?:to|down[ \t]+to|up[ \t]+to)[ \t]+)?$", lead)
+    if changed and changed.group(1).lower() not in _SCORE_WORDS and not CRIT_RE.search(line, max(0, a - 60), a) \
+            and "NOUN" in _pos(changed.group(1)) and not changed.group(1)[0].isupper():
+        return f"a change of their {changed.group(1)}, not of a score"  # "changed its answer from 2 to 1"
+    if re.search(r"(?i)\bbetween[ \t]+(?:\d+(?:\.\d+)?[ \t]+and[ \t]+)?$", lead):
+        return "a range (between two numbers), not one score"
+    rng_end = re.match(r"[ \t]*[-–][ \t]*\d+(?![\d.])", line[b:])
+    if rng_end and count_reason(line, b + rng_end.end(), 2.0):
+        return "a range before a noun (a 2-3 week delay)"
+    if re.match(r"-[A-Za-z]", line[b:b + 2]):
+        return "part of a compound word"  # "a 2-part test", "a 3-step plan"
+    why = count_reason(line, b, n)
+    if why:
+        return why
+    if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
+            (t := _TOKEN.match(line, b)) and "NOUN" in _pos(t.group(1)):
+        return f"a count of {t.group(1)} (after a determiner)"  # "the 3 groups that bear the cost"
+    if skipped(line, a, b):
+        return "negated, asked, an anchor or a difference"
+    if counted_before and _POSSESSIVE_BEFORE.search(lead) and re.match(r"[ \t]*(?:[.,;:)!?]|$)", line[b:]):
+        return "a count of the same thing again"
+    if _AGGREGATE_BEFORE.search(lead) and not _names_criterion(line):
+        return "an overall or total"
+    return None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Which cells a line names, and the loose numbers in it
+# --------------------------------------------------------------------------------------------------------
+
+_BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]|[ \t]*\((?:present|respond)))")
+_BARE_BEFORE_NUMBER = re.compile(r"(?<![\w'’])([AB])[ \t]+(?=\d)")
+_THIRD = re.compile(
+    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|three|four)(?![a-z0-9])"
+    r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|past|fictional)"
+    r"[ \t]+(?:team|side|group|round)s?(?![a-z])")
+_SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
+
+
+#: what ties a number to the criterion right after it: "6 for consistency", "8/10 on the principle"
+_ATTACHED = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*(?:points?[ \t]+)?(?:for|on|in)[ \t]+(?:the[ \t]+|their[ \t]+|its[ \t]+)?")
+
+
+@dataclass
+class Loose:
+    """An unexplained number: its value, the text it stands in, the cells it makes a conflict and the cells
+    whose read value would explain it (the text names them)."""
+
+    shown: str
+    value: float | None
+    text: str
+    pos: int
+    targets: list[tuple[str, str]]
+    named: list[tuple[str, str]]
+
+
+def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
+    marks = [(m.start(), team_of_match(m)) for m in rx.finditer(line)]
+    marks += [(m.start(), m.group(1).lower()) for m in _BARE_TEAM.finditer(line)]
+    bare = [(m.start(), m.group(1).lower()) for m in _BARE_BEFORE_NUMBER.finditer(line)]
+    if {t for _, t in bare} == {"a", "b"}:
+        marks += bare  # "Consistency: A 8, B 6"
+    if section in ("a", "b"):
+        marks += [(m.start(), other(section)) for m in OPPONENT_RE.finditer(line)]
+    return sorted(marks)
+
+
+def _crit_marks(line: str) -> list[tuple[int, str]]:
+    out = []
+    for m in CRIT_RE.finditer(line):
+        if re.search(r"\d[ \t]*$", line[max(0, m.start() - 8):m.start()]):
+            continue  # "3 stakeholders": what is counted, not the criterion's label
+        out.append((m.start(), crit_name(m.group(0))))
+    return out
+
+
+def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, crit: str | None,
+                  crits_all: tuple[str, ...]) -> list[Loose]:
+    """The unexplained numbers of one line (or table row) at offset `pos`, read under the section's `team`
+    and the heading's `crit`, each with the cells it concerns."""
+    names = [(m.start(), m.end()) for m in rx.finditer(line)]  # "Team 1", a model id: names, not numbers
+    nums = [n for n in numbers_in(line) if n.reason is None and not _inside(names, n.start, n.end)]
+    if not nums:
+        return []
+    tmarks = _team_marks(line, rx, team)
+    if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
+        return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
+    cmarks = _crit_marks(line)
+    tpos = [p for p, _ in tmarks]
+    cpos = [p for p, _ in cmarks]
+    sentences = [(sm.start(), sm.end()) for sm in _SENTENCE.finditer(line)]
+    starts = [a for a, _ in sentences]
+    first_crit = cmarks[0][1] if cmarks else None
+    third: dict[int, bool] = {}
+    out = []
+    for n in nums:
+        k = bisect_right(starts, n.start) - 1
+        if k < 0:
+            continue
+        s0, s1 = sentences[k]
+        if k not in third:
+            third[k] = bool(_THIRD.search(line, s0, s1))
+        if third[k]:
+            continue  # a third party's numbers are its own
+        ti, ci = bisect_left(tpos, n.start), bisect_left(cpos, n.start)
+        ts0, ts1 = bisect_left(tpos, s0), bisect_left(tpos, s1)
+        cs0, cs1 = bisect_left(cpos, s0), bisect_left(cpos, s1)
+        t_before = [tmarks[ti - 1][1]] if ti > ts0 else []
+        t_line = [tmarks[min(ti, ts0) - 1][1]] if min(ti, ts0) > 0 else []
+        t_after = [tmarks[ti][1]] if ti < ts1 and tpos[ti] > n.start else []
+        c_before = [cmarks[ci - 1][1]] if ci > cs0 else []
+        c_after = [cmarks[ci][1]] if ci < cs1 and cpos[ci] > n.start else []
+        head_crit = crit
+        line_crit = [first_crit] if first_crit is not None and cs0 > 0 else []
+        attached = _ATTACHED.match(line, n.end)
+        if attached and c_after and cpos[ci] == attached.end():
+            c_before, head_crit, line_crit = [], None, []  # "the 6 for consistency": the criterion after owns it
+        # a criterion named after the number may own it ("8 for consistency") or be a word of its reason
+        # ("7/10 - a clear principle"): both are its cells
+        crit_here = list(dict.fromkeys((c_before or ([head_crit] if head_crit else []) or line_crit) + c_after))
+        section = [team] if team in ("a", "b") else []
+        # a team named after the number may own it ("a 6 for Team B") or be what the sentence is about
+        # ("built on A's view"): both are its cells
+        teams_here = list(dict.fromkeys((t_before or t_line or section) + t_after))
+        if not crit_here and not teams_here:
+            continue
+        if not crit_here and ts1 == ts0:
+            continue  # a section's sentence that names neither: not a cell's
+        t_list = teams_here or ["a", "b"]
+        c_list = crit_here or list(crits_all)
+        named_t = {t for _, t in tmarks[ts0:ts1]} | set(t_list)
+        named_c = {c for _, c in cmarks[cs0:cs1]} | set(c_list)
+        out.append(Loose(n.shown, n.value, line[s0:s1].strip(), pos + s0,
+                         [(t, c) for t in t_list for c in c_list],
+                         [(t, c) for t in sorted(named_t) for c in sorted(named_c)]))
+    return out
+
+
+COUNT_RULE.append(count_reason)  # the readers skip a count as this module tells one (see vocabulary.skipped)

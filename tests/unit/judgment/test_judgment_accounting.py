@@ -1,0 +1,251 @@
+"""Every number accounted for, tested with real English words (issue #37).
+
+The generator draws words of every class — nouns, verbs (in every form), adjectives, adverbs — from a word list
+(wordfreq's most frequent English words, sorted into classes by lemminflect's lexicon, so nothing here is a
+made-up stem the rules could exclude by its spelling). It puts numbers in every position of a score's line
+(before the score, after it, between two criterion names, in parentheses, as list enumerators, as number words)
+and composes corrections from every structure, including ones whose verb is on no list. The invariant:
+
+- every cell is the truth (the planted score) or missing and flagged (on that cell, its team or the reply);
+- a correction's cell is never the old value unflagged;
+- a clean reply (scores with reasons in words, no other numbers) is read in full and not flagged.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ebtui.core.judgment import parse_judgment
+from ebtui.core.judgment.accounting import numbers_in
+from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
+
+wordfreq = pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
+lemminflect = pytest.importorskip("lemminflect")
+
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+THOROUGH = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LABELS = [CRITERION_LABELS[c] for c in CRITERIA]
+NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+@lru_cache(maxsize=1)
+def classes() -> dict[str, list[str]]:
+    """Real words by class: plural and singular nouns, verbs ending in -s, -ed, -ing and bare, adjectives,
+    adverbs; a word of two classes is in both."""
+    out: dict[str, list[str]] = {k: [] for k in ("noun_pl", "noun", "verb_s", "verb_ed", "verb_ing", "verb",
+                                                 "adj", "adv")}
+    for w in wordfreq.top_n_list("en", 12000):
+        if not w.isalpha() or not w.islower() or len(w) < 3 or w in NUMBER_WORDS:
+            continue  # (a number word is a number: the tests place those themselves)
+        pos = lemminflect.getAllLemmas(w)
+        if "NOUN" in pos:
+            out["noun_pl" if w.endswith("s") and w not in pos["NOUN"] else "noun"].append(w)
+        if "VERB" in pos:
+            forms = pos["VERB"]
+            key = ("verb" if w in forms else "verb_s" if w.endswith("s") else "verb_ed" if w.endswith(("ed", "en"))
+                   else "verb_ing" if w.endswith("ing") else "verb")
+            out[key].append(w)
+        if "ADJ" in pos:
+            out["adj"].append(w)
+        if "ADV" in pos:
+            out["adv"].append(w)
+    return out
+
+
+def word(draw: st.DrawFn, cls: str | None = None) -> str:
+    c = classes()
+    return draw(st.sampled_from(c[cls] if cls else c[draw(st.sampled_from(sorted(c)))]))
+
+
+def words(draw: st.DrawFn, k: int) -> str:
+    return " ".join(word(draw) for _ in range(k))
+
+
+def flagged(j: Judgment, team: str, crit: str) -> bool:
+    return any((i.team in (team, None)) and (i.criterion in (crit, None)) for i in j.review_items)
+
+
+def distracted_line(draw: st.DrawFn, i: int, v: int) -> str:
+    """A score's line with another number somewhere in it: before or after the score, between two criterion
+    names, in parentheses, as a list's enumerators, as a number word; each followed by real words of any
+    class."""
+    n = draw(st.integers(0, 12))
+    nw = draw(st.sampled_from(NUMBER_WORDS))
+    other = LABELS[(i + draw(st.integers(1, 6))) % 7].lower()
+    tail = words(draw, draw(st.integers(1, 3)))
+    forms = [
+        f"{n} {tail}, {v}", f"{n} {tail} — {v}/10", f"{v} — {n} {tail}", f"{v}/10; {n} {tail}",
+        f"{v}, and unlike their {other}, {n} {tail}", f"{v} ({n} {tail})", f"({n}) {tail}: {v}",
+        f"{v}. Two things: (1) {tail}, (2) {words(draw, 2)}", f"{nw} {tail}, {v}", f"{v}, {nw} {tail}",
+        f"{v} {tail} {n}", f"{tail} {n}: {v}", f"{v} — {word(draw, 'noun')} {n} {tail}",
+    ]
+    return draw(st.sampled_from(forms))
+
+
+def correction(draw: st.DrawFn, who: str, crit: str, old: int, new: int) -> str:
+    """A change of a score from `old` to `new`, in any structure: an arrow, a verb of any kind and form (most of
+    them on no list), a comparison, a value in parentheses, a value rejected and replaced in its line."""
+    verb = word(draw, draw(st.sampled_from(["verb_ed", "verb_s", "verb_ing", "verb"])))
+    adv = word(draw, "adv")
+    adj = word(draw, "adj")
+    return draw(st.sampled_from([
+        f"{who} {crit} {old} → {new}: {words(draw, 3)}.", f"I {verb} {who}'s {crit} to {new}.",
+        f"{who}'s {crit} {verb} {draw(st.sampled_from(['up', 'down']))} to {new}.",
+        f"For {who}'s {crit}, a {new} is {adj}er than the {old} I gave.",
+        f"{who}'s {crit} ({new} after {words(draw, 2)}).", f"{who}'s {crit}: {old}, no, {new}.",
+        f"I {adv} {verb} {who}'s {crit} from {old} to {new}.", f"{who}'s {crit} {verb} to {new}, even if {words(draw, 3)}.",
+        f"I lowered {who}'s {crit} to {new} because their {LABELS[draw(st.integers(0, 6))].lower()} {verb}.",
+    ]))
+
+
+def reply(draw: st.DrawFn, truth: dict[str, list[int]], line: object) -> str:
+    out = []
+    for t in draw(st.permutations(["a", "b"])):
+        out.append(draw(st.sampled_from(["## Team {}", "**Team {}**", "Team {}:", "### Team {} scores"])).format(t.upper()))
+        for i in range(7):
+            out.append(line(i, truth[t][i]))  # type: ignore[operator]
+        out.append("")
+    return "\n".join(out)
+
+
+truths = st.fixed_dictionaries({t: st.lists(st.integers(1, 10), min_size=7, max_size=7) for t in ("a", "b")})
+
+
+def _check_truth_or_flagged(j: Judgment, truth: dict[str, list[int]], text: str) -> None:
+    for t in ("a", "b"):
+        got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
+        for c, want in zip(CRITERIA, truth[t], strict=True):
+            assert got[c] in (want, None), (t, c, got[c], want, text, j.review_reasons)
+            if got[c] is None:
+                assert flagged(j, t, c), (t, c, text)
+
+
+def _distracted(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    draw = data.draw
+    k = {t: set(draw(st.lists(st.integers(0, 6), max_size=3))) for t in ("a", "b")}
+    text = reply(draw, truth, lambda i, v: f"- {LABELS[i]}: " + (
+        distracted_line(draw, i, v) if any(i in s for s in k.values()) and draw(st.booleans()) else f"{v}/10"))
+    if draw(st.booleans()):  # a sentence after the scores naming a team and a criterion, with a number
+        t = draw(st.sampled_from(["A", "B"]))
+        text += (f"\nTeam {t}'s {LABELS[draw(st.integers(0, 6))].lower()} {word(draw)} {word(draw)} "
+                 f"{draw(st.integers(0, 12))} {words(draw, 2)}.\n")
+    _check_truth_or_flagged(parse_judgment(text), truth, text)
+
+
+@FAST
+@given(truths, st.data())
+def test_numbers_anywhere_on_a_line_leave_each_cell_the_truth_or_missing_and_flagged(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _distracted(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_numbers_anywhere_on_a_line(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _distracted(data, truth)
+
+
+def _corrected(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    draw = data.draw
+    t = draw(st.sampled_from(["a", "b"]))
+    i = draw(st.integers(0, 6))
+    old = truth[t][i]
+    new = draw(st.integers(1, 10).filter(lambda x: x != old))
+    text = reply(draw, truth, lambda k, v: f"- {LABELS[k]}: {v}")
+    text += "\n" + correction(draw, f"Team {t.upper()}", LABELS[i].lower(), old, new) + "\n"
+    j = parse_judgment(text)
+    got = j.parsed_scores(t).as_dict()[CRITERIA[i]]  # type: ignore[arg-type]
+    # the old value would be wrong (the judge moved it) and the new one is only sure where the correction says
+    # it was made: either is flagged, and the old one never stands
+    assert got in (None, new), (got, old, new, text, j.review_reasons)
+    assert flagged(j, t, CRITERIA[i]), (text, j.review_reasons)
+    for tt in ("a", "b"):
+        vals = j.parsed_scores(tt).as_dict()  # type: ignore[arg-type]
+        for k, c in enumerate(CRITERIA):
+            if (tt, k) != (t, i):
+                assert vals[c] in (truth[tt][k], None), (tt, c, text)
+
+
+@FAST
+@given(truths, st.data())
+def test_a_correction_in_any_words_never_leaves_the_old_value_unflagged(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _corrected(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_corrections_in_any_words(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _corrected(data, truth)
+
+
+def _clean(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    draw = data.draw
+    style = draw(st.integers(0, 3))
+
+    def line(i: int, v: int) -> str:
+        why = words(draw, draw(st.integers(2, 6)))
+        return [f"- {LABELS[i]}: {v}/10 — {why}", f"- {LABELS[i]}: {v}", f"{i + 1}. {LABELS[i]}: {v} ({why})",
+                f"- **{LABELS[i]}:** {v}. {why.capitalize()}."][style]
+
+    text = reply(draw, truth, line)
+    if draw(st.booleans()):
+        text += f"\n## Overall\n{words(draw, 8).capitalize()}.\n"
+    j = parse_judgment(text)
+    assert [j.parsed_scores(t).as_dict()[c] for t in ("a", "b") for c in CRITERIA] == [  # type: ignore[arg-type]
+        v for t in ("a", "b") for v in truth[t]], (text, j.review_reasons)
+    assert not j.needs_review, (text, j.review_reasons)
+
+
+@FAST
+@given(truths, st.data())
+def test_a_clean_reply_with_reasons_in_any_words_is_read_in_full_and_not_flagged(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _clean(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_clean_replies_in_any_words(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _clean(data, truth)
+
+
+# ------------------------------------------------------------------------ each number's reason, by example
+
+
+@pytest.mark.parametrize("line,number,reason", [
+    ("They named 3 stakeholders and 2 frameworks.", "3", "a count"),
+    ("2 named frameworks", "2", "a count"),
+    ("4 team members' worth of detail", "4", "a count"),
+    ("3 points of tension", "3", "a count"),
+    ("Roughly 40% of the groups", "40", "a percentage"),
+    ("The 2019 precedent", "2019", "a year"),
+    ("Consistency: 7 out of 10", "10", "the scale's maximum"),
+    ("on a 1-10 scale", "1", "the scale (1-10)"),
+    ("in 2 of the 3 test cases", "3", "a ratio's denominator"),
+    ("(1) a worked example and (2) a reason", "1", "a list"),
+    ("(1) a worked example and (2) a reason", "2", "a list enumerator"),
+    ("their Principle 2 (autonomy)", "2", "an item's number"),
+    ("they quoted \"a 9 out of 10 chance\" twice", "9", "in a quoted passage"),
+    ("Team A changed its answer from 2 to 1", "1", "a change of their answer"),
+    ("a 2-part test", "2", "part of a compound word"),
+])
+def test_each_number_has_its_reason(line: str, number: str, reason: str) -> None:
+    n = next(x for x in numbers_in(line) if x.shown == number)
+    assert n.reason is not None and n.reason.startswith(reason), (line, n)
+
+
+@pytest.mark.parametrize("line,number", [
+    ("Consistency: overall 6", "6"), ("5 for the hospital staff alone — 9", "5"), ("1 here, really", "1"), ("8 reflects", "8"),
+    ("a 5 is fairer than the 6 I gave", "5"), ("7½", "7½"), ("3 overall", "3"), ("7 → 5", "5"),
+])
+def test_a_number_nothing_explains_is_unexplained(line: str, number: str) -> None:
+    n = next(x for x in numbers_in(line) if x.shown == number)
+    assert n.reason is None, (line, n)
