@@ -108,6 +108,7 @@ def _coverage(outcomes: list[Outcome]) -> tuple[float, float, float, float]:
             float(np.mean([o.all_fixed_covered for o in outcomes])))
 
 
+@pytest.mark.slow  # ~90 s on 2 busy cores; the default run keeps the two-model runs below and the looks' tests
 def test_intervals_at_the_stop_hold_the_planted_gaps_fast(tmp_path: Path) -> None:
     """A few emulated adaptive runs (4 models, rotating judges, first pass of 3 dilemmas — a sparse start):
     every stop is one of the stated reasons, every pair has an interval, and they hold the planted gaps."""
