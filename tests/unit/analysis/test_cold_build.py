@@ -104,3 +104,26 @@ def test_the_facts_of_hostile_rounds_equal_the_plain_lexicon_reading(monkeypatch
     assert sum(len(x) for x in fast) > 120 and any(x["quotes"] for recs in fast for x in recs)
     assert any(x["style"][1] > 0 for recs in fast for x in recs)  # some formatting was counted
     assert fast_rows.equals(source_read.arrow_table([source_read.record_row(x, (1, 2)) for recs in plain for x in recs]))
+
+
+def test_without_the_automaton_the_facts_are_the_same(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import frame
+
+    rounds = _hostile_rounds(40, seed=8)
+    fast = [frame.judgment_facts(r) for r in rounds]
+    assert frame._starts() is not None and all(frame._starts().covered)  # type: ignore[union-attr]
+    monkeypatch.setattr(frame, "_STARTS", [None])  # (as when ahocorasick_rs cannot be imported)
+    assert [frame.judgment_facts(r) for r in rounds] == fast
+
+
+def test_literal_prefixes_of_patterns_whose_answer_is_known() -> None:
+    from ebtui.core.analysis.frame import literal_prefix
+
+    assert literal_prefix(r"\bkant\w*") == "kant"
+    assert literal_prefix(r"\brights?\b") == "right"  # the quantifier takes the s
+    assert literal_prefix(r"\bgreatest (?:good|number)\b") == "greatest "
+    assert literal_prefix(r"\b(?:morally )?relevant") == ""  # opens with a group
+    assert literal_prefix(r"\bduty|obligation") == ""  # two alternatives at the top
+    assert literal_prefix(r"\bcare[- ](?:based|ethics?)\b") == "care"
+    assert literal_prefix(r"\bnet (?:harm|benefit)|[|]x") == ""
+    assert literal_prefix(r"\bab{2}") == "a"
