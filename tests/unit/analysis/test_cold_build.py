@@ -130,3 +130,38 @@ def test_literal_prefixes_of_patterns_whose_answer_is_known() -> None:
     assert literal_prefix(r"\bcare[- ](?:based|ethics?)\b") == "care"
     assert literal_prefix(r"\bnet (?:harm|benefit)|[|]x") == ""
     assert literal_prefix(r"\bab{2}") == "a"
+
+
+def test_stand_in_rounds_are_what_model_copy_gives(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import bias_source
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.records import Override
+
+    rounds = _hostile_rounds(60, seed=9)
+    for r in rounds[::7]:  # overrides in force, which the stand-ins keep
+        for j in [r.judgment, *r.extra_judgments][:1]:
+            if j is not None:
+                j.overrides.append(Override(team="a", criterion="consistency", parsed_value=3, value=9, note="n"))
+    facts = Facts.from_rounds(rounds)
+    fast = bias_source.stand_in_rounds(facts)
+    monkeypatch.setattr(bias_source, "_copy", lambda model, update: model.model_copy(update=update))
+    slow = bias_source.stand_in_rounds(facts)
+
+    def dump(r: object) -> object:  # (the templates, made twice, differ in their time of making only)
+        def strip(x: object) -> object:
+            if isinstance(x, dict):
+                return {k: strip(v) for k, v in x.items() if k not in ("time", "timestamp")}
+            return [strip(v) for v in x] if isinstance(x, list) else x
+
+        return strip(r.model_dump())  # type: ignore[attr-defined]
+
+    assert [dump(r) for r in fast] == [dump(r) for r in slow] and len(fast) == 60
+    for a, b in zip(fast, slow, strict=True):
+        assert a.model_fields_set == b.model_fields_set
+        for ja, jb in zip([a.judgment, *a.extra_judgments], [b.judgment, *b.extra_judgments], strict=True):
+            assert (ja and ja.model_fields_set) == (jb and jb.model_fields_set)
+            assert (ja and ja.team_a_scores.model_fields_set) == (jb and jb.team_a_scores.model_fields_set)
+        assert [p.model_fields_set for p in a.phases] == [p.model_fields_set for p in b.phases]
+    assert fast[0].phases[0] is not fast[1].phases[0]  # (no object shared between stand-ins)
+    assert fast[0].__pydantic_extra__ is not fast[1].__pydantic_extra__
+    assert sum(bool(j.overrides) for r in fast for j in [r.judgment, *r.extra_judgments] if j) >= 5
