@@ -107,15 +107,12 @@ def test_the_facts_of_hostile_rounds_equal_the_plain_lexicon_reading(monkeypatch
 
 
 def test_without_the_automaton_the_facts_are_the_same(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from ebtui.core.analysis import consistency_rules, frame
+    from ebtui.core.analysis import frame
 
     rounds = _hostile_rounds(40, seed=8)
     fast = [frame.judgment_facts(r) for r in rounds]
     assert frame._starts() is not None and all(frame._starts().covered)  # type: ignore[union-attr]
-    assert consistency_rules._finder() is not None
-    assert {f["cls"] and f["cls"][:5] for recs in fast for f in recs} >= {'["ack', '["unc'}
     monkeypatch.setattr(frame, "_STARTS", [None])  # (as when ahocorasick_rs cannot be imported)
-    monkeypatch.setattr(consistency_rules, "_FINDER", [None])
     assert [frame.judgment_facts(r) for r in rounds] == fast
 
 
