@@ -233,14 +233,15 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
 #: style.py's block pattern, found from each line break (a literal re skips ahead to) instead of every position
 _BLOCK_AFTER_BREAK = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]|\||>)")
 _BLOCK_AT_START = re.compile(r"[ \t]*(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]|\||>)")
+#: style.py's span pattern, as it is there (tests/unit/analysis/test_cold_build.py checks the counts agree)
+_SPAN = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__|(?<![*\w])\*[^*\s][^*\n]*\*(?!\*)|(?<![_\w])_[^_\s][^_\n]*_(?![_\w])"
+                   r"|`[^`\n]+`")
 
 
 def style_counts(text: str) -> tuple[int, int]:
     """(words, formatting elements) of a text: what style.text_style gives, found faster — words are what
     str.split() cuts (\\S+ runs), a block element starts the text or follows a line break (never spanning
     one), and a span element needs a *, _ or ` in the text."""
-    from ebtui.core.analysis.style import _SPAN
-
     elements = len(_BLOCK_AFTER_BREAK.findall(text)) + (_BLOCK_AT_START.match(text) is not None)
     if "*" in text or "_" in text or "`" in text:
         elements += len(_SPAN.findall(text))

@@ -28,6 +28,14 @@ def test_style_counts_equal_text_style_on_hostile_texts() -> None:
         assert style_counts(text) == (want.words, want.format_elements), repr(text)
 
 
+def test_style_counts_use_style_py_s_patterns() -> None:
+    from ebtui.core.analysis import frame, style
+
+    assert frame._SPAN.pattern == style._SPAN.pattern
+    assert style._BLOCK.pattern == "^" + frame._BLOCK_AT_START.pattern
+    assert frame._BLOCK_AFTER_BREAK.pattern == "\\n" + frame._BLOCK_AT_START.pattern
+
+
 def test_style_counts_on_texts_whose_answer_is_known() -> None:
     assert style_counts("") == (0, 0)
     assert style_counts("# Title\n- one *two*\n  3. three `x`") == (8, 5)  # heading, bullet, item; two spans
