@@ -3,7 +3,10 @@
 first report after an override made by another process, and the growth exponent between sizes.
 
     python -m benchmarks.bench_analysis [--quick] [--sizes 200,1000,10000,100000] [--runs 5] [--keep DIR]
-                                        [--rejudged 0.3]
+                                        [--rejudged 0.3] [--cold-runs 3] [--reference OLD_TREE]
+
+(`--reference OLD_TREE`: a checkout of the code before a change, e.g. `git archive HEAD~1 | tar -x -C DIR`;
+the first cold report at each size is repeated with that code and its `--json` bytes compared.)
 
 Stores come from benchmarks.gen_store (realistic rounds written in the store's own format, planted truth;
 6 models and 8 dilemmas at 200 rounds, 8 models and 20 dilemmas at 1,000, 10 and 50 at 10,000, 12 and 50 at
@@ -42,14 +45,19 @@ from benchmarks.common import BenchResult, Figure, median, percentile
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = {200: (6, 8), 1000: (8, 20), 10000: (10, 50), 100000: (12, 50)}
 TARGETS = {200: (1.5, None), 10000: (5.0, 500.0), 100000: (60.0, 1024.0)}
+#: issue 38's contract for the first report on a store without its analysis columns: seconds, peak MB
+COLD_TARGETS = {10000: (2.0, None), 100000: (20.0, 1024.0)}
 
 
 CPU: list[float] = []  # CPU seconds (user + system) of every report child, in order
+RAW: list[bytes] = []  # the stdout of the last report child
+REFERENCE: list[Path] = []  # --reference: a source tree whose cold report must give the same bytes
 
 
-def _run(args: list[str]) -> tuple[float, float, int, bytes]:
-    """(seconds, peak MB, exit code, stdout) of one child process (its CPU seconds go to CPU)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+def _run(args: list[str], root: Path = ROOT) -> tuple[float, float, int, bytes]:
+    """(seconds, peak MB, exit code, stdout) of one child process (its CPU seconds go to CPU), running the
+    code of the source tree `root`."""
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             cwd=ROOT)
@@ -65,10 +73,11 @@ def _run(args: list[str]) -> tuple[float, float, int, bytes]:
     return seconds, usage.ru_maxrss / 1024, proc.returncode, out
 
 
-def report(store: Path) -> tuple[float, float, dict[str, Any]]:
-    seconds, mb, code, out = _run(["-m", "ebtui", "report", "--store", str(store), "--json"])
+def report(store: Path, root: Path = ROOT) -> tuple[float, float, dict[str, Any]]:
+    seconds, mb, code, out = _run(["-m", "ebtui", "report", "--store", str(store), "--json"], root)
     if code != 0:
         raise RuntimeError(f"ebtui report failed on {store} (exit {code})")
+    RAW[:] = [out]
     return seconds, mb, json.loads(out)
 
 
@@ -89,19 +98,25 @@ def make_store(base: Path, n: int) -> tuple[Path, float]:
     return store, time.perf_counter() - t0
 
 
-def cold_report(store: Path) -> tuple[float, float, dict[str, Any]]:
+def cold_report(store: Path, root: Path = ROOT) -> tuple[float, float, dict[str, Any]]:
     """The first report on a store as another process wrote it (no columns, no check note)."""
     shutil.rmtree(store / "columns", ignore_errors=True)
     (store / "index.check.json").unlink(missing_ok=True)  # the first open checks every file, as after a copy
-    return report(store)
+    return report(store, root)
 
 
 def measure(base: Path, n: int, runs: int, cold_run: bool = True, cold_runs: int = 1) -> dict[str, Any]:
     store, gen_s = make_store(base, n)
     colds: list[tuple[float, float, float]] = []  # (seconds, MB, CPU seconds) of each cold run
+    same: bool | None = None  # the cold report's bytes equal the --reference tree's
     for _ in range(cold_runs if cold_run else 0):
         cold_s, cold_mb, cold = cold_report(store)
         colds.append((cold_s, cold_mb, CPU[-1]))
+        if REFERENCE and same is None:
+            mine = RAW[0]
+            cold_report(store, REFERENCE[0])
+            same = RAW[0] == mine
+            CPU.pop()
     if not cold_run:
         cold_s, cold_mb, cold = report(store)  # one more warm run
     cold_cpu = CPU[-1]
@@ -118,7 +133,7 @@ def measure(base: Path, n: int, runs: int, cold_run: bool = True, cold_runs: int
           "--store", str(store)])
     return {"n": n, "generate_s": gen_s, "colds": colds, "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu, "cold_cpu": cold_cpu,
             "warm_mb": max(m for _, m in warm), "after_override_s": after_s, "after_override_cpu": after_cpu, "after_override_mb": after_mb,
-            "override_seen": "with_overrides" in after, "models": len(cold["models"]), "first_model": first,
+            "override_seen": "with_overrides" in after, "same_as_reference": same, "models": len(cold["models"]), "first_model": first,
             "dilemmas": cold["n_dilemmas"]}
 
 
@@ -143,12 +158,20 @@ def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None
                                   (m["warm_mb"] < mb_target) if mb_target else None))
         if cold:
             walls, mbs, cpus = (sorted(x[k] for x in m["colds"]) for k in range(3))
+            c_target, c_mb = COLD_TARGETS.get(n, (None, None))
+            if m["same_as_reference"] is not None:
+                res.details.append(f"- {n:,} rounds: the cold `report --json` is byte-identical to the reference "
+                                   f"tree's: {m['same_as_reference']}")
             res.figures.append(Figure(f"{n:,} rounds: first report (builds the columns), median (p95)",
-                                      median(walls), "s",
+                                      median(walls), "s", f"< {c_target} s" if c_target else "",
+                                      (median(walls) < c_target) if c_target else None,
                                       note=f"p95 {percentile(walls, 0.95):.2f} s, spread {walls[0]:.2f}-"
                                            f"{walls[-1]:.2f} s over {len(walls)} run(s); CPU median "
                                            f"{median(cpus):.1f} s ({cpus[0]:.1f}-{cpus[-1]:.1f}); peak "
                                            f"{max(mbs):.0f} MB; generating the store: {m['generate_s']:.0f} s"))
+            if c_mb:
+                res.figures.append(Figure(f"{n:,} rounds: first report, peak memory", max(mbs), "MB",
+                                          f"< {c_mb:.0f} MB", max(mbs) < c_mb))
             res.details.append(f"- {n:,} rounds: cold runs " + ", ".join(f"{t:.2f} s / {c:.1f} s CPU"
                                                                        for t, _, c in m["colds"]))
         extra = m["after_override_s"] - med
@@ -181,7 +204,10 @@ def main() -> None:
     p.add_argument("--no-cold", action="store_true", help="keep the columns a previous run built (no cold run)")
     p.add_argument("--cold-runs", type=int, default=1, help="first reports per size (below 100,000 rounds)")
     p.add_argument("--rejudged", type=float, default=0.0, help="share of rounds re-judged by another judge")
+    p.add_argument("--reference", type=Path, help="a source tree (e.g. `git worktree add` of the commit before a "
+                   "change) whose cold `report --json` must give the same bytes")
     a = p.parse_args()
+    REFERENCE[:] = [a.reference.resolve()] if a.reference else []
     REJUDGED[0] = a.rejudged
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
     load = os.getloadavg()

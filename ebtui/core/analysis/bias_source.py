@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -18,11 +18,13 @@ from ebtui.core.analysis.frame import NC, Facts, used_codes
 from ebtui.core.records import CRITERIA
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ebtui.core.analysis.bias_types import BiasSection
     from ebtui.core.analysis.judge_bias import AgreementMap, LongTable
     from ebtui.core.records import Round
 
-
+_M = TypeVar("_M", bound="BaseModel")
 def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreement: AgreementMap | None = None,
                         effective: bool = False) -> LongTable:
     """One row per judgment x team x criterion the judge scored, from the columns: judge_bias.long_table's
@@ -95,6 +97,21 @@ def _text_of_style(words: int, elements: int) -> str:
     return " ".join([first, *rest])
 
 
+def _copy(model: _M, update: dict[str, Any]) -> _M:
+    """`model.model_copy(update=update)` without its per-object detour through the copy module (a shallow
+    copy of the fields with `update` applied, the fields set noted, the extra fields' dict copied; no
+    private attributes on these models): 2 x faster over the ~10 objects a stand-in round holds."""
+    new = model.__class__.__new__(model.__class__)
+    fields = dict(model.__dict__)
+    fields.update(update)
+    extra = model.__pydantic_extra__
+    object.__setattr__(new, "__dict__", fields)
+    object.__setattr__(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    object.__setattr__(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
+
+
 def stand_in_rounds(facts: Facts) -> list[Round]:
     """The rounds the columns were read from, as the judge-bias section reads them and nothing more: per
     round its own judgment (None when missing) and the judgments added later, each with its parsed scores,
@@ -111,6 +128,8 @@ def stand_in_rounds(facts: Facts) -> list[Round]:
     blank_judgment = Judgment()
     template = Round(id="-", dilemma_id="-", team_a_model="-", team_b_model="-", judge_model="-")
     phase = Phase(phase_type=seat_phases("a")[0], model_id="-", status=PhaseStatus.COMPLETE)
+    for blank in (blank_scores, blank_judgment, template, phase):
+        assert blank.__pydantic_private__ is None  # (what _copy leaves out)
     first_phase = {team: seat_phases(team)[0] for team in ("a", "b")}
     parsed = facts.parsed.tolist()
     style = facts.style.tolist()
@@ -122,8 +141,8 @@ def stand_in_rounds(facts: Facts) -> list[Round]:
         a, b = ({c: (v or None) for c, v in zip(CRITERIA, parsed[i][t], strict=True)} for t in (0, 1))
         ovs = [Override(team=team, criterion=crit, parsed_value=pv, value=value, note=note)
                for team, crit, pv, value, note in facts.override_rows(i)]
-        return blank_judgment.model_copy(update={
-            "team_a_scores": blank_scores.model_copy(update=a), "team_b_scores": blank_scores.model_copy(update=b),
+        return _copy(blank_judgment, {
+            "team_a_scores": _copy(blank_scores, a), "team_b_scores": _copy(blank_scores, b),
             "order": str(facts.order[i]), "origin": str(facts.origin[i]), "key": str(facts.key[i]),
             "judge_model": str(facts.judge[i]), "overrides": ovs})
 
@@ -133,10 +152,10 @@ def stand_in_rounds(facts: Facts) -> list[Round]:
         judged = [judgment(k) for k in rows if facts.judged[k]]
         own = None if facts.own_missing[i] else (judged.pop(0) if judged else None)
         seats = {"a": str(facts.team_a[i]), "b": str(facts.team_b[i])}
-        phases = [phase.model_copy(update={"phase_type": first_phase[team], "model_id": seats[team],
-                                           "response": _text_of_style(style[i][2 * t], style[i][2 * t + 1])})
+        phases = [_copy(phase, {"phase_type": first_phase[team], "model_id": seats[team],
+                                "response": _text_of_style(style[i][2 * t], style[i][2 * t + 1])})
                   for t, team in enumerate(("a", "b")) if style[i][2 * t] > 0]
-        out.append(template.model_copy(update={
+        out.append(_copy(template, {
             "id": rid, "dilemma_id": str(facts.dilemma[i]), "team_a_model": seats["a"], "team_b_model": seats["b"],
             "judge_model": str(facts.judge[i]), "judgment": own, "extra_judgments": judged,
             "exchange_id": str(facts.exchange[i]), "phases": phases}))

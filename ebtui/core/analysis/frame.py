@@ -115,6 +115,84 @@ def _separators(text: str) -> tuple[list[int], list[int]]:
     return [s for s, _ in found], [e for _, e in found]
 
 
+#: what a lexicon pattern may open with as plain text (lower-case letters, digits, spaces, hyphens, apostrophes)
+_PLAIN = re.compile(r"[a-z0-9 '-]*")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The text every match of a lower-case lexicon pattern begins with (after its leading \\b), as far as it
+    is plain characters no quantifier applies to; "" when there is none or the pattern has an alternative
+    outside every group."""
+    depth, k = 0, 0
+    while k < len(pattern):
+        c = pattern[k]
+        if c == "\\":
+            k += 1
+        elif c == "[":
+            close = pattern.find("]", k + 2)
+            k = close if close >= 0 else len(pattern)
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            return ""
+        k += 1
+    body = pattern.removeprefix("\\b")
+    plain = _PLAIN.match(body)
+    lit = plain.group(0) if plain else ""
+    if body[len(lit):len(lit) + 1] in ("?", "*", "+", "{"):
+        lit = lit[:-1]  # (the quantifier applies to its last character)
+    return lit
+
+
+class _Starts:
+    """Where a match of each framework's patterns could start in a text: every place its folded text (`fold`)
+    holds one of the literals the patterns open with, found in one pass for all frameworks by an Aho-Corasick
+    automaton (ahocorasick_rs, in Rust) — the folded text holds a lower-case pattern's literal wherever the
+    pattern matches the text case-insensitively (frameworks._Fold), so no place is missed; the exact pattern
+    then confirms each place in order, as AnyOf does with the places its scan finds. A framework with a
+    pattern without such a literal (or upper-case letters) is left to AnyOf (`covered` False)."""
+
+    def __init__(self) -> None:
+        import ahocorasick_rs
+
+        lits: dict[str, set[int]] = {}
+        self.covered = []
+        for k, fw in enumerate(FRAMEWORKS):
+            pats = FRAMEWORK_LEXICON[fw]
+            found = [literal_prefix(p) for p in pats]
+            ok = all(found) and _any_of(fw)[0].scan is not None
+            self.covered.append(ok)
+            for lit in found if ok else ():
+                lits.setdefault(lit, set()).add(k)
+        self.literals = list(lits)
+        self.owners = [sorted(lits[x]) for x in self.literals]
+        self.lengths = [len(x) for x in self.literals]
+        self.auto = ahocorasick_rs.AhoCorasick(self.literals, matchkind=ahocorasick_rs.MATCHKIND_STANDARD) \
+            if self.literals else None
+
+    def of(self, folded: str) -> list[list[int]]:
+        """Per framework, the sorted places a match could start (for the covered frameworks)."""
+        at: list[set[int]] = [set() for _ in FRAMEWORKS]
+        if self.auto is not None:
+            for i, start, _end in self.auto.find_matches_as_indexes(folded, overlapping=True):
+                for k in self.owners[i]:
+                    at[k].add(start)
+        return [sorted(x) for x in at]
+
+
+_STARTS: list[_Starts | None] = []
+
+
+def _starts() -> _Starts | None:
+    """The one _Starts (None without ahocorasick_rs: AnyOf finds every match, more slowly)."""
+    if not _STARTS:
+        try:
+            _STARTS.append(_Starts())
+        except ImportError:
+            _STARTS.append(None)
+    return _STARTS[0]
+
+
 def _fw(text: str) -> tuple[int, dict[str, str]]:
     """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
     `framework_mentions(text)[fw][0].sentence` gives, found faster: the first sentence in which any of a
@@ -125,9 +203,17 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     split: list[str] | None = None
     seps: tuple[list[int], list[int]] | None = None
     folded = fold(text)
+    finder = _starts()
+    places = finder.of(folded) if finder is not None else None
     for k, fw in enumerate(FRAMEWORKS):
         pat, inside = _any_of(fw)
-        m = pat.search(text, folded)
+        if places is not None and finder is not None and finder.covered[k]:
+            m = None
+            for at in places[k]:  # (the first place the exact pattern matches: where its search finds it)
+                if (m := pat.exact.match(text, at)) is not None:
+                    break
+        else:
+            m = pat.search(text, folded)
         if m is None:
             continue
         if inside:
@@ -144,6 +230,24 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     return bits, quotes
 
 
+#: style.py's block pattern, found from each line break (a literal re skips ahead to) instead of every position
+_BLOCK_AFTER_BREAK = re.compile(r"\n[ \t]*(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]|\||>)")
+_BLOCK_AT_START = re.compile(r"[ \t]*(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]|\||>)")
+#: style.py's span pattern, as it is there (tests/unit/analysis/test_cold_build.py checks the counts agree)
+_SPAN = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__|(?<![*\w])\*[^*\s][^*\n]*\*(?!\*)|(?<![_\w])_[^_\s][^_\n]*_(?![_\w])"
+                   r"|`[^`\n]+`")
+
+
+def style_counts(text: str) -> tuple[int, int]:
+    """(words, formatting elements) of a text: what style.text_style gives, found faster — words are what
+    str.split() cuts (\\S+ runs), a block element starts the text or follows a line break (never spanning
+    one), and a span element needs a *, _ or ` in the text."""
+    elements = len(_BLOCK_AFTER_BREAK.findall(text)) + (_BLOCK_AT_START.match(text) is not None)
+    if "*" in text or "_" in text or "`" in text:
+        elements += len(_SPAN.findall(text))
+    return len(text.split()), elements
+
+
 def round_facts(r: Round) -> RoundFacts:
     """The facts of a round's first row (its own judgment; `judgment_facts` gives every judgment's)."""
     return judgment_facts(r)[0]
@@ -154,7 +258,7 @@ def judgment_facts(r: Round) -> list[RoundFacts]:
     the rows `round_facts` gave for each round of expand_judgments([r]) — the transcript's facts computed once.
     A round whose own judgment is missing gives a row for it only when no judgment was added later."""
     from ebtui.core.analysis.consistency_rules import TEAM_PHASES, classify_consistency
-    from ebtui.core.analysis.style import team_style
+    from ebtui.core.analysis.style import team_text
 
     text_len = [-1] * len(SLOTS)
     reused = [False] * 4
@@ -176,7 +280,7 @@ def judgment_facts(r: Round) -> list[RoundFacts]:
     imported: ImportedFacts | None = None if imp is None else {
         "runner": imp.runner, "run": imp.source_run, "file": imp.source_file,
         "defaulted": len(imp.defaulted), "disagreements": len(imp.disagreements)}
-    style = [v for team in ("a", "b") for st in (team_style(r, team),) for v in (st.words, st.format_elements)]
+    style = [v for team in ("a", "b") for v in style_counts(team_text(r, team))]
     # (an expanded round's id already names its judgment: its round is the part before "#")
     round_id = r.id.split("#", 1)[0]
     shared = {

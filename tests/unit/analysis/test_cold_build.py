@@ -1,0 +1,172 @@
+"""The cold build of the analysis columns, made faster: every fast path gives exactly what the reading it
+replaces gives — the style counts what style.text_style counts, and the facts of a whole store of hostile
+texts equal the facts the plain lexicon reading gives (ebtui.core.analysis.frame, source_read)."""
+
+from __future__ import annotations
+
+import random
+
+from ebtui.core.analysis.frame import style_counts
+from ebtui.core.analysis.style import text_style
+
+#: characters that make the style rules' edge cases: Markdown marks, line breaks of every kind, spaces that
+#: are not " " (and some that look like spaces but are not: zero width), word characters that are not ASCII
+PIECES = ["*", "**", "_", "__", "`", "#", "## ", "- ", "+ ", "1. ", "12) ", "1234. ", "| ", "> ", "\n", "\n\n", "\r\n",
+          "\r", " ", "\t", "\u00a0", "\u2003", "\u2028", "\u0085", "\x1c", "\x1f", "\u200b", "\u3000", "é", "x", "word",
+          "_x_", "*y*", "**bold**", "`code`", "a_b_c", "2*3*4", "—", "\u212a"]
+
+
+def _hostile(rnd: random.Random) -> str:
+    return "".join(rnd.choice(PIECES) for _ in range(rnd.randint(0, 40)))
+
+
+def test_style_counts_equal_text_style_on_hostile_texts() -> None:
+    rnd = random.Random(11)
+    for _ in range(5000):
+        text = _hostile(rnd)
+        want = text_style(text)
+        assert style_counts(text) == (want.words, want.format_elements), repr(text)
+
+
+def test_style_counts_use_style_py_s_patterns() -> None:
+    from ebtui.core.analysis import frame, style
+
+    assert frame._SPAN.pattern == style._SPAN.pattern
+    assert style._BLOCK.pattern == "^" + frame._BLOCK_AT_START.pattern
+    assert frame._BLOCK_AFTER_BREAK.pattern == "\\n" + frame._BLOCK_AT_START.pattern
+
+
+def test_style_counts_on_texts_whose_answer_is_known() -> None:
+    assert style_counts("") == (0, 0)
+    assert style_counts("# Title\n- one *two*\n  3. three `x`") == (8, 5)  # heading, bullet, item; two spans
+    assert style_counts("no marks at all, 2*3 = 6") == (7, 0)  # a lone * is no span
+    assert style_counts("line one\n\n> quoted __strong__") == (5, 2)
+    assert style_counts("#notaheading 1.5 and 12345. x") == (5, 0)  # no space after #; five digits
+
+
+def _lexicon_fw(text: str) -> tuple[int, dict[str, str]]:
+    """The framework facts as the plain lexicon reading gives them (every sentence, every pattern)."""
+    from ebtui.core.frameworks import framework_mentions
+
+    found = framework_mentions(text)
+    return sum(1 << k for k, hits in enumerate(found.values()) if hits), \
+        {fw: hits[0].sentence for fw, hits in found.items() if hits}
+
+
+def _lexicon_class(text: str) -> object:
+    from ebtui.core.analysis.consistency_rules import ConsistencyClassification
+    from ebtui.core.frameworks import consistency_cues
+
+    cues = consistency_cues(text)
+    label = next((k for k in ("acknowledged_refinement", "relevant_difference", "inconsistent_unacknowledged",
+                              "kept_principle") if cues[k]), "unclassified")
+    hits = cues.get(label, [])
+    return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
+
+
+def _hostile_rounds(n: int, seed: int) -> list[object]:
+    """Rounds as the benchmark generates them, their answers and remarks salted with Markdown, odd spaces and
+    line breaks, cased at random, some answers empty or failed, some judgments added later."""
+    from datetime import UTC, datetime
+
+    from benchmarks.gen_store import MODEL_NAMES, make_round, rejudgment
+    from ebtui.core.records import PhaseStatus
+
+    rnd = random.Random(seed)
+    names = list(MODEL_NAMES[:6])
+    skill = {m: 6.0 for m in names}
+    sev = {m: 0.0 for m in names}
+    out = []
+    for k in range(n):
+        a, b, judge, other = rnd.sample(names, 4)
+        r = make_round(k, rnd, dilemma=f"d{k % 3}", a=a, b=b, judge=judge, skill=skill, severity=sev,
+                       difficulty=0.0, t0=datetime(2026, 1, 1, tzinfo=UTC), tournament="t")
+        for ph in r.phases:
+            words = ph.response.split(" ")
+            ph.response = rnd.choice(PIECES) + "".join(w.upper() if rnd.random() < 0.1 else w + rnd.choice(PIECES) for w in words)
+            if rnd.random() < 0.05:
+                ph.response = ""
+            elif rnd.random() < 0.05:
+                ph.status = PhaseStatus.FAILED
+        assert r.judgment is not None
+        r.judgment.team_a_justification += rnd.choice(PIECES) + "Kantian DUTIES?\u00a0Utilitarian!\n\n**care** ethics"
+        if rnd.random() < 0.3:
+            r.extra_judgments.append(rejudgment(r, rnd, judge=other, skill=skill, severity=sev, difficulty=0.0))
+        if rnd.random() < 0.1:
+            r.judgment = None
+        out.append(r)
+    return out
+
+
+def test_the_facts_of_hostile_rounds_equal_the_plain_lexicon_reading(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import consistency_rules, frame, source_read
+
+    rounds = _hostile_rounds(120, seed=5)
+    fast = [frame.judgment_facts(r) for r in rounds]
+    fast_rows = source_read.arrow_table([source_read.record_row(x, (1, 2)) for recs in fast for x in recs])
+    monkeypatch.setattr(frame, "_fw", _lexicon_fw)
+    monkeypatch.setattr(frame, "style_counts", lambda text: (text_style(text).words, text_style(text).format_elements))
+    monkeypatch.setattr(consistency_rules, "classify_consistency", _lexicon_class)
+    plain = [frame.judgment_facts(r) for r in rounds]
+    assert fast == plain
+    assert sum(len(x) for x in fast) > 120 and any(x["quotes"] for recs in fast for x in recs)
+    assert any(x["style"][1] > 0 for recs in fast for x in recs)  # some formatting was counted
+    assert fast_rows.equals(source_read.arrow_table([source_read.record_row(x, (1, 2)) for recs in plain for x in recs]))
+
+
+def test_without_the_automaton_the_facts_are_the_same(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import frame
+
+    rounds = _hostile_rounds(40, seed=8)
+    fast = [frame.judgment_facts(r) for r in rounds]
+    assert frame._starts() is not None and all(frame._starts().covered)  # type: ignore[union-attr]
+    monkeypatch.setattr(frame, "_STARTS", [None])  # (as when ahocorasick_rs cannot be imported)
+    assert [frame.judgment_facts(r) for r in rounds] == fast
+
+
+def test_literal_prefixes_of_patterns_whose_answer_is_known() -> None:
+    from ebtui.core.analysis.frame import literal_prefix
+
+    assert literal_prefix(r"\bkant\w*") == "kant"
+    assert literal_prefix(r"\brights?\b") == "right"  # the quantifier takes the s
+    assert literal_prefix(r"\bgreatest (?:good|number)\b") == "greatest "
+    assert literal_prefix(r"\b(?:morally )?relevant") == ""  # opens with a group
+    assert literal_prefix(r"\bduty|obligation") == ""  # two alternatives at the top
+    assert literal_prefix(r"\bcare[- ](?:based|ethics?)\b") == "care"
+    assert literal_prefix(r"\bnet (?:harm|benefit)|[|]x") == ""
+    assert literal_prefix(r"\bab{2}") == "a"
+
+
+def test_stand_in_rounds_are_what_model_copy_gives(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import bias_source
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.records import Override
+
+    rounds = _hostile_rounds(60, seed=9)
+    for r in rounds[::7]:  # overrides in force, which the stand-ins keep
+        for j in [r.judgment, *r.extra_judgments][:1]:
+            if j is not None:
+                j.overrides.append(Override(team="a", criterion="consistency", parsed_value=3, value=9, note="n"))
+    facts = Facts.from_rounds(rounds)
+    fast = bias_source.stand_in_rounds(facts)
+    monkeypatch.setattr(bias_source, "_copy", lambda model, update: model.model_copy(update=update))
+    slow = bias_source.stand_in_rounds(facts)
+
+    def dump(r: object) -> object:  # (the templates, made twice, differ in their time of making only)
+        def strip(x: object) -> object:
+            if isinstance(x, dict):
+                return {k: strip(v) for k, v in x.items() if k not in ("time", "timestamp")}
+            return [strip(v) for v in x] if isinstance(x, list) else x
+
+        return strip(r.model_dump())  # type: ignore[attr-defined]
+
+    assert [dump(r) for r in fast] == [dump(r) for r in slow] and len(fast) == 60
+    for a, b in zip(fast, slow, strict=True):
+        assert a.model_fields_set == b.model_fields_set
+        for ja, jb in zip([a.judgment, *a.extra_judgments], [b.judgment, *b.extra_judgments], strict=True):
+            assert (ja and ja.model_fields_set) == (jb and jb.model_fields_set)
+            assert (ja and ja.team_a_scores.model_fields_set) == (jb and jb.team_a_scores.model_fields_set)
+        assert [p.model_fields_set for p in a.phases] == [p.model_fields_set for p in b.phases]
+    assert fast[0].phases[0] is not fast[1].phases[0]  # (no object shared between stand-ins)
+    assert fast[0].__pydantic_extra__ is not fast[1].__pydantic_extra__
+    assert sum(bool(j.overrides) for r in fast for j in [r.judgment, *r.extra_judgments] if j) >= 5
