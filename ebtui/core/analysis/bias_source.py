@@ -202,6 +202,33 @@ def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: 
     return h.hexdigest()
 
 
+#: above this many judgments the judge-bias section is fitted on a seeded sample of whole rounds (its design
+#: is dense: at 100,000 rounds the full fit needed about 13 GB), and the report names the sample
+BIAS_JUDGMENTS_UP_TO = 10_000
+SAMPLE_SEED = 20261129
+
+
+def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str | None]:
+    """The rows the judge-bias section is fitted on: every row while the judgments are at most `up_to`, else a
+    seeded random sample of whole rounds (every judgment of a round drawn, none of one not drawn) holding at
+    most `up_to` (default BIAS_JUDGMENTS_UP_TO) judgments, with the sentence the report names it by (None: no sample)."""
+    up_to = BIAS_JUDGMENTS_UP_TO if up_to is None else up_to
+    n = int(facts.judged.sum())
+    if n <= up_to:
+        return facts, None
+    rounds, inv = np.unique(facts.round, return_inverse=True)
+    per_round = np.bincount(inv, weights=facts.judged.astype(float), minlength=len(rounds))
+    order = np.random.default_rng(SAMPLE_SEED).permutation(len(rounds))
+    keep_n = int(np.searchsorted(np.cumsum(per_round[order]), up_to, side="right"))
+    chosen = np.zeros(len(rounds), dtype=bool)
+    chosen[order[:keep_n]] = True
+    sample = facts.take(np.flatnonzero(chosen[inv]))
+    k = int(sample.judged.sum())
+    return sample, (f"fitted on a seeded random sample of whole rounds: {k:,} of {n:,} judgments ({keep_n:,} of "
+                    f"{len(rounds):,} rounds); its intervals are the sample's (above {up_to:,} judgments the fit's "
+                    "dense design needs gigabytes of memory). Every other section uses every judgment.")
+
+
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
                    agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                    replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:

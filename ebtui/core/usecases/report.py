@@ -187,16 +187,22 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
                  seed: int | None = None, replicates: int | None = None) -> ReportData:
     """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
     from ebtui.core import analysis as an
-    from ebtui.core.analysis.bias_source import cached_section
-    from ebtui.core.report import build_report_data
+    from ebtui.core.analysis.bias_source import bias_sample, cached_section
+    from ebtui.core.report import Omitted, build_report_data
 
     seed = an.DEFAULT_SEED if seed is None else seed
     replicates = an.DEFAULT_REPLICATES if replicates is None else replicates
     agree = agreement(sel.root)
-    bias = cached_section(_columns_dir(sel.root), sel.facts, families=fams, agreement=agree, seed=seed,
-                          replicates=replicates) if len(sel.facts) else None
+    omitted: list[Omitted] = []
+    bias = None
+    if len(sel.facts):
+        rows, sampled = bias_sample(sel.facts)
+        bias = cached_section(_columns_dir(sel.root), rows, families=fams, agreement=agree, seed=seed,
+                              replicates=replicates)
+        if sampled:
+            omitted.append({"section": "judge bias and reliability", "reason": sampled})
     return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
-                             seed=seed, replicates=replicates, judge_bias=bias)
+                             seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted)
 
 
 def _columns_dir(root: Path) -> Path | None:
@@ -422,11 +428,14 @@ class AnalysisCache:
         if len(facts):  # judge bias and reliability: from the same columns as the report's section 9
             step("judge bias and reliability")
             from ebtui.core.analysis.bias_report import bias_tables
-            from ebtui.core.analysis.bias_source import cached_section
+            from ebtui.core.analysis.bias_source import bias_sample, cached_section
 
             # the families the fit used, as `ebtui report` does: the same numbers in both front ends
             root = Path(store.root)
-            bias = bias_tables(cached_section(_columns_dir(root), facts, families=families_for(facts, models),
+            rows, sampled = bias_sample(facts)
+            if sampled:
+                omitted.append({"section": "judge bias and reliability", "reason": sampled})
+            bias = bias_tables(cached_section(_columns_dir(root), rows, families=families_for(facts, models),
                                               agreement=agreement(root)))
             for view in tables:
                 tables[view] = [*tables[view], *bias]

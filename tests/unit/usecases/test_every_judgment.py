@@ -183,3 +183,39 @@ def test_a_cap_is_named_in_the_tab_and_the_report_names_a_missing_section(tmp_pa
     # nothing selected: the judge-bias section is not computed, and the JSON says so
     empty = build_report_data(Facts.from_rounds([])).json()
     assert empty["omitted"] == [{"section": "judge_bias", "reason": "no rounds selected"}]
+
+
+def test_above_its_cap_the_judge_bias_section_is_a_named_sample_of_whole_rounds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge-bias fit's design is dense (gigabytes at 100,000 rounds): above BIAS_JUDGMENTS_UP_TO judgments
+    it is fitted on a seeded sample of whole rounds, and `report --json`, the Python API and the tab name the
+    sample in `omitted`; the model means still come from every judgment."""
+    from ebtui.core.analysis import bias_source
+    from ebtui.core.analysis.source import facts_source
+
+    store, rounds = _rejudged_store(tmp_path / "s", dilemmas=4, repeats=1)
+    n_judgments = sum(len(r.all_judgments()) for r in rounds)
+    facts = facts_source(store).facts()
+    cap = n_judgments // 3
+    rows, note = bias_source.bias_sample(facts, up_to=cap)
+    assert note is not None and f"of {n_judgments:,} judgments" in note
+    assert 0 < int(rows.judged.sum()) <= cap
+    drawn = set(rows.round.tolist())
+    for r in rounds:  # whole rounds: every judgment of a drawn round, none of another
+        assert int(((rows.round == r.id) & rows.judged).sum()) == (len(r.all_judgments()) if r.id in drawn else 0)
+    again, _ = bias_source.bias_sample(facts, up_to=cap)
+    assert again.id.tolist() == rows.id.tolist()  # seeded: the same sample every time
+    assert bias_source.bias_sample(facts, up_to=n_judgments) == (facts, None)
+
+    monkeypatch.setattr(bias_source, "BIAS_JUDGMENTS_UP_TO", cap)
+    got = CliRunner().invoke(cli, ["report", "--json", "--store", str(store.root)])
+    assert got.exit_code == 0, got.output
+    data: dict[str, Any] = json.loads(got.stdout)
+    named = [o for o in data["omitted"] if o["section"] == "judge bias and reliability"]
+    assert len(named) == 1 and "seeded random sample of whole rounds" in named[0]["reason"]
+    assert data["judge_bias_fit"]["judgments"] == int(rows.judged.sum())
+    truth = lstsq_means(rounds)  # the model means: every judgment still
+    assert all(abs(row["mean"] - truth[row["model"]]) < 1e-6 for row in data["models"])
+    ctx = open_context(store_obj=ResultsStore(str(store.root)))
+    tab = uc.AnalysisCache().compute(ctx, rounds[0].tournament_id or "", None, views=("as_judged",))
+    assert [o for o in tab.omitted if o["section"] == "judge bias and reliability"] == named
