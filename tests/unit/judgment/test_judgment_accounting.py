@@ -26,7 +26,8 @@ from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
 wordfreq = pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
 lemminflect = pytest.importorskip("lemminflect")
 
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=100, deadline=None, derandomize=True,  # the default run is deterministic (CI)
+               suppress_health_check=[HealthCheck.too_slow])
 THOROUGH = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LABELS = [CRITERION_LABELS[c] for c in CRITERIA]
 NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
@@ -249,3 +250,15 @@ def test_each_number_has_its_reason(line: str, number: str, reason: str) -> None
 def test_a_number_nothing_explains_is_unexplained(line: str, number: str) -> None:
     n = next(x for x in numbers_in(line) if x.shown == number)
     assert n.reason is None, (line, n)
+
+
+@pytest.mark.xfail(strict=True, reason="known (issue #37, left open): a correction whose value equals another "
+                                       "named cell's score is taken as a reference to it, and the old value stays "
+                                       "unflagged; found by the generator above")
+def test_a_correction_to_a_value_another_named_cell_has_is_not_left_unflagged() -> None:
+    table = "\n".join(f"- {label}: {8 if k == 6 else 1}" for k, label in enumerate(LABELS))
+    other = "\n".join(f"- {label}: 1" for label in LABELS)
+    text = (f"## Team A\n{table}\n\n## Team B\n{other}\n\n"
+            "I lowered Team A's principle articulation to 8 because their constructive engagement was thin.\n")
+    j = parse_judgment(text)
+    assert j.parsed_scores("a").as_dict()["principle_articulation"] in (None, 8)
