@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ebtui.providers.base import Usage
 
@@ -188,9 +188,20 @@ class ReviewReason(Record):
     message: str = ""
 
 
+def known_criterion(v: str) -> str:
+    """A criterion's key, as records store it (an unknown one: ValueError)."""
+    if v not in CRITERIA:
+        raise ValueError(f"unknown criterion {v!r}")
+    return v
+
+
+#: a criterion's key, checked where a record is read (Override, the human audit's ratings)
+Criterion = Annotated[str, AfterValidator(known_criterion)]
+
+
 class Override(Record):
     team: Team
-    criterion: str
+    criterion: Criterion
     parsed_value: int | None  # what the judge gave (None: missing)
     value: int | None  # the human's value; None clears the override
     note: str = ""
@@ -199,13 +210,6 @@ class Override(Record):
     #: "score": a human's value (value None clears it); "accept": the parsed value was reviewed and accepted
     #: as it is (value then repeats parsed_value, so a reader that ignores kind still sees the parsed value)
     kind: Literal["score", "accept"] = "score"
-
-    @field_validator("criterion")
-    @classmethod
-    def _known(cls, v: str) -> str:
-        if v not in CRITERIA:
-            raise ValueError(f"unknown criterion {v!r}")
-        return v
 
     @field_validator("value")
     @classmethod

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field, field_validator
 
-from ebtui.core.records import CRITERIA, SCHEMA_VERSION, Team, new_id, utcnow
+from ebtui.core.records import CRITERIA, SCHEMA_VERSION, Criterion, Team, new_id, utcnow
 
 PRIMARY = "primary"  # the judgment id of a round's own judgment (a re-judgment's id is its key)
 
@@ -33,18 +33,11 @@ class HumanRating(BaseModel):
     round_id: str
     judgment_id: str
     team: Team
-    criterion: str
+    criterion: Criterion
     score: int
     rater: str = ""
     time: datetime = Field(default_factory=utcnow)
     source: str = "app"  # "app" (the audit screen) or "sheet" (`ebtui audit import`)
-
-    @field_validator("criterion")
-    @classmethod
-    def _known(cls, v: str) -> str:
-        if v not in CRITERIA:
-            raise ValueError(f"unknown criterion {v!r}")
-        return v
 
     @field_validator("score")
     @classmethod
