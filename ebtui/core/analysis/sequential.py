@@ -128,17 +128,11 @@ class Look:
     @property
     def widest(self) -> float | None:
         """The widest half-width; None when some identified pair has no interval (not measurable yet)."""
-        hw = [p.half_width for p in self.pairs if p.diff is not None]
-        if not hw or any(h is None for h in hw):
-            return None
-        return float(max(h for h in hw if h is not None))
+        return _widest([p.half_width for p in self.pairs if p.diff is not None])
 
     @property
     def widest_fixed(self) -> float | None:
-        hw = [p.fixed_half_width for p in self.pairs if p.diff is not None]
-        if not hw or any(h is None for h in hw):
-            return None
-        return float(max(h for h in hw if h is not None))
+        return _widest([p.fixed_half_width for p in self.pairs if p.diff is not None])
 
     def json(self) -> LookJson:
         return {"look": self.look, "alpha": self.alpha, "tests": self.tests, "dilemmas": self.dilemmas,
@@ -170,11 +164,15 @@ def measure_look(data: Data, plan: LookPlan, look: int, *, replicates: int = DEF
     return out
 
 
-def widest_of(pairs: Sequence[PairJson]) -> float | None:
-    hw = [p["half_width"] for p in pairs if p["diff"] is not None]
-    if not hw or any(h is None for h in hw):
+def _widest(half_widths: Sequence[float | None]) -> float | None:
+    """The largest of the identified pairs' half-widths; None when there is none or one is missing."""
+    if not half_widths or any(h is None for h in half_widths):
         return None
-    return float(max(h for h in hw if h is not None))
+    return float(max(h for h in half_widths if h is not None))
+
+
+def widest_of(pairs: Sequence[PairJson]) -> float | None:
+    return _widest([p["half_width"] for p in pairs if p["diff"] is not None])
 
 
 # ---- what a report says of an adaptive tournament ----------------------------------------------------------
