@@ -162,15 +162,55 @@ def stand_in_rounds(facts: Facts) -> list[Round]:
     return out
 
 
+def _winners(facts: Facts) -> list[tuple[str, str, str, str, str]]:
+    """judge_bias.flip_rates' winners from the columns (parsed scores): per judged row in order, its judge,
+    exchange, dilemma, reading order and the team with the higher mean score ("tie"; none when a team has no
+    score)."""
+    judged = np.flatnonzero(facts.judged)
+    s = facts.parsed[judged].astype(np.int64)  # [J, 2, NC]; 0 = missing
+    n = (s > 0).sum(axis=2)
+    tot = s.sum(axis=2)
+    ok = (n > 0).all(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = tot / np.where(n > 0, n, 1)
+    win = np.where(mean[:, 0] > mean[:, 1], "a", np.where(mean[:, 1] > mean[:, 0], "b", "tie"))
+    rows = judged[ok]
+    return list(zip(facts.judge[rows].tolist(), facts.exchange[rows].tolist(), facts.dilemma[rows].tolist(),
+                    facts.order[rows].tolist(), win[ok].tolist(), strict=True))
+
+
+def judgment_counts_of_facts(facts: Facts) -> dict[str, int]:
+    """judge_bias.judgment_counts from the columns."""
+    judged = facts.judged.astype(bool)
+    return {"rounds": len(set(facts.round.tolist())), "judgments": int(judged.sum()),
+            "rejudged": int((facts.origin[judged] == "rejudge").sum()), "order_ba": int((facts.order[judged] == "ba").sum())}
+
+
+def order_counts_of_facts(facts: Facts) -> dict[str, dict[str, int]]:
+    """judge_bias.order_counts from the columns."""
+    out: dict[str, dict[str, int]] = {}
+    judged = np.flatnonzero(facts.judged)
+    for judge, order in zip(facts.judge[judged].tolist(), facts.order[judged].tolist(), strict=True):
+        out.setdefault(judge, {"ab": 0, "ba": 0})[order] += 1
+    return out
+
+
 def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | None = None,
                                 agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                                 replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
     """bias_report.judge_bias_section over the columns (the judges' parsed scores, overrides not applied):
-    the section of the rounds they were read from."""
-    from ebtui.core.analysis.bias_report import judge_bias_section
+    the section of the rounds they were read from. The fit takes the columns' long table directly; the
+    reliability panel still reads stand-in rounds (`stand_in_rounds`)."""
+    from ebtui.core.analysis.bias_report import RELIABILITY_REPLICATES
+    from ebtui.core.analysis.judge_bias import bias_json_of_fit, fit_table, flip_rows
+    from ebtui.core.analysis.reliability import reliability_json
+    from ebtui.core.families import family_function
 
-    return judge_bias_section(stand_in_rounds(facts), families=families, agreement=agreement, seed=seed,
-                              replicates=replicates)
+    t = long_table_of_facts(facts, family_function(families), agreement=agreement)
+    out = bias_json_of_fit(fit_table(t, seed=seed, replicates=replicates),
+                           flip_rows(_winners(facts), seed=seed, replicates=replicates), order_counts_of_facts(facts))
+    return {**out, "reliability": reliability_json(stand_in_rounds(facts), seed=seed, replicates=min(replicates, RELIABILITY_REPLICATES)),
+            "judgments": judgment_counts_of_facts(facts)}
 
 
 # ---- a cache beside the columns ---------------------------------------------------------------------------
