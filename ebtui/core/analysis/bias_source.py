@@ -20,7 +20,7 @@ from ebtui.core.records import CRITERIA
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ebtui.core.analysis.bias_types import BiasSection
+    from ebtui.core.analysis.bias_types import BiasSection, PreferenceRow
     from ebtui.core.analysis.judge_bias import AgreementMap, LongTable
     from ebtui.core.records import Round
 
@@ -193,6 +193,20 @@ def order_counts_of_facts(facts: Facts) -> dict[str, dict[str, int]]:
     for judge, order in zip(facts.judge[judged].tolist(), facts.order[judged].tolist(), strict=True):
         out.setdefault(judge, {"ab": 0, "ba": 0})[order] += 1
     return out
+
+
+def preferences_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False,
+                         seed: int = bootstrap.DEFAULT_SEED,
+                         replicates: int = bootstrap.DEFAULT_REPLICATES) -> list[PreferenceRow]:
+    """The self-preference and the same-family preference of the report's section 2: judge_bias.preference_rows
+    of the fit with the joint fit's terms (model, seat, judge, self, family, criterion, dilemma; no style),
+    over the columns in either view — n the (judge, model) pairs each rests on, intervals with the judge x
+    model variance, blank with the reason below judge_bias.MIN_PAIRS pairs."""
+    from ebtui.core.analysis.judge_bias import fit_table, preference_rows
+
+    bf = fit_table(long_table_of_facts(facts, family_of, effective=effective), seed=seed, replicates=replicates,
+                   style=False)
+    return preference_rows(bf) if bf is not None else []
 
 
 def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | None = None,

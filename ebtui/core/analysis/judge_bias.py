@@ -370,14 +370,15 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
 _STYLE_OR_JUDGE_TERMS = ("order:", "agree:", "agree_unknown:", *UNITS)
 
 
-def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
-              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
+def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED, replicates: int = bootstrap.DEFAULT_REPLICATES,
+              style: bool = True) -> BiasFit | None:
     """bias_fit on a LongTable (from rounds or from the analysis columns). The fit, its bootstrap and its judge
     x model component all work from the per-dilemma sums (dilemma_sums): memory and time grow with the
-    units, not with a dense row x column design."""
+    units, not with a dense row x column design. style False: without the style, order and agreement terms
+    (the joint fit's terms, self-preference apart from family: the report's section 2)."""
     if len(t.y) == 0:
         return None
-    full = build_terms(t)
+    full = build_terms(t, style=style, order=style, agreement=style)
     sums = dilemma_sums(t, full)
     full.A = np.zeros((0, 0))  # (the per-unit columns are in the sums now)
     terms, cols, full_rank = _separable(full, sums, list(range(len(full.names))))
@@ -627,7 +628,7 @@ def preference_rows(bf: BiasFit) -> list[PreferenceRow]:
                     "no judge scored a model of its own family")
         elif len(cells) == len(np.unique(t.judge * len(t.models) + t.model)):
             note = "every (judge, model) pair is of this kind: nothing to compare with"
-        elif est is not None and len(cells) < MIN_PAIRS:
+        elif est is not None and iv.low is not None and len(cells) < MIN_PAIRS:
             iv = bootstrap.Interval(None, None)
             note = (f"rests on {len(cells)} (judge, model) pair: that judge's liking for that model cannot be told "
                     "from the preference")

@@ -15,7 +15,7 @@ import pytest
 from ebtui.core.analysis.judge_bias import bias_fit, bias_json, fit_table, long_table, relative
 from ebtui.core.families import family_function
 from ebtui.core.records import Round
-from tests.support.judge_bias_sim import BiasTruth, generate, panel_truth
+from tests.support.judge_bias_sim import BiasTruth, generate, mixed_truth, panel_truth
 
 
 def _tournament(truth: BiasTruth, seed: int, dilemmas: int = 8) -> list[Round]:
@@ -32,17 +32,7 @@ def _covers(row: dict[str, Any], value: float) -> bool:
     return row["ci_low"] is not None and row["ci_low"] <= value <= row["ci_high"]
 
 
-def _mixed_truth(**kw: Any) -> BiasTruth:
-    """Three judges that are models (self pairs) and one outside judge sharing a family with two models."""
-    truth = panel_truth(**kw)
-    models = list(truth.skill)
-    judges = [models[0], models[1], models[2], "j-out"]
-    sev = [-0.3, 0.1, 0.4, -0.2]
-    truth.severity = dict(zip(judges, sev, strict=True))
-    truth.order = dict.fromkeys(judges, 0.0)
-    truth.agree = dict.fromkeys(judges, 0.0)
-    truth.families = {m: m for m in models} | {"j-out": "fam-out", models[3]: "fam-out", models[4]: "fam-out"}
-    return truth
+_mixed_truth = mixed_truth
 
 
 def test_self_and_family_are_estimated_apart_with_their_pairs() -> None:
