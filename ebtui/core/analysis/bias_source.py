@@ -35,42 +35,44 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
     judged = np.flatnonzero(facts.judged)
     s = facts.scores(effective)[judged]  # [J, 2, NC]; 0 = missing
     missing = int((s == 0).sum())
-    j_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(s > 0))  # C order: judgment, seat, criterion
+    # (compact types: a row per score, two million at 100,000 rounds; every value exact in them)
+    j_idx, seat_i, c_idx = (x.astype(np.int32) for x in np.nonzero(s > 0))  # C order: judgment, seat, criterion
+    y = s[j_idx, seat_i, c_idx].astype(np.float32)
+    del s
     r_idx = judged[j_idx]  # the Facts row
-    y = s[j_idx, seat_i, c_idx].astype(float)
     models, mi = used_codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
     judges, ji = used_codes(facts.codes("judge"), r_idx)
     dilemmas, di = used_codes(facts.codes("dilemma"), r_idx)
+    mi, ji, di = mi.astype(np.int32), ji.astype(np.int32), di.astype(np.int32)
     used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])
-    pos = np.full(NC, -1, dtype=np.int64)
+    pos = np.full(NC, -1, dtype=np.int32)
     pos[used] = np.arange(len(used))
     criteria = [CRITERIA[c] for c in used]
     # family: the scored model's and the judge's
     fam = {n: family_of(n) for n in set(models) | set(judges)}
     same = np.array([[fam[m] == fam[j] for j in judges] for m in models], dtype=bool) \
         if models and judges else np.zeros((0, 0), dtype=bool)
-    family = same[mi, ji].astype(float) if len(y) else np.zeros(0)
-    seat = np.where(seat_i == 0, 0.5, -0.5)
-    ba = facts.order[r_idx] == "ba" if len(r_idx) else np.zeros(0, dtype=bool)
-    first = np.where((seat_i == 1) == ba, 0.5, -0.5)  # the team read first: B in order "ba", else A
-    # style: the exchange's first judged row's
+    family = same[mi, ji].astype(np.float32) if len(y) else np.zeros(0, dtype=np.float32)
+    seat = np.where(seat_i == 0, 0.5, -0.5).astype(np.float32)
+    ba = facts.order[judged] == "ba"
+    first = np.where((seat_i == 1) == ba[j_idx], 0.5, -0.5).astype(np.float32)  # read first: B in "ba", else A
+    # style: the exchange's first judged row's, per judgment and seat [J, 2] (words per 100, density), then
+    # per row: the team's own and the other team's (the relative-length and -formatting covariates)
     ex_names, ex_code = facts.codes("exchange")
     first_row = np.full(len(ex_names), -1, dtype=np.int64)
     if len(judged):
         _, at = np.unique(ex_code[judged], return_index=True)
         first_row[ex_code[judged][at]] = judged[at]
-    src = first_row[ex_code[r_idx]] if len(r_idx) else np.zeros(0, dtype=np.int64)
-    words = facts.style[src, 2 * seat_i].astype(float) if len(r_idx) else np.zeros(0)
-    elements = facts.style[src, 2 * seat_i + 1].astype(float) if len(r_idx) else np.zeros(0)
-    density = np.divide(100.0 * elements, words, out=np.zeros_like(words), where=words > 0)
-    # the other team's style in the same judgment (the relative-length and -formatting covariates)
-    other_seat = 1 - seat_i
-    o_words = facts.style[src, 2 * other_seat].astype(float) if len(r_idx) else np.zeros(0)
-    o_elements = facts.style[src, 2 * other_seat + 1].astype(float) if len(r_idx) else np.zeros(0)
-    o_density = np.divide(100.0 * o_elements, o_words, out=np.zeros_like(o_words), where=o_words > 0)
-    agree = np.full(len(y), np.nan)
+    src = first_row[ex_code[judged]] if len(judged) else np.zeros(0, dtype=np.int64)
+    st = facts.style[src].astype(float).reshape(len(judged), 2, 2)  # judgment, seat, (words, elements)
+    wj = st[:, :, 0]
+    dj = np.divide(100.0 * st[:, :, 1], wj, out=np.zeros_like(wj), where=wj > 0)
+    wj = wj / 100.0
+    words, density = wj[j_idx, seat_i], dj[j_idx, seat_i]
+    o_words, o_density = wj[j_idx, 1 - seat_i], dj[j_idx, 1 - seat_i]
+    agree = np.full(len(y), np.nan, dtype=np.float32)
     if agreement:
-        per_row = np.full((len(facts), 2), np.nan)
+        per_row = np.full((len(facts), 2), np.nan, dtype=np.float32)
         for i in judged.tolist():
             seen = agreement.get((str(facts.judge[i]), str(facts.exchange[i])), {})
             for t, team in enumerate(("a", "b")):
@@ -80,9 +82,9 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
         agree = per_row[r_idx, seat_i]
     rounds = set(facts.round.tolist())
     without = len(set(facts.round[facts.own_missing].tolist()))
-    return LongTable(y, mi, ji, di, pos[c_idx], seat, family, first, words / 100.0, density, agree, models, judges,
+    return LongTable(y, mi, ji, di, pos[c_idx], seat, family, first, words, density, agree, models, judges,
                      dilemmas, criteria, judgments=len(judged), rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing, judgment=j_idx, other_words=o_words / 100.0, other_density=o_density)
+                     scores_missing=missing, judgment=j_idx, other_words=o_words, other_density=o_density)
 
 
 def _text_of_style(words: int, elements: int) -> str:

@@ -82,13 +82,26 @@ class Terms:
 
 
 def _units(t: LongTable) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's unit (one team in one judgment) and a row of each unit; every row its own unit when the
-    table does not say which judgment a row is of."""
+    """Each row's unit (one team in one judgment) and a row of each unit, the units numbered by dilemma and
+    (judge, model) pair (dilemma_sums reads them in that order); every row its own unit when the table does
+    not say which judgment a row is of."""
     if len(t.judgment) != len(t.y):
-        return np.arange(len(t.y)), np.arange(len(t.y))
-    key = t.judgment.astype(np.int64) * 2 + (t.seat < 0)
-    _, first, unit = np.unique(key, return_index=True, return_inverse=True)
-    return unit.reshape(-1), first
+        unit, first = np.arange(len(t.y)), np.arange(len(t.y))
+    else:
+        key = t.judgment.astype(np.int64) * 2 + (t.seat < 0)
+        _, first, unit = np.unique(key, return_index=True, return_inverse=True)
+        unit = unit.reshape(-1)
+    o = np.argsort(_cell_key(t, first), kind="stable")
+    rank = np.empty_like(o)
+    rank[o] = np.arange(len(o))
+    return rank[unit], first[o]
+
+
+def _cell_key(t: LongTable, rows: np.ndarray) -> np.ndarray:
+    """The rows' (dilemma, judge, model) cell as one number."""
+    J, M = max(len(t.judges), 1), max(len(t.models), 1)
+    out: np.ndarray = (t.dilemma[rows].astype(np.int64) * J + t.judge[rows]) * M + t.model[rows]
+    return out
 
 
 def _sum_code_units(idx: np.ndarray, k: int) -> np.ndarray:
@@ -169,31 +182,31 @@ def dilemma_sums(t: LongTable, terms: Terms) -> DilemmaSums:
     """The fit's sufficient statistics per dilemma (and per dilemma x (judge, model) pair), from the units: a
     row's fixed columns are its unit's (terms.A) and its criterion's sum code, so every sum over rows is a
     weighted sum over units — no row-level design matrix. Centred within each dilemma (the dilemma's own
-    difficulty term absorbs its mean)."""
+    difficulty term absorbs its mean). The units come numbered by dilemma and pair (_units)."""
     U, C, k = len(terms.first), len(t.criteria), len(terms.names)
     G = len(t.dilemmas)
     ua, uc = terms.ucols, terms.crit_cols
     cell_code = terms.unit * C + t.crit
     cnt = np.bincount(cell_code, minlength=U * C).reshape(U, C).astype(float)  # rows per unit and criterion
     ycrit = np.bincount(cell_code, weights=t.y, minlength=U * C).reshape(U, C)
+    del cell_code
     n_u, y_u = cnt.sum(axis=1), ycrit.sum(axis=1)
     Tc = sum_matrix(C)  # criterion level -> its sum code
-    M = max(len(t.models), 1)
-    ug = t.dilemma[terms.first].astype(np.int64)
-    upair = t.judge[terms.first].astype(np.int64) * M + t.model[terms.first]
-    P = int(upair.max()) + 1 if U else 1
-    o = np.argsort(ug * P + upair, kind="stable")
-    key = (ug * P + upair)[o]
-    A, n_u, cnt, y_u, ug = terms.A[o], n_u[o], cnt[o], y_u[o], ug[o]
-    ycrit = ycrit[o]
+    key = _cell_key(t, terms.first)
+    J, M = max(len(t.judges), 1), max(len(t.models), 1)
+    ug = key // (J * M)
+    A = terms.A
     g_start = np.flatnonzero(np.r_[True, ug[1:] != ug[:-1]]) if U else np.zeros(0, dtype=np.int64)
+    c_start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if U else np.zeros(0, dtype=np.int64)
     n = np.add.reduceat(n_u, g_start)
     ys = np.add.reduceat(y_u, g_start)
     ybar = ys / n
     csum = np.add.reduceat(cnt, g_start, axis=0)  # rows per dilemma and criterion
-    abar = np.add.reduceat(A * n_u[:, None], g_start, axis=0) / n[:, None]
+    An = A * n_u[:, None]
+    cells_a = np.add.reduceat(An, c_start, axis=0)  # per (dilemma, pair) cell: the sum of the unit columns
+    abar = np.add.reduceat(An, g_start, axis=0) / n[:, None]
+    del An
     cbar = csum @ Tc / n[:, None]
-    A -= np.repeat(abar, np.diff(np.r_[g_start, U]), axis=0)  # centred within the dilemma
     xbar = np.zeros((G, k))
     xbar[:, ua], xbar[:, uc] = abar, cbar
     Acc = np.zeros((G, k, k))
@@ -201,28 +214,24 @@ def dilemma_sums(t: LongTable, terms: Terms) -> DilemmaSums:
     raw = np.zeros(k)
     ends = np.r_[g_start[1:], U]
     for g, (s, e) in enumerate(zip(g_start.tolist(), ends.tolist(), strict=True)):
-        a, w = A[s:e], n_u[s:e]
-        aw = a * w[:, None]
+        a = A[s:e] - abar[g]  # centred within the dilemma
         ac = a.T @ cnt[s:e] @ Tc
-        Acc[g][np.ix_(ua, ua)] = a.T @ aw
+        Acc[g][np.ix_(ua, ua)] = a.T @ (a * n_u[s:e, None])
         Acc[g][np.ix_(ua, uc)] = ac
         Acc[g][np.ix_(uc, ua)] = ac.T
         Acc[g][np.ix_(uc, uc)] = Tc.T @ (Tc * csum[g][:, None]) - n[g] * np.outer(cbar[g], cbar[g])
         b[g, ua] = a.T @ y_u[s:e]
         b[g, uc] = ycrit[s:e].sum(axis=0) @ Tc - cbar[g] * ys[g]
-    # sum of squares of the raw columns over the rows (the redundancy check's scale)
-    ab = A + np.repeat(abar, np.diff(np.r_[g_start, U]), axis=0)
-    raw[ua] = n_u @ (ab * ab)
+    # each raw column's sum of squares over the rows (the redundancy check's scale)
+    raw[ua] = np.einsum("gii->i", Acc[:, ua][:, :, ua]) + n @ (abar * abar)
     raw[uc] = csum.sum(axis=0) @ (Tc * Tc)
-    del ab
-    # the (dilemma, pair) cells
-    c_start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if U else np.zeros(0, dtype=np.int64)
-    cg = key[c_start] // P
-    pairs, cc = np.unique(key[c_start] % P, return_inverse=True)
+    # the (dilemma, pair) cells, centred like the rest
+    cg = ug[c_start]
+    pairs, cc = np.unique(key[c_start] % (J * M), return_inverse=True)
     cn = np.add.reduceat(n_u, c_start)
     cy = np.add.reduceat(y_u, c_start) - cn * ybar[cg]
     cx = np.zeros((len(c_start), k))
-    cx[:, ua] = np.add.reduceat(A * n_u[:, None], c_start, axis=0)
+    cx[:, ua] = cells_a - cn[:, None] * abar[cg]
     cx[:, uc] = np.add.reduceat(cnt, c_start, axis=0) @ Tc - cn[:, None] * cbar[cg]
     return DilemmaSums(n, xbar, ybar, Acc, b, raw, cg, cc.reshape(-1), cn, cy, cx, len(pairs))
 
