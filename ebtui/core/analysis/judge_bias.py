@@ -39,6 +39,7 @@ from ebtui.core.analysis.bias_types import (
     StyleModel,
 )
 from ebtui.core.analysis.fit import sum_matrix
+from ebtui.core.analysis.identify import components, is_estimable, null_space
 from ebtui.core.analysis.judge_model import DilemmaSums, JudgeModel, judge_model_component, pair_interval
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
@@ -274,9 +275,9 @@ def _separable(terms: Terms, sums: DilemmaSums, cols: list[int]) -> tuple[Terms,
     notes = list(terms.notes)
     new_index = {i: n for n, i in enumerate(cols)}
     factors = {f: [new_index[i] for i in cs] for f, cs in terms.factors.items() if all(i in new_index for i in cs)}
-    if any(terms.model_cols.start <= p < terms.model_cols.stop for p in gone):
-        notes.append("the design is not of full rank (some models cannot be told apart from the other terms): "
-                     "the affected estimates are not identified")
+    if any(terms.model_cols.start <= p < terms.model_cols.stop or names[p].startswith("judge:") for p in gone):
+        notes.append("the design is not of full rank (some models or judges cannot be told apart from the other "
+                     "terms): the quantities it does not identify are blank")
         return replace(terms, names=names, notes=notes, factors=factors), cols, False
     keep = [p for p in range(k) if p not in gone]
     for p in sorted(gone):
@@ -323,8 +324,14 @@ class BiasFit:
     estimate: np.ndarray  # _vector order
     draws: np.ndarray  # replicates x len(estimate)
     full_rank: bool
-    base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
+    base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill (NaN: not identified)
     judge_model: JudgeModel | None = None
+    #: per estimate: whether the design identifies it (all True at full rank), and the reason when not
+    estimable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    unidentified: str = ""
+
+    def _identified(self, i: int) -> bool:
+        return not len(self.estimable) or bool(self.estimable[i])
 
     def index(self, name: str) -> int | None:
         k = self.terms.col(name)
@@ -336,12 +343,16 @@ class BiasFit:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
             return None, bootstrap.Interval(None, None, why)
         est = float(self.estimate[i])
+        if not self._identified(i):
+            return None, bootstrap.Interval(None, None, self.unidentified)
         if not np.isfinite(est):
             return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
         return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i)
 
-    def model(self, i: int) -> tuple[float, bootstrap.Interval]:
+    def model(self, i: int) -> tuple[float | None, bootstrap.Interval]:
+        if not self._identified(i):
+            return None, bootstrap.Interval(None, None, self.unidentified)
         est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
         return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i,
@@ -393,13 +404,19 @@ def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED, replicates: i
     terms, cols, full_rank = _separable(full, sums, list(range(len(full.names))))
     M = len(t.models)
     G = len(t.dilemmas)
-    blocks = _Blocks(sums, cols)
+    blocks = _Blocks(sums, cols, exact=full_rank)
     est = _vector(terms, blocks.solve(np.arange(G)), M)
     base_cols = [i for i, n in enumerate(full.names) if not n.startswith(_STYLE_OR_JUDGE_TERMS)]
-    base_terms, base_kept, _ = _separable(full, sums, base_cols)
-    base = _vector(base_terms, _Blocks(sums, base_kept).solve(np.arange(G)), M)[:M]
+    base_terms, base_kept, base_rank = _separable(full, sums, base_cols)
+    base = _vector(base_terms, _Blocks(sums, base_kept, exact=base_rank).solve(np.arange(G)), M)[:M]
+    estimable = np.ones(len(est), dtype=bool)
+    why = ""
+    if not full_rank:
+        estimable = _estimable(terms, sums, cols, M)
+        base[~_estimable(base_terms, sums, base_kept, M)[:M]] = np.nan
+        why = _unidentified_reason(t)
     jm = judge_model_component(sums.take(cols), len(t.judges), M,
-                               _vector_map(terms, M, len(cols))) if full_rank else None
+                               _vector_map(terms, M, len(cols)))
     draws = np.full((0, len(est)), np.nan)
     if G >= bootstrap.MIN_CLUSTERS:
         has = {}
@@ -418,7 +435,30 @@ def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED, replicates: i
             draws[b] = _vector(terms, blocks.solve(picks, _constraints(terms, lost)), M)
             if lost["model"].any():
                 draws[b, :M][lost["model"]] = np.nan  # that model alone is missing from this replicate
-    return BiasFit(t, terms, est, draws, full_rank, base, jm)
+    return BiasFit(t, terms, est, draws, full_rank, base, jm, estimable, why)
+
+
+def _estimable(terms: Terms, sums: DilemmaSums, cols: list[int], M: int) -> np.ndarray:
+    """Per _vector entry: whether the design identifies it. With the dilemmas' terms absorbed (Frisch-Waugh),
+    c'beta (mu: the mean of the dilemmas' intercepts) is identified iff c's terms part minus c_mu x the mean
+    over dilemmas of their column means is orthogonal to the null space of the within-dilemma X'X."""
+    x = cols[1:]
+    null = null_space(sums.A.sum(axis=0)[np.ix_(x, x)])
+    L = _vector_map(terms, M, len(cols))
+    V = L[:, 1:] - np.outer(L[:, 0], sums.xbar[:, x].mean(axis=0))
+    return np.array([is_estimable(null, v) for v in V], dtype=bool)
+
+
+def _unidentified_reason(t: LongTable) -> str:
+    parts = components(t.model, t.judge, len(t.models), len(t.judges))
+    groups: dict[int, list[str]] = {}
+    for k, p in enumerate(parts):
+        groups.setdefault(p, []).append(t.models[k])
+    if len(groups) > 1:
+        listed = "; ".join("{" + ", ".join(g) + "}" for g in groups.values())
+        return (f"not identified: the models fall into {len(groups)} groups never scored by a common judge "
+                f"({listed}), so the average judge, and a model's mean against it, cannot be told")
+    return "not identified: confounded with the other terms of this design"
 
 
 class _Blocks:
@@ -429,7 +469,8 @@ class _Blocks:
     the least-squares fit with sum-coded difficulty over the resampled clusters, at a cost that does not grow
     with the rows."""
 
-    def __init__(self, sums: DilemmaSums, cols: Sequence[int]) -> None:
+    def __init__(self, sums: DilemmaSums, cols: Sequence[int], *, exact: bool = True) -> None:
+        self.exact = exact  # False: the design is not of full rank, least squares of minimum norm
         x = list(cols[1:])  # mu left out
         self.xbar = sums.xbar[:, x]
         self.ybar = sums.ybar
@@ -453,6 +494,8 @@ class _Blocks:
             N = np.eye(p)
         An, bn = N.T @ A @ N, N.T @ bb
         try:
+            if not self.exact:
+                raise np.linalg.LinAlgError
             g = np.linalg.solve(An, bn)
         except np.linalg.LinAlgError:
             g = np.linalg.lstsq(An, bn, rcond=None)[0]
@@ -514,6 +557,10 @@ def flip_rows(winners: Sequence[Winner], *, seed: int = bootstrap.DEFAULT_SEED,
     return out
 
 
+def _finite(v: float) -> float | None:
+    return float(v) if np.isfinite(v) else None
+
+
 def _excluded(t: LongTable) -> ExcludedJson:
     return {"rounds": t.rounds, "judgments": t.judgments, "rounds_without_own_judgment": t.without_judgment,
             "scores_missing": t.scores_missing}
@@ -568,7 +615,7 @@ def bias_json_of_fit(bf: BiasFit | None, flips: Mapping[str, FlipRate],
     models: list[StyleModel] = []
     for i, m in enumerate(t.models):
         est, iv = bf.model(i)
-        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": float(bf.base_adjusted[i]),
+        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": _finite(bf.base_adjusted[i]),
                        "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
                        "interval_note": iv.note})
     order: list[OrderRow] = []
