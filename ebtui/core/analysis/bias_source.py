@@ -20,7 +20,14 @@ from ebtui.core.records import CRITERIA
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ebtui.core.analysis.bias_types import BiasSection, PreferenceRow
+    from ebtui.core.analysis.bias_types import (
+        AlphaRow,
+        BiasSection,
+        FlipRate,
+        PreferenceRow,
+        ReliabilityJson,
+        RetestRow,
+    )
     from ebtui.core.analysis.judge_bias import AgreementMap, LongTable
     from ebtui.core.records import Round
 
@@ -181,6 +188,44 @@ def _winners(facts: Facts) -> list[tuple[str, str, str, str, str]]:
                     facts.order[rows].tolist(), win[ok].tolist(), strict=True))
 
 
+def flip_rates_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED,
+                        replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, FlipRate]:
+    """judge_bias.flip_rates from the columns, by counting: per (judge, exchange) with both orders, the share
+    of its (ab, ba) winner pairs that differ is 1 - sum over winners of n_ab(w) n_ba(w) / (n_ab n_ba) — the same
+    exact quotient as the mean of the pairs' 0/1 flips; the exchanges in the order flip_rows meets them."""
+    wins = _winners(facts)
+    if not wins:
+        return {}
+    judge, ex, dilemma, order, win = (np.array(x, dtype=object) for x in zip(*wins, strict=True))
+    _, jc = np.unique(judge.astype(str), return_inverse=True)
+    _, ec = np.unique(ex.astype(str), return_inverse=True)
+    key = jc.reshape(-1).astype(np.int64) * (int(ec.max()) + 1) + ec.reshape(-1)
+    keys, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    w = np.select([win == "a", win == "b"], [0, 1], 2)
+    ba = (order == "ba").astype(np.int64)
+    n = np.zeros((len(keys), 2, 3))
+    np.add.at(n, (inv, ba, w), 1.0)
+    n_ab, n_ba = n[:, 0].sum(axis=1), n[:, 1].sum(axis=1)
+    both = (n_ab > 0) & (n_ba > 0)
+    pairs = n_ab * n_ba
+    same = (n[:, 0] * n[:, 1]).sum(axis=1)
+    at = np.flatnonzero(both)
+    at = at[np.argsort(first[at], kind="stable")]  # the order of first appearance
+    per_judge: dict[str, list[tuple[float, str, int]]] = {}
+    for k in at.tolist():
+        i = int(first[k])
+        per_judge.setdefault(str(judge[i]), []).append((float((pairs[k] - same[k]) / pairs[k]), str(dilemma[i]),
+                                                        int(pairs[k])))
+    out: dict[str, FlipRate] = {}
+    for name, vals in per_judge.items():
+        est, iv = bootstrap.cluster_mean([v for v, _, _ in vals], [d for _, d, _ in vals], seed=seed,
+                                         replicates=replicates, clip=(0.0, 1.0))
+        out[name] = {"flip_rate": est, "flip_ci_low": iv.low, "flip_ci_high": iv.high,
+                     "flip_pairs": sum(p for _, _, p in vals), "flip_exchanges": len(vals), "flip_note": iv.note}
+    return out
+
+
 def judgment_counts_of_facts(facts: Facts) -> dict[str, int]:
     """judge_bias.judgment_counts from the columns."""
     judged = facts.judged.astype(bool)
@@ -195,6 +240,142 @@ def order_counts_of_facts(facts: Facts) -> dict[str, dict[str, int]]:
     for judge, order in zip(facts.judge[judged].tolist(), facts.order[judged].tolist(), strict=True):
         out.setdefault(judge, {"ab": 0, "ba": 0})[order] += 1
     return out
+
+
+def _alpha_rows(values: np.ndarray, unit: np.ndarray, dilemma: np.ndarray, dilemma_names: list[str], seed: int,
+                replicates: int) -> tuple[float | None, float | None, float | None, str, int, int, int]:
+    """reliability._boot_alpha over records in order: each record's value (NaN: none), unit and dilemma code.
+    The units in the order their first value appears, each unit's values summed in record order: the same
+    numbers, bit for bit, as the per-record dictionaries of reliability.py. Also n_units (pairable), n_values
+    and the units left out."""
+    from ebtui.core.analysis.bootstrap import MIN_CLUSTERS, interval
+    from ebtui.core.analysis.reliability import _alpha_from
+
+    ok = np.isfinite(values)
+    v, u = values[ok], unit[ok]
+    if not len(v):
+        return None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation", 0, 0, 0
+    keys, first, inv = np.unique(u, return_index=True, return_inverse=True)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(keys))
+    idx = rank[inv.reshape(-1)]  # each value's unit, numbered by first appearance
+    m = np.bincount(idx, minlength=len(keys)).astype(float)
+    s1 = np.bincount(idx, weights=v, minlength=len(keys))
+    s2 = np.bincount(idx, weights=v * v, minlength=len(keys))
+    pair = m >= 2
+    n_units, left_out = int(pair.sum()), int((~pair).sum())
+    n_values = int(m[pair].sum())
+    ss = np.maximum(s2[pair] - s1[pair] * s1[pair] / m[pair], 0.0)
+    stats = np.column_stack([m[pair], s1[pair], s2[pair], m[pair] * ss / (m[pair] - 1)])
+    est = _alpha_from(stats.sum(axis=0)) if n_units >= 2 else None
+    if est is None:
+        return (None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation", n_units,
+                n_values, left_out)
+    unit_dil = np.zeros(len(keys), dtype=np.int64)
+    unit_dil[idx] = dilemma[ok]
+    dil = unit_dil[pair]
+    codes = sorted(set(dil.tolist()), key=lambda d: dilemma_names[d])
+    G = len(codes)
+    if G < MIN_CLUSTERS:
+        return est, None, None, f"fewer than {MIN_CLUSTERS} dilemmas", n_units, n_values, left_out
+    per_d = np.array([stats[dil == d].sum(axis=0) for d in codes])
+    picks = np.random.default_rng(seed).integers(0, G, size=(replicates, G))
+    draws = np.array([np.nan if (a := _alpha_from(per_d[row].sum(axis=0))) is None else a for row in picks])
+    iv = interval(est, draws, G, clip=(-1.0, 1.0))
+    return est, iv.low, iv.high, iv.note, n_units, n_values, left_out
+
+
+def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, replicates: int = 200) -> ReliabilityJson:
+    """reliability.reliability_json from the columns (parsed scores), without a round or a dictionary per
+    record: one record per judged row and team in order, the same numbers (tests/unit/analysis/
+    test_bias_source.py)."""
+    from itertools import combinations
+
+    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, _boot_alpha
+
+    judged = np.flatnonzero(facts.judged)
+    R = 2 * len(judged)
+    sc = facts.parsed[judged].astype(float).reshape(R, NC)  # record = (judgment, team) in order
+    sc[sc == 0] = np.nan
+    n_ok = np.isfinite(sc).sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(n_ok > 0, np.nansum(sc, axis=1) / np.maximum(n_ok, 1), np.nan)
+    ex_names, ex_code = facts.codes("exchange")
+    unit = np.repeat(ex_code[judged].astype(np.int64) * 2, 2) + np.tile([0, 1], len(judged))
+    dil_names, dil_code = facts.codes("dilemma")
+    dilemma = np.repeat(dil_code[judged].astype(np.int64), 2)
+    alphas: list[AlphaRow] = []
+    for c, values in (*((crit, sc[:, k]) for k, crit in enumerate(CRITERIA)), (MEAN, mean)):
+        est, lo, hi, note, n_units, n_values, left = _alpha_rows(values, unit, dilemma, list(dil_names), seed,
+                                                                 replicates)
+        alphas.append({"criterion": c, "alpha": est, "ci_low": lo, "ci_high": hi, "n_units": n_units,
+                       "n_values": n_values, "n_units_left_out": left, "interval_note": note})
+    # test-retest: per judge, its repeats of one transcript in one order (few: a loop over the repeated ones)
+    judge_names, jcode = facts.codes("judge")
+    judge = np.repeat(jcode[judged].astype(np.int64), 2)
+    ba = np.repeat((facts.order[judged] == "ba").astype(np.int64), 2)
+    order_name = ("ab", "ba")
+    U = int(unit.max()) + 1 if R else 1
+    _, g_first, g_inv, g_n = np.unique((judge * U + unit) * 2 + ba, return_index=True, return_inverse=True,
+                                       return_counts=True)
+    g_inv = g_inv.reshape(-1)
+    repeated = g_n[g_inv] >= 2  # the records of a (judge, unit, order) group with repeats
+    _, ju_n = np.unique(judge * U + unit, return_counts=True)
+    crossed_judges = set(np.unique((np.unique(judge * U + unit)[ju_n >= 2]) // U).tolist())
+    retest: list[RetestRow] = []
+    for name in sorted(set(judge_names[c] for c in np.unique(judge).tolist())):
+        code = judge_names.index(name)
+        rs_all = np.flatnonzero(repeated & (judge == code))
+        groups: dict[int, list[int]] = {}
+        for r in rs_all[np.argsort(g_first[g_inv[rs_all]], kind="stable")].tolist():  # groups by first record
+            groups.setdefault(int(g_inv[r]), []).append(r)
+        diffs: list[float] = []
+        units_m: dict[tuple[int, str], list[float]] = {}
+        dil_of: dict[tuple[int, str], str] = {}
+        for rs in groups.values():
+            rs.sort()
+            key = (int(unit[rs[0]]), order_name[int(ba[rs[0]])])
+            units_m[key] = [float(mean[r]) for r in rs if np.isfinite(mean[r])]
+            dil_of[key] = str(dil_names[dilemma[rs[0]]])
+            for r1, r2 in combinations(rs, 2):
+                both = np.isfinite(sc[r1]) & np.isfinite(sc[r2])
+                diffs += np.abs(sc[r1][both] - sc[r2][both]).tolist()
+        if units_m:
+            est, lo, hi, note = _boot_alpha(units_m, dil_of, seed, replicates)
+        else:
+            est = lo = hi = None
+            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
+                    "ebtui rejudge --order same --repeats 2" if code in crossed_judges else
+                    "no repeat judgments (ebtui rejudge --repeats 2)")
+        retest.append({"judge": name, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
+                       "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
+                       "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
+                       "n": len(groups), "n_score_pairs": len(diffs), "interval_note": note})
+    # the criteria: correlations and the first principal component
+    k = len(CRITERIA)
+    corr = np.full((k, k), np.nan)
+    fin = np.isfinite(sc)
+    for i in range(k):
+        for j in range(k):
+            ok = fin[:, i] & fin[:, j]
+            if ok.sum() >= 3 and np.std(sc[ok, i]) > 0 and np.std(sc[ok, j]) > 0:
+                corr[i, j] = float(np.corrcoef(sc[ok, i], sc[ok, j])[0, 1])
+    share = None
+    share_note = ""
+    if np.isfinite(corr).all():
+        eig = np.linalg.eigvalsh(corr)
+        share = float(eig[-1] / eig.sum())
+    else:
+        share_note = "some criterion has no variation or too few scores"
+    return {
+        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
+        "alpha_level": ALPHA_LEVEL,
+        "test_retest": retest,
+        "criteria_first_component_share": share,
+        "criteria_correlations": {"criteria": list(CRITERIA),
+                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
+        "n_judgment_teams": R, "n_complete": int(fin.all(axis=1).sum()), "note": share_note,
+    }
 
 
 def preferences_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False,
@@ -215,17 +396,16 @@ def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | N
                                 agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                                 replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
     """bias_report.judge_bias_section over the columns (the judges' parsed scores, overrides not applied):
-    the section of the rounds they were read from. The fit takes the columns' long table directly; the
-    reliability panel still reads stand-in rounds (`stand_in_rounds`)."""
+    the section of the rounds they were read from, computed from the columns' arrays (no round records)."""
     from ebtui.core.analysis.bias_report import RELIABILITY_REPLICATES
-    from ebtui.core.analysis.judge_bias import bias_json_of_fit, fit_table, flip_rows
-    from ebtui.core.analysis.reliability import reliability_json
+    from ebtui.core.analysis.judge_bias import bias_json_of_fit, fit_table
     from ebtui.core.families import family_function
 
     t = long_table_of_facts(facts, family_function(families), agreement=agreement)
     out = bias_json_of_fit(fit_table(t, seed=seed, replicates=replicates),
-                           flip_rows(_winners(facts), seed=seed, replicates=replicates), order_counts_of_facts(facts))
-    return {**out, "reliability": reliability_json(stand_in_rounds(facts), seed=seed, replicates=min(replicates, RELIABILITY_REPLICATES)),
+                           flip_rates_of_facts(facts, seed=seed, replicates=replicates), order_counts_of_facts(facts))
+    return {**out, "reliability": reliability_of_facts(facts, seed=seed,
+                                                       replicates=min(replicates, RELIABILITY_REPLICATES)),
             "judgments": judgment_counts_of_facts(facts)}
 
 

@@ -151,7 +151,9 @@ def self_rows(t: LongTable) -> np.ndarray:
     """Rows where the judge scores its own model's team (judge name = team model, `rejudge --allow-own`)."""
     if not len(t.y):
         return np.zeros(0, dtype=bool)
-    out: np.ndarray = np.asarray(t.judges, dtype=object)[t.judge] == np.asarray(t.models, dtype=object)[t.model]
+    as_model = {m: i for i, m in enumerate(t.models)}
+    judge_model = np.array([as_model.get(j, -1) for j in t.judges], dtype=np.int64)  # the judge as a model (-1)
+    out: np.ndarray = judge_model[t.judge] == t.model
     return out
 
 
@@ -182,13 +184,19 @@ def relative(own: np.ndarray, other: np.ndarray) -> np.ndarray:
         return np.where(tot > 0, (own - other) / np.where(tot > 0, tot, 1.0), np.where(np.isnan(tot), np.nan, 0.0))
 
 
-def style_columns(t: LongTable) -> tuple[list[tuple[str, np.ndarray | None]], int]:
+def style_columns(t: LongTable, rows: np.ndarray | None = None) -> tuple[list[tuple[str, np.ndarray | None]], int]:
     """The style covariates, uncentred: own length and formatting, and each relative to the other team's in the
-    same judgment (None: the other team's is not in the data); and how many rows lack the other team's."""
+    same judgment (None: the other team's is not in the data); and how many rows lack the other team's.
+    `rows`: of these rows only (e.g. one per unit)."""
     ow = _other(t, t.words, t.other_words)
     od = _other(t, t.density, t.other_density)
-    rl = relative(t.words, ow) if ow is not None else None
-    rf = relative(t.density, od) if od is not None else None
+    words, density = t.words, t.density
+    if rows is not None:
+        words, density = words[rows], density[rows]
+        ow = ow[rows] if ow is not None else None
+        od = od[rows] if od is not None else None
+    rl = relative(words, ow) if ow is not None else None
+    rf = relative(density, od) if od is not None else None
     unknown = int(np.isnan(rl).sum()) if rl is not None else 0
-    return [("length", t.words), ("length_relative", rl), ("format_density", t.density),
+    return [("length", words), ("length_relative", rl), ("format_density", density),
             ("format_relative", rf)], unknown

@@ -90,8 +90,14 @@ def _units(t: LongTable) -> tuple[np.ndarray, np.ndarray]:
         unit, first = np.arange(len(t.y)), np.arange(len(t.y))
     else:
         key = t.judgment.astype(np.int64) * 2 + (t.seat < 0)
-        _, first, unit = np.unique(key, return_index=True, return_inverse=True)
-        unit = unit.reshape(-1)
+        new = key[1:] != key[:-1]
+        if bool(np.all(key[1:] >= key[:-1])):  # rows judgment by judgment, as both builders give them
+            first = np.flatnonzero(np.r_[True, new])
+            unit = np.r_[0, np.cumsum(new)]
+        else:
+            _, first, unit = np.unique(key, return_index=True, return_inverse=True)
+            unit = unit.reshape(-1)
+        del key, new
     o = np.argsort(_cell_key(t, first), kind="stable")
     rank = np.empty_like(o)
     rank[o] = np.arange(len(o))
@@ -141,8 +147,11 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
     crit_cols = list(range(len(names), len(names) + max(len(t.criteria) - 1, 0)))
     factors["criterion"] = crit_cols
     names += [f"criterion:{c}" for c in t.criteria[:-1]]
-    if style:
-        covariates, unknown = style_columns(t)
+    if style:  # per unit (a unit's rows share its style), centred over the rows
+        n_u = np.bincount(unit, minlength=len(first)).astype(float)
+        covariates, _ = style_columns(t, rows=first)
+        rl = dict(covariates)["length_relative"]
+        unknown = int(n_u[np.isnan(rl)].sum()) if rl is not None else 0
         if unknown:
             notes.append(f"{unknown} scores: the other team's text is not in the data, its relative length and "
                          "formatting taken as equal to this team's (0)")
@@ -152,7 +161,7 @@ def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreeme
                 continue
             v = np.nan_to_num(v, nan=0.0)
             if len(v) and np.ptp(v) > 1e-9:
-                add(name, v[first] - v.mean())  # centred over the rows
+                add(name, v - (n_u @ v) / n_u.sum())
             else:
                 notes.append(f"{name}: no variation across the teams' texts, not estimable")
     order_judges: list[str] = []
@@ -203,27 +212,30 @@ def dilemma_sums(t: LongTable, terms: Terms) -> DilemmaSums:
     ys = np.add.reduceat(y_u, g_start)
     ybar = ys / n
     csum = np.add.reduceat(cnt, g_start, axis=0)  # rows per dilemma and criterion
-    An = A * n_u[:, None]
-    cells_a = np.add.reduceat(An, c_start, axis=0)  # per (dilemma, pair) cell: the sum of the unit columns
-    abar = np.add.reduceat(An, g_start, axis=0) / n[:, None]
-    del An
     cbar = csum @ Tc / n[:, None]
-    xbar = np.zeros((G, k))
-    xbar[:, ua], xbar[:, uc] = abar, cbar
+    abar = np.zeros((G, len(ua)))
+    cells_a = np.zeros((len(c_start), len(ua)))  # per (dilemma, pair) cell: its centred unit columns' sum
     Acc = np.zeros((G, k, k))
     b = np.zeros((G, k))
-    raw = np.zeros(k)
     ends = np.r_[g_start[1:], U]
     for g, (s, e) in enumerate(zip(g_start.tolist(), ends.tolist(), strict=True)):
+        w = n_u[s:e]
+        abar[g] = w @ A[s:e] / n[g]
         a = A[s:e] - abar[g]  # centred within the dilemma
+        aw = a * w[:, None]
+        cs, ce = np.searchsorted(c_start, [s, e])
+        cells_a[cs:ce] = np.add.reduceat(aw, c_start[cs:ce] - s, axis=0)
         ac = a.T @ cnt[s:e] @ Tc
-        Acc[g][np.ix_(ua, ua)] = a.T @ (a * n_u[s:e, None])
+        Acc[g][np.ix_(ua, ua)] = a.T @ aw
         Acc[g][np.ix_(ua, uc)] = ac
         Acc[g][np.ix_(uc, ua)] = ac.T
         Acc[g][np.ix_(uc, uc)] = Tc.T @ (Tc * csum[g][:, None]) - n[g] * np.outer(cbar[g], cbar[g])
         b[g, ua] = a.T @ y_u[s:e]
         b[g, uc] = ycrit[s:e].sum(axis=0) @ Tc - cbar[g] * ys[g]
+    xbar = np.zeros((G, k))
+    xbar[:, ua], xbar[:, uc] = abar, cbar
     # each raw column's sum of squares over the rows (the redundancy check's scale)
+    raw = np.zeros(k)
     raw[ua] = np.einsum("gii->i", Acc[:, ua][:, :, ua]) + n @ (abar * abar)
     raw[uc] = csum.sum(axis=0) @ (Tc * Tc)
     # the (dilemma, pair) cells, centred like the rest
@@ -232,7 +244,7 @@ def dilemma_sums(t: LongTable, terms: Terms) -> DilemmaSums:
     cn = np.add.reduceat(n_u, c_start)
     cy = np.add.reduceat(y_u, c_start) - cn * ybar[cg]
     cx = np.zeros((len(c_start), k))
-    cx[:, ua] = cells_a - cn[:, None] * abar[cg]
+    cx[:, ua] = cells_a
     cx[:, uc] = np.add.reduceat(cnt, c_start, axis=0) @ Tc - cn[:, None] * cbar[cg]
     return DilemmaSums(n, xbar, ybar, Acc, b, raw, cg, cc.reshape(-1), cn, cy, cx, len(pairs))
 
@@ -609,14 +621,14 @@ def bias_json_of_fit(bf: BiasFit | None, flips: Mapping[str, FlipRate],
                       "mean": float(np.mean(what)) if len(what) else 0.0,
                       "sd": float(np.std(what)) if len(what) else 0.0, "n": int(len(what)),
                       "interval_note": iv.note})
-    raw = defaultdict(list)
-    for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
-        raw[m].append(v)
+    # (scores are whole numbers: their float sums are exact in any order)
+    raw_n = np.bincount(t.model, minlength=len(t.models))
+    raw_sum = np.bincount(t.model, weights=t.y, minlength=len(t.models))
     models: list[StyleModel] = []
     for i, m in enumerate(t.models):
         est, iv = bf.model(i)
-        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": _finite(bf.base_adjusted[i]),
-                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
+        models.append({"model": m, "raw_mean": float(raw_sum[i] / raw_n[i]), "mean_without_style": _finite(bf.base_adjusted[i]),
+                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": int(raw_n[i]),
                        "interval_note": iv.note})
     order: list[OrderRow] = []
     none = {"ab": 0, "ba": 0}
