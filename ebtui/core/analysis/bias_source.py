@@ -1,8 +1,9 @@
 """The judge-bias section from the analysis columns (one row per judgment, with each team's words and
 formatting elements and each judgment's reading order and origin), at any store size without reading a
-transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`,
-through `stand_in_rounds` until the judge-bias functions take a long table), and a cache of it beside the
-columns (`cached_section`)."""
+transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`:
+the fit, reliability, flip rates and counts from the columns' arrays), section 2's self and same-family
+preference (`preferences_of_facts`), a cache of the section (`cached_section`), and `stand_in_rounds`
+(rounds holding only what the section reads; no longer on its path)."""
 
 from __future__ import annotations
 
@@ -249,7 +250,7 @@ def _alpha_rows(values: np.ndarray, unit: np.ndarray, dilemma: np.ndarray, dilem
     numbers, bit for bit, as the per-record dictionaries of reliability.py. Also n_units (pairable), n_values
     and the units left out."""
     from ebtui.core.analysis.bootstrap import MIN_CLUSTERS, interval
-    from ebtui.core.analysis.reliability import _alpha_from
+    from ebtui.core.analysis.reliability import alpha_from
 
     ok = np.isfinite(values)
     v, u = values[ok], unit[ok]
@@ -267,7 +268,7 @@ def _alpha_rows(values: np.ndarray, unit: np.ndarray, dilemma: np.ndarray, dilem
     n_values = int(m[pair].sum())
     ss = np.maximum(s2[pair] - s1[pair] * s1[pair] / m[pair], 0.0)
     stats = np.column_stack([m[pair], s1[pair], s2[pair], m[pair] * ss / (m[pair] - 1)])
-    est = _alpha_from(stats.sum(axis=0)) if n_units >= 2 else None
+    est = alpha_from(stats.sum(axis=0)) if n_units >= 2 else None
     if est is None:
         return (None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation", n_units,
                 n_values, left_out)
@@ -280,7 +281,7 @@ def _alpha_rows(values: np.ndarray, unit: np.ndarray, dilemma: np.ndarray, dilem
         return est, None, None, f"fewer than {MIN_CLUSTERS} dilemmas", n_units, n_values, left_out
     per_d = np.array([stats[dil == d].sum(axis=0) for d in codes])
     picks = np.random.default_rng(seed).integers(0, G, size=(replicates, G))
-    draws = np.array([np.nan if (a := _alpha_from(per_d[row].sum(axis=0))) is None else a for row in picks])
+    draws = np.array([np.nan if (a := alpha_from(per_d[row].sum(axis=0))) is None else a for row in picks])
     iv = interval(est, draws, G, clip=(-1.0, 1.0))
     return est, iv.low, iv.high, iv.note, n_units, n_values, left_out
 
@@ -291,7 +292,7 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
     test_bias_source.py)."""
     from itertools import combinations
 
-    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, _boot_alpha
+    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, boot_alpha
 
     judged = np.flatnonzero(facts.judged)
     R = 2 * len(judged)
@@ -341,7 +342,7 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
                 both = np.isfinite(sc[r1]) & np.isfinite(sc[r2])
                 diffs += np.abs(sc[r1][both] - sc[r2][both]).tolist()
         if units_m:
-            est, lo, hi, note = _boot_alpha(units_m, dil_of, seed, replicates)
+            est, lo, hi, note = boot_alpha(units_m, dil_of, seed, replicates)
         else:
             est = lo = hi = None
             note = ("its repeats of a transcript are in opposite orders only (see the order table); "
@@ -412,7 +413,8 @@ def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | N
 # ---- a cache beside the columns ---------------------------------------------------------------------------
 
 #: the modules whose code the section's numbers come from: a change to any of them is a new cache key
-_CODE = ("bias_source", "judge_bias", "reliability", "bias_report", "bootstrap", "fit", "frame")
+_CODE = ("bias_source", "judge_bias", "judge_model", "bias_table", "identify", "reliability", "bias_report",
+         "bootstrap", "fit", "frame")
 
 
 def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: AgreementMap | None, seed: int,
@@ -438,9 +440,10 @@ def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: 
     return h.hexdigest()
 
 
-#: above this many judgments the judge-bias section is fitted on a seeded sample of whole rounds (its design
-#: is dense: at 100,000 rounds the full fit needed about 13 GB), and the report names the sample
-BIAS_JUDGMENTS_UP_TO = 10_000
+#: above this many judgments the judge-bias section is fitted on a seeded sample of whole rounds, and the report
+#: names the sample: a guard on memory, which grows with the scores (about 280 MB at 130,000 judgments, 1.8
+#: million scores; 1.6 s of CPU)
+BIAS_JUDGMENTS_UP_TO = 250_000
 SAMPLE_SEED = 20261129
 
 
@@ -462,7 +465,7 @@ def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str |
     k = int(sample.judged.sum())
     return sample, (f"fitted on a seeded random sample of whole rounds: {k:,} of {n:,} judgments ({keep_n:,} of "
                     f"{len(rounds):,} rounds); its intervals are the sample's (above {up_to:,} judgments the fit's "
-                    "dense design needs gigabytes of memory). Every other section uses every judgment.")
+                    "memory grows past a gigabyte). Every other section uses every judgment.")
 
 
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
