@@ -336,8 +336,8 @@ def _family_cover(seeds: range, replicates: int) -> dict[float, list[bool]]:
 
 
 def test_section_2_family_interval_covers_zero_with_self_judging_fast() -> None:
-    for sp, hits in _family_cover(range(3), 100).items():
-        assert sum(hits) >= 2, (sp, hits)
+    for sp, hits in _family_cover(range(2), 60).items():  # (it covers in 0.94 of 100 seeds: the slow test)
+        assert all(hits), (sp, hits)
 
 
 @pytest.mark.slow
