@@ -5,7 +5,9 @@ largest error, coverage of the 95% intervals. Usage: python benchmarks/bench_jud
 --panel: issue 35's design (tests/support/judge_bias_sim.panel_truth: 5 models, 4 rotating judges, 8 dilemmas,
 each (judge, model) pair with its own liking of sd 0.25): the same-family interval's coverage of 0 (and the
 dilemma-only interval's, for comparison), the self-preference recovered when models judge their own rounds, the
-judge x model sd recovered, and the style-controlled means under a relative-length and an own-length bias."""
+judge x model sd recovered, and the style-controlled means under a relative-length and an own-length bias.
+--oracle: the style contract against an oracle knowing the style coefficient; --section2: section 2's
+family_preference with models judging their own rounds (docs/STATISTICS.md has the measured numbers)."""
 
 from __future__ import annotations
 
@@ -116,9 +118,54 @@ def panel(seeds: int = 100, jm_sd: float = 0.25) -> None:
         print(f"{k:<52} {np.mean(v):>8.3f} {np.max(v):>8.3f}")
 
 
+def oracle(seeds: int = 100) -> None:
+    """The style contract at judge x model sd 0.25 (docs/STATISTICS.md): per form, how often the worst model's
+    style-controlled mean misses the planted skill by more than 0.35 — the fit, an oracle that knows the planted
+    style coefficient, the fit on scores without the pairs' likings — and how often the coefficient's interval
+    excludes 0 (tests/unit/analysis/test_judge_bias_panel._oracle_run, the slow test's measurement)."""
+    from tests.unit.analysis.test_judge_bias_panel import _oracle_run
+
+    t0 = time.monotonic()
+    for form in ("relative", "own"):
+        runs = [_oracle_run(seed, form, 200) for seed in range(seeds)]
+        for key in ("fit", "style known", "no liking"):
+            v = np.array([r[key] for r in runs])
+            print(f"{form:<9} {key:<12} worst error mean {v.mean():.3f} largest {v.max():.3f} > 0.35 in "
+                  f"{np.mean(v > 0.35):.2f}")
+        print(f"{form:<9} coefficient interval excludes 0 in {np.mean([r['excludes 0'] for r in runs]):.2f}")
+    print(f"{seeds} seeds in {time.monotonic() - t0:.0f} s")
+
+
+def section2(seeds: int = 100) -> None:
+    """Section 2's family_preference (bias_source.preferences_of_facts) with models judging their own rounds
+    (tests/support/judge_bias_sim.mixed_truth, judge x model sd 0.25, no family preference): coverage of 0 with
+    a planted self-preference of 0 and of 0.5, and the self term's recovery."""
+    from ebtui.core.analysis.bias_source import preferences_of_facts
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.families import family_function
+    from tests.support.judge_bias_sim import mixed_truth
+
+    for sp in (0.0, 0.5):
+        cov, err, self_cov = [], [], []
+        for seed in range(seeds):
+            truth = mixed_truth(self_pref=sp, family_pref=0.0, judge_model_sd=0.25, seed=seed)
+            rounds, _ = generate(truth, dilemmas=8, seed=seed, both_orders=False, rotate=True)
+            rows = {str(r["term"]): r for r in preferences_of_facts(
+                Facts.from_rounds(rounds), family_function(truth.families), seed=seed, replicates=200)}
+            cov.append(_covers(rows["same_family"], 0.0))
+            err.append(abs((rows["self"]["estimate"] or 0.0) - sp))
+            self_cov.append(_covers(rows["self"], sp))
+        print(f"self {sp}: family covers 0 in {np.mean(cov):.2f}; self within 0.3 in "
+              f"{np.mean(np.array(err) < 0.3):.2f}, its interval covers in {np.mean(self_cov):.2f}")
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if "--panel" in sys.argv:
+    if "--oracle" in sys.argv:
+        oracle(int(args[0]) if args else 100)
+    elif "--section2" in sys.argv:
+        section2(int(args[0]) if args else 100)
+    elif "--panel" in sys.argv:
         panel(int(args[0]) if args else 100, float(args[1]) if len(args) > 1 else 0.25)
     else:
         main(int(args[0]) if args else 40, rotate="--rotate" in sys.argv)

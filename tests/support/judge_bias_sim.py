@@ -191,3 +191,16 @@ def panel_truth(*, judge_model_sd: float = 0.25, self_pref: float = 0.0, family_
                      words_beta=words_beta, format_beta=0.0, relative_words_beta=relative_words_beta,
                      self_pref=self_pref, family_pref=family_pref, judge_model_sd=judge_model_sd,
                      families=families)
+
+
+def mixed_truth(**kw: object) -> BiasTruth:
+    """panel_truth's models with three judges that are models (self pairs: a judge scoring its own team) and
+    one outside judge, j-out, sharing a family with two models (the same-family pairs)."""
+    truth = panel_truth(**kw)  # type: ignore[arg-type]
+    models = list(truth.skill)
+    judges = [models[0], models[1], models[2], "j-out"]
+    truth.severity = dict(zip(judges, [-0.3, 0.1, 0.4, -0.2], strict=True))
+    truth.order = dict.fromkeys(judges, 0.0)
+    truth.agree = dict.fromkeys(judges, 0.0)
+    truth.families = {m: m for m in models} | {"j-out": "fam-out", models[3]: "fam-out", models[4]: "fam-out"}
+    return truth

@@ -23,8 +23,12 @@ def judge_bias_section(rounds: Sequence[Round], *, families: Mapping[str, str] |
                        replicates: int = DEFAULT_REPLICATES) -> BiasSection:
     """Everything of this section as JSON-ready data (the judges' parsed scores, overrides not applied)."""
     out = bias_json(rounds, families=families, agreement=agreement, seed=seed, replicates=replicates)
-    return {**out, "reliability": reliability_json(rounds, seed=seed, replicates=min(replicates, 400)),
+    return {**out, "reliability": reliability_json(rounds, seed=seed, replicates=min(replicates, RELIABILITY_REPLICATES)),
             "judgments": judgment_counts(rounds)}
+
+
+#: the reliability panel's bootstrap replicates (at most)
+RELIABILITY_REPLICATES = 400
 
 
 BIAS_TABLE_KEYS = ("style_coefficients", "style_models", "judge_order", "agreement_with_own_view",

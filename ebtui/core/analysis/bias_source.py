@@ -1,8 +1,9 @@
 """The judge-bias section from the analysis columns (one row per judgment, with each team's words and
 formatting elements and each judgment's reading order and origin), at any store size without reading a
-transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`,
-through `stand_in_rounds` until the judge-bias functions take a long table), and a cache of it beside the
-columns (`cached_section`)."""
+transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`:
+the fit, reliability, flip rates and counts from the columns' arrays), section 2's self and same-family
+preference (`preferences_of_facts`), a cache of the section (`cached_section`), and `stand_in_rounds`
+(rounds holding only what the section reads; no longer on its path)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from ebtui.core.records import CRITERIA
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ebtui.core.analysis.bias_types import BiasSection
+    from ebtui.core.analysis.bias_types import (
+        AlphaRow,
+        BiasSection,
+        FlipRate,
+        PreferenceRow,
+        ReliabilityJson,
+        RetestRow,
+    )
     from ebtui.core.analysis.judge_bias import AgreementMap, LongTable
     from ebtui.core.records import Round
 
@@ -35,42 +43,44 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
     judged = np.flatnonzero(facts.judged)
     s = facts.scores(effective)[judged]  # [J, 2, NC]; 0 = missing
     missing = int((s == 0).sum())
-    j_idx, seat_i, c_idx = (x.astype(np.int64) for x in np.nonzero(s > 0))  # C order: judgment, seat, criterion
+    # (compact types: a row per score, two million at 100,000 rounds; every value exact in them)
+    j_idx, seat_i, c_idx = (x.astype(np.int32) for x in np.nonzero(s > 0))  # C order: judgment, seat, criterion
+    y = s[j_idx, seat_i, c_idx].astype(np.float32)
+    del s
     r_idx = judged[j_idx]  # the Facts row
-    y = s[j_idx, seat_i, c_idx].astype(float)
     models, mi = used_codes(facts.codes("seat_model"), np.where(seat_i == 0, r_idx, r_idx + len(facts)))
     judges, ji = used_codes(facts.codes("judge"), r_idx)
     dilemmas, di = used_codes(facts.codes("dilemma"), r_idx)
+    mi, ji, di = mi.astype(np.int32), ji.astype(np.int32), di.astype(np.int32)
     used = sorted(np.unique(c_idx).tolist(), key=lambda c: CRITERIA[c])
-    pos = np.full(NC, -1, dtype=np.int64)
+    pos = np.full(NC, -1, dtype=np.int32)
     pos[used] = np.arange(len(used))
     criteria = [CRITERIA[c] for c in used]
     # family: the scored model's and the judge's
     fam = {n: family_of(n) for n in set(models) | set(judges)}
     same = np.array([[fam[m] == fam[j] for j in judges] for m in models], dtype=bool) \
         if models and judges else np.zeros((0, 0), dtype=bool)
-    family = same[mi, ji].astype(float) if len(y) else np.zeros(0)
-    seat = np.where(seat_i == 0, 0.5, -0.5)
-    ba = facts.order[r_idx] == "ba" if len(r_idx) else np.zeros(0, dtype=bool)
-    first = np.where((seat_i == 1) == ba, 0.5, -0.5)  # the team read first: B in order "ba", else A
-    # style: the exchange's first judged row's
+    family = same[mi, ji].astype(np.float32) if len(y) else np.zeros(0, dtype=np.float32)
+    seat = np.where(seat_i == 0, 0.5, -0.5).astype(np.float32)
+    ba = facts.order[judged] == "ba"
+    first = np.where((seat_i == 1) == ba[j_idx], 0.5, -0.5).astype(np.float32)  # read first: B in "ba", else A
+    # style: the exchange's first judged row's, per judgment and seat [J, 2] (words per 100, density), then
+    # per row: the team's own and the other team's (the relative-length and -formatting covariates)
     ex_names, ex_code = facts.codes("exchange")
     first_row = np.full(len(ex_names), -1, dtype=np.int64)
     if len(judged):
         _, at = np.unique(ex_code[judged], return_index=True)
         first_row[ex_code[judged][at]] = judged[at]
-    src = first_row[ex_code[r_idx]] if len(r_idx) else np.zeros(0, dtype=np.int64)
-    words = facts.style[src, 2 * seat_i].astype(float) if len(r_idx) else np.zeros(0)
-    elements = facts.style[src, 2 * seat_i + 1].astype(float) if len(r_idx) else np.zeros(0)
-    density = np.divide(100.0 * elements, words, out=np.zeros_like(words), where=words > 0)
-    # the other team's style in the same judgment (the relative-length and -formatting covariates)
-    other_seat = 1 - seat_i
-    o_words = facts.style[src, 2 * other_seat].astype(float) if len(r_idx) else np.zeros(0)
-    o_elements = facts.style[src, 2 * other_seat + 1].astype(float) if len(r_idx) else np.zeros(0)
-    o_density = np.divide(100.0 * o_elements, o_words, out=np.zeros_like(o_words), where=o_words > 0)
-    agree = np.full(len(y), np.nan)
+    src = first_row[ex_code[judged]] if len(judged) else np.zeros(0, dtype=np.int64)
+    st = facts.style[src].astype(float).reshape(len(judged), 2, 2)  # judgment, seat, (words, elements)
+    wj = st[:, :, 0]
+    dj = np.divide(100.0 * st[:, :, 1], wj, out=np.zeros_like(wj), where=wj > 0)
+    wj = wj / 100.0
+    words, density = wj[j_idx, seat_i], dj[j_idx, seat_i]
+    o_words, o_density = wj[j_idx, 1 - seat_i], dj[j_idx, 1 - seat_i]
+    agree = np.full(len(y), np.nan, dtype=np.float32)
     if agreement:
-        per_row = np.full((len(facts), 2), np.nan)
+        per_row = np.full((len(facts), 2), np.nan, dtype=np.float32)
         for i in judged.tolist():
             seen = agreement.get((str(facts.judge[i]), str(facts.exchange[i])), {})
             for t, team in enumerate(("a", "b")):
@@ -80,9 +90,9 @@ def long_table_of_facts(facts: Facts, family_of: Callable[[str], str], *, agreem
         agree = per_row[r_idx, seat_i]
     rounds = set(facts.round.tolist())
     without = len(set(facts.round[facts.own_missing].tolist()))
-    return LongTable(y, mi, ji, di, pos[c_idx], seat, family, first, words / 100.0, density, agree, models, judges,
+    return LongTable(y, mi, ji, di, pos[c_idx], seat, family, first, words, density, agree, models, judges,
                      dilemmas, criteria, judgments=len(judged), rounds=len(rounds), without_judgment=without,
-                     scores_missing=missing, judgment=j_idx, other_words=o_words / 100.0, other_density=o_density)
+                     scores_missing=missing, judgment=j_idx, other_words=o_words, other_density=o_density)
 
 
 def _text_of_style(words: int, elements: int) -> str:
@@ -162,21 +172,249 @@ def stand_in_rounds(facts: Facts) -> list[Round]:
     return out
 
 
+def _winners(facts: Facts) -> list[tuple[str, str, str, str, str]]:
+    """judge_bias.flip_rates' winners from the columns (parsed scores): per judged row in order, its judge,
+    exchange, dilemma, reading order and the team with the higher mean score ("tie"; none when a team has no
+    score)."""
+    judged = np.flatnonzero(facts.judged)
+    s = facts.parsed[judged].astype(np.int64)  # [J, 2, NC]; 0 = missing
+    n = (s > 0).sum(axis=2)
+    tot = s.sum(axis=2)
+    ok = (n > 0).all(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = tot / np.where(n > 0, n, 1)
+    win = np.where(mean[:, 0] > mean[:, 1], "a", np.where(mean[:, 1] > mean[:, 0], "b", "tie"))
+    rows = judged[ok]
+    return list(zip(facts.judge[rows].tolist(), facts.exchange[rows].tolist(), facts.dilemma[rows].tolist(),
+                    facts.order[rows].tolist(), win[ok].tolist(), strict=True))
+
+
+def flip_rates_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED,
+                        replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, FlipRate]:
+    """judge_bias.flip_rates from the columns, by counting: per (judge, exchange) with both orders, the share
+    of its (ab, ba) winner pairs that differ is 1 - sum over winners of n_ab(w) n_ba(w) / (n_ab n_ba) — the same
+    exact quotient as the mean of the pairs' 0/1 flips; the exchanges in the order flip_rows meets them."""
+    wins = _winners(facts)
+    if not wins:
+        return {}
+    judge, ex, dilemma, order, win = (np.array(x, dtype=object) for x in zip(*wins, strict=True))
+    _, jc = np.unique(judge.astype(str), return_inverse=True)
+    _, ec = np.unique(ex.astype(str), return_inverse=True)
+    key = jc.reshape(-1).astype(np.int64) * (int(ec.max()) + 1) + ec.reshape(-1)
+    keys, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    w = np.select([win == "a", win == "b"], [0, 1], 2)
+    ba = (order == "ba").astype(np.int64)
+    n = np.zeros((len(keys), 2, 3))
+    np.add.at(n, (inv, ba, w), 1.0)
+    n_ab, n_ba = n[:, 0].sum(axis=1), n[:, 1].sum(axis=1)
+    both = (n_ab > 0) & (n_ba > 0)
+    pairs = n_ab * n_ba
+    same = (n[:, 0] * n[:, 1]).sum(axis=1)
+    at = np.flatnonzero(both)
+    at = at[np.argsort(first[at], kind="stable")]  # the order of first appearance
+    per_judge: dict[str, list[tuple[float, str, int]]] = {}
+    for k in at.tolist():
+        i = int(first[k])
+        per_judge.setdefault(str(judge[i]), []).append((float((pairs[k] - same[k]) / pairs[k]), str(dilemma[i]),
+                                                        int(pairs[k])))
+    out: dict[str, FlipRate] = {}
+    for name, vals in per_judge.items():
+        est, iv = bootstrap.cluster_mean([v for v, _, _ in vals], [d for _, d, _ in vals], seed=seed,
+                                         replicates=replicates, clip=(0.0, 1.0))
+        out[name] = {"flip_rate": est, "flip_ci_low": iv.low, "flip_ci_high": iv.high,
+                     "flip_pairs": sum(p for _, _, p in vals), "flip_exchanges": len(vals), "flip_note": iv.note}
+    return out
+
+
+def judgment_counts_of_facts(facts: Facts) -> dict[str, int]:
+    """judge_bias.judgment_counts from the columns."""
+    judged = facts.judged.astype(bool)
+    return {"rounds": len(set(facts.round.tolist())), "judgments": int(judged.sum()),
+            "rejudged": int((facts.origin[judged] == "rejudge").sum()), "order_ba": int((facts.order[judged] == "ba").sum())}
+
+
+def order_counts_of_facts(facts: Facts) -> dict[str, dict[str, int]]:
+    """judge_bias.order_counts from the columns."""
+    out: dict[str, dict[str, int]] = {}
+    judged = np.flatnonzero(facts.judged)
+    for judge, order in zip(facts.judge[judged].tolist(), facts.order[judged].tolist(), strict=True):
+        out.setdefault(judge, {"ab": 0, "ba": 0})[order] += 1
+    return out
+
+
+def _alpha_rows(values: np.ndarray, unit: np.ndarray, dilemma: np.ndarray, dilemma_names: list[str], seed: int,
+                replicates: int) -> tuple[float | None, float | None, float | None, str, int, int, int]:
+    """reliability._boot_alpha over records in order: each record's value (NaN: none), unit and dilemma code.
+    The units in the order their first value appears, each unit's values summed in record order: the same
+    numbers, bit for bit, as the per-record dictionaries of reliability.py. Also n_units (pairable), n_values
+    and the units left out."""
+    from ebtui.core.analysis.bootstrap import MIN_CLUSTERS, interval
+    from ebtui.core.analysis.reliability import alpha_from
+
+    ok = np.isfinite(values)
+    v, u = values[ok], unit[ok]
+    if not len(v):
+        return None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation", 0, 0, 0
+    keys, first, inv = np.unique(u, return_index=True, return_inverse=True)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(keys))
+    idx = rank[inv.reshape(-1)]  # each value's unit, numbered by first appearance
+    m = np.bincount(idx, minlength=len(keys)).astype(float)
+    s1 = np.bincount(idx, weights=v, minlength=len(keys))
+    s2 = np.bincount(idx, weights=v * v, minlength=len(keys))
+    pair = m >= 2
+    n_units, left_out = int(pair.sum()), int((~pair).sum())
+    n_values = int(m[pair].sum())
+    ss = np.maximum(s2[pair] - s1[pair] * s1[pair] / m[pair], 0.0)
+    stats = np.column_stack([m[pair], s1[pair], s2[pair], m[pair] * ss / (m[pair] - 1)])
+    est = alpha_from(stats.sum(axis=0)) if n_units >= 2 else None
+    if est is None:
+        return (None, None, None, "fewer than 2 transcripts with 2 or more judgments, or no variation", n_units,
+                n_values, left_out)
+    unit_dil = np.zeros(len(keys), dtype=np.int64)
+    unit_dil[idx] = dilemma[ok]
+    dil = unit_dil[pair]
+    codes = sorted(set(dil.tolist()), key=lambda d: dilemma_names[d])
+    G = len(codes)
+    if G < MIN_CLUSTERS:
+        return est, None, None, f"fewer than {MIN_CLUSTERS} dilemmas", n_units, n_values, left_out
+    per_d = np.array([stats[dil == d].sum(axis=0) for d in codes])
+    picks = np.random.default_rng(seed).integers(0, G, size=(replicates, G))
+    draws = np.array([np.nan if (a := alpha_from(per_d[row].sum(axis=0))) is None else a for row in picks])
+    iv = interval(est, draws, G, clip=(-1.0, 1.0))
+    return est, iv.low, iv.high, iv.note, n_units, n_values, left_out
+
+
+def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, replicates: int = 200) -> ReliabilityJson:
+    """reliability.reliability_json from the columns (parsed scores), without a round or a dictionary per
+    record: one record per judged row and team in order, the same numbers (tests/unit/analysis/
+    test_bias_source.py)."""
+    from itertools import combinations
+
+    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, boot_alpha
+
+    judged = np.flatnonzero(facts.judged)
+    R = 2 * len(judged)
+    sc = facts.parsed[judged].astype(float).reshape(R, NC)  # record = (judgment, team) in order
+    sc[sc == 0] = np.nan
+    n_ok = np.isfinite(sc).sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(n_ok > 0, np.nansum(sc, axis=1) / np.maximum(n_ok, 1), np.nan)
+    ex_names, ex_code = facts.codes("exchange")
+    unit = np.repeat(ex_code[judged].astype(np.int64) * 2, 2) + np.tile([0, 1], len(judged))
+    dil_names, dil_code = facts.codes("dilemma")
+    dilemma = np.repeat(dil_code[judged].astype(np.int64), 2)
+    alphas: list[AlphaRow] = []
+    for c, values in (*((crit, sc[:, k]) for k, crit in enumerate(CRITERIA)), (MEAN, mean)):
+        est, lo, hi, note, n_units, n_values, left = _alpha_rows(values, unit, dilemma, list(dil_names), seed,
+                                                                 replicates)
+        alphas.append({"criterion": c, "alpha": est, "ci_low": lo, "ci_high": hi, "n_units": n_units,
+                       "n_values": n_values, "n_units_left_out": left, "interval_note": note})
+    # test-retest: per judge, its repeats of one transcript in one order (few: a loop over the repeated ones)
+    judge_names, jcode = facts.codes("judge")
+    judge = np.repeat(jcode[judged].astype(np.int64), 2)
+    ba = np.repeat((facts.order[judged] == "ba").astype(np.int64), 2)
+    order_name = ("ab", "ba")
+    U = int(unit.max()) + 1 if R else 1
+    _, g_first, g_inv, g_n = np.unique((judge * U + unit) * 2 + ba, return_index=True, return_inverse=True,
+                                       return_counts=True)
+    g_inv = g_inv.reshape(-1)
+    repeated = g_n[g_inv] >= 2  # the records of a (judge, unit, order) group with repeats
+    _, ju_n = np.unique(judge * U + unit, return_counts=True)
+    crossed_judges = set(np.unique((np.unique(judge * U + unit)[ju_n >= 2]) // U).tolist())
+    retest: list[RetestRow] = []
+    for name in sorted(set(judge_names[c] for c in np.unique(judge).tolist())):
+        code = judge_names.index(name)
+        rs_all = np.flatnonzero(repeated & (judge == code))
+        groups: dict[int, list[int]] = {}
+        for r in rs_all[np.argsort(g_first[g_inv[rs_all]], kind="stable")].tolist():  # groups by first record
+            groups.setdefault(int(g_inv[r]), []).append(r)
+        diffs: list[float] = []
+        units_m: dict[tuple[int, str], list[float]] = {}
+        dil_of: dict[tuple[int, str], str] = {}
+        for rs in groups.values():
+            rs.sort()
+            key = (int(unit[rs[0]]), order_name[int(ba[rs[0]])])
+            units_m[key] = [float(mean[r]) for r in rs if np.isfinite(mean[r])]
+            dil_of[key] = str(dil_names[dilemma[rs[0]]])
+            for r1, r2 in combinations(rs, 2):
+                both = np.isfinite(sc[r1]) & np.isfinite(sc[r2])
+                diffs += np.abs(sc[r1][both] - sc[r2][both]).tolist()
+        if units_m:
+            est, lo, hi, note = boot_alpha(units_m, dil_of, seed, replicates)
+        else:
+            est = lo = hi = None
+            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
+                    "ebtui rejudge --order same --repeats 2" if code in crossed_judges else
+                    "no repeat judgments (ebtui rejudge --repeats 2)")
+        retest.append({"judge": name, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
+                       "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
+                       "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
+                       "n": len(groups), "n_score_pairs": len(diffs), "interval_note": note})
+    # the criteria: correlations and the first principal component
+    k = len(CRITERIA)
+    corr = np.full((k, k), np.nan)
+    fin = np.isfinite(sc)
+    for i in range(k):
+        for j in range(k):
+            ok = fin[:, i] & fin[:, j]
+            if ok.sum() >= 3 and np.std(sc[ok, i]) > 0 and np.std(sc[ok, j]) > 0:
+                corr[i, j] = float(np.corrcoef(sc[ok, i], sc[ok, j])[0, 1])
+    share = None
+    share_note = ""
+    if np.isfinite(corr).all():
+        eig = np.linalg.eigvalsh(corr)
+        share = float(eig[-1] / eig.sum())
+    else:
+        share_note = "some criterion has no variation or too few scores"
+    return {
+        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
+        "alpha_level": ALPHA_LEVEL,
+        "test_retest": retest,
+        "criteria_first_component_share": share,
+        "criteria_correlations": {"criteria": list(CRITERIA),
+                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
+        "n_judgment_teams": R, "n_complete": int(fin.all(axis=1).sum()), "note": share_note,
+    }
+
+
+def preferences_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False,
+                         seed: int = bootstrap.DEFAULT_SEED,
+                         replicates: int = bootstrap.DEFAULT_REPLICATES) -> list[PreferenceRow]:
+    """The self-preference and the same-family preference of the report's section 2: judge_bias.preference_rows
+    of the fit with the joint fit's terms (model, seat, judge, self, family, criterion, dilemma; no style),
+    over the columns in either view — n the (judge, model) pairs each rests on, intervals with the judge x
+    model variance, blank with the reason below judge_bias.MIN_PAIRS pairs."""
+    from ebtui.core.analysis.judge_bias import fit_table, preference_rows
+
+    bf = fit_table(long_table_of_facts(facts, family_of, effective=effective), seed=seed, replicates=replicates,
+                   style=False)
+    return preference_rows(bf) if bf is not None else []
+
+
 def judge_bias_section_of_facts(facts: Facts, *, families: Mapping[str, str] | None = None,
                                 agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                                 replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
     """bias_report.judge_bias_section over the columns (the judges' parsed scores, overrides not applied):
-    the section of the rounds they were read from."""
-    from ebtui.core.analysis.bias_report import judge_bias_section
+    the section of the rounds they were read from, computed from the columns' arrays (no round records)."""
+    from ebtui.core.analysis.bias_report import RELIABILITY_REPLICATES
+    from ebtui.core.analysis.judge_bias import bias_json_of_fit, fit_table
+    from ebtui.core.families import family_function
 
-    return judge_bias_section(stand_in_rounds(facts), families=families, agreement=agreement, seed=seed,
-                              replicates=replicates)
+    t = long_table_of_facts(facts, family_function(families), agreement=agreement)
+    out = bias_json_of_fit(fit_table(t, seed=seed, replicates=replicates),
+                           flip_rates_of_facts(facts, seed=seed, replicates=replicates), order_counts_of_facts(facts))
+    return {**out, "reliability": reliability_of_facts(facts, seed=seed,
+                                                       replicates=min(replicates, RELIABILITY_REPLICATES)),
+            "judgments": judgment_counts_of_facts(facts)}
 
 
 # ---- a cache beside the columns ---------------------------------------------------------------------------
 
 #: the modules whose code the section's numbers come from: a change to any of them is a new cache key
-_CODE = ("bias_source", "judge_bias", "reliability", "bias_report", "bootstrap", "fit", "frame")
+_CODE = ("bias_source", "judge_bias", "judge_model", "bias_table", "identify", "reliability", "bias_report",
+         "bootstrap", "fit", "frame")
 
 
 def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: AgreementMap | None, seed: int,
@@ -202,9 +440,10 @@ def section_key(facts: Facts, *, families: Mapping[str, str] | None, agreement: 
     return h.hexdigest()
 
 
-#: above this many judgments the judge-bias section is fitted on a seeded sample of whole rounds (its design
-#: is dense: at 100,000 rounds the full fit needed about 13 GB), and the report names the sample
-BIAS_JUDGMENTS_UP_TO = 10_000
+#: above this many judgments the judge-bias section is fitted on a seeded sample of whole rounds, and the report
+#: names the sample: a guard on memory, which grows with the scores (about 280 MB at 130,000 judgments, 1.8
+#: million scores; 1.6 s of CPU)
+BIAS_JUDGMENTS_UP_TO = 250_000
 SAMPLE_SEED = 20261129
 
 
@@ -226,7 +465,7 @@ def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str |
     k = int(sample.judged.sum())
     return sample, (f"fitted on a seeded random sample of whole rounds: {k:,} of {n:,} judgments ({keep_n:,} of "
                     f"{len(rounds):,} rounds); its intervals are the sample's (above {up_to:,} judgments the fit's "
-                    "dense design needs gigabytes of memory). Every other section uses every judgment.")
+                    "memory grows past a gigabyte). Every other section uses every judgment.")
 
 
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,

@@ -29,7 +29,7 @@ class StyleCoefficient(TypedDict):
 class StyleModel(TypedDict):
     model: str
     raw_mean: float
-    mean_without_style: float
+    mean_without_style: float | None  # None: the design does not identify it
     adjusted_mean: float | None
     mean: float | None
     ci_low: float | None

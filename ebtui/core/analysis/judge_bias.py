@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from ebtui.core.analysis.bias_table import (
     UNITS,
     AgreementMap,
     LongTable,
+    Terms,
+    build_terms,
+    dilemma_sums,
     expand_judgments,
     family_rows,
     judgment_counts,
@@ -38,8 +41,9 @@ from ebtui.core.analysis.bias_types import (
     StyleCoefficient,
     StyleModel,
 )
-from ebtui.core.analysis.fit import sum_code, sum_matrix
-from ebtui.core.analysis.judge_model import JudgeModel, judge_model_component, pair_interval
+from ebtui.core.analysis.fit import sum_matrix
+from ebtui.core.analysis.identify import components, is_estimable, null_space
+from ebtui.core.analysis.judge_model import DilemmaSums, JudgeModel, judge_model_component, pair_interval
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.families import family_function
@@ -47,176 +51,70 @@ from ebtui.core.records import Judgment, Round
 from ebtui.core.views import numbers as num
 
 #: the names other modules (and the analysis columns' LongTable builder) import from here
-__all__ = ["MIN_PAIRS", "AgreementMap", "BiasFit", "LongTable", "bias_fit", "bias_json", "expand_judgments", "family_rows",
-           "fit_table", "flip_rates", "judgment_counts", "long_table", "relative", "self_rows", "style_columns"]
+__all__ = ["MIN_PAIRS", "AgreementMap", "BiasFit", "LongTable", "bias_fit", "bias_json", "bias_json_of_fit",
+           "expand_judgments", "family_rows", "fit_table", "flip_rates", "flip_rows", "order_counts", "judgment_counts", "long_table", "relative", "self_rows", "style_columns"]
 
 
 def _effects(coefs: np.ndarray) -> np.ndarray:
     return np.append(coefs, -np.sum(coefs))
 
 
-@dataclass
-class Terms:
-    """The fixed columns (everything but the dilemma block) and where each named term sits."""
-
-    X: np.ndarray
-    names: list[str]
-    model_cols: slice
-    notes: list[str] = field(default_factory=list)
-    order_judges: list[str] = field(default_factory=list)
-    agree_judges: list[str] = field(default_factory=list)
-    #: terms left out because the others already explain them (see _separable)
-    dropped: list[str] = field(default_factory=list)
-    #: the sum-coded factors ("model", "judge", "criterion"): name -> their columns (one fewer than the levels)
-    factors: dict[str, list[int]] = field(default_factory=dict)
-
-    def col(self, name: str) -> int | None:
-        return self.names.index(name) if name in self.names else None
-
-
-def build_terms(t: LongTable, *, style: bool = True, order: bool = True, agreement: bool = True) -> Terms:
-    cols: list[np.ndarray] = [np.ones(len(t.y))]
-    names = ["mu"]
-    M = len(t.models)
-    mc = sum_code(t.model, M)
-    cols += [mc[:, k] for k in range(mc.shape[1])]
-    names += [f"model:{m}" for m in t.models[:-1]]
-    model_cols = slice(1, 1 + max(M - 1, 0))
-    notes: list[str] = []
-    factors = {"model": list(range(model_cols.start, model_cols.stop))}
-
-    def add(name: str, col: np.ndarray) -> None:
-        cols.append(col)
-        names.append(name)
-
-    if len(set(t.seat.tolist())) == 2:
-        add("seat", t.seat)
-    jc = sum_code(t.judge, len(t.judges))
-    factors["judge"] = list(range(len(names), len(names) + jc.shape[1]))
-    for k in range(jc.shape[1]):
-        add(f"judge:{t.judges[k]}", jc[:, k])
-    for name, rows in (("self", self_rows(t)), ("family", family_rows(t))):
-        if 0 < rows.sum() < len(rows):
-            add(name, rows.astype(float))
-    cc = sum_code(t.crit, len(t.criteria))
-    factors["criterion"] = list(range(len(names), len(names) + cc.shape[1]))
-    for k in range(cc.shape[1]):
-        add(f"criterion:{t.criteria[k]}", cc[:, k])
-    if style:
-        covariates, unknown = style_columns(t)
-        if unknown:
-            notes.append(f"{unknown} scores: the other team's text is not in the data, its relative length and "
-                         "formatting taken as equal to this team's (0)")
-        for name, v in covariates:
-            if v is None:
-                notes.append(f"{name}: the other team's text is not in the data, not estimable")
-                continue
-            v = np.nan_to_num(v, nan=0.0)
-            if len(v) and np.ptp(v) > 1e-9:
-                add(name, v - v.mean())
-            else:
-                notes.append(f"{name}: no variation across the teams' texts, not estimable")
-    order_judges: list[str] = []
-    agree_judges: list[str] = []
-    for j, name in enumerate(t.judges):
-        mine = t.judge == j
-        if order:
-            # both orders: Team A's seat read first in some judgments and second in others
-            firsts_a = set(t.first[mine & (t.seat > 0)].tolist())
-            if len(firsts_a) == 2:
-                add(f"order:{name}", np.where(mine, t.first, 0.0))
-                order_judges.append(name)
-        if agreement:
-            known = mine & np.isfinite(t.agree)
-            vals = set(t.agree[known].tolist())
-            if vals == {0.0, 1.0}:
-                add(f"agree:{name}", np.where(known, t.agree, 0.0))
-                agree_judges.append(name)
-                unknown = mine & ~np.isfinite(t.agree)
-                if unknown.any():
-                    add(f"agree_unknown:{name}", unknown.astype(float))
-    return Terms(np.column_stack(cols), names, model_cols, notes, order_judges, agree_judges, factors=factors)
-
-
-def _redundant(G: np.ndarray, order: list[int], tol: float = 1e-9) -> set[int]:
-    """The columns (indices) of a design with Gram matrix G = X'X that are linear combinations of the columns
-    before them in `order`: a pivoted Cholesky of G taken in that order (a column whose remaining variance is
-    ~0 adds nothing)."""
+def _redundant(S: np.ndarray, order: list[int], scale: np.ndarray, tol: float = 1e-9) -> set[int]:
+    """The columns (indices) of a design with Gram matrix S (within dilemmas) that are linear combinations of
+    the columns before them in `order`: a pivoted Cholesky of S taken in that order (a column whose remaining
+    variance is ~0 of its sum of squares `scale` adds nothing)."""
     from scipy.linalg import solve_triangular
 
     kept: list[int] = []
-    C = np.zeros((0, 0))
+    L = np.zeros((0, 0))
     out: set[int] = set()
     for i in order:
-        gii = float(G[i, i])
-        if gii <= 0:
+        if float(scale[i]) <= 0:
             out.add(i)
             continue
-        w = solve_triangular(C, G[kept, i], lower=True) if kept else np.zeros(0)
-        d = gii - float(w @ w)
-        if d <= tol * gii:
+        w = solve_triangular(L, S[kept, i], lower=True) if kept else np.zeros(0)
+        d = float(S[i, i]) - float(w @ w)
+        if d <= tol * float(scale[i]):
             out.add(i)
             continue
-        C = np.block([[C, np.zeros((len(kept), 1))], [w[None, :], np.array([[np.sqrt(d)]])]])
+        L = np.block([[L, np.zeros((len(kept), 1))], [w[None, :], np.array([[np.sqrt(d)]])]])
         kept.append(i)
     return out
 
 
-def _separable(t: LongTable, terms: Terms) -> tuple[Terms, np.ndarray, np.ndarray, bool]:
-    """Drop every term the others already explain (tried last: the unknown-agreement and family terms, which
-    only absorb; then everything in the order of the design), so every estimate left is identified. A dropped
-    term of the report (an order or agreement effect, a style coefficient) is blank with the reason."""
-    X, y = _full(t, terms)
-    k = terms.X.shape[1]
-    nuisance = [i for i, n in enumerate(terms.names) if n.startswith("agree_unknown:") or n in ("family", "self")]
-    order = [0, *range(k, X.shape[1]), *[i for i in range(1, k) if i not in nuisance], *nuisance]
-    gone = _redundant(X.T @ X, order)
-    if not gone:
-        return terms, X, y, True
-    dropped_terms = sorted(i for i in gone if 0 < i < k)
-    if any(terms.model_cols.start <= i < terms.model_cols.stop for i in dropped_terms) or 0 in gone:
-        terms.notes.append("the design is not of full rank (some models cannot be told apart from the other "
-                           "terms): the affected estimates are not identified")
-        return terms, X, y, False
-    keep = [i for i in range(k) if i not in gone]
+def _separable(terms: Terms, sums: DilemmaSums, cols: list[int]) -> tuple[Terms, list[int], bool]:
+    """Of the columns `cols` (of terms.names, mu first), drop every term the others already explain (tried
+    last: the unknown-agreement and family terms, which only absorb; then everything in the order of the
+    design, after mu and the dilemmas), so every estimate left is identified. A dropped term of the report
+    (an order or agreement effect, a style coefficient) is blank with the reason. Returns the terms kept,
+    their columns, and whether the models are identified."""
+    names = [terms.names[i] for i in cols]
+    k = len(cols)
+    nuisance = [p for p, n in enumerate(names) if n.startswith("agree_unknown:") or n in ("family", "self")]
+    order = [*[p for p in range(1, k) if p not in nuisance], *nuisance]
+    S = sums.A.sum(axis=0)[np.ix_(cols, cols)]
+    gone = _redundant(S, order, sums.raw[cols])
     notes = list(terms.notes)
-    for i in dropped_terms:
-        name = terms.names[i]
+    new_index = {i: n for n, i in enumerate(cols)}
+    factors = {f: [new_index[i] for i in cs] for f, cs in terms.factors.items() if all(i in new_index for i in cs)}
+    if any(terms.model_cols.start <= p < terms.model_cols.stop or names[p].startswith("judge:") for p in gone):
+        notes.append("the design is not of full rank (some models or judges cannot be told apart from the other "
+                     "terms): the quantities it does not identify are blank")
+        return replace(terms, names=names, notes=notes, factors=factors), cols, False
+    keep = [p for p in range(k) if p not in gone]
+    for p in sorted(gone):
+        name = names[p]
         if name == "family":
             notes.append("same-family preference left out: not separable from the other terms")
         elif name == "self":
             notes.append("self-preference left out: not separable from the other terms")
         elif not name.startswith("agree_unknown:"):
             notes.append(f"{name}: not separable from the other terms, left out")
-    new_index = {i: n for n, i in enumerate(keep)}
+    new_index = {cols[p]: n for n, p in enumerate(keep)}
     factors = {f: [new_index[i] for i in cs] for f, cs in terms.factors.items() if all(i in new_index for i in cs)}
-    out = Terms(terms.X[:, keep], [terms.names[i] for i in keep], terms.model_cols, notes, terms.order_judges,
-                terms.agree_judges, dropped=[terms.names[i] for i in dropped_terms], factors=factors)
-    X, y = _full(t, out)
-    full_rank = not any(i >= k for i in gone)
-    if not full_rank:
-        out.notes.append("some dilemmas cannot be told apart from the other terms: their difficulty is not "
-                         "identified")
-    return out, X, y, full_rank
-
-
-def _solve(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Normal equations; a column with no variation in this sample is dropped (its coefficient NaN)."""
-    live = np.any(X != 0, axis=0)
-    live[0] = True
-    Xl = X[:, live]
-    xtx, xty = Xl.T @ Xl, Xl.T @ y
-    try:
-        beta = np.linalg.solve(xtx, xty)
-    except np.linalg.LinAlgError:
-        beta = np.linalg.lstsq(xtx, xty, rcond=None)[0]
-    out = np.full(X.shape[1], np.nan)
-    out[live] = beta
-    return out
-
-
-def _full(t: LongTable, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
-    return np.hstack([terms.X, sum_code(t.dilemma, len(t.dilemmas))]), t.y
+    out = replace(terms, names=[names[p] for p in keep], notes=notes, dropped=[names[p] for p in sorted(gone)],
+                  factors=factors)
+    return out, [cols[p] for p in keep], True
 
 
 def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
@@ -226,7 +124,7 @@ def _vector(terms: Terms, beta: np.ndarray, M: int) -> np.ndarray:
 
 
 def _vector_map(terms: Terms, M: int, width: int) -> np.ndarray:
-    """The matrix L with _vector(beta) = L @ beta (beta of the full design, `width` columns)."""
+    """The matrix L with _vector(beta) = L @ beta (beta: mu and the named terms, `width` columns)."""
     k = len(terms.names)
     rest = k - terms.model_cols.stop
     L = np.zeros((M + rest, width))
@@ -248,8 +146,14 @@ class BiasFit:
     estimate: np.ndarray  # _vector order
     draws: np.ndarray  # replicates x len(estimate)
     full_rank: bool
-    base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill
+    base_adjusted: np.ndarray  # the same fit without style, order and agreement terms: mu + skill (NaN: not identified)
     judge_model: JudgeModel | None = None
+    #: per estimate: whether the design identifies it (all True at full rank), and the reason when not
+    estimable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    unidentified: str = ""
+
+    def _identified(self, i: int) -> bool:
+        return not len(self.estimable) or bool(self.estimable[i])
 
     def index(self, name: str) -> int | None:
         k = self.terms.col(name)
@@ -261,12 +165,16 @@ class BiasFit:
             why = "not separable from the other terms" if name in self.terms.dropped else "not in the fit"
             return None, bootstrap.Interval(None, None, why)
         est = float(self.estimate[i])
+        if not self._identified(i):
+            return None, bootstrap.Interval(None, None, self.unidentified)
         if not np.isfinite(est):
             return None, bootstrap.Interval(None, None, "not estimable")
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
         return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i)
 
-    def model(self, i: int) -> tuple[float, bootstrap.Interval]:
+    def model(self, i: int) -> tuple[float | None, bootstrap.Interval]:
+        if not self._identified(i):
+            return None, bootstrap.Interval(None, None, self.unidentified)
         est = float(np.clip(self.estimate[i], *bootstrap.SCALE))
         col = self.draws[:, i] if self.draws.size else np.zeros(0)
         return est, pair_interval(est, col, len(self.table.dilemmas), self.judge_model, i,
@@ -277,7 +185,7 @@ def _constraints(terms: Terms, lost: Mapping[str, np.ndarray]) -> list[np.ndarra
     """For each level a resample lacks, the row c with c'beta = 0 that sets its sum-coded effect to 0 (the
     average of the levels): the other levels' sum-to-zero constraint then runs over the levels present.
     Columns as in _Blocks (mu left out)."""
-    width = terms.X.shape[1] - 1
+    width = len(terms.names) - 1
     out = []
     for f, missing in lost.items():
         if not missing.any():
@@ -301,22 +209,38 @@ def bias_fit(rounds: Sequence[Round], *, families: Mapping[str, str] | None = No
     return fit_table(t, seed=seed, replicates=replicates)
 
 
-def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
-              replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasFit | None:
-    """bias_fit on a LongTable (from rounds or from the analysis columns)."""
+_STYLE_OR_JUDGE_TERMS = ("order:", "agree:", "agree_unknown:", *UNITS)
+
+
+def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED, replicates: int = bootstrap.DEFAULT_REPLICATES,
+              style: bool = True) -> BiasFit | None:
+    """bias_fit on a LongTable (from rounds or from the analysis columns). The fit, its bootstrap and its judge
+    x model component all work from the per-dilemma sums (dilemma_sums): memory and time grow with the
+    units, not with a dense row x column design. style False: without the style, order and agreement terms
+    (the joint fit's terms, self-preference apart from family: the report's section 2)."""
     if len(t.y) == 0:
         return None
-    terms, X, y, full_rank = _separable(t, build_terms(t))
+    full = build_terms(t, style=style, order=style, agreement=style)
+    sums = dilemma_sums(t, full)
+    full.A = np.zeros((0, 0))  # (the per-unit columns are in the sums now)
+    terms, cols, full_rank = _separable(full, sums, list(range(len(full.names))))
     M = len(t.models)
-    est = _vector(terms, _solve(X, y), M)
-    base_terms, Xb, yb, _ = _separable(t, build_terms(t, style=False, order=False, agreement=False))
-    base = _vector(base_terms, _solve(Xb, yb), M)[:M]
     G = len(t.dilemmas)
-    jm = judge_model_component(t.judge, t.model, t.dilemma, len(t.judges), M, G, X, y,
-                               _vector_map(terms, M, X.shape[1])) if full_rank else None
+    blocks = _Blocks(sums, cols, exact=full_rank)
+    est = _vector(terms, blocks.solve(np.arange(G)), M)
+    base_cols = [i for i, n in enumerate(full.names) if not n.startswith(_STYLE_OR_JUDGE_TERMS)]
+    base_terms, base_kept, base_rank = _separable(full, sums, base_cols)
+    base = _vector(base_terms, _Blocks(sums, base_kept, exact=base_rank).solve(np.arange(G)), M)[:M]
+    estimable = np.ones(len(est), dtype=bool)
+    why = ""
+    if not full_rank:
+        estimable = _estimable(terms, sums, cols, M)
+        base[~_estimable(base_terms, sums, base_kept, M)[:M]] = np.nan
+        why = _unidentified_reason(t)
+    jm = judge_model_component(sums.take(cols), len(t.judges), M,
+                               _vector_map(terms, M, len(cols)))
     draws = np.full((0, len(est)), np.nan)
     if G >= bootstrap.MIN_CLUSTERS:
-        blocks = _Blocks(terms.X[:, 1:], t.y, t.dilemma, G)
         has = {}
         for f, idx, K in (("model", t.model, M), ("judge", t.judge, len(t.judges)),
                           ("criterion", t.crit, len(t.criteria))):
@@ -333,36 +257,54 @@ def fit_table(t: LongTable, *, seed: int = bootstrap.DEFAULT_SEED,
             draws[b] = _vector(terms, blocks.solve(picks, _constraints(terms, lost)), M)
             if lost["model"].any():
                 draws[b, :M][lost["model"]] = np.nan  # that model alone is missing from this replicate
-    return BiasFit(t, terms, est, draws, full_rank, base, jm)
+    return BiasFit(t, terms, est, draws, full_rank, base, jm, estimable, why)
+
+
+def _estimable(terms: Terms, sums: DilemmaSums, cols: list[int], M: int) -> np.ndarray:
+    """Per _vector entry: whether the design identifies it. With the dilemmas' terms absorbed (Frisch-Waugh),
+    c'beta (mu: the mean of the dilemmas' intercepts) is identified iff c's terms part minus c_mu x the mean
+    over dilemmas of their column means is orthogonal to the null space of the within-dilemma X'X."""
+    x = cols[1:]
+    null = null_space(sums.A.sum(axis=0)[np.ix_(x, x)])
+    L = _vector_map(terms, M, len(cols))
+    V = L[:, 1:] - np.outer(L[:, 0], sums.xbar[:, x].mean(axis=0))
+    return np.array([is_estimable(null, v) for v in V], dtype=bool)
+
+
+def _unidentified_reason(t: LongTable) -> str:
+    parts = components(t.model, t.judge, len(t.models), len(t.judges))
+    groups: dict[int, list[str]] = {}
+    for k, p in enumerate(parts):
+        groups.setdefault(p, []).append(t.models[k])
+    if len(groups) > 1:
+        listed = "; ".join("{" + ", ".join(g) + "}" for g in groups.values())
+        return (f"not identified: the models fall into {len(groups)} groups never scored by a common judge "
+                f"({listed}), so the average judge, and a model's mean against it, cannot be told")
+    return "not identified: confounded with the other terms of this design"
 
 
 class _Blocks:
-    """The fit by dilemma blocks, for the bootstrap's many refits. Each drawn dilemma has its own difficulty
-    term, so (Frisch–Waugh) the other coefficients come from the data centred within each dilemma:
-    beta = (sum of the drawn dilemmas' X'X) \\ (sum of their X'y), all per-dilemma sums precomputed, and
-    mu = the mean over the drawn dilemmas of (mean y - mean x . beta) — the same estimates as the least-squares
-    fit with sum-coded difficulty over the resampled clusters, at a cost that does not grow with the rows."""
+    """The fit by dilemma blocks, for the estimate and the bootstrap's many refits. Each drawn dilemma has its
+    own difficulty term, so (Frisch–Waugh) the other coefficients come from the data centred within each
+    dilemma: beta = (sum of the drawn dilemmas' X'X) \\ (sum of their X'y), all per-dilemma sums precomputed
+    (dilemma_sums), and mu = the mean over the drawn dilemmas of (mean y - mean x . beta) — the estimates of
+    the least-squares fit with sum-coded difficulty over the resampled clusters, at a cost that does not grow
+    with the rows."""
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, dil: np.ndarray, G: int) -> None:
-        n = np.bincount(dil, minlength=G).astype(float)
-        sums = np.zeros((G, X.shape[1]))
-        np.add.at(sums, dil, X)
-        self.xbar = sums / np.maximum(n, 1.0)[:, None]
-        self.ybar = np.bincount(dil, weights=y, minlength=G) / np.maximum(n, 1.0)
-        Xc = X - self.xbar[dil]
-        yc = y - self.ybar[dil]
-        self.A = np.zeros((G, X.shape[1], X.shape[1]))
-        self.b = np.zeros((G, X.shape[1]))
-        for g in range(G):
-            rows = dil == g
-            self.A[g] = Xc[rows].T @ Xc[rows]
-            self.b[g] = Xc[rows].T @ yc[rows]
+    def __init__(self, sums: DilemmaSums, cols: Sequence[int], *, exact: bool = True) -> None:
+        self.exact = exact  # False: the design is not of full rank, least squares of minimum norm
+        x = list(cols[1:])  # mu left out
+        self.xbar = sums.xbar[:, x]
+        self.ybar = sums.ybar
+        self.A = sums.A[:, x][:, :, x]
+        self.b = sums.b[:, x]
 
     def solve(self, picks: np.ndarray, constraints: Sequence[np.ndarray] = ()) -> np.ndarray:
         """The refit over the drawn dilemmas; `constraints`: rows c with c'beta = 0 (a lost level's effect at
         the average). A term with no variation in the resample drops out (NaN)."""
-        A = self.A[picks].sum(axis=0)
-        bb = self.b[picks].sum(axis=0)
+        w = np.bincount(picks, minlength=len(self.ybar)).astype(float)  # how often each dilemma is drawn
+        A = np.tensordot(w, self.A, axes=1)
+        bb = w @ self.b
         p = A.shape[0]
         dead = np.diag(A) <= 1e-9
         rows = [np.eye(p)[i] for i in np.flatnonzero(dead)] + list(constraints)
@@ -374,11 +316,13 @@ class _Blocks:
             N = np.eye(p)
         An, bn = N.T @ A @ N, N.T @ bb
         try:
+            if not self.exact:
+                raise np.linalg.LinAlgError
             g = np.linalg.solve(An, bn)
         except np.linalg.LinAlgError:
             g = np.linalg.lstsq(An, bn, rcond=None)[0]
         beta = N @ g
-        mu = float(np.mean(self.ybar[picks] - self.xbar[picks] @ beta))
+        mu = float(w @ (self.ybar - self.xbar @ beta)) / float(w.sum())
         beta[dead] = np.nan
         return np.concatenate([[mu], beta])
 
@@ -394,20 +338,31 @@ def _winner(j: Judgment, effective: bool) -> str | None:
     return "a" if a > b else "b" if b > a else "tie"
 
 
+#: one judgment's winner: (judge, exchange, dilemma, reading order, "a" / "b" / "tie")
+Winner = tuple[str, str, str, str, str]
+
+
 def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
                replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, FlipRate]:
     """Per judge: the share of its opposite-order judgment pairs on one exchange whose winner differs."""
-    by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
-    dil: dict[str, str] = {}
+    winners: list[Winner] = []
     for r in expand_judgments(rounds):
         if r.judgment is None:
             continue
         w = _winner(r.judgment, effective)
-        if w is None:
-            continue
-        ex = exchange_key(r)
-        dil[ex] = r.dilemma_id
-        by[(r.judge_model, ex)][r.judgment.order].append(w)
+        if w is not None:
+            winners.append((r.judge_model, exchange_key(r), r.dilemma_id, r.judgment.order, w))
+    return flip_rows(winners, seed=seed, replicates=replicates)
+
+
+def flip_rows(winners: Sequence[Winner], *, seed: int = bootstrap.DEFAULT_SEED,
+              replicates: int = bootstrap.DEFAULT_REPLICATES) -> dict[str, FlipRate]:
+    """flip_rates from each judgment's winner, in the judgments' order."""
+    by: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: {"ab": [], "ba": []})
+    dil: dict[str, str] = {}
+    for judge, ex, dilemma, order, w in winners:
+        dil[ex] = dilemma
+        by[(judge, ex)][order].append(w)
     per_judge: dict[str, list[tuple[float, str]]] = defaultdict(list)
     pairs: dict[str, int] = defaultdict(int)
     for (judge, ex), o in by.items():
@@ -424,9 +379,22 @@ def flip_rates(rounds: Sequence[Round], *, effective: bool = False, seed: int = 
     return out
 
 
+def _finite(v: float) -> float | None:
+    return float(v) if np.isfinite(v) else None
+
+
 def _excluded(t: LongTable) -> ExcludedJson:
     return {"rounds": t.rounds, "judgments": t.judgments, "rounds_without_own_judgment": t.without_judgment,
             "scores_missing": t.scores_missing}
+
+
+def order_counts(rounds: Sequence[Round]) -> dict[str, dict[str, int]]:
+    """Per judge: its judgments read in order "ab" and in order "ba"."""
+    out: dict[str, dict[str, int]] = defaultdict(lambda: {"ab": 0, "ba": 0})
+    for r in expand_judgments(rounds):
+        if r.judgment is not None:
+            out[r.judge_model][r.judgment.order] += 1
+    return out
 
 
 def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = None,
@@ -435,6 +403,13 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
     """`style`, `order` and `agreement_bias` of `report --json` (see the module docstring)."""
     bf = bias_fit(rounds, families=families, agreement=agreement, effective=effective, seed=seed,
                   replicates=replicates)
+    return bias_json_of_fit(bf, flip_rates(rounds, effective=effective, seed=seed, replicates=replicates),
+                            order_counts(rounds))
+
+
+def bias_json_of_fit(bf: BiasFit | None, flips: Mapping[str, FlipRate],
+                     n_by_judge: Mapping[str, Mapping[str, int]]) -> BiasJson:
+    """bias_json from the fit, the judges' flip rates and their judgments per reading order (order_counts)."""
     if bf is None:
         note = "no score to fit"
         return {"style": {"coefficients": [], "models": [], "n_scores": 0, "note": note}, "order": [],
@@ -456,21 +431,17 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
                       "mean": float(np.mean(what)) if len(what) else 0.0,
                       "sd": float(np.std(what)) if len(what) else 0.0, "n": int(len(what)),
                       "interval_note": iv.note})
-    raw = defaultdict(list)
-    for m, v in zip(t.model.tolist(), t.y.tolist(), strict=True):
-        raw[m].append(v)
+    # (scores are whole numbers: their float sums are exact in any order)
+    raw_n = np.bincount(t.model, minlength=len(t.models))
+    raw_sum = np.bincount(t.model, weights=t.y, minlength=len(t.models))
     models: list[StyleModel] = []
     for i, m in enumerate(t.models):
         est, iv = bf.model(i)
-        models.append({"model": m, "raw_mean": float(np.mean(raw[i])), "mean_without_style": float(bf.base_adjusted[i]),
-                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": len(raw[i]),
+        models.append({"model": m, "raw_mean": float(raw_sum[i] / raw_n[i]), "mean_without_style": _finite(bf.base_adjusted[i]),
+                       "adjusted_mean": est, "mean": est, "ci_low": iv.low, "ci_high": iv.high, "n_scores": int(raw_n[i]),
                        "interval_note": iv.note})
-    flips = flip_rates(rounds, effective=effective, seed=seed, replicates=replicates)
     order: list[OrderRow] = []
-    n_by_judge: dict[str, dict[str, int]] = defaultdict(lambda: {"ab": 0, "ba": 0})
-    for r in expand_judgments(rounds):
-        if r.judgment is not None:
-            n_by_judge[r.judge_model][r.judgment.order] += 1
+    none = {"ab": 0, "ba": 0}
     for name in t.judges:
         est, iv = bf.term(f"order:{name}")
         f = flips.get(name)
@@ -479,8 +450,9 @@ def bias_json(rounds: Sequence[Round], *, families: Mapping[str, str] | None = N
         order.append({"judge": name, "effect": est, "ci_low": iv.low, "ci_high": iv.high,
                       "flip_rate": f["flip_rate"] if f else None, "flip_ci_low": f["flip_ci_low"] if f else None,
                       "flip_ci_high": f["flip_ci_high"] if f else None, "flip_pairs": f["flip_pairs"] if f else 0,
-                      "n": n_by_judge[name]["ab"] + n_by_judge[name]["ba"], "n_ab": n_by_judge[name]["ab"],
-                      "n_ba": n_by_judge[name]["ba"], "interval_note": note})
+                      "n": n_by_judge.get(name, none)["ab"] + n_by_judge.get(name, none)["ba"],
+                      "n_ab": n_by_judge.get(name, none)["ab"], "n_ba": n_by_judge.get(name, none)["ba"],
+                      "interval_note": note})
     agree: list[AgreementRow] = []
     for j, name in enumerate(t.judges):
         mine = t.judge == j
@@ -534,7 +506,7 @@ def preference_rows(bf: BiasFit) -> list[PreferenceRow]:
                     "no judge scored a model of its own family")
         elif len(cells) == len(np.unique(t.judge * len(t.models) + t.model)):
             note = "every (judge, model) pair is of this kind: nothing to compare with"
-        elif est is not None and len(cells) < MIN_PAIRS:
+        elif est is not None and iv.low is not None and len(cells) < MIN_PAIRS:
             iv = bootstrap.Interval(None, None)
             note = (f"rests on {len(cells)} (judge, model) pair: that judge's liking for that model cannot be told "
                     "from the preference")

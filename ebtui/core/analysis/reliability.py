@@ -139,6 +139,12 @@ def _boot_alpha(units: Mapping[K, Sequence[float]], dilemma_of: Mapping[K, str],
     return est, iv.low, iv.high, iv.note
 
 
+#: the closed-form alpha and its dilemma bootstrap, for the same panel computed from the analysis columns
+#: (ebtui.core.analysis.bias_source.reliability_of_facts)
+alpha_from = _alpha_from
+boot_alpha = _boot_alpha
+
+
 def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
                      replicates: int = 200) -> ReliabilityJson:
     """`reliability` of `report --json` (see the module docstring)."""

@@ -173,30 +173,34 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                "sum to zero), with the models it scored taken into account; n: rounds it scored; "
                "raw_mean_given: the plain mean of the scores it gave.", *common_notes])
 
-    # family preference
-    fam_est = fam_lo = fam_hi = None
-    fam_note = "no score"
-    n_same = n_same_scores = 0
-    if jf is not None:
-        d = jf.design
-        same = d.frame.family > 0
-        n_same = len(np.unique(d.frame.round_idx[same] * 2 + (d.frame.seat[same] < 0)))
-        n_same_scores = int(jf.design.frame.family.sum())
-        J = len(jf.design.frame.judges)
-        if jf.design.has_family:
-            fam_est = float(jf.estimates.family_pref)
-            col = draws[:, M + J] if draws.size else np.zeros(0)
-            fam_lo, fam_hi, fam_note = _iv(interval(fam_est, col, G))
-            fam_est, fam_lo, fam_hi, fam_note = apply_blank(blanks.family, fam_est, fam_lo, fam_hi, fam_note)
-        else:
-            fam_note = "not estimable"
+    # family preference: the same-family term with the self-preference apart (a judge scoring its own model),
+    # each with n = the (judge, model) pairs it rests on and an interval with the judge x model variance —
+    # the estimator of the judge-bias section's self_and_family (ebtui.core.analysis.bias_source)
+    from ebtui.core.analysis.bias_source import preferences_of_facts
+
+    prefs = {p["term"]: p for p in preferences_of_facts(facts, family_of, effective=effective, seed=seed,
+                                                        replicates=replicates)} if jf is not None else {}
+    fam_row: list[Cell] = [None, None, None, 0, "", 0, "no score"]
+    for term, at in (("same_family", 0), ("self", 7)):
+        p = prefs.get(term)
+        if p is not None:
+            fam_row[at:at + 7] = [p["estimate"], p["ci_low"], p["ci_high"], p["n"], "; ".join(p["pairs"]),
+                                  p["n_scores"], p["interval_note"]]
+        elif at:
+            fam_row[at:at + 7] = [None, None, None, 0, "", 0, "no score"]
     a.tables["family_preference"] = Table(
-        "family_preference", "Same-family preference: extra points a judge gives a model of its own family",
-        ["estimate", "ci_low", "ci_high", "n", "n_scores", "interval_note"],
-        [[fam_est, fam_lo, fam_hi, n_same, n_same_scores, fam_note]], view=view,
-        notes=["estimate: the same_family term of the joint fit, i.e. adjusted for the models' skill and the "
-               "judges' severity; n: team seats scored by a judge of the same family. Families: "
-               "family in models.toml, else provider, else a name heuristic (docs/STATISTICS.md).", *common_notes])
+        "family_preference", "Same-family preference: extra points a judge gives a model of its own family "
+        "(not itself), and the self-preference apart",
+        ["estimate", "ci_low", "ci_high", "n", "pairs", "n_scores", "interval_note",
+         "self_estimate", "self_ci_low", "self_ci_high", "self_n", "self_pairs", "self_n_scores", "self_note"],
+        [fam_row], view=view,
+        notes=["estimate: the same_family term of a fit with the joint fit's terms plus a separate self term (a "
+               "judge scoring its own model's team, `ebtui rejudge --allow-own`), i.e. adjusted for the models' "
+               "skill and the judges' severity; n: the (judge, model) pairs it rests on (pairs: judge -> model). "
+               "A pair's liking does not change between dilemmas, so the interval adds the judge x model "
+               "variance, and is blank below 2 pairs; the same estimator as section 9's self_and_family (which "
+               "also controls length, formatting, order and agreement). Families: family in models.toml, else "
+               "provider, else a name heuristic (docs/STATISTICS.md).", *common_notes])
 
     # criteria by model (always the judges' parsed scores: comparable with other Ethics Bowl runners)
     crit = columnar.model_criterion_means(facts, effective=False)

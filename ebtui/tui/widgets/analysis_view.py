@@ -100,7 +100,7 @@ def render_fit(tables: Mapping[str, Table]) -> Text:
         ci = f"[{_f(f['ci_low'], True)}, {_f(f['ci_high'], True)}]" if f["ci_low"] is not None \
             else f"({f['interval_note']})"
         out.append("Same-family preference: ", style="bold")
-        out.append(f"{_f(f['estimate'], True)} {ci}  n={f['n']} team seats\n")
+        out.append(f"{_f(f['estimate'], True)} {ci}  n={f['n']} (judge, model) pairs\n")
     return out
 
 

@@ -92,6 +92,35 @@ def test_long_table_of_facts_equals_long_table(designs: Any) -> None:
         assert judgment_counts(stand_in_rounds(facts)) == judgment_counts(rounds)
 
 
+def test_the_section_parts_from_the_columns_equal_the_ones_from_rounds(designs: Any) -> None:
+    """Reliability (alpha per criterion, test-retest, the criteria's correlations), the flip rates and the
+    judgment counts from the columns' arrays: the numbers the round-based functions give, bit for bit."""
+    from ebtui.core.analysis.bias_source import (
+        _winners,
+        flip_rates_of_facts,
+        judgment_counts_of_facts,
+        order_counts_of_facts,
+        reliability_of_facts,
+    )
+    from ebtui.core.analysis.judge_bias import flip_rates, flip_rows, order_counts
+    from ebtui.core.analysis.reliability import reliability_json
+
+    flipped: list[bool] = []
+    for rounds, _ in designs:
+        facts = Facts.from_rounds(rounds)
+        got = reliability_of_facts(facts, seed=5, replicates=80)
+        assert json.dumps(got, sort_keys=True) == json.dumps(reliability_json(rounds, seed=5, replicates=80),
+                                                             sort_keys=True)
+        want = flip_rates(rounds, seed=5, replicates=80)
+        assert flip_rows(_winners(facts), seed=5, replicates=80) == want
+        assert flip_rates_of_facts(facts, seed=5, replicates=80) == want
+        flipped.append(bool(want))
+        assert judgment_counts_of_facts(facts) == judgment_counts(rounds)
+        assert order_counts_of_facts(facts) == dict(order_counts(rounds))
+    # designs in both orders have flip rates, the one with repeats a test-retest, to compare
+    assert any(flipped) and any(r["alpha_mean_of_criteria"] is not None for r in got["test_retest"])
+
+
 def test_through_a_store_the_section_equals_the_one_from_whole_rounds(designs: Any, tmp_path: Path) -> None:
     rounds, agreement = designs[0]
     store = open_store(tmp_path / "store")

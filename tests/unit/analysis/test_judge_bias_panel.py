@@ -15,7 +15,7 @@ import pytest
 from ebtui.core.analysis.judge_bias import bias_fit, bias_json, fit_table, long_table, relative
 from ebtui.core.families import family_function
 from ebtui.core.records import Round
-from tests.support.judge_bias_sim import BiasTruth, generate, panel_truth
+from tests.support.judge_bias_sim import BiasTruth, generate, mixed_truth, panel_truth
 
 
 def _tournament(truth: BiasTruth, seed: int, dilemmas: int = 8) -> list[Round]:
@@ -32,17 +32,7 @@ def _covers(row: dict[str, Any], value: float) -> bool:
     return row["ci_low"] is not None and row["ci_low"] <= value <= row["ci_high"]
 
 
-def _mixed_truth(**kw: Any) -> BiasTruth:
-    """Three judges that are models (self pairs) and one outside judge sharing a family with two models."""
-    truth = panel_truth(**kw)
-    models = list(truth.skill)
-    judges = [models[0], models[1], models[2], "j-out"]
-    sev = [-0.3, 0.1, 0.4, -0.2]
-    truth.severity = dict(zip(judges, sev, strict=True))
-    truth.order = dict.fromkeys(judges, 0.0)
-    truth.agree = dict.fromkeys(judges, 0.0)
-    truth.families = {m: m for m in models} | {"j-out": "fam-out", models[3]: "fam-out", models[4]: "fam-out"}
-    return truth
+_mixed_truth = mixed_truth
 
 
 def test_self_and_family_are_estimated_apart_with_their_pairs() -> None:
@@ -194,10 +184,66 @@ def test_style_controlled_means_recover_skills_whichever_length_bias_fast(form: 
 def test_style_controlled_means_recover_skills_whichever_length_bias(form: str) -> None:
     worst, _, excludes, covers = _style_run(range(40), form, 200, 0.0)
     assert max(worst) < 0.35 and all(excludes) and np.mean(covers) >= 0.85, (max(worst), np.mean(covers))
-    # with each (judge, model) pair's own liking (sd 0.25) the coefficients still hold; the means carry the
-    # liking of the four judges (about 0.12 sd per model): measured, not asserted per seed (STATISTICS.md)
-    worst, _, excludes, covers = _style_run(range(40), form, 200, 0.25)
-    assert all(excludes) and np.mean(covers) >= 0.85 and np.median(worst) < 0.35
+
+
+# ---- the style contract under judge x model variation: what the design allows --------------------------------
+
+_BETA = {"relative": ("length_relative", 1.5), "own": ("length", 0.35)}
+
+
+def _oracle_run(seed: int, form: str, replicates: int) -> dict[str, float]:
+    """Issue 35's style contract on one tournament (judge x model sd 0.25): the worst |style-controlled mean -
+    planted skill| of the report's fit; of an oracle that knows the style coefficient (the planted style effect
+    taken off the scores, fitted without style terms); of the fit on scores without the pairs' likings (the
+    judge x model draws taken off); and whether the coefficient's interval excludes 0."""
+    from dataclasses import replace
+
+    from ebtui.core.analysis.judge_bias import style_columns
+
+    term, beta = _BETA[form]
+    kw = {"relative_words_beta": beta} if form == "relative" else {"words_beta": beta}
+    truth = panel_truth(seed=seed, judge_model_sd=0.25, **kw)  # type: ignore[arg-type]
+    rounds = _tournament(truth, seed=seed)
+    want = truth.controlled()
+    t = long_table(rounds, family_function(truth.families))
+
+    def worst(est: np.ndarray) -> float:
+        return max(abs(float(est[i]) - want[m]) for i, m in enumerate(t.models))
+
+    bf = fit_table(t, replicates=replicates, seed=seed)
+    assert bf is not None
+    cov = dict(style_columns(t)[0])[term]
+    assert cov is not None
+    known = fit_table(replace(t, y=t.y - beta * (cov - cov.mean())), replicates=0, style=False)
+    liking = np.array([truth.judge_model_effect[(t.judges[j], t.models[m])] for j, m in zip(t.judge, t.model,
+                                                                                           strict=True)])
+    no_liking = fit_table(replace(t, y=t.y - liking), replicates=0)
+    assert known is not None and no_liking is not None
+    _, iv = bf.term(term)
+    return {"fit": worst(bf.estimate), "style known": worst(known.estimate), "no liking": worst(no_liking.estimate),
+            "excludes 0": float(iv.low is not None and iv.high is not None and (iv.low > 0 or iv.high < 0))}
+
+
+@pytest.mark.parametrize("form", ["relative", "own"])
+def test_style_control_misses_only_what_the_judges_liking_puts_there_fast(form: str) -> None:
+    """With judge x model sd 0.25 a model's mean carries the average liking of the judges that scored it (sd
+    about 0.12): an oracle knowing the planted style coefficient misses the planted skill as often and by as
+    much as the fit, and without the likings the fit is within 0.35 (docs/STATISTICS.md, the measured rates)."""
+    for seed in (0, 1):
+        got = _oracle_run(seed, form, 60)
+        assert abs(got["fit"] - got["style known"]) < 0.05, got
+        assert got["no liking"] < 0.35 and got["excludes 0"], got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["relative", "own"])
+def test_style_control_misses_only_what_the_judges_liking_puts_there(form: str) -> None:
+    runs = [_oracle_run(seed, form, 200) for seed in range(100)]
+    miss = np.mean([r["fit"] > 0.35 for r in runs])
+    oracle_miss = np.mean([r["style known"] > 0.35 for r in runs])
+    assert miss <= oracle_miss + 0.02, (miss, oracle_miss)  # measured 0.16 and 0.16 (sd 0.25 itself)
+    assert max(r["no liking"] for r in runs) < 0.35  # every seed, once the pairs' likings are off the scores
+    assert all(r["excludes 0"] for r in runs)
 
 
 # ---- the bootstrap blanks only what a resample lacks -----------------------------------------------------------
@@ -247,3 +293,50 @@ def test_with_one_judge_the_intervals_say_they_are_about_this_judge() -> None:
     assert any("about these judges' preferences" in n and "one judge" in n for n in fit["notes"] or [])
     length = next(c for c in out["style"]["coefficients"] if c["term"] == "length")
     assert _covers(length, 0.35)  # the dilemma bootstrap's interval still stands
+
+
+# ---- an unconnected design: judge groups that never scored a common model --------------------------------------
+
+
+def _unconnected(seed: int) -> tuple[BiasTruth, list[Round]]:
+    """Judges j-one and j-two score only m-alpha, m-beta and m-gamma; j-three and j-four only m-delta and m-eps
+    (two tournaments side by side, each pair with its own liking, sd 0.25; an own-length bias planted)."""
+    from dataclasses import replace
+
+    truth = panel_truth(seed=seed, judge_model_sd=0.25, words_beta=0.35)
+    truth.families |= {"j-one": "fam-one", "m-alpha": "fam-one", "m-beta": "fam-one", "j-three": "fam-three",
+                       "m-delta": "fam-three"}
+    rounds: list[Round] = []
+    liking: dict[tuple[str, str], float] = {}
+    for k, (models, judges) in enumerate(((("m-alpha", "m-beta", "m-gamma"), ("j-one", "j-two")),
+                                          (("m-delta", "m-eps"), ("j-three", "j-four")))):
+        part = replace(truth, skill={m: truth.skill[m] for m in models},
+                       severity={j: truth.severity[j] for j in judges}, judge_model_effect={})
+        got = _tournament(part, seed=100 * seed + k)
+        liking |= part.judge_model_effect
+        rounds += [r.model_copy(update={"id": f"g{k}-{r.id}", "exchange_id": f"g{k}-{r.exchange_id}"}) for r in got]
+    truth.judge_model_effect = liking
+    return truth, rounds
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_unconnected_design_blanks_what_it_does_not_identify(seed: int) -> None:
+    """Every model mean is blank with the reason naming the two groups (against the average judge they are not
+    identified); the length coefficient, identified within each group, is estimated and its interval covers
+    the planted value; the same-family rows (here and in section 2) are blank with a reason or cover 0."""
+    from ebtui.core.analysis.bias_source import preferences_of_facts
+    from ebtui.core.analysis.frame import Facts
+
+    truth, rounds = _unconnected(seed)
+    out = bias_json(rounds, families=truth.families, replicates=100, seed=seed)
+    assert out["judge_bias_fit"]["full_rank"] is False
+    for m in out["style"]["models"]:
+        assert m["adjusted_mean"] is None and m["ci_low"] is None and m["mean_without_style"] is None
+        assert "2 groups never scored by a common judge" in m["interval_note"], m
+    length = next(c for c in out["style"]["coefficients"] if c["term"] == "length")
+    assert length["estimate"] is not None and abs(length["estimate"] - 0.35) < 0.15 and _covers(length, 0.35)
+    section2 = preferences_of_facts(Facts.from_rounds(rounds), family_function(truth.families), replicates=100,
+                                    seed=seed)
+    for row in (_pref(out, "same_family"), next(r for r in section2 if r["term"] == "same_family")):
+        assert row["n"] == 3  # j-one -> m-alpha, m-beta; j-three -> m-delta
+        assert (row["ci_low"] is None and row["interval_note"]) or _covers(row, 0.0), row  # type: ignore[arg-type]
