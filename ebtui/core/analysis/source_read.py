@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ebtui.core.analysis.frame import JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, RoundFacts, judgment_facts
-from ebtui.core.records import Round
+from ebtui.core.analysis.round_decode import read_round
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -117,7 +117,7 @@ def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, o
     """The Parquet rows of one round file's bytes, one per judgment (none: not a round; the store lists
     unreadable files, the columns skip them)."""
     try:
-        r = Round.model_validate_json(text)
+        r = read_round(text)
     except ValueError as exc:
         log.debug("%s: not in the analysis columns (%s)", where, exc)
         return []

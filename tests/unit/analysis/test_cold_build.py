@@ -170,3 +170,118 @@ def test_stand_in_rounds_are_what_model_copy_gives(monkeypatch) -> None:  # type
     assert fast[0].phases[0] is not fast[1].phases[0]  # (no object shared between stand-ins)
     assert fast[0].__pydantic_extra__ is not fast[1].__pydantic_extra__
     assert sum(bool(j.overrides) for r in fast for j in [r.judgment, *r.extra_judgments] if j) >= 5
+
+
+# ---- round files decoded by msgspec (round_decode.py): the same Round pydantic reads, or pydantic reads it ----
+
+def _facts_or_error(read, data: bytes) -> object:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis.frame import judgment_facts
+
+    try:
+        r = read(data)
+    except ValueError:
+        return "refused"
+    return judgment_facts(r)
+
+
+def _paths(node: object, at: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out = [at]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*at, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _paths(v, (*at, i))
+    return out
+
+
+#: values a damaged or foreign file may hold where another type belongs: other JSON types, scores out of range
+#: or as text, dates in other forms, unknown names, text with lone surrogates
+ODD_VALUES: list[object] = [
+    None, 0, 11, -1, 7, 7.0, 7.5, "7", True, False, "", [], {}, [1, 2], {"x": 1}, "a", "b", "ba", "score", "accept",
+    "complete", "running", "presentation", "consistency", "not_a_criterion", "2026-01-01", "2026-01-01 00:00:00",
+    "2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.123Z", "2026-01-01T00:00:00.123456789Z", "2026-01-01T00:00:00+05:30",
+    "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:60Z", "2026-01-01T00:00:00", "1767225600",
+    "2026-01-01t00:00:00z", "\ud800 lone", "x\u0000y", 1767225600, 1e300, -0.0, "Kantian duty.\u2028Utilitarian!",
+]
+
+
+def _mutated(rnd: random.Random, doc: dict) -> bytes:  # type: ignore[type-arg]
+    import copy
+    import json
+
+    doc = copy.deepcopy(doc)
+    for _ in range(rnd.randint(1, 3)):
+        path = rnd.choice(_paths(doc)[1:])
+        parent = doc
+        for k in path[:-1]:
+            parent = parent[k]  # type: ignore[index]
+        how = rnd.random()
+        if how < 0.2 and isinstance(parent, dict) and path not in (("id",), ("timestamp",)):
+            del parent[path[-1]]  # a field missing (not those pydantic makes afresh: a new id, the time now)
+        elif how < 0.3 and isinstance(parent, dict):
+            parent["unknown_" + str(path[-1])] = rnd.choice(ODD_VALUES)  # a field of another version
+        elif how < 0.4 and isinstance(parent, dict) and path[-1] == "judgment" and parent[path[-1]]:
+            j = parent[path[-1]]  # a checklist without (or with) its plain copies: the model validator's rule
+            j["review_items"] = [{"kind": "missing", "message": "m1"}, {"kind": "x", "message": "m1"}]
+            for k in rnd.sample(["needs_review", "review_reasons"], rnd.randint(0, 2)):
+                j.pop(k, None)
+        elif how < 0.5 and path[-1] in ("judgment",) and isinstance(parent, dict) and parent[path[-1]]:
+            parent[path[-1]]["overrides"] = [{"team": rnd.choice("ab"), "criterion": rnd.choice(
+                ["consistency", "framework_awareness", "nope"]), "parsed_value": rnd.choice([None, 3]),
+                "value": rnd.choice([None, 1, 10, 11]), "kind": rnd.choice(["score", "accept", "other"]),
+                "time": rnd.choice(["2026-01-01T00:00:00Z", "yesterday"])}]
+        else:
+            parent[path[-1]] = rnd.choice(ODD_VALUES)  # type: ignore[index]
+    text = json.dumps(doc, ensure_ascii=rnd.random() < 0.5)
+    if rnd.random() < 0.05:  # a key given twice (the last one counts, for both readers)
+        text = text.replace('"status": ', '"status": "failed", "status": ', 1)
+    data = text.encode("utf-8", "surrogatepass")
+    if rnd.random() < 0.03:
+        data = data.replace(b"e", b"\xff", 1)  # not UTF-8
+    return data
+
+
+def test_decoded_round_files_give_the_facts_pydantic_gives_also_when_damaged() -> None:
+    import json
+
+    from ebtui.core.analysis import round_decode
+    from ebtui.core.records import Round
+    from ebtui.core.store.files import round_bytes
+
+    assert round_decode._decoder() is not None  # every record model is mirrored (a new validator: see MIRRORED)
+    rounds = _hostile_rounds(30, seed=21)
+    docs = [json.loads(round_bytes(r)) for r in rounds]  # type: ignore[arg-type]
+    for r in rounds:  # undamaged: read fast, the same facts
+        data = round_bytes(r)  # type: ignore[arg-type]
+        assert type(round_decode.read_round(data)).__name__ == "FastRound"
+        assert _facts_or_error(round_decode.read_round, data) == _facts_or_error(Round.model_validate_json, data)
+    rnd = random.Random(4)
+    fast = refused = 0
+    for _ in range(1500):
+        data = _mutated(rnd, rnd.choice(docs))
+        want = _facts_or_error(Round.model_validate_json, data)
+        assert _facts_or_error(round_decode.read_round, data) == want, data[:300]
+        try:
+            fast += type(round_decode._decoder().decode(data)).__name__ == "FastRound"
+        except Exception:  # noqa: BLE001 (msgspec's errors: pydantic read it)
+            refused += want == "refused"
+    assert fast > 300 and refused > 100  # both paths were exercised
+
+
+def test_the_plain_date_form_is_read_as_pydantic_reads_it() -> None:
+    from pydantic import TypeAdapter
+
+    from ebtui.core.analysis.round_decode import _when
+
+    pyd = TypeAdapter(__import__("datetime").datetime)
+    for text in ("2026-01-01T00:00:00Z", "2026-03-04T05:06:07.123+05:30", "2026-12-31T23:59:59.999999-11:00",
+                 "2024-02-29T12:00:00", "2026-06-01T00:00:00.000Z"):
+        got, want = _when(text), pyd.validate_python(text)
+        assert (str(got), got.timestamp()) == (str(want), want.timestamp())
+    for text in ("2026-01-01", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.5Z", "2026-01-01T00:00Z", "x"):
+        try:
+            _when(text)
+        except ValueError:
+            continue
+        raise AssertionError(text)
