@@ -6,6 +6,7 @@ two in step. The report quotes the sentence that matched, so a reader can judge 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -173,6 +174,15 @@ DISAGREEMENT_CUES: tuple[str, ...] = (
 )
 
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+#: SENTENCE_SPLIT's matches (the group set, else the whole match) without its look-behind
+_SEPARATOR = re.compile(r"\n\n*|\.(\s+)|!(\s+)|\?(\s+)")  # (each alternative opens with a literal: re skips ahead)
+
+
+def sentence_separators(text: str) -> tuple[list[int], list[int]]:
+    """The starts and the ends of SENTENCE_SPLIT's matches in `text` (what lies between two is a sentence,
+    before `sentences` strips it)."""
+    found = [m.span(m.lastindex or 0) for m in _SEPARATOR.finditer(text)]
+    return [s for s, _ in found], [e for _, e in found]
 
 
 def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
@@ -243,6 +253,28 @@ def fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_FOLD)
 
 
+_PLAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789 '-,")
+
+
+def needle(pattern: str) -> str:
+    """The longest run of plain characters (lower-case ASCII letters, digits, space, ' - ,) that every match of
+    the pattern holds: literals at its top level, outside any group, alternative or repeat ("" when none)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]  # (the stdlib's own parse of a pattern)
+
+        items = list(_parser.parse(pattern))
+    except Exception:  # noqa: BLE001 (another Python's parser: no needle, the scan runs as before)
+        return ""
+    best, run = "", ""
+    for op, arg in items:
+        if str(op) == "LITERAL" and chr(arg) in _PLAIN_CHARS:
+            run += chr(arg)
+            best = max(best, run, key=len)
+        elif str(op) != "AT":  # (\b and the like consume nothing: a run goes on across them)
+            run = ""
+    return best
+
+
 class AnyOf:
     """`re.search` of the alternation of some lexicon patterns (case-insensitive), found faster: a case-sensitive
     scan of the folded text, without the leading \\b that keeps Python's re from skipping ahead, proposes
@@ -254,13 +286,18 @@ class AnyOf:
         lower = not any(c.isupper() for p in patterns for c in re.sub(r"\\.", "", p))
         self.scan = re.compile("|".join(f"(?:{p.removeprefix(chr(92) + 'b')})" for p in patterns)) if lower else None
         self.local = not any(_LOOKS_OUT.search(p) for p in patterns)
+        #: per pattern, text every match holds (folded) — None when a pattern has none: where none of them
+        #: occurs in the folded text after a place, no match starts there (a cheap `in` before the scan)
+        needles = [needle(p) for p in patterns] if self.scan is not None else []
+        self.needles = tuple(dict.fromkeys(n for n in needles if n)) if needles and all(needles) else None
 
-    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
-        """What `self.exact.search(text)` gives (`folded`: `fold(text)`, when the caller has it)."""
+    def search(self, text: str, folded: str | None = None, pos: int = 0) -> re.Match[str] | None:
+        """What `self.exact.search(text, pos)` gives (`folded`: `fold(text)`, when the caller has it)."""
         if self.scan is None:
-            return self.exact.search(text)
+            return self.exact.search(text, pos)
         folded = fold(text) if folded is None else folded
-        pos = 0
+        if self.needles is not None and all(folded.find(n, pos) < 0 for n in self.needles):
+            return None
         while (m := self.scan.search(folded, pos)) is not None:
             hit = self.exact.match(text, m.start())
             if hit is not None:
@@ -272,13 +309,34 @@ class AnyOf:
 _CONSISTENCY_ANY: dict[str, AnyOf] = {}  # (compiled on first use: not at the app's start)
 
 
-def consistency_cues_of(text: str, label: str, folded: str | None = None) -> list[CueMatch]:
-    """`consistency_cues(text)[label]`, skipping the sentence by sentence search when no cue of the class
-    occurs anywhere in the text."""
+def consistency_cues_of(text: str, label: str, folded: str | None = None,
+                        pieces: tuple[list[int], list[int]] | None = None) -> list[CueMatch]:
+    """`consistency_cues(text)[label]`, found from the cues' matches in the whole text: a cue that matches in a
+    sentence matches there in the whole text too (no pattern looks around: `AnyOf.local`; a sentence's edges
+    touch only spaces and separators, where \\b acts alike), so searching the whole text from one sentence's
+    end reaches the next sentence holding a cue, and that sentence is read as before (its first cue). A match
+    that starts in a separator or runs past its sentence: sentence by sentence for the class, as before.
+    `pieces`: the text's `sentence_separators`, when the caller has them."""
     any_ = _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
-    if any_.local and any_.search(text, folded) is None:
+    if any_.local and (m := any_.search(text, folded)) is None:
         return []
-    pats = _CONSISTENCY_RE[label]  # (a sentence none of them matches is passed over by the fast search)
+    pats = _CONSISTENCY_RE[label]
+    if any_.local and m is not None:
+        starts, ends = pieces if pieces is not None else sentence_separators(text)
+        out = []
+        while m is not None:
+            at = m.start()
+            i, j = bisect.bisect_right(ends, at), bisect.bisect_right(starts, at)
+            begin, end = ends[i - 1] if i else 0, starts[j] if j < len(starts) else len(text)
+            if i != j or m.end() > end:  # (in a separator, or across one)
+                break
+            sentence = text[begin:end].strip()
+            if cue := _first_match(pats, sentence):
+                out.append(CueMatch(label, cue, sentence))
+            m = any_.search(text, folded, end) if end < len(text) else None
+        else:
+            return out
+    # (a sentence none of them matches is passed over by the fast search)
     return [CueMatch(label, cue, s) for s in sentences(text) if any_.search(s) and (cue := _first_match(pats, s))]
 
 

@@ -285,3 +285,32 @@ def test_the_plain_date_form_is_read_as_pydantic_reads_it() -> None:
         except ValueError:
             continue
         raise AssertionError(text)
+
+
+def test_scores_and_review_state_are_what_the_records_and_review_rules_give() -> None:
+    from ebtui.core.analysis.frame import _scores
+    from ebtui.core.records import CRITERIA, Judgment, Override, ReviewReason, Scores
+    from ebtui.core.review import needs_review
+
+    rnd = random.Random(3)
+    seen = set()
+    for _ in range(600):
+        vals = [{c: rnd.choice([None, 1, 5, 10]) if rnd.random() < 0.2 else rnd.randint(1, 10) for c in CRITERIA}
+                for _team in "ab"]
+        j = Judgment(team_a_scores=Scores(**vals[0]), team_b_scores=Scores(**vals[1]))
+        if rnd.random() < 0.3:
+            j.needs_review = True
+            j.review_reasons = rnd.choice([[], ["Team A consistency: unclear"], ["scores read from lines of text"]])
+        if rnd.random() < 0.3:
+            j.review_items = [ReviewReason(team=rnd.choice(["a", "b", None]), criterion=rnd.choice([None, *CRITERIA]),
+                                           kind=rnd.choice(["missing", "prose"]), message="m")]
+        for _k in range(rnd.choice([0, 0, 1, 3])):
+            j.overrides.append(Override(team=rnd.choice("ab"), criterion=rnd.choice(CRITERIA), parsed_value=None,
+                                        value=rnd.choice([None, 2, 9]), kind=rnd.choice(["score", "accept"])))
+        review, parsed, effective = _scores(j)
+        assert review == needs_review(j)
+        assert parsed == [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in "ab"]
+        assert effective == [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in "ab"]
+        seen.add((review, bool(j.overrides), j.needs_review))
+    assert len(seen) >= 6  # flagged and not, with and without overrides, reached by either path
+    assert _scores(None) == (False, None, None)
