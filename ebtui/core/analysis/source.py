@@ -33,6 +33,7 @@ from ebtui.core.records import RoundStatus
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from numpy.typing import DTypeLike
 
     from ebtui.core.store import ResultsStore
@@ -140,6 +141,81 @@ def facts_of_table(table: pa.Table) -> Facts:
         quotes_of=(lambda rows: quotes.take(_indices(rows)).to_pylist()) if quotes is not None else
         (lambda rows: [None] * len(rows)),
     )
+
+
+class _Stream:
+    """The facts file written part by part as a first build reads the round files (row groups of ROW_GROUP
+    rows, as `_write_file` writes them), into a temporary file renamed over the old one at the end."""
+
+    def __init__(self, path: Path, writer: pq.ParquetWriter, tmp: Path) -> None:
+        self.path, self.writer, self.tmp = path, writer, tmp
+        self.pending: list[pa.Table] = []
+        self.rows = 0
+        self.failed = False
+        self.stamp: tuple[int, int] | None = None
+
+    @classmethod
+    def open(cls, path: Path) -> _Stream | None:
+        """None: the file cannot be written here (a read-only store: the columns live in memory only)."""
+        import pyarrow.parquet as pq
+
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sch = schema().with_metadata({"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
+            return cls(path, pq.ParquetWriter(tmp, sch, compression="zstd"), tmp)
+        except OSError as exc:
+            log.debug("%s: cannot write (%s)", path, exc)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            return None
+
+    def add(self, table: pa.Table) -> pa.Table:
+        """Write `table`'s rows (whole row groups as they fill); returns it without its quotes."""
+        if not self.failed:
+            self.pending.append(table)
+            self.rows += table.num_rows
+            if self.rows >= ROW_GROUP:
+                self._write(whole_groups=True)
+        return table.drop_columns(["quotes"])
+
+    def _write(self, whole_groups: bool) -> None:
+        import pyarrow as pa
+
+        table = pa.concat_tables(self.pending)
+        cut = table.num_rows - table.num_rows % ROW_GROUP if whole_groups else table.num_rows
+        try:
+            if cut:
+                self.writer.write_table(table.slice(0, cut), row_group_size=ROW_GROUP)
+        except OSError as exc:
+            log.debug("%s: cannot write (%s)", self.path, exc)
+            self.failed = True
+        rest = table.slice(cut)
+        self.pending, self.rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    def close(self) -> bool:
+        """Finish the file and put it in place; False: it could not be written (nothing is left behind)."""
+        if self.pending and not self.failed:
+            self._write(whole_groups=False)
+        try:
+            self.writer.close()
+            if self.failed:
+                raise OSError("a part could not be written")
+            os.replace(self.tmp, self.path)
+            st = os.stat(self.path)
+            self.stamp = (st.st_mtime_ns, st.st_size)
+            return True
+        except OSError as exc:
+            log.debug("%s: cannot write (%s)", self.path, exc)
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+            return False
+
+    def abort(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.writer.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.tmp)
 
 
 class FactsSource:
@@ -329,7 +405,8 @@ class FactsSource:
     # ---- keeping it in step with the store ------------------------------------------------------------
 
     def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
-                    watch: Callable[[int, int], None] | None = None) -> tuple[list[pa.Table], int, int]:
+                    watch: Callable[[int, int], None] | None = None,
+                    keep: Callable[[pa.Table], pa.Table] = lambda t: t) -> tuple[list[pa.Table], int, int]:
         """Rows, as Arrow tables, for the rounds whose file is not what the columns hold (from the save hook,
         else the file; many files: read by worker processes). `watch(done, total)` is called every few hundred
         rounds (it may raise to stop)."""
@@ -350,7 +427,7 @@ class FactsSource:
             hooked += 1  # the bytes this process just wrote there
             rows += rows_of(saved[1], saved[0], rid)
         if rows:
-            parts.append(arrow_table(rows))
+            parts.append(keep(arrow_table(rows)))
         del rows
         size = source_read.CHUNK
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
@@ -358,7 +435,7 @@ class FactsSource:
         with contextlib.closing(read_files(chunks)) as tables:  # (closing it stops the workers)
             for (table, got), chunk in zip(tables, chunks, strict=True):
                 if table.num_rows:
-                    parts.append(table)
+                    parts.append(keep(table))
                 done, read = done + len(chunk), read + got
                 if watch is not None:
                     watch(done, len(entries))
@@ -398,13 +475,33 @@ class FactsSource:
             token = self._token()
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
-            fresh, hooked, read = self._fresh_rows(entries, watch)
+            stream = _Stream.open(self.path) if rebuilt else None
+            try:
+                # (a first build: each part goes to the file as it comes, the quotes are not kept in memory)
+                fresh, hooked, read = self._fresh_rows(entries, watch, stream.add if stream is not None else
+                                                       (lambda t: t))
+                if stream is not None and not stream.close():
+                    stream = None  # could not be written after all: read again, keeping the quotes
+                    self._forget()
+                    fresh, hooked, read = self._fresh_rows(entries, watch)
+            except BaseException:
+                if stream is not None:
+                    stream.abort()
+                raise
             fresh_ids = [rid for t in fresh for rid in t.column("round").to_pylist()]
             live = {e[0] for e in entries}
             gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
                               "index_read": True}
-            if fresh_ids or gone or rebuilt:
+            if stream is not None:  # the file is written: the table in memory is every column but the quotes
+                self._set_table(pa.concat_tables(fresh) if fresh else
+                                schema().empty_table().drop_columns(["quotes"]))
+                self._quotes = None
+                self._file_stamp = stream.stamp
+                self.generation += 1
+                del fresh
+                _release()
+            elif fresh_ids or gone or rebuilt:
                 replace = set(fresh_ids) | set(gone)
                 parts = []
                 if self._table is not None:

@@ -360,3 +360,67 @@ def test_needles_of_patterns_whose_answer_is_known() -> None:
     assert AnyOf((r"\brefine\w*", r"\b(?:a|b)x")).needles == ("refine", "x")
     assert AnyOf((r"\brefine\w*", r"\b(?:a|b)")).needles is None  # one pattern without: no prefilter
     assert AnyOf((r"\brefine\w*", r"\bsame principle")).search("The Same  principle; the same principle!") is not None
+
+
+# ---- a first build streams its rows to the file (source._Stream) ------------------------------------------
+
+def _store_of_hostile_rounds(root: object, n: int = 45) -> object:
+    from tests.support.factories import open_store
+
+    s = open_store(root)  # type: ignore[arg-type]
+    for r in _hostile_rounds(n, seed=13):
+        s.save_round(r)  # type: ignore[arg-type]
+    s.flush()
+    return s
+
+
+def test_a_streamed_first_build_writes_what_the_whole_table_write_gives(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from ebtui.core.analysis import source
+    from ebtui.core.store import ResultsStore
+
+    store = _store_of_hostile_rounds(tmp_path / "s")
+    monkeypatch.setattr(source, "ROW_GROUP", 7)  # several row groups, the last one short
+    streamed = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
+    a = streamed.facts()
+    assert streamed._quotes is None and streamed.last_sync["rebuilt"]  # the quotes stayed in the file
+    table_a = pq.read_table(streamed.path)
+    groups = pq.ParquetFile(streamed.path).metadata
+    assert [groups.row_group(g).num_rows for g in range(groups.num_row_groups)][:-1] == [7] * (groups.num_row_groups - 1)
+    streamed.path.unlink()
+    monkeypatch.setattr(source._Stream, "open", classmethod(lambda cls, path: None))  # the whole-table write
+    whole = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
+    b = whole.facts()
+    assert table_a.equals(pq.read_table(whole.path), check_metadata=True) and table_a.num_rows > 45
+    rows = np.arange(len(a))
+    assert a.quotes_of(rows) == b.quotes_of(rows) and any(a.quotes_of(rows))
+    assert not [p for p in streamed.path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_streamed_build_that_cannot_finish_its_file_reads_again_and_keeps_the_quotes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from ebtui.core.analysis import source
+    from ebtui.core.store import ResultsStore
+
+    store = _store_of_hostile_rounds(tmp_path / "s", n=20)
+    want = source.FactsSource(ResultsStore(store.root)).facts()  # type: ignore[attr-defined]
+    rows = np.arange(len(want))
+    want_quotes = want.quotes_of(rows)
+    src = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
+    src.path.unlink()
+    monkeypatch.setattr(source, "ROW_GROUP", 5)
+    real = source._Stream._write
+
+    def disk_full(self, whole_groups: bool) -> None:  # type: ignore[no-untyped-def]
+        real(self, whole_groups)
+        self.failed = True  # (as when a write raises OSError)
+
+    monkeypatch.setattr(source._Stream, "_write", disk_full)
+    monkeypatch.setattr(source.FactsSource, "_write_file", lambda self, whole: False)  # the disk stays full
+    got = src.facts()
+    assert got.id.tolist() == want.id.tolist() and got.quotes_of(rows) == want_quotes and any(want_quotes)
+    assert src._quotes is not None and not src.path.exists()  # in memory only; no part-written file left
+    assert not [p for p in src.path.parent.iterdir() if p.name.endswith(".tmp")]
