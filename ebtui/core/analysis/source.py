@@ -109,11 +109,18 @@ def _column(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike) -> np.ndarray:
 
 def facts_of_table(table: pa.Table) -> Facts:
     """Facts from the Parquet table's columns (in its row order)."""
-    n = table.num_rows
 
     def strings(name: str) -> np.ndarray:
-        out = np.empty(n, dtype=object)
-        out[:] = table.column(name).to_pylist()
+        """A string column as an object array, each distinct value one str object (most columns repeat a
+        few names: 130,000 rows of them would otherwise be 130,000 strings each)."""
+        col = table.column(name)
+        if not len(col):
+            return np.empty(0, dtype=object)
+        coded = col.combine_chunks().dictionary_encode()
+        values = np.empty(len(coded.dictionary) + 1, dtype=object)
+        values[:-1] = coded.dictionary.to_pylist()  # (the last: None, for a null)
+        idx = _column(coded.indices.fill_null(len(values) - 1), np.int32)
+        out: np.ndarray = values[idx]
         return out
 
     status = strings("status")
@@ -171,13 +178,18 @@ class _Stream:
             return None
 
     def add(self, table: pa.Table) -> pa.Table:
-        """Write `table`'s rows (whole row groups as they fill); returns it without its quotes."""
+        """Write `table`'s rows (whole row groups as they fill); returns it without its quotes, in buffers of
+        its own (a worker's batch is one buffer: a column sliced from it would keep the quotes alive)."""
+        import pyarrow as pa
+
         if not self.failed:
             self.pending.append(table)
             self.rows += table.num_rows
             if self.rows >= ROW_GROUP:
                 self._write(whole_groups=True)
-        return table.drop_columns(["quotes"])
+        rest = table.drop_columns(["quotes"])
+        return pa.Table.from_arrays([pa.concat_arrays(c.chunks) if c.num_chunks else c for c in rest.columns],
+                                    schema=rest.schema)
 
     def _write(self, whole_groups: bool) -> None:
         import pyarrow as pa
