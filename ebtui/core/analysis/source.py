@@ -451,6 +451,8 @@ class FactsSource:
                 done, read = done + len(chunk), read + got
                 if watch is not None:
                     watch(done, len(entries))
+        if watch is not None and entries and not chunks:
+            watch(len(entries), len(entries))  # (no file to read: the comparison is over)
         return parts, hooked, read
 
     def _select(self, filters: Mapping[str, object]) -> list[int] | None:
@@ -553,6 +555,46 @@ class FactsSource:
         from ebtui.core.store.hooks import remove_save_listener
 
         remove_save_listener(self.store, self._listener)
+
+
+def progress_text(done: int, total: int) -> str:
+    """What every front end shows while the analysis columns are built (`FactsSource.facts(watch)` hears
+    `done` of `total` rounds compared with their files; a first build reads every one)."""
+    return f"building the analysis columns: {done:,} / {total:,} rounds"
+
+
+class ProgressLine:
+    """`watch(done, total)` for `FactsSource.facts` that writes `progress_text` lines once the work has taken
+    `after` seconds: on a terminal one line rewritten in place (at most `per_second` times a second, the
+    last one ended by a line break); elsewhere (a log, a pipe) a line at each quarter of the way, at most
+    four. `write` is given the text with its line ending ("\r" or "\n")."""
+
+    def __init__(self, write: Callable[[str], None], terminal: bool, *, after: float = 0.5,
+                 per_second: float = 10.0, clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.write, self.terminal, self.after, self.gap = write, terminal, after, 1.0 / per_second
+        self.clock = clock or time.monotonic
+        self.started = self.clock()
+        self.last: float | None = None
+        self.quarter = 0  # the quarters of the way already written (not on a terminal)
+        self.ended = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if self.ended or now - self.started < self.after or total <= 0:
+            return
+        last = done >= total
+        if self.terminal:
+            if last or self.last is None or now - self.last >= self.gap:
+                self.last = now
+                self.write("\r\x1b[K" + progress_text(done, total) + ("\n" if last else ""))
+        else:
+            quarter = 4 * done // total
+            if quarter > self.quarter:
+                self.quarter, self.last = quarter, now
+                self.write(progress_text(done, total) + "\n")
+        self.ended = last
 
 
 _SOURCES: weakref.WeakKeyDictionary[ResultsStore, FactsSource] = weakref.WeakKeyDictionary()

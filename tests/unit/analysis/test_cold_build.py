@@ -424,3 +424,67 @@ def test_a_streamed_build_that_cannot_finish_its_file_reads_again_and_keeps_the_
     assert got.id.tolist() == want.id.tolist() and got.quotes_of(rows) == want_quotes and any(want_quotes)
     assert src._quotes is not None and not src.path.exists()  # in memory only; no part-written file left
     assert not [p for p in src.path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+# ---- the progress line --------------------------------------------------------------------------------------
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_progress_line_on_a_terminal_is_one_line_rewritten_and_ended() -> None:
+    from ebtui.core.analysis.source import ProgressLine
+
+    out: list[str] = []
+    clock = _Clock()
+    line = ProgressLine(out.append, terminal=True, after=0.5, per_second=10, clock=clock)
+    line(0, 10_000)  # (too early: a quick build shows nothing)
+    for done in range(500, 10_001, 500):
+        clock.now += 0.06
+        line(done, 10_000)
+    assert out[0] == "\r\x1b[Kbuilding the analysis columns: 4,500 / 10,000 rounds"  # from 0.5 s on
+    assert out[-1] == "\r\x1b[Kbuilding the analysis columns: 10,000 / 10,000 rounds\n"
+    assert len(out) <= 7 and all(not x.endswith("\n") for x in out[:-1])  # at most 10 a second
+    line(10_000, 10_000)
+    assert out[-1].endswith("\n") and sum(x.endswith("\n") for x in out) == 1
+
+
+def test_the_progress_line_elsewhere_is_a_few_lines() -> None:
+    from ebtui.core.analysis.source import ProgressLine
+
+    out: list[str] = []
+    clock = _Clock()
+    line = ProgressLine(out.append, terminal=False, after=0.5, clock=clock)
+    for done in range(0, 100_001, 500):
+        clock.now += 0.05
+        line(done, 100_000)
+    assert out == [f"building the analysis columns: {n} / 100,000 rounds\n" for n in ("25,000", "50,000", "75,000",
+                                                                                       "100,000")]
+    quick: list[str] = []
+    fast = ProgressLine(quick.append, terminal=False, after=0.5, clock=_Clock())
+    for done in (0, 5_000, 10_000):
+        fast(done, 10_000)
+    assert quick == []
+
+
+def test_a_cold_build_reports_its_progress_to_the_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.analysis import source, source_read
+    from ebtui.core.store import ResultsStore
+
+    store = _store_of_hostile_rounds(tmp_path / "s", n=30)
+    seen: list[tuple[int, int]] = []
+    chunk = source_read.CHUNK
+    try:
+        source_read.CHUNK = 7
+        source.FactsSource(ResultsStore(store.root)).facts(lambda d, t: seen.append((d, t)))  # type: ignore[attr-defined]
+    finally:
+        source_read.CHUNK = chunk
+    assert seen[0] == (0, 30) and seen[-1] == (30, 30) and len(seen) == 6  # 0, then after each of 5 chunks
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    again: list[tuple[int, int]] = []
+    source.FactsSource(ResultsStore(store.root)).facts(lambda d, t: again.append((d, t)))  # type: ignore[attr-defined]
+    assert again in ([], [(0, 30), (30, 30)])  # (nothing to read: no line left open)
