@@ -231,26 +231,33 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
                 quotes[fw] = sentence
                 break
     if at:
-        for (fw, _pos), sentence in zip(at, _sentences_at(text, [pos for _fw, pos in at]), strict=True):
-            quotes[fw] = sentence
+        for fw, pos in at:
+            quotes[fw] = _sentence_around(text, pos)
         if len(quotes) > len(at):  # (a framework searched sentence by sentence: keep FRAMEWORKS order)
             quotes = {fw: quotes[fw] for fw in FRAMEWORKS if fw in quotes}
     return bits, quotes
 
 
-def _sentences_at(text: str, positions: list[int]) -> list[str]:
-    """The sentences (as `sentences` gives them) holding these characters of `text`: the separators are
-    found only as far as the last of them needs."""
-    last = max(positions)
-    starts: list[int] = []
-    ends: list[int] = []
-    for m in _SEPARATOR.finditer(text):
-        s, e = m.span(m.lastindex or 0)
-        starts.append(s)
-        ends.append(e)
-        if s > last:
-            break
-    return [_sentence_at(text, pos, (starts, ends)) for pos in positions]
+#: a sentence's end: . ! or ? followed by a space (SENTENCE_SPLIT's first alternative; the other is a line break)
+_PUNCT_SPACE = re.compile(r"[.!?](?=\s)")
+
+
+def _sentence_around(text: str, pos: int) -> str:
+    """The sentence (as `sentences` splits and strips it) holding character `pos` (not a space): it ends at
+    the first line break, or . ! ? followed by a space (kept), from `pos` on, and begins after the last of
+    them before `pos` — found by a few searches from `pos` instead of every separator before it."""
+    m = _PUNCT_SPACE.search(text, pos)
+    end = m.end() if m is not None else len(text)
+    nl = text.find("\n", pos, end)
+    if nl >= 0:
+        end = nl
+    start = text.rfind("\n", 0, pos) + 1
+    for c in ".!?":
+        k = text.rfind(c, start, pos)
+        while k >= 0 and not text[k + 1].isspace():
+            k = text.rfind(c, start, k)
+        start = max(start, k + 1)
+    return text[start:end].strip()
 
 
 #: style.py's block pattern, found from each line break (a literal re skips ahead to) instead of every position

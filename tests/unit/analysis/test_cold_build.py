@@ -488,3 +488,19 @@ def test_a_cold_build_reports_its_progress_to_the_end(tmp_path) -> None:  # type
     again: list[tuple[int, int]] = []
     source.FactsSource(ResultsStore(store.root)).facts(lambda d, t: again.append((d, t)))  # type: ignore[attr-defined]
     assert again in ([], [(0, 30), (30, 30)])  # (nothing to read: no line left open)
+
+
+def test_the_sentence_around_a_place_is_the_one_the_separators_give() -> None:
+    from ebtui.core.analysis.frame import _sentence_around, _sentence_at, _separators
+
+    rnd = random.Random(29)
+    pieces = [*CUE_PIECES, *PIECES, ".", "!", "?", "?!", "...", "1.5", ".\u00a0", "!\u2028", "?\r\n", ".\x1c"]
+    checked = 0
+    for _ in range(400):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 25)))
+        seps = _separators(text)
+        for pos, c in enumerate(text):
+            if not c.isspace():  # (a match never starts on a space)
+                assert _sentence_around(text, pos) == _sentence_at(text, pos, seps), (text, pos)
+                checked += 1
+    assert checked > 10_000
