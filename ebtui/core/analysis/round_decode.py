@@ -29,6 +29,8 @@ class Unsupported(TypeError):
 
 #: the validators the structs mirror, by (model, validator): anything else in a model turns the fast path off
 MIRRORED = {("Scores", "_in_range"), ("Override", "_range"), ("Judgment", "_plain_review_copies")}
+#: the dates the facts read (the others are only checked, as pydantic checks them)
+READ_DATES = {("Round", "timestamp")}
 #: a date pydantic reads to the same value as datetime.fromisoformat (a stricter subset of both)
 _WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3}|\.\d{6})?(?:Z|[+-]\d\d:\d\d)?")
 
@@ -92,8 +94,11 @@ class _Maker:
             ann = f.annotation
             inner = [a for a in get_args(ann) if a is not type(None)]
             if ann is datetime or (get_origin(ann) in (Union, types.UnionType) and inner == [datetime]):
-                dates.append(name)
-                typ: Any = str if ann is datetime else str | None
+                if (model.__name__, name) in READ_DATES:  # a date the facts read: as pydantic reads it
+                    dates.append(name)
+                    typ: Any = str if ann is datetime else str | None
+                else:  # a date only checked: msgspec's own reading (it refuses every form pydantic refuses)
+                    typ = ann
             elif model.__name__ in ("Scores", "Override") and (name in CRITERIA or
                                                               (model.__name__, name) == ("Override", "value")):
                 if ann != int | None:
