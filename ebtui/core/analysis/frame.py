@@ -107,7 +107,6 @@ def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:
     return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
 
 
-_SEPARATOR = frameworks._SEPARATOR
 _separators = frameworks.sentence_separators
 
 

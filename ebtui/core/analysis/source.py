@@ -8,7 +8,6 @@ Why Parquet, and the staleness rules: docs/STORE.md.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis import source_read
+from ebtui.core.analysis import source_read, source_write
 from ebtui.core.analysis.frame import (
     FACTS_VERSION,
     NC,
@@ -28,12 +27,12 @@ from ebtui.core.analysis.frame import (
     Facts,
 )
 from ebtui.core.analysis.source_read import arrow_numbers, arrow_table, read_files, rows_of, schema
+from ebtui.core.analysis.source_write import StreamedFile, lexicon_stamp
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import RoundStatus
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    import pyarrow.parquet as pq
     from numpy.typing import DTypeLike
 
     from ebtui.core.store import ResultsStore
@@ -43,8 +42,6 @@ log = logging.getLogger("ebtui.core.analysis")
 FILE = "columns/facts.parquet"
 #: rounds the save hook keeps (their bytes as written) until the next sync
 SAVED_MAX = 1024
-#: rows per Parquet row group (the quotes a report shows are read group by group)
-ROW_GROUP = 8192
 
 
 class SyncNote(TypedDict, total=False):
@@ -56,16 +53,6 @@ class SyncNote(TypedDict, total=False):
     from_files: int
     dropped: int
     index_read: bool
-
-
-def _lexicon_stamp() -> str:
-    """A hash of the lexicons and rules the text facts come from: a change rebuilds the file."""
-    from ebtui.core import frameworks
-
-    h = hashlib.sha256()
-    for name in ("FRAMEWORKS", "FRAMEWORK_LEXICON", "CONSISTENCY_CUES"):
-        h.update(repr(getattr(frameworks, name, None)).encode())
-    return h.hexdigest()[:16]
 
 
 def _release() -> None:
@@ -150,86 +137,6 @@ def facts_of_table(table: pa.Table) -> Facts:
     )
 
 
-class _Stream:
-    """The facts file written part by part as a first build reads the round files (row groups of ROW_GROUP
-    rows, as `_write_file` writes them), into a temporary file renamed over the old one at the end."""
-
-    def __init__(self, path: Path, writer: pq.ParquetWriter, tmp: Path) -> None:
-        self.path, self.writer, self.tmp = path, writer, tmp
-        self.pending: list[pa.Table] = []
-        self.rows = 0
-        self.failed = False
-        self.stamp: tuple[int, int] | None = None
-
-    @classmethod
-    def open(cls, path: Path) -> _Stream | None:
-        """None: the file cannot be written here (a read-only store: the columns live in memory only)."""
-        import pyarrow.parquet as pq
-
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            sch = schema().with_metadata({"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
-            return cls(path, pq.ParquetWriter(tmp, sch, compression="zstd"), tmp)
-        except OSError as exc:
-            log.debug("%s: cannot write (%s)", path, exc)
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            return None
-
-    def add(self, table: pa.Table) -> pa.Table:
-        """Write `table`'s rows (whole row groups as they fill); returns it without its quotes, in buffers of
-        its own (a worker's batch is one buffer: a column sliced from it would keep the quotes alive)."""
-        import pyarrow as pa
-
-        if not self.failed:
-            self.pending.append(table)
-            self.rows += table.num_rows
-            if self.rows >= ROW_GROUP:
-                self._write(whole_groups=True)
-        rest = table.drop_columns(["quotes"])
-        return pa.Table.from_arrays([pa.concat_arrays(c.chunks) if c.num_chunks else c for c in rest.columns],
-                                    schema=rest.schema)
-
-    def _write(self, whole_groups: bool) -> None:
-        import pyarrow as pa
-
-        table = pa.concat_tables(self.pending)
-        cut = table.num_rows - table.num_rows % ROW_GROUP if whole_groups else table.num_rows
-        try:
-            if cut:
-                self.writer.write_table(table.slice(0, cut), row_group_size=ROW_GROUP)
-        except OSError as exc:
-            log.debug("%s: cannot write (%s)", self.path, exc)
-            self.failed = True
-        rest = table.slice(cut)
-        self.pending, self.rows = ([rest] if rest.num_rows else []), rest.num_rows
-
-    def close(self) -> bool:
-        """Finish the file and put it in place; False: it could not be written (nothing is left behind)."""
-        if self.pending and not self.failed:
-            self._write(whole_groups=False)
-        try:
-            self.writer.close()
-            if self.failed:
-                raise OSError("a part could not be written")
-            os.replace(self.tmp, self.path)
-            st = os.stat(self.path)
-            self.stamp = (st.st_mtime_ns, st.st_size)
-            return True
-        except OSError as exc:
-            log.debug("%s: cannot write (%s)", self.path, exc)
-            with contextlib.suppress(OSError):
-                os.unlink(self.tmp)
-            return False
-
-    def abort(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            self.writer.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)
-
-
 class FactsSource:
     """The facts of a store's rounds, kept in `<store>/columns/facts.parquet` and in memory.
 
@@ -289,7 +196,7 @@ class FactsSource:
             pf = pq.ParquetFile(self.path)
             meta = pf.schema_arrow.metadata or {}
             if (meta.get(b"facts_version") != str(FACTS_VERSION).encode()
-                    or meta.get(b"lexicon") != _lexicon_stamp().encode()
+                    or meta.get(b"lexicon") != lexicon_stamp().encode()
                     or pf.schema_arrow.remove_metadata() != schema()):
                 raise ValueError("written by another version")
             table = pf.read(columns=[f.name for f in schema() if f.name != "quotes"])
@@ -364,8 +271,8 @@ class FactsSource:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             table = whole.replace_schema_metadata(
-                {"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
-            pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
+                {"facts_version": str(FACTS_VERSION), "lexicon": lexicon_stamp()})
+            pq.write_table(table, tmp, compression="zstd", row_group_size=source_write.ROW_GROUP)
             os.replace(tmp, self.path)
             st = os.stat(self.path)
             self._file_stamp = (st.st_mtime_ns, st.st_size)
@@ -489,7 +396,7 @@ class FactsSource:
             token = self._token()
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
-            stream = _Stream.open(self.path) if rebuilt else None
+            stream = StreamedFile.open(self.path) if rebuilt else None
             try:
                 # (a first build: each part goes to the file as it comes, the quotes are not kept in memory)
                 fresh, hooked, read = self._fresh_rows(entries, watch, stream.add if stream is not None else

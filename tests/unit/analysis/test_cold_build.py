@@ -381,7 +381,7 @@ def test_needles_of_patterns_whose_answer_is_known() -> None:
     assert AnyOf((r"\brefine\w*", r"\bsame principle")).search("The Same  principle; the same principle!") is not None
 
 
-# ---- a first build streams its rows to the file (source._Stream) ------------------------------------------
+# ---- a first build streams its rows to the file (source_write.StreamedFile) ----------------------------------
 
 def _store_of_hostile_rounds(root: object, n: int = 25) -> object:
     from tests.support.factories import open_store
@@ -397,11 +397,11 @@ def test_a_streamed_first_build_writes_what_the_whole_table_write_gives(tmp_path
     import numpy as np
     import pyarrow.parquet as pq
 
-    from ebtui.core.analysis import source
+    from ebtui.core.analysis import source, source_write
     from ebtui.core.store import ResultsStore
 
     store = _store_of_hostile_rounds(tmp_path / "s")
-    monkeypatch.setattr(source, "ROW_GROUP", 7)  # several row groups, the last one short
+    monkeypatch.setattr(source_write, "ROW_GROUP", 7)  # several row groups, the last one short
     streamed = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
     a = streamed.facts()
     assert streamed._quotes is None and streamed.last_sync["rebuilt"]  # the quotes stayed in the file
@@ -409,7 +409,7 @@ def test_a_streamed_first_build_writes_what_the_whole_table_write_gives(tmp_path
     groups = pq.ParquetFile(streamed.path).metadata
     assert [groups.row_group(g).num_rows for g in range(groups.num_row_groups)][:-1] == [7] * (groups.num_row_groups - 1)
     streamed.path.unlink()
-    monkeypatch.setattr(source._Stream, "open", classmethod(lambda cls, path: None))  # the whole-table write
+    monkeypatch.setattr(source_write.StreamedFile, "open", classmethod(lambda cls, path: None))  # the whole-table write
     whole = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
     b = whole.facts()
     assert table_a.equals(pq.read_table(whole.path), check_metadata=True) and table_a.num_rows > 25
@@ -421,7 +421,7 @@ def test_a_streamed_first_build_writes_what_the_whole_table_write_gives(tmp_path
 def test_a_streamed_build_that_cannot_finish_its_file_reads_again_and_keeps_the_quotes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
-    from ebtui.core.analysis import source
+    from ebtui.core.analysis import source, source_write
     from ebtui.core.store import ResultsStore
 
     store = _store_of_hostile_rounds(tmp_path / "s", n=20)
@@ -430,14 +430,14 @@ def test_a_streamed_build_that_cannot_finish_its_file_reads_again_and_keeps_the_
     want_quotes = want.quotes_of(rows)
     src = source.FactsSource(ResultsStore(store.root))  # type: ignore[attr-defined]
     src.path.unlink()
-    monkeypatch.setattr(source, "ROW_GROUP", 5)
-    real = source._Stream._write
+    monkeypatch.setattr(source_write, "ROW_GROUP", 5)
+    real = source_write.StreamedFile._write
 
     def disk_full(self, whole_groups: bool) -> None:  # type: ignore[no-untyped-def]
         real(self, whole_groups)
         self.failed = True  # (as when a write raises OSError)
 
-    monkeypatch.setattr(source._Stream, "_write", disk_full)
+    monkeypatch.setattr(source_write.StreamedFile, "_write", disk_full)
     monkeypatch.setattr(source.FactsSource, "_write_file", lambda self, whole: False)  # the disk stays full
     got = src.facts()
     assert got.id.tolist() == want.id.tolist() and got.quotes_of(rows) == want_quotes and any(want_quotes)
