@@ -256,23 +256,84 @@ def fold(text: str) -> str:
 _PLAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789 '-,")
 
 
-def needle(pattern: str) -> str:
-    """The longest run of plain characters (lower-case ASCII letters, digits, space, ' - ,) that every match of
-    the pattern holds: literals at its top level, outside any group, alternative or repeat ("" when none)."""
+def needle(pattern: str) -> tuple[str, int | None]:
+    """A run of plain characters (lower-case ASCII letters, digits, space, ' - ,) that every match of the
+    pattern holds — literals at its top level, outside any group, alternative or repeat — and how many
+    characters at most a match holds before it (None: no bound); ("", None) when there is none. Of the runs,
+    one with a bound first, then the longest."""
     try:
         from re import _parser  # type: ignore[attr-defined]  # (the stdlib's own parse of a pattern)
 
-        items = list(_parser.parse(pattern))
+        parsed = _parser.parse(pattern)
+        items = list(parsed)
+        limit = _parser.MAXREPEAT
     except Exception:  # noqa: BLE001 (another Python's parser: no needle, the scan runs as before)
-        return ""
-    best, run = "", ""
-    for op, arg in items:
+        return "", None
+    runs: list[tuple[str, int]] = []  # (run, index of its first item)
+    run, first = "", 0
+    for k, (op, arg) in enumerate([*items, (None, None)]):
         if str(op) == "LITERAL" and chr(arg) in _PLAIN_CHARS:
-            run += chr(arg)
-            best = max(best, run, key=len)
-        elif str(op) != "AT":  # (\b and the like consume nothing: a run goes on across them)
-            run = ""
+            run, first = (run + chr(arg), first) if run else (chr(arg), k)
+            continue
+        if str(op) == "AT" and run:  # (\b and the like consume nothing: a run goes on across them)
+            continue
+        if run:
+            runs.append((run, first))
+        run = ""
+    best: tuple[str, int | None] = ("", None)
+    for text, at in runs:
+        width = _parser.SubPattern(parsed.state, items[:at]).getwidth()[1] if at else 0
+        reach = None if width >= limit else int(width)
+        if (reach is not None, len(text)) > (best[1] is not None, len(best[0])):
+            best = (text, reach)
     return best
+
+
+def prefixes(pattern: str) -> set[str] | None:
+    """Texts of plain characters (as `needle`) one of which every match of the pattern begins with (after
+    its \\b), read from the stdlib's parse of it: literals, then a group, an alternative or an optional part
+    opens them; None where something else could come first (a class, \\w, a lookaround, a flag)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _prefixes(list(_parser.parse(pattern)))
+    except Exception:  # noqa: BLE001 (another Python's parser: no prefixes, the scan runs as before)
+        return None
+
+
+def _prefixes(items: list[tuple[object, object]]) -> set[str] | None:
+    run = ""
+    for k, (op_, arg) in enumerate(items):
+        op, rest = str(op_), items[k + 1:]
+        if op == "LITERAL" and chr(arg) in _PLAIN_CHARS:  # type: ignore[arg-type]
+            run += chr(arg)  # type: ignore[arg-type]
+            continue
+        if run:
+            return {run}
+        if op == "AT":  # (zero width, before any text: \b)
+            continue
+        if op == "BRANCH":
+            out: set[str] = set()
+            for alt in arg[1]:  # type: ignore[index]
+                got = _prefixes([*alt, *rest])
+                if got is None:
+                    return None
+                out |= got
+            return out
+        if op == "SUBPATTERN":
+            _group, add, drop, sub = arg  # type: ignore[misc]
+            return None if add or drop else _prefixes([*sub, *rest])
+        if op in ("MAX_REPEAT", "MIN_REPEAT"):
+            lo, hi, sub = arg  # type: ignore[misc]
+            got = _prefixes([*sub, *rest] if hi == 1 else list(sub))  # (more than once: sub's own opening)
+            if got is None:
+                return None
+            if lo == 0:
+                skipped = _prefixes(rest)
+                return None if skipped is None else got | skipped
+            return got
+        return None
+    return {run} if run else None
 
 
 class AnyOf:
@@ -286,18 +347,47 @@ class AnyOf:
         lower = not any(c.isupper() for p in patterns for c in re.sub(r"\\.", "", p))
         self.scan = re.compile("|".join(f"(?:{p.removeprefix(chr(92) + 'b')})" for p in patterns)) if lower else None
         self.local = not any(_LOOKS_OUT.search(p) for p in patterns)
-        #: per pattern, text every match holds (folded) — None when a pattern has none: where none of them
-        #: occurs in the folded text after a place, no match starts there (a cheap `in` before the scan)
+        #: per pattern, text every match holds (folded) and how far before it a match may start — None when a
+        #: pattern has none: no match starts before the first place a needle allows (cheap finds first)
         needles = [needle(p) for p in patterns] if self.scan is not None else []
-        self.needles = tuple(dict.fromkeys(n for n in needles if n)) if needles and all(needles) else None
+        self.needles = tuple(dict.fromkeys(needles)) if needles and all(n for n, _ in needles) else None
+        #: every match starts with one of these texts (folded): an Aho-Corasick automaton finds the places
+        #: they occur in one pass, and the exact pattern confirms them in order (None: the scan does it)
+        self.auto = None
+        self._places: tuple[str | None, list[int]] = (None, [])
+        found = [prefixes(p) for p in patterns] if self.scan is not None else [None]
+        if all(found):
+            try:
+                import ahocorasick_rs
+
+                self.auto = ahocorasick_rs.AhoCorasick(sorted({x for f in found for x in f or ()}))
+            except ImportError:
+                pass
 
     def search(self, text: str, folded: str | None = None, pos: int = 0) -> re.Match[str] | None:
         """What `self.exact.search(text, pos)` gives (`folded`: `fold(text)`, when the caller has it)."""
         if self.scan is None:
             return self.exact.search(text, pos)
         folded = fold(text) if folded is None else folded
-        if self.needles is not None and all(folded.find(n, pos) < 0 for n in self.needles):
+        if self.auto is not None:
+            cached = self._places  # (the places of the text searched last are kept; one read: thread-safe)
+            if cached[0] is not folded:
+                at = sorted({start for _i, start, _e in self.auto.find_matches_as_indexes(folded, overlapping=True)})
+                cached = self._places = (folded, at)
+            places = cached[1]
+            for k in range(bisect.bisect_left(places, pos), len(places)):
+                if (hit := self.exact.match(text, places[k])) is not None:
+                    return hit
             return None
+        if self.needles is not None:  # the scan starts where the first needle allows a match to start
+            lo = -1
+            for n, reach in self.needles:
+                if (k := folded.find(n, pos)) >= 0:
+                    start = pos if reach is None else max(pos, k - reach)
+                    lo = start if lo < 0 else min(lo, start)
+            if lo < 0:
+                return None
+            pos = lo
         while (m := self.scan.search(folded, pos)) is not None:
             hit = self.exact.match(text, m.start())
             if hit is not None:

@@ -371,13 +371,22 @@ def test_consistency_cues_from_whole_text_matches_equal_the_sentence_by_sentence
 def test_needles_of_patterns_whose_answer_is_known() -> None:
     from ebtui.core.frameworks import AnyOf, needle
 
-    assert needle(r"\brefine\w*") == "refine"
-    assert needle(r"\b(?:morally )?relevant differences?\b") == "relevant difference"  # the s is optional
-    assert needle(r"\b(?:here|there) now") == " now"
-    assert needle(r"\b(?:a|b)") == ""  # nothing every match holds
-    assert needle(r"\bKant") == "ant"  # (upper case is not plain: a folded text holds it lower-cased)
-    assert AnyOf((r"\brefine\w*", r"\b(?:a|b)x")).needles == ("refine", "x")
+    assert needle(r"\brefine\w*") == ("refine", 0)
+    assert needle(r"\b(?:morally )?relevant differences?\b") == ("relevant difference", 8)  # the s is optional
+    assert needle(r"\b(?:here|there) now") == (" now", 5)
+    assert needle(r"\bqualif(?:y|ied)\w* (?:my|the) principle\b") == ("qualif", 0)  # bounded before longest
+    assert needle(r"\b\w+ principle") == (" principle", None)  # no bound on what comes before
+    assert needle(r"\b(?:a|b)") == ("", None)  # nothing every match holds
+    assert needle(r"\bKant") == ("ant", 1)  # (upper case is not plain: a folded text holds it lower-cased)
+    assert AnyOf((r"\brefine\w*", r"\b(?:a|b)x")).needles == (("refine", 0), ("x", 1))
     assert AnyOf((r"\brefine\w*", r"\b(?:a|b)")).needles is None  # one pattern without: no prefilter
+    any_ = AnyOf((r"\b\w+ principle", r"\b(?:the |a )?same conclusion"))
+    text = "The same conclusion, a principle; xx principle."
+    def span(m: object) -> object:
+        return None if m is None else m.span()  # type: ignore[attr-defined]
+
+    got = [span(any_.search(text, pos=p)) for p in range(len(text))]
+    assert got == [span(any_.exact.search(text, p)) for p in range(len(text))] and got[0] == (0, 19)
     assert AnyOf((r"\brefine\w*", r"\bsame principle")).search("The Same  principle; the same principle!") is not None
 
 
@@ -523,3 +532,34 @@ def test_the_sentence_around_a_place_is_the_one_the_separators_give() -> None:
                 assert _sentence_around(text, pos) == _sentence_at(text, pos, seps), (text, pos)
                 checked += 1
     assert checked > 10_000
+
+
+def test_prefixes_of_patterns_whose_answer_is_known() -> None:
+    from ebtui.core.frameworks import prefixes
+
+    assert prefixes(r"\brefine\w*") == {"refine"}
+    assert prefixes(r"\b(?:morally )?relevant differences?\b") == {"morally relevant difference", "relevant difference"}
+    assert prefixes(r"\b(?:here|in this case),? i would") == {"here", "in this case"}
+    assert prefixes(r"\ba?b") == {"ab", "b"} and prefixes(r"x*y") == {"x", "y"}
+    assert prefixes(r"\b(?:ab)+c") == {"ab"}  # (repeated: only its own opening is sure)
+    assert prefixes(r"\b[ab]c") is None and prefixes(r"\b\w+ principle") is None and prefixes(r"(?=a)a") is None
+
+
+def test_cue_search_from_the_automaton_s_places_is_re_search(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ebtui.core.frameworks import CONSISTENCY_CUES, DISAGREEMENT_CUES, AnyOf, fold
+
+    rnd = random.Random(31)
+    pieces = [*CUE_PIECES, "I disagree", "i\u0307 was wrong", "ß", "\u017fame principle", "sAme\u00a0principle",
+              "push back", "but this ignores", "not analogous", "narrowed my principle"]
+    finders = [AnyOf(p) for p in (*CONSISTENCY_CUES.values(), DISAGREEMENT_CUES)]
+    assert all(f.auto is not None for f in finders)
+    hits = 0
+    for _ in range(300):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 20)))
+        folded = fold(text)
+        for f in finders:
+            for pos in range(0, len(text) + 1, 7):
+                got, want = f.search(text, folded, pos), f.exact.search(text, pos)
+                assert (got and got.span()) == (want and want.span()), (text, pos)
+                hits += want is not None
+    assert hits > 1000
