@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import Any
 
 FRAMEWORKS: tuple[str, ...] = (
     "consequentialist",
@@ -301,12 +302,12 @@ def prefixes(pattern: str) -> set[str] | None:
         return None
 
 
-def _prefixes(items: list[tuple[object, object]]) -> set[str] | None:
+def _prefixes(items: list[tuple[Any, Any]]) -> set[str] | None:
     run = ""
     for k, (op_, arg) in enumerate(items):
         op, rest = str(op_), items[k + 1:]
-        if op == "LITERAL" and chr(arg) in _PLAIN_CHARS:  # type: ignore[arg-type]
-            run += chr(arg)  # type: ignore[arg-type]
+        if op == "LITERAL" and chr(arg) in _PLAIN_CHARS:
+            run += chr(arg)
             continue
         if run:
             return {run}
@@ -314,17 +315,17 @@ def _prefixes(items: list[tuple[object, object]]) -> set[str] | None:
             continue
         if op == "BRANCH":
             out: set[str] = set()
-            for alt in arg[1]:  # type: ignore[index]
+            for alt in arg[1]:
                 got = _prefixes([*alt, *rest])
                 if got is None:
                     return None
                 out |= got
             return out
         if op == "SUBPATTERN":
-            _group, add, drop, sub = arg  # type: ignore[misc]
+            _group, add, drop, sub = arg
             return None if add or drop else _prefixes([*sub, *rest])
         if op in ("MAX_REPEAT", "MIN_REPEAT"):
-            lo, hi, sub = arg  # type: ignore[misc]
+            lo, hi, sub = arg
             got = _prefixes([*sub, *rest] if hi == 1 else list(sub))  # (more than once: sub's own opening)
             if got is None:
                 return None
