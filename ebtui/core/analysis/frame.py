@@ -202,6 +202,16 @@ def _starts() -> _Starts | None:
     return _STARTS[0]
 
 
+_LEXICON: list[tuple[str, AnyOf, bool]] = []
+
+
+def _lexicon() -> list[tuple[str, AnyOf, bool]]:
+    """(framework, its AnyOf, whether a match lies inside one sentence), in FRAMEWORKS order (made once)."""
+    if not _LEXICON:
+        _LEXICON.extend((fw, *_any_of(fw)) for fw in FRAMEWORKS)
+    return _LEXICON
+
+
 def _fw(text: str) -> tuple[int, dict[str, str]]:
     """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
     `framework_mentions(text)[fw][0].sentence` gives, found faster: the first sentence in which any of a
@@ -214,8 +224,7 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     finder = _starts()
     firsts = finder.first(text, folded) if finder is not None else None
     at: list[tuple[str, int]] = []  # (framework, where its first match starts) to quote
-    for k, fw in enumerate(FRAMEWORKS):
-        pat, inside = _any_of(fw)
+    for k, (fw, pat, inside) in enumerate(_lexicon()):
         m = firsts[k] if firsts is not None and finder is not None and finder.covered[k] else pat.search(text, folded)
         if m is None:
             continue
@@ -239,6 +248,9 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
 
 #: a sentence's end: . ! or ? followed by a space (SENTENCE_SPLIT's first alternative; the other is a line break)
 _PUNCT_SPACE = re.compile(r"[.!?](?=\s)")
+#: the last such end in a stretch of text (greedy: re backtracks from the stretch's end, in C); a . ! ? just
+#: before the stretch's end is never one here (the character after it, where a match starts, is no space)
+_LAST_PUNCT_SPACE = re.compile(r"(?s:.*)[.!?](?=\s)")
 
 
 def _sentence_around(text: str, pos: int) -> str:
@@ -251,11 +263,8 @@ def _sentence_around(text: str, pos: int) -> str:
     if nl >= 0:
         end = nl
     start = text.rfind("\n", 0, pos) + 1
-    for c in ".!?":
-        k = text.rfind(c, start, pos)
-        while k >= 0 and not text[k + 1].isspace():
-            k = text.rfind(c, start, k)
-        start = max(start, k + 1)
+    if (last := _LAST_PUNCT_SPACE.match(text, start, pos)) is not None:
+        start = last.end()
     return text[start:end].strip()
 
 
