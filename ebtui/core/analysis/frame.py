@@ -7,7 +7,6 @@ store); what a row is: docs/STORE.md, "The analysis columns".
 
 from __future__ import annotations
 
-import bisect
 import json
 import operator
 import re
@@ -17,7 +16,6 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ebtui.core import frameworks
 from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
@@ -97,17 +95,6 @@ def _any_of(fw: str) -> tuple[AnyOf, bool]:
         pats = FRAMEWORK_LEXICON[fw]
         _ANY[fw] = (AnyOf(pats), not any(_CROSSING.search(p) for p in pats))
     return _ANY[fw]
-
-
-def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:
-    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`; `seps`: the
-    starts and the ends of the separators in `text` (`_separators`)."""
-    starts, ends = seps
-    i, j = bisect.bisect_right(ends, pos), bisect.bisect_right(starts, pos)
-    return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
-
-
-_separators = frameworks.sentence_separators
 
 
 #: what a lexicon pattern may open with as plain text (lower-case letters, digits, spaces, hyphens, apostrophes)

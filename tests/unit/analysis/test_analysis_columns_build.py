@@ -87,9 +87,9 @@ def test_sentences_are_cut_where_the_split_pattern_cuts() -> None:
 
 
 def _sentence_of(text: str, pos: int) -> str:
-    from ebtui.core.analysis.frame import _sentence_at, _separators
+    from ebtui.core.analysis.frame import _sentence_around
 
-    return _sentence_at(text, pos, _separators(text))
+    return _sentence_around(text, pos)
 
 
 @pytest.fixture

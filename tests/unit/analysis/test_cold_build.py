@@ -519,7 +519,15 @@ def test_a_cold_build_reports_its_progress_to_the_end(tmp_path) -> None:  # type
 
 
 def test_the_sentence_around_a_place_is_the_one_the_separators_give() -> None:
-    from ebtui.core.analysis.frame import _sentence_around, _sentence_at, _separators
+    import bisect
+
+    from ebtui.core.analysis.frame import _sentence_around
+    from ebtui.core.frameworks import sentence_separators as _separators
+
+    def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:  # (the separators' reading)
+        starts, ends = seps
+        i, j = bisect.bisect_right(ends, pos), bisect.bisect_right(starts, pos)
+        return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
 
     rnd = random.Random(29)
     pieces = [*CUE_PIECES, *PIECES, ".", "!", "?", "?!", "...", "1.5", ".\u00a0", "!\u2028", "?\r\n", ".\x1c"]
