@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from array import array
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -97,19 +98,20 @@ def arrow_table(rows: Sequence[Mapping[str, object]]) -> pa.Table:
 
 
 def record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
-    """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
-    s = np.zeros((2, 2, NC), dtype=np.int8)
-    if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
-        s[0], s[1] = rec["parsed"], rec["effective"]
+    """A facts record as one Parquet row (fixed-size arrays as raw bytes, native byte order as numpy writes
+    them: int8 scores 0-10, int32 lengths and style counts, int16 framework bits, one byte per bool)."""
+    parsed, effective = rec["parsed"], rec["effective"]
+    if parsed is not None and effective is not None:  # (round_facts sets both or neither)
+        p_bytes, e_bytes = bytes(v for row in parsed for v in row), bytes(v for row in effective for v in row)
+    else:
+        p_bytes = e_bytes = bytes(2 * NC)
     fields: Mapping[str, object] = rec
     row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS,
                                   "own_missing")}
     row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
-               parsed=s[0].tobytes(), effective=s[1].tobytes(),
-               text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
-               reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
-               fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
-               style=np.asarray(rec["style"], dtype=np.int32).tobytes(),
+               parsed=p_bytes, effective=e_bytes,
+               text_len=array("i", rec["text_len"]).tobytes(), reused=bytes(map(bool, rec["reused"])),
+               fw_bits=array("h", rec["fw_bits"]).tobytes(), style=array("i", rec["style"]).tobytes(),
                mtime_ns=stamp[0], size=stamp[1])
     return row
 

@@ -571,3 +571,23 @@ def test_cue_search_from_the_automaton_s_places_is_re_search(monkeypatch) -> Non
                 assert (got and got.span()) == (want and want.span()), (text, pos)
                 hits += want is not None
     assert hits > 1000
+
+
+def test_a_row_s_fixed_size_columns_are_the_bytes_numpy_writes() -> None:
+    import numpy as np
+
+    from ebtui.core.analysis import frame, source_read
+    from ebtui.core.analysis.frame import NC
+
+    recs = [x for r in _hostile_rounds(40, seed=33) for x in frame.judgment_facts(r)]
+    assert any(x["parsed"] is None for x in recs) and any(x["parsed"] is not None for x in recs)
+    for x in recs:
+        row = source_read.record_row(x, (5, 6))
+        s = np.zeros((2, 2, NC), dtype=np.int8)
+        if x["parsed"] is not None:
+            s[0], s[1] = x["parsed"], x["effective"]
+        assert (row["parsed"], row["effective"]) == (s[0].tobytes(), s[1].tobytes())
+        assert row["text_len"] == np.asarray(x["text_len"], dtype=np.int32).tobytes()
+        assert row["reused"] == np.asarray(x["reused"], dtype=bool).tobytes()
+        assert row["fw_bits"] == np.asarray(x["fw_bits"], dtype=np.int16).tobytes()
+        assert row["style"] == np.asarray(x["style"], dtype=np.int32).tobytes()
