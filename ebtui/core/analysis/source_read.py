@@ -238,11 +238,13 @@ def _spawned(chunks: list[list[str]]) -> _Worker:
 
 
 def start_worker(chunks: list[list[str]]) -> _Worker:
-    """A worker for these chunks: forked on Linux, else a fresh interpreter."""
-    return _forked(chunks) if FORK else _spawned(chunks)
+    """A worker for these chunks: forked on Linux while this process runs no other Python thread (`ebtui
+    report`; a fork copies only the calling thread, and a lock another thread holds stays held in the
+    child), else a fresh interpreter (the app's analysis runs in a thread worker)."""
+    return _forked(chunks) if FORK and threading.active_count() == 1 else _spawned(chunks)
 
 
-#: workers are forks of this process (Linux), else fresh interpreters
+#: workers may be forks of this process (Linux), else fresh interpreters
 FORK = sys.platform.startswith("linux") and hasattr(os, "fork")
 
 

@@ -114,6 +114,7 @@ def test_worker_processes_give_the_rows_this_process_gives(store: ResultsStore, 
     here = list(source_read.read_files(chunks))
     monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
     monkeypatch.setattr(source_read, "FORK", fork and source_read.FORK)
+    monkeypatch.setattr(source_read.threading, "active_count", lambda: 1)  # (as in `ebtui report`)
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
     spawned: list[object] = []
     real = source_read.start_worker
@@ -149,8 +150,29 @@ def test_a_forked_worker_that_dies_leaves_the_files_to_this_process(store: Resul
         raise SystemExit(3)  # (in the child: it leaves by os._exit, the parent sees its stream end)
 
     monkeypatch.setattr(source_read, "_serve", dies)
+    monkeypatch.setattr(source_read.threading, "active_count", lambda: 1)
     got = list(source_read.read_files(chunks))
     assert [t.num_rows for t, _ in got] == [t.num_rows for t, _ in here]
+
+
+def test_a_process_with_other_threads_starts_fresh_interpreters(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    started: list[str] = []
+    monkeypatch.setattr(source_read, "FORK", True)
+    monkeypatch.setattr(source_read, "_forked", lambda chunks: started.append("fork"))
+    monkeypatch.setattr(source_read, "_spawned", lambda chunks: started.append("fresh"))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    base = threading.active_count()
+    source_read.start_worker([])
+    other.start()
+    try:
+        source_read.start_worker([])
+    finally:
+        stop.set()
+        other.join()
+    assert started == ["fork" if base == 1 else "fresh", "fresh"]
 
 
 def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: ResultsStore,
