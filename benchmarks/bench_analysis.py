@@ -4,6 +4,7 @@ first report after an override made by another process, and the growth exponent 
 
     python -m benchmarks.bench_analysis [--quick] [--sizes 200,1000,10000,100000] [--runs 5] [--keep DIR]
                                         [--rejudged 0.3] [--cold-runs 3] [--reference OLD_TREE]
+    python -m benchmarks.bench_analysis --columns STORE [--runs 5] [--reference OLD_TREE]
 
 (`--reference OLD_TREE`: a checkout of the code before a change, e.g. `git archive HEAD~1 | tar -x -C DIR`;
 the first cold report at each size is repeated with that code and its `--json` bytes compared.)
@@ -195,6 +196,55 @@ def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None
     return res
 
 
+#: the column build alone, in a fresh process: its wall and CPU seconds (this process and its workers) and
+#: peak memory, printed as one line (run by `columns_only` with each tree's code)
+_BUILD = """
+import os, resource, sys, time
+t0 = time.perf_counter()
+from ebtui.core.analysis.source import facts_source
+from ebtui.core.store import ResultsStore
+store = ResultsStore(sys.argv[1])
+t1 = time.perf_counter()
+facts = facts_source(store).facts()
+t2 = time.perf_counter()
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+# (ru_maxrss survives exec: the spawning benchmark's own size; the kernel's high-water mark of this process)
+hwm = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")) / 1024
+print(t1 - t0, t2 - t1, me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime, hwm,
+      kids.ru_maxrss / 1024, len(facts), os.getloadavg()[0])
+"""
+
+
+def columns_only(store: Path, runs: int) -> None:
+    """Issue 38's column build alone (`--columns STORE`): `runs` cold builds of `<store>/columns/facts.parquet`
+    with this tree's code, interleaved with the --reference tree's, each in a fresh process (imports and the
+    store's open included in CPU, not in the build's wall); the reference's file and this tree's are compared
+    with pyarrow's Table.equals (metadata included)."""
+    import pyarrow.parquet as pq
+
+    trees = [("this tree", ROOT)] + [("reference", r) for r in REFERENCE]
+    got: dict[str, list[list[float]]] = {name: [] for name, _ in trees}
+    tables = {}
+    for _ in range(runs):
+        for name, root in trees:
+            shutil.rmtree(store / "columns", ignore_errors=True)
+            (store / "index.check.json").unlink(missing_ok=True)
+            env = {**os.environ, "PYTHONPATH": str(root)}
+            out = subprocess.run([sys.executable, "-c", _BUILD, str(store)], env=env, cwd=root, check=True,
+                                 capture_output=True, text=True).stdout.split()
+            got[name].append([float(x) for x in out])
+            tables[name] = pq.read_table(store / "columns" / "facts.parquet")
+    for name, rows in got.items():
+        builds, cpus = sorted(r[1] for r in rows), sorted(r[2] for r in rows)
+        print(f"{name}: build wall median {median(builds):.2f} s (p95 {percentile(builds, 0.95):.2f}, "
+              f"{builds[0]:.2f}-{builds[-1]:.2f}); CPU median {median(cpus):.2f} s ({cpus[0]:.2f}-{cpus[-1]:.2f}); "
+              f"peak {max(r[3] for r in rows):.0f} MB (worker {max(r[4] for r in rows):.0f} MB); "
+              f"{int(rows[0][5]):,} rows; load {min(r[6] for r in rows):.1f}-{max(r[6] for r in rows):.1f}")
+    if REFERENCE:
+        same = tables["this tree"].equals(tables["reference"], check_metadata=True)
+        print(f"Parquet content equal to the reference's: {same}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
@@ -206,8 +256,13 @@ def main() -> None:
     p.add_argument("--rejudged", type=float, default=0.0, help="share of rounds re-judged by another judge")
     p.add_argument("--reference", type=Path, help="a source tree (e.g. `git worktree add` of the commit before a "
                    "change) whose cold `report --json` must give the same bytes")
+    p.add_argument("--columns", type=Path, metavar="STORE",
+                   help="only the cold build of the analysis columns of STORE (see columns_only), --runs times")
     a = p.parse_args()
     REFERENCE[:] = [a.reference.resolve()] if a.reference else []
+    if a.columns:
+        columns_only(a.columns.resolve(), a.runs or 3)
+        return
     REJUDGED[0] = a.rejudged
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
     load = os.getloadavg()

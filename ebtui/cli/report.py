@@ -90,17 +90,10 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
 
 def _progress() -> Callable[[int, int], None]:
-    """A progress line on stderr while the analysis columns are brought up to date, once that has taken over
-    a second (a first report of a large store reads every round file): at most one line a second."""
-    import time
+    """The progress line on stderr while the analysis columns are built (a first report of a large store
+    reads every round file): rewritten in place on a terminal, else a few lines (core's ProgressLine)."""
+    import sys
 
-    started = time.monotonic()
-    last = [started]
+    from ebtui.core.analysis.source import ProgressLine
 
-    def show(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - started > 1.0 and (now - last[0] >= 1.0 or done == total):
-            last[0] = now
-            click.echo(f"analysis columns: {done:,} of {total:,} rounds checked", err=True)
-
-    return show
+    return ProgressLine(lambda text: click.echo(text, err=True, nl=False), terminal=sys.stderr.isatty())

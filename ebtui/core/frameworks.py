@@ -6,8 +6,10 @@ two in step. The report quotes the sentence that matched, so a reader can judge 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
+from typing import Any
 
 FRAMEWORKS: tuple[str, ...] = (
     "consequentialist",
@@ -173,6 +175,15 @@ DISAGREEMENT_CUES: tuple[str, ...] = (
 )
 
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+#: SENTENCE_SPLIT's matches (the group set, else the whole match) without its look-behind
+_SEPARATOR = re.compile(r"\n\n*|\.(\s+)|!(\s+)|\?(\s+)")  # (each alternative opens with a literal: re skips ahead)
+
+
+def sentence_separators(text: str) -> tuple[list[int], list[int]]:
+    """The starts and the ends of SENTENCE_SPLIT's matches in `text` (what lies between two is a sentence,
+    before `sentences` strips it)."""
+    found = [m.span(m.lastindex or 0) for m in _SEPARATOR.finditer(text)]
+    return [s for s, _ in found], [e for _, e in found]
 
 
 def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
@@ -243,6 +254,89 @@ def fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_FOLD)
 
 
+_PLAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789 '-,")
+
+
+def needle(pattern: str) -> tuple[str, int | None]:
+    """A run of plain characters (lower-case ASCII letters, digits, space, ' - ,) that every match of the
+    pattern holds — literals at its top level, outside any group, alternative or repeat — and how many
+    characters at most a match holds before it (None: no bound); ("", None) when there is none. Of the runs,
+    one with a bound first, then the longest."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]  # (the stdlib's own parse of a pattern)
+
+        parsed = _parser.parse(pattern)
+        items = list(parsed)
+        limit = _parser.MAXREPEAT
+    except Exception:  # noqa: BLE001 (another Python's parser: no needle, the scan runs as before)
+        return "", None
+    runs: list[tuple[str, int]] = []  # (run, index of its first item)
+    run, first = "", 0
+    for k, (op, arg) in enumerate([*items, (None, None)]):
+        if str(op) == "LITERAL" and chr(arg) in _PLAIN_CHARS:
+            run, first = (run + chr(arg), first) if run else (chr(arg), k)
+            continue
+        if str(op) == "AT" and run:  # (\b and the like consume nothing: a run goes on across them)
+            continue
+        if run:
+            runs.append((run, first))
+        run = ""
+    best: tuple[str, int | None] = ("", None)
+    for text, at in runs:
+        width = _parser.SubPattern(parsed.state, items[:at]).getwidth()[1] if at else 0
+        reach = None if width >= limit else int(width)
+        if (reach is not None, len(text)) > (best[1] is not None, len(best[0])):
+            best = (text, reach)
+    return best
+
+
+def prefixes(pattern: str) -> set[str] | None:
+    """Texts of plain characters (as `needle`) one of which every match of the pattern begins with (after
+    its \\b), read from the stdlib's parse of it: literals, then a group, an alternative or an optional part
+    opens them; None where something else could come first (a class, \\w, a lookaround, a flag)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _prefixes(list(_parser.parse(pattern)))
+    except Exception:  # noqa: BLE001 (another Python's parser: no prefixes, the scan runs as before)
+        return None
+
+
+def _prefixes(items: list[tuple[Any, Any]]) -> set[str] | None:
+    run = ""
+    for k, (op_, arg) in enumerate(items):
+        op, rest = str(op_), items[k + 1:]
+        if op == "LITERAL" and chr(arg) in _PLAIN_CHARS:
+            run += chr(arg)
+            continue
+        if run:
+            return {run}
+        if op == "AT":  # (zero width, before any text: \b)
+            continue
+        if op == "BRANCH":
+            out: set[str] = set()
+            for alt in arg[1]:
+                got = _prefixes([*alt, *rest])
+                if got is None:
+                    return None
+                out |= got
+            return out
+        if op == "SUBPATTERN":
+            _group, add, drop, sub = arg
+            return None if add or drop else _prefixes([*sub, *rest])
+        if op in ("MAX_REPEAT", "MIN_REPEAT"):
+            lo, hi, sub = arg
+            got = _prefixes([*sub, *rest] if hi == 1 else list(sub))  # (more than once: sub's own opening)
+            if got is None:
+                return None
+            if lo == 0:
+                skipped = _prefixes(rest)
+                return None if skipped is None else got | skipped
+            return got
+        return None
+    return {run} if run else None
+
+
 class AnyOf:
     """`re.search` of the alternation of some lexicon patterns (case-insensitive), found faster: a case-sensitive
     scan of the folded text, without the leading \\b that keeps Python's re from skipping ahead, proposes
@@ -254,13 +348,47 @@ class AnyOf:
         lower = not any(c.isupper() for p in patterns for c in re.sub(r"\\.", "", p))
         self.scan = re.compile("|".join(f"(?:{p.removeprefix(chr(92) + 'b')})" for p in patterns)) if lower else None
         self.local = not any(_LOOKS_OUT.search(p) for p in patterns)
+        #: per pattern, text every match holds (folded) and how far before it a match may start — None when a
+        #: pattern has none: no match starts before the first place a needle allows (cheap finds first)
+        needles = [needle(p) for p in patterns] if self.scan is not None else []
+        self.needles = tuple(dict.fromkeys(needles)) if needles and all(n for n, _ in needles) else None
+        #: every match starts with one of these texts (folded): an Aho-Corasick automaton finds the places
+        #: they occur in one pass, and the exact pattern confirms them in order (None: the scan does it)
+        self.auto = None
+        self._places: tuple[str | None, list[int]] = (None, [])
+        found = [prefixes(p) for p in patterns] if self.scan is not None else [None]
+        if all(found):
+            try:
+                import ahocorasick_rs
 
-    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
-        """What `self.exact.search(text)` gives (`folded`: `fold(text)`, when the caller has it)."""
+                self.auto = ahocorasick_rs.AhoCorasick(sorted({x for f in found for x in f or ()}))
+            except ImportError:
+                pass
+
+    def search(self, text: str, folded: str | None = None, pos: int = 0) -> re.Match[str] | None:
+        """What `self.exact.search(text, pos)` gives (`folded`: `fold(text)`, when the caller has it)."""
         if self.scan is None:
-            return self.exact.search(text)
+            return self.exact.search(text, pos)
         folded = fold(text) if folded is None else folded
-        pos = 0
+        if self.auto is not None:
+            cached = self._places  # (the places of the text searched last are kept; one read: thread-safe)
+            if cached[0] is not folded:
+                at = sorted({start for _i, start, _e in self.auto.find_matches_as_indexes(folded, overlapping=True)})
+                cached = self._places = (folded, at)
+            places = cached[1]
+            for k in range(bisect.bisect_left(places, pos), len(places)):
+                if (hit := self.exact.match(text, places[k])) is not None:
+                    return hit
+            return None
+        if self.needles is not None:  # the scan starts where the first needle allows a match to start
+            lo = -1
+            for n, reach in self.needles:
+                if (k := folded.find(n, pos)) >= 0:
+                    start = pos if reach is None else max(pos, k - reach)
+                    lo = start if lo < 0 else min(lo, start)
+            if lo < 0:
+                return None
+            pos = lo
         while (m := self.scan.search(folded, pos)) is not None:
             hit = self.exact.match(text, m.start())
             if hit is not None:
@@ -272,13 +400,34 @@ class AnyOf:
 _CONSISTENCY_ANY: dict[str, AnyOf] = {}  # (compiled on first use: not at the app's start)
 
 
-def consistency_cues_of(text: str, label: str, folded: str | None = None) -> list[CueMatch]:
-    """`consistency_cues(text)[label]`, skipping the sentence by sentence search when no cue of the class
-    occurs anywhere in the text."""
+def consistency_cues_of(text: str, label: str, folded: str | None = None,
+                        pieces: tuple[list[int], list[int]] | None = None) -> list[CueMatch]:
+    """`consistency_cues(text)[label]`, found from the cues' matches in the whole text: a cue that matches in a
+    sentence matches there in the whole text too (no pattern looks around: `AnyOf.local`; a sentence's edges
+    touch only spaces and separators, where \\b acts alike), so searching the whole text from one sentence's
+    end reaches the next sentence holding a cue, and that sentence is read as before (its first cue). A match
+    that starts in a separator or runs past its sentence: sentence by sentence for the class, as before.
+    `pieces`: the text's `sentence_separators`, when the caller has them."""
     any_ = _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
-    if any_.local and any_.search(text, folded) is None:
+    if any_.local and (m := any_.search(text, folded)) is None:
         return []
-    pats = _CONSISTENCY_RE[label]  # (a sentence none of them matches is passed over by the fast search)
+    pats = _CONSISTENCY_RE[label]
+    if any_.local and m is not None:
+        starts, ends = pieces if pieces is not None else sentence_separators(text)
+        out = []
+        while m is not None:
+            at = m.start()
+            i, j = bisect.bisect_right(ends, at), bisect.bisect_right(starts, at)
+            begin, end = ends[i - 1] if i else 0, starts[j] if j < len(starts) else len(text)
+            if i != j or m.end() > end:  # (in a separator, or across one)
+                break
+            sentence = text[begin:end].strip()
+            if cue := _first_match(pats, sentence):
+                out.append(CueMatch(label, cue, sentence))
+            m = any_.search(text, folded, end) if end < len(text) else None
+        else:
+            return out
+    # (a sentence none of them matches is passed over by the fast search)
     return [CueMatch(label, cue, s) for s in sentences(text) if any_.search(s) and (cue := _first_match(pats, s))]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ebtui.core.facts import TEAM_PHASES as TEAM_PHASES  # the phases in which a team speaks, in order
-from ebtui.core.frameworks import consistency_cues_of, fold
+from ebtui.core.frameworks import consistency_cues_of, fold, sentence_separators
 
 
 @dataclass
@@ -25,9 +25,9 @@ def classify_consistency(text: str) -> ConsistencyClassification:
     acknowledging cue (refinement, difference) appears; kept-principle comes last; nothing matched:
     "unclassified" (the rules could not tell — not a verdict on the model).
     """
-    folded = fold(text)
+    folded, pieces = fold(text), sentence_separators(text)
     for label in ("acknowledged_refinement", "relevant_difference", "inconsistent_unacknowledged", "kept_principle"):
-        hits = consistency_cues_of(text, label, folded)  # (a class is looked for only while none before it matched)
+        hits = consistency_cues_of(text, label, folded, pieces)  # (a class is looked for only while none before it matched)
         if hits:
             return ConsistencyClassification(label, [h.sentence for h in hits], [h.cue for h in hits])
     return ConsistencyClassification("unclassified", [], [])

@@ -7,8 +7,8 @@ store); what a row is: docs/STORE.md, "The analysis columns".
 
 from __future__ import annotations
 
-import bisect
 import json
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,24 +97,6 @@ def _any_of(fw: str) -> tuple[AnyOf, bool]:
     return _ANY[fw]
 
 
-def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:
-    """The sentence (as `sentences` splits and strips it) holding character `pos` of `text`; `seps`: the
-    starts and the ends of the separators in `text` (`_separators`)."""
-    starts, ends = seps
-    i, j = bisect.bisect_right(ends, pos), bisect.bisect_right(starts, pos)
-    return text[ends[i - 1] if i else 0:starts[j] if j < len(starts) else len(text)].strip()
-
-
-#: SENTENCE_SPLIT's matches (the group set, else the whole match) without its look-behind
-_SEPARATOR = re.compile(r"\n\n*|\.(\s+)|!(\s+)|\?(\s+)")  # (each alternative opens with a literal: re skips ahead)
-
-
-def _separators(text: str) -> tuple[list[int], list[int]]:
-    """The starts and the ends of SENTENCE_SPLIT's matches in `text`."""
-    found = [m.span(m.lastindex or 0) for m in _SEPARATOR.finditer(text)]
-    return [s for s, _ in found], [e for _, e in found]
-
-
 #: what a lexicon pattern may open with as plain text (lower-case letters, digits, spaces, hyphens, apostrophes)
 _PLAIN = re.compile(r"[a-z0-9 '-]*")
 
@@ -169,17 +151,31 @@ class _Starts:
         self.lengths = [len(x) for x in self.literals]
         self.auto = ahocorasick_rs.AhoCorasick(self.literals, matchkind=ahocorasick_rs.MATCHKIND_STANDARD) \
             if self.literals else None
+        self.n_covered = sum(self.covered)
+        self.exact = [_any_of(fw)[0].exact for fw in FRAMEWORKS]
 
-    def of(self, folded: str) -> list[list[int]]:
-        """Per framework, the sorted places a match could start (for the covered frameworks)."""
-        at: list[set[int]] = [set() for _ in FRAMEWORKS]
-        if self.auto is not None:
-            for i, start, _end in self.auto.find_matches_as_indexes(folded, overlapping=True):
-                for k in self.owners[i]:
-                    at[k].add(start)
-        return [sorted(x) for x in at]
+    def first(self, text: str, folded: str) -> list[re.Match[str] | None]:
+        """Per framework, the first match of its patterns in `text` (`folded`: fold(text)), for the covered
+        frameworks (None for the others): the places the automaton finds, in order of their start, each
+        confirmed by the framework's exact pattern — the first place confirmed is where its search finds it."""
+        found: list[re.Match[str] | None] = [None] * len(FRAMEWORKS)
+        if self.auto is None:
+            return found
+        hits = self.auto.find_matches_as_indexes(folded, overlapping=True)
+        hits.sort(key=_START)  # (stable: a place's literals in any order, each framework tried once there)
+        left = self.n_covered
+        owners, exact = self.owners, self.exact
+        for i, start, _end in hits:
+            for k in owners[i]:
+                if found[k] is None and (m := exact[k].match(text, start)) is not None:
+                    found[k] = m
+                    left -= 1
+            if not left:
+                break
+        return found
 
 
+_START = operator.itemgetter(1)
 _STARTS: list[_Starts | None] = []
 
 
@@ -193,6 +189,16 @@ def _starts() -> _Starts | None:
     return _STARTS[0]
 
 
+_LEXICON: list[tuple[str, AnyOf, bool]] = []
+
+
+def _lexicon() -> list[tuple[str, AnyOf, bool]]:
+    """(framework, its AnyOf, whether a match lies inside one sentence), in FRAMEWORKS order (made once)."""
+    if not _LEXICON:
+        _LEXICON.extend((fw, *_any_of(fw)) for fw in FRAMEWORKS)
+    return _LEXICON
+
+
 def _fw(text: str) -> tuple[int, dict[str, str]]:
     """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
     `framework_mentions(text)[fw][0].sentence` gives, found faster: the first sentence in which any of a
@@ -201,25 +207,17 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     bits = 0
     quotes: dict[str, str] = {}
     split: list[str] | None = None
-    seps: tuple[list[int], list[int]] | None = None
     folded = fold(text)
     finder = _starts()
-    places = finder.of(folded) if finder is not None else None
-    for k, fw in enumerate(FRAMEWORKS):
-        pat, inside = _any_of(fw)
-        if places is not None and finder is not None and finder.covered[k]:
-            m = None
-            for at in places[k]:  # (the first place the exact pattern matches: where its search finds it)
-                if (m := pat.exact.match(text, at)) is not None:
-                    break
-        else:
-            m = pat.search(text, folded)
+    firsts = finder.first(text, folded) if finder is not None else None
+    at: list[tuple[str, int]] = []  # (framework, where its first match starts) to quote
+    for k, (fw, pat, inside) in enumerate(_lexicon()):
+        m = firsts[k] if firsts is not None and finder is not None and finder.covered[k] else pat.search(text, folded)
         if m is None:
             continue
         if inside:
             bits |= 1 << k
-            seps = seps if seps is not None else _separators(text)
-            quotes[fw] = _sentence_at(text, m.start(), seps)
+            at.append((fw, m.start()))
             continue
         split = split if split is not None else sentences(text)
         for sentence in split:
@@ -227,7 +225,34 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
                 bits |= 1 << k
                 quotes[fw] = sentence
                 break
+    if at:
+        for fw, pos in at:
+            quotes[fw] = _sentence_around(text, pos)
+        if len(quotes) > len(at):  # (a framework searched sentence by sentence: keep FRAMEWORKS order)
+            quotes = {fw: quotes[fw] for fw in FRAMEWORKS if fw in quotes}
     return bits, quotes
+
+
+#: a sentence's end: . ! or ? followed by a space (SENTENCE_SPLIT's first alternative; the other is a line break)
+_PUNCT_SPACE = re.compile(r"[.!?](?=\s)")
+#: the last such end in a stretch of text (greedy: re backtracks from the stretch's end, in C); a . ! ? just
+#: before the stretch's end is never one here (the character after it, where a match starts, is no space)
+_LAST_PUNCT_SPACE = re.compile(r"(?s:.*)[.!?](?=\s)")
+
+
+def _sentence_around(text: str, pos: int) -> str:
+    """The sentence (as `sentences` splits and strips it) holding character `pos` (not a space): it ends at
+    the first line break, or . ! ? followed by a space (kept), from `pos` on, and begins after the last of
+    them before `pos` — found by a few searches from `pos` instead of every separator before it."""
+    m = _PUNCT_SPACE.search(text, pos)
+    end = m.end() if m is not None else len(text)
+    nl = text.find("\n", pos, end)
+    if nl >= 0:
+        end = nl
+    start = text.rfind("\n", 0, pos) + 1
+    if (last := _LAST_PUNCT_SPACE.match(text, start, pos)) is not None:
+        start = last.end()
+    return text[start:end].strip()
 
 
 #: style.py's block pattern, found from each line break (a literal re skips ahead to) instead of every position
@@ -246,6 +271,26 @@ def style_counts(text: str) -> tuple[int, int]:
     if "*" in text or "_" in text or "`" in text:
         elements += len(_SPAN.findall(text))
     return len(text.split()), elements
+
+
+def _scores(j: Judgment | None) -> tuple[bool, list[list[int]] | None, list[list[int]] | None]:
+    """(needs review, parsed, effective scores with 0 for missing) of a judgment: what review.needs_review,
+    Judgment.parsed_scores and effective_scores give, without building Scores — and without the checklist
+    where it can only be the missing scores, none addressed (no checklist or flag given, no override)."""
+    if j is None:
+        return False, None, None
+    parsed = [[getattr(sc, c) for c in CRITERIA] for sc in (j.team_a_scores, j.team_b_scores)]
+    effective = [list(row) for row in parsed]
+    for (team, crit), ov in j.active_overrides().items():
+        effective[0 if team == "a" else 1][_CRIT_AT[crit]] = ov.value
+    if not j.review_items and not j.needs_review and not j.overrides:
+        review = any(v is None for row in parsed for v in row)
+    else:
+        review = needs_review(j)
+    return review, [[v or 0 for v in row] for row in parsed], [[v or 0 for v in row] for row in effective]
+
+
+_CRIT_AT = {c: k for k, c in enumerate(CRITERIA)}
 
 
 def round_facts(r: Round) -> RoundFacts:
@@ -311,14 +356,12 @@ def judgment_facts(r: Round) -> list[RoundFacts]:
                         q_all[SLOTS[k]] = q
             for (team, crit), ov in sorted(j.active_overrides().items()):
                 overrides.append((team, crit, ov.parsed_value, ov.value, ov.note))
+        review, parsed, effective = _scores(j)
         rec: RoundFacts = {
             **shared,  # type: ignore[typeddict-item]
             "id": rid, "judge": judge,
             "judged": j is not None,
-            "needs_review": needs_review(j),
-            "parsed": [[v or 0 for v in j.parsed_scores(t).as_dict().values()] for t in ("a", "b")] if j else None,
-            "effective": [[v or 0 for v in j.effective_scores(t).as_dict().values()] for t in ("a", "b")]
-            if j else None,
+            "needs_review": review, "parsed": parsed, "effective": effective,
             "text_len": t_len, "reused": list(reused), "fw_bits": bits,
             "quotes": json.dumps(q_all, ensure_ascii=False) if q_all else None,
             "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,

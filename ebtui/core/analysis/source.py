@@ -8,7 +8,6 @@ Why Parquet, and the staleness rules: docs/STORE.md.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis import source_read
+from ebtui.core.analysis import source_read, source_write
 from ebtui.core.analysis.frame import (
     FACTS_VERSION,
     NC,
@@ -28,6 +27,7 @@ from ebtui.core.analysis.frame import (
     Facts,
 )
 from ebtui.core.analysis.source_read import arrow_numbers, arrow_table, read_files, rows_of, schema
+from ebtui.core.analysis.source_write import StreamedFile, lexicon_stamp
 from ebtui.core.liveness import interrupted
 from ebtui.core.records import RoundStatus
 
@@ -42,8 +42,6 @@ log = logging.getLogger("ebtui.core.analysis")
 FILE = "columns/facts.parquet"
 #: rounds the save hook keeps (their bytes as written) until the next sync
 SAVED_MAX = 1024
-#: rows per Parquet row group (the quotes a report shows are read group by group)
-ROW_GROUP = 8192
 
 
 class SyncNote(TypedDict, total=False):
@@ -55,16 +53,6 @@ class SyncNote(TypedDict, total=False):
     from_files: int
     dropped: int
     index_read: bool
-
-
-def _lexicon_stamp() -> str:
-    """A hash of the lexicons and rules the text facts come from: a change rebuilds the file."""
-    from ebtui.core import frameworks
-
-    h = hashlib.sha256()
-    for name in ("FRAMEWORKS", "FRAMEWORK_LEXICON", "CONSISTENCY_CUES"):
-        h.update(repr(getattr(frameworks, name, None)).encode())
-    return h.hexdigest()[:16]
 
 
 def _release() -> None:
@@ -108,11 +96,18 @@ def _column(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike) -> np.ndarray:
 
 def facts_of_table(table: pa.Table) -> Facts:
     """Facts from the Parquet table's columns (in its row order)."""
-    n = table.num_rows
 
     def strings(name: str) -> np.ndarray:
-        out = np.empty(n, dtype=object)
-        out[:] = table.column(name).to_pylist()
+        """A string column as an object array, each distinct value one str object (most columns repeat a
+        few names: 130,000 rows of them would otherwise be 130,000 strings each)."""
+        col = table.column(name)
+        if not len(col):
+            return np.empty(0, dtype=object)
+        coded = col.combine_chunks().dictionary_encode()
+        values = np.empty(len(coded.dictionary) + 1, dtype=object)
+        values[:-1] = coded.dictionary.to_pylist()  # (the last: None, for a null)
+        idx = _column(coded.indices.fill_null(len(values) - 1), np.int32)
+        out: np.ndarray = values[idx]
         return out
 
     status = strings("status")
@@ -201,7 +196,7 @@ class FactsSource:
             pf = pq.ParquetFile(self.path)
             meta = pf.schema_arrow.metadata or {}
             if (meta.get(b"facts_version") != str(FACTS_VERSION).encode()
-                    or meta.get(b"lexicon") != _lexicon_stamp().encode()
+                    or meta.get(b"lexicon") != lexicon_stamp().encode()
                     or pf.schema_arrow.remove_metadata() != schema()):
                 raise ValueError("written by another version")
             table = pf.read(columns=[f.name for f in schema() if f.name != "quotes"])
@@ -276,8 +271,8 @@ class FactsSource:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             table = whole.replace_schema_metadata(
-                {"facts_version": str(FACTS_VERSION), "lexicon": _lexicon_stamp()})
-            pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
+                {"facts_version": str(FACTS_VERSION), "lexicon": lexicon_stamp()})
+            pq.write_table(table, tmp, compression="zstd", row_group_size=source_write.ROW_GROUP)
             os.replace(tmp, self.path)
             st = os.stat(self.path)
             self._file_stamp = (st.st_mtime_ns, st.st_size)
@@ -329,7 +324,8 @@ class FactsSource:
     # ---- keeping it in step with the store ------------------------------------------------------------
 
     def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
-                    watch: Callable[[int, int], None] | None = None) -> tuple[list[pa.Table], int, int]:
+                    watch: Callable[[int, int], None] | None = None,
+                    keep: Callable[[pa.Table], pa.Table] = lambda t: t) -> tuple[list[pa.Table], int, int]:
         """Rows, as Arrow tables, for the rounds whose file is not what the columns hold (from the save hook,
         else the file; many files: read by worker processes). `watch(done, total)` is called every few hundred
         rounds (it may raise to stop)."""
@@ -350,7 +346,7 @@ class FactsSource:
             hooked += 1  # the bytes this process just wrote there
             rows += rows_of(saved[1], saved[0], rid)
         if rows:
-            parts.append(arrow_table(rows))
+            parts.append(keep(arrow_table(rows)))
         del rows
         size = source_read.CHUNK
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
@@ -358,10 +354,12 @@ class FactsSource:
         with contextlib.closing(read_files(chunks)) as tables:  # (closing it stops the workers)
             for (table, got), chunk in zip(tables, chunks, strict=True):
                 if table.num_rows:
-                    parts.append(table)
+                    parts.append(keep(table))
                 done, read = done + len(chunk), read + got
                 if watch is not None:
                     watch(done, len(entries))
+        if watch is not None and entries and not chunks:
+            watch(len(entries), len(entries))  # (no file to read: the comparison is over)
         return parts, hooked, read
 
     def _select(self, filters: Mapping[str, object]) -> list[int] | None:
@@ -398,13 +396,33 @@ class FactsSource:
             token = self._token()
             rebuilt = self._table is None
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
-            fresh, hooked, read = self._fresh_rows(entries, watch)
+            stream = StreamedFile.open(self.path) if rebuilt else None
+            try:
+                # (a first build: each part goes to the file as it comes, the quotes are not kept in memory)
+                fresh, hooked, read = self._fresh_rows(entries, watch, stream.add if stream is not None else
+                                                       (lambda t: t))
+                if stream is not None and not stream.close():
+                    stream = None  # could not be written after all: read again, keeping the quotes
+                    self._forget()
+                    fresh, hooked, read = self._fresh_rows(entries, watch)
+            except BaseException:
+                if stream is not None:
+                    stream.abort()
+                raise
             fresh_ids = [rid for t in fresh for rid in t.column("round").to_pylist()]
             live = {e[0] for e in entries}
             gone = [rid for rid in self._row if rid not in live]
             self.last_sync = {"rebuilt": rebuilt, "from_hook": hooked, "from_files": read, "dropped": len(gone),
                               "index_read": True}
-            if fresh_ids or gone or rebuilt:
+            if stream is not None:  # the file is written: the table in memory is every column but the quotes
+                self._set_table(pa.concat_tables(fresh) if fresh else
+                                schema().empty_table().drop_columns(["quotes"]))
+                self._quotes = None
+                self._file_stamp = stream.stamp
+                self.generation += 1
+                del fresh
+                _release()
+            elif fresh_ids or gone or rebuilt:
                 replace = set(fresh_ids) | set(gone)
                 parts = []
                 if self._table is not None:
@@ -444,6 +462,46 @@ class FactsSource:
         from ebtui.core.store.hooks import remove_save_listener
 
         remove_save_listener(self.store, self._listener)
+
+
+def progress_text(done: int, total: int) -> str:
+    """What every front end shows while the analysis columns are built (`FactsSource.facts(watch)` hears
+    `done` of `total` rounds compared with their files; a first build reads every one)."""
+    return f"building the analysis columns: {done:,} / {total:,} rounds"
+
+
+class ProgressLine:
+    """`watch(done, total)` for `FactsSource.facts` that writes `progress_text` lines once the work has taken
+    `after` seconds: on a terminal one line rewritten in place (at most `per_second` times a second, the
+    last one ended by a line break); elsewhere (a log, a pipe) a line at each quarter of the way, at most
+    four. `write` is given the text with its line ending ("\r" or "\n")."""
+
+    def __init__(self, write: Callable[[str], None], terminal: bool, *, after: float = 0.5,
+                 per_second: float = 10.0, clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.write, self.terminal, self.after, self.gap = write, terminal, after, 1.0 / per_second
+        self.clock = clock or time.monotonic
+        self.started = self.clock()
+        self.last: float | None = None
+        self.quarter = 0  # the quarters of the way already written (not on a terminal)
+        self.ended = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if self.ended or now - self.started < self.after or total <= 0:
+            return
+        last = done >= total
+        if self.terminal:
+            if last or self.last is None or now - self.last >= self.gap:
+                self.last = now
+                self.write("\r\x1b[K" + progress_text(done, total) + ("\n" if last else ""))
+        else:
+            quarter = 4 * done // total
+            if quarter > self.quarter:
+                self.quarter, self.last = quarter, now
+                self.write(progress_text(done, total) + "\n")
+        self.ended = last
 
 
 _SOURCES: weakref.WeakKeyDictionary[ResultsStore, FactsSource] = weakref.WeakKeyDictionary()

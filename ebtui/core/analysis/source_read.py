@@ -7,16 +7,18 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, cast
+from array import array
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 import numpy as np
 
 from ebtui.core.analysis.frame import JSON_COLUMNS, NC, SLOTS, STR_COLUMNS, RoundFacts, judgment_facts
-from ebtui.core.records import Round
+from ebtui.core.analysis.round_decode import read_round
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ebtui.core.analysis")
 
 #: round files read by worker processes from this many on (fewer: in this process); files per task; workers
-PARALLEL_FROM = 3000
+PARALLEL_FROM = 1000
 CHUNK = 500
 WORKERS = 4
 
@@ -96,19 +98,20 @@ def arrow_table(rows: Sequence[Mapping[str, object]]) -> pa.Table:
 
 
 def record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
-    """A facts record as one Parquet row (fixed-size arrays as raw bytes)."""
-    s = np.zeros((2, 2, NC), dtype=np.int8)
-    if rec["parsed"] is not None and rec["effective"] is not None:  # (round_facts sets both or neither)
-        s[0], s[1] = rec["parsed"], rec["effective"]
+    """A facts record as one Parquet row (fixed-size arrays as raw bytes, native byte order as numpy writes
+    them: int8 scores 0-10, int32 lengths and style counts, int16 framework bits, one byte per bool)."""
+    parsed, effective = rec["parsed"], rec["effective"]
+    if parsed is not None and effective is not None:  # (round_facts sets both or neither)
+        p_bytes, e_bytes = bytes(v for row in parsed for v in row), bytes(v for row in effective for v in row)
+    else:
+        p_bytes = e_bytes = bytes(2 * NC)
     fields: Mapping[str, object] = rec
     row = {c: fields[c] for c in (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", *JSON_COLUMNS,
                                   "own_missing")}
     row.update(writer=json.dumps(rec["writer"]) if rec["writer"] is not None else None,
-               parsed=s[0].tobytes(), effective=s[1].tobytes(),
-               text_len=np.asarray(rec["text_len"], dtype=np.int32).tobytes(),
-               reused=np.asarray(rec["reused"], dtype=bool).tobytes(),
-               fw_bits=np.asarray(rec["fw_bits"], dtype=np.int16).tobytes(),
-               style=np.asarray(rec["style"], dtype=np.int32).tobytes(),
+               parsed=p_bytes, effective=e_bytes,
+               text_len=array("i", rec["text_len"]).tobytes(), reused=bytes(map(bool, rec["reused"])),
+               fw_bits=array("h", rec["fw_bits"]).tobytes(), style=array("i", rec["style"]).tobytes(),
                mtime_ns=stamp[0], size=stamp[1])
     return row
 
@@ -117,7 +120,7 @@ def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, o
     """The Parquet rows of one round file's bytes, one per judgment (none: not a round; the store lists
     unreadable files, the columns skip them)."""
     try:
-        r = Round.model_validate_json(text)
+        r = read_round(text)
     except ValueError as exc:
         log.debug("%s: not in the analysis columns (%s)", where, exc)
         return []
@@ -144,9 +147,10 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
 
 def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int], None, None]:
     """`read_chunk` of each chunk, in order: in this process, or (from PARALLEL_FROM files on, with more than
-    one core) shared with worker processes — fresh interpreters (`worker_main`) given their chunks on stdin,
-    answering with an Arrow stream; this process takes every (workers + 1)th chunk, starting with the first,
-    while the workers do the next ones. Should a worker fail, the chunks left are read here."""
+    one core) shared with worker processes answering with an Arrow stream (`_serve`) — forks of this process
+    where the system has fork (Linux: no interpreter to start, nothing to import), else fresh interpreters
+    given their chunks on stdin (`worker_main`); this process takes every (workers + 1)th chunk, starting
+    with the first, while the workers do the next ones. Should a worker fail, the chunks left are read here."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n = min(cores - 1, WORKERS, len(chunks) // 2)
     if sum(len(c) for c in chunks) < PARALLEL_FROM or n < 1:
@@ -154,25 +158,19 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
         return
     import pyarrow as pa
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # the modules this process has
-    procs: list[subprocess.Popen[bytes]] = []
+    workers: list[_Worker] = []
     readers: list[pa.RecordBatchStreamReader] = []
     done = 0
     try:
         for k in range(n):
-            proc = subprocess.Popen(
-                [sys.executable, "-c", "from ebtui.core.analysis.source_read import worker_main; worker_main()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-            procs.append(proc)
-            # (from a thread: the worker reads its stdin only once it has started, this process reads meanwhile)
-            threading.Thread(target=_send, args=(proc, [list(c) for c in chunks[k + 1::n + 1]]), daemon=True).start()
+            workers.append(start_worker([list(c) for c in chunks[k + 1::n + 1]]))
         while done < len(chunks):
             k = done % (n + 1) - 1  # -1: this process's chunk
             if k < 0:
                 got = read_chunk(chunks[done])
             else:
                 if len(readers) <= k:
-                    readers.append(pa.ipc.open_stream(cast("pa.NativeFile", procs[k].stdout)))
+                    readers.append(pa.ipc.open_stream(workers[k].out))
                 batch, meta = readers[k].read_next_batch_with_custom_metadata()
                 got = pa.Table.from_batches([batch]), int(meta[b"read"])
             done += 1
@@ -181,11 +179,73 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
         log.info("reading the round files in this process (%s)", exc)
         yield from (read_chunk(c) for c in chunks[done:])
     finally:
-        for proc in procs:
-            proc.kill()
-            proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()  # (its stdin is the sender thread's: killed, the worker breaks that pipe)
+        for w in workers:
+            w.stop()
+
+
+class _Worker:
+    """A worker process of `read_files`: its Arrow stream (`out`) and how to stop it."""
+
+    def __init__(self, out: BinaryIO, stop: Callable[[], None]) -> None:
+        self.out = out
+        self._stop = stop
+
+    def stop(self) -> None:
+        self._stop()
+        with contextlib.suppress(OSError):
+            self.out.close()
+
+
+def _forked(chunks: list[list[str]]) -> _Worker:
+    """A fork of this process reading `chunks` (it shares this process's modules: no start-up to pay)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: serve, then leave without running anything of the parent's (atexit, buffers)
+        code = 1
+        try:
+            os.close(r)
+            with open(w, "wb") as out:
+                _serve(chunks, out)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+
+    def stop() -> None:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+
+    return _Worker(open(r, "rb"), stop)
+
+
+def _spawned(chunks: list[list[str]]) -> _Worker:
+    """A fresh interpreter reading `chunks` (given on its stdin)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # the modules this process has
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ebtui.core.analysis.source_read import worker_main; worker_main()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    # (from a thread: the worker reads its stdin only once it has started, this process reads meanwhile)
+    threading.Thread(target=_send, args=(proc, chunks), daemon=True).start()
+
+    def stop() -> None:
+        proc.kill()
+        proc.wait()  # (its stdin is the sender thread's: killed, the worker breaks that pipe)
+
+    assert proc.stdout is not None
+    return _Worker(cast("BinaryIO", proc.stdout), stop)
+
+
+def start_worker(chunks: list[list[str]]) -> _Worker:
+    """A worker for these chunks: forked on Linux while this process runs no other Python thread (`ebtui
+    report`; a fork copies only the calling thread, and a lock another thread holds stays held in the
+    child), else a fresh interpreter (the app's analysis runs in a thread worker)."""
+    return _forked(chunks) if FORK and threading.active_count() == 1 else _spawned(chunks)
+
+
+#: workers may be forks of this process (Linux), else fresh interpreters
+FORK = sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
 def _send(proc: subprocess.Popen[bytes], chunks: list[list[str]]) -> None:
@@ -195,14 +255,19 @@ def _send(proc: subprocess.Popen[bytes], chunks: list[list[str]]) -> None:
         proc.stdin.write(json.dumps(chunks).encode())
 
 
-def worker_main() -> None:
-    """A worker of `read_files`: chunks of round-file paths (JSON) on stdin; for each, one record batch of
-    their rows on stdout (an Arrow stream), with how many files were read as the batch's metadata."""
+def _serve(chunks: list[list[str]], out: BinaryIO) -> None:
+    """For each chunk of round-file paths, one record batch of their rows onto `out` (an Arrow stream), with
+    how many files were read as the batch's metadata."""
     import pyarrow as pa
 
-    chunks = json.loads(sys.stdin.buffer.read())
-    with pa.ipc.new_stream(sys.stdout.buffer, schema()) as out:
+    with pa.ipc.new_stream(out, schema()) as stream:
         for paths in chunks:
             table, read = read_chunk(paths)
             batch = pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], schema=table.schema)
-            out.write_batch(batch, custom_metadata={"read": str(read)})
+            stream.write_batch(batch, custom_metadata={"read": str(read)})
+
+
+def worker_main() -> None:
+    """A fresh-interpreter worker of `read_files`: chunks of round-file paths (JSON) on stdin, its Arrow
+    stream on stdout (`_serve`)."""
+    _serve(json.loads(sys.stdin.buffer.read()), sys.stdout.buffer)

@@ -397,7 +397,7 @@ class AnalysisCache:
                 progress: Callable[[str], None] = _quiet) -> AnalysisResult:
         """(rounds, view -> descriptive tables, the fit's Analysis)."""
         from ebtui.core.analysis import columnar
-        from ebtui.core.analysis.source import facts_source
+        from ebtui.core.analysis.source import facts_source, progress_text
 
         def step(text: str) -> None:
             if cancelled():
@@ -409,7 +409,7 @@ class AnalysisCache:
         src = facts_source(store)
 
         def watch(done: int, total: int) -> None:  # a first analysis of a large store reads every round file
-            step(f"reading the analysis columns ({done:,} of {total:,} rounds checked)")
+            step(progress_text(done, total))
 
         facts = src.facts(watch, tournament=tournament_id)
         from ebtui.core.usecases.audit import audits_stamp

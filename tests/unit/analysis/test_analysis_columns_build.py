@@ -87,9 +87,9 @@ def test_sentences_are_cut_where_the_split_pattern_cuts() -> None:
 
 
 def _sentence_of(text: str, pos: int) -> str:
-    from ebtui.core.analysis.frame import _sentence_at, _separators
+    from ebtui.core.analysis.frame import _sentence_around
 
-    return _sentence_at(text, pos, _separators(text))
+    return _sentence_around(text, pos)
 
 
 @pytest.fixture
@@ -107,19 +107,18 @@ def _files(store: ResultsStore) -> list[list[str]]:
     return [paths[i:i + 6] for i in range(0, len(paths), 6)]
 
 
-def test_worker_processes_give_the_rows_this_process_gives(store: ResultsStore, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "fresh interpreters"])
+def test_worker_processes_give_the_rows_this_process_gives(store: ResultsStore, monkeypatch: pytest.MonkeyPatch,
+                                                           fork: bool) -> None:
     chunks = _files(store)
     here = list(source_read.read_files(chunks))
     monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(source_read, "FORK", fork and source_read.FORK)
+    monkeypatch.setattr(source_read.threading, "active_count", lambda: 1)  # (as in `ebtui report`)
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
     spawned: list[object] = []
-    real = source_read.subprocess.Popen
-
-    def popen(*args: object, **kwargs: object) -> object:
-        spawned.append(args)
-        return real(*args, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(source_read.subprocess, "Popen", popen)
+    real = source_read.start_worker
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks: spawned.append(chunks) or real(chunks))
     shared = list(source_read.read_files(chunks))
     assert len(spawned) == 2  # two workers beside this process
     assert [n for _, n in shared] == [n for _, n in here] and sum(n for _, n in here) == 41  # the broken file was read
@@ -132,10 +131,48 @@ def test_a_failing_worker_leaves_the_files_to_this_process(store: ResultsStore, 
     chunks = _files(store)
     here = list(source_read.read_files(chunks))
     monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(source_read, "FORK", False)
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     monkeypatch.setattr(sys, "executable", sys.executable + "-missing")  # the worker cannot start
     got = list(source_read.read_files(chunks))
     assert [t.num_rows for t, _ in got] == [t.num_rows for t, _ in here]
+
+
+@pytest.mark.skipif(not source_read.FORK, reason="workers are forks on Linux only")
+def test_a_forked_worker_that_dies_leaves_the_files_to_this_process(store: ResultsStore,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    chunks = _files(store)
+    here = list(source_read.read_files(chunks))
+    monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+
+    def dies(paths: object, out: object) -> None:
+        raise SystemExit(3)  # (in the child: it leaves by os._exit, the parent sees its stream end)
+
+    monkeypatch.setattr(source_read, "_serve", dies)
+    monkeypatch.setattr(source_read.threading, "active_count", lambda: 1)
+    got = list(source_read.read_files(chunks))
+    assert [t.num_rows for t, _ in got] == [t.num_rows for t, _ in here]
+
+
+def test_a_process_with_other_threads_starts_fresh_interpreters(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    started: list[str] = []
+    monkeypatch.setattr(source_read, "FORK", True)
+    monkeypatch.setattr(source_read, "_forked", lambda chunks: started.append("fork"))
+    monkeypatch.setattr(source_read, "_spawned", lambda chunks: started.append("fresh"))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    base = threading.active_count()
+    source_read.start_worker([])
+    other.start()
+    try:
+        source_read.start_worker([])
+    finally:
+        stop.set()
+        other.join()
+    assert started == ["fork" if base == 1 else "fresh", "fresh"]
 
 
 def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: ResultsStore,
@@ -146,8 +183,8 @@ def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: Results
     monkeypatch.setattr(source_read, "CHUNK", 7)
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     spawned: list[object] = []
-    real = source_read.subprocess.Popen
-    monkeypatch.setattr(source_read.subprocess, "Popen", lambda *a, **k: spawned.append(a) or real(*a, **k))
+    real = source_read.start_worker
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks: spawned.append(chunks) or real(chunks))
     src = FactsSource(ResultsStore(store.root))
     two = src.facts()
     assert spawned and src.last_sync["rebuilt"] and src.last_sync["from_files"] == 40

@@ -42,12 +42,12 @@ def test_results_are_cached_until_the_data_change_and_cancel_stops(tmp_path: Pat
     seen: list[str] = []
 
     def cancel_when_reading() -> bool:
-        return any("rounds checked" in s for s in seen)
+        return any("building the analysis columns" in s for s in seen)
 
     with pytest.raises(AnalysisCancelled):
         AnalysisCache().compute(ctx, "t-truth", None, views=VIEWS, cancelled=cancel_when_reading,
                                 progress=seen.append)
-    assert seen[-1] == "reading the analysis columns (0 of 30 rounds checked)"
+    assert seen[-1] == "building the analysis columns: 0 / 30 rounds"
     calls: list[str] = []
     with pytest.raises(AnalysisCancelled):
         AnalysisCache().compute(ctx, "t-truth", None, views=VIEWS, cancelled=lambda: bool(calls.append("?")) or
