@@ -1,0 +1,50 @@
+"""The warm report's faster paths give the same floats as what they replaced (issue #38: `report --json`
+byte-identical): Krippendorff's alpha from the scored cells only against the `krippendorff` package."""
+
+from __future__ import annotations
+
+import warnings
+
+import krippendorff
+import numpy as np
+import pytest
+
+from ebtui.core.analysis.agreement import krippendorff_interval
+
+
+def _package(data: np.ndarray) -> float | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            a = float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return None if np.isnan(a) else a
+
+
+@pytest.mark.parametrize("kind", ["scores", "means", "fractions"])
+def test_alpha_is_the_packages_to_the_last_bit(kind: str) -> None:
+    rng = np.random.default_rng(38)
+    for _ in range(25):
+        J, N = int(rng.integers(2, 7)), int(rng.integers(1, 120))
+        if kind == "scores":
+            x = rng.integers(1, 11, size=(J, N)).astype(float)
+        elif kind == "means":  # a judgment's mean of the criteria it gave: many distinct values
+            x = rng.integers(7, 71, size=(J, N)) / 7
+        else:  # a judge's mean over 1-6 judgments of one unit: units of 2-6 values (sums of thirds, fifths)
+            x = rng.integers(1, 11, size=(J, N)) / rng.integers(1, 7, size=(J, N))
+        x[rng.random((J, N)) < rng.uniform(0.0, 0.8)] = np.nan
+        assert krippendorff_interval(x) == _package(x)
+
+
+def test_alpha_blank_where_the_package_refuses() -> None:
+    nan = np.nan
+    one_value = np.array([[3.0, 3.0, nan], [3.0, nan, 3.0]])
+    unpaired = np.array([[1.0, nan, 4.0], [nan, 2.0, nan]])  # no unit scored twice
+    assert _package(one_value) is None and krippendorff_interval(one_value) is None
+    assert _package(unpaired) is None and krippendorff_interval(unpaired) is None
+    perfect = np.array([[1.0, 5.0, 9.0], [1.0, 5.0, 9.0]])
+    assert krippendorff_interval(perfect) == _package(perfect) == 1.0
+    opposed = np.array([[1.0, 9.0], [9.0, 1.0]])  # disagreement beyond chance: negative
+    got = krippendorff_interval(opposed)
+    assert got is not None and got < 0 and got == _package(opposed)
