@@ -127,13 +127,30 @@ def families_for(data: Facts | Sequence[Round], models: ModelsConfig | None) -> 
     """Each model's family for a task over `data` (columns or whole rounds), resolved once by the one rule
     (ebtui.core.families): models.toml (`family`, else its provider; None: no models.toml), else the family
     recorded in the rounds, else the name heuristic."""
+    import json
+
     from ebtui.core.analysis.frame import Facts
-    from ebtui.core.families import newest_recorded, resolve_families, round_families
+    from ebtui.core.families import resolve_families, round_families
 
     if not isinstance(data, Facts):
         return round_families(data, models)
-    recorded = newest_recorded((data.timestamp[i], data.families_of(i)) for i in range(len(data)))
+    # `newest_recorded` over the rows (the newest round's record wins), each distinct record read once: the
+    # records applied in the order of their newest row give every model the same family
+    newest: dict[str, int] = {}
+    for pos, i in enumerate(_by_time(data.timestamp)):
+        rec = data.families[i]
+        if rec:
+            newest[rec] = pos
+    recorded: dict[str, str] = {}
+    for rec in sorted(newest, key=newest.__getitem__):
+        recorded.update(json.loads(rec))
     return resolve_families(data.names(), models, recorded)
+
+
+def _by_time(timestamps: Any) -> list[int]:
+    """Row numbers in `newest_recorded`'s order: by the timestamp's text, ties in row order."""
+    stamps = [str(t or "") for t in timestamps.tolist()]
+    return sorted(range(len(stamps)), key=stamps.__getitem__)
 
 
 def families(ctx: AppContext, data: Facts | Sequence[Round], *, explicit: bool | None = None) -> dict[str, str]:
