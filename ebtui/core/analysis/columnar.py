@@ -28,6 +28,7 @@ from ebtui.core.analysis.common import (
     Cell,
     Coverage,
     Table,
+    int_unique,
     view_name,
 )
 from ebtui.core.analysis.consistency_rules import ConsistencyClassification
@@ -114,8 +115,9 @@ class Exchanges:
         out = np.full(n.shape, np.nan)
         has = n > 0
         out[has] = np.nansum(m, axis=2)[has] / n[has]
-        # statistics.fmean (correctly rounded) where the means are not whole numbers (a panel's)
-        frac = has & np.any(~np.isnan(m) & (m != np.round(m)), axis=2)
+        # statistics.fmean (correctly rounded) where a panel's means are not multiples of 1/64 (thirds, ...):
+        # a sum of up to 7 multiples of 1/64 on the 1-10 scale is exact, so it is fmean's already
+        frac = has & np.any(~np.isnan(m) & (m * 64 != np.round(m * 64)), axis=2)
         for e, t in zip(*np.nonzero(frac), strict=True):
             out[e, t] = statistics.fmean(v for v in m[e, t].tolist() if not math.isnan(v))
         return out
@@ -168,7 +170,7 @@ def model_means(facts: Facts, *, effective: bool) -> dict[str, RawMean]:
         for k, col in (("r", rows), ("x", ex[rows]), ("d", di[rows])):
             keys[k].append(mi[rows] * (R + 1) + col)
     # distinct rounds, exchanges and dilemmas per model (a self-debate's round counts once)
-    n = {k: np.bincount(np.unique(np.concatenate(v)) // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
+    n = {k: np.bincount(int_unique(np.concatenate(v))[0] // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
          for k, v in keys.items()}
     return {m: RawMean(m, float(tot[i]) / int(cnt[i]) if cnt[i] else None, int(cnt[i]), int(n["r"][i]),
                        int(n["x"][i]), int(n["d"][i])) for i, m in enumerate(names)}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import special
 
+from ebtui.core.analysis.common import int_unique
 from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.views import numbers as num
 
@@ -106,13 +107,13 @@ class JudgeSample:
         from ebtui.core.analysis.variance import Row, estimate_components
 
         key = frame.round_idx.astype(np.int64) * 2 + (frame.seat < 0)
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        uniq, first, inv = int_unique(key)
         means = np.bincount(inv, weights=frame.y) / np.bincount(inv)
         if len(uniq) > max_rows:  # whole rounds: both seats stay together
             rounds = np.unique(uniq // 2)
             rng = np.random.default_rng(20261125)
-            keep = set(rng.choice(rounds, size=max(1, int(len(rounds) * max_rows / len(uniq))), replace=False).tolist())
-            sel = [i for i, k in enumerate(uniq.tolist()) if k // 2 in keep]
+            keep = rng.choice(rounds, size=max(1, int(len(rounds) * max_rows / len(uniq))), replace=False)
+            sel = np.flatnonzero(np.isin(uniq // 2, keep)).tolist()
         else:
             sel = list(range(len(uniq)))
         rows = [Row(frame.dilemmas[int(frame.dilemma_idx[first[i]])], frame.models[int(frame.model_idx[first[i]])],

@@ -48,3 +48,38 @@ def test_alpha_blank_where_the_package_refuses() -> None:
     opposed = np.array([[1.0, 9.0], [9.0, 1.0]])  # disagreement beyond chance: negative
     got = krippendorff_interval(opposed)
     assert got is not None and got < 0 and got == _package(opposed)
+
+
+@pytest.mark.parametrize("span", [50, 10**12])  # a table over the range, and the sort a wide range falls back to
+def test_int_unique_gives_numpys_arrays(span: int) -> None:
+    from ebtui.core.analysis.common import int_unique
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, 3000):
+        key = rng.integers(-span, span, size=n)
+        got = int_unique(key)
+        want = np.unique(key, return_index=True, return_inverse=True)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w.reshape(-1))
+
+
+def test_variance_rows_from_columns_are_the_rounds_rows_and_the_sample_the_same() -> None:
+    """The report's variance rows built from the columns on the sampled keys only are the rows of the whole
+    rounds, sampled by whole exchanges with the same rule (precision.sample_exchanges)."""
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.analysis.precision import exchange_sample, sample_exchanges
+    from ebtui.core.analysis.variance import judgment_rows, judgment_rows_of_facts
+    from tests.support.sim_vc import generate, planted
+
+    rounds = generate(planted(), dilemmas=6, judges="panel", seed=3)
+    family = {"m1": "x", "m2": "x", "m3": "y", "m4": "z"}.__getitem__
+    facts = Facts.from_rounds(rounds)
+    whole = judgment_rows(rounds, family)
+    assert judgment_rows_of_facts(facts, family) == whole
+    limit = len(whole) // 3
+    sampled = judgment_rows_of_facts(facts, family, sample=lambda keys: exchange_sample(keys, limit))
+    assert sampled == sample_exchanges(whole, limit)
+    assert 0 < len(sampled) < len(whole)
+    # whole exchanges: every row of a chosen exchange is in, none of the others
+    chosen = {r.exchange.rsplit("|", 1)[0] for r in sampled}
+    assert [r for r in whole if r.exchange.rsplit("|", 1)[0] in chosen] == sampled
