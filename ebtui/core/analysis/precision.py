@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict, TypeVar
 
 import numpy as np
@@ -392,7 +393,8 @@ class PrecisionJson(TypedDict):
 
 def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
                      family_of: Callable[[str], str], *, effective: bool = False,
-                     comparison: Comparison | None = None) -> tuple[PrecisionJson, Table, str]:
+                     comparison: Comparison | None = None,
+                     cache: Path | None = None) -> tuple[PrecisionJson, Table, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
     report's own pairwise intervals (`comparison`, the pairwise table's; computed here when not given): the
     median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
@@ -414,7 +416,7 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
         vc_rows = judgment_rows_of_facts(rounds, family_of, effective=effective, sample=sample)
         all_rows = counted[0]
     reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
-    vc = estimate_components(vc_rows, replicates=reps)
+    vc = estimate_components(vc_rows, replicates=reps, cache=cache)
     if not reps and any(c.variance is not None and c.low is None for c in vc.components.values()) \
             and vc.dilemmas >= 3:
         vc.notes.append(f"intervals of components whose reduction has under 2 df left out above "

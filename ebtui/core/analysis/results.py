@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,7 +29,7 @@ from ebtui.core.analysis.bootstrap import (
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, int_unique
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
-from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
+from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, judge_sample, pairwise_tables
 from ebtui.core.analysis.pairwise import Robustness
 from ebtui.core.families import family_function
 from ebtui.core.records import Round
@@ -94,9 +95,12 @@ def _facts(data: Sequence[Round] | Facts) -> Facts:
 
 
 def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | None = None,
-                effective: bool = False, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES) -> Analysis:
+                effective: bool = False, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES,
+                cache: Path | None = None) -> Analysis:
     """The joint fit and its tables for one view (effective=False: the judges' parsed scores), from rounds
-    or from their columns (ebtui.core.analysis.frame.Facts)."""
+    or from their columns (ebtui.core.analysis.frame.Facts). `cache`: a folder where the variance components
+    behind the intervals and the variance table are kept (variance.estimate_components; the store's analysis
+    columns)."""
     facts = _facts(data)
     view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
     family_of = family_function(families)
@@ -122,7 +126,9 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                                          .all(axis=1).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
-    blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+    # the judges as a sample (their variance components): once, for the blank rules and the pairwise table
+    judges = judge_sample(jf.design.frame, cache) if jf is not None else None
+    blanks = fit_blanks(jf.design, judges) if jf is not None else Blanks()  # unidentified or too sparse: blank
     if blanks.population:  # which judges the intervals are about (ebtui.core.analysis.pairwise.JudgeSample)
         common_notes.append(blanks.population)
 
@@ -207,12 +213,13 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
                "overrides not applied; n: scores.", common_notes[0]])
 
-    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
+    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates,
+                         judges=judges if jf is not None and len(jf.design.models) >= 2 else None)
     if not effective:  # precision: the as-judged view only (ebtui.core.analysis.precision)
         from ebtui.core.analysis.precision import report_precision
 
         a.precision, a.tables["variance_components"], gap_sentence = report_precision(
-            facts, jf, draws, family_of, comparison=pw.comparison)  # the detectable gap of the pairwise table
+            facts, jf, draws, family_of, comparison=pw.comparison, cache=cache)  # the detectable gap of the pairwise table
         a.tables["models"].notes.insert(0, gap_sentence)
     a.tables["self_debate"] = _self_debate(jf, facts, view, seed, replicates)
     a.tables["dilemmas"] = _dilemmas(jf, facts, view)

@@ -18,6 +18,8 @@ from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ebtui.core.analysis.variance import VarianceComponents
 
 ALPHA = 0.05
@@ -97,10 +99,10 @@ class JudgeSample:
         return cls(judges, var, dfs)
 
     @classmethod
-    def of_frame(cls, frame: ScoreFrame, *, max_rows: int = 4000) -> JudgeSample:
+    def of_frame(cls, frame: ScoreFrame, *, max_rows: int = 4000, cache: Path | None = None) -> JudgeSample:
         """Estimated from a fit's long table: per (round, seat) the mean of the criteria (one judgment of one
         team), judgments of one round counted as one exchange; at most about `max_rows` of them (a seeded
-        sample of whole rounds, as the report's components)."""
+        sample of whole rounds, as the report's components). `cache`: variance.estimate_components'."""
         J = len(frame.judges)
         if J < MIN_JUDGES or not len(frame):
             return cls(J)
@@ -120,7 +122,7 @@ class JudgeSample:
                     frame.judges[int(frame.judge_idx[first[i]])], f"r{int(uniq[i]) // 2}|{int(uniq[i]) % 2}",
                     "a" if frame.seat[first[i]] > 0 else "b", bool(frame.family[first[i]] > 0.5), float(means[i]))
                 for i in sel]
-        return cls.of(estimate_components(rows, replicates=0), J)
+        return cls.of(estimate_components(rows, replicates=0, cache=cache), J)
 
 
 def crossed_coefficients(r: np.ndarray, dilemma_idx: np.ndarray, G: int, judge_idx: np.ndarray,

@@ -219,7 +219,8 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
         if sampled:
             omitted.append({"section": "judge bias and reliability", "reason": sampled})
     return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
-                             seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted)
+                             seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted,
+                             cache=_columns_dir(sel.root))
 
 
 def _columns_dir(root: Path) -> Path | None:
