@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ebtui.core.analysis import columnar
+from ebtui.core.analysis import columnar, intervals
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
@@ -29,7 +29,7 @@ from ebtui.core.analysis.bootstrap import (
 from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, int_unique
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
-from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, judge_sample, pairwise_tables
+from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
 from ebtui.core.analysis.pairwise import Robustness
 from ebtui.core.families import family_function
 from ebtui.core.records import Round
@@ -127,7 +127,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                   "notes": list(jf.design.notes)}
 
     # the judges as a sample (their variance components): once, for the blank rules and the pairwise table
-    judges = judge_sample(jf.design.frame, cache) if jf is not None else None
+    judges = intervals.judge_sample(jf.design.frame, cache) if jf is not None else None
     blanks = fit_blanks(jf.design, judges) if jf is not None else Blanks()  # unidentified or too sparse: blank
     if blanks.population:  # which judges the intervals are about (ebtui.core.analysis.pairwise.JudgeSample)
         common_notes.append(blanks.population)

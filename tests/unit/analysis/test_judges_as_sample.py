@@ -282,7 +282,7 @@ def test_the_family_interval_carries_the_judge_part() -> None:
     lo, hi = _family_interval(1)
     real = iv.judge_sample
     try:
-        iv.judge_sample = lambda f: JudgeSample(len(f.judges))  # type: ignore[assignment]
+        iv.judge_sample = lambda f, cache=None: JudgeSample(len(f.judges))  # type: ignore[assignment]
         lo0, hi0 = _family_interval(1)
     finally:
         iv.judge_sample = real
