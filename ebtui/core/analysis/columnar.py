@@ -302,6 +302,10 @@ def consistency_analysis(
     per_classes: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CONSISTENCY_CLASSES, 0))
     per_answers: dict[str, int] = defaultdict(int)
     unanswered = 0
+    # the rules' classes of the answers shown (not classified by a model), read in one JSON parse
+    ruled = [int(chosen[e]) for e, key in enumerate(ex.keys)
+             if chosen[e] >= 0 and (classifications is None or key not in classifications)]
+    rule_class = dict(zip(ruled, _rule_classes(facts, ruled), strict=True))
     for e, (key, model) in enumerate(zip(ex.keys, ex.model(0).tolist(), strict=True)):
         score = None if math.isnan(cons[e]) else float(cons[e])
         if score is not None:
@@ -314,7 +318,7 @@ def consistency_analysis(
             label, who = given.label, given.classifier
             cues, quote = ", ".join(dict.fromkeys(given.cues)), _quote(given.evidence)
         else:
-            label, cues, quote = facts.consistency_class(int(chosen[e]))
+            label, cues, quote = rule_class[int(chosen[e])]
             who = "rules"
         per_answers[model] += 1
         per_classes[model][label] += 1
@@ -347,6 +351,17 @@ def consistency_analysis(
               answers, view=view, coverage=cov, text_columns=frozenset({"evidence", "cues"}),
               notes=["Evidence: the answer's sentence(s) that matched the class's cue phrases, quoted."]),
     )
+
+
+def _rule_classes(facts: Facts, rows: list[int]) -> list[tuple[str, str, str]]:
+    """Facts.consistency_class of many rows (label, cues joined, evidence quoted), their JSON read at once."""
+    if not rows:
+        return []
+    import json
+
+    held = json.loads("[" + ",".join(facts.cls[np.asarray(rows, dtype=np.int64)].tolist()) + "]")
+    return [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+            for label, cues, evidence in held]
 
 
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
