@@ -277,7 +277,7 @@ def build_report_data(
     agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
     caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
     computed over these rows (bias_source.cached_section), else it is computed here; `cache`: the store's
-    analysis columns folder, where the variance components are kept (variance.estimate_components)."""
+    analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
 

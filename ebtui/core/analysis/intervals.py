@@ -79,7 +79,7 @@ _SAMPLES: list[tuple[ScoreFrame, JudgeSample]] = []
 
 def judge_sample(frame: ScoreFrame, cache: Path | None = None) -> JudgeSample:
     """JudgeSample.of_frame, computed once per fit (the models table and the pairwise table use the same;
-    `cache`: variance.estimate_components')."""
+    `cache`: variance_cache.estimate_components_cached')."""
     for f, js in _SAMPLES:
         if f is frame:
             return js

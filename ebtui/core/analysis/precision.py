@@ -400,7 +400,8 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
     median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
     standard: simultaneous over the table's pairs) excludes 0 with 80% power at α = 0.05 (noncentral t).
     Returns (JSON keys, the components Table, the sentence shown beside the model table)."""
-    from ebtui.core.analysis.variance import estimate_components, judgment_rows, judgment_rows_of_facts
+    from ebtui.core.analysis.variance import judgment_rows, judgment_rows_of_facts
+    from ebtui.core.analysis.variance_cache import estimate_components_cached
 
     if isinstance(rounds, Sequence):
         vc_rows = judgment_rows(rounds, family_of, effective=effective)
@@ -416,7 +417,7 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
         vc_rows = judgment_rows_of_facts(rounds, family_of, effective=effective, sample=sample)
         all_rows = counted[0]
     reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
-    vc = estimate_components(vc_rows, replicates=reps, cache=cache)
+    vc = estimate_components_cached(vc_rows, replicates=reps, cache=cache)
     if not reps and any(c.variance is not None and c.low is None for c in vc.components.values()) \
             and vc.dilemmas >= 3:
         vc.notes.append(f"intervals of components whose reduction has under 2 df left out above "

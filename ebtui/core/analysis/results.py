@@ -99,7 +99,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                 cache: Path | None = None) -> Analysis:
     """The joint fit and its tables for one view (effective=False: the judges' parsed scores), from rounds
     or from their columns (ebtui.core.analysis.frame.Facts). `cache`: a folder where the variance components
-    behind the intervals and the variance table are kept (variance.estimate_components; the store's analysis
+    behind the intervals and the variance table are kept (variance_cache; the store's analysis
     columns)."""
     facts = _facts(data)
     view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED

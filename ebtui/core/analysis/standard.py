@@ -102,11 +102,12 @@ class JudgeSample:
     def of_frame(cls, frame: ScoreFrame, *, max_rows: int = 4000, cache: Path | None = None) -> JudgeSample:
         """Estimated from a fit's long table: per (round, seat) the mean of the criteria (one judgment of one
         team), judgments of one round counted as one exchange; at most about `max_rows` of them (a seeded
-        sample of whole rounds, as the report's components). `cache`: variance.estimate_components'."""
+        sample of whole rounds, as the report's components). `cache`: variance_cache.estimate_components_cached'."""
         J = len(frame.judges)
         if J < MIN_JUDGES or not len(frame):
             return cls(J)
-        from ebtui.core.analysis.variance import Row, estimate_components
+        from ebtui.core.analysis.variance import Row
+        from ebtui.core.analysis.variance_cache import estimate_components_cached
 
         key = frame.round_idx.astype(np.int64) * 2 + (frame.seat < 0)
         uniq, first, inv = int_unique(key)
@@ -122,7 +123,7 @@ class JudgeSample:
                     frame.judges[int(frame.judge_idx[first[i]])], f"r{int(uniq[i]) // 2}|{int(uniq[i]) % 2}",
                     "a" if frame.seat[first[i]] > 0 else "b", bool(frame.family[first[i]] > 0.5), float(means[i]))
                 for i in sel]
-        return cls.of(estimate_components(rows, replicates=0, cache=cache), J)
+        return cls.of(estimate_components_cached(rows, replicates=0, cache=cache), J)
 
 
 def crossed_coefficients(r: np.ndarray, dilemma_idx: np.ndarray, G: int, judge_idx: np.ndarray,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
@@ -426,84 +425,11 @@ def reduction_interval(eq: _Equations, est: Mapping[str, float], name: str,
 
 
 def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REPLICATES,
-                        seed: int = DEFAULT_VC_SEED, cache: Path | None = None) -> VarianceComponents:
+                        seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
     """The components with 95% intervals: chi-square from each component's reduction in sums of squares, the
     dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df and whose levels a
-    dilemma resample redraws (else blank, saying why); blank below 3 dilemmas. `cache`: a folder (the store's
-    analysis columns) whose CACHE_FILE keeps the last estimates under a hash of the rows, replicates, seed and
-    this module's code, so an unchanged report reads them back instead of refitting (the fits are dense: about
-    0.4 s of CPU per 4,000 rows); None, or not writable: computed every time."""
-    if cache is None:
-        return _estimate_components(rows, replicates=replicates, seed=seed)
-    key = _cache_key(rows, replicates, seed)
-    path = cache / CACHE_FILE
-    held = _cache_read(path)
-    for k, value in held:
-        if k == key:
-            try:
-                return _from_json(value)
-            except (KeyError, TypeError, ValueError):
-                break
-    vc = _estimate_components(rows, replicates=replicates, seed=seed)
-    _cache_write(path, [*[(k, v) for k, v in held if k != key][-(CACHE_ENTRIES - 1):], (key, _to_json(vc))])
-    return vc
-
-
-#: the estimates kept beside the analysis columns (a report fits two sets: its components and the judge sample)
-CACHE_FILE = "variance_components.json"
-CACHE_ENTRIES = 8
-
-
-def _cache_key(rows: Sequence[Row], replicates: int, seed: int) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(__file__, "rb") as fh:
-        h.update(fh.read())
-    h.update(f"{replicates}|{seed}|{len(rows)}\x1e".encode())
-    h.update("\x1e".join(f"{r.dilemma}\x1f{r.model}\x1f{r.judge}\x1f{r.exchange}\x1f{r.seat}\x1f{int(r.same_family)}"
-                         f"\x1f{r.score!r}" for r in rows).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
-
-
-def _cache_read(path: Path) -> list[tuple[str, object]]:
-    import json
-
-    try:
-        held = json.loads(path.read_bytes())
-        return [(str(k), v) for k, v in held["entries"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-
-
-def _cache_write(path: Path, entries: list[tuple[str, object]]) -> None:
-    import contextlib
-    import json
-    import os
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps({"entries": entries}, allow_nan=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-def _to_json(vc: VarianceComponents) -> dict[str, object]:
-    """Everything a VarianceComponents holds (floats as JSON writes them: read back to the same bits)."""
-    return {"components": [[c.name, c.variance, c.low, c.high, c.note, c.raw, c.df] for c in vc.components.values()],
-            "source": vc.source, "n_rows": vc.n_rows, "dilemmas": vc.dilemmas, "notes": list(vc.notes),
-            "replicates": vc.replicates, "seed": vc.seed}
-
-
-def _from_json(d: Any) -> VarianceComponents:
-    comps = {str(c[0]): Component(str(c[0]), c[1], c[2], c[3], str(c[4]), c[5], c[6]) for c in d["components"]}
-    return VarianceComponents(comps, str(d["source"]), int(d["n_rows"]), int(d["dilemmas"]),
-                              [str(n) for n in d["notes"]], int(d["replicates"]), int(d["seed"]))
-
-
-def _estimate_components(rows: Sequence[Row], *, replicates: int, seed: int) -> VarianceComponents:
+    dilemma resample redraws (else blank, saying why); blank below 3 dilemmas. (Kept beside a store's analysis
+    columns by ebtui.core.analysis.variance_cache.)"""
     if not rows:
         return default_components()
     comps, why = _separable(rows)

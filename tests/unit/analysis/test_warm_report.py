@@ -87,34 +87,33 @@ def test_variance_rows_from_columns_are_the_rounds_rows_and_the_sample_the_same(
 
 
 def test_variance_components_kept_beside_the_columns_read_back_the_same(tmp_path: Any, monkeypatch: Any) -> None:
-    """A warm report reads its variance components back (variance.CACHE_FILE) instead of refitting: the same
-    object as a fresh fit, bit for bit; other rows, replicates or a damaged file: a fresh fit."""
+    """A warm report reads its variance components back (variance_cache.CACHE_FILE) instead of refitting: the
+    same object as a fresh fit, bit for bit; other rows, or a damaged file: a fresh fit."""
     import json
 
-    from ebtui.core.analysis import variance as vmod
+    from ebtui.core.analysis import variance_cache as vc
     from ebtui.core.analysis.variance import estimate_components, judgment_rows
     from tests.support.sim_vc import generate, planted
 
     rows = judgment_rows(generate(planted(), dilemmas=4, judges="panel", seed=4), lambda m: m)
     fresh = estimate_components(rows, replicates=0)
-    first = estimate_components(rows, replicates=0, cache=tmp_path)
-    assert first == fresh and (tmp_path / vmod.CACHE_FILE).is_file()
+    first = vc.estimate_components_cached(rows, replicates=0, cache=tmp_path)
+    assert first == fresh and (tmp_path / vc.CACHE_FILE).is_file()
     calls: list[int] = []
-    real = vmod._estimate_components
 
     def counted(*args: Any, **kw: Any) -> Any:
         calls.append(1)
-        return real(*args, **kw)
+        return estimate_components(*args, **kw)
 
-    monkeypatch.setattr(vmod, "_estimate_components", counted)
-    again = estimate_components(rows, replicates=0, cache=tmp_path)
+    monkeypatch.setattr(vc, "estimate_components", counted)
+    again = vc.estimate_components_cached(rows, replicates=0, cache=tmp_path)
     assert again == fresh and again.json() == fresh.json() and not calls  # read back, not refitted
     fewer = rows[: len(rows) // 2]
-    assert estimate_components(fewer, replicates=0, cache=tmp_path) == estimate_components(fewer, replicates=0)
-    assert len(calls) == 2  # other rows: refitted (once for the cache, once without it)
-    (tmp_path / vmod.CACHE_FILE).write_text("{not json", encoding="utf-8")
-    assert estimate_components(rows, replicates=0, cache=tmp_path) == fresh and len(calls) == 3
-    for k in range(vmod.CACHE_ENTRIES + 3):  # the file keeps the newest few
-        estimate_components(rows[k:], replicates=0, cache=tmp_path)
-    held = json.loads((tmp_path / vmod.CACHE_FILE).read_text(encoding="utf-8"))["entries"]
-    assert len(held) == vmod.CACHE_ENTRIES
+    assert vc.estimate_components_cached(fewer, replicates=0, cache=tmp_path) == estimate_components(fewer, replicates=0)
+    assert len(calls) == 1  # other rows: refitted
+    (tmp_path / vc.CACHE_FILE).write_text("{not json", encoding="utf-8")
+    assert vc.estimate_components_cached(rows, replicates=0, cache=tmp_path) == fresh and len(calls) == 2
+    for k in range(vc.CACHE_ENTRIES + 3):  # the file keeps the newest few
+        vc.estimate_components_cached(rows[k:], replicates=0, cache=tmp_path)
+    held = json.loads((tmp_path / vc.CACHE_FILE).read_text(encoding="utf-8"))["entries"]
+    assert len(held) == vc.CACHE_ENTRIES
