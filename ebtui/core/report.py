@@ -22,7 +22,6 @@ from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
 from ebtui.core.analysis.compare import finite
 from ebtui.core.analysis.frame import Facts
-from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views import numbers as num
@@ -452,6 +451,8 @@ def write_report(
 
     statuses = Counter(str(s) for s in dict(zip(facts.round.tolist(), facts.status.tolist(), strict=True)).values())
     n_ex = len(set(facts.exchange.tolist()))
+    from ebtui.core.importers.eb import summary_lines  # (only the Markdown names imported runs)
+
     excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
     n_rounds = len(set(facts.round.tolist()))
