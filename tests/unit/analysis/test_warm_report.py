@@ -117,3 +117,27 @@ def test_variance_components_kept_beside_the_columns_read_back_the_same(tmp_path
         vc.estimate_components_cached(rows[k:], replicates=0, cache=tmp_path)
     held = json.loads((tmp_path / vc.CACHE_FILE).read_text(encoding="utf-8"))["entries"]
     assert len(held) == vc.CACHE_ENTRIES
+
+
+def test_the_collector_is_paused_only_while_a_report_is_computed() -> None:
+    import gc
+
+    from ebtui.core.usecases.report import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():  # nested: still off, and the outer one turns it back on
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), gc_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()
