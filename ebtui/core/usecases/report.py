@@ -382,14 +382,15 @@ def write_html_of(rounds: Sequence[Round], data: ReportData, path: Path, title: 
 
 
 # -- the app's Analysis tab ---------------------------------------------------------------------------------
-def analyse(data: Facts | Sequence[Round], models: ModelsConfig | None) -> Analysis:
+def analyse(data: Facts | Sequence[Round], models: ModelsConfig | None, *, cache: Path | None = None) -> Analysis:
     """The as-judged joint fit the report and `report --json` show, families from `models` (the app's
-    models.toml; None: recorded in the rounds, else the names)."""
+    models.toml; None: recorded in the rounds, else the names); `cache`: the store's analysis columns folder
+    (where the report keeps its variance components)."""
     from ebtui.core.analysis import analyse_fit
     from ebtui.core.analysis.frame import Facts
 
     facts = data if isinstance(data, Facts) else Facts.from_rounds(data)
-    return analyse_fit(facts, families=families_for(facts, models))
+    return analyse_fit(facts, families=families_for(facts, models), cache=cache)
 
 
 class AnalysisCancelled(Exception):
@@ -431,6 +432,7 @@ class AnalysisCache:
         self._key: tuple[object, ...] | None = None
         self._result: AnalysisResult | None = None
 
+    @gc_paused()
     def compute(self, ctx: AppContext, tournament_id: str, models: ModelsConfig | None, *, views: tuple[str, ...],
                 cancelled: Callable[[], bool] = lambda: False,
                 progress: Callable[[str], None] = _quiet) -> AnalysisResult:
@@ -462,7 +464,7 @@ class AnalysisCache:
             step(f"tables ({view})")
             tables[view] = columnar.analyse(facts, effective=view == "effective", ex=ex)
         step("joint fit and intervals")
-        fit = analyse(facts, models)
+        fit = analyse(facts, models, cache=_columns_dir(Path(store.root)))
         omitted: list[dict[str, str]] = []
         if len(facts):  # judge bias and reliability: from the same columns as the report's section 9
             step("judge bias and reliability")
