@@ -3,7 +3,6 @@ numbers as one JSON object on stdout and write nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +66,8 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
         if classifier and sel.rounds is not None:
             client = uc.classifier_client(app, classifier)
             click.echo(f"classifying consistency-test answers with {classifier}…", err=True)
+            import asyncio  # only to classify: the report itself needs no event loop
+
             classifications = asyncio.run(uc.classify(sel.rounds, client))
         data = uc.build_report(sel, families, classifications)
         from ebtui.core.usecases import audit as audit_uc

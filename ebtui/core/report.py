@@ -22,7 +22,6 @@ from ebtui.core import analysis as an
 from ebtui.core.analysis import Cell, ConsistencyClassification, Table, columnar
 from ebtui.core.analysis.compare import finite
 from ebtui.core.analysis.frame import Facts
-from ebtui.core.importers.eb import summary_lines
 from ebtui.core.records import CRITERIA, Round, Tournament
 from ebtui.core.safe_text import strip_control
 from ebtui.core.views import numbers as num
@@ -269,21 +268,23 @@ def build_report_data(
     agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
     omitted: Sequence[Omitted] = (),
     judge_bias: BiasSection | None = None,
+    cache: Path | None = None,
 ) -> ReportData:
     """Every table of the report, from rounds or from their columns (`Facts`, e.g. from
     ebtui.core.analysis.source.FactsSource: no round file is read). Every judgment of a round counts (a panel
     of its judgments: `ebtui rejudge` adds them), in every section: the judge-bias section (style, order,
     agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
     caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
-    computed over these rows (bias_source.cached_section), else it is computed here."""
+    computed over these rows (bias_source.cached_section), else it is computed here; `cache`: the store's
+    analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
 
     given = None if isinstance(rounds, Facts) else list(rounds)
     facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(given or [])
     overrides = columnar.has_overrides(facts)
-    base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates)
-    eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates) \
+    base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates, cache=cache)
+    eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates, cache=cache) \
         if overrides else None
     data = ReportData(len(facts), base, eff, columnar.judge_vs_human(facts, seed=seed, replicates=replicates))
     tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
@@ -450,6 +451,8 @@ def write_report(
 
     statuses = Counter(str(s) for s in dict(zip(facts.round.tolist(), facts.status.tolist(), strict=True)).values())
     n_ex = len(set(facts.exchange.tolist()))
+    from ebtui.core.importers.eb import summary_lines  # (only the Markdown names imported runs)
+
     excluded = data.as_judged.excluded.describe()
     lines = [f"# {md_escape(title)}", ""]
     n_rounds = len(set(facts.round.tolist()))

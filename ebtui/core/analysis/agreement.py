@@ -1,9 +1,51 @@
-"""ICC(2,1) of a units x judges matrix: the agreement figure ebtui.core.analysis.columnar.judge_agreement
-reports beside Krippendorff's alpha."""
+"""Agreement figures of a judges x units matrix (NaN: not scored) for ebtui.core.analysis.columnar.judge_agreement:
+Krippendorff's alpha at the interval level (the `krippendorff` package's formula, its coincidence matrix built
+from the scored cells only) and ICC(2,1)."""
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def krippendorff_interval(data: np.ndarray) -> float | None:
+    """Krippendorff's alpha, interval level, of a judges x units matrix (NaN: not scored): the same float as
+    `krippendorff.alpha(reliability_data=data, level_of_measurement="interval")`, whose coincidence matrix
+    holds a units x values x values array (gigabytes at tens of thousands of units); here each unit adds only
+    the pairs of values it has, in the same order (units in turn), so the sums are the same to the last bit.
+    None where the package raises (one value, no unit scored twice) or gives NaN."""
+    data = np.asarray(data, dtype=float)
+    scored = ~np.isnan(data)
+    domain = np.unique(data[scored])
+    V = len(domain)
+    if V <= 1:
+        return None
+    # per unit (column) and value: how many judges gave it
+    unit = np.broadcast_to(np.arange(data.shape[1]), data.shape)[scored]
+    value = np.searchsorted(domain, data[scored])
+    N = data.shape[1]
+    pair_key, counts = np.unique(unit.astype(np.int64) * V + value, return_counts=True)
+    u, v = pair_key // V, pair_key % V  # sorted by unit, then value
+    per_unit = np.bincount(u, weights=counts, minlength=N).astype(np.int64)
+    if not (per_unit > 1).any():
+        return None
+    # every (value, value') pair within a unit: c_v c_v' - [v = v'] c_v, over max(m_u, 2) - 1
+    starts = np.searchsorted(u, np.arange(N))
+    width = np.bincount(u, minlength=N)[u]  # per entry: the entries of its unit
+    left = np.repeat(np.arange(len(u)), width)  # each entry, paired with every entry of its unit in turn
+    offset = np.repeat(np.cumsum(width) - width, width)
+    right = starts[u[left]] + (np.arange(len(left)) - offset)
+    num = counts[left] * counts[right] - np.where(left == right, counts[left], 0)
+    den = np.maximum(per_unit[u[left]], 2) - 1
+    term = np.divide(num.astype(float), den)
+    o = np.zeros((V, V))
+    # np.add.at adds in the order given (unit by unit), as the package's sum over the units' axis does
+    np.add.at(o, (v[left], v[right]), term)
+    n_v = o.sum(axis=0)
+    e = np.divide(np.outer(n_v, n_v) - np.diagflat(n_v), n_v.sum() - 1, dtype=float)
+    d = (domain[:, np.newaxis] - domain[np.newaxis, :]).astype(float) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = float(1 - (o * d).sum() / (e * d).sum())
+    return None if np.isnan(alpha) else alpha
 
 
 def icc_2_1(data: np.ndarray) -> float | None:

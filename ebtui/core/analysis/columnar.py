@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import warnings
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.agreement import icc_2_1
+from ebtui.core.analysis.agreement import icc_2_1, krippendorff_interval
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
 from ebtui.core.analysis.common import (
     OVERALL,
@@ -29,6 +28,7 @@ from ebtui.core.analysis.common import (
     Cell,
     Coverage,
     Table,
+    int_unique,
     view_name,
 )
 from ebtui.core.analysis.consistency_rules import ConsistencyClassification
@@ -115,8 +115,9 @@ class Exchanges:
         out = np.full(n.shape, np.nan)
         has = n > 0
         out[has] = np.nansum(m, axis=2)[has] / n[has]
-        # statistics.fmean (correctly rounded) where the means are not whole numbers (a panel's)
-        frac = has & np.any(~np.isnan(m) & (m != np.round(m)), axis=2)
+        # statistics.fmean (correctly rounded) where a panel's means are not multiples of 1/64 (thirds, ...):
+        # a sum of up to 7 multiples of 1/64 on the 1-10 scale is exact, so it is fmean's already
+        frac = has & np.any(~np.isnan(m) & (m * 64 != np.round(m * 64)), axis=2)
         for e, t in zip(*np.nonzero(frac), strict=True):
             out[e, t] = statistics.fmean(v for v in m[e, t].tolist() if not math.isnan(v))
         return out
@@ -169,7 +170,7 @@ def model_means(facts: Facts, *, effective: bool) -> dict[str, RawMean]:
         for k, col in (("r", rows), ("x", ex[rows]), ("d", di[rows])):
             keys[k].append(mi[rows] * (R + 1) + col)
     # distinct rounds, exchanges and dilemmas per model (a self-debate's round counts once)
-    n = {k: np.bincount(np.unique(np.concatenate(v)) // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
+    n = {k: np.bincount(int_unique(np.concatenate(v))[0] // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
          for k, v in keys.items()}
     return {m: RawMean(m, float(tot[i]) / int(cnt[i]) if cnt[i] else None, int(cnt[i]), int(n["r"][i]),
                        int(n["x"][i]), int(n["d"][i])) for i, m in enumerate(names)}
@@ -301,6 +302,10 @@ def consistency_analysis(
     per_classes: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CONSISTENCY_CLASSES, 0))
     per_answers: dict[str, int] = defaultdict(int)
     unanswered = 0
+    # the rules' classes of the answers shown (not classified by a model), read in one JSON parse
+    ruled = [int(chosen[e]) for e, key in enumerate(ex.keys)
+             if chosen[e] >= 0 and (classifications is None or key not in classifications)]
+    rule_class = dict(zip(ruled, _rule_classes(facts, ruled), strict=True))
     for e, (key, model) in enumerate(zip(ex.keys, ex.model(0).tolist(), strict=True)):
         score = None if math.isnan(cons[e]) else float(cons[e])
         if score is not None:
@@ -313,7 +318,7 @@ def consistency_analysis(
             label, who = given.label, given.classifier
             cues, quote = ", ".join(dict.fromkeys(given.cues)), _quote(given.evidence)
         else:
-            label, cues, quote = facts.consistency_class(int(chosen[e]))
+            label, cues, quote = rule_class[int(chosen[e])]
             who = "rules"
         per_answers[model] += 1
         per_classes[model][label] += 1
@@ -346,6 +351,17 @@ def consistency_analysis(
               answers, view=view, coverage=cov, text_columns=frozenset({"evidence", "cues"}),
               notes=["Evidence: the answer's sentence(s) that matched the class's cue phrases, quoted."]),
     )
+
+
+def _rule_classes(facts: Facts, rows: list[int]) -> list[tuple[str, str, str]]:
+    """Facts.consistency_class of many rows (label, cues joined, evidence quoted), their JSON read at once."""
+    if not rows:
+        return []
+    import json
+
+    held = json.loads("[" + ",".join(facts.cls[np.asarray(rows, dtype=np.int64)].tolist()) + "]")
+    return [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+            for label, cues, evidence in held]
 
 
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
@@ -412,53 +428,62 @@ def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
 
 
 def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
-    """As ebtui.core.analysis.agreement.judge_agreement (judges' parsed scores only), from the columns."""
+    """As ebtui.core.analysis.agreement.judge_agreement (judges' parsed scores only), from the columns: per
+    criterion a judges x units matrix (a unit: one team in one exchange scored by two or more judges; a cell:
+    the judge's mean over its judgments of that exchange), built with numpy group-bys."""
     judged = facts.judged
-    judges_of: dict[int, set[str]] = defaultdict(set)
-    for i in np.flatnonzero(judged).tolist():
-        judges_of[int(ex.of_round[i])].add(str(facts.judge[i]))
-    panel_ex = sorted(e for e, js in judges_of.items() if len(js) >= 2)
-    panel_set = set(panel_ex)
-    panel_rows = [i for i in range(len(facts)) if int(ex.of_round[i]) in panel_set]
-    members: dict[int, list[int]] = defaultdict(list)
-    for i in panel_rows:
-        members[int(ex.of_round[i])].append(i)
-    judges = sorted({str(facts.judge[i]) for i in panel_rows if judged[i]})
-    units = [(e, t) for e in panel_ex for t in range(2)]
-    parsed = facts.parsed
-    cov = coverage(facts.take(np.array(panel_rows, dtype=np.int64)), False)
+    judge_names, judge_code = facts.codes("judge")
+    E = len(ex)
+    rows_j = np.flatnonzero(judged)
+    # exchanges scored by two or more different judges
+    pair = np.unique(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])
+    n_judges = np.bincount(pair // max(len(judge_names), 1), minlength=E)
+    panel_ex = np.flatnonzero(n_judges >= 2)
+    in_panel = np.zeros(E, dtype=bool)
+    in_panel[panel_ex] = True
+    panel_rows = np.flatnonzero(in_panel[ex.of_round])
+    rated = panel_rows[judged[panel_rows]]  # the panel's judgments, in input order
+    used = np.unique(judge_code[rated])
+    judges = [judge_names[int(c)] for c in used]  # the codes follow the names' sorted order
+    jpos = np.full(len(judge_names), -1, dtype=np.int64)
+    jpos[used] = np.arange(len(used))
+    upos = np.full(E, -1, dtype=np.int64)
+    upos[panel_ex] = np.arange(len(panel_ex))
+    n_units = 2 * len(panel_ex)
+    cov = coverage(facts.take(panel_rows.astype(np.int64)), False)
+    parsed = facts.parsed[rated].astype(np.int64)  # [n, 2, 7]
+    given = parsed > 0
+    n_given = given.sum(axis=2)
 
-    def values(e: int, t: int, k: int | None) -> dict[str, float]:
-        got: dict[str, list[float]] = defaultdict(list)
-        for i in members[e]:
-            if not judged[i]:
-                continue
-            row = parsed[i, t]
-            if k is None:
-                given = row[row > 0]
-                if len(given):
-                    got[str(facts.judge[i])].append(float(given.sum()) / len(given))
-            elif row[k] > 0:
-                got[str(facts.judge[i])].append(float(row[k]))
-        return {j: statistics.fmean(vs) for j, vs in got.items()}
+    def matrix(k: int | None) -> np.ndarray:
+        """judges x units (unit = 2 * panel exchange + team): the fmean of a judge's values for the unit."""
+        if k is None:  # a judgment's mean of the criteria it gave
+            with np.errstate(invalid="ignore", divide="ignore"):
+                vals = np.where(n_given > 0, parsed.sum(axis=2) / np.where(n_given > 0, n_given, 1), np.nan)
+        else:
+            vals = np.where(given[:, :, k], parsed[:, :, k].astype(float), np.nan)
+        unit = 2 * upos[ex.of_round[rated]][:, None] + np.arange(2)[None, :]
+        cell = (jpos[judge_code[rated]][:, None] * n_units + unit).ravel()
+        flat = vals.ravel()
+        keep = ~np.isnan(flat)
+        cell, flat = cell[keep], flat[keep]
+        out = np.full(len(judges) * n_units, np.nan)
+        cells, inv, cnt = np.unique(cell, return_inverse=True, return_counts=True)
+        total = np.zeros(len(cells))
+        np.add.at(total, inv, flat)  # one or two values: their sum exactly as math.fsum gives it
+        for c in np.flatnonzero(cnt > 2).tolist():  # three or more judgments by one judge: statistics.fmean
+            total[c] = math.fsum(flat[inv == c].tolist())
+        out[cells] = total / cnt
+        return out.reshape(len(judges), n_units)
 
     alpha_rows: list[list[Cell]] = []
     corr_rows: list[list[Cell]] = []
     for k, c in enumerate((*CRITERIA, OVERALL)):
-        table = [values(e, t, None if c == OVERALL else k) for e, t in units]
-        data = np.array([[u.get(j, np.nan) for u in table] for j in judges], dtype=float) if judges else None
+        data = matrix(None if c == OVERALL else k) if judges else None
         alpha: float | None = None
         pairable = int(np.sum(np.sum(~np.isnan(data), axis=0) >= 2)) if data is not None and data.size else 0
         if data is not None and pairable >= 1 and len(judges) >= 2:
-            import krippendorff
-
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    a = float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
-                alpha = None if math.isnan(a) else a
-            except (ValueError, ZeroDivisionError):
-                alpha = None
+            alpha = krippendorff_interval(data)
         ratings = int(np.sum(~np.isnan(data))) if data is not None and data.size else 0
         icc = None
         complete = 0
@@ -467,11 +492,13 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
             complete = full.shape[1]
             icc = icc_2_1(full.T) if complete >= 2 else None
         alpha_rows.append([c, pairable, len(judges), ratings, alpha, complete, icc])
-        for j1, j2 in combinations(judges, 2):
-            pairs = [(u[j1], u[j2]) for u in table if j1 in u and j2 in u]
+        for (a, j1), (b, j2) in combinations(enumerate(judges), 2):
+            assert data is not None
+            both = ~np.isnan(data[a]) & ~np.isnan(data[b])
+            n_pairs = int(both.sum())
             r_p = p_p = r_s = p_s = None
-            if len(pairs) >= 3:
-                x, y = np.array(pairs).T
+            if n_pairs >= 3:
+                x, y = np.column_stack([data[a][both], data[b][both]]).T
                 if np.ptp(x) > 0 and np.ptp(y) > 0:
                     from scipy import stats  # only with panels: scipy.stats is slow to import
 
@@ -479,7 +506,7 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
                     sr = stats.spearmanr(x, y)
                     r_p, p_p = float(pr.statistic), float(pr.pvalue)
                     r_s, p_s = float(sr.statistic), float(sr.pvalue)
-            corr_rows.append([c, j1, j2, len(pairs), r_p, p_p, r_s, p_s])
+            corr_rows.append([c, j1, j2, n_pairs, r_p, p_p, r_s, p_s])
     panel_note = (f"{len(panel_ex)} exchanges were scored by two or more judges ({len(judges)} judges); "
                   "a unit is one team in one exchange. Judges' parsed scores only: human overrides never count.")
     view = view_name(False)

@@ -8,12 +8,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ebtui.core.facts import (
     exchange_key as exchange_key,  # the one owner; analysis modules import it from here
 )
 from ebtui.core.records import PhaseStatus, PhaseType, Round, Team
 
 Cell = str | int | float | None
+
+
+def int_unique(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`np.unique(key, return_index=True, return_inverse=True)` of integer keys — the sorted distinct keys,
+    each one's first row and each row's position among them, the same arrays — by a table over the keys'
+    range instead of a sort (a million design cells: milliseconds instead of a third of a second); a sort
+    where the range is far wider than the rows."""
+    key = np.asarray(key, dtype=np.int64).reshape(-1)
+    n = len(key)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lo = int(key.min())
+    span = int(key.max()) - lo + 1
+    if span > 4 * n + 1_000_000:
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return uniq, first.astype(np.int64), inverse.reshape(-1).astype(np.int64)
+    k = key - lo
+    first_at = np.full(span, n, dtype=np.int64)
+    np.minimum.at(first_at, k, np.arange(n, dtype=np.int64))
+    present = first_at < n
+    used = np.flatnonzero(present)
+    rank = np.cumsum(present) - 1
+    return used + lo, first_at[used], rank[k]
 
 OVERALL = "mean_of_criteria"
 ROLES: dict[Team, str] = {"a": "presenting", "b": "responding"}

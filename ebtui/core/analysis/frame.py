@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from ebtui.core.analysis.common import int_unique
 from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
@@ -531,8 +532,8 @@ def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
     names, code = coded
-    used, inv = np.unique(code[rows], return_inverse=True)
-    return [names[u] for u in used], inv.astype(np.int64)
+    used, _first, inv = int_unique(code[rows])  # np.unique's arrays without the sort (a score per row)
+    return [names[u] for u in used.tolist()], inv
 
 
 @dataclass

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ebtui.core.analysis.common import int_unique
 from ebtui.core.analysis.frame import ScoreFrame
 
 TOL = 1e-9  # eigenvalues below TOL * largest are the null space
@@ -302,8 +303,8 @@ def cell_keys(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray
     key = np.zeros(len(cols[0]), np.int64)
     for c in cols:
         key = key * (int(c.max()) + 1 if c.size else 1) + c
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    _, first, inverse = int_unique(key)  # (np.unique's arrays, without the sort)
+    return first, inverse
 
 
 def distinct_cells(model_idx: np.ndarray, judge_idx: np.ndarray, crit_idx: np.ndarray, dilemma_idx: np.ndarray,
@@ -327,8 +328,8 @@ def identify_design(f: ScoreFrame, *, has_seat: bool | None = None,
 
 def dilemmas_per_level(idx: np.ndarray, dilemma_idx: np.ndarray, k: int) -> list[int]:
     """For levels 0..k-1 of a factor: on how many distinct dilemmas each was observed."""
-    pairs = np.unique(np.asarray(idx, np.int64) * (int(np.max(dilemma_idx, initial=0)) + 1)
-                      + np.asarray(dilemma_idx, np.int64))
+    pairs = int_unique(np.asarray(idx, np.int64) * (int(np.max(dilemma_idx, initial=0)) + 1)
+                       + np.asarray(dilemma_idx, np.int64))[0]
     levels = pairs // (int(np.max(dilemma_idx, initial=0)) + 1)
     counts: list[int] = np.bincount(levels, minlength=k).astype(int).tolist()
     return counts[:k]

@@ -6,6 +6,7 @@ shape the report, its CSVs, `report --json` and the TUI show. The rules: docs/ST
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -76,12 +77,13 @@ class Blanks:
 _SAMPLES: list[tuple[ScoreFrame, JudgeSample]] = []
 
 
-def judge_sample(frame: ScoreFrame) -> JudgeSample:
-    """JudgeSample.of_frame, computed once per fit (the models table and the pairwise table use the same)."""
+def judge_sample(frame: ScoreFrame, cache: Path | None = None) -> JudgeSample:
+    """JudgeSample.of_frame, computed once per fit (the models table and the pairwise table use the same;
+    `cache`: variance_cache.estimate_components_cached')."""
     for f, js in _SAMPLES:
         if f is frame:
             return js
-    js = JudgeSample.of_frame(frame)
+    js = JudgeSample.of_frame(frame, cache=cache)
     _SAMPLES[:] = [*_SAMPLES[-3:], (frame, js)]
     return js
 

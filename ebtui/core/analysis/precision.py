@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict, TypeVar
 
 import numpy as np
@@ -352,13 +353,19 @@ def sample_exchanges(rows: Sequence[R], limit: int, seed: int = 20261125) -> lis
     """At most about `limit` of the rows, whole exchanges at a time (an exchange's two teams and every
     judgment of it stay together), drawn with a fixed seed; all rows when there are no more than `limit`."""
     rows = list(rows)
-    if len(rows) <= limit:
-        return rows
-    keys = sorted({str(r.exchange).rsplit("|", 1)[0] for r in rows})
+    keep = exchange_sample([str(r.exchange).rsplit("|", 1)[0] for r in rows], limit, seed)
+    return [r for r, k in zip(rows, keep.tolist(), strict=True) if k]
+
+
+def exchange_sample(keys: Sequence[str], limit: int, seed: int = 20261125) -> np.ndarray:
+    """`sample_exchanges`' rule on the rows' exchange keys: which rows to keep (a boolean mask)."""
+    if len(keys) <= limit:
+        return np.ones(len(keys), dtype=bool)
+    names = sorted(set(keys))
     rng = np.random.default_rng(seed)
-    take = set(rng.choice(len(keys), size=max(1, int(len(keys) * limit / len(rows))), replace=False).tolist())
-    chosen = {keys[i] for i in take}
-    return [r for r in rows if str(r.exchange).rsplit("|", 1)[0] in chosen]
+    take = rng.choice(len(names), size=max(1, int(len(names) * limit / len(keys))), replace=False)
+    chosen = {names[i] for i in take.tolist()}
+    return np.array([k in chosen for k in keys], dtype=bool)
 
 
 class DetectableGap(TypedDict):
@@ -386,20 +393,31 @@ class PrecisionJson(TypedDict):
 
 def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
                      family_of: Callable[[str], str], *, effective: bool = False,
-                     comparison: Comparison | None = None) -> tuple[PrecisionJson, Table, str]:
+                     comparison: Comparison | None = None,
+                     cache: Path | None = None) -> tuple[PrecisionJson, Table, str]:
     """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
     report's own pairwise intervals (`comparison`, the pairwise table's; computed here when not given): the
     median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
     standard: simultaneous over the table's pairs) excludes 0 with 80% power at α = 0.05 (noncentral t).
     Returns (JSON keys, the components Table, the sentence shown beside the model table)."""
-    from ebtui.core.analysis.variance import estimate_components, judgment_rows, judgment_rows_of_facts
+    from ebtui.core.analysis.variance import judgment_rows, judgment_rows_of_facts
+    from ebtui.core.analysis.variance_cache import estimate_components_cached
 
-    vc_rows = (judgment_rows(rounds, family_of, effective=effective) if isinstance(rounds, Sequence)
-               else judgment_rows_of_facts(rounds, family_of, effective=effective))
-    all_rows = len(vc_rows)
-    vc_rows = sample_exchanges(vc_rows, REPORT_VC_MAX_ROWS)
+    if isinstance(rounds, Sequence):
+        vc_rows = judgment_rows(rounds, family_of, effective=effective)
+        all_rows = len(vc_rows)
+        vc_rows = sample_exchanges(vc_rows, REPORT_VC_MAX_ROWS)
+    else:  # the sample is drawn on the keys: only its rows are built
+        counted: list[int] = []
+
+        def sample(keys: list[str]) -> np.ndarray:
+            counted.append(len(keys))
+            return exchange_sample(keys, REPORT_VC_MAX_ROWS)
+
+        vc_rows = judgment_rows_of_facts(rounds, family_of, effective=effective, sample=sample)
+        all_rows = counted[0]
     reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
-    vc = estimate_components(vc_rows, replicates=reps)
+    vc = estimate_components_cached(vc_rows, replicates=reps, cache=cache)
     if not reps and any(c.variance is not None and c.low is None for c in vc.components.values()) \
             and vc.dilemmas >= 3:
         vc.notes.append(f"intervals of components whose reduction has under 2 df left out above "

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ebtui.core.analysis import columnar
+from ebtui.core.analysis import columnar, intervals
 from ebtui.core.analysis.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
@@ -25,7 +26,7 @@ from ebtui.core.analysis.bootstrap import (
     interval,
     replicate_fits,
 )
-from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table
+from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, int_unique
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
@@ -94,9 +95,12 @@ def _facts(data: Sequence[Round] | Facts) -> Facts:
 
 
 def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | None = None,
-                effective: bool = False, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES) -> Analysis:
+                effective: bool = False, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES,
+                cache: Path | None = None) -> Analysis:
     """The joint fit and its tables for one view (effective=False: the judges' parsed scores), from rounds
-    or from their columns (ebtui.core.analysis.frame.Facts)."""
+    or from their columns (ebtui.core.analysis.frame.Facts). `cache`: a folder where the variance components
+    behind the intervals and the variance table are kept (variance_cache; the store's analysis
+    columns)."""
     facts = _facts(data)
     view = VIEW_EFFECTIVE if effective else VIEW_AS_JUDGED
     family_of = family_function(families)
@@ -122,7 +126,9 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
                                          .all(axis=1).sum()) if draws.size else 0,
                   "notes": list(jf.design.notes)}
 
-    blanks = fit_blanks(jf.design) if jf is not None else Blanks()  # unidentified or too sparse: blank
+    # the judges as a sample (their variance components): once, for the blank rules and the pairwise table
+    judges = intervals.judge_sample(jf.design.frame, cache) if jf is not None else None
+    blanks = fit_blanks(jf.design, judges) if jf is not None else Blanks()  # unidentified or too sparse: blank
     if blanks.population:  # which judges the intervals are about (ebtui.core.analysis.pairwise.JudgeSample)
         common_notes.append(blanks.population)
 
@@ -156,7 +162,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         J = len(d.frame.judges)
         n_scores = np.bincount(d.frame.judge_idx, minlength=J)
         sums = np.bincount(d.frame.judge_idx, weights=d.frame.y, minlength=J)
-        n_rounds = np.bincount(np.unique(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+        n_rounds = np.bincount(int_unique(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
                                minlength=J)
         for j, name in enumerate(d.frame.judges):
             est = float(jf.estimates.offsets[j])
@@ -211,12 +217,13 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         notes=["Every score the model's teams received for the criterion (Team A and Team B seats), "
                "overrides not applied; n: scores.", common_notes[0]])
 
-    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates)
+    pw = pairwise_tables(jf.design if jf else None, view, seed=seed, replicates=replicates,
+                         judges=judges if jf is not None and len(jf.design.models) >= 2 else None)
     if not effective:  # precision: the as-judged view only (ebtui.core.analysis.precision)
         from ebtui.core.analysis.precision import report_precision
 
         a.precision, a.tables["variance_components"], gap_sentence = report_precision(
-            facts, jf, draws, family_of, comparison=pw.comparison)  # the detectable gap of the pairwise table
+            facts, jf, draws, family_of, comparison=pw.comparison, cache=cache)  # the detectable gap of the pairwise table
         a.tables["models"].notes.insert(0, gap_sentence)
     a.tables["self_debate"] = _self_debate(jf, facts, view, seed, replicates)
     a.tables["dilemmas"] = _dilemmas(jf, facts, view)
@@ -264,7 +271,7 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
     if jf is not None:
         d = jf.design
         G = len(d.dilemmas)
-        n_rounds = np.bincount(np.unique(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
+        n_rounds = np.bincount(int_unique(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
                                minlength=G)
         raw = np.bincount(d.frame.dilemma_idx, weights=d.frame.y, minlength=G) / np.bincount(d.frame.dilemma_idx, minlength=G)
         ident = d.identification

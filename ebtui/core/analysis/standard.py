@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import special
 
+from ebtui.core.analysis.common import int_unique
 from ebtui.core.analysis.frame import ScoreFrame
 from ebtui.core.views import numbers as num
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ebtui.core.analysis.variance import VarianceComponents
 
 ALPHA = 0.05
@@ -96,30 +99,31 @@ class JudgeSample:
         return cls(judges, var, dfs)
 
     @classmethod
-    def of_frame(cls, frame: ScoreFrame, *, max_rows: int = 4000) -> JudgeSample:
+    def of_frame(cls, frame: ScoreFrame, *, max_rows: int = 4000, cache: Path | None = None) -> JudgeSample:
         """Estimated from a fit's long table: per (round, seat) the mean of the criteria (one judgment of one
         team), judgments of one round counted as one exchange; at most about `max_rows` of them (a seeded
-        sample of whole rounds, as the report's components)."""
+        sample of whole rounds, as the report's components). `cache`: variance_cache.estimate_components_cached'."""
         J = len(frame.judges)
         if J < MIN_JUDGES or not len(frame):
             return cls(J)
-        from ebtui.core.analysis.variance import Row, estimate_components
+        from ebtui.core.analysis.variance import Row
+        from ebtui.core.analysis.variance_cache import estimate_components_cached
 
         key = frame.round_idx.astype(np.int64) * 2 + (frame.seat < 0)
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        uniq, first, inv = int_unique(key)
         means = np.bincount(inv, weights=frame.y) / np.bincount(inv)
         if len(uniq) > max_rows:  # whole rounds: both seats stay together
             rounds = np.unique(uniq // 2)
             rng = np.random.default_rng(20261125)
-            keep = set(rng.choice(rounds, size=max(1, int(len(rounds) * max_rows / len(uniq))), replace=False).tolist())
-            sel = [i for i, k in enumerate(uniq.tolist()) if k // 2 in keep]
+            keep = rng.choice(rounds, size=max(1, int(len(rounds) * max_rows / len(uniq))), replace=False)
+            sel = np.flatnonzero(np.isin(uniq // 2, keep)).tolist()
         else:
             sel = list(range(len(uniq)))
         rows = [Row(frame.dilemmas[int(frame.dilemma_idx[first[i]])], frame.models[int(frame.model_idx[first[i]])],
                     frame.judges[int(frame.judge_idx[first[i]])], f"r{int(uniq[i]) // 2}|{int(uniq[i]) % 2}",
                     "a" if frame.seat[first[i]] > 0 else "b", bool(frame.family[first[i]] > 0.5), float(means[i]))
                 for i in sel]
-        return cls.of(estimate_components(rows, replicates=0), J)
+        return cls.of(estimate_components_cached(rows, replicates=0, cache=cache), J)
 
 
 def crossed_coefficients(r: np.ndarray, dilemma_idx: np.ndarray, G: int, judge_idx: np.ndarray,

@@ -428,7 +428,8 @@ def estimate_components(rows: Sequence[Row], *, replicates: int = DEFAULT_VC_REP
                         seed: int = DEFAULT_VC_SEED) -> VarianceComponents:
     """The components with 95% intervals: chi-square from each component's reduction in sums of squares, the
     dilemma bootstrap (`replicates`) only for a component whose reduction has under 2 df and whose levels a
-    dilemma resample redraws (else blank, saying why); blank below 3 dilemmas."""
+    dilemma resample redraws (else blank, saying why); blank below 3 dilemmas. (Kept beside a store's analysis
+    columns by ebtui.core.analysis.variance_cache.)"""
     if not rows:
         return default_components()
     comps, why = _separable(rows)
@@ -536,21 +537,39 @@ def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed:
     return draws
 
 
-def judgment_rows_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False) -> list[Row]:
+def judgment_rows_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False,
+                           sample: Callable[[list[str]], np.ndarray] | None = None) -> list[Row]:
     """`judgment_rows` from the analysis columns (ebtui.core.analysis.frame.Facts) instead of whole rounds:
-    per judged round and seat, the mean of the criteria the judge gave (0 in the columns: missing)."""
+    per judged round and seat, the mean of the criteria the judge gave (0 in the columns: missing), in the
+    rounds' order (seat a, then b). `sample(keys)`: given each row's exchange key, which rows to keep (a boolean
+    mask; ebtui.core.analysis.precision.sample_exchanges' rule), so only the kept rows are built."""
+    values = (facts.effective if effective else facts.parsed)
+    judged = np.flatnonzero(facts.judged)
+    got = values[judged].astype(np.int64)  # [n, 2, 7]
+    count = (got > 0).sum(axis=2)
+    # a seat's mean of the criteria given (integers: the float sum is exact, as numpy's mean of the given ones)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = got.sum(axis=2) / np.where(count > 0, count, 1)
+    r_idx, seat = np.nonzero(count > 0)  # row-major: a round's seat a before its seat b
+    rows = judged[r_idx]
+    keys = [str(e or i) for e, i in zip(facts.exchange[rows].tolist(), facts.id[rows].tolist(), strict=True)]
+    keep = np.ones(len(rows), dtype=bool) if sample is None else np.asarray(sample(keys), dtype=bool)
+    fam: dict[str, str] = {}
+
+    def family(name: str) -> str:
+        if name not in fam:
+            fam[name] = family_of(name)
+        return fam[name]
+
     out: list[Row] = []
-    values = facts.effective if effective else facts.parsed
-    for i in np.flatnonzero(facts.judged):
+    teams: tuple[Team, Team] = ("a", "b")
+    for k in np.flatnonzero(keep).tolist():
+        i, s = int(rows[k]), int(seat[k])
+        team = teams[s]
+        model = str(facts.team_a[i] if s == 0 else facts.team_b[i])
         judge = str(facts.judge[i])
-        key = str(facts.exchange[i] or facts.id[i])
-        for s, (team, model) in enumerate((("a", str(facts.team_a[i])), ("b", str(facts.team_b[i])))):
-            got = values[i, s]
-            given = got[got > 0]
-            if not given.size:
-                continue
-            out.append(Row(str(facts.dilemma[i]), model, judge, f"{key}|{team}", team,  # type: ignore[arg-type]
-                           family_of(model) == family_of(judge), float(given.mean())))
+        out.append(Row(str(facts.dilemma[i]), model, judge, f"{keys[k]}|{team}", team,
+                       family(model) == family(judge), float(mean[r_idx[k], s])))
     return out
 
 

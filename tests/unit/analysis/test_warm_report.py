@@ -1,0 +1,143 @@
+"""The warm report's faster paths give the same floats as what they replaced (issue #38: `report --json`
+byte-identical): Krippendorff's alpha from the scored cells only against the `krippendorff` package."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pytest
+
+from ebtui.core.analysis.agreement import krippendorff_interval
+
+
+def _package(data: np.ndarray) -> float | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            a = float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return None if np.isnan(a) else a
+
+
+@pytest.mark.parametrize("kind", ["scores", "means", "fractions"])
+def test_alpha_is_the_packages_to_the_last_bit(kind: str) -> None:
+    rng = np.random.default_rng(38)
+    for _ in range(25):
+        J, N = int(rng.integers(2, 7)), int(rng.integers(1, 120))
+        if kind == "scores":
+            x = rng.integers(1, 11, size=(J, N)).astype(float)
+        elif kind == "means":  # a judgment's mean of the criteria it gave: many distinct values
+            x = rng.integers(7, 71, size=(J, N)) / 7
+        else:  # a judge's mean over 1-6 judgments of one unit: units of 2-6 values (sums of thirds, fifths)
+            x = rng.integers(1, 11, size=(J, N)) / rng.integers(1, 7, size=(J, N))
+        x[rng.random((J, N)) < rng.uniform(0.0, 0.8)] = np.nan
+        assert krippendorff_interval(x) == _package(x)
+
+
+def test_alpha_blank_where_the_package_refuses() -> None:
+    nan = np.nan
+    one_value = np.array([[3.0, 3.0, nan], [3.0, nan, 3.0]])
+    unpaired = np.array([[1.0, nan, 4.0], [nan, 2.0, nan]])  # no unit scored twice
+    assert _package(one_value) is None and krippendorff_interval(one_value) is None
+    assert _package(unpaired) is None and krippendorff_interval(unpaired) is None
+    perfect = np.array([[1.0, 5.0, 9.0], [1.0, 5.0, 9.0]])
+    assert krippendorff_interval(perfect) == _package(perfect) == 1.0
+    opposed = np.array([[1.0, 9.0], [9.0, 1.0]])  # disagreement beyond chance: negative
+    got = krippendorff_interval(opposed)
+    assert got is not None and got < 0 and got == _package(opposed)
+
+
+@pytest.mark.parametrize("span", [50, 10**12])  # a table over the range, and the sort a wide range falls back to
+def test_int_unique_gives_numpys_arrays(span: int) -> None:
+    from ebtui.core.analysis.common import int_unique
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, 3000):
+        key = rng.integers(-span, span, size=n)
+        got = int_unique(key)
+        want = np.unique(key, return_index=True, return_inverse=True)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w.reshape(-1))
+
+
+def test_variance_rows_from_columns_are_the_rounds_rows_and_the_sample_the_same() -> None:
+    """The report's variance rows built from the columns on the sampled keys only are the rows of the whole
+    rounds, sampled by whole exchanges with the same rule (precision.sample_exchanges)."""
+    from ebtui.core.analysis.frame import Facts
+    from ebtui.core.analysis.precision import exchange_sample, sample_exchanges
+    from ebtui.core.analysis.variance import judgment_rows, judgment_rows_of_facts
+    from tests.support.sim_vc import generate, planted
+
+    rounds = generate(planted(), dilemmas=6, judges="panel", seed=3)
+    family = {"m1": "x", "m2": "x", "m3": "y", "m4": "z"}.__getitem__
+    facts = Facts.from_rounds(rounds)
+    whole = judgment_rows(rounds, family)
+    assert judgment_rows_of_facts(facts, family) == whole
+    limit = len(whole) // 3
+    sampled = judgment_rows_of_facts(facts, family, sample=lambda keys: exchange_sample(keys, limit))
+    assert sampled == sample_exchanges(whole, limit)
+    assert 0 < len(sampled) < len(whole)
+    # whole exchanges: every row of a chosen exchange is in, none of the others
+    chosen = {r.exchange.rsplit("|", 1)[0] for r in sampled}
+    assert [r for r in whole if r.exchange.rsplit("|", 1)[0] in chosen] == sampled
+
+
+def test_variance_components_kept_beside_the_columns_read_back_the_same(tmp_path: Any, monkeypatch: Any) -> None:
+    """A warm report reads its variance components back (variance_cache.CACHE_FILE) instead of refitting: the
+    same object as a fresh fit, bit for bit; other rows, or a damaged file: a fresh fit."""
+    import json
+
+    from ebtui.core.analysis import variance_cache as vc
+    from ebtui.core.analysis.variance import estimate_components, judgment_rows
+    from tests.support.sim_vc import generate, planted
+
+    rows = judgment_rows(generate(planted(), dilemmas=4, judges="panel", seed=4), lambda m: m)
+    fresh = estimate_components(rows, replicates=0)
+    first = vc.estimate_components_cached(rows, replicates=0, cache=tmp_path)
+    assert first == fresh and (tmp_path / vc.CACHE_FILE).is_file()
+    calls: list[int] = []
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return estimate_components(*args, **kw)
+
+    monkeypatch.setattr(vc, "estimate_components", counted)
+    again = vc.estimate_components_cached(rows, replicates=0, cache=tmp_path)
+    assert again == fresh and again.json() == fresh.json() and not calls  # read back, not refitted
+    fewer = rows[: len(rows) // 2]
+    assert vc.estimate_components_cached(fewer, replicates=0, cache=tmp_path) == estimate_components(fewer, replicates=0)
+    assert len(calls) == 1  # other rows: refitted
+    (tmp_path / vc.CACHE_FILE).write_text("{not json", encoding="utf-8")
+    assert vc.estimate_components_cached(rows, replicates=0, cache=tmp_path) == fresh and len(calls) == 2
+    for k in range(vc.CACHE_ENTRIES + 3):  # the file keeps the newest few
+        vc.estimate_components_cached(rows[k:], replicates=0, cache=tmp_path)
+    held = json.loads((tmp_path / vc.CACHE_FILE).read_text(encoding="utf-8"))["entries"]
+    assert len(held) == vc.CACHE_ENTRIES
+
+
+def test_the_collector_is_paused_only_while_a_report_is_computed() -> None:
+    import gc
+
+    from ebtui.core.usecases.report import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():  # nested: still off, and the outer one turns it back on
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), gc_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()
