@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ebtui.core.judgment.vocabulary import (
@@ -315,12 +315,21 @@ _SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
 
 #: what ties a number to the criterion right after it: "6 for consistency", "8/10 on the principle"
 _ATTACHED = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*(?:points?[ \t]+)?(?:for|on|in)[ \t]+(?:the[ \t]+|their[ \t]+|its[ \t]+)?")
+#: a reference to another cell's value: the number is tied to that cell's name by "the same N as X", "N, like
+#: X", "N to match X", "matching X (N)", "equal to X's N" — nothing else makes a number another cell's value
+_REF_AFTER = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*,?[ \t]*(?:(?:just|exactly)[ \t]+)?(?P<same>(?:the[ \t]+)?same[ \t]+)?"
+                        r"(?P<link>as|like|to[ \t]+match|matching|equal(?:ling)?(?:[ \t]+to)?)[ \t]+"
+                        r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
+_REF_BEFORE_HEAD = re.compile(r"(?i)(?<![a-z])(?:same[ \t]+as|matching|match|equal(?:ling)?(?:[ \t]+to)?|as|like)[ \t]+"
+                              r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
+_REF_BEFORE_TAIL = re.compile(r"(?i)(?:['’]s)?[ \t]*(?:(?:score|rating|mark|grade)[ \t]*)?(?:[(:][ \t]*|of[ \t]+)?(?:an?[ \t]+)?")
 
 
 @dataclass
 class Loose:
-    """An unexplained number: its value, the text it stands in, the cells it makes a conflict and the cells
-    whose read value would explain it (the text names them)."""
+    """An unexplained number: its value, the text it stands in, the cells it makes a conflict (`targets`), the
+    cells the text names (`named`), the cells it is attached to (`own`: a value read for one of them explains
+    it, the score restated) and the cells it refers to (`refers`: "the same 8 as their consistency")."""
 
     shown: str
     value: float | None
@@ -328,6 +337,8 @@ class Loose:
     pos: int
     targets: list[tuple[str, str]]
     named: list[tuple[str, str]]
+    own: list[list[tuple[str, str]]] = field(default_factory=list)  # any one group, each of its cells
+    refers: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
@@ -385,6 +396,11 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         t_line = [tmarks[min(ti, ts0) - 1][1]] if min(ti, ts0) > 0 else []
         t_after = [tmarks[ti][1]] if ti < ts1 and tpos[ti] > n.start else []
         c_before = [cmarks[ci - 1][1]] if ci > cs0 else []
+        loose_link = ci - cs0 >= 2 and not _tight(line, cpos[ci - 1], n.start)
+        if loose_link:
+            # "X, as with Y, sits at 6": the criterion nearest before is no label of the number; every
+            # criterion named before it in the sentence may be its cell (and restates it only if all have it)
+            c_before = list(dict.fromkeys(c for _, c in cmarks[cs0:ci]))
         c_after = [cmarks[ci][1]] if ci < cs1 and cpos[ci] > n.start else []
         head_crit = crit
         line_crit = [first_crit] if first_crit is not None and cs0 > 0 else []
@@ -393,11 +409,13 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
             c_before, head_crit, line_crit = [], None, []  # "the 6 for consistency": the criterion after owns it
         # a criterion named after the number may own it ("8 for consistency") or be a word of its reason
         # ("7/10 - a clear principle"): both are its cells
-        crit_here = list(dict.fromkeys((c_before or ([head_crit] if head_crit else []) or line_crit) + c_after))
+        c_own = c_before or ([head_crit] if head_crit else []) or line_crit
+        crit_here = list(dict.fromkeys(c_own + c_after))
         section = [team] if team in ("a", "b") else []
         # a team named after the number may own it ("a 6 for Team B") or be what the sentence is about
         # ("built on A's view"): both are its cells
-        teams_here = list(dict.fromkeys((t_before or t_line or section) + t_after))
+        t_own = t_before or t_line or section
+        teams_here = list(dict.fromkeys(t_own + t_after))
         if not crit_here and not teams_here:
             continue
         if not crit_here and ts1 == ts0:
@@ -406,9 +424,44 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         c_list = crit_here or list(crits_all)
         named_t = {t for _, t in tmarks[ts0:ts1]} | set(t_list)
         named_c = {c for _, c in cmarks[cs0:cs1]} | set(c_list)
+        # the cells the number is attached to: the criterion and team before it (or the heading's, the section's),
+        # else the ones after it; a value read for one of them is this number restated
+        own_t = t_own or t_after or ["a", "b"]
+        own_c = c_own or c_after or list(crits_all)
+        refers = [(t, c) for t in own_t for c in _referred(line, n, s0, s1, cmarks)]
         out.append(Loose(n.shown, n.value, line[s0:s1].strip(), pos + s0,
                          [(t, c) for t in t_list for c in c_list],
-                         [(t, c) for t in sorted(named_t) for c in sorted(named_c)]))
+                         [(t, c) for t in sorted(named_t) for c in sorted(named_c)],
+                         [[(t, c) for c in own_c] for t in own_t] if loose_link and c_own else
+                         [[(t, c)] for t in own_t for c in own_c], refers))
+    return out
+
+
+_LOOSE_LINK = re.compile(r"[,;(\[]|(?:[A-Za-z'’]+[^A-Za-z'’]+){6}")
+
+
+def _tight(line: str, crit_at: int, num_at: int) -> bool:
+    """Whether the number follows the criterion named at `crit_at` as its label's value or a short clause's
+    ("Consistency: 8", "consistency deserves a 7"), not after an aside or a long stretch."""
+    m = CRIT_RE.match(line, crit_at)
+    return not _LOOSE_LINK.search(line, m.end() if m else crit_at, num_at)
+
+
+def _referred(line: str, n: Number, s0: int, s1: int, cmarks: list[tuple[int, str]]) -> list[str]:
+    """The criteria whose value the number refers to: tied to that criterion's name by a reference structure
+    ("the same 8 as their consistency", "matching their consistency score (8)"), in the same sentence."""
+    out = []
+    for at, crit in cmarks:
+        if not s0 <= at < s1:
+            continue
+        ref = _REF_AFTER.fullmatch(line, n.end, at) if at >= n.end else None
+        if ref is not None and (ref.group("link").lower() != "as" or ref.group("same")
+                                or re.search(r"(?i)\bsame[ \t]+$", line[max(s0, n.start - 12):n.start])):
+            out.append(crit)  # "the same 8 as consistency", "8, like consistency", "8 to match consistency"
+        elif at < n.start:
+            m = CRIT_RE.match(line, at)
+            if m and _REF_BEFORE_TAIL.fullmatch(line, m.end(), n.start) and _REF_BEFORE_HEAD.search(line, max(s0, at - 40), at):
+                out.append(crit)  # "matching their consistency score (8)", "equal to consistency's 8"
     return out
 
 

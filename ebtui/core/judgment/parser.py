@@ -66,8 +66,10 @@ def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
     cell, that is no value read for any cell the same text names."""
     out: dict[tuple[str, str], Loose] = {}
     for loose in col.loose:
-        if any(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in loose.named):
-            continue  # the value of a cell the text names (restated, or referred to)
+        if any(all(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in group)
+               for group in [*loose.own, *([cell] for cell in loose.refers)]):
+            continue  # the value read for the cell it is attached to (restated), or one it refers to ("the same 8
+            # as their consistency"); a value another named cell happens to have explains nothing
         if any(f.corrective and loose.text in f.source for t, c in loose.named for f in col.scores[t].get(c, [])):
             continue  # the value a correction in the same line replaces ("8, actually make that 9")
         for cell in loose.targets:

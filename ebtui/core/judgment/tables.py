@@ -131,7 +131,7 @@ class TableReading:
                 cells = [(t, c) for t in teams for c in crits]
                 named = cells if head_team or team in ("a", "b") else [(t, c) for t in ("a", "b") for c in crits]
                 for n in loose:
-                    self.col.loose.append(Loose(n.shown, n.value, src, pos, cells, named))
+                    self.col.loose.append(Loose(n.shown, n.value, src, pos, cells, named, [[c] for c in cells]))
 
     def _table(self, lines: list[tuple[int, str]]) -> None:
         rows: list[list[str]] = []

@@ -252,13 +252,43 @@ def test_a_number_nothing_explains_is_unexplained(line: str, number: str) -> Non
     assert n.reason is None, (line, n)
 
 
-@pytest.mark.xfail(strict=True, reason="known (issue #37, left open): a correction whose value equals another "
-                                       "named cell's score is taken as a reference to it, and the old value stays "
-                                       "unflagged; found by the generator above")
+def _two_teams(a: list[int], b: list[int], after: str) -> str:
+    return ("## Team A\n" + "\n".join(f"- {lab}: {v}" for lab, v in zip(LABELS, a, strict=True))
+            + "\n\n## Team B\n" + "\n".join(f"- {lab}: {v}" for lab, v in zip(LABELS, b, strict=True))
+            + "\n\n" + after + "\n")
+
+
 def test_a_correction_to_a_value_another_named_cell_has_is_not_left_unflagged() -> None:
-    table = "\n".join(f"- {label}: {8 if k == 6 else 1}" for k, label in enumerate(LABELS))
-    other = "\n".join(f"- {label}: 1" for label in LABELS)
-    text = (f"## Team A\n{table}\n\n## Team B\n{other}\n\n"
-            "I lowered Team A's principle articulation to 8 because their constructive engagement was thin.\n")
+    """Found by the generator: "lowered X to 8 because their <other criterion> ..." where that other criterion
+    has 8 took the 8 as a reference to it and kept X's old value; only a reference structure makes a number
+    another cell's value, so the 8 is X's (a correction or a conflict), whatever the reason names."""
+    a = [1, 1, 1, 1, 1, 1, 8]
+    text = _two_teams(a, [1] * 7, "I lowered Team A's principle articulation to 8 because their constructive "
+                                  "engagement was thin.")
     j = parse_judgment(text)
     assert j.parsed_scores("a").as_dict()["principle_articulation"] in (None, 8)
+    assert flagged(j, "a", "principle_articulation"), j.review_reasons
+
+
+@pytest.mark.parametrize("sentence", [
+    "Team B's framework awareness gets the same 6 as their consistency, for the same reason.",
+    "Team B's framework awareness: 4, matching their consistency score (6) in spirit if not in number.",
+    "Team B's framework awareness sits at 4; their consistency, like their honesty, is 6 to match their uncertainty integration.",
+])
+def test_a_number_tied_to_another_cells_name_by_a_reference_is_that_cells_value(sentence: str) -> None:
+    b = [7, 6, 5, 6, 4, 6, 3]
+    j = parse_judgment(_two_teams([5] * 7, b, sentence))
+    assert [j.parsed_scores("b").as_dict()[c] for c in CRITERIA] == b, j.review_reasons  # type: ignore[arg-type]
+    assert not j.needs_review, j.review_reasons
+
+
+@pytest.mark.parametrize("sentence", [
+    "Team B's framework awareness was a 6, not much like their consistency.",  # 6 is framework's, not a reference
+    "I nudged Team B's framework awareness to 6 because their consistency carried it.",
+    "Team B's framework awareness, as with their consistency, sits at 6.",
+])
+def test_a_value_another_named_cell_has_is_no_reference_without_the_structure(sentence: str) -> None:
+    b = [7, 6, 5, 6, 4, 8, 3]
+    j = parse_judgment(_two_teams([5] * 7, b, sentence))
+    assert j.parsed_scores("b").as_dict()["framework_awareness"] in (None, 6), j.review_reasons
+    assert flagged(j, "b", "framework_awareness"), j.review_reasons
