@@ -25,10 +25,12 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
 #: every number: digits (with a decimal part, a half "7½", "7 1/2"), a fraction sign alone, a number word;
 #: never digits inside a word or id ("gpt-4o", "claude-4.5", "v2") or after another number's separator
+_AND_A_HALF = r"(?:[ \t]+and[ \t]+a[ \t]+half|-and-a-half)(?![\w\-])"
 NUMBER_RE = re.compile(
-    r"(?<![\w.\-/½¼¾⅓⅔])(?<!\d,)(?P<d>\d+(?:\.\d+)?)(?P<half>[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/]))?(?![\w½¼¾⅓⅔])(?!,\d{3})"
+    r"(?<![\w.\-/½¼¾⅓⅔])(?<!\d,)(?P<d>\d+(?:\.\d+)?)"
+    rf"(?P<half>[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|(?i:{_AND_A_HALF}))?(?![\w½¼¾⅓⅔])(?!,\d{{3}})"
     r"|(?<![\w])(?P<f>[½¼¾⅓⅔])"
-    r"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?![\w\-]))"
+    rf"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?P<whalf>{_AND_A_HALF})?(?![\w\-]))"
 )
 
 #: words no counted noun is (determiners, pronouns, prepositions, conjunctions, auxiliaries, adverbs of place
@@ -197,14 +199,14 @@ def numbers_in(line: str) -> list[Number]:
     counted_before = False
     for m in NUMBER_RE.finditer(line):
         if m.group("w"):
-            shown, value = m.group("w"), float(_WORD_NUMBERS[m.group("w").lower()])
+            shown, value = m.group(0), float(_WORD_NUMBERS[m.group("w").lower()]) + (0.5 if m.group("whalf") else 0.0)
         elif m.group("f"):
             shown, value = m.group("f"), _FRACTIONS[m.group("f")]
         else:
             shown = m.group(0)
             value = float(m.group("d"))
             half = (m.group("half") or "").strip()
-            value += _FRACTIONS.get(half, 0.5 if half else 0.0)
+            value += _FRACTIONS.get(half, 0.5 if half else 0.0)  # "1/2", "and a half"
         num = Number(m.start(), m.end(), shown.strip(), value)
         num.reason = "in a quoted passage" if _inside(quoted, m.start(), m.end()) else \
             _reason(line, m, num, counted_before, found)
@@ -229,7 +231,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     a, b = m.start(), m.end()
     n = num.value
     lead = line[max(0, a - 30):a]
-    if m.group("w") and not _WORD_SCORE_PLACE.search(lead) and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
+    if m.group("w") and not m.group("whalf") and not _WORD_SCORE_PLACE.search(lead) \
+            and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
         return "a number word in running text, not in a score's place"
     if _PERCENT.match(line, b):
         return "a percentage"

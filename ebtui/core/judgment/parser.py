@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ebtui.core.judgment.accounting import Loose
+from ebtui.core.judgment.accounting import Loose, numbers_in
 from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
@@ -53,12 +53,19 @@ def _key(f: Found) -> int | str:
 
 
 def _read_values(found: list[Found]) -> set[float]:
+    """The values read for a cell, as numbers ("8/10" is 8, "7½" 7.5)."""
     out: set[float] = set()
     for f in found:
-        m = re.match(r"\d+(?:\.\d+)?", f.shown)
-        if m:
-            out.add(float(m.group(0)))
+        nums = numbers_in(f.shown)
+        if nums and nums[0].value is not None:
+            out.add(nums[0].value)
     return out
+
+
+def _loose_why(loose: Loose) -> str:
+    if loose.value is not None and loose.value != int(loose.value) and 1 <= loose.value <= 10:
+        return "is not a whole number (never rounded)"
+    return "is not identifiable as its score or as anything else"
 
 
 def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
@@ -109,8 +116,7 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             if loose is not None and not found:
                 items.append(ReviewReason(team=team, criterion=crit, kind="missing",
                                           message=f"{_where(team, crit)}: missing ({loose.shown} in "
-                                                  f"{_quote(loose.text)} is not identifiable as its score or as "
-                                                  "anything else)"))
+                                                  f"{_quote(loose.text)} {_loose_why(loose)})"))
                 continue
             if loose is not None:
                 read = ", ".join(dict.fromkeys(f.shown for f in found)) or "nothing"

@@ -201,6 +201,8 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
         return None, f"{v.shown()} is a range, not one score"
     if v.den is not None and v.den not in ("10", "10.0"):
         return None, f"{v.shown()} is not on the 1-10 scale"
+    if re.fullmatch(rf"\d+(?:\.\d+)?{HALF}", v.num):
+        return None, f"{v.num} is not a whole number"  # a half point is never rounded
     if not re.fullmatch(r"\d+(?:\.\d+)?", v.num):
         return None, f"{v.num} is not a whole number from 1 to 10"
     whole, _, frac = v.num.partition(".")
@@ -214,7 +216,9 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 
 # a number that may be a score; never part of a longer number, word, fraction or id ("gpt-4", "v2", "1/2")
 # (never the first digits of a longer number: "70%" is not 7, "10 examples" is not 1)
-NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
+#: a half (or another fraction) after a whole number: "7½", "7 ½", "7 1/2", "7 and a half", "7-and-a-half"
+HALF = r"(?:[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|[ \t]+[Aa]nd[ \t]+a[ \t]+half(?![A-Za-z])|-and-a-half(?![A-Za-z]))"
+NUM = rf"(?<![\w.\-/])(?P<num>\d{{1,6}}(?:\.\d{{1,6}})?{HALF}?)(?!\d)(?!\.\d)(?![ \t]*%)"
 DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",

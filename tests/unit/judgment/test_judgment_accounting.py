@@ -292,3 +292,21 @@ def test_a_value_another_named_cell_has_is_no_reference_without_the_structure(se
     j = parse_judgment(_two_teams([5] * 7, b, sentence))
     assert j.parsed_scores("b").as_dict()["framework_awareness"] in (None, 6), j.review_reasons
     assert flagged(j, "b", "framework_awareness"), j.review_reasons
+
+
+@pytest.mark.parametrize("half", ["7½", "7 ½", "7.5", "7 1/2", "seven and a half", "7 and a half", "7-and-a-half"])
+@pytest.mark.parametrize("layout", ["- {label}: {v}", "| {label} | {v} |", "{label} — {v}, a fair showing"])
+def test_a_half_point_is_missing_and_flagged_as_not_a_whole_number(half: str, layout: str) -> None:
+    """Never rounded, never read as the whole number before it, and the reason says why."""
+    b = [6, 5, 8, 4, 9, 3, 6]
+    lines = [layout.format(label=lab, v=half if k == 2 else v) for k, (lab, v) in enumerate(zip(LABELS, b, strict=True))]
+    sep = "| Criterion | Score |\n|---|---|\n" if layout.startswith("|") else ""
+    text = "## Team A\n" + sep + "\n".join(layout.format(label=lab, v=4) for lab in LABELS) + "\n\n## Team B\n" + sep \
+        + "\n".join(lines) + "\n"
+    j = parse_judgment(text)
+    got = j.parsed_scores("b").as_dict()  # type: ignore[arg-type]
+    assert got["stakeholder_recognition"] is None, (text, j.review_reasons)
+    assert [got[c] for k, c in enumerate(CRITERIA) if k != 2] == [v for k, v in enumerate(b) if k != 2], j.review_reasons
+    item = next(i for i in j.review_items if i.team == "b" and i.criterion == "stakeholder_recognition")
+    assert "not a whole number" in item.message and half in item.message, item.message
+    assert [i for i in j.review_items if (i.team, i.criterion) != ("b", "stakeholder_recognition")] == []
