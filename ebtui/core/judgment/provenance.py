@@ -136,3 +136,4 @@ class TextState:
     via: str = "label"  # how the current team was named
     corrective: bool = False  # under a "Revised scores" / "Correction" heading
     pair: tuple[str, str] | None = None  # under "Scores (Team A / Team B)": "Consistency: 8 / 6" gives both
+    level: int = 0  # the level of the heading that opened the team's section (see text_reader._heading_level)

@@ -107,6 +107,23 @@ _REVERSED = re.compile(
 _DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
 
 
+#: the parts of a team's evaluation a heading may name without leaving the team's section ("### Scores",
+#: "**Justification**", "Strengths:"): the rubric's own vocabulary
+_SECTION_PART = words(r"scor(?:e|es|ed|ing)", r"ratings?", "rated", r"grades?", r"marks?", r"points?", "criteria",
+                      "criterion", "rubric", "breakdown", "justifications?", "rationale", "reasoning",
+                      "explanations?", "assessment", "evaluation", "feedback", r"strengths?", r"weakness(?:es)?",
+                      "performance", "results?")
+#: a markdown heading's level is its number of "#"; a bold line is below any of them, a "Label:" line below that
+_BOLD_LEVEL, _LABEL_LEVEL = 7, 8
+
+
+def _heading_level(raw: str) -> int:
+    m = re.match(r"\s{0,3}(#{1,6})\s", raw)
+    if m:
+        return len(m.group(1))
+    return _BOLD_LEVEL if _BOLD_LINE_RE.fullmatch(raw) else _LABEL_LEVEL
+
+
 def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
     """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
     capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
@@ -327,6 +344,16 @@ class TextReader(TableReading):
                 if ov.group("rest"):
                     self.buffers["overall"].append(ov.group("rest"))
                 return
+            level = _heading_level(raw)
+            if tset:
+                self.st.level = level
+            elif self.st.team is not None and not crits and level <= self.st.level \
+                    and not (self.st.corrective or _SECTION_PART.search(clean)) \
+                    and (level < _LABEL_LEVEL or len(re.findall(r"[A-Za-z]+", clean)) <= 4):
+                # (a longer line ending in a colon is a sentence leading into a list: "Here is how they did:")
+                # "### Closing thoughts" after "### Team B", "**Verdict**" after "**Team A**", "Takeaways:": a
+                # heading the reader does not know, at the team heading's level or above, ends the team's section
+                self.st.team = self.st.section = None
             if len(tset) == 1:
                 self.st.team = self.st.section = tset.pop()
             elif len(tset) == 2:
@@ -343,6 +370,7 @@ class TextReader(TableReading):
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
             self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
+            self.st.level = _LABEL_LEVEL
             self.st.via = via_of(teams[:1]) if teams else "label"
         elif third and third.start() < 3 and not teams and not crits:
             self.st.team = self.st.section = None  # "Team C: ..." label line

@@ -310,3 +310,36 @@ def test_a_half_point_is_missing_and_flagged_as_not_a_whole_number(half: str, la
     item = next(i for i in j.review_items if i.team == "b" and i.criterion == "stakeholder_recognition")
     assert "not a whole number" in item.message and half in item.message, item.message
     assert [i for i in j.review_items if (i.team, i.criterion) != ("b", "stakeholder_recognition")] == []
+
+
+@pytest.mark.parametrize("team_head,unknown", [
+    ("### Team {}", "### Closing thoughts"), ("## Team {}", "## Where the round turned"), ("**Team {}**", "**Verdict**"),
+    ("Team {}:", "Takeaways:"), ("# Team {}", "# Comparative notes"), ("**Team {}**", "**Looking ahead**"),
+])
+def test_an_unknown_heading_ends_the_team_section(team_head: str, unknown: str) -> None:
+    """A heading the reader does not know, at the team heading's level or above, ends that team's section:
+    a criterion's line under it is no score of the team whose section was open (missing and flagged)."""
+    a = [6, 5, 8, 4, 9, 3, 6]
+    text = (team_head.format("A") + "\n" + "\n".join(f"- {lab}: {v}" for lab, v in zip(LABELS, a, strict=True))
+            + "\n\n" + team_head.format("B") + "\n"
+            + "\n".join(f"- {lab}: {v}" for k, (lab, v) in enumerate(zip(LABELS, a, strict=True)) if k != 1)
+            + f"\n\n{unknown}\n- Consistency: 9, where both teams did their best work.\n")
+    j = parse_judgment(text)
+    assert j.parsed_scores("b").as_dict()["consistency"] is None, (text, j.review_reasons)  # type: ignore[arg-type]
+    assert flagged(j, "b", "consistency")
+    assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("team_head,part", [
+    ("## Team {}", "### Scores"), ("## Team {}", "### How they did"), ("**Team {}**", "**Scores**"),
+    ("### Team {}", "**Their strengths**"), ("Team {}:", "Scoring breakdown:"),
+])
+def test_a_heading_inside_a_team_section_keeps_it(team_head: str, part: str) -> None:
+    """A deeper heading, or one naming a part of the team's evaluation, is inside the team's section."""
+    a, b = [6, 5, 8, 4, 9, 3, 6], [7, 7, 2, 5, 8, 9, 9]
+    text = "\n\n".join(team_head.format(t) + "\n" + part + "\n" + "\n".join(f"- {lab}: {v}" for lab, v in zip(LABELS, s, strict=True))
+                       for t, s in (("A", a), ("B", b)))
+    j = parse_judgment(text)
+    assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a, (text, j.review_reasons)  # type: ignore[arg-type]
+    assert [j.parsed_scores("b").as_dict()[c] for c in CRITERIA] == b  # type: ignore[arg-type]
+    assert not j.needs_review, j.review_reasons
