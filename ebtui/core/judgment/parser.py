@@ -79,8 +79,10 @@ def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
             # as their consistency"); a value another named cell happens to have explains nothing
         if any(f.corrective and loose.text in f.source for t, c in loose.named for f in col.scores[t].get(c, [])):
             continue  # the value a correction in the same line replaces ("8, actually make that 9")
-        for cell in loose.targets:
-            out.setdefault(cell, loose)
+        for t, c in loose.targets:
+            if any(f.corrective and f.pos > loose.pos for f in col.scores[t].get(c, [])):
+                continue  # a later correction or final table ("Final scores", "Revised") settles the cell
+            out.setdefault((t, c), loose)
     return out
 
 

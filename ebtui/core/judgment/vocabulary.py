@@ -50,13 +50,16 @@ _CRIT_ALTS = "|".join(
         r"honesty",
         rf"constructive{_S}engagement",
         r"constructiveness",
+        rf"engag(?:e|es|ed|ing){_S1}constructively",
+        rf"(?:recognition|identification|consideration|mapping){_S1}of{_S1}(?:the{_S1}|all{_S1})?(?:affected|impacted)"
+        rf"{_S1}(?:parties|groups|people)",
         r"engagement",
         # an abbreviation: the start of a criterion's word, with its dot ("Consist.", "Stakeh. recog.", "Intell. hon.")
         *(_prefixes(w, k) + r"\." for w, k in _ABBREVIATED),
     ]
 )
 # (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
-CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
+CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmehr])(?:{_CRIT_ALTS})(?![a-z0-9])")
 CRIT_KEYWORDS = (
     ("principle", "principle_articulation"),
     ("articulation", "principle_articulation"),
@@ -68,6 +71,8 @@ CRIT_KEYWORDS = (
     ("integrity", "intellectual_honesty"),
     ("engage", "constructive_engagement"),
     ("constructive", "constructive_engagement"),
+    ("affected", "stakeholder_recognition"),
+    ("impacted", "stakeholder_recognition"),
 )
 
 
