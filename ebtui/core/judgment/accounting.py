@@ -16,6 +16,7 @@ from ebtui.core.judgment.vocabulary import (
     OPPONENT_RE,
     crit_name,
     other,
+    scoring_word,
     skipped,
     team_of_match,
 )
@@ -33,26 +34,67 @@ NUMBER_RE = re.compile(
     rf"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?P<whalf>{_AND_A_HALF})?(?![\w\-]))"
 )
 
-#: words no counted noun is (determiners, pronouns, prepositions, conjunctions, auxiliaries, adverbs of place
-#: or degree): a number before one of them is not a count
-_FUNCTION = frozenset(
-    "a an the this that these those it its their his her our your my me them him us i we you they he she one "
-    "and or but nor so yet for of in on at to by with from as than into onto upon about over under after before "
-    "between among per via vs versus here there now then overall total also only just even still again too very "
-    "quite rather really is are was were be been being has have had do does did would should could might may "
-    "must can will shall not no never out up down off each apiece all both which who what where when while if "
-    "because since though although unless until once".split())
+# English's closed word classes, each complete (these classes take no new words); every open-class word (noun,
+# verb, adjective, adverb) is classed by lemminflect's lexicon instead (see _pos), never by a list
+_DETERMINERS = frozenset("a an the this that these those each every all both some any no another either neither"
+                         .split())
+_POSSESSIVES = frozenset("my your his her its our their".split())
+_SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
+_OBJECT_PRONOUNS = frozenset("me you him her it us them".split())
+_REFLEXIVES = frozenset("myself yourself himself herself itself ourselves yourselves themselves".split())
+_PREPOSITIONS = frozenset("for of in on at to by with from as than into onto upon about over under after before "
+                          "between among per via vs versus toward towards".split())
+_PARTICLES = frozenset("out up down off".split())  # of phrasal verbs ("points out", "sums up")
+_CONJUNCTIONS = frozenset("and or but nor so yet because since though although unless until once while if when "
+                          "where which who what".split())
+_AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
+                         "must can will shall".split())
+#: adverbs of place, time and degree, and negation: no noun is one
+_FUNCTION_ADVERBS = frozenset("here there now then overall total also only just even still again too very quite "
+                              "rather really not never apiece one".split())
+#: words no counted noun is: a number before one of them is not a count
+_FUNCTION = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | _PREPOSITIONS | _PARTICLES
+             | _CONJUNCTIONS | _AUXILIARIES | _FUNCTION_ADVERBS)
 #: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
 _UNITS = frozenset({"point", "points", "pts", "pt", "mark", "marks"})
-#: a plural verb after a number bigger than one: "3 were named", "2 remain" count what came before
-_PLURAL_VERB = frozenset({"were", "are", "have", "remain", "stand", "seem", "appear", "exist", "emerge", "matter"})
-#: after an ambiguous noun/verb ("points", "concerns"): words that make it a verb taking an object or particle
-_VERB_FOLLOWER = frozenset({"to", "at", "out", "up", "down", "toward", "towards", "them", "him", "us", "me", "it",
-                            "themselves", "himself", "herself", "itself", "ourselves", "myself", "well",
-                            "the", "a", "an", "their", "its", "that", "this", "her", "his", "our", "my", "your"})
-_SCORE_WORDS = frozenset({"score", "scores", "scored", "rating", "rated", "grade", "mark", "marks", "point",
-                          "points", "pts", "total", "overall", "average", "mean", "team", "teams", "criterion",
-                          "side", "level", "value", "number", "result", "verdict"})
+
+
+def _takes_object(after: str | None) -> bool:
+    """Whether `after` makes the word before it a verb with its object or particle: a determiner, possessive,
+    object pronoun or reflexive, a particle, a preposition of direction ("8 suits them", "points to", "sums
+    up the case"), or "well" ("8 reads well")."""
+    return after is not None and (after in _DETERMINERS or after in _POSSESSIVES or after in _OBJECT_PRONOUNS
+                                  or after in _REFLEXIVES or after in _PARTICLES
+                                  or after in ("to", "at", "toward", "towards", "well"))
+
+
+@lru_cache(maxsize=8192)
+def _plural_verb(word: str) -> bool:
+    """A verb agreeing with a plural subject only ("3 were named", "2 remain", "4 exist"): by lemminflect, a
+    present form for plural subjects (VBP) of a word that is nothing but a verb, or "were"."""
+    from lemminflect import getAllInflections, getAllLemmas  # type: ignore[import-untyped]
+
+    low = word.lower()
+    if low == "were":
+        return True  # (the one past form that agrees in number)
+    lemmas = getAllLemmas(low)
+    if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in _FUNCTION - _AUXILIARIES:
+        return False
+    return any(low in getAllInflections(lemma).get("VBP", ()) and low not in getAllInflections(lemma).get("VBZ", ())
+               for lemma in lemmas.get("VERB", ()) + lemmas.get("AUX", ()))
+
+
+@lru_cache(maxsize=8192)
+def _finite_verb(word: str) -> bool:
+    """A verb in a past or present form with a subject ("mattered", "shows"): the start of a clause."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    low = word.lower()
+    lemmas = getAllLemmas(low)
+    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
+               for tag in ("VBD", "VBZ"))
+
+
 _ITEM_MARK = re.compile(r"(?i)(?:#|no\.?[ \t]*|number[ \t]+)$")
 _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 
@@ -83,8 +125,11 @@ def _LEXICON_NOUNS(low: str) -> tuple[str, ...]:  # noqa: N802 - reads like the 
     return (low,) if known else ()
 
 
-def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
-    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow)."""
+def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | None = None,
+                  placed: bool = True) -> bool | None:
+    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow).
+    `after2`: the word after `after`; `placed`: whether the number stands where a score stands (after a
+    label, an article, a verb of scoring: see _in_score_place)."""
     low = word.lower().replace("’", "'")
     if low.endswith("'s"):
         return True  # "4 team members' worth", "3 families' needs": a possessive noun
@@ -93,7 +138,7 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
         return False
     if "NOUN" in p and n == 1 and low.endswith("s") and low not in p["NOUN"] and ("VERB" in p or not _LEXICON_NOUNS(low)):
         return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
-    if "NOUN" in p and after in _VERB_FOLLOWER and low not in _LEXICON_NOUNS(low):
+    if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
         return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
     if "NOUN" in p and "VERB" not in p:
         if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
@@ -101,7 +146,7 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
         return True
     if "NOUN" in p:  # a noun or a verb: "points", "concerns", "case", "team"
         verb_forms = p["VERB"]
-        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and after not in _VERB_FOLLOWER:
+        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and not _takes_object(after):
             return None  # "4 team members": a noun modifying the next one
         if low.endswith("s") and low not in verb_forms:
             # plural noun or singular verb ("3 concerns were raised" / "8 remains apt"): a plural only after a
@@ -109,12 +154,16 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
             # "of", or a verb ("were", "raised")
             if n is None or n == 1:
                 return False
-            if after is None or after == "of" or (after in _FUNCTION and after not in _VERB_FOLLOWER):
+            if after is None or after == "of" or (after in _FUNCTION and not _takes_object(after)):
                 return True  # "3 premises and a conclusion", "2 gaps in the analysis"
+            if after in _SUBJECT_PRONOUNS and after2 is not None and _finite_verb(after2):
+                return True  # "3 reasons it mattered": a noun, then a clause about it
+            if not placed:
+                return True  # "covered 4 groups to Team A's 2": a number no score's place holds counts
             q = _pos(after)
-            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and after not in _VERB_FOLLOWER
+            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and not _takes_object(after)
         if low in verb_forms:
-            return after is None or after not in _VERB_FOLLOWER  # base form: "1 case", "2 key" (not "8 suits")
+            return after is None or not _takes_object(after)  # base form: "1 case", "2 key" (not "8 suits")
         return False
     if "VERB" in p and low.endswith(("ed", "en", "ing")):
         return None  # "2 named frameworks", "3 competing principles"
@@ -123,9 +172,27 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
     return False
 
 
+#: where a number stands as a score would: after a label's separator, at the start of a line or list item, after
+#: an article ("a 7"), a copula or preposition of value ("is 7", "at 7"), or a word of scoring ("scored 7",
+#: "earns 7", "score 7": the rubric's vocabulary, by lemma)
+_SCORE_PLACE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t]|\b(?:a|an|is|was|be|at|of|to|as))[ \t*_\"']*$", re.IGNORECASE)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z'’]*)[ \t*_\"']*$")
+
+
+def _in_score_place(line: str, start: int) -> bool:
+    lead = line[max(0, start - 40):start]
+    if _SCORE_PLACE.search(lead):
+        return True
+    w = _LAST_WORD.search(lead)
+    return bool(w) and scoring_word(w.group(1))
+
+
+_NUMBER_BEFORE = re.compile(r"(?:\d+(?:\.\d+)?|[A-Za-z]+)[ \t]*[½¼¾⅓⅔]?$")
+
+
 def count_reason(line: str, end: int, n: float | None) -> str | None:
     """Why the number ending at `end` is a count: a noun phrase follows it ("3 stakeholders", "2 named
-    frameworks", "4 team members"), or a plural verb ("3 were named")."""
+    frameworks", "4 team members"), a plural verb ("3 were named"), or "of" and a group ("3 of the cases")."""
     words = []
     pos = end
     for _ in range(5):
@@ -149,12 +216,18 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if n == 1 and first in ("point", "mark") and nxt not in ("out", "for", "on"):
             return f"a count of one {first}"  # "conceded 1 point"
         return None
-    if first in _PLURAL_VERB and n is not None and n != 1:
+    if n is not None and n != 1 and _plural_verb(first):
         return "a count (a plural verb follows it)"
+    if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
+        return "a count (part of a group: \"3 of the cases\")"
+    before = _NUMBER_BEFORE.search(line, 0, end)
+    placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
+        after2 = words[i + 2].lower() if i + 2 < len(words) else None
         # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
-        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n)
+        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
+                             placed)
         if head is True:
             return f"a count of {' '.join(words[:i + 1])}"
         if head is False:
@@ -269,7 +342,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
-        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (w not in _SCORE_WORDS and not CRIT_RE.fullmatch(prev.group(1))
+        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
                                         and (_pos(w).get("NOUN") == (w,) or (not _pos(w) and w not in _FUNCTION
                                                                                 and len(w) > 2))
                                         and "ADJ" not in _pos(w) and not w.endswith("s"))):
@@ -278,7 +351,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
             r"[ \t]*(?:,|and|or|&|to|then|,[ \t]*then|,[ \t]*and)[ \t]*", line[before_nums[-1].end:a]):
         return "an item's number (continuing a list of items)"  # "option 1, then 2", "cases 2 and 3"
     changed = re.search(r"([A-Za-z][A-Za-z'’]*)[ \t]+from[ \t]+(?:\d+[ \t]+(?:to|down[ \t]+to|up[ \t]+to)[ \t]+)?$", lead)
-    if changed and changed.group(1).lower() not in _SCORE_WORDS and not CRIT_RE.search(line, max(0, a - 60), a) \
+    if changed and not scoring_word(changed.group(1)) and not CRIT_RE.search(line, max(0, a - 60), a) \
             and "NOUN" in _pos(changed.group(1)) and not changed.group(1)[0].isupper():
         return f"a change of their {changed.group(1)}, not of a score"  # "changed its answer from 2 to 1"
     if re.search(r"(?i)\bbetween[ \t]+(?:\d+(?:\.\d+)?[ \t]+and[ \t]+)?$", lead):
@@ -351,7 +424,8 @@ def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tup
     if {t for _, t in bare} == {"a", "b"}:
         marks += bare  # "Consistency: A 8, B 6"
     if section in ("a", "b"):
-        marks += [(m.start(), other(section)) for m in OPPONENT_RE.finditer(line)]
+        names = [(c.start(), c.end()) for c in CRIT_RE.finditer(line)]  # "Engaging constructively with the other side"
+        marks += [(m.start(), other(section)) for m in OPPONENT_RE.finditer(line) if not _inside(names, m.start(), m.end())]
     return sorted(marks)
 
 

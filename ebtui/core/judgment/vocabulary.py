@@ -50,7 +50,7 @@ _CRIT_ALTS = "|".join(
         r"honesty",
         rf"constructive{_S}engagement",
         r"constructiveness",
-        rf"engag(?:e|es|ed|ing){_S1}constructively",
+        rf"engag(?:e|es|ed|ing){_S1}constructively(?:{_S1}with{_S1}the{_S1}(?:other|opposing){_S1}(?:side|team))?",
         rf"(?:recognition|identification|consideration|mapping){_S1}of{_S1}(?:the{_S1}|all{_S1})?(?:affected|impacted)"
         rf"{_S1}(?:parties|groups|people)",
         r"engagement",
@@ -97,6 +97,23 @@ def crit_of(text: str) -> str | None:
     """The criterion a key or cell names (the first one, if it names several)."""
     m = CRIT_RE.search(text)
     return crit_name(m.group(0)) if m else None
+
+
+#: the rubric's own words for a score and for giving one, by lemma (so every form counts: "scores", "rated",
+#: "marks", "earned"): a number after one is in a score's place ("score 8", "earns 7"), never an item's number
+SCORE_LEMMAS = frozenset({"score", "rate", "rating", "grade", "mark", "point", "pts", "total", "overall", "average",
+                          "mean", "tally", "verdict", "result", "value", "level", "get", "earn", "deserve", "merit",
+                          "receive", "give", "award", "assign"})
+
+
+@lru_cache(maxsize=4096)
+def scoring_word(word: str) -> bool:
+    """Whether `word` is a form of one of the rubric's score words (SCORE_LEMMAS), by lemminflect's lemmas."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+    low = word.lower()
+    return low in SCORE_LEMMAS or any(lemma in SCORE_LEMMAS for lemmas in getAllLemmas(low).values()
+                                      for lemma in lemmas)
 
 
 TEAM_LABEL = {"a": "A", "b": "B"}
@@ -297,7 +314,8 @@ _AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \
 _DIFFERENCE_AFTER = re.compile(
     r"[ \t]*(?:points?|pts|marks?)?[ \t]*(?:higher|lower|more|less|fewer|better|worse|ahead|behind|above|below"
     r")(?![a-z])", re.IGNORECASE)
-_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of|difference[ \t]+of)[ \t]+$")
+_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|(?:gap|margin|difference|spread|lead)[ \t]+(?:of|was|is|were|stood[ \t]+at"
+                                r"|came[ \t]+to)(?:[ \t]+(?:only|just|about|roughly|at[ \t]+most|at[ \t]+least))?)[ \t]+$")
 #: the rest of a question the number stands in: "a 9 for them? Not quite" (no dash, bracket or stop between)
 _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
