@@ -69,7 +69,7 @@ def _line_kind(clean: str, v: Val) -> str:
     prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
                     prefix)
     # "… **Score: 8.**": a score label right before the number is a label's value, whatever came before it
-    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=][ \t*_]*$", prefix):
+    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=]?[ \t*_]*$", prefix):
         return "line"
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
     prefix = CRIT_RE.sub(" ", prefix)

@@ -99,9 +99,11 @@ _OPENING_LABEL = re.compile(
 _LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
 # what may stand around a name on a line of its own: bullets, list numbers, markup, a colon
 _LIST_MARK = re.compile(r"[\s>*_\-•·#:.()]*(?:\d{1,2}[.)][ \t]*)?[\s*_:.]*")
-# a number, then a criterion's name and nothing else: "8 — Principle articulation", "7: Consistency"
+# a number, then a criterion's name and nothing else, or a reason set off after it: "8 — Principle articulation",
+# "7: Consistency", "8/10 principle articulation — they ranked two principles"
 _REVERSED = re.compile(
-    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*[—–:|\-][ \t]*(?P<crit>{CRIT_RE.pattern[4:]})[ \t.:]*",
+    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?(?:[ \t]*[—–:|\-][ \t]*|(?(den)[ \t]+|(?!)))"
+    rf"(?P<crit>{CRIT_RE.pattern[4:]})(?:[ \t.:]*|[ \t]*(?:[—–;(]|[,.:-][ \t])[^\n]*)",
     re.IGNORECASE,
 )
 _DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")

@@ -285,6 +285,8 @@ _WORD_THEN_NUM = re.compile(
     rf"[ \t*_]*\([ \t]*{NUM}"
     rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
 )
+#: a score's own label inside the stretch: "two clear principles; score 8", "… — rating: 7/10"
+_SCORE_LABEL_RE = re.compile(rf"(?i)(?<![a-z])(?:score|rating|grade|mark)[ \t*_]*[:=]?[ \t*_]*{NUM}(?:{DEN}|{NOT_COUNT})")
 _CORRECTION_RE = re.compile(
     r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
     r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
@@ -334,9 +336,14 @@ def skipped(line: str, start: int, end: int) -> bool:
             or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end) \
             or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]):
         return True
-    if line[start - 1:start] == "(" and _ENUMERATOR.match(line, end) and (
-            line[start:end] == "1" or f"({int(line[start:end]) - 1})" in line[:start] if line[start:end].isdigit() else False):
-        return True
+    if _ENUMERATOR.match(line, end) and line[start:end].isdigit():
+        # "(1) a worked example", "address: 1) the nurses, 2) the family": a list's enumerators, counting up
+        k = int(line[start:end])
+        opened = line[start - 1:start] == "("
+        before = re.search(rf"(?<![\w.]){k - 1}\)", line[:start]) is not None
+        after = re.search(rf"(?<![\w.]){k + 1}\)[ \t]+[A-Za-z\"“]", line[end:]) is not None
+        if (k == 1 and (opened or after)) or before:
+            return True
     num = re.match(r"\d+(?:\.\d+)?", line[start:end])
     return bool(num and any(rule(line, start + num.end(), float(num.group(0))) for rule in COUNT_RULE))
 
@@ -352,6 +359,10 @@ def score_in(line: str, start: int, end: int) -> Val | None:
                        if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
             return val_of(corrections[-1], corrective=True)
+    label = _SCORE_LABEL_RE.search(line, start, stop)
+    if label and label.start("num") < end and not re.search(r"\d", line[start:label.start()]) \
+            and not skipped(line, label.start("num"), label.end()):
+        return val_of(label)  # "two clear principles; score 8": the score's own label, before any other number
     for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True)):
         pos = start
         while pos < stop:
