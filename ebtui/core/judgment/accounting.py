@@ -14,6 +14,7 @@ from ebtui.core.judgment.vocabulary import (
     COUNT_RULE,
     CRIT_RE,
     OPPONENT_RE,
+    TRAILING_SCORE,
     crit_name,
     other,
     scoring_word,
@@ -450,6 +451,15 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
     cmarks = _crit_marks(line)
+    trail = TRAILING_SCORE.search(line)
+    if trail is not None and cmarks and cmarks[0][0] < trail.start():
+        # "- Consistency: 2 points of tension left open; overall 6": a line that ends on its score, set off after
+        # a phrase; a number that opens a phrase of its own before it (no criterion between) is a quantity
+        last_crit = max(p for p, _ in cmarks if p < trail.start())
+        nums = [n for n in nums if not (last_crit < n.start < trail.start("num")
+                                        and re.match(r"[ \t]*(?:/[ \t]*10)?[ \t]+[A-Za-z]", line[n.end:]))]
+        if not nums:
+            return []
     tpos = [p for p, _ in tmarks]
     cpos = [p for p, _ in cmarks]
     sentences = [(sm.start(), sm.end()) for sm in _SENTENCE.finditer(line)]

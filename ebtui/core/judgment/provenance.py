@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
+    TRAILING_SCORE,
     Val,
     interpret,
 )
@@ -58,6 +59,9 @@ def _line_kind(clean: str, v: Val) -> str:
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
+    trail = TRAILING_SCORE.search(clean)
+    if trail is not None and trail.start("num") == v.start and CRIT_RE.search(clean, 0, v.start):
+        return "line"  # "- Principle articulation: 2 principles, stated early → 8/10": the line ends on its score
     prefix = clean[: v.start]
     # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
     if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):

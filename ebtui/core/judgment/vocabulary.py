@@ -285,6 +285,10 @@ _WORD_THEN_NUM = re.compile(
     rf"[ \t*_]*\([ \t]*{NUM}"
     rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
 )
+#: a score that ends its line, set off by a separator or a score word: "…, 7", "… — 8/10", "…: 5", "… overall 6"
+TRAILING_SCORE = re.compile(rf"(?:[:—–→=,;]|(?<![A-Za-z])(?:overall|score|rating)(?![A-Za-z]))[ \t*_]*{NUM}"
+                            r"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_.!]*$", re.IGNORECASE)
+_ANY_NUM = re.compile(NUM)
 #: a score's own label inside the stretch: "two clear principles; score 8", "… — rating: 7/10"
 _SCORE_LABEL_RE = re.compile(rf"(?i)(?<![a-z])(?:score|rating|grade|mark)[ \t*_]*[:=]?[ \t*_]*{NUM}(?:{DEN}|{NOT_COUNT})")
 _CORRECTION_RE = re.compile(
@@ -359,6 +363,13 @@ def score_in(line: str, start: int, end: int) -> Val | None:
                        if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
             return val_of(corrections[-1], corrective=True)
+    trail = TRAILING_SCORE.search(line, start)
+    if trail and trail.start("num") < end and not skipped(line, trail.start("num"), trail.end("num")) and all(
+            skipped(line, m.start("num"), m.end("num")) or re.match(r"[ \t]*(?:/[ \t]*10)?[ \t]+[A-Za-z]", line[m.end("num"):])
+            for m in _ANY_NUM.finditer(line, start, trail.start("num"))):
+        # "2 frameworks in total, 7", "1 here, really, the rest hand-waved: 5": the line ends on its score, set off
+        # after a phrase; every number before it opens a phrase of its own (a quantity, not the score)
+        return val_of(trail)
     label = _SCORE_LABEL_RE.search(line, start, stop)
     if label and label.start("num") < end and not re.search(r"\d", line[start:label.start()]) \
             and not skipped(line, label.start("num"), label.end()):
