@@ -141,6 +141,8 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
         return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
     if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
         return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
+    if after in ("them", "him", "us", "me"):
+        return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them")
     if "NOUN" in p and "VERB" not in p:
         if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
             return None  # "3 key stakeholders": a modifier before the noun
@@ -221,7 +223,7 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         return "a count (a plural verb follows it)"
     if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
         return "a count (part of a group: \"3 of the cases\")"
-    before = _NUMBER_BEFORE.search(line, 0, end)
+    before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
     placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
@@ -451,7 +453,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
     cmarks = _crit_marks(line)
-    trail = TRAILING_SCORE.search(line)
+    trail = TRAILING_SCORE.search(line, max(0, len(line) - 80))
     if trail is not None and cmarks and cmarks[0][0] < trail.start():
         # "- Consistency: 2 points of tension left open; overall 6": a line that ends on its score, set off after
         # a phrase; a number that opens a phrase of its own before it (no criterion between) is a quantity

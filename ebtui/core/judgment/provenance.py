@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
+    NUM_RE,
     TRAILING_SCORE,
     Val,
     interpret,
+    skipped,
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -59,9 +61,13 @@ def _line_kind(clean: str, v: Val) -> str:
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
-    trail = TRAILING_SCORE.search(clean)
-    if trail is not None and trail.start("num") == v.start and CRIT_RE.search(clean, 0, v.start):
-        return "line"  # "- Principle articulation: 2 principles, stated early → 8/10": the line ends on its score
+    trail = TRAILING_SCORE.search(clean, max(0, len(clean) - 80))
+    names = list(CRIT_RE.finditer(clean, max(0, v.start - 200), v.start))
+    if trail is not None and trail.start("num") == v.start and names and all(
+            skipped(clean, m.start("num"), m.end("num")) for m in NUM_RE.finditer(clean, names[-1].end(), v.start)):
+        # "- Principle articulation: 2 principles, stated early → 8/10": the line ends on its score, and every
+        # number before it is explained (a count); where one is not ("1 here, really, …: 5") the read is prose
+        return "line"
     prefix = clean[: v.start]
     # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
     if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):

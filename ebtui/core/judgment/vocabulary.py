@@ -289,6 +289,12 @@ _WORD_THEN_NUM = re.compile(
 TRAILING_SCORE = re.compile(rf"(?:[:—–→=,;]|(?<![A-Za-z])(?:overall|score|rating)(?![A-Za-z]))[ \t*_]*{NUM}"
                             r"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_.!]*$", re.IGNORECASE)
 _ANY_NUM = re.compile(NUM)
+#: a clause after the criterion's name that gives it a score with an article or a word of scoring, whatever its
+#: verb: "… merits a 7", "… I award them an 8", "… they named six groups, which earns a 9" (no number, stop,
+#: condition or negation between: "would earn a 9 if …", "does not deserve a 9" give no score)
+_CLAUSE_THEN_SCORE = re.compile(
+    r"(?i)(?:[ \t*_]*at|(?:(?!\b(?:would|could|might|if|unless|not|never|no|nor|than|rather|instead)\b|n't)[^\d\n.;:!?])"
+    rf"{{0,70}}?(?<![A-Za-z])an?)[ \t]+{NUM}(?:{DEN}|{NOT_COUNT})(?![-–][A-Za-z])")
 #: a score's own label inside the stretch: "two clear principles; score 8", "… — rating: 7/10"
 _SCORE_LABEL_RE = re.compile(rf"(?i)(?<![a-z])(?:score|rating|grade|mark)[ \t*_]*[:=]?[ \t*_]*{NUM}(?:{DEN}|{NOT_COUNT})")
 _CORRECTION_RE = re.compile(
@@ -363,7 +369,7 @@ def score_in(line: str, start: int, end: int) -> Val | None:
                        if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
             return val_of(corrections[-1], corrective=True)
-    trail = TRAILING_SCORE.search(line, start)
+    trail = TRAILING_SCORE.search(line, max(start, len(line) - 80))
     if trail and trail.start("num") < end and not skipped(line, trail.start("num"), trail.end("num")) and all(
             skipped(line, m.start("num"), m.end("num")) or re.match(r"[ \t]*(?:/[ \t]*10)?[ \t]+[A-Za-z]", line[m.end("num"):])
             for m in _ANY_NUM.finditer(line, start, trail.start("num"))):
@@ -374,7 +380,8 @@ def score_in(line: str, start: int, end: int) -> Val | None:
     if label and label.start("num") < end and not re.search(r"\d", line[start:label.start()]) \
             and not skipped(line, label.start("num"), label.end()):
         return val_of(label)  # "two clear principles; score 8": the score's own label, before any other number
-    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True)):
+    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True),
+                         (_CLAUSE_THEN_SCORE, True)):
         pos = start
         while pos < stop:
             m = rx.match(line, pos, stop) if anchored else rx.search(line, pos, stop)

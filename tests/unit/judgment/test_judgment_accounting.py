@@ -28,6 +28,8 @@ lemminflect = pytest.importorskip("lemminflect")
 
 FAST = settings(max_examples=100, deadline=None, derandomize=True,  # the default run is deterministic (CI)
                suppress_health_check=[HealthCheck.too_slow])
+#: the generators added for the judges' styles: fewer examples in the default run (its time is at its limit)
+FEW = settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 THOROUGH = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LABELS = [CRITERION_LABELS[c] for c in CRITERIA]
 NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
@@ -343,3 +345,106 @@ def test_a_heading_inside_a_team_section_keeps_it(team_head: str, part: str) -> 
     assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a, (text, j.review_reasons)  # type: ignore[arg-type]
     assert [j.parsed_scores("b").as_dict()[c] for c in CRITERIA] == b  # type: ignore[arg-type]
     assert not j.needs_review, j.review_reasons
+
+
+# ------------------------------------------------------------- judges' styles, with real words of every class
+
+
+@lru_cache(maxsize=16)
+def _plain(cls: str | None) -> list[str]:
+    from ebtui.core.judgment.vocabulary import CRIT_RE, team_regex
+
+    rx = team_regex("", "")
+    return [w for w in (classes()[cls] if cls else sorted(set(sum(classes().values(), []))))
+            if not CRIT_RE.search(w) and not rx.search(w)]
+
+
+def _plain_word(draw: st.DrawFn, cls: str | None = None) -> str:
+    """A real word that names no criterion and no team (those change what a line is about)."""
+    return draw(st.sampled_from(_plain(cls)))
+
+
+def _styled(data: st.DataObject, truth: dict[str, list[int]]) -> tuple[str, int]:
+    """A clean reply in one judge's style, with counts and reasons in real words: a count before a score set
+    off at the end of its line, a score's own label after a reason, number-first lines with a reason, a table
+    whose count column (any header) sits beside the score column."""
+    draw = data.draw
+    style = draw(st.integers(0, 3))
+
+    def reason(k: int) -> str:
+        return " ".join(_plain_word(draw) for _ in range(k))
+
+    def line(i: int, v: int) -> str:
+        n = draw(st.integers(2, 10))
+        if style == 0:
+            return f"- {LABELS[i]}: {n} {_plain_word(draw, 'noun_pl')}, {v}"
+        if style == 1:
+            return f"- {LABELS[i]}: {reason(draw(st.integers(2, 4)))}; score {v}"
+        if style == 2:
+            return f"{v}/10 {LABELS[i].lower()} — {reason(draw(st.integers(2, 5)))}"
+        return f"| {LABELS[i]} | {draw(st.integers(0, 10))} | {v} |"
+
+    if style == 3:
+        header = f"| Criterion | {_plain_word(draw, 'noun').capitalize()} {_plain_word(draw, 'verb_ed')} | Score |\n|---|---|---|"
+        text = "\n\n".join(f"## Team {t.upper()}\n{header}\n" + "\n".join(line(i, v) for i, v in enumerate(truth[t]))
+                           for t in ("a", "b"))
+    else:
+        text = reply(draw, truth, line)
+    return text, style
+
+
+def _check_styled(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    text, style = _styled(data, truth)
+    j = parse_judgment(text)
+    assert [j.parsed_scores(t).as_dict()[c] for t in ("a", "b") for c in CRITERIA] == [  # type: ignore[arg-type]
+        v for t in ("a", "b") for v in truth[t]], (style, text, j.review_reasons)
+    assert not j.needs_review, (style, text, j.review_reasons)
+
+
+@FEW
+@given(truths, st.data())
+def test_judges_styles_with_counts_and_reasons_in_any_words_are_read_in_full(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _check_styled(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_judges_styles(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _check_styled(data, truth)
+
+
+def _prose(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    """Prose paragraphs: each criterion's score given by a verb of any kind and an article ("Consistency
+    <verb> a 7"), with counts of real nouns between: read as the truth (flagged as prose), or missing and
+    flagged; never another number."""
+    draw = data.draw
+    out = []
+    for t in ("a", "b"):
+        sents = [f"Team {t.upper()} {_plain_word(draw, 'verb_ed')} {draw(st.integers(2, 9))} {_plain_word(draw, 'noun_pl')}."]
+        for i, v in enumerate(truth[t]):
+            verb = _plain_word(draw, draw(st.sampled_from(["verb_s", "verb_ed"])))
+            form = draw(st.integers(0, 2))
+            sents.append([f"{LABELS[i]} {verb} a {v}.",
+                          f"For {LABELS[i].lower()} I {verb} them a {v}, with {draw(st.integers(2, 9))} "
+                          f"{_plain_word(draw, 'noun_pl')} {_plain_word(draw, 'verb_ed')}.",
+                          f"Their {LABELS[i].lower()} {verb} {draw(st.integers(2, 9))} {_plain_word(draw, 'noun_pl')}, "
+                          f"which {verb} a {v}."][form])
+        out.append(" ".join(sents))
+    text = "\n\n".join(out)
+    _check_truth_or_flagged(parse_judgment(text), truth, text)
+
+
+@FEW
+@given(truths, st.data())
+def test_prose_scores_with_any_verb_are_the_truth_or_missing_and_flagged(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _prose(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_prose_scores_with_any_verb(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _prose(data, truth)
