@@ -103,7 +103,7 @@ _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 @lru_cache(maxsize=8192)
 def _pos(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can be (lemminflect's English lexicon), by the lemma for each."""
-    from lemminflect import getAllLemmas  # type: ignore[import-untyped]  # (loads its lexicon: half a second)
+    from lemminflect import getAllLemmas  # (loads its lexicon: half a second)
 
     low = word.lower().replace("’", "'")
     if low in _FUNCTION:
@@ -187,7 +187,7 @@ def _in_score_place(line: str, start: int) -> bool:
     if _SCORE_PLACE.search(lead):
         return True
     w = _LAST_WORD.search(lead)
-    return bool(w) and scoring_word(w.group(1))
+    return w is not None and scoring_word(w.group(1))
 
 
 _NUMBER_BEFORE = re.compile(r"(?:\d+(?:\.\d+)?|[A-Za-z]+)[ \t]*[½¼¾⅓⅔]?$")

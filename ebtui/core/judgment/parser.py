@@ -52,6 +52,9 @@ def _key(f: Found) -> int | str:
     return f.value if f.value is not None else f"?{f.shown}"
 
 
+_NUMBER_WORDS = "one two three four five six seven eight nine ten".split()
+
+
 def _read_values(found: list[Found]) -> set[float]:
     """The values read for a cell, as numbers ("8/10" is 8, "7½" 7.5)."""
     out: set[float] = set()
@@ -173,7 +176,8 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             kind = "correction" if corrected_from is not None else chosen.kind
             note = f"corrected from {corrected_from} (read from {_KIND_WORDS.get(chosen.kind, chosen.kind)})" \
                 if corrected_from is not None else ""
-            if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text):
+            if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text) and not (
+                    chosen.kind == "prose" and re.search(rf"(?i)\b{_NUMBER_WORDS[value - 1]}\b", chosen.source)):
                 value = None  # never a score the reply does not hold
                 note = "could not be traced to the reply"
             if chosen.problem or value is None:

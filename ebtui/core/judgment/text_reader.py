@@ -126,6 +126,15 @@ def _heading_level(raw: str) -> int:
     return _BOLD_LEVEL if _BOLD_LINE_RE.fullmatch(raw) else _LABEL_LEVEL
 
 
+_WORD_VALUES = {w: k for k, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+#: a criterion's label and a number word as its value, nothing else but a reason set off after it:
+#: "- Consistency: eight", "**Honesty** — nine (candid)"
+_WORD_SCORE_LINE = re.compile(
+    rf"[\s>•\-]*(?:\d{{1,2}}[.)][ \t]*)?(?P<crit>{CRIT_RE.pattern[4:]})[ \t]*(?:\([^()\n]{{0,40}}\))?[ \t]*[:=—–-][ \t]*"
+    r"(?P<word>one|two|three|four|five|six|seven|eight|nine|ten)(?:[ \t]*(?:/[ \t]*10|out[ \t]+of[ \t]+(?:10|ten)))?"
+    r"(?:[ \t.!]*|[ \t]*[—–;(,][^\n]*)", re.IGNORECASE)
+
+
 def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
     """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
     capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
@@ -280,6 +289,13 @@ class TextReader(TableReading):
         if not clean:
             return
         self.col.ctx.clean = clean
+        wm = _WORD_SCORE_LINE.fullmatch(clean)
+        if wm is not None and (self.st.team is not None or self.rx.search(clean)):
+            # "Consistency: eight": a number word as a label's value, read and flagged (a person checks it)
+            team = team_of_match(t) if (t := self.rx.search(clean)) else self.st.team
+            v = Val(str(_WORD_VALUES[wm.group("word").lower()]), None, None, wm.start("word"))
+            self.col.add_val(team, crit_name(wm.group("crit")), v, "lines", kind="prose")
+            return
         heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
             len(clean) <= 80 and clean.endswith(":")
         )

@@ -448,3 +448,15 @@ def test_prose_scores_with_any_verb_are_the_truth_or_missing_and_flagged(
 @given(truths, st.data())
 def test_thorough_prose_scores_with_any_verb(truth: dict[str, list[int]], data: st.DataObject) -> None:
     _prose(data, truth)
+
+
+@pytest.mark.parametrize("layout", ["- {label}: {w}", "**{label}** — {w} (a fair showing)", "{label}: {w}/10"])
+def test_a_number_word_as_a_labels_value_is_read_and_flagged(layout: str) -> None:
+    """"Consistency: eight" is the judge's 8, read and flagged for a person (a number word in running text is
+    never read: "they raised eight objections")."""
+    a = [6, 5, 8, 4, 9, 3, 10]
+    body = "\n".join(layout.format(label=lab, w=NUMBER_WORDS[v - 1]) for lab, v in zip(LABELS, a, strict=True))
+    j = parse_judgment(f"## Team A\n{body}\nThey raised eight objections in all.\n\n## Team B\n{body}\n")
+    for t in ("a", "b"):
+        assert [j.parsed_scores(t).as_dict()[c] for c in CRITERIA] == a, j.review_reasons  # type: ignore[arg-type]
+    assert {i.kind for i in j.review_items} == {"prose"}, j.review_reasons
