@@ -141,8 +141,9 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
         return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
     if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
         return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
-    if after in ("them", "him", "us", "me"):
-        return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them")
+    if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
+        return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
+        # "1 spelts themselves")
     if "NOUN" in p and "VERB" not in p:
         if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
             return None  # "3 key stakeholders": a modifier before the noun

@@ -419,3 +419,72 @@ def via_of(matches: list[re.Match[str]]) -> str:
     if groups & {"ia", "ib"}:
         return "id"
     return "role"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Headings and line shapes the text reader recognises
+# --------------------------------------------------------------------------------------------------------
+
+OVERALL_LABEL_RE = re.compile(
+    r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
+    r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
+    r"|analysis[ \t]+of[ \t]+the[ \t]+exchange)(?![A-Za-z])[ \t]*(?P<colon>[:—–-])?[ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+JUST_LABEL_RE = re.compile(
+    r"[\W_]*(?:justification|rationale|reasoning|comments?|explanation|assessment|notes?)(?![A-Za-z])"
+    r"[ \t]*[:—–-][ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
+
+_DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
+
+
+#: the parts of a team's evaluation a heading may name without leaving the team's section ("### Scores",
+#: "**Justification**", "Strengths:"): the rubric's own vocabulary
+SECTION_PART = words(r"scor(?:e|es|ed|ing)", r"ratings?", "rated", r"grades?", r"marks?", r"points?", "criteria",
+                      "criterion", "rubric", "breakdown", "justifications?", "rationale", "reasoning",
+                      "explanations?", "assessment", "evaluation", "feedback", r"strengths?", r"weakness(?:es)?",
+                      "performance", "results?")
+#: a markdown heading's level is its number of "#"; a bold line is below any of them, a "Label:" line below that
+_BOLD_LEVEL, LABEL_LEVEL = 7, 8
+
+
+def heading_level(raw: str) -> int:
+    m = re.match(r"\s{0,3}(#{1,6})\s", raw)
+    if m:
+        return len(m.group(1))
+    return _BOLD_LEVEL if BOLD_LINE_RE.fullmatch(raw) else LABEL_LEVEL
+
+
+WORD_VALUES = {w: k for k, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+#: a criterion's label and a number word as its value, nothing else but a reason set off after it:
+#: "- Consistency: eight", "**Honesty** — nine (candid)"
+WORD_SCORE_LINE = re.compile(
+    rf"[\s>•\-]*(?:\d{{1,2}}[.)][ \t]*)?(?P<crit>{CRIT_RE.pattern[4:]})[ \t]*(?:\([^()\n]{{0,40}}\))?[ \t]*[:=—–-][ \t]*"
+    r"(?P<word>one|two|three|four|five|six|seven|eight|nine|ten)(?:[ \t]*(?:/[ \t]*10|out[ \t]+of[ \t]+(?:10|ten)))?"
+    r"(?:[ \t.!]*|[ \t]*[—–;(,][^\n]*)", re.IGNORECASE)
+
+
+def is_banner(clean: str, rx: re.Pattern[str]) -> bool:
+    """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
+    capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
+    rest = rx.sub(" ", clean)
+    if len(clean) > 60 or re.search(r"\d", rest) or clean.rstrip().endswith((".", "!", "?", ",", ";")):
+        return False
+    letters = re.findall(r"[A-Za-z]", rest)
+    upper = sum(1 for c in letters if c.isupper())
+    return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
+
+
+#: a pipe-separated cell that is a "Label: value" pair (anchored, linear: no nested quantifiers)
+_LABELLED_CELL_RE = re.compile(r"[ \t*_]*[A-Za-z][^:]*:[ \t]*\**\d")
+
+
+def labelled_pipes(raw: str) -> bool:
+    """A line like "Principle Articulation: 7 | Consistency: 8 | ...": it does not open like a table row and
+    at least two of its pipe-separated cells are labelled values — pairs with pipes between them, not a table."""
+    if "|" not in raw or ":" not in raw or raw.lstrip().startswith("|") or len(raw) > 2000:
+        return False
+    return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2
