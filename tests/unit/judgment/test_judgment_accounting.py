@@ -355,12 +355,14 @@ def _plain(cls: str | None) -> list[str]:
     from ebtui.core.judgment.vocabulary import CRIT_RE, team_regex
 
     rx = team_regex("", "")
+    # (nor an auxiliary that is also a noun: "2 does, 1" is deer to lemminflect and "does" to a reader)
     return [w for w in (classes()[cls] if cls else sorted(set(sum(classes().values(), []))))
-            if not CRIT_RE.search(w) and not rx.search(w)]
+            if not CRIT_RE.search(w) and not rx.search(w) and "AUX" not in lemminflect.getAllLemmas(w)]
 
 
 def _plain_word(draw: st.DrawFn, cls: str | None = None) -> str:
-    """A real word that names no criterion and no team (those change what a line is about)."""
+    """A real word that names no criterion and no team (those change what a line is about), and is no
+    auxiliary."""
     return draw(st.sampled_from(_plain(cls)))
 
 
