@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ebtui.core.judgment.vocabulary import (
     COUNT_RULE,
     CRIT_RE,
     OPPONENT_RE,
+    TRAILING_SCORE,
     crit_name,
     other,
+    scoring_word,
     skipped,
     team_of_match,
 )
@@ -25,32 +27,75 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
 #: every number: digits (with a decimal part, a half "7½", "7 1/2"), a fraction sign alone, a number word;
 #: never digits inside a word or id ("gpt-4o", "claude-4.5", "v2") or after another number's separator
+_AND_A_HALF = r"(?:[ \t]+and[ \t]+a[ \t]+half|-and-a-half)(?![\w\-])"
 NUMBER_RE = re.compile(
-    r"(?<![\w.\-/½¼¾⅓⅔])(?<!\d,)(?P<d>\d+(?:\.\d+)?)(?P<half>[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/]))?(?![\w½¼¾⅓⅔])(?!,\d{3})"
+    r"(?<![\w.\-/½¼¾⅓⅔])(?<!\d,)(?P<d>\d+(?:\.\d+)?)"
+    rf"(?P<half>[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|(?i:{_AND_A_HALF}))?(?![\w½¼¾⅓⅔])(?!,\d{{3}})"
     r"|(?<![\w])(?P<f>[½¼¾⅓⅔])"
-    r"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?![\w\-]))"
+    rf"|(?i:(?<![\w\-])(?P<w>one|two|three|four|five|six|seven|eight|nine|ten)(?P<whalf>{_AND_A_HALF})?(?![\w\-]))"
 )
 
-#: words no counted noun is (determiners, pronouns, prepositions, conjunctions, auxiliaries, adverbs of place
-#: or degree): a number before one of them is not a count
-_FUNCTION = frozenset(
-    "a an the this that these those it its their his her our your my me them him us i we you they he she one "
-    "and or but nor so yet for of in on at to by with from as than into onto upon about over under after before "
-    "between among per via vs versus here there now then overall total also only just even still again too very "
-    "quite rather really is are was were be been being has have had do does did would should could might may "
-    "must can will shall not no never out up down off each apiece all both which who what where when while if "
-    "because since though although unless until once".split())
+# English's closed word classes, each complete (these classes take no new words); every open-class word (noun,
+# verb, adjective, adverb) is classed by lemminflect's lexicon instead (see _pos), never by a list
+_DETERMINERS = frozenset("a an the this that these those each every all both some any no another either neither"
+                         .split())
+_POSSESSIVES = frozenset("my your his her its our their".split())
+_SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
+_OBJECT_PRONOUNS = frozenset("me you him her it us them".split())
+_REFLEXIVES = frozenset("myself yourself himself herself itself ourselves yourselves themselves".split())
+_PREPOSITIONS = frozenset("for of in on at to by with from as than into onto upon about over under after before "
+                          "between among per via vs versus toward towards".split())
+_PARTICLES = frozenset("out up down off".split())  # of phrasal verbs ("points out", "sums up")
+_CONJUNCTIONS = frozenset("and or but nor so yet because since though although unless until once while if when "
+                          "where which who what".split())
+_AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
+                         "must can will shall".split())
+#: adverbs of place, time and degree, and negation: no noun is one
+_FUNCTION_ADVERBS = frozenset("here there now then overall total also only just even still again too very quite "
+                              "rather really not never apiece one".split())
+#: words no counted noun is: a number before one of them is not a count
+_FUNCTION = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | _PREPOSITIONS | _PARTICLES
+             | _CONJUNCTIONS | _AUXILIARIES | _FUNCTION_ADVERBS)
 #: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
 _UNITS = frozenset({"point", "points", "pts", "pt", "mark", "marks"})
-#: a plural verb after a number bigger than one: "3 were named", "2 remain" count what came before
-_PLURAL_VERB = frozenset({"were", "are", "have", "remain", "stand", "seem", "appear", "exist", "emerge", "matter"})
-#: after an ambiguous noun/verb ("points", "concerns"): words that make it a verb taking an object or particle
-_VERB_FOLLOWER = frozenset({"to", "at", "out", "up", "down", "toward", "towards", "them", "him", "us", "me", "it",
-                            "themselves", "himself", "herself", "itself", "ourselves", "myself", "well",
-                            "the", "a", "an", "their", "its", "that", "this", "her", "his", "our", "my", "your"})
-_SCORE_WORDS = frozenset({"score", "scores", "scored", "rating", "rated", "grade", "mark", "marks", "point",
-                          "points", "pts", "total", "overall", "average", "mean", "team", "teams", "criterion",
-                          "side", "level", "value", "number", "result", "verdict"})
+
+
+def _takes_object(after: str | None) -> bool:
+    """Whether `after` makes the word before it a verb with its object or particle: a determiner, possessive,
+    object pronoun or reflexive, a particle, a preposition of direction ("8 suits them", "points to", "sums
+    up the case"), or "well" ("8 reads well")."""
+    return after is not None and (after in _DETERMINERS or after in _POSSESSIVES or after in _OBJECT_PRONOUNS
+                                  or after in _REFLEXIVES or after in _PARTICLES
+                                  or after in ("to", "at", "toward", "towards", "well"))
+
+
+@lru_cache(maxsize=8192)
+def _plural_verb(word: str) -> bool:
+    """A verb agreeing with a plural subject only ("3 were named", "2 remain", "4 exist"): by lemminflect, a
+    present form for plural subjects (VBP) of a word that is nothing but a verb, or "were"."""
+    from lemminflect import getAllInflections, getAllLemmas  # type: ignore[import-untyped]
+
+    low = word.lower()
+    if low == "were":
+        return True  # (the one past form that agrees in number)
+    lemmas = getAllLemmas(low)
+    if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in _FUNCTION - _AUXILIARIES:
+        return False
+    return any(low in getAllInflections(lemma).get("VBP", ()) and low not in getAllInflections(lemma).get("VBZ", ())
+               for lemma in lemmas.get("VERB", ()) + lemmas.get("AUX", ()))
+
+
+@lru_cache(maxsize=8192)
+def _finite_verb(word: str) -> bool:
+    """A verb in a past or present form with a subject ("mattered", "shows"): the start of a clause."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    low = word.lower()
+    lemmas = getAllLemmas(low)
+    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
+               for tag in ("VBD", "VBZ"))
+
+
 _ITEM_MARK = re.compile(r"(?i)(?:#|no\.?[ \t]*|number[ \t]+)$")
 _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 
@@ -58,7 +103,7 @@ _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 @lru_cache(maxsize=8192)
 def _pos(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can be (lemminflect's English lexicon), by the lemma for each."""
-    from lemminflect import getAllLemmas  # type: ignore[import-untyped]  # (loads its lexicon: half a second)
+    from lemminflect import getAllLemmas  # (loads its lexicon: half a second)
 
     low = word.lower().replace("’", "'")
     if low in _FUNCTION:
@@ -81,8 +126,11 @@ def _LEXICON_NOUNS(low: str) -> tuple[str, ...]:  # noqa: N802 - reads like the 
     return (low,) if known else ()
 
 
-def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
-    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow)."""
+def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | None = None,
+                  placed: bool = True) -> bool | None:
+    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow).
+    `after2`: the word after `after`; `placed`: whether the number stands where a score stands (after a
+    label, an article, a verb of scoring: see _in_score_place)."""
     low = word.lower().replace("’", "'")
     if low.endswith("'s"):
         return True  # "4 team members' worth", "3 families' needs": a possessive noun
@@ -91,15 +139,18 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
         return False
     if "NOUN" in p and n == 1 and low.endswith("s") and low not in p["NOUN"] and ("VERB" in p or not _LEXICON_NOUNS(low)):
         return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
-    if "NOUN" in p and after in _VERB_FOLLOWER and low not in _LEXICON_NOUNS(low):
+    if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
         return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
+    if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
+        return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
+        # "1 spelts themselves")
     if "NOUN" in p and "VERB" not in p:
         if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
             return None  # "3 key stakeholders": a modifier before the noun
         return True
     if "NOUN" in p:  # a noun or a verb: "points", "concerns", "case", "team"
         verb_forms = p["VERB"]
-        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and after not in _VERB_FOLLOWER:
+        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and not _takes_object(after):
             return None  # "4 team members": a noun modifying the next one
         if low.endswith("s") and low not in verb_forms:
             # plural noun or singular verb ("3 concerns were raised" / "8 remains apt"): a plural only after a
@@ -107,12 +158,16 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
             # "of", or a verb ("were", "raised")
             if n is None or n == 1:
                 return False
-            if after is None or after == "of" or (after in _FUNCTION and after not in _VERB_FOLLOWER):
+            if after is None or after == "of" or (after in _FUNCTION and not _takes_object(after)):
                 return True  # "3 premises and a conclusion", "2 gaps in the analysis"
+            if after in _SUBJECT_PRONOUNS and after2 is not None and _finite_verb(after2):
+                return True  # "3 reasons it mattered": a noun, then a clause about it
+            if not placed:
+                return True  # "covered 4 groups to Team A's 2": a number no score's place holds counts
             q = _pos(after)
-            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and after not in _VERB_FOLLOWER
+            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and not _takes_object(after)
         if low in verb_forms:
-            return after is None or after not in _VERB_FOLLOWER  # base form: "1 case", "2 key" (not "8 suits")
+            return after is None or not _takes_object(after)  # base form: "1 case", "2 key" (not "8 suits")
         return False
     if "VERB" in p and low.endswith(("ed", "en", "ing")):
         return None  # "2 named frameworks", "3 competing principles"
@@ -121,9 +176,27 @@ def _is_noun_head(word: str, after: str | None, n: float | None) -> bool | None:
     return False
 
 
+#: where a number stands as a score would: after a label's separator, at the start of a line or list item, after
+#: an article ("a 7"), a copula or preposition of value ("is 7", "at 7"), or a word of scoring ("scored 7",
+#: "earns 7", "score 7": the rubric's vocabulary, by lemma)
+_SCORE_PLACE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t]|\b(?:a|an|is|was|be|at|of|to|as))[ \t*_\"']*$", re.IGNORECASE)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z'’]*)[ \t*_\"']*$")
+
+
+def _in_score_place(line: str, start: int) -> bool:
+    lead = line[max(0, start - 40):start]
+    if _SCORE_PLACE.search(lead):
+        return True
+    w = _LAST_WORD.search(lead)
+    return w is not None and scoring_word(w.group(1))
+
+
+_NUMBER_BEFORE = re.compile(r"(?:\d+(?:\.\d+)?|[A-Za-z]+)[ \t]*[½¼¾⅓⅔]?$")
+
+
 def count_reason(line: str, end: int, n: float | None) -> str | None:
     """Why the number ending at `end` is a count: a noun phrase follows it ("3 stakeholders", "2 named
-    frameworks", "4 team members"), or a plural verb ("3 were named")."""
+    frameworks", "4 team members"), a plural verb ("3 were named"), or "of" and a group ("3 of the cases")."""
     words = []
     pos = end
     for _ in range(5):
@@ -147,12 +220,18 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if n == 1 and first in ("point", "mark") and nxt not in ("out", "for", "on"):
             return f"a count of one {first}"  # "conceded 1 point"
         return None
-    if first in _PLURAL_VERB and n is not None and n != 1:
+    if n is not None and n != 1 and _plural_verb(first):
         return "a count (a plural verb follows it)"
+    if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
+        return "a count (part of a group: \"3 of the cases\")"
+    before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
+    placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
+        after2 = words[i + 2].lower() if i + 2 < len(words) else None
         # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
-        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n)
+        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
+                             placed)
         if head is True:
             return f"a count of {' '.join(words[:i + 1])}"
         if head is False:
@@ -197,14 +276,14 @@ def numbers_in(line: str) -> list[Number]:
     counted_before = False
     for m in NUMBER_RE.finditer(line):
         if m.group("w"):
-            shown, value = m.group("w"), float(_WORD_NUMBERS[m.group("w").lower()])
+            shown, value = m.group(0), float(_WORD_NUMBERS[m.group("w").lower()]) + (0.5 if m.group("whalf") else 0.0)
         elif m.group("f"):
             shown, value = m.group("f"), _FRACTIONS[m.group("f")]
         else:
             shown = m.group(0)
             value = float(m.group("d"))
             half = (m.group("half") or "").strip()
-            value += _FRACTIONS.get(half, 0.5 if half else 0.0)
+            value += _FRACTIONS.get(half, 0.5 if half else 0.0)  # "1/2", "and a half"
         num = Number(m.start(), m.end(), shown.strip(), value)
         num.reason = "in a quoted passage" if _inside(quoted, m.start(), m.end()) else \
             _reason(line, m, num, counted_before, found)
@@ -229,7 +308,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     a, b = m.start(), m.end()
     n = num.value
     lead = line[max(0, a - 30):a]
-    if m.group("w") and not _WORD_SCORE_PLACE.search(lead) and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
+    if m.group("w") and not m.group("whalf") and not _WORD_SCORE_PLACE.search(lead) \
+            and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
         return "a number word in running text, not in a score's place"
     if _PERCENT.match(line, b):
         return "a percentage"
@@ -266,7 +346,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
-        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (w not in _SCORE_WORDS and not CRIT_RE.fullmatch(prev.group(1))
+        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
                                         and (_pos(w).get("NOUN") == (w,) or (not _pos(w) and w not in _FUNCTION
                                                                                 and len(w) > 2))
                                         and "ADJ" not in _pos(w) and not w.endswith("s"))):
@@ -275,7 +355,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
             r"[ \t]*(?:,|and|or|&|to|then|,[ \t]*then|,[ \t]*and)[ \t]*", line[before_nums[-1].end:a]):
         return "an item's number (continuing a list of items)"  # "option 1, then 2", "cases 2 and 3"
     changed = re.search(r"([A-Za-z][A-Za-z'’]*)[ \t]+from[ \t]+(?:\d+[ \t]+(?:to|down[ \t]+to|up[ \t]+to)[ \t]+)?$", lead)
-    if changed and changed.group(1).lower() not in _SCORE_WORDS and not CRIT_RE.search(line, max(0, a - 60), a) \
+    if changed and not scoring_word(changed.group(1)) and not CRIT_RE.search(line, max(0, a - 60), a) \
             and "NOUN" in _pos(changed.group(1)) and not changed.group(1)[0].isupper():
         return f"a change of their {changed.group(1)}, not of a score"  # "changed its answer from 2 to 1"
     if re.search(r"(?i)\bbetween[ \t]+(?:\d+(?:\.\d+)?[ \t]+and[ \t]+)?$", lead):
@@ -315,12 +395,21 @@ _SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
 
 #: what ties a number to the criterion right after it: "6 for consistency", "8/10 on the principle"
 _ATTACHED = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*(?:points?[ \t]+)?(?:for|on|in)[ \t]+(?:the[ \t]+|their[ \t]+|its[ \t]+)?")
+#: a reference to another cell's value: the number is tied to that cell's name by "the same N as X", "N, like
+#: X", "N to match X", "matching X (N)", "equal to X's N" — nothing else makes a number another cell's value
+_REF_AFTER = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*,?[ \t]*(?:(?:just|exactly)[ \t]+)?(?P<same>(?:the[ \t]+)?same[ \t]+)?"
+                        r"(?P<link>as|like|to[ \t]+match|matching|equal(?:ling)?(?:[ \t]+to)?)[ \t]+"
+                        r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
+_REF_BEFORE_HEAD = re.compile(r"(?i)(?<![a-z])(?:same[ \t]+as|matching|match|equal(?:ling)?(?:[ \t]+to)?|as|like)[ \t]+"
+                              r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
+_REF_BEFORE_TAIL = re.compile(r"(?i)(?:['’]s)?[ \t]*(?:(?:score|rating|mark|grade)[ \t]*)?(?:[(:][ \t]*|of[ \t]+)?(?:an?[ \t]+)?")
 
 
 @dataclass
 class Loose:
-    """An unexplained number: its value, the text it stands in, the cells it makes a conflict and the cells
-    whose read value would explain it (the text names them)."""
+    """An unexplained number: its value, the text it stands in, the cells it makes a conflict (`targets`), the
+    cells the text names (`named`), the cells it is attached to (`own`: a value read for one of them explains
+    it, the score restated) and the cells it refers to (`refers`: "the same 8 as their consistency")."""
 
     shown: str
     value: float | None
@@ -328,6 +417,8 @@ class Loose:
     pos: int
     targets: list[tuple[str, str]]
     named: list[tuple[str, str]]
+    own: list[list[tuple[str, str]]] = field(default_factory=list)  # any one group, each of its cells
+    refers: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
@@ -337,7 +428,8 @@ def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tup
     if {t for _, t in bare} == {"a", "b"}:
         marks += bare  # "Consistency: A 8, B 6"
     if section in ("a", "b"):
-        marks += [(m.start(), other(section)) for m in OPPONENT_RE.finditer(line)]
+        names = [(c.start(), c.end()) for c in CRIT_RE.finditer(line)]  # "Engaging constructively with the other side"
+        marks += [(m.start(), other(section)) for m in OPPONENT_RE.finditer(line) if not _inside(names, m.start(), m.end())]
     return sorted(marks)
 
 
@@ -362,6 +454,15 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
     cmarks = _crit_marks(line)
+    trail = TRAILING_SCORE.search(line, max(0, len(line) - 80))
+    if trail is not None and cmarks and cmarks[0][0] < trail.start():
+        # "- Consistency: 2 points of tension left open; overall 6": a line that ends on its score, set off after
+        # a phrase; a number that opens a phrase of its own before it (no criterion between) is a quantity
+        last_crit = max(p for p, _ in cmarks if p < trail.start())
+        nums = [n for n in nums if not (last_crit < n.start < trail.start("num")
+                                        and re.match(r"[ \t]*(?:/[ \t]*10)?[ \t]+[A-Za-z]", line[n.end:]))]
+        if not nums:
+            return []
     tpos = [p for p, _ in tmarks]
     cpos = [p for p, _ in cmarks]
     sentences = [(sm.start(), sm.end()) for sm in _SENTENCE.finditer(line)]
@@ -385,6 +486,11 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         t_line = [tmarks[min(ti, ts0) - 1][1]] if min(ti, ts0) > 0 else []
         t_after = [tmarks[ti][1]] if ti < ts1 and tpos[ti] > n.start else []
         c_before = [cmarks[ci - 1][1]] if ci > cs0 else []
+        loose_link = ci - cs0 >= 2 and not _tight(line, cpos[ci - 1], n.start)
+        if loose_link:
+            # "X, as with Y, sits at 6": the criterion nearest before is no label of the number; every
+            # criterion named before it in the sentence may be its cell (and restates it only if all have it)
+            c_before = list(dict.fromkeys(c for _, c in cmarks[cs0:ci]))
         c_after = [cmarks[ci][1]] if ci < cs1 and cpos[ci] > n.start else []
         head_crit = crit
         line_crit = [first_crit] if first_crit is not None and cs0 > 0 else []
@@ -393,11 +499,13 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
             c_before, head_crit, line_crit = [], None, []  # "the 6 for consistency": the criterion after owns it
         # a criterion named after the number may own it ("8 for consistency") or be a word of its reason
         # ("7/10 - a clear principle"): both are its cells
-        crit_here = list(dict.fromkeys((c_before or ([head_crit] if head_crit else []) or line_crit) + c_after))
+        c_own = c_before or ([head_crit] if head_crit else []) or line_crit
+        crit_here = list(dict.fromkeys(c_own + c_after))
         section = [team] if team in ("a", "b") else []
         # a team named after the number may own it ("a 6 for Team B") or be what the sentence is about
         # ("built on A's view"): both are its cells
-        teams_here = list(dict.fromkeys((t_before or t_line or section) + t_after))
+        t_own = t_before or t_line or section
+        teams_here = list(dict.fromkeys(t_own + t_after))
         if not crit_here and not teams_here:
             continue
         if not crit_here and ts1 == ts0:
@@ -406,9 +514,44 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         c_list = crit_here or list(crits_all)
         named_t = {t for _, t in tmarks[ts0:ts1]} | set(t_list)
         named_c = {c for _, c in cmarks[cs0:cs1]} | set(c_list)
+        # the cells the number is attached to: the criterion and team before it (or the heading's, the section's),
+        # else the ones after it; a value read for one of them is this number restated
+        own_t = t_own or t_after or ["a", "b"]
+        own_c = c_own or c_after or list(crits_all)
+        refers = [(t, c) for t in own_t for c in _referred(line, n, s0, s1, cmarks)]
         out.append(Loose(n.shown, n.value, line[s0:s1].strip(), pos + s0,
                          [(t, c) for t in t_list for c in c_list],
-                         [(t, c) for t in sorted(named_t) for c in sorted(named_c)]))
+                         [(t, c) for t in sorted(named_t) for c in sorted(named_c)],
+                         [[(t, c) for c in own_c] for t in own_t] if loose_link and c_own else
+                         [[(t, c)] for t in own_t for c in own_c], refers))
+    return out
+
+
+_LOOSE_LINK = re.compile(r"[,;(\[]|(?:[A-Za-z'’]+[^A-Za-z'’]+){6}")
+
+
+def _tight(line: str, crit_at: int, num_at: int) -> bool:
+    """Whether the number follows the criterion named at `crit_at` as its label's value or a short clause's
+    ("Consistency: 8", "consistency deserves a 7"), not after an aside or a long stretch."""
+    m = CRIT_RE.match(line, crit_at)
+    return not _LOOSE_LINK.search(line, m.end() if m else crit_at, num_at)
+
+
+def _referred(line: str, n: Number, s0: int, s1: int, cmarks: list[tuple[int, str]]) -> list[str]:
+    """The criteria whose value the number refers to: tied to that criterion's name by a reference structure
+    ("the same 8 as their consistency", "matching their consistency score (8)"), in the same sentence."""
+    out = []
+    for at, crit in cmarks:
+        if not s0 <= at < s1:
+            continue
+        ref = _REF_AFTER.fullmatch(line, n.end, at) if at >= n.end else None
+        if ref is not None and (ref.group("link").lower() != "as" or ref.group("same")
+                                or re.search(r"(?i)\bsame[ \t]+$", line[max(s0, n.start - 12):n.start])):
+            out.append(crit)  # "the same 8 as consistency", "8, like consistency", "8 to match consistency"
+        elif at < n.start:
+            m = CRIT_RE.match(line, at)
+            if m and _REF_BEFORE_TAIL.fullmatch(line, m.end(), n.start) and _REF_BEFORE_HEAD.search(line, max(s0, at - 40), at):
+                out.append(crit)  # "matching their consistency score (8)", "equal to consistency's 8"
     return out
 
 

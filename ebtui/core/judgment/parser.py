@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ebtui.core.judgment.accounting import Loose
+from ebtui.core.judgment.accounting import Loose, numbers_in
 from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
@@ -52,13 +52,23 @@ def _key(f: Found) -> int | str:
     return f.value if f.value is not None else f"?{f.shown}"
 
 
+_NUMBER_WORDS = "one two three four five six seven eight nine ten".split()
+
+
 def _read_values(found: list[Found]) -> set[float]:
+    """The values read for a cell, as numbers ("8/10" is 8, "7½" 7.5)."""
     out: set[float] = set()
     for f in found:
-        m = re.match(r"\d+(?:\.\d+)?", f.shown)
-        if m:
-            out.add(float(m.group(0)))
+        nums = numbers_in(f.shown)
+        if nums and nums[0].value is not None:
+            out.add(nums[0].value)
     return out
+
+
+def _loose_why(loose: Loose) -> str:
+    if loose.value is not None and loose.value != int(loose.value) and 1 <= loose.value <= 10:
+        return "is not a whole number (never rounded)"
+    return "is not identifiable as its score or as anything else"
 
 
 def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
@@ -66,12 +76,16 @@ def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
     cell, that is no value read for any cell the same text names."""
     out: dict[tuple[str, str], Loose] = {}
     for loose in col.loose:
-        if any(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in loose.named):
-            continue  # the value of a cell the text names (restated, or referred to)
+        if any(all(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in group)
+               for group in [*loose.own, *([cell] for cell in loose.refers)]):
+            continue  # the value read for the cell it is attached to (restated), or one it refers to ("the same 8
+            # as their consistency"); a value another named cell happens to have explains nothing
         if any(f.corrective and loose.text in f.source for t, c in loose.named for f in col.scores[t].get(c, [])):
             continue  # the value a correction in the same line replaces ("8, actually make that 9")
-        for cell in loose.targets:
-            out.setdefault(cell, loose)
+        for t, c in loose.targets:
+            if any(f.corrective and f.pos > loose.pos for f in col.scores[t].get(c, [])):
+                continue  # a later correction or final table ("Final scores", "Revised") settles the cell
+            out.setdefault((t, c), loose)
     return out
 
 
@@ -107,8 +121,7 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             if loose is not None and not found:
                 items.append(ReviewReason(team=team, criterion=crit, kind="missing",
                                           message=f"{_where(team, crit)}: missing ({loose.shown} in "
-                                                  f"{_quote(loose.text)} is not identifiable as its score or as "
-                                                  "anything else)"))
+                                                  f"{_quote(loose.text)} {_loose_why(loose)})"))
                 continue
             if loose is not None:
                 read = ", ".join(dict.fromkeys(f.shown for f in found)) or "nothing"
@@ -163,7 +176,8 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             kind = "correction" if corrected_from is not None else chosen.kind
             note = f"corrected from {corrected_from} (read from {_KIND_WORDS.get(chosen.kind, chosen.kind)})" \
                 if corrected_from is not None else ""
-            if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text):
+            if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text) and not (
+                    chosen.kind == "prose" and re.search(rf"(?i)\b{_NUMBER_WORDS[value - 1]}\b", chosen.source)):
                 value = None  # never a score the reply does not hold
                 note = "could not be traced to the reply"
             if chosen.problem or value is None:

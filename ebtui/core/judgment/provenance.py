@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
+    NUM_RE,
+    TRAILING_SCORE,
     Val,
     interpret,
+    skipped,
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -58,6 +61,13 @@ def _line_kind(clean: str, v: Val) -> str:
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
+    trail = TRAILING_SCORE.search(clean, max(0, len(clean) - 80))
+    names = list(CRIT_RE.finditer(clean, max(0, v.start - 200), v.start))
+    if trail is not None and trail.start("num") == v.start and names and all(
+            skipped(clean, m.start("num"), m.end("num")) for m in NUM_RE.finditer(clean, names[-1].end(), v.start)):
+        # "- Principle articulation: 2 principles, stated early → 8/10": the line ends on its score, and every
+        # number before it is explained (a count); where one is not ("1 here, really, …: 5") the read is prose
+        return "line"
     prefix = clean[: v.start]
     # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
     if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):
@@ -69,7 +79,7 @@ def _line_kind(clean: str, v: Val) -> str:
     prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
                     prefix)
     # "… **Score: 8.**": a score label right before the number is a label's value, whatever came before it
-    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=][ \t*_]*$", prefix):
+    if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=]?[ \t*_]*$", prefix):
         return "line"
     prefix = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", prefix)
     prefix = CRIT_RE.sub(" ", prefix)
@@ -136,3 +146,4 @@ class TextState:
     via: str = "label"  # how the current team was named
     corrective: bool = False  # under a "Revised scores" / "Correction" heading
     pair: tuple[str, str] | None = None  # under "Scores (Team A / Team B)": "Consistency: 8 / 6" gives both
+    level: int = 0  # the level of the heading that opened the team's section (see text_reader._heading_level)

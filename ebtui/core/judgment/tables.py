@@ -13,7 +13,8 @@ _MARKUP_RE = re.compile(r"[*`]+")
 _TABLE_SEP_CELL = re.compile(r"\s*:?-{2,}:?\s*")
 #: a heading or header that says what follows corrects what came before
 CORR_HEADING = words("revised", "corrected", "correction", "corrections", "updated", "amended", "erratum",
-                     r"on[ \t]+reflection", r"on[ \t]+second[ \t]+thought", "adjusted")
+                     r"on[ \t]+reflection", r"on[ \t]+second[ \t]+thought", "adjusted",
+                     r"final[ \t]+(?:scores?|ratings?|marks?|grades?|results?|scorecard|tally|table)")
 
 # What a table header means. A header that names the scale beside a score word ("Score (out of 10)",
 # "Score /10", "Rating (1-10)") is a score column; the scale alone ("Out of", "/10", "Max") is not.
@@ -131,7 +132,7 @@ class TableReading:
                 cells = [(t, c) for t in teams for c in crits]
                 named = cells if head_team or team in ("a", "b") else [(t, c) for t in ("a", "b") for c in crits]
                 for n in loose:
-                    self.col.loose.append(Loose(n.shown, n.value, src, pos, cells, named))
+                    self.col.loose.append(Loose(n.shown, n.value, src, pos, cells, named, [[c] for c in cells]))
 
     def _table(self, lines: list[tuple[int, str]]) -> None:
         rows: list[list[str]] = []
@@ -223,6 +224,11 @@ class TableReading:
         extra_cols = score_cols[1:] if not late else []
         score_col = late[-1] if late else (score_cols[0] if score_cols else None)
         explained |= {i for i, m in enumerate(meaning) if m == "score" and i != score_col and i not in extra_cols}
+        if score_col is not None:
+            # a column of bare numbers beside the score column whose header names something else ("Issues
+            # noted", "Evidence cited"): what it counts, not a score
+            explained |= {i for i, m in enumerate(meaning) if m == "" and i != score_col and i not in extra_cols
+                          and _numbers_only(i, body_rows)}
         prior_col = next((i for i in range(len(header)) if meaning[i] == "prior"), None) if late else None
         just_col = next((i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h) and meaning[i] == ""), None)
         team_col = next((i for i, h in enumerate(header) if re.fullmatch(r"(?i)team|model|side|role|debater", h)), None)
@@ -275,6 +281,15 @@ _PLAIN_SCORE_HEADER = re.compile(r"(?i)[\W_]*(?:(?:team[ \t]*[ab12]|final|revise
                                  r"|grade|mark|awarded|given)[\W_]*")
 _WHOLE_SCORE_CELL = re.compile(r"[ \t]*(?:(?:10|[1-9])(?:\.\d+)?(?:[ \t]*/[ \t]*10)?(?![\d.,%])(?![ \t]*(?:%|of\b|out[ \t]+of[ \t]+(?!10)))\D*"
                                r"|(?:n/?a|[-–—])?[ \t]*)", re.IGNORECASE)
+
+
+_BARE_NUMBER_CELL = re.compile(r"[ \t]*(?:\d{1,4}(?:\.\d+)?|[-–—]|n/?a)?[ \t]*", re.IGNORECASE)
+
+
+def _numbers_only(i: int, body: list[list[str]]) -> bool:
+    """Whether column `i` holds nothing but bare numbers (or blanks, dashes) in every row."""
+    cells = [r[i] for r in body if i < len(r)]
+    return bool(cells) and all(_BARE_NUMBER_CELL.fullmatch(c) for c in cells)
 
 
 def _counting_columns(body: list[list[str]]) -> set[int]:

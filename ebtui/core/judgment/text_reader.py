@@ -9,18 +9,28 @@ from ebtui.core.judgment.provenance import Collector, Ctx, Found, TextState
 from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
+    BOLD_LINE_RE,
     CRIT_KEYWORDS,
     CRIT_RE,
     DEN,
+    JUST_LABEL_RE,
+    LABEL_LEVEL,
     NOT_COUNT,
     NUM,
     NUM_RE,
     OPPONENT_RE,
+    OVERALL_LABEL_RE,
+    SECTION_PART,
     STRIKE_RE,
+    WORD_SCORE_LINE,
+    WORD_VALUES,
     Val,
     bare_team,
     crit_name,
+    heading_level,
     interpret,
+    is_banner,
+    labelled_pipes,
     other,
     score_in,
     skipped,
@@ -36,18 +46,6 @@ from ebtui.core.records import CRITERIA
 # --------------------------------------------------------------------------------------------------------
 
 _HEADING_RE = re.compile(r"\s{0,3}#{1,6}\s")
-_BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
-_OVERALL_LABEL_RE = re.compile(
-    r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
-    r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
-    r"|analysis[ \t]+of[ \t]+the[ \t]+exchange)(?![A-Za-z])[ \t]*(?P<colon>[:—–-])?[ \t]*(?P<rest>.*)",
-    re.IGNORECASE,
-)
-_JUST_LABEL_RE = re.compile(
-    r"[\W_]*(?:justification|rationale|reasoning|comments?|explanation|assessment|notes?)(?![A-Za-z])"
-    r"[ \t]*[:—–-][ \t]*(?P<rest>.*)",
-    re.IGNORECASE,
-)
 # what may follow a team's name for the line to be a label: "Team A:", "Team A (gpt-4o) -",
 # "Team A's justification:", "Team A" alone — but not "Team B's response was good: ..."
 _LABEL_REST_RE = re.compile(
@@ -99,23 +97,13 @@ _OPENING_LABEL = re.compile(
 _LABEL_VALUE = re.compile(r"[ \t*_]*(?:\([^()\n]{0,40}\))?[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*\d")
 # what may stand around a name on a line of its own: bullets, list numbers, markup, a colon
 _LIST_MARK = re.compile(r"[\s>*_\-•·#:.()]*(?:\d{1,2}[.)][ \t]*)?[\s*_:.]*")
-# a number, then a criterion's name and nothing else: "8 — Principle articulation", "7: Consistency"
+# a number, then a criterion's name and nothing else, or a reason set off after it: "8 — Principle articulation",
+# "7: Consistency", "8/10 principle articulation — they ranked two principles"
 _REVERSED = re.compile(
-    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*[—–:|\-][ \t]*(?P<crit>{CRIT_RE.pattern[4:]})[ \t.:]*",
+    rf"[\s>•\-]*{NUM}(?:[ \t]*/[ \t]*(?P<den>10))?(?:[ \t]*[—–:|\-][ \t]*|(?(den)[ \t]+|(?!)))"
+    rf"(?P<crit>{CRIT_RE.pattern[4:]})(?:[ \t.:]*|[ \t]*(?:[—–;(]|[,.:-][ \t])[^\n]*)",
     re.IGNORECASE,
 )
-_DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
-
-
-def _is_banner(clean: str, rx: re.Pattern[str]) -> bool:
-    """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
-    capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
-    rest = rx.sub(" ", clean)
-    if len(clean) > 60 or re.search(r"\d", rest) or clean.rstrip().endswith((".", "!", "?", ",", ";")):
-        return False
-    letters = re.findall(r"[A-Za-z]", rest)
-    upper = sum(1 for c in letters if c.isupper())
-    return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
 
 
 # a criterion by its initials, then its score: "PA 8", "SR: 6", "CE=7"
@@ -181,16 +169,6 @@ _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
 #: reading stops (keeps hostile input fast)
 _MAX_MENTIONS = 2000
-#: a pipe-separated cell that is a "Label: value" pair (anchored, linear: no nested quantifiers)
-_LABELLED_CELL_RE = re.compile(r"[ \t*_]*[A-Za-z][^:]*:[ \t]*\**\d")
-
-
-def _labelled_pipes(raw: str) -> bool:
-    """A line like "Principle Articulation: 7 | Consistency: 8 | ...": it does not open like a table row and
-    at least two of its pipe-separated cells are labelled values — pairs with pipes between them, not a table."""
-    if "|" not in raw or ":" not in raw or raw.lstrip().startswith("|") or len(raw) > 2000:
-        return False
-    return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2
 
 
 class TextReader(TableReading):
@@ -219,7 +197,7 @@ class TextReader(TableReading):
             at = offset
             offset += len(raw)
             raw = raw.rstrip("\r\n")
-            if _labelled_pipes(raw):
+            if labelled_pipes(raw):
                 # "Principle Articulation: 7 | Consistency: 8 | ...": labelled pairs with pipes between them,
                 # not a table; read as the same line with semicolons (same length, so offsets still hold)
                 raw = raw.replace("|", ";")
@@ -261,7 +239,14 @@ class TextReader(TableReading):
         if not clean:
             return
         self.col.ctx.clean = clean
-        heading = bool(_HEADING_RE.match(raw) or _BOLD_LINE_RE.fullmatch(raw)) or (
+        wm = WORD_SCORE_LINE.fullmatch(clean)
+        if wm is not None and (self.st.team is not None or self.rx.search(clean)):
+            # "Consistency: eight": a number word as a label's value, read and flagged (a person checks it)
+            team = team_of_match(t) if (t := self.rx.search(clean)) else self.st.team
+            v = Val(str(WORD_VALUES[wm.group("word").lower()]), None, None, wm.start("word"))
+            self.col.add_val(team, crit_name(wm.group("crit")), v, "lines", kind="prose")
+            return
+        heading = bool(_HEADING_RE.match(raw) or BOLD_LINE_RE.fullmatch(raw)) or (
             len(clean) <= 80 and clean.endswith(":")
         )
         heading = heading and bool(re.search(r"[A-Za-z]", clean))  # "**8/10**" is a score, not a heading
@@ -284,10 +269,10 @@ class TextReader(TableReading):
             # stands right after it ("…; Honesty: 9")
             crits = crits[:1] + [m for m in crits[1:] if _LABEL_VALUE.match(clean, m.end())]
         teams = list(self.rx.finditer(clean))
-        if not heading and len(teams) == 1 and not crits and _is_banner(clean, self.rx):
+        if not heading and len(teams) == 1 and not crits and is_banner(clean, self.rx):
             heading = True  # "=== SCORE CARD: TEAM A ===", "TEAM B SCORES": a team's heading set off on its own
         lead, lead_end = self._leading_team(clean, teams)
-        ov = _OVERALL_LABEL_RE.fullmatch(clean)
+        ov = OVERALL_LABEL_RE.fullmatch(clean)
         scored = False
         third = _THIRD_RE.search(clean)
 
@@ -327,6 +312,16 @@ class TextReader(TableReading):
                 if ov.group("rest"):
                     self.buffers["overall"].append(ov.group("rest"))
                 return
+            level = heading_level(raw)
+            if tset:
+                self.st.level = level
+            elif self.st.team is not None and not crits and level <= self.st.level \
+                    and not (self.st.corrective or SECTION_PART.search(clean)) \
+                    and (level < LABEL_LEVEL or len(re.findall(r"[A-Za-z]+", clean)) <= 4):
+                # (a longer line ending in a colon is a sentence leading into a list: "Here is how they did:")
+                # "### Closing thoughts" after "### Team B", "**Verdict**" after "**Team A**", "Takeaways:": a
+                # heading the reader does not know, at the team heading's level or above, ends the team's section
+                self.st.team = self.st.section = None
             if len(tset) == 1:
                 self.st.team = self.st.section = tset.pop()
             elif len(tset) == 2:
@@ -343,6 +338,7 @@ class TextReader(TableReading):
                 return
         elif lead is not None and not crits and (self.st.crit is None or not self._pairs(clean)):
             self.st.team = self.st.section = lead  # "Team A:" / "Team B (gpt-4o) -" label lines
+            self.st.level = LABEL_LEVEL
             self.st.via = via_of(teams[:1]) if teams else "label"
         elif third and third.start() < 3 and not teams and not crits:
             self.st.team = self.st.section = None  # "Team C: ..." label line
@@ -368,10 +364,10 @@ class TextReader(TableReading):
 
         if heading:
             return
-        j = _JUST_LABEL_RE.fullmatch(clean)
+        j = JUST_LABEL_RE.fullmatch(clean)
         target = self.st.section
         if lead is not None and not scored:
-            j = _JUST_LABEL_RE.fullmatch(clean, lead_end) or j
+            j = JUST_LABEL_RE.fullmatch(clean, lead_end) or j
             target = lead
         if j is not None and target in ("a", "b"):
             self.labelled[target].append(j.group("rest"))

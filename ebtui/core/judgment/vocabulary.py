@@ -50,13 +50,16 @@ _CRIT_ALTS = "|".join(
         r"honesty",
         rf"constructive{_S}engagement",
         r"constructiveness",
+        rf"engag(?:e|es|ed|ing){_S1}constructively(?:{_S1}with{_S1}the{_S1}(?:other|opposing){_S1}(?:side|team))?",
+        rf"(?:recognition|identification|consideration|mapping){_S1}of{_S1}(?:the{_S1}|all{_S1})?(?:affected|impacted)"
+        rf"{_S1}(?:parties|groups|people)",
         r"engagement",
         # an abbreviation: the start of a criterion's word, with its dot ("Consist.", "Stakeh. recog.", "Intell. hon.")
         *(_prefixes(w, k) + r"\." for w, k in _ABBREVIATED),
     ]
 )
 # (the lookahead on first letters is only for speed: it lets the engine skip most positions cheaply)
-CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmeh])(?:{_CRIT_ALTS})(?![a-z0-9])")
+CRIT_RE = re.compile(rf"(?i)(?<![a-z0-9])(?=[pacsuifmehr])(?:{_CRIT_ALTS})(?![a-z0-9])")
 CRIT_KEYWORDS = (
     ("principle", "principle_articulation"),
     ("articulation", "principle_articulation"),
@@ -68,6 +71,8 @@ CRIT_KEYWORDS = (
     ("integrity", "intellectual_honesty"),
     ("engage", "constructive_engagement"),
     ("constructive", "constructive_engagement"),
+    ("affected", "stakeholder_recognition"),
+    ("impacted", "stakeholder_recognition"),
 )
 
 
@@ -92,6 +97,23 @@ def crit_of(text: str) -> str | None:
     """The criterion a key or cell names (the first one, if it names several)."""
     m = CRIT_RE.search(text)
     return crit_name(m.group(0)) if m else None
+
+
+#: the rubric's own words for a score and for giving one, by lemma (so every form counts: "scores", "rated",
+#: "marks", "earned"): a number after one is in a score's place ("score 8", "earns 7"), never an item's number
+SCORE_LEMMAS = frozenset({"score", "rate", "rating", "grade", "mark", "point", "pts", "total", "overall", "average",
+                          "mean", "tally", "verdict", "result", "value", "level", "get", "earn", "deserve", "merit",
+                          "receive", "give", "award", "assign"})
+
+
+@lru_cache(maxsize=4096)
+def scoring_word(word: str) -> bool:
+    """Whether `word` is a form of one of the rubric's score words (SCORE_LEMMAS), by lemminflect's lemmas."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+    low = word.lower()
+    return low in SCORE_LEMMAS or any(lemma in SCORE_LEMMAS for lemmas in getAllLemmas(low).values()
+                                      for lemma in lemmas)
 
 
 TEAM_LABEL = {"a": "A", "b": "B"}
@@ -201,6 +223,8 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
         return None, f"{v.shown()} is a range, not one score"
     if v.den is not None and v.den not in ("10", "10.0"):
         return None, f"{v.shown()} is not on the 1-10 scale"
+    if re.fullmatch(rf"\d+(?:\.\d+)?{HALF}", v.num):
+        return None, f"{v.num} is not a whole number"  # a half point is never rounded
     if not re.fullmatch(r"\d+(?:\.\d+)?", v.num):
         return None, f"{v.num} is not a whole number from 1 to 10"
     whole, _, frac = v.num.partition(".")
@@ -214,7 +238,9 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 
 # a number that may be a score; never part of a longer number, word, fraction or id ("gpt-4", "v2", "1/2")
 # (never the first digits of a longer number: "70%" is not 7, "10 examples" is not 1)
-NUM = r"(?<![\w.\-/])(?P<num>\d{1,6}(?:\.\d{1,6})?)(?!\d)(?!\.\d)(?![ \t]*%)"
+#: a half (or another fraction) after a whole number: "7½", "7 ½", "7 1/2", "7 and a half", "7-and-a-half"
+HALF = r"(?:[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|[ \t]+[Aa]nd[ \t]+a[ \t]+half(?![A-Za-z])|-and-a-half(?![A-Za-z]))"
+NUM = rf"(?<![\w.\-/])(?P<num>\d{{1,6}}(?:\.\d{{1,6}})?{HALF}?)(?!\d)(?!\.\d)(?![ \t]*%)"
 DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",
@@ -259,6 +285,18 @@ _WORD_THEN_NUM = re.compile(
     rf"[ \t*_]*\([ \t]*{NUM}"
     rf"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t]*\)"
 )
+#: a score that ends its line, set off by a separator or a score word: "…, 7", "… — 8/10", "…: 5", "… overall 6"
+TRAILING_SCORE = re.compile(rf"(?:[:—–→=,;]|(?<![A-Za-z])(?:overall|score|rating)(?![A-Za-z]))[ \t*_]*{NUM}"
+                            r"(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_.!]*$", re.IGNORECASE)
+_ANY_NUM = re.compile(NUM)
+#: a clause after the criterion's name that gives it a score with an article or a word of scoring, whatever its
+#: verb: "… merits a 7", "… I award them an 8", "… they named six groups, which earns a 9" (no number, stop,
+#: condition or negation between: "would earn a 9 if …", "does not deserve a 9" give no score)
+_CLAUSE_THEN_SCORE = re.compile(
+    r"(?i)(?:[ \t*_]*at|(?:(?!\b(?:would|could|might|if|unless|not|never|no|nor|than|rather|instead)\b|n't)[^\d\n.;:!?])"
+    rf"{{0,70}}?(?<![A-Za-z])an?)[ \t]+{NUM}(?:{DEN}|{NOT_COUNT})(?![-–][A-Za-z])")
+#: a score's own label inside the stretch: "two clear principles; score 8", "… — rating: 7/10"
+_SCORE_LABEL_RE = re.compile(rf"(?i)(?<![a-z])(?:score|rating|grade|mark)[ \t*_]*[:=]?[ \t*_]*{NUM}(?:{DEN}|{NOT_COUNT})")
 _CORRECTION_RE = re.compile(
     r"(?<![A-Za-z])(?:actually|correction|corrected|revised?|rather(?![ \t]+than)|make[ \t]+(?:it|that)"
     r"|on[ \t]+reflection|i[ \t]+mean|chang(?:e|ed|ing)[ \t]+(?:it|this|that|my[ \t]+score)?[ \t]*to)"
@@ -288,7 +326,8 @@ _AFTER_SKIP = re.compile(r"[ \t]*[*_\"')]*[ \t]*(?:/[ \t]*10)?[ \t]*[*_\"')]*[ \
 _DIFFERENCE_AFTER = re.compile(
     r"[ \t]*(?:points?|pts|marks?)?[ \t]*(?:higher|lower|more|less|fewer|better|worse|ahead|behind|above|below"
     r")(?![a-z])", re.IGNORECASE)
-_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|gap[ \t]+of|margin[ \t]+of|difference[ \t]+of)[ \t]+$")
+_DIFFERENCE_BEFORE = re.compile(r"(?i)(?<![a-z])(?:by|(?:gap|margin|difference|spread|lead)[ \t]+(?:of|was|is|were|stood[ \t]+at"
+                                r"|came[ \t]+to)(?:[ \t]+(?:only|just|about|roughly|at[ \t]+most|at[ \t]+least))?)[ \t]+$")
 #: the rest of a question the number stands in: "a 9 for them? Not quite" (no dash, bracket or stop between)
 _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
@@ -307,9 +346,14 @@ def skipped(line: str, start: int, end: int) -> bool:
             or _IN_QUESTION.match(line, end) or _DIFFERENCE_AFTER.match(line, end) \
             or _DIFFERENCE_BEFORE.search(line[max(0, start - 24):start]):
         return True
-    if line[start - 1:start] == "(" and _ENUMERATOR.match(line, end) and (
-            line[start:end] == "1" or f"({int(line[start:end]) - 1})" in line[:start] if line[start:end].isdigit() else False):
-        return True
+    if _ENUMERATOR.match(line, end) and line[start:end].isdigit():
+        # "(1) a worked example", "address: 1) the nurses, 2) the family": a list's enumerators, counting up
+        k = int(line[start:end])
+        opened = line[start - 1:start] == "("
+        before = re.search(rf"(?<![\w.]){k - 1}\)", line[:start]) is not None
+        after = re.search(rf"(?<![\w.]){k + 1}\)[ \t]+[A-Za-z\"“]", line[end:]) is not None
+        if (k == 1 and (opened or after)) or before:
+            return True
     num = re.match(r"\d+(?:\.\d+)?", line[start:end])
     return bool(num and any(rule(line, start + num.end(), float(num.group(0))) for rule in COUNT_RULE))
 
@@ -325,7 +369,19 @@ def score_in(line: str, start: int, end: int) -> Val | None:
                        if m.start("num") < end and not skipped(line, m.start("num"), m.end())]
         if corrections:
             return val_of(corrections[-1], corrective=True)
-    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True)):
+    trail = TRAILING_SCORE.search(line, max(start, len(line) - 80))
+    if trail and trail.start("num") < end and not skipped(line, trail.start("num"), trail.end("num")) and all(
+            skipped(line, m.start("num"), m.end("num")) or re.match(r"[ \t]*(?:/[ \t]*10)?[ \t]+[A-Za-z]", line[m.end("num"):])
+            for m in _ANY_NUM.finditer(line, start, trail.start("num"))):
+        # "2 frameworks in total, 7", "1 here, really, the rest hand-waved: 5": the line ends on its score, set off
+        # after a phrase; every number before it opens a phrase of its own (a quantity, not the score)
+        return val_of(trail)
+    label = _SCORE_LABEL_RE.search(line, start, stop)
+    if label and label.start("num") < end and not re.search(r"\d", line[start:label.start()]) \
+            and not skipped(line, label.start("num"), label.end()):
+        return val_of(label)  # "two clear principles; score 8": the score's own label, before any other number
+    for rx, anchored in ((_NUM_TEN_RE, False), (AFTER_NAME_RE, True), (_AFTER_COLON_RE, False), (_WORD_THEN_NUM, True),
+                         (_CLAUSE_THEN_SCORE, True)):
         pos = start
         while pos < stop:
             m = rx.match(line, pos, stop) if anchored else rx.search(line, pos, stop)
@@ -363,3 +419,72 @@ def via_of(matches: list[re.Match[str]]) -> str:
     if groups & {"ia", "ib"}:
         return "id"
     return "role"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Headings and line shapes the text reader recognises
+# --------------------------------------------------------------------------------------------------------
+
+OVERALL_LABEL_RE = re.compile(
+    r"[\W_]*(?:overall(?:[ \t]+(?:analysis|assessment|evaluation|comments?|verdict|summary|thoughts|judg[e]?ment))?"
+    r"|summary|final[ \t]+(?:verdict|assessment|thoughts|analysis)|verdict|comparative[ \t]+(?:analysis|assessment)"
+    r"|analysis[ \t]+of[ \t]+the[ \t]+exchange)(?![A-Za-z])[ \t]*(?P<colon>[:—–-])?[ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+JUST_LABEL_RE = re.compile(
+    r"[\W_]*(?:justification|rationale|reasoning|comments?|explanation|assessment|notes?)(?![A-Za-z])"
+    r"[ \t]*[:—–-][ \t]*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+BOLD_LINE_RE = re.compile(r"\s*(?:\*\*|__)[^*_\n]{1,100}(?:\*\*|__)\s*:?\s*")
+
+_DECORATION = re.compile(r"[=#~_\-\[\]<>|•]{2,}")
+
+
+#: the parts of a team's evaluation a heading may name without leaving the team's section ("### Scores",
+#: "**Justification**", "Strengths:"): the rubric's own vocabulary
+SECTION_PART = words(r"scor(?:e|es|ed|ing)", r"ratings?", "rated", r"grades?", r"marks?", r"points?", "criteria",
+                      "criterion", "rubric", "breakdown", "justifications?", "rationale", "reasoning",
+                      "explanations?", "assessment", "evaluation", "feedback", r"strengths?", r"weakness(?:es)?",
+                      "performance", "results?")
+#: a markdown heading's level is its number of "#"; a bold line is below any of them, a "Label:" line below that
+_BOLD_LEVEL, LABEL_LEVEL = 7, 8
+
+
+def heading_level(raw: str) -> int:
+    m = re.match(r"\s{0,3}(#{1,6})\s", raw)
+    if m:
+        return len(m.group(1))
+    return _BOLD_LEVEL if BOLD_LINE_RE.fullmatch(raw) else LABEL_LEVEL
+
+
+WORD_VALUES = {w: k for k, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+#: a criterion's label and a number word as its value, nothing else but a reason set off after it:
+#: "- Consistency: eight", "**Honesty** — nine (candid)"
+WORD_SCORE_LINE = re.compile(
+    rf"[\s>•\-]*(?:\d{{1,2}}[.)][ \t]*)?(?P<crit>{CRIT_RE.pattern[4:]})[ \t]*(?:\([^()\n]{{0,40}}\))?[ \t]*[:=—–-][ \t]*"
+    r"(?P<word>one|two|three|four|five|six|seven|eight|nine|ten)(?:[ \t]*(?:/[ \t]*10|out[ \t]+of[ \t]+(?:10|ten)))?"
+    r"(?:[ \t.!]*|[ \t]*[—–;(,][^\n]*)", re.IGNORECASE)
+
+
+def is_banner(clean: str, rx: re.Pattern[str]) -> bool:
+    """A short line that names one team and stands apart as a heading would: decorated ("=== … ===") or in
+    capitals ("TEAM B SCORES"), with no number of its own and no sentence ending."""
+    rest = rx.sub(" ", clean)
+    if len(clean) > 60 or re.search(r"\d", rest) or clean.rstrip().endswith((".", "!", "?", ",", ";")):
+        return False
+    letters = re.findall(r"[A-Za-z]", rest)
+    upper = sum(1 for c in letters if c.isupper())
+    return bool(_DECORATION.search(clean)) or (len(letters) >= 3 and upper >= 0.8 * len(letters))
+
+
+#: a pipe-separated cell that is a "Label: value" pair (anchored, linear: no nested quantifiers)
+_LABELLED_CELL_RE = re.compile(r"[ \t*_]*[A-Za-z][^:]*:[ \t]*\**\d")
+
+
+def labelled_pipes(raw: str) -> bool:
+    """A line like "Principle Articulation: 7 | Consistency: 8 | ...": it does not open like a table row and
+    at least two of its pipe-separated cells are labelled values — pairs with pipes between them, not a table."""
+    if "|" not in raw or ":" not in raw or raw.lstrip().startswith("|") or len(raw) > 2000:
+        return False
+    return sum(1 for cell in raw.split("|") if _LABELLED_CELL_RE.match(cell)) >= 2

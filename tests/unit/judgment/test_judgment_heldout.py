@@ -16,6 +16,8 @@ from tests.support.paths import DATA
 HELD_OUT = DATA / "judgments_heldout"
 #: issue #37's set, in the styles that then passed wrong numbers unflagged (measured before the rules changed)
 HELD_OUT_37 = DATA / "judgments_heldout37"
+#: issue #37's second round: written against the rules of 29 Nov 2026, before they changed (see its README)
+HELD_OUT_37B = DATA / "judgments_heldout37b"
 
 
 def measure(folder: Path = HELD_OUT) -> dict[str, object]:
@@ -62,6 +64,13 @@ def test_issue_37_replies_never_hold_a_wrong_value_without_a_flag() -> None:
     m = measure(HELD_OUT_37)
     print(json.dumps(m, indent=2))
     assert m["replies"] >= 12
+    assert m["wrong_unflagged"] == 0, m["details"]
+
+
+def test_issue_37_second_round_replies_never_hold_a_wrong_value_without_a_flag() -> None:
+    m = measure(HELD_OUT_37B)
+    print(json.dumps(m, indent=2))
+    assert m["replies"] >= 30
     assert m["wrong_unflagged"] == 0, m["details"]
 
 

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
 
-FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=120, deadline=None, derandomize=True,  # the default run is deterministic (CI)
+               suppress_health_check=[HealthCheck.too_slow])
 THOROUGH = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 LABELS = [CRITERION_LABELS[c] for c in CRITERIA]

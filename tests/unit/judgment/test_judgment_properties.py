@@ -26,7 +26,9 @@ def check_invariants(text: str, j: Judgment) -> None:
             assert value is None or (type(value) is int and 1 <= value <= 10)
             if value is not None:
                 # a score is always read from the reply, never made up
-                assert re.search(rf"(?<!\d){value}(?!\d)", text) or re.search(rf"(?<!\d)0+{value}(?!\d)", text)
+                word = "one two three four five six seven eight nine ten".split()[value - 1]
+                assert re.search(rf"(?<!\d){value}(?!\d)", text) or re.search(rf"(?<!\d)0+{value}(?!\d)", text) \
+                    or re.search(rf"(?i)\b{word}\b", text)  # ("Consistency: eight", read and flagged)
         if j.parsed_scores(team).missing():  # type: ignore[arg-type]
             assert j.needs_review
     assert j.needs_review == bool(j.review_reasons) == bool(j.review_items)
