@@ -9,6 +9,7 @@ from textual.widgets import OptionList, Select
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.widgets.dilemma_card import DilemmaCard
 from tests.support.factories import make_dilemmas
+from tests.support.tui_helpers import wait_until
 
 
 async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> None:
@@ -18,6 +19,8 @@ async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> N
         screen = app.screen
         assert isinstance(screen, SetupScreen)
         assert screen.query_one("#dilemma-list", OptionList).option_count == 2
+        # the preview and the options come in the frames after the list's first one
+        await wait_until(lambda: screen.query(DilemmaCard) and screen.options_ready)
         card = screen.query_one(DilemmaCard)
         assert "The Lighthouse Keeper's Log" in card.source
         assert "A nurse is asked to back-date a chart" in card.source  # the full dilemma, not a summary
@@ -111,6 +114,7 @@ async def test_the_picker_shows_the_name_then_the_detail_dimmed(make_app) -> Non
     app.services.choices = replace(app.services.choices, details={"local": "local/echo-1", "scripted": ""})
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        await wait_until(lambda: app.screen.options_ready)  # the options come after the list's first frame
         select = app.screen.query_one("#team-a", Select)
         labels = {value: label for label, value in select._options}
         assert labels["local"].plain == "local  local/echo-1"
