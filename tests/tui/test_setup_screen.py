@@ -20,7 +20,7 @@ async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> N
         assert isinstance(screen, SetupScreen)
         assert screen.query_one("#dilemma-list", OptionList).option_count == 2
         # the preview and the options come in the frames after the list's first one
-        await wait_until(lambda: screen.query(DilemmaCard) and screen.options_ready)
+        await wait_until(lambda: screen.options_ready and any(c.source for c in screen.query(DilemmaCard)))
         card = screen.query_one(DilemmaCard)
         assert "The Lighthouse Keeper's Log" in card.source
         assert "A nurse is asked to back-date a chart" in card.source  # the full dilemma, not a summary
