@@ -23,8 +23,8 @@ SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
 
 #: `-n auto` starts this many workers per core (then --maxprocesses in pyproject.toml caps them: 4). Two workers
 #: on two cores left a core idle much of the time: many tests wait — on a child `ebtui`, a paced scripted model,
-#: llmock's delays, a tmux screen — and the measured default run used ≈ 330 s of CPU in ≈ 290 s on two cores
-#: (57%, load average 1-2). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number outright.
+#: llmock's delays, a tmux screen — and the default run measured 305-330 s of CPU where an idle run took ≈ 300 s
+#: on two cores (load average 1-2; docs/BENCHMARKS.md). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number.
 WORKERS_PER_CORE = 2
 
 
