@@ -120,3 +120,21 @@ async def test_the_picker_shows_the_name_then_the_detail_dimmed(make_app) -> Non
         assert labels["local"].plain == "local  local/echo-1"
         assert [span.style for span in labels["local"].spans] == ["dim"]
         assert labels["scripted"].plain == "scripted"
+
+
+async def test_a_key_before_the_options_frame_makes_the_options_at_once(make_app) -> None:
+    """The options column comes after the list's first frame; enter on the list before then still moves to the
+    Team A picker (made there and then), and ctrl+r still starts the round with the preset models."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        await screen._selected()  # what enter on the list runs, whether or not the options' frame has come
+        assert screen.options_ready
+        await pilot.pause()  # focus moves in a message
+        assert app.focused is screen.query_one("#team-a", Select)
+        assert len(screen.query("#options Select")) == 3  # made once, not twice
+        await screen._mount_options()
+        assert len(screen.query("#options Select")) == 3
+        await pilot.press("ctrl+r")
+        await wait_until(lambda: type(app.screen).__name__ != "SetupScreen")
