@@ -109,7 +109,7 @@ def _shows_title_reversed(app: Any) -> bool:
     focused = app.focused
     pane = getattr(focused, "parent", None)
     role = getattr(pane, "role", None)
-    if role is None:
+    if pane is None or role is None:
         return False
     region = pane.region
     segments = _painted(app.update, region.y, region.x, region.right) or []

@@ -1,4 +1,4 @@
-"""The app's settings in one model (`Settings`, `load_settings`): the user's `config.toml` (in the user
+"""The app's settings in one record (`Settings`, `load_settings`): the user's `config.toml` (in the user
 config dir: `models`, `store`, `store_fsync`) and the `EBTUI_*` environment, the environment winning over
 the file and a command-line option over both. Other tables of the file (the TUI's `[keymap]`) belong to
 their readers; a known key with a wrong value is a `SettingsError` naming the file and the key.
@@ -7,12 +7,10 @@ their readers; a known key with a wrong value is a `SettingsError` naming the fi
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ebtui.errors import UsageError
 
@@ -39,14 +37,16 @@ def config_file() -> Path:
     return user_config_dir() / CONFIG_FILE_NAME
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+@dataclass(frozen=True)
+class Settings:
+    """What `load_settings` read (a frozen dataclass, not a pydantic model: `_file_values` and the environment
+    check every value, and the app's first frame does not wait for pydantic's validators to be built)."""
 
     models: Path | None = None  # models.toml to read before ./models.toml and the user config dir's
     store: Path | None = None  # the results store (else ./saved)
     store_fsync: bool = True  # fsync every saved file and its folder (off: atomic, not power-loss safe)
     #: setting -> where its value came from ("EBTUI_STORE", or the file's path); unset settings are absent
-    origins: dict[str, str] = {}
+    origins: dict[str, str] = field(default_factory=dict)
 
     def origin(self, setting: str) -> str | None:
         return self.origins.get(setting)
@@ -54,8 +54,14 @@ class Settings(BaseModel):
 
 def _file_values(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raw = path.read_bytes()
+    except OSError:  # no config file (the usual case): nothing to parse
+        return {}
+    import tomllib
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     values: dict[str, Any] = {}
     for key in ("models", "store", "store_fsync"):
@@ -85,7 +91,4 @@ def load_settings(file: Path | None = None, environ: Mapping[str, str] | None = 
             continue
         values[key] = raw.strip().lower() not in _OFF if key == "store_fsync" else Path(raw)
         origins[key] = var
-    try:
-        return Settings(**values, origins=origins)
-    except ValidationError as exc:  # the checks above leave nothing for pydantic to refuse; say it plainly
-        raise SettingsError(f"{path}: {exc.errors()[0]['msg']}") from None
+    return Settings(**values, origins=origins)

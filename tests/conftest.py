@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,23 @@ SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
     "local_model": ("tests/providers/test_local_model.py", "tests/providers/test_local_worker_crash.py",
                     "tests/unit/core/test_local_round.py"),
 }
+
+
+#: `-n auto` starts this many workers per core (then --maxprocesses in pyproject.toml caps them: 4). Two workers
+#: on two cores left a core idle much of the time: many tests wait — on a child `ebtui`, a paced scripted model,
+#: llmock's delays, a tmux screen — and the default run measured 305-330 s of CPU where an idle run took ≈ 300 s
+#: on two cores (load average 1-2; docs/BENCHMARKS.md). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number.
+WORKERS_PER_CORE = 2
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores * WORKERS_PER_CORE)
 
 
 def serial_group(item: pytest.Item) -> str | None:

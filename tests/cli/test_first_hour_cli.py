@@ -152,7 +152,9 @@ def test_sigint_during_run_exits_130_and_the_hint_resumes_it(tmp_path: Path) -> 
     assert saved.phase("presentation").status == PhaseStatus.COMPLETE
     presentation = saved.phase("presentation").model_dump()
 
-    # pasted as is (with a fast team B this time is not allowed: the hint is the command)
+    # pasted as is (with a fast team B this time is not allowed: the hint is the command); the models file it
+    # names now lets `slow` answer at full speed (the pace only had to leave time for the Ctrl-C)
+    models.write_text(SLOW.replace("tokens_per_second = 40\n", ""))
     again = ebtui(*words[1:], timeout=120)
     assert again.returncode == 0, again.stderr
     done = ResultsStore(store).load_round(rid)
@@ -259,5 +261,7 @@ def test_sigint_during_tournament_exits_130_with_a_pasteable_hint(tmp_path: Path
     assert "--resume" in words
     assert words[words.index("--models") + 1] == str(models)
     assert words[words.index("--store") + 1] == str(store)
+    # the rest of the tournament at full speed (the pace only had to leave time for the Ctrl-C): the same models
+    models.write_text("".join(f'[models.{n}]\nprovider = "scripted"\n' for n in "xyz"))
     again = ebtui(*words[1:], timeout=240, env={**env(), "EBTUI_STORE_FSYNC": "0"})
     assert again.returncode == 0, again.stderr[-2000:]

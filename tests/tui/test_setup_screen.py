@@ -9,6 +9,7 @@ from textual.widgets import OptionList, Select
 from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.widgets.dilemma_card import DilemmaCard
 from tests.support.factories import make_dilemmas
+from tests.support.tui_helpers import wait_until
 
 
 async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> None:
@@ -18,6 +19,8 @@ async def test_setup_lists_dilemmas_and_previews_the_selected_one(make_app) -> N
         screen = app.screen
         assert isinstance(screen, SetupScreen)
         assert screen.query_one("#dilemma-list", OptionList).option_count == 2
+        # the preview and the options come in the frames after the list's first one
+        await wait_until(lambda: screen.options_ready and any(c.source for c in screen.query(DilemmaCard)))
         card = screen.query_one(DilemmaCard)
         assert "The Lighthouse Keeper's Log" in card.source
         assert "A nurse is asked to back-date a chart" in card.source  # the full dilemma, not a summary
@@ -111,8 +114,27 @@ async def test_the_picker_shows_the_name_then_the_detail_dimmed(make_app) -> Non
     app.services.choices = replace(app.services.choices, details={"local": "local/echo-1", "scripted": ""})
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        await wait_until(lambda: app.screen.options_ready)  # the options come after the list's first frame
         select = app.screen.query_one("#team-a", Select)
         labels = {value: label for label, value in select._options}
         assert labels["local"].plain == "local  local/echo-1"
         assert [span.style for span in labels["local"].spans] == ["dim"]
         assert labels["scripted"].plain == "scripted"
+
+
+async def test_a_key_before_the_options_frame_makes_the_options_at_once(make_app) -> None:
+    """The options column comes after the list's first frame; enter on the list before then still moves to the
+    Team A picker (made there and then), and ctrl+r still starts the round with the preset models."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        await screen._selected()  # what enter on the list runs, whether or not the options' frame has come
+        assert screen.options_ready
+        await pilot.pause()  # focus moves in a message
+        assert app.focused is screen.query_one("#team-a", Select)
+        assert len(screen.query("#options Select")) == 3  # made once, not twice
+        await screen._mount_options()
+        assert len(screen.query("#options Select")) == 3
+        await pilot.press("ctrl+r")
+        await wait_until(lambda: type(app.screen).__name__ != "SetupScreen")

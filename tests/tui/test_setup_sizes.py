@@ -17,6 +17,7 @@ from textual.widgets import Button, Select, Static
 
 from tests.support.factories import make_dilemmas
 from tests.support.paths import ROOT
+from tests.support.tui_helpers import wait_until
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY", "DASHSCOPE_API_KEY",
             "OPENROUTER_API_KEY", "TOGETHER_API_KEY")
@@ -27,6 +28,7 @@ async def test_start_and_every_picker_are_on_screen(make_app, size: tuple[int, i
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
+        await wait_until(lambda: app.screen.options_ready)  # the options come after the list's first frame
         screen = app.screen
         region = screen.region
         for widget in [screen.query_one("#start", Button), *screen.query(Select)]:
@@ -43,6 +45,7 @@ async def test_a_dilemma_without_a_consistency_case_is_marked(make_app) -> None:
     app = make_app(dilemmas=dilemmas)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        await wait_until(lambda: app.screen.options_ready)
         note = app.screen.query_one("#consistency-note", Static)
         assert not note.display
         await pilot.press("down")

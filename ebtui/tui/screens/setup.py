@@ -13,17 +13,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.validation import Integer
-from textual.widgets import Button, Checkbox, Header, Input, Label, OptionList, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ebtui.core.records import Dilemma
 from ebtui.core.safe_text import strip_control
 from ebtui.tui.keys import bindings
 from ebtui.tui.services import app_services
 from ebtui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
+    from ebtui.core.records import Dilemma
     from ebtui.core.usecases.play import RoundRequest
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
@@ -54,6 +56,9 @@ class SetupScreen(Screen[None]):
         #: first frame (benchmarks 5 and 7 time the list's first frame)
         self._preview_ready = False
         self._card_mounting = False
+        #: the options column is filled after the first frame (`_mount_options`)
+        self.options_ready = False
+        self._options_mount: AwaitMount | None = None
 
     def compose(self) -> ComposeResult:
         services = app_services(self)
@@ -65,26 +70,51 @@ class SetupScreen(Screen[None]):
             with VerticalScroll(id="preview"):  # the preview's card comes after the first frame
                 yield Static("" if services.dilemmas is not None else "Loading the dilemmas…",
                              id="preview-loading", markup=False)
-            with Vertical(id="options"):
-                choices = services.choices
-                for (role_id, role_label), preset in zip(ROLES, choices.seats, strict=True):
-                    yield Label(role_label, classes="option-label")
-                    yield Select(
-                        [(self._model_label(n), n) for n in choices.names],
-                        value=preset if preset in choices.names else Select.NULL,
-                        allow_blank=False,
-                        compact=True,
-                        id=role_id,
-                    )
-                yield Checkbox("Blind judge (hide names)", id="blind-judge", compact=True)
-                yield Label("Max tokens per reply", classes="option-label")
-                yield Input(placeholder="model default", id="max-tokens", type="integer", compact=True,
-                            validators=[Integer(minimum=1, maximum=1_000_000)], valid_empty=True)
-                yield Static("", id="consistency-note", markup=False)
-                yield Static("", id="setup-hint", markup=False)
-                # docked at the bottom of its column: visible without scrolling, at 80x24 too
-                yield Button("Start round  ctrl+r", variant="primary", id="start")
+            # the options (model pickers, checkbox, max tokens, Start) come in the frame after the list's first
+            # one: their widgets (three Selects, each a list of its own) and their modules were a third of the
+            # first frame's cost (benchmark 7); `options_ready` says when they are in
+            yield Vertical(id="options")
         yield Footer()
+
+    def _option_widgets(self) -> list[Widget]:
+        from textual.validation import Integer
+        from textual.widgets import Checkbox, Input, Select
+
+        choices = app_services(self).choices
+        widgets: list[Widget] = []
+        for (role_id, role_label), preset in zip(ROLES, choices.seats, strict=True):
+            widgets.append(Label(role_label, classes="option-label"))
+            widgets.append(Select(
+                [(self._model_label(n), n) for n in choices.names],
+                value=preset if preset in choices.names else Select.NULL,
+                allow_blank=False,
+                compact=True,
+                id=role_id,
+            ))
+        widgets += [
+            Checkbox("Blind judge (hide names)", id="blind-judge", compact=True),
+            Label("Max tokens per reply", classes="option-label"),
+            Input(placeholder="model default", id="max-tokens", type="integer", compact=True,
+                  validators=[Integer(minimum=1, maximum=1_000_000)], valid_empty=True),
+            Static("", id="consistency-note", markup=False),
+            Static("", id="setup-hint", markup=False),
+            # docked at the bottom of its column: visible without scrolling, at 80x24 too
+            Button("Start round  ctrl+r", variant="primary", id="start"),
+        ]
+        return widgets
+
+    async def _mount_options(self) -> None:
+        """The options column's widgets, once the list's first frame is up, or at once when a key needs them
+        before (once)."""
+        if self._options_mount is None:
+            if not self.is_attached:
+                return
+            self._options_mount = self.query_one("#options").mount_all(self._option_widgets())
+            await self._options_mount
+            self.options_ready = True
+            self._show_consistency_note()
+        else:
+            await self._options_mount  # done, or under way (a key came while the frame mounted them)
 
     @staticmethod
     def _new_card() -> DilemmaCard:
@@ -108,6 +138,8 @@ class SetupScreen(Screen[None]):
         services = app_services(self)
         self.sub_title = "New round"
         self.query_one("#dilemma-list", OptionList).focus()
+        # two refreshes, as for the preview: the first lays the list out, the second paints it
+        self.call_after_refresh(self.call_after_refresh, self._mount_options)
         if services.dilemmas is None:  # paint first, read the document in a thread
             self.document_loading = True
             self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
@@ -173,6 +205,8 @@ class SetupScreen(Screen[None]):
         return self.dilemmas[index]
 
     def _show_consistency_note(self) -> None:
+        if not self.options_ready:  # shown when the options come in (_mount_options)
+            return
         d = self.selected_dilemma
         note = "" if d is None or d.has_consistency_case else \
             "No consistency case: this round skips the consistency test."
@@ -187,11 +221,15 @@ class SetupScreen(Screen[None]):
         self.query_one("#preview").scroll_home(animate=False)
 
     @on(OptionList.OptionSelected, "#dilemma-list")
-    def _selected(self) -> None:
-        self.query_one("#team-a", Select).focus()
+    async def _selected(self) -> None:
+        await self._mount_options()  # at once, if a key came before the options' frame
+        self.query_one("#team-a").focus()
 
     @on(Button.Pressed, "#start")
-    def action_start(self) -> None:
+    async def action_start(self) -> None:
+        from textual.widgets import Checkbox, Input, Select
+
+        await self._mount_options()  # at once, if ctrl+r came before the options' frame
         dilemma = self.selected_dilemma
         if dilemma is None:
             self.notify("The dilemmas are still loading." if self.document_loading else "Pick a dilemma first.",

@@ -174,6 +174,7 @@ def test_when_only_dilemmas_would_help_and_none_are_left_it_says_so(tmp_path: Pa
     assert finished.tournament.status == TournamentStatus.COMPLETE
 
 
+@pytest.mark.slow  # the default run has the same promise from a real process: test_kill_9_during_a_wave_then_resume_…
 def test_a_killed_adaptive_run_resumes_with_its_recorded_waves(tmp_path: Path, titles: dict[str, str]) -> None:
     """The wave is saved before its rounds start: a run stopped in the middle of a wave (here: cancelled, as a
     kill leaves it) resumes with the same extended schedule and plays nothing twice."""
@@ -298,3 +299,5 @@ def test_kill_9_during_a_wave_then_resume_plays_the_recorded_wave(tmp_path: Path
     assert after.waves[0].exchanges == first.waves[0].exchanges  # the recorded wave was played as recorded
     rounds = ResultsStore(store).load_rounds(tournament=tid)
     assert len({r.schedule_key for r in rounds}) == len(rounds)
+    # the resumed run goes on counting looks where the killed one left off
+    assert [m["look"] for m in after.measurements] == list(range(1, len(after.measurements) + 1))

@@ -26,14 +26,14 @@ pytestmark = [
                        reason="llama_cpp not installed (pip install '.[local]')"),
 ]
 
-ANSWER_WORDS = 50  # short, still a few sentences of the model's own reasoning
+ANSWER_WORDS = 30  # short, still a couple of sentences of the model's own reasoning
 
 
 async def test_local_model_plays_a_whole_round(tmp_path: Path) -> None:
     models = tmp_path / "models.toml"
     models.write_text(
         f"[models.local]\nprovider = \"local\"\nseed = 7\n"
-        f"answer_words = {ANSWER_WORDS}\njson_string_chars = 120\n"
+        f"answer_words = {ANSWER_WORDS}\njson_string_chars = 60\n"
     )
     config = load_models_config(models)
     clients = build_clients(config, ["local"])
