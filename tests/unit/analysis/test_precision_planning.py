@@ -146,9 +146,15 @@ def test_planned_half_width_matches_the_obtained_one() -> None:
 @pytest.mark.parametrize("mode", ["rotate", "panel"])
 @pytest.mark.parametrize("G", [4, 8, 16])
 def test_planned_half_width_matches_the_obtained_one_on_the_grid(mode: str, G: int) -> None:
+    """4 models judging each other. In rotation the predicted mean half-width is within 10% of the printed one
+    over 100 tournaments (measured 0.98 / 1.01 / 0.96 at 4 / 8 / 16 dilemmas, docs/STATISTICS.md): at 16
+    dilemmas the printed half-width rests mostly on the judge x model estimate (5 df), so the mean of 40
+    tournaments still has a standard error near 5% and 20 can miss by 15% (seeds 0-19: 0.86). Panels: 30
+    tournaments, within 25%."""
     p = planted(dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3, judge_model=0.05, residual=0.3)
-    halves, _ = _obtained(p, G, mode, range(30))
-    assert _predicted(p, G, mode) == pytest.approx(float(np.mean(halves)), rel=0.25)
+    halves, _ = _obtained(p, G, mode, range(100 if mode == "rotate" else 30), replicates=150)
+    ratio = _predicted(p, G, mode) / float(np.mean(halves))
+    assert (0.90 <= ratio <= 1.10) if mode == "rotate" else (0.75 <= ratio <= 1.25), ratio
 
 
 def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
