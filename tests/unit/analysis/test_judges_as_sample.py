@@ -243,8 +243,11 @@ def test_the_plans_half_width_is_the_tables() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("G", [4, 8, 16])
 def test_the_plans_half_width_is_the_tables_at_4_8_16_dilemmas(G: int) -> None:
+    """Within 10% over 40 tournaments (measured 1.02 / 1.03 / 1.04 at 4 / 8 / 16 dilemmas; over 60: 0.99 / 1.01 /
+    1.03, docs/STATISTICS.md)."""
     p = world(EQUAL)
-    assert _predicted(p, G) == pytest.approx(_half_widths(p, G, range(40)), rel=0.25)
+    ratio = _predicted(p, G) / _half_widths(p, G, range(40))
+    assert 0.90 <= ratio <= 1.10, ratio
 
 
 def _promised(G: int, target: float) -> Planted:

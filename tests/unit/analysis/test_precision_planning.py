@@ -133,13 +133,14 @@ def _predicted(p: Planted, G: int, mode: str) -> float:
 
 
 def test_planned_half_width_matches_the_obtained_one() -> None:
-    """The contract's ±25% against the half-width the report's pairwise table prints (simultaneous, judges as a
-    sample), on a design in the 4-16 range (the slow test below runs the whole grid). Measured: 0.87 of the
-    obtained mean here (the realised degrees of freedom run a little under the plan's: the judge x model
-    estimate's own df vary from tournament to tournament)."""
+    """Against the half-width the report's pairwise table prints (simultaneous, judges as a sample), 4 models
+    judging each other in rotation on 6 dilemmas (the slow test below runs the whole grid on 100 tournaments,
+    within 10%). Measured: 0.96 of the obtained mean here (0.87 before the plan counted the exchange variance
+    in the residual the judge x model estimate is made against); the mean of 14 tournaments has a standard
+    error near 6%, hence 15% here."""
     p = planted()
     halves, _ = _obtained(p, 6, "rotate", range(14), replicates=150)
-    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.25)
+    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.15)
 
 
 @pytest.mark.slow
