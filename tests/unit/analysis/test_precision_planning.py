@@ -169,6 +169,27 @@ def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
     return planted(skill=(6.5 + delta, 6.5, 6.0, 5.7)), delta
 
 
+def test_a_plan_counts_an_exchange_variance_it_cannot_separate_in_the_residual() -> None:
+    """Where every exchange is judged once the estimator cannot separate the exchange variance: it is in the
+    residual the judge x model estimate is made against, so the plan's reduction for that estimate (its df and
+    sampling spread) must count it there; on a panel, where the exchange is separable, it is its own term.
+    (With it counted, the plan's sd of the estimate at 16 dilemmas is 0.0407, the measured sd over 400
+    tournaments 0.0407; without, 0.0384.)"""
+    from ebtui.core.analysis.precision import _variance_rows
+    from ebtui.core.analysis.variance import planned_reduction
+
+    p = planted()
+    moved = {**p.vc, "exchange": 0.0, "residual": p.vc["residual"] + p.vc["exchange"]}
+    dropped = {**p.vc, "exchange": 0.0}
+    rotate = _variance_rows(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")))
+    got, same_as_moved, without = (planned_reduction(rotate, vc, "judge_model") for vc in (p.vc, moved, dropped))
+    assert got is not None and without is not None
+    assert got == same_as_moved and got[2] > without[2]
+    panel = _variance_rows(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="panel")))
+    on_panel, panel_moved = (planned_reduction(panel, vc, "judge_model") for vc in (p.vc, moved))
+    assert on_panel is not None and panel_moved is not None and on_panel != panel_moved
+
+
 def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
     p, _ = _power_case("rotate", 6, 0.9)
     _, excl = _obtained(p, 6, "rotate", range(100, 124), pair=("m1", "m2"), replicates=150)
