@@ -495,9 +495,21 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
         return None
     _q, coef, df = red
     k = float(coef[eq.unknowns.index(name)])
-    rest = sum(float(coef[i]) * max(float(components.get(u, 0.0)), 0.0) for i, u in enumerate(eq.unknowns)
-               if u != name)
+    seen = seen_components(components, comps)
+    rest = sum(float(coef[i]) * seen[u] for i, u in enumerate(eq.unknowns) if u != name)
     return (df, scale * k, rest) if k > 0 else None
+
+
+def seen_components(components: Mapping[str, float], separable: Sequence[str]) -> dict[str, float]:
+    """The components as the estimator will see them on a design that separates only `separable`: an
+    exchange variance there is inside the residual when every exchange is scored once (its level is then the
+    team score itself), so a plan of such a design counts it in the residual its estimates are made against
+    (negative values as 0)."""
+    out = {k: max(float(components.get(k, 0.0)), 0.0) for k in COMPONENTS}
+    if "exchange" not in separable:
+        out["residual"] += out["exchange"]
+        out["exchange"] = 0.0
+    return out
 
 
 def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, *,

@@ -133,22 +133,29 @@ def _predicted(p: Planted, G: int, mode: str) -> float:
 
 
 def test_planned_half_width_matches_the_obtained_one() -> None:
-    """The contract's ±25% against the half-width the report's pairwise table prints (simultaneous, judges as a
-    sample), on a design in the 4-16 range (the slow test below runs the whole grid). Measured: 0.87 of the
-    obtained mean here (the realised degrees of freedom run a little under the plan's: the judge x model
-    estimate's own df vary from tournament to tournament)."""
+    """Against the half-width the report's pairwise table prints (simultaneous, judges as a sample), 4 models
+    judging each other in rotation on 6 dilemmas (the slow test below runs the whole grid on 100 tournaments,
+    within 10%). Measured: 0.96 of the obtained mean here (0.91 before the plan counted the exchange variance
+    in the residual the judge x model estimate is made against); the mean of 14 tournaments has a standard
+    error near 6%, hence 15% here."""
     p = planted()
     halves, _ = _obtained(p, 6, "rotate", range(14), replicates=150)
-    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.25)
+    assert _predicted(p, 6, "rotate") == pytest.approx(float(np.mean(halves)), rel=0.15)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["rotate", "panel"])
 @pytest.mark.parametrize("G", [4, 8, 16])
 def test_planned_half_width_matches_the_obtained_one_on_the_grid(mode: str, G: int) -> None:
+    """4 models judging each other. In rotation the predicted mean half-width is within 10% of the printed one
+    over 100 tournaments (measured 0.98 / 1.01 / 0.96 at 4 / 8 / 16 dilemmas, docs/STATISTICS.md): at 16
+    dilemmas the printed half-width rests mostly on the judge x model estimate (5 df), so the mean of 40
+    tournaments still has a standard error near 5% and 20 can miss by 15% (seeds 0-19: 0.86). Panels: 30
+    tournaments, within 25%."""
     p = planted(dilemma=0.3, model_dilemma=0.15, exchange=0.1, judge=0.3, judge_model=0.05, residual=0.3)
-    halves, _ = _obtained(p, G, mode, range(30))
-    assert _predicted(p, G, mode) == pytest.approx(float(np.mean(halves)), rel=0.25)
+    halves, _ = _obtained(p, G, mode, range(100 if mode == "rotate" else 30), replicates=150)
+    ratio = _predicted(p, G, mode) / float(np.mean(halves))
+    assert (0.90 <= ratio <= 1.10) if mode == "rotate" else (0.75 <= ratio <= 1.25), ratio
 
 
 def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
@@ -160,6 +167,27 @@ def _power_case(mode: str, G: int, target: float) -> tuple[Planted, float]:
     assert delta is not None
     assert power(delta, q.se, G, se_true=q.se_true, df=q.df, tests=q.tests) == pytest.approx(target, abs=1e-3)
     return planted(skill=(6.5 + delta, 6.5, 6.0, 5.7)), delta
+
+
+def test_a_plan_counts_an_exchange_variance_it_cannot_separate_in_the_residual() -> None:
+    """Where every exchange is judged once the estimator cannot separate the exchange variance: it is in the
+    residual the judge x model estimate is made against, so the plan's reduction for that estimate (its df and
+    sampling spread) must count it there; on a panel, where the exchange is separable, it is its own term.
+    (With it counted, the plan's sd of the estimate at 16 dilemmas is 0.0407, the measured sd over 400
+    tournaments 0.0407; without, 0.0384.)"""
+    from ebtui.core.analysis.precision import _variance_rows
+    from ebtui.core.analysis.variance import planned_reduction
+
+    p = planted()
+    moved = {**p.vc, "exchange": 0.0, "residual": p.vc["residual"] + p.vc["exchange"]}
+    dropped = {**p.vc, "exchange": 0.0}
+    rotate = _variance_rows(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")))
+    got, same_as_moved, without = (planned_reduction(rotate, vc, "judge_model") for vc in (p.vc, moved, dropped))
+    assert got is not None and without is not None
+    assert got == same_as_moved and got[2] > without[2]
+    panel = _variance_rows(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="panel")))
+    on_panel, panel_moved = (planned_reduction(panel, vc, "judge_model") for vc in (p.vc, moved))
+    assert on_panel is not None and panel_moved is not None and on_panel != panel_moved
 
 
 def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
