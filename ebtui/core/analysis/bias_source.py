@@ -292,7 +292,7 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
     test_bias_source.py)."""
     from itertools import combinations
 
-    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, boot_alpha
+    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, boot_alpha, criteria_structure
 
     judged = np.flatnonzero(facts.judged)
     R = 2 * len(judged)
@@ -353,21 +353,8 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
                        "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
                        "n": len(groups), "n_score_pairs": len(diffs), "interval_note": note})
     # the criteria: correlations and the first principal component
-    k = len(CRITERIA)
-    corr = np.full((k, k), np.nan)
+    corr, share, share_note = criteria_structure(sc)
     fin = np.isfinite(sc)
-    for i in range(k):
-        for j in range(k):
-            ok = fin[:, i] & fin[:, j]
-            if ok.sum() >= 3 and np.std(sc[ok, i]) > 0 and np.std(sc[ok, j]) > 0:
-                corr[i, j] = float(np.corrcoef(sc[ok, i], sc[ok, j])[0, 1])
-    share = None
-    share_note = ""
-    if np.isfinite(corr).all():
-        eig = np.linalg.eigvalsh(corr)
-        share = float(eig[-1] / eig.sum())
-    else:
-        share_note = "some criterion has no variation or too few scores"
     return {
         "alpha_by_criterion": {a["criterion"]: a for a in alphas},
         "alpha_level": ALPHA_LEVEL,

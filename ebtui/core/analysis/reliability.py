@@ -145,6 +145,24 @@ alpha_from = _alpha_from
 boot_alpha = _boot_alpha
 
 
+
+def criteria_structure(mat: np.ndarray) -> tuple[np.ndarray, float | None, str]:
+    """The criteria's pairwise correlations over a (judgment team x criterion) score matrix (NaN: no score; a
+    pair needs 3 common scores and variation in both) and the first principal component's share of them, or
+    None with the reason."""
+    k = mat.shape[1]
+    corr = np.full((k, k), np.nan)
+    fin = np.isfinite(mat)
+    for i in range(k):
+        for j in range(k):
+            ok = fin[:, i] & fin[:, j] if len(mat) else np.zeros(0, bool)
+            if ok.sum() >= 3 and np.std(mat[ok, i]) > 0 and np.std(mat[ok, j]) > 0:
+                corr[i, j] = float(np.corrcoef(mat[ok, i], mat[ok, j])[0, 1])
+    if np.isfinite(corr).all():
+        eig = np.linalg.eigvalsh(corr)
+        return corr, float(eig[-1] / eig.sum()), ""
+    return corr, None, "some criterion has no variation or too few scores"
+
 def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
                      replicates: int = 200) -> ReliabilityJson:
     """`reliability` of `report --json` (see the module docstring)."""
@@ -198,19 +216,7 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
     # criteria: correlations and the first principal component
     mat = np.array([[np.nan if (v := rec["scores"][c]) is None else float(v) for c in CRITERIA]
                     for rec in recs]) if recs else np.zeros((0, len(CRITERIA)))
-    corr = np.full((len(CRITERIA), len(CRITERIA)), np.nan)
-    for i in range(len(CRITERIA)):
-        for j in range(len(CRITERIA)):
-            ok = np.isfinite(mat[:, i]) & np.isfinite(mat[:, j]) if len(mat) else np.zeros(0, bool)
-            if ok.sum() >= 3 and np.std(mat[ok, i]) > 0 and np.std(mat[ok, j]) > 0:
-                corr[i, j] = float(np.corrcoef(mat[ok, i], mat[ok, j])[0, 1])
-    share = None
-    share_note = ""
-    if np.isfinite(corr).all():
-        eig = np.linalg.eigvalsh(corr)
-        share = float(eig[-1] / eig.sum())
-    else:
-        share_note = "some criterion has no variation or too few scores"
+    corr, share, share_note = criteria_structure(mat)
     complete = int(np.isfinite(mat).all(axis=1).sum()) if len(mat) else 0
     return {
         "alpha_by_criterion": {a["criterion"]: a for a in alphas},
