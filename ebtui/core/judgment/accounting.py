@@ -446,14 +446,16 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
                   crits_all: tuple[str, ...]) -> list[Loose]:
     """The unexplained numbers of one line (or table row) at offset `pos`, read under the section's `team`
     and the heading's `crit`, each with the cells it concerns."""
+    tmarks = _team_marks(line, rx, team)
+    cmarks = _crit_marks(line)
+    if not tmarks and not cmarks and crit is None and team not in ("a", "b"):
+        return []  # a line that names no cell, under no heading's or section's: none of its numbers is a cell's
     names = [(m.start(), m.end()) for m in rx.finditer(line)]  # "Team 1", a model id: names, not numbers
     nums = [n for n in numbers_in(line) if n.reason is None and not _inside(names, n.start, n.end)]
     if not nums:
         return []
-    tmarks = _team_marks(line, rx, team)
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
-    cmarks = _crit_marks(line)
     trail = TRAILING_SCORE.search(line, max(0, len(line) - 80))
     if trail is not None and cmarks and cmarks[0][0] < trail.start():
         # "- Consistency: 2 points of tension left open; overall 6": a line that ends on its score, set off after
