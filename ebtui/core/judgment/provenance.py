@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ebtui.core.judgment.accounting import Loose
 from ebtui.core.judgment.vocabulary import (
@@ -56,6 +58,30 @@ _FILLER = {
 }
 
 
+@lru_cache(maxsize=8)
+def _name_starts(clean: str) -> list[int]:
+    """Where CRIT_RE's matches in `clean` start, scanned once per line (see _last_name)."""
+    return [m.start() for m in CRIT_RE.finditer(clean)]
+
+
+def _last_name(clean: str, end: int) -> int | None:
+    """Where the last of CRIT_RE's matches in clean[:end] starts (None: no match), in time independent of `end`:
+    the same as `list(CRIT_RE.finditer(clean[:end]))[-1].start()`, which rescans the line for every number.
+    Only a match ending at `end` can differ from the whole line's scan (the end of the text satisfies the
+    closing lookahead where the next character may not), and no match holds a character other than a letter,
+    a space, "_", "-" or "."; so before the run of such characters that ends at `end` both scans agree, and
+    only that run is scanned again."""
+    run = end
+    while run > 0 and (clean[run - 1].isalpha() or clean[run - 1].isspace() or clean[run - 1] in "_-."):
+        run -= 1
+    tail = [m.start() for m in CRIT_RE.finditer(clean, run, end)]
+    if tail:
+        return tail[-1]
+    starts = _name_starts(clean)
+    k = bisect_left(starts, run) - 1
+    return starts[k] if k >= 0 else None
+
+
 def _line_kind(clean: str, v: Val) -> str:
     """"line" where the number stands as a label's value ("3. Stakeholder recognition - 8", "Team A: 8/10",
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
@@ -68,13 +94,12 @@ def _line_kind(clean: str, v: Val) -> str:
         # "- Principle articulation: 2 principles, stated early → 8/10": the line ends on its score, and every
         # number before it is explained (a count); where one is not ("1 here, really, …: 5") the read is prose
         return "line"
-    prefix = clean[: v.start]
     # the whole line up to the number is one label phrase ending in a colon: "- Honesty about weaknesses: 9"
-    if _LABEL_PHRASE.fullmatch(prefix) and CRIT_RE.search(prefix):
+    if _LABEL_PHRASE.fullmatch(clean, 0, v.start) and CRIT_RE.search(clean, 0, v.start):
         return "line"
-    names = list(CRIT_RE.finditer(prefix))
-    if names:  # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
-        prefix = prefix[names[-1].start():]
+    last = _last_name(clean, v.start)
+    # from the (last) criterion's name on: "Consistency: 7 … actually, Consistency: 6"
+    prefix = clean[last:v.start] if last is not None else clean[: v.start]
     # "Consistency: Strong (8)": a rating of a word or two, then the number alone in brackets, is a label's value
     prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
                     prefix)

@@ -558,7 +558,7 @@ class TextReader(TableReading):
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
             since = teams[ti - 1].end() if ti else 0
-            if _THIRD_RE.search(clean, since, cm.start()):
+            if team is not None and _THIRD_RE.search(clean, since, cm.start()):  # (no team: nothing to undo)
                 team = None
             if idx and _CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
                 v = Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
