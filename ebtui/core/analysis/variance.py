@@ -7,6 +7,7 @@ The model, the estimator and its rules: docs/STATISTICS.md, "Variance components
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NotRequired, TypedDict
@@ -486,10 +487,9 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     (df, k, rest) with E[Q] = k var + rest at the given components. `scale`: the rows are the first dilemmas of
     a design `scale` times as long (k grows with the dilemmas, the rest stays with its df), so a long plan is
     not refitted at full size. None when the component is not separable or its reduction has under 2 df."""
-    comps, _why = _separable(rows)
-    if name not in comps:
+    comps, eq = _planned_equations(tuple(rows))
+    if name not in comps or eq is None:
         return None
-    eq = _equations(_prepare(rows), comps)
     red = _reduction(eq, name)
     if red is None or red[2] < 2:
         return None
@@ -498,6 +498,17 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     seen = seen_components(components, comps)
     rest = sum(float(coef[i]) * seen[u] for i, u in enumerate(eq.unknowns) if u != name)
     return (df, scale * k, rest) if k > 0 else None
+
+
+@functools.lru_cache(maxsize=64)
+def _planned_equations(rows: tuple[Row, ...]) -> tuple[list[str], _Equations | None]:
+    """A planned design's separable components and Henderson equations (they depend on the design alone, not on
+    the scores or the components): one plan prices the same design's first dilemmas for several components and
+    candidate sizes, so they are worked out once per design (same arrays, so the same floats). Read-only."""
+    comps, _why = _separable(rows)
+    if not comps:
+        return comps, None
+    return comps, _equations(_prepare(rows), comps)
 
 
 def seen_components(components: Mapping[str, float], separable: Sequence[str]) -> dict[str, float]:
