@@ -500,7 +500,7 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     return (df, scale * k, rest) if k > 0 else None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=128)  # a plan prices 66 designs; ~400 rows each
 def _planned_equations(rows: tuple[Row, ...]) -> tuple[list[str], _Equations | None]:
     """A planned design's separable components and Henderson equations (they depend on the design alone, not on
     the scores or the components): one plan prices the same design's first dilemmas for several components and
