@@ -488,7 +488,7 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     a design `scale` times as long (k grows with the dilemmas, the rest stays with its df), so a long plan is
     not refitted at full size. None when the component is not separable or its reduction has under 2 df."""
     comps, eq = _planned_equations(tuple(rows))
-    if name not in comps or eq is None:
+    if eq is None or name not in comps:
         return None
     red = _reduction(eq, name)
     if red is None or red[2] < 2:
@@ -500,15 +500,11 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     return (df, scale * k, rest) if k > 0 else None
 
 
-@functools.lru_cache(maxsize=128)  # a plan prices 66 designs; ~400 rows each
+@functools.lru_cache(maxsize=128)  # one plan: ~66 designs of ~400 rows
 def _planned_equations(rows: tuple[Row, ...]) -> tuple[list[str], _Equations | None]:
-    """A planned design's separable components and Henderson equations (they depend on the design alone, not on
-    the scores or the components): one plan prices the same design's first dilemmas for several components and
-    candidate sizes, so they are worked out once per design (same arrays, so the same floats). Read-only."""
-    comps, _why = _separable(rows)
-    if not comps:
-        return comps, None
-    return comps, _equations(_prepare(rows), comps)
+    """A design's separable components and Henderson equations, once a design (read per judge component)."""
+    comps = _separable(rows)[0]
+    return comps, (_equations(_prepare(rows), comps) if comps else None)
 
 
 def seen_components(components: Mapping[str, float], separable: Sequence[str]) -> dict[str, float]:
@@ -527,13 +523,11 @@ def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, 
                scale: float = 1.0) -> float | None:
     """`estimate_df` of component `name` on a planned design with the components at the given values: how
     many degrees of freedom its estimate will have (see planned_reduction)."""
-    red = planned_reduction(rows, components, name, scale=scale)
-    if red is None:
+    if (red := planned_reduction(rows, components, name, scale=scale)) is None:
         return None
     df, k, rest = red
     v = max(float(components.get(name, 0.0)), 0.0)
-    expected = k * v + rest
-    return float(df * (k * v / expected) ** 2) if expected > 0 else None
+    return float(df * (k * v / (k * v + rest)) ** 2) if k * v + rest > 0 else None
 
 
 def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:
