@@ -7,6 +7,7 @@ The model, the estimator and its rules: docs/STATISTICS.md, "Variance components
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NotRequired, TypedDict
@@ -486,10 +487,9 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     (df, k, rest) with E[Q] = k var + rest at the given components. `scale`: the rows are the first dilemmas of
     a design `scale` times as long (k grows with the dilemmas, the rest stays with its df), so a long plan is
     not refitted at full size. None when the component is not separable or its reduction has under 2 df."""
-    comps, _why = _separable(rows)
-    if name not in comps:
+    comps, eq = _planned_equations(tuple(rows))
+    if eq is None or name not in comps:
         return None
-    eq = _equations(_prepare(rows), comps)
     red = _reduction(eq, name)
     if red is None or red[2] < 2:
         return None
@@ -498,6 +498,13 @@ def planned_reduction(rows: Sequence[Row], components: Mapping[str, float], name
     seen = seen_components(components, comps)
     rest = sum(float(coef[i]) * seen[u] for i, u in enumerate(eq.unknowns) if u != name)
     return (df, scale * k, rest) if k > 0 else None
+
+
+@functools.lru_cache(maxsize=128)  # one plan: ~66 designs of ~400 rows
+def _planned_equations(rows: tuple[Row, ...]) -> tuple[list[str], _Equations | None]:
+    """A design's separable components and Henderson equations, once a design (read per judge component)."""
+    comps = _separable(rows)[0]
+    return comps, (_equations(_prepare(rows), comps) if comps else None)
 
 
 def seen_components(components: Mapping[str, float], separable: Sequence[str]) -> dict[str, float]:
@@ -516,13 +523,11 @@ def planned_df(rows: Sequence[Row], components: Mapping[str, float], name: str, 
                scale: float = 1.0) -> float | None:
     """`estimate_df` of component `name` on a planned design with the components at the given values: how
     many degrees of freedom its estimate will have (see planned_reduction)."""
-    red = planned_reduction(rows, components, name, scale=scale)
-    if red is None:
+    if (red := planned_reduction(rows, components, name, scale=scale)) is None:
         return None
     df, k, rest = red
     v = max(float(components.get(name, 0.0)), 0.0)
-    expected = k * v + rest
-    return float(df * (k * v / expected) ** 2) if expected > 0 else None
+    return float(df * (k * v / (k * v + rest)) ** 2) if k * v + rest > 0 else None
 
 
 def _bootstrap(rows: Sequence[Row], comps: Sequence[str], replicates: int, seed: int) -> dict[str, list[float]]:

@@ -78,6 +78,20 @@ def precision_plan(ctx: AppContext, cfg: TournamentConfig | None, *, from_ids: S
                    document_dilemmas: Callable[[str | None], int]) -> PrecisionPlan:
     """Candidate designs with their predicted half-width, detectable gap, calls and cost (`document_dilemmas`:
     how many dilemmas a document holds, the front end's reading of it)."""
+    from threadpoolctl import threadpool_limits
+
+    # every matrix of a plan is small (a design's few dozen columns, ~60 designs): BLAS threads only spin against
+    # each other and the machine's other work (measured on 2 busy cores: 2.6-5.9 s of CPU for `plan --config`
+    # against 1.3 s on one thread, the same bytes out); as `ebtui report` (ebtui/cli/report.py) does by env
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _precision_plan(ctx, cfg, from_ids=from_ids, config_given=config_given, delta=delta,
+                               half_width=half_width, n_models=n_models, document=document,
+                               document_dilemmas=document_dilemmas)
+
+
+def _precision_plan(ctx: AppContext, cfg: TournamentConfig | None, *, from_ids: Sequence[str], config_given: bool,
+                    delta: float | None, half_width: float | None, n_models: int | None, document: str | None,
+                    document_dilemmas: Callable[[str | None], int]) -> PrecisionPlan:
     from ebtui.core.analysis.variance import default_components, variance_components
     from ebtui.core.families import family_function
     from ebtui.core.tournament.planner import Pricing, make_plan

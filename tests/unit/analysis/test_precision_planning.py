@@ -199,9 +199,11 @@ def test_where_the_plan_promises_power_the_interval_excludes_zero() -> None:
 def test_planned_power_matches_the_achieved_power_at_four_dilemmas() -> None:
     """At 4 dilemmas the interval is a simultaneous t interval on few degrees of freedom: the plan's power is a
     noncentral t with the interval's predicted df and the standard's critical value, so where it promises 80%
-    about 80% of tournaments exclude 0 (60 seeds: sd of the rate 0.05)."""
+    about 80% of tournaments exclude 0 (40 seeds: sd of the rate 0.06; the slow test_planned_power_is_calibrated
+    checks it on 400). Measured 0.80 here; a plan that ignored the simultaneous critical value (tests=1) plants
+    a gap these seeds find 0.12 of the time, the normal approximation's 0.05."""
     p, _ = _power_case("rotate", 4, 0.8)
-    _, excl = _obtained(p, 4, "rotate", range(900, 960), pair=("m1", "m2"), replicates=150)
+    _, excl = _obtained(p, 4, "rotate", range(900, 940), pair=("m1", "m2"), replicates=150)
     assert abs(float(np.mean(excl)) - 0.8) <= 0.15
     # the normal approximation would promise 80% for a gap the t-based interval finds far less often
     q = predict_pairs(rows_of_exchanges(schedule_for(p, dilemmas=4, judges="rotate")), p.vc, pairs=[("m1", "m2")])[0]
