@@ -8,6 +8,13 @@ import pytest
 
 from tests.support.paths import PUBLIC_DILEMMAS, ROOT, subprocess_env
 
+# One BLAS thread per process, set before numpy loads (nothing above imports it): the xdist workers already
+# fill the cores, and each worker's OpenBLAS pool spinning on the tests' small matrices oversubscribed them
+# (`ebtui report` and `ebtui plan` hold BLAS to one thread for the same reason). Workers and children inherit it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
 # Tests that must not share the machine with their own kind run in one pytest-xdist worker each group
 # (`--dist loadgroup` in pyproject.toml): the SVG snapshots (rendering under load), the terminal tests in tmux
 # (they read the screen against deadlines) and the local model (one model in memory at a time, its threads on
