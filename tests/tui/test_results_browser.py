@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from textual.widgets import Input, Select, TabbedContent
 
@@ -136,3 +137,27 @@ async def test_browser_at_80x24_shows_readable_headers_and_filters(make_app) -> 
         await pilot.pause()
         assert [str(c.label) for c in table.columns.values()][-1] == "Tournament"
         assert table.row_count == len(screen.shown)
+
+
+def test_warm_up_reads_an_existing_index_ahead_and_creates_no_store(make_app, tmp_path) -> None:
+    """A real session reads the store's index after the first frame (so F3's first page does not wait for
+    index.json), holding the lock the browser's load takes; where there is no store yet, nothing is opened."""
+
+    class Watched(EntriesStore):
+        def query(self, newest_first: bool = False, limit: int | None = None, **filters: Any) -> list[dict[str, Any]]:
+            assert app.store_lock.locked(), "the read-ahead must hold the app's store lock"
+            return super().query(newest_first, limit, **filters)
+
+    absent = Watched(synthetic_entries(5))
+    absent.root = tmp_path / "no-store-yet"
+    app = make_app(store=absent)
+    app._warm_store()
+    assert absent.calls == [] and not absent.root.exists()
+
+    present = Watched(synthetic_entries(5))
+    present.root = tmp_path / "store"
+    present.root.mkdir()
+    (present.root / "index.json").write_text("{}")
+    app = make_app(store=present)
+    app._warm_store()
+    assert present.calls == [1] and not app.store_lock.locked()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -96,6 +97,8 @@ class ResultFilters:
 
 
 def filter_entries(entries: Iterable[IndexEntry], filters: ResultFilters) -> list[IndexEntry]:
+    if filters == ResultFilters():  # no filter (the browser as F3 opens it): no test per entry on the UI thread
+        return list(entries)
     return [e for e in entries if filters.matches(e)]
 
 
@@ -130,8 +133,14 @@ def entry_row(e: IndexEntry, keys: tuple[str, ...] | None = None) -> tuple[Text 
     return tuple(cells[k] for k in keys if k != "compact")
 
 
+def store_lock(node: Screen[None]) -> AbstractContextManager[object]:
+    """The app's lock over opening the store and reading its index (EbtuiApp.store_lock), or none."""
+    lock = getattr(node.app, "store_lock", None)
+    return cast("AbstractContextManager[object]", lock) if lock is not None else nullcontext()
+
+
 class ResultsScreen(Screen[None]):
-    CSS_PATH = "results.tcss"
+    # styles: results.tcss, read with the app's (EbtuiApp.CSS_PATH), not on the first push
     BINDINGS = bindings("results")
 
     @dataclass
@@ -202,7 +211,8 @@ class ResultsScreen(Screen[None]):
 
         ctx = app_context(self)
         try:
-            first = list_rounds(ctx, newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
+            with store_lock(self):  # the app's warm-up may be reading the index: wait for it, not twice
+                first = list_rounds(ctx, newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
             if len(first) == PAGE_ROWS:  # there may be more: show this page while reading the rest
                 self.post_message(self.EntriesLoaded(first, complete=False))
                 entries = list_rounds(ctx, newest_first=True, with_unreadable=False).entries
