@@ -243,12 +243,25 @@ def score_table(r: Round) -> list[str]:
     return lines
 
 
-async def _play(context: AppContext, prepared: PreparedRound, printer: LivePrinter) -> Round:
+async def _play(context: AppContext, prepared: PreparedRound, printer: LivePrinter,
+                stopped: list[signal.Signals]) -> Round:
+    """The round, with Ctrl-C and `kill` (which saves the round too) recorded in `stopped` and turned into a
+    cancel through the loop: the caller reads the signal from there, so a cancel that some await absorbed (the
+    round then returns as incomplete) still ends the command as interrupted, never as a finished round."""
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
+
+    def on_signal(sig: signal.Signals) -> None:
+        if not stopped and task is not None:
+            task.cancel()
+        stopped.append(sig)
+        if sig == signal.SIGINT:  # a second Ctrl-C: Python's default, KeyboardInterrupt at once
+            loop.remove_signal_handler(signal.SIGINT)
+
     if task is not None:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # `kill` saves the round too
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on_signal, sig)
     return await play_to_end(context, prepared, printer.handle)
 
 
@@ -315,10 +328,14 @@ def run(
         file=info,
     )
     interrupted: int | None = None
+    stopped: list[signal.Signals] = []
     try:
-        result = asyncio.run(_play(context, prepared, printer))
+        result = asyncio.run(_play(context, prepared, printer, stopped))
+        if stopped:
+            raise asyncio.CancelledError
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-        interrupted = EXIT_INTERRUPTED if isinstance(exc, KeyboardInterrupt) else EXIT_INCOMPLETE
+        by_sigint = isinstance(exc, KeyboardInterrupt) or signal.SIGINT in stopped
+        interrupted = EXIT_INTERRUPTED if by_sigint else EXIT_INCOMPLETE
         printer.interrupted()
         try:
             result = results.load_round(round_id)
