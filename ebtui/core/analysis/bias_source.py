@@ -292,7 +292,7 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
     test_bias_source.py)."""
     from itertools import combinations
 
-    from ebtui.core.analysis.reliability import ALPHA_LEVEL, MEAN, boot_alpha, criteria_structure
+    from ebtui.core.analysis.reliability import MEAN, alpha_row, reliability_section, retest_row
 
     judged = np.flatnonzero(facts.judged)
     R = 2 * len(judged)
@@ -309,8 +309,7 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
     for c, values in (*((crit, sc[:, k]) for k, crit in enumerate(CRITERIA)), (MEAN, mean)):
         est, lo, hi, note, n_units, n_values, left = _alpha_rows(values, unit, dilemma, list(dil_names), seed,
                                                                  replicates)
-        alphas.append({"criterion": c, "alpha": est, "ci_low": lo, "ci_high": hi, "n_units": n_units,
-                       "n_values": n_values, "n_units_left_out": left, "interval_note": note})
+        alphas.append(alpha_row(c, (est, lo, hi, note), n_units, n_values, left))
     # test-retest: per judge, its repeats of one transcript in one order (few: a loop over the repeated ones)
     judge_names, jcode = facts.codes("judge")
     judge = np.repeat(jcode[judged].astype(np.int64), 2)
@@ -341,29 +340,9 @@ def reliability_of_facts(facts: Facts, *, seed: int = bootstrap.DEFAULT_SEED, re
             for r1, r2 in combinations(rs, 2):
                 both = np.isfinite(sc[r1]) & np.isfinite(sc[r2])
                 diffs += np.abs(sc[r1][both] - sc[r2][both]).tolist()
-        if units_m:
-            est, lo, hi, note = boot_alpha(units_m, dil_of, seed, replicates)
-        else:
-            est = lo = hi = None
-            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
-                    "ebtui rejudge --order same --repeats 2" if code in crossed_judges else
-                    "no repeat judgments (ebtui rejudge --repeats 2)")
-        retest.append({"judge": name, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
-                       "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
-                       "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
-                       "n": len(groups), "n_score_pairs": len(diffs), "interval_note": note})
-    # the criteria: correlations and the first principal component
-    corr, share, share_note = criteria_structure(sc)
-    fin = np.isfinite(sc)
-    return {
-        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
-        "alpha_level": ALPHA_LEVEL,
-        "test_retest": retest,
-        "criteria_first_component_share": share,
-        "criteria_correlations": {"criteria": list(CRITERIA),
-                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
-        "n_judgment_teams": R, "n_complete": int(fin.all(axis=1).sum()), "note": share_note,
-    }
+        retest.append(retest_row(name, units_m, dil_of, diffs, len(groups), crossed=code in crossed_judges,
+                                 seed=seed, replicates=replicates))
+    return reliability_section(alphas, retest, sc)
 
 
 def preferences_of_facts(facts: Facts, family_of: Callable[[str], str], *, effective: bool = False,

@@ -142,7 +142,6 @@ def _boot_alpha(units: Mapping[K, Sequence[float]], dilemma_of: Mapping[K, str],
 #: the closed-form alpha and its dilemma bootstrap, for the same panel computed from the analysis columns
 #: (ebtui.core.analysis.bias_source.reliability_of_facts)
 alpha_from = _alpha_from
-boot_alpha = _boot_alpha
 
 
 
@@ -163,6 +162,48 @@ def criteria_structure(mat: np.ndarray) -> tuple[np.ndarray, float | None, str]:
         return corr, float(eig[-1] / eig.sum()), ""
     return corr, None, "some criterion has no variation or too few scores"
 
+def alpha_row(criterion: str, fit: tuple[float | None, float | None, float | None, str], n_units: int,
+              n_values: int, left_out: int) -> AlphaRow:
+    """One criterion's row of `alpha_by_criterion`: its (alpha, ci_low, ci_high, note) and what it rests on."""
+    est, lo, hi, note = fit
+    return {"criterion": criterion, "alpha": est, "ci_low": lo, "ci_high": hi, "n_units": n_units,
+            "n_values": n_values, "n_units_left_out": left_out, "interval_note": note}
+
+
+def retest_row(judge: str, units_m: Mapping[K, Sequence[float]], dilemma_of: Mapping[K, str], diffs: list[float],
+               n: int, *, crossed: bool, seed: int, replicates: int) -> RetestRow:
+    """One judge's test-retest row from its repeated (transcript, order) groups: alpha of their means (blank,
+    saying why, when it has none: repeats in opposite orders only (`crossed`), or none at all), the score
+    differences between repeats, and n = the repeated groups."""
+    if units_m:
+        est, lo, hi, note = _boot_alpha(units_m, dilemma_of, seed, replicates)
+    else:
+        est = lo = hi = None
+        note = ("its repeats of a transcript are in opposite orders only (see the order table); "
+                "ebtui rejudge --order same --repeats 2" if crossed else
+                "no repeat judgments (ebtui rejudge --repeats 2)")
+    return {"judge": judge, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
+            "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
+            "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
+            "n": n, "n_score_pairs": len(diffs), "interval_note": note}
+
+
+def reliability_section(alphas: list[AlphaRow], retest: list[RetestRow], mat: np.ndarray) -> ReliabilityJson:
+    """The `reliability` object from its alpha and test-retest rows and the (judgment team x criterion) score
+    matrix (NaN: no score) the criteria's structure is read from."""
+    corr, share, share_note = criteria_structure(mat)
+    return {
+        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
+        "alpha_level": ALPHA_LEVEL,
+        "test_retest": retest,
+        "criteria_first_component_share": share,
+        "criteria_correlations": {"criteria": list(CRITERIA),
+                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
+        "n_judgment_teams": len(mat), "n_complete": int(np.isfinite(mat).all(axis=1).sum()) if len(mat) else 0,
+        "note": share_note,
+    }
+
+
 def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: int = DEFAULT_SEED,
                      replicates: int = 200) -> ReliabilityJson:
     """`reliability` of `report --json` (see the module docstring)."""
@@ -177,9 +218,8 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                 units[rec["unit"]].append(v)
         est, lo, hi, note = _boot_alpha(dict(units), dilemma_of, seed, replicates)
         pairable = {u: v for u, v in units.items() if len(v) >= 2}
-        alphas.append({"criterion": c, "alpha": est, "ci_low": lo, "ci_high": hi,
-                       "n_units": len(pairable), "n_values": int(sum(len(v) for v in pairable.values())),
-                       "n_units_left_out": len(units) - len(pairable), "interval_note": note})
+        alphas.append(alpha_row(c, (est, lo, hi, note), len(pairable), int(sum(len(v) for v in pairable.values())),
+                                len(units) - len(pairable)))
 
     # test-retest: per judge, its repeats of one transcript in one order
     retest: list[RetestRow] = []
@@ -199,31 +239,12 @@ def reliability_json(rounds: Sequence[Round], *, effective: bool = False, seed: 
                     v1, v2 = _score(r1, c), _score(r2, c)
                     if v1 is not None and v2 is not None:
                         diffs.append(abs(v1 - v2))
-        if units_m:
-            est, lo, hi, note = _boot_alpha(units_m, {k: dilemma_of[k[0]] for k in units_m}, seed, replicates)
-        else:
-            per_unit = Counter(u for (u, _o) in groups for _ in groups[(u, _o)])
-            crossed = any(n >= 2 for n in per_unit.values())
-            est = lo = hi = None
-            note = ("its repeats of a transcript are in opposite orders only (see the order table); "
-                    "ebtui rejudge --order same --repeats 2" if crossed else
-                    "no repeat judgments (ebtui rejudge --repeats 2)")
-        retest.append({"judge": judge, "alpha_mean_of_criteria": est, "ci_low": lo, "ci_high": hi,
-                       "mean_abs_diff": float(np.mean(diffs)) if diffs else None,
-                       "exact_agreement": float(np.mean([d == 0 for d in diffs])) if diffs else None,
-                       "n": len(rep), "n_score_pairs": len(diffs), "interval_note": note})
+        per_unit = Counter(u for (u, _o), rs in groups.items() for _ in rs)
+        retest.append(retest_row(judge, units_m, {k: dilemma_of[k[0]] for k in units_m}, diffs, len(rep),
+                                 crossed=not units_m and any(n >= 2 for n in per_unit.values()), seed=seed,
+                                 replicates=replicates))
 
     # criteria: correlations and the first principal component
     mat = np.array([[np.nan if (v := rec["scores"][c]) is None else float(v) for c in CRITERIA]
                     for rec in recs]) if recs else np.zeros((0, len(CRITERIA)))
-    corr, share, share_note = criteria_structure(mat)
-    complete = int(np.isfinite(mat).all(axis=1).sum()) if len(mat) else 0
-    return {
-        "alpha_by_criterion": {a["criterion"]: a for a in alphas},
-        "alpha_level": ALPHA_LEVEL,
-        "test_retest": retest,
-        "criteria_first_component_share": share,
-        "criteria_correlations": {"criteria": list(CRITERIA),
-                                  "matrix": [[None if not np.isfinite(v) else float(v) for v in row] for row in corr]},
-        "n_judgment_teams": len(recs), "n_complete": complete, "note": share_note,
-    }
+    return reliability_section(alphas, retest, mat)
