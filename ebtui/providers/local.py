@@ -13,6 +13,7 @@ import atexit
 import collections
 import contextlib
 import copy
+import functools
 import importlib.util
 import json
 import os
@@ -62,6 +63,29 @@ CRASH_ADVICE = (
 
 def llama_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
+
+
+BUILD_CPU_FLAGS = ("avx2", "fma", "f16c")  # what the README's portable build assumes (GGML_AVX2/FMA/F16C=ON)
+
+
+def cpu_lacks(cpuinfo: str | None = None) -> tuple[str, ...]:
+    """The instruction sets the README's build needs and this CPU lacks ((): fine, or not a Linux x86-64)."""
+    import platform
+
+    if cpuinfo is None:
+        if platform.machine().lower() not in ("x86_64", "amd64"):
+            return ()
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            return ()
+    flags = next((line.partition(":")[2].split() for line in cpuinfo.splitlines() if line.startswith("flags")), None)
+    return () if flags is None else tuple(f for f in BUILD_CPU_FLAGS if f not in flags)
+
+
+@functools.cache
+def _this_cpu_lacks() -> tuple[str, ...]:
+    return cpu_lacks()
 
 
 def find_gguf() -> Path:
@@ -253,6 +277,9 @@ class LocalClient(ModelClient):
     ) -> AsyncIterator[StreamItem]:
         if not llama_available():
             raise ProviderError("unavailable", f"{self.name}: llama_cpp is not installed; {INSTALL_HINT}")
+        if missing := _this_cpu_lacks():
+            raise ProviderError("unavailable", f"{self.name}: this CPU lacks {', '.join(missing).upper()}, which the "
+                                "README's llama.cpp build uses; rebuild it with those CMAKE_ARGS set to OFF")
         timer = Timer()
         json_schema, max_tokens = options.get("json_schema"), options.get("max_tokens")
         if max_tokens:

@@ -13,11 +13,19 @@ from click.testing import CliRunner
 from ebtui.cli import cli
 from ebtui.config import ConfigError, load_models_config, parse_model
 from ebtui.providers.base import Completion, Delta, ProviderError
-from ebtui.providers.local import answer_word_limit, bound_schema, find_gguf, json_string_limit, text_grammar
+from ebtui.providers.local import (
+    answer_word_limit,
+    bound_schema,
+    cpu_lacks,
+    find_gguf,
+    json_string_limit,
+    text_grammar,
+)
 from ebtui.providers.registry import build_client
+from tests.support.local import llama_skip_reason
 
-HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
-needs_llama = pytest.mark.skipif(not HAVE_LLAMA, reason="llama_cpp not installed (pip install '.[local]')")
+HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None and not cpu_lacks()
+needs_llama = pytest.mark.skipif(not HAVE_LLAMA, reason=llama_skip_reason())
 
 
 @pytest.mark.local_model
@@ -189,3 +197,12 @@ async def test_a_judgment_fits_a_small_max_tokens() -> None:
     assert done.finish_reason == "stop" and done.usage.output_tokens <= 400
     judgment = parse_judgment(done.text)
     assert judgment.parse_method == "json" and not judgment.team_a_scores.missing()
+
+
+def test_cpu_check_names_the_missing_instruction_sets() -> None:
+    both = "processor\t: 0\nflags\t\t: fpu sse2 avx fma f16c avx2 bmi2\n\nprocessor\t: 1\nflags\t\t: fpu sse2 avx fma f16c avx2\n"
+    assert cpu_lacks(both) == ()
+    old = "processor\t: 0\nflags\t\t: fpu sse2 sse4_2 avx\n"
+    assert cpu_lacks(old) == ("avx2", "fma", "f16c")
+    assert cpu_lacks("flags\t: avx2 fma\n") == ("f16c",)
+    assert cpu_lacks("no flags line here\n") == ()  # unknown: don't guess, let the worker report a crash

