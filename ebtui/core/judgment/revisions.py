@@ -8,6 +8,7 @@ the cell missing and flagged. See docs/JUDGMENT.md, "Late revisions"."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,7 +127,7 @@ def _is_verb(toks: list[_Tok], i: int) -> bool:
         nxt in _OBJECT_PRONOUNS or nxt in _DETERMINERS or nxt == "team" or bool(CRIT_RE.fullmatch(nxt)))
 
 
-def _verb_before(toks: list[_Tok], i: int, window: int = 8) -> int | None:
+def _verb_before(toks: list[_Tok], i: int, window: int = 12) -> int | None:
     for j in range(i - 1, max(-1, i - 1 - window), -1):
         if toks[j].text in ".;!?":
             return None
@@ -233,8 +234,8 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
         after2 = toks[q + 2].low if q + 2 < len(toks) else ""
         before = toks[d - 1].low if d > 0 else ""
         v = _verb_before(toks, d)
-        if v is None:
-            continue
+        if v is None or any(t.low in _COPULAS for t in toks[v + 1:d]):
+            continue  # ("… which is why its score is 3 points higher": a difference, stated)
         moved = False
         if after in _PARTICLES or (_comparative(after) and after2 != "than"):
             moved = True  # "knocking a point off", "put it a point lower" (not "a point higher than B's")
@@ -276,22 +277,22 @@ def _team_marks(unit: str, rx: re.Pattern[str], section: str | None) -> list[tup
     return sorted(marks)
 
 
-def _crit_marks(unit: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), crit_name(m.group(0))) for m in CRIT_RE.finditer(unit)
+def _crit_marks(unit: str) -> list[tuple[int, str]]:
+    return [(m.start(), crit_name(m.group(0))) for m in CRIT_RE.finditer(unit)
             if not re.search(r"\d[ \t]*$", unit[max(0, m.start() - 8):m.start()])]  # "3 stakeholders": counted
 
 
-def _nearest(marks: list[tuple[int, str]], at: int, *fallbacks: str | None) -> str | None:
+def _nearest(marks: list[tuple[int, str]], at: int, *fallbacks: str | None, after: bool = True) -> str | None:
     """The mark nearest before `at`, else the first of `fallbacks` given (a section's, a paragraph's), else the
-    first mark after it."""
-    before = [t for p, t in marks if p < at]
-    if before:
-        return before[-1]
+    first mark after it (`marks` sorted by position; found by bisection, so a line of many is still linear)."""
+    k = bisect_left(marks, (at, ""))
+    if k > 0:
+        return marks[k - 1][1]
     given = next((f for f in fallbacks if f is not None), None)
-    if given is not None:
+    if given is not None or not after:
         return given
-    after = [t for p, t in marks if p > at]
-    return after[0] if after else None
+    k = bisect_right(marks, (at, "\uffff"))
+    return marks[k][1] if k < len(marks) else None
 
 
 @dataclass
@@ -359,6 +360,24 @@ def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
     return out
 
 
+def _owner_after(body: str, v: _Value, tmarks: list[tuple[int, str]], cmarks: list[tuple[int, str]]) -> str | None:
+    """The team of the cell named right after a value that no criterion precedes: "a 6 for Team B",
+    "knocking a point off Team A's consistency" (a team named after a value whose criterion came first is a
+    word of its reason: "Consistency: 7 — answers Team B's claim")."""
+    end = v.at + len(v.shown)
+    k = bisect_left(tmarks, (end, ""))
+    if k == len(tmarks):
+        return None
+    owner = _OWNER_AFTER.match(body, end)
+    if owner is not None and tmarks[k][0] == owner.end():
+        return tmarks[k][1]
+    c = bisect_left(cmarks, (end, ""))
+    if (c == 0 or v.ref) and c < len(cmarks) and tmarks[k][0] < cmarks[c][0] and not (
+            k > 0 and tmarks[k - 1][0] < v.at):
+        return tmarks[k][1]
+    return None
+
+
 # --------------------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------------------
@@ -418,11 +437,8 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
         tmarks = _team_marks(body, rx, unit.team)
         cmarks = _crit_marks(body)
         for v in values:
-            crits = [(p, c) for p, e, c in cmarks if not (v.ref and p >= v.at)]
-            crit = _nearest(crits, v.at, unit.crit)
-            owner = _OWNER_AFTER.match(body, v.at + len(v.shown))
-            named = next((t for p, t in tmarks if owner is not None and p == owner.end()), None) or _nearest(
-                tmarks, v.at, unit.team, unit.para)
+            crit = _nearest(cmarks, v.at, unit.crit, after=v.ref is None)  # (what a reference names is no owner)
+            named = _owner_after(body, v, tmarks, cmarks) or _nearest(tmarks, v.at, unit.team, unit.para)
             if crit is None:
                 continue
             teams = [named] if named else ["a", "b"]
@@ -435,7 +451,7 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
                 a, b, kind, _ = spans[cell]
                 if unit.start < b and a < unit.end + 1:
                     continue  # the cell's own source
-                if unit.start < a and (v.moves or kind == "correction" or any(unit.end <= h < a for h in late)):
+                if unit.start < a and (v.moves or kind == "correction" or bisect_left(late, a) > bisect_left(late, unit.end)):
                     continue  # before the value it would move, or that a correction or final heading settled
                 target = read.get((team, v.ref)) if v.ref else v.value
                 if not v.moves and (target is None or target == read[cell]):
