@@ -51,7 +51,7 @@ _NUMBER_WORDS = {w: k for k, w in enumerate("one two three four five six seven e
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d)|[.!?](?![ \t\n]|$))+[.!?]*")
 _CANDIDATE = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|marks?|notch|point|peg"
-                        r"|match|matching|equal|same|line|level|par)\b")
+                        r"|match|matching|equal|same|line|level|par|scores?|ratings?|grades?|values?)\b")
 #: a grade beside a whole number: "7+", "8-", "8−", "7-ish" (not "8-10", not "8 - strong")
 _GRADE = re.compile(r"(?<![\w.])(?P<n>10|[1-9])(?:[ \t]*/[ \t]*10)?(?P<g>\+|[−-](?![\d\w])|-?ish(?![a-z]))",
                     re.IGNORECASE)
@@ -59,6 +59,10 @@ _FULL = re.compile(r"(?i)\b(?:full|top|maximum|max|perfect)[ \t]+(?:marks|score|
 _REFERENCE = re.compile(r"(?i)\b(?:to[ \t]+match|matching|(?:set[ \t]+)?equal[ \t]+(?:to|with)|(?:the[ \t]+)?same[ \t]+as"
                         r"|in[ \t]+line[ \t]+with|level[ \t]+with|on[ \t]+a[ \t]+par[ \t]+with)[ \t]+"
                         r"(?:(?:its|their|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?")
+#: a change's target that is another criterion's value: "match it to its consistency score", "at their
+#: principle articulation mark"
+_TARGET_OWNER = re.compile(r"(?i)\b(?:to|with|at)[ \t]+(?:its|their|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+")
+_SCORE_NOUN = re.compile(r"(?i)[ \t]+(?:score|mark|rating|grade|value|level)s?\b")
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]))")
 #: a team named by what it did in the round: "the team that presented", "the responding team"
 _ROLE_PHRASE = re.compile(r"(?i)\b(?:(?:team|side)[ \t]+(?:that|which|who)[ \t]+(?:[a-z]+[ \t]+)?(?P<v1>[a-z]+)"
@@ -103,6 +107,9 @@ def _verb_form(word: str) -> str | None:
         for tag, name in (("VBG", "ing"), ("VBD", "ed"), ("VBN", "ed"), ("VBZ", "s"), ("VB", "base")):
             if low in forms.get(tag, ()) or (tag == "VB" and low == lemma):
                 return name
+    if _lemmas(low).get("VERB"):  # a form the inflection table lacks ("daring"): by its ending
+        return "ing" if low.endswith("ing") else "ed" if low.endswith(("ed", "en")) else "s" if low.endswith("s") \
+            else "base"
     return None
 
 
@@ -207,10 +214,13 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
         if k is not None and _value_place(toks, k):
             out.append(_Value(m.start(), m.group(0), 10))
     out += _changes(toks)
-    for m in _REFERENCE.finditer(unit):
-        c = CRIT_RE.match(unit, m.end())
-        k = by_start.get(m.start())
-        if c is not None and k is not None and _verb_before(toks, k) is not None:
+    for rx, scored in ((_REFERENCE, False), (_TARGET_OWNER, True)):
+        for m in rx.finditer(unit):
+            c = CRIT_RE.match(unit, m.end())
+            k = by_start.get(m.start())
+            if c is None or k is None or _verb_before(toks, k) is None or (
+                    scored and not _SCORE_NOUN.match(unit, c.end())):
+                continue
             out.append(_Value(m.start(), m.group(0) + c.group(0), None, ref=crit_name(c.group(0))))
     return out
 

@@ -102,6 +102,7 @@ def revision(draw: st.DrawFn, owner: str, crit: str, old: int, other: tuple[str,
         forms.append(f"I'm {ving} {owner} {crit} to {draw(st.sampled_from(['full', 'top']))} marks.")
     if other is not None:
         forms.append(f"I'm {ving} {owner} {crit} to match its {other[0]} score.")
+        forms.append(f"As for {owner} {crit}, I'll {vb} it to its {other[0]} score.")
     return draw(st.sampled_from(forms))
 
 
@@ -220,6 +221,8 @@ def _revision_items(j: Judgment) -> set[tuple[str | None, str | None]]:
     ("I'm bringing Team B's principle articulation in line with its uncertainty integration score.",
      {("b", "principle_articulation")}),
     ("Team B's constructive engagement, looking back, deserves a modest five.", {("b", "constructive_engagement")}),
+    ("For Team A's framework awareness, I'd match it to its stakeholder recognition score.", {("a", "framework_awareness")}),
+    ("Team B's consistency: scratch that — make it nine.", {("b", "consistency")}),
     ("Both consistency scores should come down to three.", {("a", "consistency"), ("b", "consistency")}),
 ])
 def test_a_later_revision_flags_its_cell_and_keeps_both_values_in_the_message(
