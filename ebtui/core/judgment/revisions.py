@@ -46,6 +46,10 @@ _PUNCT_VALUE = frozenset(":=—–-(")
 _UNITS = frozenset("point points notch notches peg pegs mark marks".split())
 _CLOSED = _DETERMINERS | _OBJECT_PRONOUNS | _SUBJECTS | _AUXILIARIES | _PARTICLES | _TARGET_PREPOSITIONS | frozenset(
     "of in on for with by from than and or but nor so as not".split())
+#: words before an article that make what follows no value of the cell: "short of a perfect score", "rather than
+#: a six", "above a seven" (a preposition of comparison or exclusion)
+_NOT_THE_VALUE = frozenset("of than from without beyond above below over under instead rather".split())
+_NEGATION = frozenset("not never no nor".split())
 _NUMBER_WORDS = {w: k for k, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
@@ -55,7 +59,7 @@ _CANDIDATE = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|ni
 #: a grade beside a whole number: "7+", "8-", "8−", "7-ish" (not "8-10", not "8 - strong")
 _GRADE = re.compile(r"(?<![\w.])(?P<n>10|[1-9])(?:[ \t]*/[ \t]*10)?(?P<g>\+|[−-](?![\d\w])|-?ish(?![a-z]))",
                     re.IGNORECASE)
-_FULL = re.compile(r"(?i)\b(?:full|top|maximum|max|perfect)[ \t]+(?:marks|score|points)\b")
+_FULL = re.compile(r"(?i)\b(?:full|top|perfect)[ \t]+(?:marks|score|points)\b")
 _REFERENCE = re.compile(r"(?i)\b(?:to[ \t]+match|matching|(?:set[ \t]+)?equal[ \t]+(?:to|with)|(?:the[ \t]+)?same[ \t]+as"
                         r"|in[ \t]+line[ \t]+with|level[ \t]+with|on[ \t]+a[ \t]+par[ \t]+with)[ \t]+"
                         r"(?:(?:its|their|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?")
@@ -66,7 +70,7 @@ _SCORE_NOUN = re.compile(r"(?i)[ \t]+(?:score|mark|rating|grade|value|level)s?\b
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]))")
 #: a team named by what it did in the round: "the team that presented", "the responding team"
 _ROLE_PHRASE = re.compile(r"(?i)\b(?:(?:team|side)[ \t]+(?:that|which|who)[ \t]+(?:[a-z]+[ \t]+)?(?P<v1>[a-z]+)"
-                          r"|(?P<v2>[a-z]+ing)[ \t]+(?:team|side)|(?P<n>comment(?:at)?ors?|commenters?))\b")
+                          r"|(?P<v2>[a-z]+ing)[ \t]+(?:team|side))\b")
 _ROLE_LEMMAS = {"present": "a", "respond": "b", "comment": "b", "reply": "b", "answer": "b", "rebut": "b"}
 
 
@@ -172,14 +176,23 @@ def _value_place(toks: list[_Tok], i: int) -> bool:
     prev = toks[i - 1].low
     if prev in _PUNCT_VALUE:
         return not (prev == ":" and i >= 2 and toks[i - 2].text in "\"'")  # a JSON number: the JSON reader's
-    if prev in _COPULAS or scoring_word(prev) and _verb_form(prev) is not None and prev not in _UNITS:
+    if any(t.low in _NEGATION or t.low.endswith(("n't", "n’t")) for t in toks[max(0, i - 4):i]):
+        return False  # "should not be six", "I won't lower it to six"
+    if prev in _COPULAS:
+        # "its consistency should be 6", "it is six": the copula's subject is the score (not "the list is six")
+        k = i - 2
+        while k >= 0 and (toks[k].low in _AUXILIARIES or toks[k].low in ("now", "still", "really", "then")):
+            k -= 1
+        return k >= 0 and (toks[k].low in _OBJECT_PRONOUNS or bool(CRIT_RE.fullmatch(toks[k].text))
+                           or toks[k].low in ("score", "mark", "rating", "grade"))
+    if scoring_word(prev) and _verb_form(prev) is not None and prev not in _UNITS:
         return True
     j = i - 1
     while j >= 0 and j >= i - 2 and toks[j].text.isalpha() and toks[j].low not in _CLOSED and not (
             "NOUN" in _lemmas(toks[j].low) and len(_lemmas(toks[j].low)) == 1):
         j -= 1
     if j >= 0 and toks[j].low in _ARTICLES:
-        return True  # "a 7", "a confident eight", "a middling six"
+        return not (j > 0 and toks[j - 1].low in _NOT_THE_VALUE)  # "a 7", "a middling six" (not "short of a 9")
     if prev in _TARGET_PREPOSITIONS:
         return _verb_before(toks, i - 1) is not None
     return prev in _OBJECT_PRONOUNS and i >= 2 and _is_verb(toks, i - 2)
@@ -277,7 +290,7 @@ def _team_marks(unit: str, rx: re.Pattern[str], section: str | None) -> list[tup
     marks = [(m.start(), team_of_match(m)) for m in rx.finditer(unit)]
     marks += [(m.start(), m.group(1).lower()) for m in _BARE_TEAM.finditer(unit)]
     for m in _ROLE_PHRASE.finditer(unit):
-        team = _role_team(m.group("v1") or m.group("v2") or m.group("n") or "")
+        team = _role_team(m.group("v1") or m.group("v2") or "")
         if team is not None:
             marks.append((m.start(), team))
     if section in ("a", "b"):
@@ -288,8 +301,17 @@ def _team_marks(unit: str, rx: re.Pattern[str], section: str | None) -> list[tup
 
 
 def _crit_marks(unit: str) -> list[tuple[int, str]]:
-    return [(m.start(), crit_name(m.group(0))) for m in CRIT_RE.finditer(unit)
-            if not re.search(r"\d[ \t]*$", unit[max(0, m.start() - 8):m.start()])]  # "3 stakeholders": counted
+    """Where the sentence names a criterion, and which; not a plural counted ("3 stakeholders", "stakeholders
+    named: four", "frameworks cited — A: two")."""
+    out = []
+    for m in CRIT_RE.finditer(unit):
+        if re.search(r"\d[ \t]*$", unit[max(0, m.start() - 8):m.start()]):
+            continue
+        nxt = re.match(r"[ \t]+([a-z]+)", unit[m.end():m.end() + 30])
+        if m.group(0).lower().endswith("s") and nxt and _verb_form(nxt.group(1)) == "ed":
+            continue
+        out.append((m.start(), crit_name(m.group(0))))
+    return out
 
 
 def _nearest(marks: list[tuple[int, str]], at: int, *fallbacks: str | None, after: bool = True) -> str | None:
@@ -412,6 +434,10 @@ def _where(team: str, crit: str) -> str:
     return f"Team {TEAM_LABEL[team]} {CRITERION_LABELS[crit]}"
 
 
+def _overlaps(unit: _Unit, span: tuple[int, int, str, str]) -> bool:
+    return unit.start < span[1] and span[0] < unit.end + 1
+
+
 def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
     """The judgment with each cell a later sentence revises flagged, and a graded value ("7+") missing."""
     read: dict[tuple[str, str], int] = {}
@@ -452,14 +478,18 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
             if crit is None:
                 continue
             teams = [named] if named else ["a", "b"]
-            if not v.moves and not v.ref and len(teams) == 2 and v.value in (read.get(("a", crit)), read.get(("b", crit))):
-                continue  # whose is unclear, and it restates one team's value
+            if not v.moves and not v.ref and any(
+                    v.value == read.get((t, crit)) and (len(teams) == 2 or (
+                        _overlaps(unit, spans[(t, crit)]) and spans[(t, crit)][2] not in ("prose", "correction")))
+                    for t in ("a", "b") if (t, crit) in spans):
+                continue  # the value this very label or row gave its cell (whatever team its reason names), or
+                # (whose is unclear) one team's value restated; a sentence's team the reader may have guessed
             for team in teams:
                 cell = (team, crit)
                 if cell in flagged or cell not in read:
                     continue
                 a, b, kind, _ = spans[cell]
-                if unit.start < b and a < unit.end + 1:
+                if _overlaps(unit, spans[cell]):
                     continue  # the cell's own source
                 if unit.start < a and (v.moves or kind == "correction" or bisect_left(late, a) > bisect_left(late, unit.end)):
                     continue  # before the value it would move, or that a correction or final heading settled
