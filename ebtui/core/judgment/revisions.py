@@ -56,6 +56,7 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d)|[.!?](?![ \t\n]|$))+[.!?]*")
 _CANDIDATE = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|marks?|notch|point|peg"
                         r"|match|matching|equal|same|line|level|par|scores?|ratings?|grades?|values?)\b")
+_NUMBERISH = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)\b")
 #: a grade beside a whole number: "7+", "8-", "8−", "7-ish" (not "8-10", not "8 - strong")
 _GRADE = re.compile(r"(?<![\w.])(?P<n>10|[1-9])(?:[ \t]*/[ \t]*10)?(?P<g>\+|[−-](?![\d\w])|-?ish(?![a-z]))",
                     re.IGNORECASE)
@@ -202,7 +203,7 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
     """The score-like values of one sentence, line or row, by structure (see _value_place and _changes)."""
     out: list[_Value] = []
     by_start = {t.start: k for k, t in enumerate(toks)}
-    for n in numbers_in(unit):
+    for n in numbers_in(unit) if _NUMBERISH.search(unit) else ():
         k = by_start.get(n.start)
         if k is None or n.value is None or n.value != int(n.value) or not 1 <= n.value <= 10 or "." in n.shown:
             continue

@@ -257,6 +257,17 @@ def test_a_grade_as_a_cells_value_is_missing_and_flagged(grade: str, layout: str
     assert j.team_b_scores.consistency == 7
 
 
+def test_a_grade_in_a_table_cell_or_a_json_string_is_missing_and_flagged() -> None:
+    rows = "\n".join(f"| {lab} | {'8+' if i == 1 else a} | {b} |" for i, (lab, a, b) in enumerate(zip(LABELS, A, B, strict=True)))
+    j = parse_judgment(f"| Criterion | Team A | Team B |\n|---|---|---|\n{rows}\n")
+    assert j.team_a_scores.consistency is None and flagged(j, "a", "consistency") and j.team_b_scores.consistency == 7
+    team_a = ", ".join(f'"{c}": "{"8-" if c == "consistency" else a}"' for c, a in zip(CRITERIA, A, strict=True))
+    team_b = ", ".join(f'"{c}": {b}' for c, b in zip(CRITERIA, B, strict=True))
+    j = parse_judgment(f'{{"team_a": {{{team_a}}}, "team_b": {{{team_b}}}}}')
+    assert j.team_a_scores.consistency is None and flagged(j, "a", "consistency"), j.review_reasons
+    assert j.team_a_scores.principle_articulation == A[0] and j.team_b_scores.as_dict() == dict(zip(CRITERIA, B, strict=True))
+
+
 @pytest.mark.parametrize("sentence", [
     "Team A's consistency (8) held across 3 cases from 2019.",
     "Team A's consistency earns its 8, a solid eight.",
