@@ -168,6 +168,21 @@ def _object_between(toks: list[_Tok], v: int, q: int) -> bool:
         t.low in ("score", "scores", "mark", "rating", "grade") for t in span))
 
 
+def _score_subject(toks: list[_Tok], v: int) -> bool:
+    """Whether the verb at v has a score for its subject: a criterion's name or "it" right before it."""
+    return v > 0 and (toks[v - 1].low in ("it", "score", "mark", "rating", "grade") or bool(CRIT_RE.fullmatch(
+        toks[v - 1].text)) or (v > 1 and bool(CRIT_RE.fullmatch(f"{toks[v - 2].text} {toks[v - 1].text}"))))
+
+
+def _by_change(toks: list[_Tok], by: int) -> bool:
+    """Whether "by N" measures a change of a score: after a particle ("goes up by one"), or after a verb whose
+    object or subject is a score ("lower it by 2", "consistency rises by one"; not "won by one")."""
+    v = _verb_before(toks, by)
+    if v is None or any(t.low in _COPULAS for t in toks[v + 1:by]):
+        return False
+    return toks[by - 1].low in _PARTICLES or _object_between(toks, v, by) or (v == by - 1 and _score_subject(toks, v))
+
+
 def _value_place(toks: list[_Tok], i: int) -> bool:
     """Whether toks[i] (a number) stands where a score does: after an article and modifiers ("a middling six"),
     a change's preposition after a verb ("down to six"), a verb and its pronoun ("make it seven"), a copula
@@ -246,6 +261,9 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
     out = []
     for q in range(1, len(toks)):
         if toks[q].low not in _UNITS:
+            if toks[q - 1].low == "by" and (toks[q].low in _NUMBER_WORDS or toks[q].text.isdigit()) and \
+                    q + 1 < len(toks) and toks[q + 1].low not in _UNITS and _by_change(toks, q - 1):
+                out.append(_Value(toks[q].start, f"by {toks[q].text}", None, moves=True))  # "goes up by one"
             continue
         d = q - 1
         if toks[d].low not in _ARTICLES and toks[d].low not in _NUMBER_WORDS and not toks[d].text.isdigit() \
@@ -257,6 +275,8 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
         after = toks[q + 1].low if q + 1 < len(toks) else ""
         after2 = toks[q + 2].low if q + 2 < len(toks) else ""
         before = toks[d - 1].low if d > 0 else ""
+        if after in ("of", "about", "that", "which", "where", "when", "who"):
+            continue  # "made a point of answering", "a point about the nurses": an argument, no quantity
         v = _verb_before(toks, d)
         if v is None or any(t.low in _COPULAS for t in toks[v + 1:d]):
             continue  # ("… which is why its score is 3 points higher": a difference, stated)
@@ -267,6 +287,8 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
             moved = _object_between(toks, v, d - 1)  # "bump it up a notch" (not "picked up a point")
         elif v < d - 1:
             moved = _object_between(toks, v, d)  # "raise it a notch"
+        else:
+            moved = _score_subject(toks, v)  # "Team A's consistency drops a notch" (not "Team B raised a point")
         if moved:
             out.append(_Value(toks[d].start, f"{toks[d].text} {toks[q].text}", None, moves=True))
     return out

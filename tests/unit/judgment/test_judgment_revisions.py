@@ -97,6 +97,9 @@ def revision(draw: st.DrawFn, owner: str, crit: str, old: int, other: tuple[str,
         f"I {ved} {owner} {crit} by {unit}.",
         f"{owner[0].upper()}{owner[1:]} {crit} {vs} it toward {nw}, and I cannot decide between the two.",
         f"On reflection, {owner} {crit} {vs} a {word(draw, 'adj')} {nw}.",
+        f"On reflection, {owner} {crit} {vs} {unit}.",
+        f"{owner[0].upper()}{owner[1:]} {crit} {vs} {draw(st.sampled_from(['up ', 'down ', '']))}by "
+        f"{draw(st.sampled_from(['one', 'two', '1', '2']))}.",
     ]
     if old != 10:
         forms.append(f"I'm {ving} {owner} {crit} to {draw(st.sampled_from(['full', 'top']))} marks.")
@@ -223,6 +226,8 @@ def _revision_items(j: Judgment) -> set[tuple[str | None, str | None]]:
     ("Team B's constructive engagement, looking back, deserves a modest five.", {("b", "constructive_engagement")}),
     ("For Team A's framework awareness, I'd match it to its stakeholder recognition score.", {("a", "framework_awareness")}),
     ("Team B's consistency: scratch that — make it nine.", {("b", "consistency")}),
+    ("Looking back, Team A's consistency slips a notch.", {("a", "consistency")}),
+    ("Team B's intellectual honesty goes up by one.", {("b", "intellectual_honesty")}),
     ("Both consistency scores should come down to three.", {("a", "consistency"), ("b", "consistency")}),
 ])
 def test_a_later_revision_flags_its_cell_and_keeps_both_values_in_the_message(
@@ -279,6 +284,8 @@ def test_a_grade_in_a_table_cell_or_a_json_string_is_missing_and_flagged() -> No
     "On principle articulation, neither of the two teams did better than the other.",
     "Team B's consistency covered one side of the case; its engagement was one of the best.",
     "A previous team I judged got 3 for consistency.",
+    "Team A won by one on consistency, and Team A's consistency beat Team B's by two cases.",
+    "Team B's engagement made a point of answering, and its consistency raised a point that Team A missed.",
     "Stakeholders named — A: four, B: nine. Frameworks cited — A: two, B: three.",
     "Team A's consistency is 8 out of a maximum score of 10, short of a perfect score.",
     "I won't lower Team A's consistency to six: the rebuttal answered the doubt.",
