@@ -14,6 +14,7 @@ from ebtui.core.judgment.provenance import (
     Ctx,
     Found,
 )
+from ebtui.core.judgment.revisions import flag_revisions
 from ebtui.core.judgment.text_reader import (
     TextReader,
 )
@@ -357,5 +358,6 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     method = "json" if col.count() else "none"
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
-    return _finish(text, col, method, whole)
+    # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
+    return flag_revisions(_finish(text, col, method, whole), text, rx)
 
