@@ -462,7 +462,7 @@ def _overlaps(unit: _Unit, span: tuple[int, int, str, str]) -> bool:
 
 
 def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
-    """The judgment with each cell a later sentence revises flagged, and a graded value ("7+") missing."""
+    """The judgment with each cell a later sentence revises, and each graded value ("7+"), missing and flagged."""
     read: dict[tuple[str, str], int] = {}
     spans: dict[tuple[str, str], tuple[int, int, str, str]] = {}
     for src in j.provenance:
@@ -522,20 +522,22 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
                 what = f"{v.shown} ({target})" if v.ref else v.shown
                 items.append(ReviewReason(team=team, criterion=crit, kind="revision",
                                           message=f"{_where(team, crit)}: read as {read[cell]}, but "
-                                                  f"{'later ' if unit.start > a else ''}{what} in {_quote(body)}"))
+                                                  f"{'later ' if unit.start > a else ''}{what} in {_quote(body)}; left missing"))
                 flagged.add(cell)
     if not items:
         return j
-    return _with(j, items, graded)
+    return _with(j, items, graded, flagged)
 
 
-def _with(j: Judgment, items: list[ReviewReason], graded: set[tuple[str, str]]) -> Judgment:
+def _with(j: Judgment, items: list[ReviewReason], graded: set[tuple[str, str]],
+          revised: set[tuple[str, str]]) -> Judgment:
     scores = {t: j.parsed_scores(t).as_dict() for t in ("a", "b")}
     provenance = []
     for src in j.provenance:
-        if (src.team, src.criterion) in graded:
+        if (src.team, src.criterion) in revised:  # two values and no structure to settle them: a conflict
             scores[src.team][src.criterion] = None
-            src = src.model_copy(update={"value": None, "note": "a grade, not a whole score"})
+            note = "a grade, not a whole score" if (src.team, src.criterion) in graded else "revised later, unsettled"
+            src = src.model_copy(update={"value": None, "note": note})
         provenance.append(src)
     review = [*j.review_items, *items]
     return j.model_copy(update={

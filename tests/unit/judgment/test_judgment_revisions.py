@@ -230,7 +230,7 @@ def _revision_items(j: Judgment) -> set[tuple[str | None, str | None]]:
     ("Team B's intellectual honesty goes up by one.", {("b", "intellectual_honesty")}),
     ("Both consistency scores should come down to three.", {("a", "consistency"), ("b", "consistency")}),
 ])
-def test_a_later_revision_flags_its_cell_and_keeps_both_values_in_the_message(
+def test_a_later_revision_leaves_its_cell_missing_with_both_values_in_the_message(
         sentence: str, cells: set[tuple[str, str]]) -> None:
     j = parse_judgment(_base() + f"\n## Overall analysis\nA close round. {sentence}\n")
     assert _revision_items(j) == cells, j.review_reasons
@@ -238,6 +238,9 @@ def test_a_later_revision_flags_its_cell_and_keeps_both_values_in_the_message(
         item = next(i for i in j.review_items if (i.team, i.criterion) == (t, c) and i.kind == "revision")
         read = (A if t == "a" else B)[CRITERIA.index(c)]
         assert f"read as {read}, but later" in item.message and sentence[:30] in item.message
+        assert j.parsed_scores(t).as_dict()[c] is None  # two values, nothing settles them: a conflict
+    kept = [(t, c) for t in ("a", "b") for c in CRITERIA if (t, c) not in cells]
+    assert all(j.parsed_scores(t).as_dict()[c] == (A if t == "a" else B)[CRITERIA.index(c)] for t, c in kept)
 
 
 @pytest.mark.parametrize("sentence,ids", [
