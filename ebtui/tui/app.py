@@ -233,8 +233,7 @@ class EbtuiApp(App[None]):
 def run_app(document: str | Path | None = None, models_file: str | Path | None = None,
             store: str | Path | None = None) -> None:
     """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
-    from ebtui.core.usecases.context import open_context
-    from ebtui.core.usecases.play import check_writable
+    from ebtui.core.usecases.context import check_writable, open_context
     from ebtui.tui.services import default_services
 
     context = open_context(store=store, models_file=models_file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from ebtui.core.records import Dilemma
     from ebtui.core.usecases.play import RoundRequest
+    from ebtui.tui.first_screen import Listed
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
@@ -142,25 +144,34 @@ class SetupScreen(Screen[None]):
         self.call_after_refresh(self.call_after_refresh, self._mount_options)
         if services.dilemmas is None:  # paint first, read the document in a thread
             self.document_loading = True
-            self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
+            if services.listed:  # as the last start saw them: listed now, their records read after the frame
+                self._show_listed(services.document, services.listed)
+            else:
+                self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
             # after the first frame: the reading thread would otherwise compete with the first paint
             self.call_after_refresh(self.load_document, services.document, True)
         else:
             self._show_document(services.document, services.dilemmas)
 
+    def _show_listed(self, path: Path | None, listed: Sequence[Listed | Dilemma]) -> None:
+        """The document's label and its dilemmas in the list (the first highlighted), unless the list shows
+        these already (the records of what the first frame listed: the highlight stays where the user put it)."""
+        name = path.name if path else "built-in dilemmas"
+        self.query_one("#document-label", Label).update(
+            Text(f"{strip_control(name)} · {len(listed)} dilemmas", style="bold"))
+        labels = [self._dilemma_label(d) for d in listed]
+        options = self.query_one("#dilemma-list", OptionList)
+        if [o.prompt for o in options.options] == labels:
+            return
+        options.clear_options()
+        options.add_options(Option(label, id=f"d{i}") for i, label in enumerate(labels))
+        if labels:
+            options.highlighted = 0
+
     def _show_document(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
         self.document = path
         self.dilemmas = dilemmas
-        name = path.name if path else "built-in dilemmas"
-        self.query_one("#document-label", Label).update(
-            Text(f"{strip_control(name)} · {len(dilemmas)} dilemmas", style="bold"))
-        options = self.query_one("#dilemma-list", OptionList)
-        options.clear_options()
-        options.add_options(
-            Option(self._dilemma_label(d), id=f"d{i}") for i, d in enumerate(dilemmas)
-        )
-        if dilemmas:
-            options.highlighted = 0
+        self._show_listed(path, dilemmas)
         self._show_preview()
         self._show_consistency_note()
 
@@ -191,7 +202,7 @@ class SetupScreen(Screen[None]):
             self._card_mounting = False
 
     @staticmethod
-    def _dilemma_label(d: Dilemma) -> Text:
+    def _dilemma_label(d: Listed | Dilemma) -> Text:
         label = Text(f"{strip_control(d.id)}  {strip_control(d.title)}")
         if not d.has_consistency_case:
             label.append("  (no consistency case)", style="italic dim")
@@ -293,12 +304,30 @@ class SetupScreen(Screen[None]):
             if initial:
                 self.post_message(self.DocumentLoaded(path, [], initial=True))
             return
+        if initial and path is None and services.listed is not None:
+            self._confirm_first_screen(dilemmas)
         if caught:
             first = strip_control(str(caught[0].message))
             more = f" (and {len(caught) - 1} more)" if len(caught) > 1 else ""
             self.app.call_from_thread(self.notify, first + more, title="Document warnings", severity="warning",
                                       timeout=8)
         self.post_message(self.DocumentLoaded(path, dilemmas, initial=initial))
+
+    def _confirm_first_screen(self, dilemmas: list[Dilemma]) -> None:
+        """In the document's thread, when the first frame came from what an earlier start kept: read the models
+        (pydantic, after the frame) and keep what the screen shows for the next start (rewritten if an input
+        the key did not see had changed it). A models file made bad since the start: a notification."""
+        from ebtui.tui import first_screen
+
+        services = app_services(self)
+        try:
+            shown = first_screen.remember(services.context, dilemmas)
+        except Exception as exc:  # noqa: BLE001 - ConfigError names the file and field; anything else too
+            self.app.call_from_thread(self.notify, strip_control(str(exc)) or repr(exc),
+                                      title="Cannot read the models", severity="error", timeout=10)
+            return
+        if shown is not None and shown.choices != services.choices and not self.options_ready:
+            services.choices = shown.choices  # read by the options column when it is mounted
 
     @on(DocumentLoaded)
     async def _document_loaded(self, event: DocumentLoaded) -> None:
