@@ -47,10 +47,11 @@ def _tune_gc() -> None:
 class EbtuiApp(App[None]):
     TITLE = "ebtui"
     SUB_TITLE = "Ethics Bowl for language models"
-    #: the results browser's styles are the app's, parsed with the rest at start: a screen's own CSS_PATH is read
-    #: when the screen is first pushed, and Textual then re-parses every stylesheet and re-styles every node of
-    #: every screen (≈ 70 ms of F3's first frame)
-    CSS_PATH = ["ebtui.tcss", "screens/results.tcss"]
+    #: the setup screen's and the results browser's styles are the app's, parsed with the rest at start: a
+    #: screen's own CSS_PATH is read when the screen is first pushed, and Textual then re-parses every stylesheet
+    #: and re-styles every node of every screen (≈ 70 ms of F3's first frame; a second parse of everything before
+    #: the first frame)
+    CSS_PATH = ["ebtui.tcss", "screens/setup.tcss", "screens/results.tcss"]
     COMMANDS = App.COMMANDS | {EbtuiCommands}
     BINDINGS = bindings("app")
 
@@ -71,6 +72,8 @@ class EbtuiApp(App[None]):
         #: held while a thread opens the results store or reads its index (the warm-up, the results browser's
         #: load), so the two never open it twice or parse index.json side by side
         self.store_lock = threading.Lock()
+        #: the theme's variables are in the stylesheet before its first parse (`_register_themes`)
+        self._css_variables_set = False
         if snapshot:
             self.animation_level = "none"
         self._register_themes()
@@ -87,8 +90,19 @@ class EbtuiApp(App[None]):
                 self.register_theme(theme)
             self._theme_errors += loaded.errors
         wanted = self._initial_theme or DEFAULT_THEME
-        if wanted in self.available_themes:
+        if wanted in self.available_themes and wanted != self.theme:
             self.theme = wanted
+            # Textual's theme watcher queues a refresh of the styles for the start: new variables, then every
+            # stylesheet parsed again from scratch (a second full parse before the first frame). The variables
+            # are set now, before anything is parsed, so that refresh has nothing to do (refresh_css skips it).
+            self.stylesheet.set_variables(self.get_css_variables())
+            self._css_variables_set = True
+
+    def refresh_css(self, animate: bool = True) -> None:
+        if self._css_variables_set:  # the refresh the theme set in __init__ queued: nothing to refresh
+            self._css_variables_set = False
+            return
+        super().refresh_css(animate)
 
     def on_mount(self) -> None:
         for error in self._theme_errors:

@@ -82,7 +82,9 @@ def _key(models_file: str | Path | None) -> str:
     inputs: dict[str, Any] = {
         "format": FORMAT,
         "code": {name: _stamp(package / name) for name in CODE},
-        "models": [[str(p), _digest(p)] for p in models_config_candidates(models_file)],
+        # a place with no file is skipped whatever its path (a start in another folder without a models.toml
+        # is the same start); a file counts with its path and bytes
+        "models": [[str(p), d] if (d := _digest(p)) else None for p in models_config_candidates(models_file)],
         "explicit": bool(models_file),
         "setting": load_settings().origin("models"),
         "document": _digest(builtin_document()),

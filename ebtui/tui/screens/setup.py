@@ -35,7 +35,7 @@ ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
 
 
 class SetupScreen(Screen[None]):
-    CSS_PATH = "setup.tcss"
+    # styles: setup.tcss, read with the app's (EbtuiApp.CSS_PATH)
     BINDINGS = bindings("setup")
 
     @dataclass
