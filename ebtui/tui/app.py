@@ -72,6 +72,11 @@ class EbtuiApp(App[None]):
         #: held while a thread opens the results store or reads its index (the warm-up, the results browser's
         #: load), so the two never open it twice or parse index.json side by side
         self.store_lock = threading.Lock()
+        #: the warm-up has read the store's index (it is in memory): the results browser's first page is then
+        #: read at once, and is in the browser's first frame
+        self.index_read_ahead = False
+        #: set when the warm-up is over (what waits for it: the first screen's check, ebtui.tui.screens.setup)
+        self.warmed = threading.Event()
         #: the theme's variables are in the stylesheet before its first parse (`_register_themes`)
         self._css_variables_set = False
         if snapshot:
@@ -118,12 +123,16 @@ class EbtuiApp(App[None]):
         """After the first frame, off the UI thread: load the modules a round and the results browser need
         (the store with the rounds' use cases, the live screen, the results browser), so neither the first
         frame nor the first key pays."""
-        import ebtui.core.usecases.rounds  # noqa: F401
-        import ebtui.tui.screens.live  # noqa: F401
-        import ebtui.tui.screens.results  # noqa: F401
+        from importlib import import_module
 
-        if not self.is_headless:  # tests open many apps on throwaway stores: only a real session reads ahead
-            self._warm_store()
+        try:
+            import_module("ebtui.core.usecases.rounds")
+            if not self.is_headless:  # tests open many apps on throwaway stores: only a real session reads ahead
+                self._warm_store()  # first: F3 (the browser at 10,000 rounds) waits for it, ctrl+r does not
+            import_module("ebtui.tui.screens.results")
+            import_module("ebtui.tui.screens.live")
+        finally:
+            self.warmed.set()
 
     def _warm_store(self) -> None:
         """Read an existing store's index ahead (in the warm-up thread), so F3's first page does not wait for
@@ -137,7 +146,8 @@ class EbtuiApp(App[None]):
             try:
                 list_rounds(ctx, limit=1, with_unreadable=False)
             except Exception:  # noqa: BLE001 - only a read-ahead: the browser's own load reports problems
-                pass
+                return
+            self.index_read_ahead = True
 
     def _apply_user_keymap(self) -> None:
         """The [keymap] of the user's config (Textual's App.set_keymap); each bad entry is one notification."""

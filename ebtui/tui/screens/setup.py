@@ -304,21 +304,25 @@ class SetupScreen(Screen[None]):
             if initial:
                 self.post_message(self.DocumentLoaded(path, [], initial=True))
             return
-        if initial and path is None and services.listed is not None:
-            self._confirm_first_screen(dilemmas)
         if caught:
             first = strip_control(str(caught[0].message))
             more = f" (and {len(caught) - 1} more)" if len(caught) > 1 else ""
             self.app.call_from_thread(self.notify, first + more, title="Document warnings", severity="warning",
                                       timeout=8)
         self.post_message(self.DocumentLoaded(path, dilemmas, initial=initial))
+        if initial and path is None and services.listed is not None:
+            self._confirm_first_screen(dilemmas)
 
     def _confirm_first_screen(self, dilemmas: list[Dilemma]) -> None:
-        """In the document's thread, when the first frame came from what an earlier start kept: read the models
-        (pydantic, after the frame) and keep what the screen shows for the next start (rewritten if an input
-        the key did not see had changed it). A models file made bad since the start: a notification."""
+        """In the document's thread, when the first frame came from what an earlier start kept, once the app's
+        warm-up is over: read the models (pydantic, after the frame) and keep what the screen shows for the next
+        start (rewritten if an input the key did not see had changed it). A models file made bad since the start:
+        a notification."""
         from ebtui.tui import first_screen
 
+        warmed = getattr(self.app, "warmed", None)
+        if warmed is not None:  # after the app's warm-up (its index read ahead for F3): nothing here is urgent
+            warmed.wait(10)
         services = app_services(self)
         try:
             shown = first_screen.remember(services.context, dilemmas)
