@@ -34,7 +34,7 @@ def _expected_listed() -> list[Listed]:
     return [Listed(d.id, d.title, d.has_consistency_case) for d in load_dilemmas(None)]
 
 
-def test_the_second_start_lists_what_the_first_read(tmp_path: Path) -> None:
+def test_the_second_start_lists_what_the_first_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = default_services()
     assert first.dilemmas is not None and first.listed is None  # read and checked before the screen
     assert first_screen.cache_file().is_relative_to(tmp_path)  # the test's own cache dir
@@ -42,6 +42,10 @@ def test_the_second_start_lists_what_the_first_read(tmp_path: Path) -> None:
     assert second.dilemmas is None  # the records come after the first frame
     assert second.listed == _expected_listed()
     assert second.choices == first.choices
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # another folder with no models.toml: the same start
+    assert default_services().listed == _expected_listed()
 
 
 def test_a_changed_models_file_is_read_again_and_a_bad_one_is_still_an_error(tmp_path: Path) -> None:
