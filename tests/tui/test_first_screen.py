@@ -21,6 +21,7 @@ from ebtui.tui.screens.setup import SetupScreen
 from ebtui.tui.services import default_services
 from tests.support.factories import make_dilemmas
 from tests.support.paths import subprocess_env
+from tests.support.tui_helpers import wait_until
 
 KEYED = """
 [models.alpha]
@@ -137,3 +138,29 @@ async def test_the_list_from_the_last_start_then_the_records(make_app) -> None:
         assert screen.selected_dilemma == records[1]
     kept = first_screen.read(None)
     assert kept is not None and kept.listed == listed
+
+
+async def test_ctrl_r_on_the_kept_list_starts_the_round_once_the_records_are_in(make_app) -> None:
+    """A key pressed as soon as the list shows (its records still on their way) is not lost: the round
+    starts when they arrive, with the dilemma the list highlighted."""
+    from ebtui.tui.screens.live import LiveRoundScreen
+
+    release = threading.Event()
+    records = make_dilemmas()
+
+    def slow_loader(path: Path | None) -> list:
+        assert release.wait(20)
+        return records
+
+    listed = [Listed(d.id, d.title, d.has_consistency_case) for d in records]
+    app = make_app(dilemmas=None, listed=listed, load_document=slow_loader)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "ctrl+r")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, SetupScreen) and app.screen.document_loading
+        release.set()
+        await wait_until(lambda: isinstance(app.screen, LiveRoundScreen) and app.screen.state != "starting")
+        await pilot.pause()
+        assert app.screen.request.dilemma == records[1]
+        assert not any("still loading" in n.message for n in app._notifications)

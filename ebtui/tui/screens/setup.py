@@ -61,6 +61,8 @@ class SetupScreen(Screen[None]):
         #: the options column is filled after the first frame (`_mount_options`)
         self.options_ready = False
         self._options_mount: AwaitMount | None = None
+        #: a ctrl+r came while the list the last start kept was on screen and its records were on their way
+        self._start_when_loaded = False
 
     def compose(self) -> ComposeResult:
         services = app_services(self)
@@ -241,6 +243,11 @@ class SetupScreen(Screen[None]):
         from textual.widgets import Checkbox, Input, Select
 
         await self._mount_options()  # at once, if ctrl+r came before the options' frame
+        if self.document_loading and app_services(self).listed:
+            # the list the last start kept is on screen, its records on their way (a fraction of a second):
+            # the key starts the round once they are in (_document_loaded), rather than asking for a second press
+            self._start_when_loaded = True
+            return
         dilemma = self.selected_dilemma
         if dilemma is None:
             self.notify("The dilemmas are still loading." if self.document_loading else "Pick a dilemma first.",
@@ -341,5 +348,8 @@ class SetupScreen(Screen[None]):
         if self._preview_ready:
             await self._ensure_card()
         self._show_document(event.path, event.dilemmas)
+        if self._start_when_loaded:
+            self._start_when_loaded = False
+            self.call_later(self.action_start)
         if not event.initial:
             self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
