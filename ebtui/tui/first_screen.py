@@ -26,9 +26,11 @@ CACHE_NAME = "first-screen.json"
 #: entries kept (one per models file, store's environment and so on that the user starts the app with)
 MAX_ENTRIES = 8
 FORMAT = 1
-#: the code that turns the inputs into what the first screen shows (relative to the ebtui package)
-CODE = ("config.py", "locations.py", "settings.py", "core/records.py", "core/dilemmas.py",
-        "core/usecases/dilemmas.py", "core/usecases/models.py", "tui/first_screen.py")
+#: the code (and the shipped parse of the built-in document) that turns the inputs into what the first screen
+#: shows, relative to the ebtui package
+CODE = ("config.py", "locations.py", "settings.py", "core/records.py", "core/dilemmas.py", "core/doclists.py",
+        "core/usecases/dilemmas.py", "core/usecases/models.py", "tui/first_screen.py",
+        "data/builtin_dilemmas.cache.json")
 
 
 class Listed(NamedTuple):

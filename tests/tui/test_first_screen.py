@@ -78,6 +78,16 @@ def test_a_key_set_since_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "sk-test-value" not in first_screen.cache_file().read_text(encoding="utf-8")  # names, never values
 
 
+def test_a_change_of_the_code_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = tmp_path / "code.py"  # stands for one of first_screen.CODE (an absolute path joins as itself)
+    code.write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(first_screen, "CODE", (*first_screen.CODE, str(code)))
+    default_services()
+    assert default_services().listed is not None
+    code.write_text("x = 22\n", encoding="utf-8")  # another size (and mtime): another build of ebtui
+    assert default_services().listed is None
+
+
 @pytest.mark.parametrize("content", ["{not json", '{"format": 1, "entries": [{"key": 3}]}', "[]",
                                      '{"format": 1, "entries": "x"}'])
 def test_a_broken_cache_is_a_miss(content: str) -> None:
