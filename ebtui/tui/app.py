@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +36,10 @@ GC_THRESHOLDS = (1_000, 20, 1_000)
 LEAVE_RUNNING_ROUND = "cancel it (x) or wait for it to finish"
 
 
+#: the warm-up's pause after what F3 needs (the index, the browser's module) before the rest (the live screen's
+#: modules; then the collector is tuned and the first screen's check runs): an F3 pressed as the list shows
+#: paints its rows without them competing for the CPU
+WARM_UP_PAUSE_S = 0.5
 #: the latest the collector is tuned (and turned back on) after the first frame, should the warm-up take longer
 GC_TUNE_LATEST_S = 5.0
 
@@ -138,6 +143,8 @@ class EbtuiApp(App[None]):
             if not self.is_headless:  # tests open many apps on throwaway stores: only a real session reads ahead
                 self._warm_store()  # first: F3 (the browser at 10,000 rounds) waits for it, ctrl+r does not
             import_module("ebtui.tui.screens.results")
+            if not self.is_headless:  # what is not urgent waits, so that an early F3's frame has the CPU
+                time.sleep(WARM_UP_PAUSE_S)
             import_module("ebtui.tui.screens.live")
         finally:
             self._tune_gc_once()
