@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarks.common import BenchResult, Figure, median, now, percentile
 from ebtui.launcher import tune_frame_rate
@@ -34,7 +34,7 @@ def _services(store: Any) -> Any:
     names = ["m1", "m2", "m3"]
     context = open_context(store_obj=store, make_clients=lambda wanted: {n: ScriptedClient(n) for n in wanted})
     choices = ModelChoices(names=names, default="m1", details={}, seats=("m1", "m1", "m1"))
-    # as default_services: the built-in dilemmas from their cache, before the app is constructed
+    # as default_services on a first-screen cache miss: the built-in dilemmas' records, before the app is built
     return Services(context=context, dilemmas=cached_builtin_dilemmas(), choices=choices)
 
 
@@ -44,8 +44,10 @@ def _frame_app(services: Any) -> Any:
     from ebtui.tui.app import EbtuiApp
 
     class FrameClockApp(EbtuiApp):
-        # CSS_PATH is relative to the module defining the class: point back at the app's own sheet
-        CSS_PATH = str(Path(sys.modules[EbtuiApp.__module__].__file__ or "").parent / "ebtui.tcss")
+        # CSS_PATH is relative to the module defining the class: point back at the app's own sheets (all of them:
+        # the setup screen's and the results browser's are read with the app's)
+        CSS_PATH = [str(Path(sys.modules[EbtuiApp.__module__].__file__ or "").parent / p)
+                    for p in cast("list[str]", EbtuiApp.CSS_PATH)]
 
         def __init__(self, services: Any) -> None:
             super().__init__(services, load_user_themes=False, tune_gc=True)  # as in a terminal
@@ -417,7 +419,7 @@ def bench_startup(quick: bool = False) -> BenchResult:
     res.method = (
         f"`ebtui --help` run {n} times as a subprocess of the venv's console script (after one warm-up run "
         "that writes the bytecode cache), wall time. In process: from building the services (the built-in "
-        "dilemmas from their cache, as `ebtui` does) and constructing `EbtuiApp` (modules already imported) to "
+        "dilemmas' records from their cache, as `ebtui` does when its first-screen cache misses) and constructing `EbtuiApp` (modules already imported) to "
         "the first composed frame in which the setup screen's dilemma list holds the dilemmas, under "
         "`run_test`. The time from launching `ebtui` in a real terminal to the list on screen is benchmark 7."
     )

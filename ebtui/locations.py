@@ -41,6 +41,12 @@ def builtin_document() -> Path:
     return package_data_dir() / "builtin_dilemmas.docx"
 
 
+def user_cache_dir() -> Path:
+    """ebtui's user cache dir ($XDG_CACHE_HOME/ebtui, else ~/.cache/ebtui): what can be rebuilt at any time."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / APP_NAME
+
+
 def builtin_themes_dir() -> Path:
     return Path(__file__).resolve().parent / "tui" / "themes"
 

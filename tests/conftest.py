@@ -70,6 +70,7 @@ def _isolate_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("EBTUI_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))  # the app's first-screen cache among others
     # a child `python -m ebtui` runs this checkout's code, not whatever install the venv points at (the tests
     # are run from the checkout, but a child started in tmp_path would not find it on its path)
     monkeypatch.setenv("PYTHONPATH", subprocess_env()["PYTHONPATH"])

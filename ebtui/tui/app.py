@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,10 +36,20 @@ GC_THRESHOLDS = (1_000, 20, 1_000)
 LEAVE_RUNNING_ROUND = "cancel it (x) or wait for it to finish"
 
 
+#: the warm-up's pause after what F3 needs (the index, the browser's module) before the rest (the live screen's
+#: modules; then the collector is tuned and the first screen's check runs): an F3 pressed as the list shows
+#: paints its rows without them competing for the CPU
+WARM_UP_PAUSE_S = 0.5
+#: the latest the collector is tuned (and turned back on) after the first frame, should the warm-up take longer
+GC_TUNE_LATEST_S = 5.0
+
+
 def _tune_gc() -> None:
-    """Called once the first frame is up: what start-up built (modules, styles, the first screen) lives as long
-    as the app, so it moves out of the collector's sight (`gc.freeze`), and full collections get rarer.
-    Reference counting still frees everything as usual; only cyclic garbage waits longer."""
+    """Called once the warm-up after the first frame is over: what start-up built (modules, styles, the first
+    screen, the modules the warm-up loads: pydantic, the records, the store) lives as long as the app, so it moves
+    out of the collector's sight (`gc.freeze`), and full collections get rarer. Reference counting still frees
+    everything as usual; only cyclic garbage waits longer. (Until then the collector is off, as the launcher left
+    it: with it on, the warm-up's imports cost ≈ 40 ms more CPU in young collections of objects that live on.)"""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     gc.enable()  # the launcher turns it off for the start-up
@@ -47,10 +58,11 @@ def _tune_gc() -> None:
 class EbtuiApp(App[None]):
     TITLE = "ebtui"
     SUB_TITLE = "Ethics Bowl for language models"
-    #: the results browser's styles are the app's, parsed with the rest at start: a screen's own CSS_PATH is read
-    #: when the screen is first pushed, and Textual then re-parses every stylesheet and re-styles every node of
-    #: every screen (≈ 70 ms of F3's first frame)
-    CSS_PATH = ["ebtui.tcss", "screens/results.tcss"]
+    #: the setup screen's and the results browser's styles are the app's, parsed with the rest at start: a
+    #: screen's own CSS_PATH is read when the screen is first pushed, and Textual then re-parses every stylesheet
+    #: and re-styles every node of every screen (≈ 70 ms of F3's first frame; a second parse of everything before
+    #: the first frame)
+    CSS_PATH = ["ebtui.tcss", "screens/setup.tcss", "screens/results.tcss"]
     COMMANDS = App.COMMANDS | {EbtuiCommands}
     BINDINGS = bindings("app")
 
@@ -71,6 +83,14 @@ class EbtuiApp(App[None]):
         #: held while a thread opens the results store or reads its index (the warm-up, the results browser's
         #: load), so the two never open it twice or parse index.json side by side
         self.store_lock = threading.Lock()
+        self._gc_tune_pending = False
+        #: the warm-up has read the store's index (it is in memory): the results browser's first page is then
+        #: read at once, and is in the browser's first frame
+        self.index_read_ahead = False
+        #: set when the warm-up is over (what waits for it: the first screen's check, ebtui.tui.screens.setup)
+        self.warmed = threading.Event()
+        #: the theme's variables are in the stylesheet before its first parse (`_register_themes`)
+        self._css_variables_set = False
         if snapshot:
             self.animation_level = "none"
         self._register_themes()
@@ -87,8 +107,19 @@ class EbtuiApp(App[None]):
                 self.register_theme(theme)
             self._theme_errors += loaded.errors
         wanted = self._initial_theme or DEFAULT_THEME
-        if wanted in self.available_themes:
+        if wanted in self.available_themes and wanted != self.theme:
             self.theme = wanted
+            # Textual's theme watcher queues a refresh of the styles for the start: new variables, then every
+            # stylesheet parsed again from scratch (a second full parse before the first frame). The variables
+            # are set now, before anything is parsed, so that refresh has nothing to do (refresh_css skips it).
+            self.stylesheet.set_variables(self.get_css_variables())
+            self._css_variables_set = True
+
+    def refresh_css(self, animate: bool = True) -> None:
+        if self._css_variables_set:  # the refresh the theme set in __init__ queued: nothing to refresh
+            self._css_variables_set = False
+            return
+        super().refresh_css(animate)
 
     def on_mount(self) -> None:
         for error in self._theme_errors:
@@ -96,7 +127,8 @@ class EbtuiApp(App[None]):
         self._apply_user_keymap()
         self.push_screen(SetupScreen())
         if self._gc_tuning if self._gc_tuning is not None else not self.is_headless:
-            self.call_after_refresh(_tune_gc)
+            self._gc_tune_pending = True  # at the warm-up's end (or GC_TUNE_LATEST_S after the first frame)
+            self.call_after_refresh(self.set_timer, GC_TUNE_LATEST_S, self._tune_gc_once)
         self.call_after_refresh(self._warm_up)
 
     @work(thread=True, exclusive=True, group="warm-up", exit_on_error=False)
@@ -104,12 +136,24 @@ class EbtuiApp(App[None]):
         """After the first frame, off the UI thread: load the modules a round and the results browser need
         (the store with the rounds' use cases, the live screen, the results browser), so neither the first
         frame nor the first key pays."""
-        import ebtui.core.usecases.rounds  # noqa: F401
-        import ebtui.tui.screens.live  # noqa: F401
-        import ebtui.tui.screens.results  # noqa: F401
+        from importlib import import_module
 
-        if not self.is_headless:  # tests open many apps on throwaway stores: only a real session reads ahead
-            self._warm_store()
+        try:
+            import_module("ebtui.core.usecases.rounds")
+            if not self.is_headless:  # tests open many apps on throwaway stores: only a real session reads ahead
+                self._warm_store()  # first: F3 (the browser at 10,000 rounds) waits for it, ctrl+r does not
+            import_module("ebtui.tui.screens.results")
+            if not self.is_headless:  # what is not urgent waits, so that an early F3's frame has the CPU
+                time.sleep(WARM_UP_PAUSE_S)
+            import_module("ebtui.tui.screens.live")
+        finally:
+            self._tune_gc_once()
+            self.warmed.set()
+
+    def _tune_gc_once(self) -> None:
+        if self._gc_tune_pending:
+            self._gc_tune_pending = False
+            _tune_gc()
 
     def _warm_store(self) -> None:
         """Read an existing store's index ahead (in the warm-up thread), so F3's first page does not wait for
@@ -123,7 +167,8 @@ class EbtuiApp(App[None]):
             try:
                 list_rounds(ctx, limit=1, with_unreadable=False)
             except Exception:  # noqa: BLE001 - only a read-ahead: the browser's own load reports problems
-                pass
+                return
+            self.index_read_ahead = True
 
     def _apply_user_keymap(self) -> None:
         """The [keymap] of the user's config (Textual's App.set_keymap); each bad entry is one notification."""
@@ -233,8 +278,7 @@ class EbtuiApp(App[None]):
 def run_app(document: str | Path | None = None, models_file: str | Path | None = None,
             store: str | Path | None = None) -> None:
     """Open the app. A bad --models or --document is a one-line error (exit 2), before the screen opens."""
-    from ebtui.core.usecases.context import open_context
-    from ebtui.core.usecases.play import check_writable
+    from ebtui.core.usecases.context import check_writable, open_context
     from ebtui.tui.services import default_services
 
     context = open_context(store=store, models_file=models_file)

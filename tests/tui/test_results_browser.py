@@ -161,3 +161,37 @@ def test_warm_up_reads_an_existing_index_ahead_and_creates_no_store(make_app, tm
     app = make_app(store=present)
     app._warm_store()
     assert present.calls == [1] and not app.store_lock.locked()
+
+
+async def test_with_the_index_read_ahead_the_newest_page_is_in_the_first_frame(make_app) -> None:
+    """Once the warm-up has read the index, F3 puts the newest page in the table as the screen mounts (no
+    "Loading…" frame), and reads the rest after that frame; while something holds the store, the thread
+    worker reads the page as before (the UI thread never waits for the lock)."""
+    from ebtui.tui.screens.results import ResultsScreen
+
+    entries = synthetic_entries(PAGE_ROWS + 50)
+    gate = threading.Event()
+    store = EntriesStore(entries, full_query_gate=gate)
+    app = make_app(store=store)
+    app.index_read_ahead = True
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await app.push_screen(ResultsScreen())  # pushed and mounted: the rest is read after its first frame
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        table = screen.query_one("#results-table")
+        assert table.row_count == PAGE_ROWS and store.calls == [PAGE_ROWS]
+        newest = max(entries, key=lambda e: (e["ts"], e["id"]))
+        assert screen.shown[0]["id"] == newest["id"]
+        gate.set()
+        await wait_until(lambda: screen.complete)
+        assert store.calls == [PAGE_ROWS, None]  # the rest, once; the page is not read twice
+        assert f"{len(entries)} of {len(entries)}" in str(screen.query_one("#results-count").render())
+        await app.pop_screen()
+        store.calls.clear()
+        with app.store_lock:  # the warm-up (or a reload) is reading the store
+            await app.push_screen(ResultsScreen())
+            assert app.screen.query_one("#results-table").row_count == 0 and store.calls == []
+        await wait_until(lambda: app.screen.complete)
+        assert app.screen.query_one("#results-table").row_count == PAGE_ROWS
+        assert store.calls == [PAGE_ROWS, None]  # the worker's page, then the rest

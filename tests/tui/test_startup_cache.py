@@ -69,6 +69,7 @@ async def test_the_collector_is_tuned_after_the_first_frame_only_when_asked(make
         gc.disable()  # as the launcher leaves it during start-up
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
+            await app.workers.wait_for_complete()  # the warm-up after the first frame: tuned at its end
             await pilot.pause()
             assert gc.get_threshold() == GC_THRESHOLDS and gc.isenabled()
     finally:

@@ -71,3 +71,15 @@ def open_context(*, store: str | Path | None = None, models_file: str | Path | N
     root = Path(store_obj.root) if store_obj is not None else store_dir(store)
     return AppContext(store_root=root, models_file=models_file, clock=clock, make_clients=make_clients,
                       _models=models, _store=store_obj)
+
+
+def check_writable(ctx: AppContext) -> None:
+    """The context's store can be written (a probe file), else a UsageError saying why: checked before any
+    model call, so a round that cannot be saved is not paid for."""
+    from ebtui.core.preflight import PreflightError, check_store_writable
+    from ebtui.errors import UsageError
+
+    try:
+        check_store_writable(ctx.store_root)
+    except PreflightError as exc:
+        raise UsageError(str(exc)) from None

@@ -73,8 +73,9 @@ def builtin_key(doc: Path) -> str:
 
 
 def user_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ebtui"
+    from ebtui.locations import user_cache_dir
+
+    return user_cache_dir()
 
 
 def builtin_cache_paths() -> list[Path]:

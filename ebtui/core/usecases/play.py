@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ebtui.core.records import Dilemma, Round, new_id
+from ebtui.core.usecases.context import check_writable as _check_writable
 from ebtui.errors import UsageError
 
 if TYPE_CHECKING:
@@ -62,15 +63,9 @@ class PreparedRound:
         return self.spec.dilemma
 
 
-def check_writable(ctx: AppContext) -> None:
-    """The context's store can be written (a probe file), else a UsageError saying why: checked before any
-    model call, so a round that cannot be saved is not paid for."""
-    from ebtui.core.preflight import PreflightError, check_store_writable
-
-    try:
-        check_store_writable(ctx.store_root)
-    except PreflightError as exc:
-        raise UsageError(str(exc)) from None
+#: here too (its home is context.py: the app checks the store before its first frame without this module's
+#: imports, the records among them)
+check_writable = _check_writable
 
 
 def prepare_round(ctx: AppContext, request: RoundRequest, *, check_store: bool = True) -> PreparedRound:

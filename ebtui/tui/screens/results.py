@@ -179,7 +179,28 @@ class ResultsScreen(Screen[None]):
         table = self.query_one(DataTable)
         self._set_columns(self.size.width or self.app.size.width)
         table.focus()
-        self.action_reload()
+        first = self._first_page_now()
+        if first is None:
+            self.action_reload()
+        else:  # rows in the screen's first frame; the rest of the index once that frame is painted (_loaded)
+            self._loaded(self.EntriesLoaded(first, complete=False))
+
+    def _first_page_now(self) -> list[IndexEntry] | None:
+        """The newest page, at once on the UI thread, when the app has read the index ahead (it is in memory:
+        a few milliseconds) and nothing holds the store; else None (the thread worker reads it)."""
+        if not getattr(self.app, "index_read_ahead", False):
+            return None
+        lock = getattr(self.app, "store_lock", None)
+        if lock is None or not lock.acquire(blocking=False):
+            return None
+        from ebtui.core.usecases.rounds import list_rounds
+
+        try:
+            return list_rounds(app_context(self), newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
+        except Exception:  # noqa: BLE001 - the worker reads it again and says what is wrong
+            return None
+        finally:
+            lock.release()
 
     def _set_columns(self, width: int) -> bool:
         """Columns for this width (fixed widths: the table then never measures thousands of cells to size
@@ -206,18 +227,23 @@ class ResultsScreen(Screen[None]):
         self._load()
 
     @work(thread=True, exclusive=True, group="results-load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, shown: list[IndexEntry] | None = None) -> None:
+        """The newest page; when there may be more, it is shown and the rest is read once its frame is painted
+        (`_loaded` calls this again with `shown`: the page on screen), with the round files that cannot be read.
+        """
         from ebtui.core.usecases.rounds import list_rounds, unreadable_rounds
 
         ctx = app_context(self)
         try:
-            with store_lock(self):  # the app's warm-up may be reading the index: wait for it, not twice
-                first = list_rounds(ctx, newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
-            if len(first) == PAGE_ROWS:  # there may be more: show this page while reading the rest
-                self.post_message(self.EntriesLoaded(first, complete=False))
-                entries = list_rounds(ctx, newest_first=True, with_unreadable=False).entries
-            else:
+            if shown is None:
+                with store_lock(self):  # the app's warm-up may be reading the index: wait for it, not twice
+                    first = list_rounds(ctx, newest_first=True, limit=PAGE_ROWS, with_unreadable=False).entries
+                if len(first) == PAGE_ROWS:  # there may be more: this page first, on screen before the rest
+                    self.post_message(self.EntriesLoaded(first, complete=False))
+                    return
                 entries = first
+            else:
+                entries = list_rounds(ctx, newest_first=True, with_unreadable=False).entries
         except Exception as exc:  # an unreadable store is a message, not a crash
             self.app.call_from_thread(self.notify, f"Could not read the results store: {exc}", severity="error")
             entries = []
@@ -241,6 +267,8 @@ class ResultsScreen(Screen[None]):
                 self._show_count()
                 return
         self.apply_filters(keep_limit=event.complete)
+        if not event.complete:  # the newest page: the rest of the index once its frame is painted
+            self.call_after_refresh(self.call_after_refresh, self._load, event.entries)
 
     def current_filters(self) -> ResultFilters:
         def text(id_: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -27,13 +28,14 @@ if TYPE_CHECKING:
 
     from ebtui.core.records import Dilemma
     from ebtui.core.usecases.play import RoundRequest
+    from ebtui.tui.first_screen import Listed
     from ebtui.tui.widgets.dilemma_card import DilemmaCard
 
 ROLES = (("team-a", "Team A"), ("team-b", "Team B"), ("judge", "Judge"))
 
 
 class SetupScreen(Screen[None]):
-    CSS_PATH = "setup.tcss"
+    # styles: setup.tcss, read with the app's (EbtuiApp.CSS_PATH)
     BINDINGS = bindings("setup")
 
     @dataclass
@@ -59,6 +61,8 @@ class SetupScreen(Screen[None]):
         #: the options column is filled after the first frame (`_mount_options`)
         self.options_ready = False
         self._options_mount: AwaitMount | None = None
+        #: a ctrl+r came while the list the last start kept was on screen and its records were on their way
+        self._start_when_loaded = False
 
     def compose(self) -> ComposeResult:
         services = app_services(self)
@@ -142,25 +146,34 @@ class SetupScreen(Screen[None]):
         self.call_after_refresh(self.call_after_refresh, self._mount_options)
         if services.dilemmas is None:  # paint first, read the document in a thread
             self.document_loading = True
-            self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
+            if services.listed:  # as the last start saw them: listed now, their records read after the frame
+                self._show_listed(services.document, services.listed)
+            else:
+                self.query_one("#document-label", Label).update(Text("Loading dilemmas…", style="bold"))
             # after the first frame: the reading thread would otherwise compete with the first paint
             self.call_after_refresh(self.load_document, services.document, True)
         else:
             self._show_document(services.document, services.dilemmas)
 
+    def _show_listed(self, path: Path | None, listed: Sequence[Listed | Dilemma]) -> None:
+        """The document's label and its dilemmas in the list (the first highlighted), unless the list shows
+        these already (the records of what the first frame listed: the highlight stays where the user put it)."""
+        name = path.name if path else "built-in dilemmas"
+        self.query_one("#document-label", Label).update(
+            Text(f"{strip_control(name)} · {len(listed)} dilemmas", style="bold"))
+        labels = [self._dilemma_label(d) for d in listed]
+        options = self.query_one("#dilemma-list", OptionList)
+        if [o.prompt for o in options.options] == labels:
+            return
+        options.clear_options()
+        options.add_options(Option(label, id=f"d{i}") for i, label in enumerate(labels))
+        if labels:
+            options.highlighted = 0
+
     def _show_document(self, path: Path | None, dilemmas: list[Dilemma]) -> None:
         self.document = path
         self.dilemmas = dilemmas
-        name = path.name if path else "built-in dilemmas"
-        self.query_one("#document-label", Label).update(
-            Text(f"{strip_control(name)} · {len(dilemmas)} dilemmas", style="bold"))
-        options = self.query_one("#dilemma-list", OptionList)
-        options.clear_options()
-        options.add_options(
-            Option(self._dilemma_label(d), id=f"d{i}") for i, d in enumerate(dilemmas)
-        )
-        if dilemmas:
-            options.highlighted = 0
+        self._show_listed(path, dilemmas)
         self._show_preview()
         self._show_consistency_note()
 
@@ -191,7 +204,7 @@ class SetupScreen(Screen[None]):
             self._card_mounting = False
 
     @staticmethod
-    def _dilemma_label(d: Dilemma) -> Text:
+    def _dilemma_label(d: Listed | Dilemma) -> Text:
         label = Text(f"{strip_control(d.id)}  {strip_control(d.title)}")
         if not d.has_consistency_case:
             label.append("  (no consistency case)", style="italic dim")
@@ -230,6 +243,11 @@ class SetupScreen(Screen[None]):
         from textual.widgets import Checkbox, Input, Select
 
         await self._mount_options()  # at once, if ctrl+r came before the options' frame
+        if self.document_loading and app_services(self).listed:
+            # the list the last start kept is on screen, its records on their way (a fraction of a second):
+            # the key starts the round once they are in (_document_loaded), rather than asking for a second press
+            self._start_when_loaded = True
+            return
         dilemma = self.selected_dilemma
         if dilemma is None:
             self.notify("The dilemmas are still loading." if self.document_loading else "Pick a dilemma first.",
@@ -299,6 +317,28 @@ class SetupScreen(Screen[None]):
             self.app.call_from_thread(self.notify, first + more, title="Document warnings", severity="warning",
                                       timeout=8)
         self.post_message(self.DocumentLoaded(path, dilemmas, initial=initial))
+        if initial and path is None and services.listed is not None:
+            self._confirm_first_screen(dilemmas)
+
+    def _confirm_first_screen(self, dilemmas: list[Dilemma]) -> None:
+        """In the document's thread, when the first frame came from what an earlier start kept, once the app's
+        warm-up is over: read the models (pydantic, after the frame) and keep what the screen shows for the next
+        start (rewritten if an input the key did not see had changed it). A models file made bad since the start:
+        a notification."""
+        from ebtui.tui import first_screen
+
+        warmed = getattr(self.app, "warmed", None)
+        if warmed is not None:  # after the app's warm-up (its index read ahead for F3): nothing here is urgent
+            warmed.wait(10)
+        services = app_services(self)
+        try:
+            shown = first_screen.remember(services.context, dilemmas)
+        except Exception as exc:  # noqa: BLE001 - ConfigError names the file and field; anything else too
+            self.app.call_from_thread(self.notify, strip_control(str(exc)) or repr(exc),
+                                      title="Cannot read the models", severity="error", timeout=10)
+            return
+        if shown is not None and shown.choices != services.choices and not self.options_ready:
+            services.choices = shown.choices  # read by the options column when it is mounted
 
     @on(DocumentLoaded)
     async def _document_loaded(self, event: DocumentLoaded) -> None:
@@ -308,5 +348,8 @@ class SetupScreen(Screen[None]):
         if self._preview_ready:
             await self._ensure_card()
         self._show_document(event.path, event.dilemmas)
+        if self._start_when_loaded:
+            self._start_when_loaded = False
+            self.call_later(self.action_start)
         if not event.initial:
             self.notify(f"Loaded {len(event.dilemmas)} dilemmas.")
