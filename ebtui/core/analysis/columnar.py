@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.agreement import icc_2_1, krippendorff_interval
+from ebtui.core.analysis.agreement import icc_2_1, krippendorff_interval, pearson, spearman
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
 from ebtui.core.analysis.common import (
     OVERALL,
@@ -499,13 +499,9 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
             r_p = p_p = r_s = p_s = None
             if n_pairs >= 3:
                 x, y = np.column_stack([data[a][both], data[b][both]]).T
-                if np.ptp(x) > 0 and np.ptp(y) > 0:
-                    from scipy import stats  # only with panels: scipy.stats is slow to import
-
-                    pr = stats.pearsonr(x, y)
-                    sr = stats.spearmanr(x, y)
-                    r_p, p_p = float(pr.statistic), float(pr.pvalue)
-                    r_s, p_s = float(sr.statistic), float(sr.pvalue)
+                if np.ptp(x) > 0 and np.ptp(y) > 0:  # (scipy.stats.pearsonr/spearmanr's floats, not its import)
+                    r_p, p_p = pearson(x, y)
+                    r_s, p_s = spearman(x, y)
             corr_rows.append([c, j1, j2, n_pairs, r_p, p_p, r_s, p_s])
     panel_note = (f"{len(panel_ex)} exchanges were scored by two or more judges ({len(judges)} judges); "
                   "a unit is one team in one exchange. Judges' parsed scores only: human overrides never count.")

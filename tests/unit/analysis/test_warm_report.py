@@ -10,7 +10,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from ebtui.core.analysis.agreement import krippendorff_interval
+from ebtui.core.analysis.agreement import average_ranks, krippendorff_interval, pearson, spearman
 
 
 def _package(data: np.ndarray) -> float | None:
@@ -49,6 +49,45 @@ def test_alpha_blank_where_the_package_refuses() -> None:
     opposed = np.array([[1.0, 9.0], [9.0, 1.0]])  # disagreement beyond chance: negative
     got = krippendorff_interval(opposed)
     assert got is not None and got < 0 and got == _package(opposed)
+
+
+@pytest.mark.parametrize("kind", ["scores", "means", "continuous", "near_perfect"])
+def test_correlations_are_scipy_stats_to_the_last_bit(kind: str) -> None:
+    """The judges' pairwise correlations without importing scipy.stats: the same r, rho and p-values."""
+    from scipy import stats
+
+    rng = np.random.default_rng(38)
+    checked = 0
+    for _ in range(150):
+        n = int(rng.integers(3, 300))
+        if kind == "scores":  # whole scores: many ties
+            x, y = rng.integers(1, 11, n).astype(float), rng.integers(1, 11, n).astype(float)
+        elif kind == "means":  # a judge's mean over its judgments of a unit
+            x = rng.integers(1, 11, n) / rng.integers(1, 4, n)
+            y = np.round(x + rng.normal(0, 1.5, n))
+        elif kind == "continuous":
+            x = rng.normal(size=n)
+            y = 0.6 * x + rng.normal(size=n)
+        else:  # r near +-1 (the clip and the tails of the p-value)
+            x = rng.normal(size=n)
+            y = -x + rng.normal(0, 1e-9, n)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        pr, sr = stats.pearsonr(x, y), stats.spearmanr(x, y)
+        assert pearson(x, y) == (float(pr.statistic), float(pr.pvalue))
+        assert spearman(x, y) == (float(sr.statistic), float(sr.pvalue))
+        checked += 1
+    assert checked > 100
+
+
+def test_average_ranks_are_rankdata_average() -> None:
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 500):
+        v = rng.integers(0, 6, n).astype(float)
+        assert np.array_equal(average_ranks(v), rankdata(v))
+    assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
 
 
 @pytest.mark.parametrize("span", [50, 10**12])  # a table over the range, and the sort a wide range falls back to
