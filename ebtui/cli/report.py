@@ -3,7 +3,6 @@ numbers as one JSON object on stdout and write nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,7 +73,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
         calibrated = uc.with_human_audit(app, sel, data, families)  # the human audit (issue #36), in data too
         if as_json:
-            click.echo(json.dumps(uc.report_json(sel, data), ensure_ascii=False, allow_nan=False))
+            click.echo(uc.report_json_text(sel, data))  # (json.dumps of uc.report_json, the same text)
             return
         if as_html:
             out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out

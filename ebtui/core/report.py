@@ -233,6 +233,18 @@ class ReportData:
     human_audit: Mapping[str, object] | None = None
 
     def json(self) -> dict[str, object]:
+        """The report's JSON object (`report --json` without its filters and unreadable files)."""
+        clean: dict[str, object] = finite(self._json(Table.as_dicts))
+        return clean
+
+    def json_parts(self) -> dict[str, object]:
+        """`json()` with each table's rows left as a RowsJSON and no float cleaned yet: what
+        `analysis.common.dumps_json` writes as the same text, faster."""
+        from ebtui.core.analysis.common import RowsJSON
+
+        return self._json(RowsJSON)
+
+    def _json(self, rows_of: Callable[[Table], object]) -> dict[str, object]:
         out: dict[str, object] = {"view": an.VIEW_AS_JUDGED, "n_rounds": self.rounds, "n_dilemmas": self.as_judged.dilemmas,
                                "excluded": self.as_judged.excluded.as_dict(),
                                "bootstrap": {"seed": self.as_judged.seed, "replicates": self.as_judged.replicates,
@@ -240,13 +252,13 @@ class ReportData:
                                "criteria": list(CRITERIA), **self.as_judged.json()}
         for key, ts in self.tables.items():
             if key not in out:
-                out[key] = ts[0].as_dicts()
+                out[key] = rows_of(ts[0])
         if self.with_overrides is not None:
-            extra = {k: ts[1].as_dicts() for k, ts in self.tables.items()
+            extra = {k: rows_of(ts[1]) for k, ts in self.tables.items()
                      if len(ts) > 1 and k not in self.as_judged.tables}
             out["with_overrides"] = {**{k: v for k, v in self.with_overrides.json().items()
                                         if k in (*FIT_KEYS_BOTH_VIEWS, "fit")}, **extra}
-        out["judge_vs_human"] = self.judge_vs_human.as_dicts() if self.judge_vs_human else []
+        out["judge_vs_human"] = rows_of(self.judge_vs_human) if self.judge_vs_human else []
         out["imported"] = self.imported
         if self.judge_bias is not None:
             out.update(self.judge_bias)
@@ -254,8 +266,7 @@ class ReportData:
             out["omitted"] = [dict(o) for o in self.omitted]
         if self.human_audit is not None:
             out["human_audit"] = self.human_audit
-        clean: dict[str, object] = finite(out)
-        return clean
+        return out
 
 
 def build_report_data(

@@ -180,3 +180,48 @@ def test_the_collector_is_paused_only_while_a_report_is_computed() -> None:
         assert not gc.isenabled()  # off before: left off
     finally:
         gc.enable()
+
+
+def _cells(rng: np.random.Generator, kind: str, n: int) -> list[Any]:
+    weird = ["", "plain", 'quote " and \\ back', "tab\tnew\nline\r", "\x00\x1f ctrl", "é ü “curly” … \u2028 \U0001f600",
+             "100%s %d %%", "{not: json}"]
+    if kind == "str":
+        return [weird[int(i)] for i in rng.integers(0, len(weird), n)]
+    if kind == "float":
+        return [float(v) for v in rng.normal(0, 10.0 ** float(rng.integers(-8, 9)), n)]
+    if kind == "int":
+        return [int(v) for v in rng.integers(-10**12, 10**12, n)]
+    pool: list[Any] = [None, True, False, 0, -7, 2**70, 0.1, -0.0, 1e300, 5e-324, float("nan"), float("inf"),
+                       -float("inf"), np.float64(2.5), np.float64("nan"), "x", weird[5], [1.5, float("nan"), "y"],
+                       {"k": float("inf"), "j": [None]}]
+    return [pool[int(i)] for i in rng.integers(0, len(pool), n)]
+
+
+def test_the_tables_json_text_is_json_dumps_of_the_cleaned_dicts() -> None:
+    """`report --json` writes each table's rows at once (common.rows_json / dumps_json): the same bytes as
+    json.dumps(finite(...)) of the dicts, whatever the cells hold (NaN and inf as null, nested values, text
+    that needs escaping, a '%' in a column name)."""
+    import json
+
+    from ebtui.core.analysis.common import RowsJSON, Table, dumps_json, rows_json
+    from ebtui.core.analysis.compare import finite
+
+    def want(value: Any) -> str:
+        return json.dumps(finite(value), ensure_ascii=False, allow_nan=False)
+
+    rng = np.random.default_rng(38)
+    kinds = ["str", "float", "int", "mixed"]
+    for n in (0, 1, 2, 50):
+        for _ in range(20):
+            cols = ["model", "100% sure", "évidence \"q\"", "n"][: int(rng.integers(1, 5))]
+            by_col = [_cells(rng, kinds[int(rng.integers(0, 4))], n) for _ in cols]
+            t = Table("t", "T", cols, [list(r) for r in zip(*by_col, strict=True)] if n else [])
+            assert rows_json(t) == want(t.as_dicts())
+            obj = {"filters": {"model": None}, "t": RowsJSON(t), "nested": {"u": RowsJSON(t), "x": float("nan")},
+                   "list": [1.0, float("inf")], "empty": {}}
+            assert dumps_json(obj) == want({**obj, "t": t.as_dicts(), "nested": {"u": t.as_dicts(), "x": None}})
+    ragged = Table("t", "T", ["a", "b"], [[1, 2], [3]])
+    with pytest.raises(ValueError):
+        rows_json(ragged)
+    twice = Table("t", "T", ["a", "a"], [[1, 2]])
+    assert rows_json(twice) == want(twice.as_dicts()) == '[{"a": 2}]'
