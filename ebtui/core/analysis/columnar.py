@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -295,43 +295,53 @@ def consistency_analysis(
 ) -> tuple[Table, Table]:
     cons = ex.criterion_means(effective)[:, 0, CONS]
     chosen = ex.text_round("consistency_test")
-    dil = ex.dilemma.tolist()
-    codes = ex.dilemma_codes().tolist()
-    answers: list[list[Cell]] = []
-    per_scores: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    per_classes: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CONSISTENCY_CLASSES, 0))
-    per_answers: dict[str, int] = defaultdict(int)
-    unanswered = 0
+    codes = ex.dilemma_codes()
+    model_names, model_of_row = facts.codes("team_a")
+    model_code = model_of_row[ex.first]  # each exchange's Team A, numbered in the names' sorted order
+    dil_names, dil_of_row = facts.codes("dilemma")
+    dil_code = dil_of_row[ex.first]
+    scored = ~np.isnan(cons)
+    # per model: its scores and their dilemmas in exchange order (cluster_mean's input, as the loop gave it)
+    per_scores = {model_names[m]: (cons[scored & (model_code == m)], codes[scored & (model_code == m)])
+                  for m in np.unique(model_code[scored]).tolist()}
+    answered = np.flatnonzero(chosen >= 0)
+    unanswered = len(chosen) - len(answered)
+    # the answers in the table's order: model, dilemma, exchange (the codes follow the names' sorted order,
+    # and the exchanges are numbered in their ids' sorted order)
+    answered = answered[np.lexsort((answered, dil_code[answered], model_code[answered]))]
+    keys = [ex.keys[e] for e in answered.tolist()]
+    given = [(classifications or {}).get(k) for k in keys]
     # the rules' classes of the answers shown (not classified by a model), read in one JSON parse
-    ruled = [int(chosen[e]) for e, key in enumerate(ex.keys)
-             if chosen[e] >= 0 and (classifications is None or key not in classifications)]
-    rule_class = dict(zip(ruled, _rule_classes(facts, ruled), strict=True))
-    for e, (key, model) in enumerate(zip(ex.keys, ex.model(0).tolist(), strict=True)):
-        score = None if math.isnan(cons[e]) else float(cons[e])
-        if score is not None:
-            per_scores[model].append((score, codes[e]))
-        if chosen[e] < 0:
-            unanswered += 1
-            continue
-        given = (classifications or {}).get(key)
-        if given is not None:
-            label, who = given.label, given.classifier
-            cues, quote = ", ".join(dict.fromkeys(given.cues)), _quote(given.evidence)
-        else:
-            label, cues, quote = rule_class[int(chosen[e])]
+    ruled = [int(r) for r, g in zip(chosen[answered].tolist(), given, strict=True) if g is None]
+    rule_iter = iter(_rule_classes(facts, ruled))
+    labels: list[str] = []
+    whos: list[str] = []
+    cues: list[str] = []
+    quotes: list[str] = []
+    for g in given:
+        if g is None:
+            label, cue, quote = next(rule_iter)
             who = "rules"
-        per_answers[model] += 1
-        per_classes[model][label] += 1
-        answers.append([model, dil[e], key, score, label, who, cues, quote])
-    answers.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2])))
+        else:
+            label, who = g.label, g.classifier
+            cue, quote = ", ".join(dict.fromkeys(g.cues)), _quote(g.evidence)
+        labels.append(label)
+        whos.append(who)
+        cues.append(cue)
+        quotes.append(quote)
+    scores: list[float | None] = [None if math.isnan(v) else v for v in cons[answered].tolist()]
+    models_ans = [model_names[m] for m in model_code[answered].tolist()]
+    answers: list[list[Cell]] = list(map(list, zip(
+        models_ans, [dil_names[d] for d in dil_code[answered].tolist()], keys, scores, labels, whos, cues, quotes,
+        strict=True)))
+    per_answers = Counter(models_ans)
+    per_classes = Counter(zip(models_ans, labels, strict=True))
     summary: list[list[Cell]] = []
     for model in sorted(set(per_scores) | set(per_answers)):
-        got = per_scores.get(model, [])
-        mean, iv = cluster_mean(np.array([v for v, _ in got], dtype=float),
-                                np.array([d for _, d in got], dtype=np.int64), clip=SCALE)
-        counts = per_classes[model]
-        summary.append([model, len(got), mean, iv.low, iv.high, per_answers[model],
-                        *[counts[c] for c in CONSISTENCY_CLASSES]])
+        vals, dil = per_scores.get(model, (np.zeros(0), np.zeros(0, dtype=np.int64)))
+        mean, iv = cluster_mean(np.array(vals, dtype=float), np.array(dil, dtype=np.int64), clip=SCALE)
+        summary.append([model, len(vals), mean, iv.low, iv.high, per_answers[model],
+                        *[per_classes[(model, c)] for c in CONSISTENCY_CLASSES]])
     cov = coverage(facts, effective)
     view = view_name(effective)
     classifiers = sorted({str(r[5]) for r in answers}) or ["rules"]
@@ -359,9 +369,12 @@ def _rule_classes(facts: Facts, rows: list[int]) -> list[tuple[str, str, str]]:
         return []
     import json
 
-    held = json.loads("[" + ",".join(facts.cls[np.asarray(rows, dtype=np.int64)].tolist()) + "]")
-    return [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
-            for label, cues, evidence in held]
+    raw = facts.cls[np.asarray(rows, dtype=np.int64)].tolist()
+    distinct = list(dict.fromkeys(raw))  # (each distinct record read and formatted once)
+    held = json.loads("[" + ",".join(distinct) + "]")
+    shown = dict(zip(distinct, [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+                                for label, cues, evidence in held], strict=True))
+    return [shown[r] for r in raw]
 
 
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:

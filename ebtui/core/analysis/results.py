@@ -182,10 +182,10 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     # family preference: the same-family term with the self-preference apart (a judge scoring its own model),
     # each with n = the (judge, model) pairs it rests on and an interval with the judge x model variance —
     # the estimator of the judge-bias section's self_and_family (ebtui.core.analysis.bias_source)
-    from ebtui.core.analysis.bias_source import preferences_of_facts
+    from ebtui.core.analysis.bias_source import cached_preferences
 
-    prefs = {p["term"]: p for p in preferences_of_facts(facts, family_of, effective=effective, seed=seed,
-                                                        replicates=replicates)} if jf is not None else {}
+    prefs = {p["term"]: p for p in cached_preferences(cache, facts, families=families, effective=effective, seed=seed,
+                                                      replicates=replicates)} if jf is not None else {}
     fam_row: list[Cell] = [None, None, None, 0, "", 0, "no score"]
     for term, at in (("same_family", 0), ("self", 7)):
         p = prefs.get(term)
