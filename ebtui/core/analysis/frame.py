@@ -522,9 +522,18 @@ ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "pars
 
 
 def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
-    """Sorted distinct names and each value's index among them."""
-    names, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
-    return [str(n) for n in names], inv.astype(np.int64)
+    """Sorted distinct names and each value's index among them (np.unique's, of the values as numpy text)."""
+    vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    # a column repeating a few names (models, judges, dilemmas): the distinct strings by hashing, then sorted —
+    # no copy as numpy text, no sort of every row; Python's order of str is numpy's, code point by code point.
+    # Many distinct values (exchange ids): numpy's sort is the faster
+    if vals and len(set(vals[:4096])) <= 256 and set(map(type, vals)) == {str}:
+        names = sorted(dict.fromkeys(vals))
+        if not any(n.endswith("\x00") for n in names):  # (numpy text drops trailing NULs: its way then)
+            rank = dict(zip(names, range(len(names)), strict=True))
+            return names, np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+    uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    return [str(n) for n in uniq], inv.reshape(-1).astype(np.int64)
 
 
 def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -225,3 +225,25 @@ def test_the_tables_json_text_is_json_dumps_of_the_cleaned_dicts() -> None:
         rows_json(ragged)
     twice = Table("t", "T", ["a", "a"], [[1, 2]])
     assert rows_json(twice) == want(twice.as_dicts()) == '[{"a": 2}]'
+
+
+def test_levels_are_numpys_unique_of_the_text() -> None:
+    """frame.levels sorts a few repeated names by hashing: the same names and codes as np.unique of the values
+    as numpy text (code point order, a trailing NUL as numpy treats it), many distinct values or few."""
+    from ebtui.core.analysis.frame import levels
+
+    def numpy_way(values: Any) -> tuple[list[str], np.ndarray]:
+        names, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
+        return [str(n) for n in names], inv.astype(np.int64)
+
+    rng = np.random.default_rng(11)
+    pool = ["b", "a", "é", "Z", "a b", "a\x1fb", "\U0001f600", "", "x" * 40, "ab", "a\x00b", "q\x00"]
+    for n in (0, 1, 2, 30, 3000):
+        for _ in range(10):
+            v = [pool[int(i)] for i in rng.integers(0, len(pool), n)]
+            for arg in (v, np.array(v, dtype=object)):
+                got, want = levels(arg), numpy_way(arg)
+                assert got[0] == want[0] and np.array_equal(got[1], want[1]) and got[1].dtype == np.int64
+    many = np.array([f"x-{i:05d}" for i in rng.permutation(5000)], dtype=object)
+    got, want = levels(many), numpy_way(many)
+    assert got[0] == want[0] and np.array_equal(got[1], want[1])
