@@ -32,7 +32,7 @@ from ebtui.core.analysis.common import (
     view_name,
 )
 from ebtui.core.analysis.consistency_rules import ConsistencyClassification
-from ebtui.core.analysis.frame import NC, SLOTS, Facts
+from ebtui.core.analysis.frame import NC, SLOTS, Facts, levels
 from ebtui.core.frameworks import CONSISTENCY_CLASSES, CONSISTENCY_LABELS, FRAMEWORKS
 from ebtui.core.records import CRITERIA
 
@@ -388,8 +388,8 @@ def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
         bits = facts.fw_bits[rows, slots] if len(rows) else np.zeros(0, dtype=np.int16)
         if not len(rows):
             return
-        names, inv = np.unique(models.astype(str), return_inverse=True)
-        for m_i, m in enumerate(names.tolist()):
+        names, inv = levels(models)  # (np.unique of the names as text, by hashing the few distinct)
+        for m_i, m in enumerate(names):
             sel = np.flatnonzero(inv == m_i)
             answers[(str(m), phase)] += len(sel)
             for k, fw in enumerate(FRAMEWORKS):
@@ -449,7 +449,7 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     E = len(ex)
     rows_j = np.flatnonzero(judged)
     # exchanges scored by two or more different judges
-    pair = np.unique(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])
+    pair = int_unique(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])[0]
     n_judges = np.bincount(pair // max(len(judge_names), 1), minlength=E)
     panel_ex = np.flatnonzero(n_judges >= 2)
     in_panel = np.zeros(E, dtype=bool)
@@ -481,7 +481,8 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
         keep = ~np.isnan(flat)
         cell, flat = cell[keep], flat[keep]
         out = np.full(len(judges) * n_units, np.nan)
-        cells, inv, cnt = np.unique(cell, return_inverse=True, return_counts=True)
+        cells, _, inv = int_unique(cell)  # (np.unique's arrays, without a sort)
+        cnt = np.bincount(inv, minlength=len(cells))
         total = np.zeros(len(cells))
         np.add.at(total, inv, flat)  # one or two values: their sum exactly as math.fsum gives it
         for c in np.flatnonzero(cnt > 2).tolist():  # three or more judgments by one judge: statistics.fmean

@@ -16,7 +16,6 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis.common import int_unique
 from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
@@ -541,8 +540,12 @@ def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
     names, code = coded
-    used, _first, inv = int_unique(code[rows])  # np.unique's arrays without the sort (a score per row)
-    return [names[u] for u in used.tolist()], inv
+    c = code[rows]
+    # np.unique's names and inverse without the sort (a score per row): which codes occur, then each row's rank
+    present = np.zeros(len(names), dtype=bool)
+    present[c] = True
+    inv: np.ndarray = (np.cumsum(present) - 1)[c].astype(np.int64)
+    return [names[u] for u in np.flatnonzero(present).tolist()], inv
 
 
 @dataclass

@@ -247,3 +247,20 @@ def test_levels_are_numpys_unique_of_the_text() -> None:
     many = np.array([f"x-{i:05d}" for i in rng.permutation(5000)], dtype=object)
     got, want = levels(many), numpy_way(many)
     assert got[0] == want[0] and np.array_equal(got[1], want[1])
+
+
+def test_used_codes_are_int_uniques() -> None:
+    """frame.used_codes (the levels a score table uses, a score per row): np.unique's names and inverse."""
+    from ebtui.core.analysis.common import int_unique
+    from ebtui.core.analysis.frame import used_codes
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        k = int(rng.integers(1, 30))
+        names = [f"n{i}" for i in range(k)]
+        code = rng.integers(0, k, int(rng.integers(1, 300)))
+        rows = rng.integers(0, len(code), int(rng.integers(1, 1000)))
+        got = used_codes((names, code), rows)
+        uniq, _, inv = int_unique(code[rows])
+        assert got[0] == [names[u] for u in uniq.tolist()]
+        assert np.array_equal(got[1], inv) and got[1].dtype == np.int64
