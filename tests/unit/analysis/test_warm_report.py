@@ -264,3 +264,28 @@ def test_used_codes_are_int_uniques() -> None:
         uniq, _, inv = int_unique(code[rows])
         assert got[0] == [names[u] for u in uniq.tolist()]
         assert np.array_equal(got[1], inv) and got[1].dtype == np.int64
+
+
+def test_crossed_coefficients_are_the_add_at_sums_to_the_bit() -> None:
+    """standard.crossed_coefficients sums a column at a time (bincount): np.add.at's floats, bit for bit."""
+    from ebtui.core.analysis.standard import crossed_coefficients
+
+    def with_add_at(r: np.ndarray, g: np.ndarray, G: int, j: np.ndarray, m: np.ndarray, M: int) -> dict[str, bytes]:
+        out = {}
+        for name, lev in (("judge", j), ("judge_model", j * M + m)):
+            nl = int(lev.max()) + 1 if len(lev) else 0
+            S = np.zeros((nl, r.shape[1]))
+            np.add.at(S, lev, r)
+            a = np.zeros((nl * G, r.shape[1]))
+            np.add.at(a, lev * G + g, r)
+            part = (np.sum(S ** 2, axis=0) - np.sum(a ** 2, axis=0)) * (G / (G - 1) if G > 1 else 1.0)
+            out[name] = np.maximum(part, 0.0).tobytes()
+        return out
+
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        n, P, G, J, M = (int(rng.integers(lo, hi)) for lo, hi in ((1, 2000), (1, 12), (1, 15), (1, 8), (1, 8)))
+        r = rng.normal(size=(n, P)) * 10.0 ** float(rng.integers(-5, 5))
+        g, j, m = rng.integers(0, G, n), rng.integers(0, J, n), rng.integers(0, M, n)
+        got = crossed_coefficients(r, g, G, j, m, M)
+        assert {k: v.tobytes() for k, v in got.items()} == with_add_at(r, g, G, j, m, M)
