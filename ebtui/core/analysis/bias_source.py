@@ -435,32 +435,41 @@ def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str |
                     "memory grows past a gigabyte). Every other section uses every judgment.")
 
 
+#: the judge-bias sections kept in bias_section.json (the newest)
+SECTION_ENTRIES = 4
+
+
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
                    agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                    replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
-    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder) under
-    `section_key`: a report whose rows, families, agreement, seed and code are unchanged reads it back
-    instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not writable:
-    computed every time."""
+    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder; the newest
+    SECTION_ENTRIES) under `section_key`: a report whose rows, families, agreement, seed and code are unchanged
+    reads it back instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not
+    writable: computed every time."""
     import json
     import os
 
     key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
     path = folder / "bias_section.json" if folder is not None else None
+    held: list[tuple[str, Any]] = []
     if path is not None:
         try:
-            held = json.loads(path.read_bytes())
-            if isinstance(held, dict) and held.get("key") == key:
-                got: BiasSection = held["section"]
-                return got
-        except (OSError, ValueError, KeyError):
-            pass
+            raw = json.loads(path.read_bytes())
+            held = [(str(k), v) for k, v in raw["entries"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            held = []
+        for k, got in held:
+            if k == key and isinstance(got, dict):
+                section: BiasSection = got  # type: ignore[assignment]
+                return section
     section = judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
                                           replicates=replicates)
     if path is not None:
+        # the newest few (a report of every round and one of a model or a dilemma do not evict each other)
+        keep = [*[(k, v) for k, v in held if k != key][-(SECTION_ENTRIES - 1):], (key, section)]
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(json.dumps({"key": key, "section": section}, allow_nan=True), encoding="utf-8")
+            tmp.write_text(json.dumps({"entries": keep}, allow_nan=True), encoding="utf-8")
             os.replace(tmp, path)
         except (OSError, TypeError, ValueError):
             with contextlib.suppress(OSError):

@@ -222,3 +222,25 @@ def test_the_cached_section_is_the_section_and_follows_its_inputs(designs: Any, 
         assert json.dumps(got, sort_keys=True) == json.dumps(expect, sort_keys=True)
     assert json.dumps(cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40),
                       sort_keys=True) != json.dumps(first, sort_keys=True)
+
+
+def test_a_filtered_report_does_not_evict_the_whole_reports_section(designs: Any, tmp_path: Path,
+                                                                    monkeypatch: Any) -> None:
+    """bias_section.json keeps the newest few sections: the report of every round, then one of a model, then
+    every round again reads the first back without refitting."""
+    from ebtui.core.analysis import bias_source
+    from ebtui.core.analysis.bias_source import cached_section
+
+    rounds, agreement = designs[1]
+    facts = Facts.from_rounds(rounds)
+    fewer = facts.take(np.arange(len(facts)) >= 10)
+    first = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40)
+    fitted: list[int] = []
+    real = bias_source.judge_bias_section_of_facts
+    monkeypatch.setattr(bias_source, "judge_bias_section_of_facts",
+                        lambda *a, **k: fitted.append(1) or real(*a, **k))
+    again = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    assert not fitted and json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
+    cached_section(tmp_path, facts, families=None, agreement=agreement, replicates=40)  # a new key: fitted
+    assert fitted == [1]
