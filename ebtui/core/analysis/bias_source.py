@@ -3,8 +3,7 @@ formatting elements and each judgment's reading order and origin), at any store 
 transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`:
 the fit, reliability, flip rates and counts from the columns' arrays), section 2's self and same-family
 preference (`preferences_of_facts`), caches of both beside the columns (`cached_section`,
-`cached_preferences`), and `stand_in_rounds`
-(rounds holding only what the section reads; no longer on its path)."""
+`cached_preferences`), and `stand_in_rounds` (rounds holding only what the section reads)."""
 
 from __future__ import annotations
 

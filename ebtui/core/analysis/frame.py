@@ -521,14 +521,13 @@ ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "pars
 
 
 def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
-    """Sorted distinct names and each value's index among them (np.unique's, of the values as numpy text)."""
+    """Sorted distinct names and each value's index among them (np.unique's, of the values as numpy text): a few
+    repeated names hashed, the distinct ones sorted (Python's str order is numpy's); else numpy's way (many
+    distinct values, as exchange ids; a trailing NUL, which numpy text drops)."""
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
-    # a column repeating a few names (models, judges, dilemmas): the distinct strings by hashing, then sorted —
-    # no copy as numpy text, no sort of every row; Python's order of str is numpy's, code point by code point.
-    # Many distinct values (exchange ids): numpy's sort is the faster
     if vals and len(set(vals[:4096])) <= 256 and set(map(type, vals)) == {str}:
         names = sorted(dict.fromkeys(vals))
-        if not any(n.endswith("\x00") for n in names):  # (numpy text drops trailing NULs: its way then)
+        if not any(n.endswith("\x00") for n in names):
             rank = dict(zip(names, range(len(names)), strict=True))
             return names, np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
     uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
@@ -540,12 +539,9 @@ def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
     names, code = coded
-    c = code[rows]
-    # np.unique's names and inverse without the sort (a score per row): which codes occur, then each row's rank
-    present = np.zeros(len(names), dtype=bool)
-    present[c] = True
-    inv: np.ndarray = (np.cumsum(present) - 1)[c].astype(np.int64)
-    return [names[u] for u in np.flatnonzero(present).tolist()], inv
+    c = code[rows]  # (np.unique's names and inverse without a sort: the codes that occur, each row's rank)
+    present = np.bincount(c, minlength=len(names)) > 0
+    return [names[u] for u in np.flatnonzero(present).tolist()], (np.cumsum(present) - 1)[c].astype(np.int64)
 
 
 @dataclass

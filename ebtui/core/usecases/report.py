@@ -305,8 +305,8 @@ def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
 @gc_paused()
 def report_json_text(sel: Selection, data: ReportData) -> str:
     """What `ebtui report --json` prints: `json.dumps(report_json(sel, data), ensure_ascii=False,
-    allow_nan=False)`, the same text, with each table's rows written at once (analysis.common.dumps_json)."""
-    from ebtui.core.analysis.common import dumps_json
+    allow_nan=False)`, the same text, with each table's rows written at once (ebtui.core.report.dumps_json)."""
+    from ebtui.core.report import dumps_json
 
     return dumps_json(_report_object(sel, data.json_parts()))
 

@@ -198,13 +198,14 @@ def _cells(rng: np.random.Generator, kind: str, n: int) -> list[Any]:
 
 
 def test_the_tables_json_text_is_json_dumps_of_the_cleaned_dicts() -> None:
-    """`report --json` writes each table's rows at once (common.rows_json / dumps_json): the same bytes as
+    """`report --json` writes each table's rows at once (report.rows_json / dumps_json): the same bytes as
     json.dumps(finite(...)) of the dicts, whatever the cells hold (NaN and inf as null, nested values, text
     that needs escaping, a '%' in a column name)."""
     import json
 
-    from ebtui.core.analysis.common import RowsJSON, Table, dumps_json, rows_json
+    from ebtui.core.analysis.common import Table
     from ebtui.core.analysis.compare import finite
+    from ebtui.core.report import RowsJSON, dumps_json, rows_json
 
     def want(value: Any) -> str:
         return json.dumps(finite(value), ensure_ascii=False, allow_nan=False)
