@@ -134,4 +134,3 @@ def exchanges(rounds: Iterable[Round]) -> list[Exchange]:
 def models_in(rounds: Iterable[Round]) -> list[str]:
     return sorted({m for r in rounds for m in (r.team_a_model, r.team_b_model)})
 
-
