@@ -28,6 +28,7 @@ from ebtui.core.analysis.common import (
     Cell,
     Coverage,
     Table,
+    distinct_ints,
     int_unique,
     view_name,
 )
@@ -170,7 +171,7 @@ def model_means(facts: Facts, *, effective: bool) -> dict[str, RawMean]:
         for k, col in (("r", rows), ("x", ex[rows]), ("d", di[rows])):
             keys[k].append(mi[rows] * (R + 1) + col)
     # distinct rounds, exchanges and dilemmas per model (a self-debate's round counts once)
-    n = {k: np.bincount(int_unique(np.concatenate(v))[0] // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
+    n = {k: np.bincount(distinct_ints(np.concatenate(v)) // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
          for k, v in keys.items()}
     return {m: RawMean(m, float(tot[i]) / int(cnt[i]) if cnt[i] else None, int(cnt[i]), int(n["r"][i]),
                        int(n["x"][i]), int(n["d"][i])) for i, m in enumerate(names)}
@@ -449,7 +450,7 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     E = len(ex)
     rows_j = np.flatnonzero(judged)
     # exchanges scored by two or more different judges
-    pair = int_unique(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])[0]
+    pair = distinct_ints(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])
     n_judges = np.bincount(pair // max(len(judge_names), 1), minlength=E)
     panel_ex = np.flatnonzero(n_judges >= 2)
     in_panel = np.zeros(E, dtype=bool)

@@ -26,7 +26,7 @@ from ebtui.core.analysis.bootstrap import (
     interval,
     replicate_fits,
 )
-from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, int_unique
+from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, distinct_ints
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
@@ -162,7 +162,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         J = len(d.frame.judges)
         n_scores = np.bincount(d.frame.judge_idx, minlength=J)
         sums = np.bincount(d.frame.judge_idx, weights=d.frame.y, minlength=J)
-        n_rounds = np.bincount(int_unique(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
+        n_rounds = np.bincount(distinct_ints(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=J)
         for j, name in enumerate(d.frame.judges):
             est = float(jf.estimates.offsets[j])
@@ -271,7 +271,7 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
     if jf is not None:
         d = jf.design
         G = len(d.dilemmas)
-        n_rounds = np.bincount(int_unique(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
+        n_rounds = np.bincount(distinct_ints(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=G)
         raw = np.bincount(d.frame.dilemma_idx, weights=d.frame.y, minlength=G) / np.bincount(d.frame.dilemma_idx, minlength=G)
         ident = d.identification

@@ -92,13 +92,14 @@ def test_average_ranks_are_rankdata_average() -> None:
 
 @pytest.mark.parametrize("span", [50, 10**12])  # a table over the range, and the sort a wide range falls back to
 def test_int_unique_gives_numpys_arrays(span: int) -> None:
-    from ebtui.core.analysis.common import int_unique
+    from ebtui.core.analysis.common import distinct_ints, int_unique
 
     rng = np.random.default_rng(7)
     for n in (0, 1, 5, 3000):
         key = rng.integers(-span, span, size=n)
         got = int_unique(key)
         want = np.unique(key, return_index=True, return_inverse=True)
+        assert np.array_equal(distinct_ints(key), want[0]) and distinct_ints(key).dtype == np.int64
         for g, w in zip(got, want, strict=True):
             assert np.array_equal(g, w.reshape(-1))
 
