@@ -38,9 +38,9 @@ def krippendorff_interval(data: np.ndarray) -> float | None:
     num = counts[left] * counts[right] - np.where(left == right, counts[left], 0)
     den = np.maximum(per_unit[u[left]], 2) - 1
     term = np.divide(num.astype(float), den)
-    o = np.zeros((V, V))
-    # np.add.at adds in the order given (unit by unit), as the package's sum over the units' axis does
-    np.add.at(o, (v[left], v[right]), term)
+    # added in the order given (unit by unit), as the package's sum over the units' axis does (a bincount adds
+    # in input order too: np.add.at's floats, faster)
+    o = np.bincount(v[left] * V + v[right], weights=term, minlength=V * V).reshape(V, V)
     n_v = o.sum(axis=0)
     e = np.divide(np.outer(n_v, n_v) - np.diagflat(n_v), n_v.sum() - 1, dtype=float)
     d = (domain[:, np.newaxis] - domain[np.newaxis, :]).astype(float) ** 2

@@ -507,9 +507,10 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
             complete = full.shape[1]
             icc = icc_2_1(full.T) if complete >= 2 else None
         alpha_rows.append([c, pairable, len(judges), ratings, alpha, complete, icc])
+        scored = ~np.isnan(data) if data is not None else None
         for (a, j1), (b, j2) in combinations(enumerate(judges), 2):
-            assert data is not None
-            both = ~np.isnan(data[a]) & ~np.isnan(data[b])
+            assert data is not None and scored is not None
+            both = scored[a] & scored[b]
             n_pairs = int(both.sum())
             r_p = p_p = r_s = p_s = None
             if n_pairs >= 3:
