@@ -3,7 +3,6 @@ numbers as one JSON object on stdout and write nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,6 +45,17 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     from ebtui.core.usecases import report as uc
+
+    # the cycle collector off for the whole command (the imports too: pydantic's and scipy's module set-up
+    # allocates objects by the hundred thousand, and nothing here leaves a cycle worth collecting); back on after
+    with uc.gc_paused():
+        _report(ctx, tournament_id, store, out_dir, model, dilemma, title, classifier, models_file, as_json, as_html)
+
+
+def _report(ctx: click.Context, tournament_id: str | None, store: str | None, out_dir: str | None,
+            model: str | None, dilemma: str | None, title: str | None, classifier: str | None,
+            models_file: str | None, as_json: bool, as_html: bool) -> None:
+    from ebtui.core.usecases import report as uc
     from ebtui.core.usecases.context import open_context
 
     models_file = ctx_option(ctx, "models_file", models_file)
@@ -74,7 +84,7 @@ def report(ctx: click.Context, tournament_id: str | None, store: str | None, out
 
         calibrated = uc.with_human_audit(app, sel, data, families)  # the human audit (issue #36), in data too
         if as_json:
-            click.echo(json.dumps(uc.report_json(sel, data), ensure_ascii=False, allow_nan=False))
+            click.echo(uc.report_json_text(sel, data))  # (json.dumps of uc.report_json, the same text)
             return
         if as_html:
             out_file = Path(out_dir) if out_dir and Path(out_dir).suffix.lower() in (".html", ".htm") else out

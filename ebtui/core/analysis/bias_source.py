@@ -2,8 +2,8 @@
 formatting elements and each judgment's reading order and origin), at any store size without reading a
 transcript: the fit's long table (`long_table_of_facts`), the section itself (`judge_bias_section_of_facts`:
 the fit, reliability, flip rates and counts from the columns' arrays), section 2's self and same-family
-preference (`preferences_of_facts`), a cache of the section (`cached_section`), and `stand_in_rounds`
-(rounds holding only what the section reads; no longer on its path)."""
+preference (`preferences_of_facts`), caches of both beside the columns (`cached_section`,
+`cached_preferences`), and `stand_in_rounds` (rounds holding only what the section reads)."""
 
 from __future__ import annotations
 
@@ -434,34 +434,110 @@ def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str |
                     "memory grows past a gigabyte). Every other section uses every judgment.")
 
 
+#: the judge-bias sections kept in bias_section.json (the newest)
+SECTION_ENTRIES = 4
+
+
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
                    agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
                    replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
-    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder) under
-    `section_key`: a report whose rows, families, agreement, seed and code are unchanged reads it back
-    instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not writable:
-    computed every time."""
+    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder; the newest
+    SECTION_ENTRIES) under `section_key`: a report whose rows, families, agreement, seed and code are unchanged
+    reads it back instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not
+    writable: computed every time."""
     import json
     import os
 
     key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
     path = folder / "bias_section.json" if folder is not None else None
+    held: list[tuple[str, Any]] = []
     if path is not None:
         try:
-            held = json.loads(path.read_bytes())
-            if isinstance(held, dict) and held.get("key") == key:
-                got: BiasSection = held["section"]
-                return got
-        except (OSError, ValueError, KeyError):
-            pass
+            raw = json.loads(path.read_bytes())
+            held = [(str(k), v) for k, v in raw["entries"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            held = []
+        for k, got in held:
+            if k == key and isinstance(got, dict):
+                section: BiasSection = got  # type: ignore[assignment]
+                return section
     section = judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
                                           replicates=replicates)
     if path is not None:
+        # the newest few (a report of every round and one of a model or a dilemma do not evict each other)
+        keep = [*[(k, v) for k, v in held if k != key][-(SECTION_ENTRIES - 1):], (key, section)]
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(json.dumps({"key": key, "section": section}, allow_nan=True), encoding="utf-8")
+            tmp.write_text(json.dumps({"entries": keep}, allow_nan=True), encoding="utf-8")
             os.replace(tmp, path)
         except (OSError, TypeError, ValueError):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return section
+
+
+#: the self and same-family preferences kept beside the columns (`cached_preferences`): the newest entries
+PREFERENCES_FILE = "preferences.json"
+PREFERENCES_ENTRIES = 8
+
+
+def preferences_key(facts: Facts, *, families: Mapping[str, str] | None, effective: bool, seed: int,
+                    replicates: int) -> str:
+    """A hash of everything `preferences_of_facts` reads: the columns it uses (the view's scores), the
+    families, seed, replicates, the view and the code of the modules it runs (_CODE, and the family rule)."""
+    import hashlib
+    import importlib
+
+    h = hashlib.sha256()
+    for mod in (*(f"ebtui.core.analysis.{m}" for m in _CODE), "ebtui.core.families"):
+        path = getattr(importlib.import_module(mod), "__file__", None)
+        if path:
+            with open(path, "rb") as fh:
+                h.update(fh.read())
+    for name in ("round", "exchange", "dilemma", "team_a", "team_b", "judge", "order"):
+        h.update("\x1f".join(map(str, getattr(facts, name).tolist())).encode("utf-8", "surrogatepass") + b"\x1e")
+    for arr in (facts.judged, facts.own_missing, facts.scores(effective), facts.style):
+        h.update(np.ascontiguousarray(arr).tobytes() + b"\x1e")
+    h.update(repr(sorted((families or {}).items())).encode())
+    h.update(f"{effective}|{seed}|{replicates}".encode())
+    return h.hexdigest()
+
+
+def cached_preferences(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None,
+                       effective: bool = False, seed: int = bootstrap.DEFAULT_SEED,
+                       replicates: int = bootstrap.DEFAULT_REPLICATES) -> list[PreferenceRow]:
+    """`preferences_of_facts` (with the families' rule), kept in `folder`/PREFERENCES_FILE under
+    `preferences_key`: an unchanged report reads the rows back (the fit costs most of a second of CPU at
+    100,000 rounds) — each float as JSON wrote it, so the same bits. folder None, or not writable: computed
+    every time."""
+    import json
+    import os
+
+    from ebtui.core.families import family_function
+
+    if folder is None:
+        return preferences_of_facts(facts, family_function(families), effective=effective, seed=seed,
+                                    replicates=replicates)
+    key = preferences_key(facts, families=families, effective=effective, seed=seed, replicates=replicates)
+    path = folder / PREFERENCES_FILE
+    held: list[tuple[str, Any]] = []
+    try:
+        raw = json.loads(path.read_bytes())
+        held = [(str(k), v) for k, v in raw["entries"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        held = []
+    for k, rows in held:
+        if k == key and isinstance(rows, list):
+            got: list[PreferenceRow] = rows
+            return got
+    rows = preferences_of_facts(facts, family_function(families), effective=effective, seed=seed,
+                                replicates=replicates)
+    keep = [*[(k, v) for k, v in held if k != key][-(PREFERENCES_ENTRIES - 1):], (key, rows)]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"entries": keep}, allow_nan=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ebtui.core.analysis.agreement import icc_2_1, krippendorff_interval
+from ebtui.core.analysis.agreement import icc_2_1, krippendorff_interval, pearson, spearman
 from ebtui.core.analysis.bootstrap import SCALE, cluster_mean
 from ebtui.core.analysis.common import (
     OVERALL,
@@ -28,11 +28,12 @@ from ebtui.core.analysis.common import (
     Cell,
     Coverage,
     Table,
+    distinct_ints,
     int_unique,
     view_name,
 )
 from ebtui.core.analysis.consistency_rules import ConsistencyClassification
-from ebtui.core.analysis.frame import NC, SLOTS, Facts
+from ebtui.core.analysis.frame import NC, SLOTS, Facts, levels
 from ebtui.core.frameworks import CONSISTENCY_CLASSES, CONSISTENCY_LABELS, FRAMEWORKS
 from ebtui.core.records import CRITERIA
 
@@ -170,7 +171,7 @@ def model_means(facts: Facts, *, effective: bool) -> dict[str, RawMean]:
         for k, col in (("r", rows), ("x", ex[rows]), ("d", di[rows])):
             keys[k].append(mi[rows] * (R + 1) + col)
     # distinct rounds, exchanges and dilemmas per model (a self-debate's round counts once)
-    n = {k: np.bincount(int_unique(np.concatenate(v))[0] // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
+    n = {k: np.bincount(distinct_ints(np.concatenate(v)) // (R + 1), minlength=M) if R else np.zeros(M, dtype=np.int64)
          for k, v in keys.items()}
     return {m: RawMean(m, float(tot[i]) / int(cnt[i]) if cnt[i] else None, int(cnt[i]), int(n["r"][i]),
                        int(n["x"][i]), int(n["d"][i])) for i, m in enumerate(names)}
@@ -295,43 +296,53 @@ def consistency_analysis(
 ) -> tuple[Table, Table]:
     cons = ex.criterion_means(effective)[:, 0, CONS]
     chosen = ex.text_round("consistency_test")
-    dil = ex.dilemma.tolist()
-    codes = ex.dilemma_codes().tolist()
-    answers: list[list[Cell]] = []
-    per_scores: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    per_classes: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(CONSISTENCY_CLASSES, 0))
-    per_answers: dict[str, int] = defaultdict(int)
-    unanswered = 0
+    codes = ex.dilemma_codes()
+    model_names, model_of_row = facts.codes("team_a")
+    model_code = model_of_row[ex.first]  # each exchange's Team A, numbered in the names' sorted order
+    dil_names, dil_of_row = facts.codes("dilemma")
+    dil_code = dil_of_row[ex.first]
+    scored = ~np.isnan(cons)
+    # per model: its scores and their dilemmas in exchange order (cluster_mean's input, as the loop gave it)
+    per_scores = {model_names[m]: (cons[scored & (model_code == m)], codes[scored & (model_code == m)])
+                  for m in np.unique(model_code[scored]).tolist()}
+    answered = np.flatnonzero(chosen >= 0)
+    unanswered = len(chosen) - len(answered)
+    # the answers in the table's order: model, dilemma, exchange (the codes follow the names' sorted order,
+    # and the exchanges are numbered in their ids' sorted order)
+    answered = answered[np.lexsort((answered, dil_code[answered], model_code[answered]))]
+    keys = [ex.keys[e] for e in answered.tolist()]
+    given = [(classifications or {}).get(k) for k in keys]
     # the rules' classes of the answers shown (not classified by a model), read in one JSON parse
-    ruled = [int(chosen[e]) for e, key in enumerate(ex.keys)
-             if chosen[e] >= 0 and (classifications is None or key not in classifications)]
-    rule_class = dict(zip(ruled, _rule_classes(facts, ruled), strict=True))
-    for e, (key, model) in enumerate(zip(ex.keys, ex.model(0).tolist(), strict=True)):
-        score = None if math.isnan(cons[e]) else float(cons[e])
-        if score is not None:
-            per_scores[model].append((score, codes[e]))
-        if chosen[e] < 0:
-            unanswered += 1
-            continue
-        given = (classifications or {}).get(key)
-        if given is not None:
-            label, who = given.label, given.classifier
-            cues, quote = ", ".join(dict.fromkeys(given.cues)), _quote(given.evidence)
-        else:
-            label, cues, quote = rule_class[int(chosen[e])]
+    ruled = [int(r) for r, g in zip(chosen[answered].tolist(), given, strict=True) if g is None]
+    rule_iter = iter(_rule_classes(facts, ruled))
+    labels: list[str] = []
+    whos: list[str] = []
+    cues: list[str] = []
+    quotes: list[str] = []
+    for g in given:
+        if g is None:
+            label, cue, quote = next(rule_iter)
             who = "rules"
-        per_answers[model] += 1
-        per_classes[model][label] += 1
-        answers.append([model, dil[e], key, score, label, who, cues, quote])
-    answers.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2])))
+        else:
+            label, who = g.label, g.classifier
+            cue, quote = ", ".join(dict.fromkeys(g.cues)), _quote(g.evidence)
+        labels.append(label)
+        whos.append(who)
+        cues.append(cue)
+        quotes.append(quote)
+    scores: list[float | None] = [None if math.isnan(v) else v for v in cons[answered].tolist()]
+    models_ans = [model_names[m] for m in model_code[answered].tolist()]
+    answers: list[list[Cell]] = list(map(list, zip(
+        models_ans, [dil_names[d] for d in dil_code[answered].tolist()], keys, scores, labels, whos, cues, quotes,
+        strict=True)))
+    per_answers = Counter(models_ans)
+    per_classes = Counter(zip(models_ans, labels, strict=True))
     summary: list[list[Cell]] = []
     for model in sorted(set(per_scores) | set(per_answers)):
-        got = per_scores.get(model, [])
-        mean, iv = cluster_mean(np.array([v for v, _ in got], dtype=float),
-                                np.array([d for _, d in got], dtype=np.int64), clip=SCALE)
-        counts = per_classes[model]
-        summary.append([model, len(got), mean, iv.low, iv.high, per_answers[model],
-                        *[counts[c] for c in CONSISTENCY_CLASSES]])
+        vals, dil = per_scores.get(model, (np.zeros(0), np.zeros(0, dtype=np.int64)))
+        mean, iv = cluster_mean(np.array(vals, dtype=float), np.array(dil, dtype=np.int64), clip=SCALE)
+        summary.append([model, len(vals), mean, iv.low, iv.high, per_answers[model],
+                        *[per_classes[(model, c)] for c in CONSISTENCY_CLASSES]])
     cov = coverage(facts, effective)
     view = view_name(effective)
     classifiers = sorted({str(r[5]) for r in answers}) or ["rules"]
@@ -359,9 +370,12 @@ def _rule_classes(facts: Facts, rows: list[int]) -> list[tuple[str, str, str]]:
         return []
     import json
 
-    held = json.loads("[" + ",".join(facts.cls[np.asarray(rows, dtype=np.int64)].tolist()) + "]")
-    return [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
-            for label, cues, evidence in held]
+    raw = facts.cls[np.asarray(rows, dtype=np.int64)].tolist()
+    distinct = list(dict.fromkeys(raw))  # (each distinct record read and formatted once)
+    held = json.loads("[" + ",".join(distinct) + "]")
+    shown = dict(zip(distinct, [(label, ", ".join(dict.fromkeys(cues)), " … ".join(f"“{s}”" for s in evidence[:2]))
+                                for label, cues, evidence in held], strict=True))
+    return [shown[r] for r in raw]
 
 
 def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
@@ -375,8 +389,8 @@ def framework_usage(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
         bits = facts.fw_bits[rows, slots] if len(rows) else np.zeros(0, dtype=np.int16)
         if not len(rows):
             return
-        names, inv = np.unique(models.astype(str), return_inverse=True)
-        for m_i, m in enumerate(names.tolist()):
+        names, inv = levels(models)  # (np.unique of the names as text, by hashing the few distinct)
+        for m_i, m in enumerate(names):
             sel = np.flatnonzero(inv == m_i)
             answers[(str(m), phase)] += len(sel)
             for k, fw in enumerate(FRAMEWORKS):
@@ -436,7 +450,7 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
     E = len(ex)
     rows_j = np.flatnonzero(judged)
     # exchanges scored by two or more different judges
-    pair = np.unique(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])
+    pair = distinct_ints(ex.of_round[rows_j].astype(np.int64) * max(len(judge_names), 1) + judge_code[rows_j])
     n_judges = np.bincount(pair // max(len(judge_names), 1), minlength=E)
     panel_ex = np.flatnonzero(n_judges >= 2)
     in_panel = np.zeros(E, dtype=bool)
@@ -468,7 +482,8 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
         keep = ~np.isnan(flat)
         cell, flat = cell[keep], flat[keep]
         out = np.full(len(judges) * n_units, np.nan)
-        cells, inv, cnt = np.unique(cell, return_inverse=True, return_counts=True)
+        cells, _, inv = int_unique(cell)  # (np.unique's arrays, without a sort)
+        cnt = np.bincount(inv, minlength=len(cells))
         total = np.zeros(len(cells))
         np.add.at(total, inv, flat)  # one or two values: their sum exactly as math.fsum gives it
         for c in np.flatnonzero(cnt > 2).tolist():  # three or more judgments by one judge: statistics.fmean
@@ -492,20 +507,17 @@ def judge_agreement(facts: Facts, ex: Exchanges) -> tuple[Table, Table]:
             complete = full.shape[1]
             icc = icc_2_1(full.T) if complete >= 2 else None
         alpha_rows.append([c, pairable, len(judges), ratings, alpha, complete, icc])
+        scored = ~np.isnan(data) if data is not None else None
         for (a, j1), (b, j2) in combinations(enumerate(judges), 2):
-            assert data is not None
-            both = ~np.isnan(data[a]) & ~np.isnan(data[b])
+            assert data is not None and scored is not None
+            both = scored[a] & scored[b]
             n_pairs = int(both.sum())
             r_p = p_p = r_s = p_s = None
             if n_pairs >= 3:
                 x, y = np.column_stack([data[a][both], data[b][both]]).T
-                if np.ptp(x) > 0 and np.ptp(y) > 0:
-                    from scipy import stats  # only with panels: scipy.stats is slow to import
-
-                    pr = stats.pearsonr(x, y)
-                    sr = stats.spearmanr(x, y)
-                    r_p, p_p = float(pr.statistic), float(pr.pvalue)
-                    r_s, p_s = float(sr.statistic), float(sr.pvalue)
+                if np.ptp(x) > 0 and np.ptp(y) > 0:  # (scipy.stats.pearsonr/spearmanr's floats, not its import)
+                    r_p, p_p = pearson(x, y)
+                    r_s, p_s = spearman(x, y)
             corr_rows.append([c, j1, j2, n_pairs, r_p, p_p, r_s, p_s])
     panel_note = (f"{len(panel_ex)} exchanges were scored by two or more judges ({len(judges)} judges); "
                   "a unit is one team in one exchange. Judges' parsed scores only: human overrides never count.")

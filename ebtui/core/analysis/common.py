@@ -40,6 +40,20 @@ def int_unique(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rank = np.cumsum(present) - 1
     return used + lo, first_at[used], rank[k]
 
+def distinct_ints(key: np.ndarray) -> np.ndarray:
+    """`np.unique(key)` of integer keys (the sorted distinct values) by marking them in a table over their
+    range: int_unique's first array without its first rows and inverse (counting rounds per level)."""
+    key = np.asarray(key, dtype=np.int64).reshape(-1)
+    if not len(key):
+        return np.zeros(0, np.int64)
+    lo = int(key.min())
+    span = int(key.max()) - lo + 1
+    if span > 4 * len(key) + 1_000_000:
+        return np.unique(key).astype(np.int64)
+    present = np.zeros(span, dtype=bool)
+    present[key - lo] = True
+    return np.flatnonzero(present).astype(np.int64) + lo
+
 OVERALL = "mean_of_criteria"
 ROLES: dict[Team, str] = {"a": "presenting", "b": "responding"}
 VIEW_EFFECTIVE = "effective"

@@ -16,7 +16,6 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis.common import int_unique
 from ebtui.core.facts import exchange_key
 from ebtui.core.frameworks import FRAMEWORK_LEXICON, FRAMEWORKS, AnyOf, fold, sentences
 from ebtui.core.liveness import interrupted
@@ -522,9 +521,17 @@ ARRAY_FIELDS = (*STR_COLUMNS, "ts", "timestamp", "judged", "needs_review", "pars
 
 
 def levels(values: np.ndarray | Sequence[str]) -> tuple[list[str], np.ndarray]:
-    """Sorted distinct names and each value's index among them."""
-    names, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
-    return [str(n) for n in names], inv.astype(np.int64)
+    """Sorted distinct names and each value's index among them (np.unique's, of the values as numpy text): a few
+    repeated names hashed, the distinct ones sorted (Python's str order is numpy's); else numpy's way (many
+    distinct values, as exchange ids; a trailing NUL, which numpy text drops)."""
+    vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    if vals and len(set(vals[:4096])) <= 256 and set(map(type, vals)) == {str}:
+        names = sorted(dict.fromkeys(vals))
+        if not any(n.endswith("\x00") for n in names):
+            rank = dict(zip(names, range(len(names)), strict=True))
+            return names, np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+    uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    return [str(n) for n in uniq], inv.reshape(-1).astype(np.int64)
 
 
 def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -532,8 +539,9 @@ def used_codes(coded: tuple[list[str], np.ndarray], rows: np.ndarray) -> tuple[l
     if not len(rows):
         return [], np.zeros(0, dtype=np.int64)
     names, code = coded
-    used, _first, inv = int_unique(code[rows])  # np.unique's arrays without the sort (a score per row)
-    return [names[u] for u in used.tolist()], inv
+    c = code[rows]  # (np.unique's names and inverse without a sort: the codes that occur, each row's rank)
+    present = np.bincount(c, minlength=len(names)) > 0
+    return [names[u] for u in np.flatnonzero(present).tolist()], (np.cumsum(present) - 1)[c].astype(np.int64)
 
 
 @dataclass

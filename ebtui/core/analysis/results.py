@@ -26,7 +26,7 @@ from ebtui.core.analysis.bootstrap import (
     interval,
     replicate_fits,
 )
-from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, int_unique
+from ebtui.core.analysis.common import VIEW_AS_JUDGED, VIEW_EFFECTIVE, Cell, Table, distinct_ints
 from ebtui.core.analysis.fit import Excluded, JointFit, fit
 from ebtui.core.analysis.frame import Facts
 from ebtui.core.analysis.intervals import Blanks, apply_blank, fit_blanks, pairwise_tables
@@ -162,7 +162,7 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
         J = len(d.frame.judges)
         n_scores = np.bincount(d.frame.judge_idx, minlength=J)
         sums = np.bincount(d.frame.judge_idx, weights=d.frame.y, minlength=J)
-        n_rounds = np.bincount(int_unique(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
+        n_rounds = np.bincount(distinct_ints(d.frame.judge_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=J)
         for j, name in enumerate(d.frame.judges):
             est = float(jf.estimates.offsets[j])
@@ -182,10 +182,10 @@ def analyse_fit(data: Sequence[Round] | Facts, *, families: Mapping[str, str] | 
     # family preference: the same-family term with the self-preference apart (a judge scoring its own model),
     # each with n = the (judge, model) pairs it rests on and an interval with the judge x model variance —
     # the estimator of the judge-bias section's self_and_family (ebtui.core.analysis.bias_source)
-    from ebtui.core.analysis.bias_source import preferences_of_facts
+    from ebtui.core.analysis.bias_source import cached_preferences
 
-    prefs = {p["term"]: p for p in preferences_of_facts(facts, family_of, effective=effective, seed=seed,
-                                                        replicates=replicates)} if jf is not None else {}
+    prefs = {p["term"]: p for p in cached_preferences(cache, facts, families=families, effective=effective, seed=seed,
+                                                      replicates=replicates)} if jf is not None else {}
     fam_row: list[Cell] = [None, None, None, 0, "", 0, "no score"]
     for term, at in (("same_family", 0), ("self", 7)):
         p = prefs.get(term)
@@ -271,7 +271,7 @@ def _dilemmas(jf: JointFit | None, facts: Facts, view: str) -> Table:
     if jf is not None:
         d = jf.design
         G = len(d.dilemmas)
-        n_rounds = np.bincount(int_unique(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx)[0] // (len(facts) + 1),
+        n_rounds = np.bincount(distinct_ints(d.frame.dilemma_idx * (len(facts) + 1) + d.frame.round_idx) // (len(facts) + 1),
                                minlength=G)
         raw = np.bincount(d.frame.dilemma_idx, weights=d.frame.y, minlength=G) / np.bincount(d.frame.dilemma_idx, minlength=G)
         ident = d.identification

@@ -106,7 +106,10 @@ def facts_of_table(table: pa.Table) -> Facts:
         coded = col.combine_chunks().dictionary_encode()
         values = np.empty(len(coded.dictionary) + 1, dtype=object)
         values[:-1] = coded.dictionary.to_pylist()  # (the last: None, for a null)
-        idx = _column(coded.indices.fill_null(len(values) - 1), np.int32)
+        idx = _column(coded.indices, np.int32)
+        if coded.indices.null_count:  # (from the validity bits: fill_null's Python scalar imports pandas)
+            valid = _column(coded.indices.is_valid(), bool)
+            idx[~valid] = len(values) - 1
         out: np.ndarray = values[idx]
         return out
 

@@ -139,10 +139,14 @@ def crossed_coefficients(r: np.ndarray, dilemma_idx: np.ndarray, G: int, judge_i
     out: dict[str, np.ndarray] = {}
     for name, lev in levels.items():
         nl = int(lev.max()) + 1 if len(lev) else 0
+        # per column a bincount: np.add.at's sums, added in the same (row) order, without its slow 2-D path
+        cols = np.ascontiguousarray(r.T)
         S = np.zeros((nl, r.shape[1]))
-        np.add.at(S, lev, r)
         a = np.zeros((nl * G, r.shape[1]))
-        np.add.at(a, lev * G + g, r)
+        cell = lev * G + g
+        for k in range(r.shape[1]):
+            S[:, k] = np.bincount(lev, weights=cols[k], minlength=nl)
+            a[:, k] = np.bincount(cell, weights=cols[k], minlength=nl * G)
         part = (np.sum(S ** 2, axis=0) - np.sum(a ** 2, axis=0)) * (G / (G - 1) if G > 1 else 1.0)
         out[name] = np.maximum(part, 0.0)
     return out

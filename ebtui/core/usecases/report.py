@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.providers.base import ModelClient
 
 __all__ = ["TRANSCRIPTS_UP_TO", "AnalysisCache", "AnalysisCancelled", "AnalysisResult", "Selection", "analyse", "build_report", "classifier_client", "classify", "default_title",
-           "api_report", "with_human_audit", "families", "families_for", "report_json", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
+           "api_report", "with_human_audit", "families", "families_for", "report_json", "report_json_text", "report_of", "select", "tab_rounds", "tournament_report", "write_html",
            "write_markdown"]
 
 #: up to this many rounds the app's compare view reads them whole to show transcripts beside the numbers (above
@@ -299,10 +299,23 @@ def default_title(sel: Selection) -> str:
 @gc_paused()
 def report_json(sel: Selection, data: ReportData) -> dict[str, Any]:
     """The object `ebtui report --json` prints (with `adaptive` for an adaptive tournament)."""
+    return _report_object(sel, data.json())
+
+
+@gc_paused()
+def report_json_text(sel: Selection, data: ReportData) -> str:
+    """What `ebtui report --json` prints: `json.dumps(report_json(sel, data), ensure_ascii=False,
+    allow_nan=False)`, the same text, with each table's rows written at once (ebtui.core.report.dumps_json)."""
+    from ebtui.core.report import dumps_json
+
+    return dumps_json(_report_object(sel, data.json_parts()))
+
+
+def _report_object(sel: Selection, parts: dict[str, object]) -> dict[str, Any]:
     from ebtui.core.report import adaptive_of
 
     adaptive = adaptive_of(sel.tournament)
-    return {"filters": dict(sel.filters), **data.json(),
+    return {"filters": dict(sel.filters), **parts,
             "unreadable": [{"path": p, "reason": r} for p, r in sel.unreadable],
             **({"adaptive": adaptive} if adaptive is not None else {})}
 

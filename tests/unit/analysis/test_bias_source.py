@@ -166,6 +166,39 @@ def test_the_style_facts_are_what_style_py_measures() -> None:
     assert isinstance(r.extra_judgments[0], Judgment)
 
 
+def test_the_cached_preferences_are_the_fits_and_follow_their_inputs(designs: Any, tmp_path: Path) -> None:
+    """section 2's self and same-family preferences read back from columns/preferences.json only while the
+    rows, the view's scores, the families, seed and replicates are the same (the same floats, to the bit)."""
+    from ebtui.core.analysis.bias_source import PREFERENCES_FILE, cached_preferences, preferences_of_facts
+    from ebtui.core.families import family_function
+
+    rounds, _ = designs[1]
+    facts = Facts.from_rounds(rounds)
+
+    def fresh(f: Facts, fams: Any, effective: bool = False) -> str:
+        return json.dumps(preferences_of_facts(f, family_function(fams), effective=effective, replicates=40))
+
+    first = cached_preferences(tmp_path, facts, families=FAMILIES, replicates=40)
+    assert (tmp_path / PREFERENCES_FILE).is_file()
+    assert json.dumps(first) == fresh(facts, FAMILIES)
+    assert any(p["estimate"] is not None for p in first)
+    stamp = (tmp_path / PREFERENCES_FILE).stat().st_mtime_ns
+    assert json.dumps(cached_preferences(tmp_path, facts, families=FAMILIES, replicates=40)) == json.dumps(first)
+    assert (tmp_path / PREFERENCES_FILE).stat().st_mtime_ns == stamp
+    fewer = facts.take(np.arange(len(facts)) >= 10)
+    changed = facts.take(np.arange(len(facts)))
+    changed.parsed = changed.parsed.copy()
+    flat = changed.parsed.reshape(-1)  # (a view of the copy)
+    flat[np.flatnonzero(flat > 1)[:50]] -= 1  # other scores, the same rows
+    for f, fams, eff in ((fewer, FAMILIES, False), (facts, None, False), (facts, FAMILIES, True),
+                         (changed, FAMILIES, False)):
+        assert json.dumps(cached_preferences(tmp_path, f, families=fams, effective=eff, replicates=40)) == \
+            fresh(f, fams, eff)
+    assert fresh(changed, FAMILIES) != json.dumps(first)
+    assert json.dumps(cached_preferences(tmp_path, facts, families=FAMILIES, replicates=40)) == json.dumps(first)
+    assert cached_preferences(None, facts, families=FAMILIES, replicates=40) == first
+
+
 def test_the_cached_section_is_the_section_and_follows_its_inputs(designs: Any, tmp_path: Path) -> None:
     from ebtui.core.analysis.bias_source import cached_section
 
@@ -189,3 +222,25 @@ def test_the_cached_section_is_the_section_and_follows_its_inputs(designs: Any, 
         assert json.dumps(got, sort_keys=True) == json.dumps(expect, sort_keys=True)
     assert json.dumps(cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40),
                       sort_keys=True) != json.dumps(first, sort_keys=True)
+
+
+def test_a_filtered_report_does_not_evict_the_whole_reports_section(designs: Any, tmp_path: Path,
+                                                                    monkeypatch: Any) -> None:
+    """bias_section.json keeps the newest few sections: the report of every round, then one of a model, then
+    every round again reads the first back without refitting."""
+    from ebtui.core.analysis import bias_source
+    from ebtui.core.analysis.bias_source import cached_section
+
+    rounds, agreement = designs[1]
+    facts = Facts.from_rounds(rounds)
+    fewer = facts.take(np.arange(len(facts)) >= 10)
+    first = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    cached_section(tmp_path, fewer, families=FAMILIES, agreement=agreement, replicates=40)
+    fitted: list[int] = []
+    real = bias_source.judge_bias_section_of_facts
+    monkeypatch.setattr(bias_source, "judge_bias_section_of_facts",
+                        lambda *a, **k: fitted.append(1) or real(*a, **k))
+    again = cached_section(tmp_path, facts, families=FAMILIES, agreement=agreement, replicates=40)
+    assert not fitted and json.dumps(again, sort_keys=True) == json.dumps(first, sort_keys=True)
+    cached_section(tmp_path, facts, families=None, agreement=agreement, replicates=40)  # a new key: fitted
+    assert fitted == [1]

@@ -104,6 +104,35 @@ def test_unreadable_files_are_problems_of_the_index_and_leave_its_queries(tmp_pa
     store.close()
 
 
+def test_the_shallow_check_finds_unindexed_files_from_the_trusted_note_alone(tmp_path: Path) -> None:
+    """`unreadable(deep=False)` (a warm report's check) on a store whose index.check.json is trusted takes the
+    index's ids from the note and never reads index.json — and finds the same unreadable files as after
+    loading the index; a file changed in place is left to the deep check in both."""
+    store = open_store(tmp_path)
+    rounds = [make_round(i, text_size=10) for i in range(4)]
+    for r in rounds:
+        store.save_round(r)
+    (store.rounds_dir / "r-stray.json").write_text("not json")  # never indexed
+    (store.rounds_dir / ".hidden.json").write_text("x")
+    store.close()
+    first = open_store(tmp_path)
+    first.rebuild_index()  # a full check: the note now counts the stray file
+    first.close()
+    first.round_path(rounds[1].id).write_text("{ truncated")  # indexed, then spoiled in place
+
+    light = open_store(tmp_path)
+    found = light.unreadable(deep=False)
+    assert light.index._entries is None  # index.json not read
+    assert [p for p, _ in found] == [str(light.rounds_dir / "r-stray.json")]
+    assert light.problems == found
+    light.close()
+    loaded = open_store(tmp_path)
+    loaded.index.ensure_loaded()
+    assert loaded.unreadable(deep=False) == found
+    assert {p for p, _ in loaded.unreadable()} == {p for p, _ in found} | {str(loaded.round_path(rounds[1].id))}
+    loaded.close()
+
+
 def test_a_score_override_is_checked_before_the_store_is_touched() -> None:
     with pytest.raises(ValueError, match="whole number from 1 to 10"):
         score_override("r-x", "a", "consistency", 11, "", "")
