@@ -9,6 +9,7 @@ from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
 from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
+from ebtui.core.judgment.ordered_lines import read_ordered
 from ebtui.core.judgment.provenance import (
     Collector,
     Ctx,
@@ -332,6 +333,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     tcol = Collector()
     blanked, cut_line = cut_tail("".join(pieces), cut, text)
     TextReader(tcol, rx).read(blanked, text)
+    read_ordered(blanked, text, tcol, rx)  # lists in a stated order (ordered_lines.py)
 
     whole: list[ReviewReason] = []
     col = jcol

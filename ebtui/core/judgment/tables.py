@@ -249,6 +249,10 @@ class TableReading:
                         self.col.add_val(t, row_crit, tv, "table")
             return
         if col_team and len(set(col_team.values())) <= 2 and not col_crit:
+            # a column of bare numbers beside the teams' columns whose header names neither a team nor a score
+            # ("Sources A", "Years"): what it counts, not a score
+            explained |= {i for i, m in enumerate(meaning) if m == "" and i not in col_team and header[i].strip()
+                          and not team_of(header[i], self.rx) and _numbers_only(i, body_all)}
             for row in rows[1:]:
                 row_crit = next((rc for i, cell in enumerate(row) if i not in col_team and (rc := crit_of_cell(cell))),
                                 None)

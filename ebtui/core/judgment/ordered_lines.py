@@ -1,0 +1,135 @@
+"""Lines whose values stand in an order the reply states: a team's seven scores in the criteria's order
+("Team A: 8 / 7 / 6 / 7 / 8 / 9 / 7" under "Scores in rubric order"), and both teams' scores as "8/6" under a
+heading that names the teams in that order ("Scores as A/B:")."""
+
+from __future__ import annotations
+
+import re
+
+from ebtui.core.judgment.abbreviations import INITIALS, legend_of, short_name
+from ebtui.core.judgment.provenance import Collector, Ctx
+from ebtui.core.judgment.vocabulary import CRIT_RE, Val, crit_name, team_of_match
+from ebtui.core.records import CRITERIA
+
+#: a line that says the values follow the rubric's order: "in rubric order", "in the order of the criteria"
+_RUBRIC_ORDER = re.compile(
+    r"(?i)(?<![a-z])(?:(?:rubric|criteri(?:a|on)|prompt)(?:['’]s)?[ \t]+order|order[ \t]+of[ \t]+the[ \t]+"
+    r"(?:rubric|criteria|prompt)|(?:same|usual|standard|listed|given)[ \t]+order[ \t]+as[ \t]+(?:in[ \t]+)?the[ \t]+"
+    r"(?:rubric|criteria|prompt))(?![a-z])")
+#: a name of a criterion as a token of an order's list: its initials, or a shortening
+_TOKEN = re.compile(r"(?<![A-Za-z])[A-Za-z]+\.?(?:[ \t]+[A-Za-z]+\.?)?(?![A-Za-z])")
+#: the label of a team's list: a bullet, the team ("Team A", "A", a model id), then a stop
+_LEAD = re.compile(r"[ \t>*_\-•]*")
+_STOP = re.compile(r"[*_ \t]*(?:\([^()\d\n]{0,40}\))?[*_ \t]*(?:[:=]|[-–—][ \t])[ \t*_]*")
+#: seven values with one separator between them, and nothing after them but a reason without digits
+_SEVEN = re.compile(
+    r"(?P<v>\d{1,2}(?:\.\d+)?)(?P<sep>[ \t]*[/,|·;][ \t]*|[ \t]+[-–][ \t]+|[ \t]+)"
+    r"(?:\d{1,2}(?:\.\d+)?(?P=sep)){5}\d{1,2}(?:\.\d+)?(?P<tail>[ \t.;,]*(?:[—–(][^\d\n]*)?)$")
+_BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])[ \t]*/[ \t]*([AB])(?![A-Za-z0-9'’])")
+_SLASH_PAIR = re.compile(r"[ \t*_]*(?P<x>\d{1,2})[ \t]*/[ \t]*(?P<y>\d{1,2})(?![\d.])(?P<tail>[^\d\n]*)$")
+
+
+def stated_order(line: str, legend: dict[str, str]) -> tuple[str, ...] | None:
+    """The criteria's order a line with no digits states: the rubric's where it says so ("in rubric order"),
+    or the seven criteria each named once in the order it lists them ("PA / C / SR / UI / FA / IH / CE")."""
+    if re.search(r"\d", line):
+        return None
+    names: list[tuple[int, str]] = [(m.start(), crit_name(m.group(0))) for m in CRIT_RE.finditer(line)]
+    taken = [(m.start(), m.end()) for m in CRIT_RE.finditer(line)]
+    for m in _TOKEN.finditer(line):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        tok = m.group(0).rstrip(".")
+        c = INITIALS.get(tok) if tok.isupper() else None
+        c = c or legend.get(tok) or short_name(tok)
+        if c is not None:
+            names.append((m.start(), c))
+    seq = [c for _, c in sorted(names)]
+    if len(seq) == 7 and set(seq) == set(CRITERIA):
+        return tuple(seq)
+    return CRITERIA if _RUBRIC_ORDER.search(line) else None
+
+
+def _seven(line: str, rx: re.Pattern[str]) -> tuple[str, int, list[str]] | None:
+    """A team's list of seven values: (team, where the values start, the values), or None."""
+    lead = _LEAD.match(line)
+    at = lead.end() if lead else 0
+    tm = rx.match(line, at)
+    if tm is not None:
+        team, end = team_of_match(tm), tm.end()
+    elif (bm := re.compile(r"([AB])(?![A-Za-z0-9'’])").match(line, at)) is not None:
+        team, end = bm.group(1).lower(), bm.end()
+    else:
+        return None
+    stop = _STOP.match(line, end)
+    if stop is None:
+        return None
+    m = _SEVEN.match(line, stop.end())
+    if m is None:
+        return None
+    values = re.findall(r"\d{1,2}(?:\.\d+)?", line[stop.end():m.start("tail")])
+    return (team, stop.end(), values) if len(values) == 7 else None
+
+
+def _whole(values: list[str]) -> bool:
+    return all(v.isdigit() and 1 <= int(v) <= 10 for v in values)
+
+
+def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) -> None:
+    """Read the lists in `text` (the reply with its JSON blanked out; sources quoted from `original` at the same
+    offsets) into `col`. A team's seven values are read after a line that states their order (not flagged) —
+    exactly seven, all whole scores 1-10, else none; with no stated order, only where nothing else gave that
+    team a score, and flagged (a person checks the order). "8/6" is read per team under "Scores as A/B:";
+    "7/10" there may be seven out of ten and is left missing."""
+    legend = legend_of(text)
+    order: tuple[str, ...] | None = None
+    pair: tuple[str, str] | None = None
+    unordered: list[tuple[str, int, list[str], int, str]] = []
+    offset = 0
+    for raw in text.splitlines(keepends=True):
+        at, offset = offset, offset + len(raw)
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        src = original[at:at + len(line)].strip() if len(original) == len(text) else line.strip()
+        seven = _seven(line, rx)
+        if seven is not None:
+            team, start, values = seven
+            if order is not None and _whole(values):
+                col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")
+                for crit, v in zip(order, values, strict=True):
+                    col.add_val(team, crit, Val(v, None, None, start), "lines", kind="line")
+            elif order is None and _whole(values):
+                unordered.append((team, start, values, at + len(line) - len(line.lstrip()), src))
+            continue
+        if pair is not None and (cm := CRIT_RE.search(line)) is not None and \
+                _LEAD.fullmatch(line, 0, cm.start()) and (st := _STOP.match(line, cm.end())) is not None:
+            pm = _SLASH_PAIR.match(line, st.end())
+            if pm is not None and pm.group("y") != "10" and pm.group("x").isdigit():
+                col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")
+                crit = crit_name(cm.group(0))
+                col.add_val(pair[0], crit, Val(pm.group("x"), None, None, pm.start("x")), "lines", kind="line")
+                col.add_val(pair[1], crit, Val(pm.group("y"), None, None, pm.start("y")), "lines", kind="line")
+            continue
+        order = stated_order(line, legend)
+        pair = _pair_heading(line, rx)
+    for team, start, values, pos, src in unordered:
+        if col.scores[team]:
+            continue  # another reading gave this team scores: a bare list of seven is not read beside it
+        col.ctx = Ctx(pos=pos, source=src, clean=src, kind="prose")
+        for crit, v in zip(CRITERIA, values, strict=True):
+            col.add_val(team, crit, Val(v, None, None, start), "lines", kind="prose")
+
+
+def _pair_heading(line: str, rx: re.Pattern[str]) -> tuple[str, str] | None:
+    """The two teams a line with no digits names around a slash, in order: "Scores as A/B:", "(Team B / Team A)"."""
+    if re.search(r"\d", rx.sub(" ", line)) or "/" not in line:
+        return None
+    named = list(rx.finditer(line))
+    if len(named) == 2 and "/" in line[named[0].end():named[1].start()]:
+        a, b = team_of_match(named[0]), team_of_match(named[1])
+        return (a, b) if a != b else None
+    bp = _BARE_PAIR.search(line) if not named else None
+    if bp is not None and bp.group(1) != bp.group(2):
+        return bp.group(1).lower(), bp.group(2).lower()
+    return None
