@@ -17,7 +17,7 @@ _RUBRIC_ORDER = re.compile(
     r"(?:rubric|criteria|prompt)|(?:same|usual|standard|listed|given)[ \t]+order[ \t]+as[ \t]+(?:in[ \t]+)?the[ \t]+"
     r"(?:rubric|criteria|prompt))(?![a-z])")
 #: a name of a criterion as a token of an order's list: its initials, or a shortening
-_TOKEN = re.compile(r"(?<![A-Za-z])[A-Za-z]+\.?(?:[ \t]+[A-Za-z]+\.?)?(?![A-Za-z])")
+_TOKEN = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?![A-Za-z])")
 #: the label of a team's list: a bullet, the team ("Team A", "A", a model id), then a stop
 _LEAD = re.compile(r"[ \t>*_\-•]*")
 _STOP = re.compile(r"[*_ \t]*(?:\([^()\d\n]{0,40}\))?[*_ \t]*(?:[:=]|[-–—][ \t])[ \t*_]*")
@@ -35,16 +35,18 @@ def stated_order(line: str, legend: dict[str, str]) -> tuple[str, ...] | None:
     if re.search(r"\d", line):
         return None
     names: list[tuple[int, str]] = [(m.start(), crit_name(m.group(0))) for m in CRIT_RE.finditer(line)]
-    taken = [(m.start(), m.end()) for m in CRIT_RE.finditer(line)]
+    taken = {k for m in CRIT_RE.finditer(line) for k in range(m.start(), m.end())}
     for m in _TOKEN.finditer(line):
-        if any(a <= m.start() < b for a, b in taken):
+        if m.start() in taken:
             continue
         tok = m.group(0).rstrip(".")
         c = INITIALS.get(tok) if tok.isupper() else None
         c = c or legend.get(tok) or short_name(tok)
         if c is not None:
             names.append((m.start(), c))
-    seq = [c for _, c in sorted(names)]
+    names.sort()
+    # (a name shortened in two words, "Stakeh recog", names its criterion twice in a row: once)
+    seq = [c for k, (_, c) in enumerate(names) if k == 0 or names[k - 1][1] != c]
     if len(seq) == 7 and set(seq) == set(CRITERIA):
         return tuple(seq)
     return CRITERIA if _RUBRIC_ORDER.search(line) else None

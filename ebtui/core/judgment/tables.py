@@ -151,7 +151,7 @@ class TableReading:
             if row_crit is None and team_at is None:
                 continue
             for i, cell in enumerate(row):
-                if i in explained or i == crit_at or i == team_at or (i in notes and not _score_talk(cell)):
+                if i in explained or i == crit_at or i == team_at or (i in notes and not score_talk(cell)):
                     continue
                 names = [(m.start(), m.end()) for m in self.rx.finditer(cell)]
                 loose = [n for n in numbers_in(cell) if n.reason is None and not any(a <= n.start < b for a, b in names)]
@@ -374,7 +374,7 @@ _CHANGE_TALK = re.compile(r"(?i)/[ \t]*10|out[ \t]+of|→|->|=>|⇒|(?<![a-z])(?
                           r"|lower|rais|bump|adjust|chang|updat|amend|should|would|could|make|knock|drop|move|now)")
 
 
-def _score_talk(cell: str) -> bool:
+def score_talk(cell: str) -> bool:
     """Whether a note speaks of a score or of changing one: a score word by lemma, the scale, a change."""
     return bool(_CHANGE_TALK.search(cell)) or any(scoring_word(w) for w in re.findall(r"[A-Za-z]+", cell))
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.judgment.abbreviations import INITIALS, legend_of, short_name
+from ebtui.core.judgment.tables import score_talk
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
 from tests.unit.judgment.test_judgment_accounting import classes
 
@@ -94,6 +95,7 @@ def _side_columns(data: st.DataObject, truth: dict[str, list[int]]) -> None:
     if "delta" in extras:
         header.append(draw(st.sampled_from(["Δ (A−B)", "Diff", "Gap A-B"])))
     rows = []
+    talk = False  # a note that speaks of a score or a change ("2 rated", "now 6") keeps its numbers: flagged
     for i in range(7):
         row = ([str(i + 1)] if "rownum" in extras else []) + [LABELS[i]]
         if "weight" in extras:
@@ -102,6 +104,7 @@ def _side_columns(data: st.DataObject, truth: dict[str, list[int]]) -> None:
             row.append(cells[t][i])
             if "evidence" in extras:
                 row.append(evidence(draw))
+                talk = talk or score_talk(row[-1])
             if "count" in extras:
                 row.append(str(draw(st.integers(0, 30))))
         if "delta" in extras:
@@ -116,7 +119,7 @@ def _side_columns(data: st.DataObject, truth: dict[str, list[int]]) -> None:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     text = "## Scores\n\n" + "\n".join(lines) + f"\n\nTeam A {word(draw, 'verb_ed')} the {word(draw, 'noun')}.\n"
-    clean = all(v is not None for t in want.values() for v in t)
+    clean = all(v is not None for t in want.values() for v in t) and not talk
     check(parse_judgment(text), want, text, clean)
 
 
