@@ -21,10 +21,10 @@ _TOKEN = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?![A-Za-z])")
 #: the label of a team's list: a bullet, the team ("Team A", "A", a model id), then a stop
 _LEAD = re.compile(r"[ \t>*_\-•]*")
 _STOP = re.compile(r"[*_ \t]*(?:\([^()\d\n]{0,40}\))?[*_ \t]*(?:[:=]|[-–—][ \t])[ \t*_]*")
-#: seven values with one separator between them, and nothing after them but a reason without digits
-_SEVEN = re.compile(
+#: values with one separator between them, and nothing after them but a reason without digits
+_VALUES = re.compile(
     r"(?P<v>\d{1,2}(?:\.\d+)?)(?P<sep>[ \t]*[/,|·;][ \t]*|[ \t]+[-–][ \t]+|[ \t]+)"
-    r"(?:\d{1,2}(?:\.\d+)?(?P=sep)){5}\d{1,2}(?:\.\d+)?(?P<tail>[ \t.;,]*(?:[—–(][^\d\n]*)?)$")
+    r"(?:\d{1,2}(?:\.\d+)?(?P=sep))*\d{1,2}(?:\.\d+)?(?P<tail>[ \t.;,]*(?:[—–(][^\d\n]*)?)$")
 _BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])[ \t]*/[ \t]*([AB])(?![A-Za-z0-9'’])")
 _SLASH_PAIR = re.compile(r"[ \t*_]*(?P<x>\d{1,2})[ \t]*/[ \t]*(?P<y>\d{1,2})(?![\d.])(?P<tail>[^\d\n]*)$")
 
@@ -52,8 +52,8 @@ def stated_order(line: str, legend: dict[str, str]) -> tuple[str, ...] | None:
     return CRITERIA if _RUBRIC_ORDER.search(line) else None
 
 
-def _seven(line: str, rx: re.Pattern[str]) -> tuple[str, int, list[str]] | None:
-    """A team's list of seven values: (team, where the values start, the values), or None."""
+def _team_list(line: str, rx: re.Pattern[str]) -> tuple[str, int, list[str]] | None:
+    """A team's list of values: (team, where the values start, the values), or None."""
     lead = _LEAD.match(line)
     at = lead.end() if lead else 0
     tm = rx.match(line, at)
@@ -66,11 +66,11 @@ def _seven(line: str, rx: re.Pattern[str]) -> tuple[str, int, list[str]] | None:
     stop = _STOP.match(line, end)
     if stop is None:
         return None
-    m = _SEVEN.match(line, stop.end())
+    m = _VALUES.match(line, stop.end())
     if m is None:
         return None
     values = re.findall(r"\d{1,2}(?:\.\d+)?", line[stop.end():m.start("tail")])
-    return (team, stop.end(), values) if len(values) == 7 else None
+    return (team, stop.end(), values) if len(values) >= 2 else None
 
 
 def _whole(values: list[str]) -> bool:
@@ -87,6 +87,7 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
     order: tuple[str, ...] | None = None
     pair: tuple[str, str] | None = None
     unordered: list[tuple[str, int, list[str], int, str]] = []
+    stated = False
     offset = 0
     for raw in text.splitlines(keepends=True):
         at, offset = offset, offset + len(raw)
@@ -94,9 +95,12 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
         if not line.strip():
             continue
         src = original[at:at + len(line)].strip() if len(original) == len(text) else line.strip()
-        seven = _seven(line, rx)
-        if seven is not None:
-            team, start, values = seven
+        listed = _team_list(line, rx)
+        if listed is not None:
+            # (a list of another length is no team's scores, and leaves the stated order standing)
+            team, start, values = listed
+            if len(values) != 7:
+                continue
             if order is not None and _whole(values):
                 col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")
                 for crit, v in zip(order, values, strict=True):
@@ -115,6 +119,9 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
             continue
         order = stated_order(line, legend)
         pair = _pair_heading(line, rx)
+        stated = stated or order is not None
+    if stated:
+        return  # the reply states an order somewhere: a list not under it is not read in another
     for team, start, values, pos, src in unordered:
         if col.scores[team]:
             continue  # another reading gave this team scores: a bare list of seven is not read beside it
