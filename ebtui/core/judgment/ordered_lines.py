@@ -1,6 +1,6 @@
 """Lines whose values stand in an order the reply states: a team's seven scores in the criteria's order
-("Team A: 8 / 7 / 6 / 7 / 8 / 9 / 7" under "Scores in rubric order"), and both teams' scores as "8/6" under a
-heading that names the teams in that order ("Scores as A/B:")."""
+("Team A: 8 / 7 / 6 / 7 / 8 / 9 / 7" under "Scores in rubric order"), both teams' scores as "8/6" under a
+heading that names the teams in that order ("Scores as A/B:"), or each before its team ("8 for A, 7 for B")."""
 
 from __future__ import annotations
 
@@ -27,6 +27,37 @@ _VALUES = re.compile(
     r"(?:\d{1,2}(?:\.\d+)?(?P=sep))*\d{1,2}(?:\.\d+)?(?P<tail>[ \t.;,]*(?:[—–(][^\d\n]*)?)$")
 _BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])[ \t]*/[ \t]*([AB])(?![A-Za-z0-9'’])")
 _SLASH_PAIR = re.compile(r"[ \t*_]*(?P<x>\d{1,2})[ \t]*/[ \t]*(?P<y>\d{1,2})(?![\d.])(?P<tail>[^\d\n]*)$")
+
+
+#: both teams' values after a criterion's label, each naming its team after it: "8 for A, 7 for B"
+_FOR_TEAMS = re.compile(
+    r"[ \t*_]*(?P<x>\d{1,2})(?:[ \t]*/[ \t]*10)?[ \t]+(?:for|to)[ \t]+(?P<t1>[^,;:\d\n]{1,60}?)[ \t]*(?:[,;&]|[ \t]and)"
+    r"[ \t]*(?:and[ \t]+)?(?P<y>\d{1,2})(?:[ \t]*/[ \t]*10)?[ \t]+(?:for|to)[ \t]+(?P<t2>[^,;:\d\n]{1,60}?)"
+    r"[ \t*_]*(?:[.;]|[ \t]+[—–(-][^\d\n]*)?[ \t*_]*")
+
+
+def _for_teams(rest: str, rx: re.Pattern[str]) -> list[tuple[str, Val]]:
+    """"8 for A, 7 for B" / "8 to Team B, 6 to Team A": each value for the team named after it (two teams, each
+    once, and nothing else in the line but a reason without digits)."""
+    m = _FOR_TEAMS.fullmatch(rest)
+    if m is None:
+        return []
+    teams = [_one_team(m.group("t1"), rx), _one_team(m.group("t2"), rx)]
+    if teams[0] is None or teams[1] is None or teams[0] == teams[1]:
+        return []
+    return [(teams[0], Val(m.group("x"), None, None, m.start("x"))), (teams[1], Val(m.group("y"), None, None, m.start("y")))]
+
+
+def _one_team(name: str, rx: re.Pattern[str]) -> str | None:
+    """The team a short phrase is and nothing else: "A", "Team B", "the presenting team", a model's id."""
+    name = name.strip(" \t*_")
+    if re.fullmatch(r"[AB]", name):
+        return name.lower()
+    found = list(rx.finditer(name))
+    if len(found) == 1 and not re.search(r"[A-Za-z0-9]", name[:found[0].start()].replace("the", "", 1)) \
+            and not re.search(r"[A-Za-z0-9]", name[found[0].end():]):
+        return team_of_match(found[0])
+    return None
 
 
 def stated_order(line: str, legend: dict[str, str]) -> tuple[str, ...] | None:
@@ -108,8 +139,21 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
             elif order is None and _whole(values):
                 unordered.append((team, start, values, at + len(line) - len(line.lstrip()), src))
             continue
-        if pair is not None and (cm := CRIT_RE.search(line)) is not None and \
-                _LEAD.fullmatch(line, 0, cm.start()) and (st := _STOP.match(line, cm.end())) is not None:
+        cm = CRIT_RE.search(line)
+        st = _STOP.match(line, cm.end()) if cm is not None and _LEAD.fullmatch(line, 0, cm.start()) else None
+        if cm is not None and st is not None and (named := _for_teams(line[st.end():], rx)):
+            col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")
+            for named_team, nv in named:
+                crit = crit_name(cm.group(0))
+                # the same number the sentence rules read from this line, as prose: it is this line's value
+                same = [f for f in col.scores[named_team].get(crit, []) if f.pos == col.ctx.pos and f.kind == "prose"
+                        and f.value is not None and str(f.value) == nv.num and f.shown == nv.num]
+                for f in same:
+                    f.kind = "line"
+                if not same:
+                    col.add_val(named_team, crit, Val(nv.num, None, None, nv.start + st.end()), "lines", kind="line")
+            continue
+        if pair is not None and cm is not None and st is not None:
             pm = _SLASH_PAIR.match(line, st.end())
             if pm is not None and pm.group("y") != "10" and pm.group("x").isdigit():
                 col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")

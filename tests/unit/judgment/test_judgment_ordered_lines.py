@@ -137,3 +137,38 @@ def test_a_line_of_words_states_no_order() -> None:
     assert stated_order("The teams were close on most things.", {}) is None
     assert stated_order("Order: PA / C / SR / UI / FA / IH", {}) is None  # six: not the rubric
     assert stated_order("PA / C / SR / UI / FA / IH / CE (7 criteria)", {}) is None  # a digit: no heading
+
+
+def _for_teams(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    draw = data.draw
+    name = draw(st.sampled_from(["{}", "Team {}"]))
+    prep = draw(st.sampled_from(["for", "to"]))
+    counted = draw(st.booleans())  # a reason with a count in it: read or missing and flagged, never wrong
+    lines = [draw(st.sampled_from(["Scores:", "## Scores", "**Scores**"]))]
+    for i in range(7):
+        order = draw(st.permutations(["a", "b"]))
+        x, y = (name.format(t.upper()) for t in order)
+        why = f"{word(draw, 'adj')} {word(draw, 'noun')}"
+        if counted and i == 3:
+            why = f"{draw(st.integers(0, 12))} {word(draw, 'noun_pl')} {word(draw, 'verb_ed')}"
+        sep = draw(st.sampled_from([", ", "; ", " and ", ", and "]))
+        lines.append(f"- {LABELS[i]} {draw(st.sampled_from(['—', ':', '-']))} {truth[order[0]][i]} {prep} {x}{sep}"
+                     f"{truth[order[1]][i]} {prep} {y} ({why})")
+    lines += ["", f"Overall: {word(draw, 'adj')} {word(draw, 'noun')}."]
+    text = "\n".join(lines) + "\n"
+    # read in full where the teams are bare letters; "Team A, 2 for Team B" is also read by the text reader's
+    # name-then-value rule (text_reader._pairs) as Team A's 2: a conflict, flagged, until that rule sees "for"
+    check(parse_judgment(text), {t: list(truth[t]) for t in ("a", "b")}, text, not counted and name == "{}")
+
+
+@FAST
+@given(truths, st.data())
+def test_each_value_before_the_team_it_is_for(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _for_teams(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_each_value_before_its_team(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _for_teams(data, truth)
