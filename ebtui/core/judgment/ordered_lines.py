@@ -112,8 +112,8 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
     """Read the lists in `text` (the reply with its JSON blanked out; sources quoted from `original` at the same
     offsets) into `col`. A team's seven values are read after a line that states their order (not flagged) —
     exactly seven, all whole scores 1-10, else none; with no stated order, only where nothing else gave that
-    team a score, and flagged (a person checks the order). "8/6" is read per team under "Scores as A/B:";
-    "7/10" there may be seven out of ten and is left missing."""
+    team a score, and flagged (a person checks the order). "8/6" is read per team under "Scores as A/B:"
+    ("7/10" there may be seven out of ten: left missing); "8 for A, 7 for B" after a criterion's label."""
     legend = legend_of(text)
     order: tuple[str, ...] | None = None
     pair: tuple[str, str] | None = None

@@ -255,8 +255,9 @@ def distractor_keys(draw: st.DrawFn) -> dict[str, object]:
         out[draw(st.sampled_from([f"num_{noun}", f"{noun}_count", f"{noun}_named"]))] = draw(st.integers(0, 40))
     if draw(st.booleans()):
         n = draw(st.sampled_from([3, 5, 6, 8]))
-        out[draw(st.sampled_from(["scores_by_round", "ranks", word(draw, "noun_pl")]))] = \
-            draw(st.lists(st.integers(1, 10), min_size=n, max_size=n))
+        key = draw(st.sampled_from(["scores_by_round", "ranks", word(draw, "noun_pl")]))
+        if key != "scores":  # (the team's own key for its list: a distractor must not replace it)
+            out[key] = draw(st.lists(st.integers(1, 10), min_size=n, max_size=n))
     return out
 
 
