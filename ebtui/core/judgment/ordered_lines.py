@@ -65,11 +65,16 @@ def stated_order(line: str, legend: dict[str, str]) -> tuple[str, ...] | None:
     or the seven criteria each named once in the order it lists them ("PA / C / SR / UI / FA / IH / CE")."""
     if re.search(r"\d", line):
         return None
-    names: list[tuple[int, str]] = [(m.start(), crit_name(m.group(0))) for m in CRIT_RE.finditer(line)]
-    taken = {k for m in CRIT_RE.finditer(line) for k in range(m.start(), m.end())}
+    if sum(line.count(ch) for ch in "/,|·;") < 6:  # seven names need six separators between them
+        return CRITERIA if "order" in line.lower() and _RUBRIC_ORDER.search(line) else None
+    found = list(CRIT_RE.finditer(line))
+    names: list[tuple[int, str]] = [(m.start(), crit_name(m.group(0))) for m in found]
+    k = 0
     for m in _TOKEN.finditer(line):
-        if m.start() in taken:
-            continue
+        while k < len(found) and found[k].end() <= m.start():
+            k += 1
+        if k < len(found) and found[k].start() <= m.start():
+            continue  # a word inside a criterion's name
         tok = m.group(0).rstrip(".")
         c = INITIALS.get(tok) if tok.isupper() else None
         c = c or legend.get(tok) or short_name(tok)
@@ -139,7 +144,7 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
             elif order is None and _whole(values):
                 unordered.append((team, start, values, at + len(line) - len(line.lstrip()), src))
             continue
-        cm = CRIT_RE.search(line)
+        cm = CRIT_RE.search(line) if pair is not None or " for " in line or " to " in line else None
         st = _STOP.match(line, cm.end()) if cm is not None and _LEAD.fullmatch(line, 0, cm.start()) else None
         if cm is not None and st is not None and (named := _for_teams(line[st.end():], rx)):
             col.ctx = Ctx(pos=at + len(line) - len(line.lstrip()), source=src, clean=line, kind="line")
@@ -176,7 +181,7 @@ def read_ordered(text: str, original: str, col: Collector, rx: re.Pattern[str]) 
 
 def _pair_heading(line: str, rx: re.Pattern[str]) -> tuple[str, str] | None:
     """The two teams a line with no digits names around a slash, in order: "Scores as A/B:", "(Team B / Team A)"."""
-    if re.search(r"\d", rx.sub(" ", line)) or "/" not in line:
+    if "/" not in line or re.search(r"\d", rx.sub(" ", line)):
         return None
     named = list(rx.finditer(line))
     if len(named) == 2 and "/" in line[named[0].end():named[1].start()]:
