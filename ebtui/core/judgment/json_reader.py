@@ -19,7 +19,7 @@ from ebtui.core.judgment.vocabulary import (
     team_of,
     via_of,
 )
-from ebtui.core.records import CRITERION_LABELS
+from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
 
 def _norm_key(key: str) -> str:
@@ -30,13 +30,75 @@ def _norm_key(key: str) -> str:
 #: words that may stand beside a criterion's name in a key that names its score
 _KEY_FILLER = {"score", "scores", "rating", "points", "grade", "mark", "value", "result", "final", "revised", "for",
                "on", "of", "the", "criterion", "criteria", "team", "a", "b", "s", "out", "pts", "level"}
-_SCORE_KEYS = {"score", "value", "rating", "points", "grade", "mark", "result"}
 _NAME_KEYS = {"team", "name", "model", "id", "label", "role", "side", "team name", "team id"}
 _CRIT_NAME_KEYS = {"criterion", "criteria", "name", "category", "metric", "dimension", "aspect"}
 _JUST_WORDS = re.compile(
     r"justif|rational|reason|comment|explan|feedback|assessment|evaluation|notes?\b|analysis|summary|strength|weakness",
 )
 _OVERALL_WORDS = re.compile(r"overall|summary|verdict|comparison|comparative|conclusion|^analysis$|^general")
+#: a key's words that name a score ("score", "rating"), a later reading of it ("revised", "final", "new") or an
+#: earlier one ("original", "initial"); "to"/"from" and "new"/"old" only inside a list of corrections
+_SCORE_WORDS = {"score", "scores", "rating", "ratings", "points", "grade", "mark", "marks", "value", "result", "pts"}
+_LATE_WORDS = {"final", "revised", "corrected", "updated", "adjusted", "amended", "new", "after", "now", "changed"}
+_PRIOR_WORDS = {"original", "initial", "old", "previous", "prior", "draft", "preliminary", "before", "first", "was"}
+_CORR_ONLY = {"to": "late", "from": "prior", "new": "late", "old": "prior"}
+_KEY_GLUE = {"the", "of", "for", "s", "team", "a", "b"}
+#: a key whose members correct what came before: "revisions", "corrections", "revised_scores", "changes"
+_CORRECTIONS_KEY = re.compile(r"(?<![a-z])(?:revis\w*|correct\w*|amend\w*|adjust\w*|updat\w*|errat\w*|changes"
+                              r"|final[ ]+scores?|overrides?)(?![a-z])")
+#: keys that may hold a team's seven scores as a list in the criteria's order
+_LIST_KEYS = {"score", "scores", "rating", "ratings", "points", "marks", "grades", "values"}
+
+
+def _score_key(nk: str, corrections: bool) -> str | None:
+    """What a key (normalised) says its number is: "plain" (a score: "score", "rating"), "late" (a later
+    reading: "revised_score", "final", "new_score"), "prior" (an earlier one: "original_score") or None (not a
+    score: "max_score", "weight", "count"). Inside a list of corrections, "to"/"new" are late, "from"/"old" prior."""
+    ws = [w for w in nk.split() if w not in _KEY_GLUE]
+    if not ws:
+        return None
+    if corrections and len(ws) == 1 and ws[0] in _CORR_ONLY:
+        return _CORR_ONLY[ws[0]]
+    if any(w not in _SCORE_WORDS | _LATE_WORDS | _PRIOR_WORDS for w in ws):
+        return None
+    if not any(w in _SCORE_WORDS for w in ws) and len(ws) > 1:
+        return None
+    late, prior = any(w in _LATE_WORDS for w in ws), any(w in _PRIOR_WORDS for w in ws)
+    if late and prior:
+        return None  # "new_original_score": says two things
+    if ws == ["value"] or ws == ["result"]:
+        return "plain"
+    return "late" if late else "prior" if prior else "plain"
+
+
+def _whole_score(item: Loose) -> bool:
+    """Whether a list item is a whole score 1-10 as written: 8, "8", "8/10"."""
+    if isinstance(item, bool) or not isinstance(item, str) or isinstance(item, Partial):
+        return False
+    v = score_in_cell(item) if not isinstance(item, Num) else Val(str(item), item.den)
+    return v is not None and v.upper is None and v.den in (None, "10") and v.num.isdigit() and 1 <= int(v.num) <= 10 \
+        and (isinstance(item, Num) or re.fullmatch(r"[ \t]*\d{1,2}(?:[ \t]*/[ \t]*10)?[ \t]*", item) is not None)
+
+
+def criterion_order(node: Loose) -> tuple[str, ...] | None:
+    """The order of the criteria a JSON reply states as a list of their names ("criteria": ["consistency", …]),
+    else the rubric's; None where it states a list of names that is not the seven criteria once each, or two
+    different orders (then no list of scores can be read by position)."""
+    orders: set[tuple[str, ...]] = set()
+    stack: list[Loose] = [node]
+    while stack and len(orders) < 3:
+        n = stack.pop()
+        if isinstance(n, Obj):
+            stack.extend(v for _, v in n)
+        elif isinstance(n, list):
+            names = [crit_of(x) if isinstance(x, str) and not isinstance(x, Num) else None for x in n]
+            if sum(1 for x in names if x) >= 3:
+                orders.add(tuple(x or "" for x in names))
+            stack.extend(v for v in n if isinstance(v, (list, Obj)))
+    if not orders:
+        return CRITERIA
+    order = orders.pop()
+    return order if not orders and len(order) == 7 and set(order) == set(CRITERIA) else None
 
 
 class JsonWalker:
@@ -47,6 +109,8 @@ class JsonWalker:
         self.cursor = 0
         self.end = len(text)
         self.via: dict[str | None, str] = {}
+        self.order: tuple[str, ...] | None = CRITERIA
+        self.corrections = False  # inside a list or object of corrections ("revisions": [...])
 
     def start(self, span: tuple[int, int]) -> None:
         self.cursor, self.end = span
@@ -83,24 +147,50 @@ class JsonWalker:
             if k:
                 self.col.ctx.pos = k.start()
 
-    def score(self, team: str | None, crit: str, value: Loose, key: str = "") -> None:
+    def score(self, team: str | None, crit: str, value: Loose, key: str = "", late: bool = False) -> None:
         if isinstance(value, Partial):
             return  # cut off: "1" may have been "10"
         self._locate(key or crit, value)
         via = self.via.get(team, "label")
+        late = late or self.corrections
+        if team is None and late:
+            # a correction of a criterion that names no team of this round: a person says whose it was
+            self.col.doubts.append((crit, self.col.ctx.source))
+            return
         if isinstance(value, Num):
-            self.col.add_val(team, crit, Val(str(value), value.den), "json", via=via)
+            self.col.add_val(team, crit, Val(str(value), value.den, corrective=late), "json", via=via)
         elif isinstance(value, bool) or value is None:
             shown = json.dumps(value)
             self.col.add(team, crit, Found(shown, None, f"given as {shown}", kind=self.col.ctx.kind), "json", via)
         elif isinstance(value, str):
             v = score_in_cell(value)
             if v is not None:  # "8", "8/10", "8 out of 10"; words with no number are not a score
-                self.col.add_val(team, crit, v, "json", via=via)
+                self.col.add_val(team, crit, Val(v.num, v.den, v.upper, v.start, late), "json", via=via)
+
+    def scores_by_position(self, team: str, key: str, items: list[Loose]) -> bool:
+        """A team's seven scores as a list in the criteria's order (the order a "criteria" list states, else the
+        rubric's): only exactly seven whole scores 1-10; a list of any other length or content is not scores."""
+        if self.order is None or len(items) != len(self.order) or not all(_whole_score(x) for x in items):
+            return False
+        k = re.compile(rf"[\"'“]?{re.escape(key)}[\"'”]?\s*[:=]\s*\[[^\]]{{0,200}}\]").search(
+            self.text, self.cursor, min(self.end, self.cursor + 4000))
+        if k is not None:
+            self.col.ctx.pos, self.col.ctx.source = k.start(), k.group(0)
+            self.cursor = k.end()
+        for crit, item in zip(self.order, items, strict=True):
+            assert isinstance(item, str)
+            v = Val(str(item), item.den) if isinstance(item, Num) else score_in_cell(item)
+            if v is not None:
+                self.col.add_val(team, crit, Val(v.num, v.den, corrective=self.corrections), "json",
+                                 via=self.via.get(team, "label"))
+        return True
 
     def walk(self, node: Loose, team: str | None, crit: str | None, depth: int = 0) -> None:
         if depth > 64:
             return
+        if depth == 0:
+            self.order = criterion_order(node)
+            self.corrections = False
         if isinstance(node, list) and not isinstance(node, Obj):
             for item in node:
                 self.walk(item, team, crit, depth + 1)
@@ -115,6 +205,12 @@ class JsonWalker:
                 self.via.setdefault(t, via_of(list(self.rx.finditer(v))))
             if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := crit_of(v)):
                 crit = c
+        # the score keys of an object that names a criterion: a later reading ("revised_score") corrects the
+        # others; where an earlier one ("original_score") stands beside a single other, that one is the later
+        kinds = {str(k): _score_key(_norm_key(str(k)), self.corrections) for k, v in node
+                 if not isinstance(v, (list, Obj))} if crit is not None else {}
+        plain = [k for k, kind in kinds.items() if kind == "plain"]
+        lone = plain[0] if len(plain) == 1 and "prior" in kinds.values() and "late" not in kinds.values() else None
         for k, v in node:
             key = str(k)
             nk = _norm_key(key)
@@ -123,13 +219,22 @@ class JsonWalker:
                 self.via.setdefault(kt, via_of(list(self.rx.finditer(key))))
             kc = self.crit_of_key(key)
             scalar = not isinstance(v, (list, Obj))
+            if isinstance(v, list) and not isinstance(v, Obj) and kc is None and crit is None and (
+                    kt is not None or (team is not None and nk in _LIST_KEYS)) and \
+                    self.scores_by_position(kt or team or "", key, v):
+                continue
+            if not scalar and _CORRECTIONS_KEY.search(nk) and not self.corrections:
+                self.corrections = True  # "revisions": [{"team": "B", "criterion": "consistency", "new_score": 5}]
+                self.walk(v, kt or team, kc or crit, depth + 1)
+                self.corrections = False
+                continue
             if kc is not None:
                 t = kt or team
                 if scalar and not isinstance(v, Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
                     if t:
                         self.col.justification[t].append(f"{CRITERION_LABELS[kc]}: {v}")
                 elif scalar:
-                    self.score(t, kc, v, key)
+                    self.score(t, kc, v, key, late=any(w in _LATE_WORDS for w in nk.split()))
                 else:
                     self.walk(v, t, kc, depth + 1)
             elif kt is not None:
@@ -140,8 +245,8 @@ class JsonWalker:
                     self.score(kt, crit, v, key)
                 else:
                     self.walk(v, kt, crit, depth + 1)
-            elif nk in _SCORE_KEYS and scalar and crit is not None:
-                self.score(team, crit, v, key)
+            elif scalar and crit is not None and kinds.get(key):
+                self.score(team, crit, v, key, late=kinds[key] == "late" or key == lone)
             elif isinstance(v, str) and team is None and _OVERALL_WORDS.search(nk):
                 self.col.overall.append(str(v))
             elif isinstance(v, str) and _JUST_WORDS.search(nk):

@@ -9,6 +9,7 @@ from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
 from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
+from ebtui.core.judgment.ordered_lines import read_ordered
 from ebtui.core.judgment.provenance import (
     Collector,
     Ctx,
@@ -76,15 +77,18 @@ def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
     """The cells an unexplained number makes a conflict: a number no rule explains, in text that names the
     cell, that is no value read for any cell the same text names."""
     out: dict[tuple[str, str], Loose] = {}
+    # each cell's values and corrections, computed once (a reply with many readings stays linear)
+    read = {(t, c): _read_values(found) for t in col.scores for c, found in col.scores[t].items()}
+    fixes = {(t, c): [f for f in found if f.corrective] for t in col.scores for c, found in col.scores[t].items()}
     for loose in col.loose:
-        if any(all(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in group)
+        if any(all(loose.value in read.get((t, c), ()) for t, c in group)
                for group in [*loose.own, *([cell] for cell in loose.refers)]):
             continue  # the value read for the cell it is attached to (restated), or one it refers to ("the same 8
             # as their consistency"); a value another named cell happens to have explains nothing
-        if any(f.corrective and loose.text in f.source for t, c in loose.named for f in col.scores[t].get(c, [])):
+        if any(loose.text in f.source for cell in loose.named for f in fixes.get(cell, ())):
             continue  # the value a correction in the same line replaces ("8, actually make that 9")
         for t, c in loose.targets:
-            if any(f.corrective and f.pos > loose.pos for f in col.scores[t].get(c, [])):
+            if any(f.pos > loose.pos for f in fixes.get((t, c), ())):
                 continue  # a later correction or final table ("Final scores", "Revised") settles the cell
             out.setdefault((t, c), loose)
     return out
@@ -333,6 +337,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     tcol = Collector()
     blanked, cut_line = cut_tail("".join(pieces), cut, text)
     TextReader(tcol, rx).read(blanked, text)
+    read_ordered(blanked, text, tcol, rx)  # lists in a stated order (ordered_lines.py)
 
     whole: list[ReviewReason] = []
     col = jcol

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from ebtui.core.judgment.abbreviations import INITIALS, short_name, with_legend
 from ebtui.core.judgment.accounting import Loose, numbers_in
 from ebtui.core.judgment.provenance import Collector, Ctx, TextState
-from ebtui.core.judgment.vocabulary import STRIKE_RE, Val, crit_of, score_in_cell, team_of, via_of, words
+from ebtui.core.judgment.vocabulary import (
+    STRIKE_RE,
+    Val,
+    crit_of,
+    score_in_cell,
+    scoring_word,
+    team_of,
+    via_of,
+    words,
+)
 from ebtui.core.records import CRITERIA, CRITERION_LABELS
 
 _MARKUP_RE = re.compile(r"[*`]+")
@@ -34,7 +45,7 @@ _JUST_HEADER_RE = re.compile(r"justif|rationale|reason|comment|explan|notes?|why
 _NOT_SCORE_HEADER = words(
     "max(?:imum)?", r"out[ \t]+of", "possible", "available", "weight(?:ing|s)?", "weighted", "rank(?:ing)?", "total",
     "sum", "avg", "average", "mean", "scale", "range", "target", "threshold", "benchmark", "percent(?:age)?", "%",
-    "difference", "diff", "delta", "gap", "margin", "lead", "change", "std", "sd")
+    "difference", "diff", "delta", "gap", "margin", "lead", "change", "std", "sd", "Δ", "±", "vs[ \t]+mean")
 
 
 def _header_meaning(h: str) -> str:
@@ -60,15 +71,18 @@ _NAMED_SCORE = re.compile(
 )
 
 
-#: each criterion's initials, from its label: "PA" principle articulation, "C" consistency, "CE" constructive
-#: engagement
-INITIALS = {"".join(w[0] for w in CRITERION_LABELS[c].split()).upper(): c for c in CRITERIA}
+__all__ = ["CORR_HEADING", "INITIALS", "TableReading", "delimited_as_pipes"]
 
 
 def _initials_in(cells: list[str]) -> dict[str, str]:
     """The initials map where at least three of the cells are initials of different criteria, else empty."""
     hits = {cell.strip().upper() for cell in cells if cell.strip().upper() in INITIALS}
     return INITIALS if len(hits) >= 3 else {}
+
+
+def _short_in(cells: list[str]) -> bool:
+    """Whether at least three of the cells name different criteria by the starts of their words ("Consist")."""
+    return len({c for cell in cells if not crit_of(cell) and (c := short_name(cell.strip()))}) >= 3
 
 
 class TableReading:
@@ -90,12 +104,26 @@ class TableReading:
                 named.append((team, Val(m.group("num"), m.group("den"), None, m.start("num"))))
         return named if len(named) == 2 and named[0][0] != named[1][0] else []
 
+    def _pair_header(self, header: str) -> tuple[str, str] | None:
+        """The two teams a header names in order, where it names both and nothing of a difference: "A vs B",
+        "A/B", "Team A / Team B", "Scores (B | A)"; "A−B" (a difference) is not a pair."""
+        if _DIFF_HEADER.search(header):
+            return None
+        named = [team_of(m.group(0), self.rx) for m in self.rx.finditer(header)]
+        if len(named) != 2:
+            bp = _BARE_PAIR_HEADER.search(header)
+            named = [bp.group(1).lower(), bp.group(2).lower()] if bp and not named else []
+        if len(named) == 2 and named[0] is not None and named[1] is not None and named[0] != named[1]:
+            return named[0], named[1]
+        return None
+
     def _orig(self, at: int, raw: str) -> str:
         return self.original[at:at + len(raw)].strip()
 
     # -- tables ---------------------------------------------------------------------------------------
     def table(self, lines: list[tuple[int, str]]) -> None:
         self._audit: tuple[list[list[str]], list[tuple[int, str]], set[int]] | None = None
+        self._crit_of_cell: Callable[[str], str | None] = crit_of
         self._table(lines)
         if self._audit is not None:
             self._audit_rows(*self._audit)
@@ -106,20 +134,24 @@ class TableReading:
         is: a count, a percentage, ...). An unexplained one makes the row's cell (or its team's cells) a
         conflict unless it is a value read for a cell the row names."""
         header = rows[0]
+        name_of = self._crit_of_cell
         head_team = {i: t for i, h in enumerate(header) if h and (t := team_of(h, self.rx))}
-        head_crit = {i: c for i, h in enumerate(header) if h and (c := crit_of(h))}
-        explained = explained | _counting_columns(rows[1:])
+        head_crit = {i: c for i, h in enumerate(header) if h and (c := name_of(h))}
+        explained = explained | _counting_columns(rows[1:]) | _signed_columns(rows[1:])
+        # a column of notes or evidence ("A: evidence", "Notes"): its numbers are what it describes ("2
+        # principles named, 1 defended"), unless a cell speaks of a score or a change ("would be 6", "→ 7")
+        notes = {i for i, h in enumerate(header) if _JUST_HEADER_RE.search(h) and not _header_meaning(h)}
         for row, (pos, src) in zip(rows, where, strict=True):
             if row is header and (head_team or head_crit or any(_header_meaning(h) for h in header)):
                 continue
-            crit_at = next((i for i, c in enumerate(row) if crit_of(c) and i not in head_crit), None)
-            row_crit = crit_of(row[crit_at]) if crit_at is not None else None
+            crit_at = next((i for i, c in enumerate(row) if name_of(c) and i not in head_crit), None)
+            row_crit = name_of(row[crit_at]) if crit_at is not None else None
             team_at = next((i for i, c in enumerate(row) if i not in head_team and team_of(c, self.rx)), None)
             row_team = team_of(row[team_at], self.rx) if team_at is not None else self.st.team
             if row_crit is None and team_at is None:
                 continue
             for i, cell in enumerate(row):
-                if i in explained or i == crit_at or i == team_at:
+                if i in explained or i == crit_at or i == team_at or (i in notes and not score_talk(cell)):
                     continue
                 names = [(m.start(), m.end()) for m in self.rx.finditer(cell)]
                 loose = [n for n in numbers_in(cell) if n.reason is None and not any(a <= n.start < b for a, b in names)]
@@ -170,9 +202,16 @@ class TableReading:
                 teams_at.setdefault(t, []).append(i)
         col_team: dict[int, str] = {}
         prior_of: dict[int, int] = {}
+        body_all = [r for r in rows[1:] if any(crit_of(c) or c.strip().upper() in INITIALS or short_name(c.strip())
+                                               for c in r)]
         for t, cols in teams_at.items():
             late = [i for i in cols if meaning[i] == "score" and _LATE_HEADER_RE.search(header[i])]
             now = [i for i in cols if meaning[i] != "prior"]
+            if not late and len(now) > 1:
+                # by their numbers: a team's column of counts beside its column of scores is not its score
+                whole = [i for i in now if _all_scores(i, body_all)]
+                explained |= set(now) - set(whole) if whole else set()
+                now = whole or now
             chosen = late[-1:] or now
             for i in chosen:
                 col_team[i] = t
@@ -182,9 +221,38 @@ class TableReading:
         # criteria by their initials ("PA | C | SR | UI | FA | IH | CE"), where at least three cells of the header,
         # or three rows' first cells, are initials of different criteria: a table abbreviating its rubric
         by_initials = _initials_in([h for h in header]) or _initials_in([r[0] for r in rows[1:] if r])
-        crit_of_cell = (lambda c: crit_of(c) or by_initials.get(c.strip().upper())) if by_initials else crit_of
+        shortened = _short_in(header) or _short_in([r[0] for r in rows[1:] if r])
+
+        def crit_of_cell(c: str) -> str | None:
+            return crit_of(c) or (by_initials.get(c.strip().upper()) if by_initials else None) or (
+                short_name(c.strip()) if shortened else None)
+        self._crit_of_cell = crit_of_cell
         col_crit = {i: hc for i, h in enumerate(header) if h and (hc := crit_of_cell(h))}
+        pair_cols = {i: order for i, h in enumerate(header)
+                     if i not in col_team and meaning[i] not in ("not", "prior") and (order := self._pair_header(h))}
+        if pair_cols and not col_team and len(col_crit) < 2:
+            # | Criterion | A vs B | with "8 vs 6" / "8/6" cells: each team's score, in the order the header names
+            for row in rows[1:]:
+                row_crit = next((rc for i, cell in enumerate(row) if i not in pair_cols and (rc := crit_of_cell(cell))),
+                                None)
+                if row_crit is None:
+                    continue
+                at_row(row)
+                for i, order in pair_cols.items():
+                    got = _pair_values(row[i]) if i < len(row) else None
+                    if got is None:
+                        if i < len(row) and row[i].strip():
+                            for t in order:
+                                self.col.unread.setdefault((t, row_crit), self.col.ctx.source)
+                        continue
+                    for t, tv in zip(order, got, strict=True):
+                        self.col.add_val(t, row_crit, tv, "table")
+            return
         if col_team and len(set(col_team.values())) <= 2 and not col_crit:
+            # a column of bare numbers beside the teams' columns whose header names neither a team nor a score
+            # ("Sources A", "Years"): what it counts, not a score
+            explained |= {i for i, m in enumerate(meaning) if m == "" and i not in col_team and header[i].strip()
+                          and not team_of(header[i], self.rx) and _numbers_only(i, body_all)}
             for row in rows[1:]:
                 row_crit = next((rc for i, cell in enumerate(row) if i not in col_team and (rc := crit_of_cell(cell))),
                                 None)
@@ -293,11 +361,59 @@ def _numbers_only(i: int, body: list[list[str]]) -> bool:
 
 
 def _counting_columns(body: list[list[str]]) -> set[int]:
-    """Columns that number the rows: 1, 2, 3, ... down the table."""
+    """Columns that number the rows: 1, 2, 3, ... down the table (a row with that cell blank, a total, aside)."""
     out = set()
     for i in range(max((len(r) for r in body), default=0)):
-        cells = [r[i].strip().rstrip(".") for r in body if i < len(r)]
+        cells = [c for r in body if i < len(r) and (c := r[i].strip().rstrip(".").lstrip("#"))]
         if len(cells) >= 2 and cells == [str(k) for k in range(1, len(cells) + 1)]:
+            out.add(i)
+    return out
+
+
+_CHANGE_TALK = re.compile(r"(?i)/[ \t]*10|out[ \t]+of|→|->|=>|⇒|(?<![a-z])(?:actually|instead|rather|revis|correct"
+                          r"|lower|rais|bump|adjust|chang|updat|amend|should|would|could|make|knock|drop|move|now)")
+
+
+def score_talk(cell: str) -> bool:
+    """Whether a note speaks of a score or of changing one: a score word by lemma, the scale, a change."""
+    return bool(_CHANGE_TALK.search(cell)) or any(scoring_word(w) for w in re.findall(r"[A-Za-z]+", cell))
+
+
+#: a header naming both teams by their letters, in order: "A vs B", "A/B", "(B | A)", "A : B"
+_BARE_PAIR_HEADER = re.compile(r"(?<![A-Za-z0-9'’])([AB])[ \t]*(?:/|vs\.?|versus|v\.|:|,|&|and)[ \t]*([AB])(?![A-Za-z0-9'’])")
+_DIFF_HEADER = re.compile(r"(?<![A-Za-z0-9])[AB][ \t]*[-−–][ \t]*[AB](?![A-Za-z0-9])|[Δ±]")
+#: a cell with two scores, one per team: "8 vs 6", "8/6", "8 : 6", "8/10 vs 6/10", "**8** v. 6"
+_PAIR_VALUES = re.compile(
+    r"[ \t*_]*(?P<num>\d{1,2})(?:[ \t]*/[ \t]*(?P<den>10))?[ \t*_]*(?P<sep>vs\.?|v\.?|versus|/|:|,|;|to)[ \t*_]*"
+    r"(?P<num2>\d{1,2})(?:[ \t]*/[ \t]*(?P<den2>10))?[ \t*_]*(?:\([^()\d]{0,60}\))?[ \t*_.]*", re.IGNORECASE)
+
+
+def _pair_values(cell: str) -> tuple[Val, Val] | None:
+    """Both teams' values in a cell under a pair header, or None where the cell holds no clear pair ("7/10"
+    is seven out of ten, not 7 and 10: no pair)."""
+    m = _PAIR_VALUES.fullmatch(cell)
+    if m is None or (m.group("sep") == "/" and m.group("num2") == "10" and not m.group("den2")):
+        return None
+    return (Val(m.group("num"), m.group("den"), None, m.start("num")),
+            Val(m.group("num2"), m.group("den2"), None, m.start("num2")))
+
+
+def _all_scores(i: int, body: list[list[str]]) -> bool:
+    """Whether column `i` holds a whole score 1-10 in every row that has a cell there (a total row aside)."""
+    cells = [r[i] for r in body if i < len(r) and r[i].strip()]
+    return bool(cells) and all(_WHOLE_SCORE_CELL.fullmatch(c) and (v := score_in_cell(c)) is not None
+                               and v.den in (None, "10") and v.num.isdigit() and 1 <= int(v.num) <= 10 for c in cells)
+
+
+_SIGNED_CELL = re.compile(r"[ \t*_]*(?:[+\-−–][ \t]*\d{1,3}(?:\.\d+)?|0(?:\.0+)?|[-–—]|n/?a|=)?[ \t*_]*", re.IGNORECASE)
+
+
+def _signed_columns(body: list[list[str]]) -> set[int]:
+    """Columns of differences: every cell a signed number, a zero or blank, at least one of them signed."""
+    out = set()
+    for i in range(max((len(r) for r in body), default=0)):
+        cells = [r[i].strip() for r in body if i < len(r) and r[i].strip()]
+        if cells and all(_SIGNED_CELL.fullmatch(c) for c in cells) and any(re.match(r"[*_]*[+\-−–]\s*\d", c) for c in cells):
             out.add(i)
     return out
 
@@ -322,9 +438,11 @@ _NUMBER_CELL = re.compile(r"[ \t*_]*\d{1,3}(?:[./]\d{1,3})?[ \t*_]*")
 
 def delimited_as_pipes(text: str) -> str:
     """Tables written without pipes — CSV ("consistency,8,6") or columns aligned with spaces or tabs — as the
-    same text with "|" between their cells (same length, so every offset holds). A block counts as a table
+    same text with "|" between their cells (same length, so every offset holds), and abbreviations a legend
+    defines as the criteria's initials (abbreviations.with_legend). A block counts as a table
     where at least three lines in a row split into the same number (three or more) of cells, and every line
     after the first has a criterion's name in one cell and a number in another."""
+    text = with_legend(text)  # "CON = consistency": "CON" is read as "C" (same length)
     if "<t" in text:
         text = _HTML_ROW.sub(_html_as_pipes, text)
     lines = text.splitlines(keepends=True)
