@@ -164,8 +164,6 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
         return
     import select
 
-    import pyarrow as pa
-
     got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
     workers: list[_Worker] = []
     tasks = _Tasks(len(chunks))

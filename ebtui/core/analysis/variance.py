@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -326,6 +326,111 @@ class _Equations:
     drop: dict[str, tuple[int, int, int]]
 
 
+#: the fits of one estimation are shared with a forked process (Linux, no other Python thread) from this much
+#: work on (rows x columns^2 + columns^3, summed over the fits: ~0.1 s of one core)
+FORK_FITS_FROM = 3e8
+#: ... while this process holds less than this much memory (a fork's pages are shared with this process, but
+#: tools that add up the processes' resident sizes count them twice)
+FORK_FITS_BELOW_RSS = 600 * 2**20
+
+
+def _cost(d: _Data, included: Sequence[str], absorb_exchange: bool) -> float:
+    """About how much work one fit is (its design's rows x columns^2 + columns^3)."""
+    nested = ("exchange", "dilemma", "model_dilemma") if absorb_exchange else ()
+    p = d.fixed.shape[1] - (1 if absorb_exchange else 0) + sum(d.codes[f][1] for f in included if f not in nested)
+    return float(len(d.y) * p * p + p * p * p)
+
+
+def _fits(d: _Data, fits: Sequence[tuple[list[str], bool]], comps: Sequence[str]) -> list[tuple[float, int, dict[str, float]]]:
+    """`_fit_terms` of each fit, in order: the largest in this process, the others meanwhile in a fork of it
+    (the same code on the same arrays: the same floats, to the bit) when the fits are many seconds' work and a
+    fork is safe here (see `_forkable`); else one after another here."""
+    costs = [_cost(d, inc, absorb) for inc, absorb in fits]
+    if len(fits) < 2 or sum(costs) < FORK_FITS_FROM or not _forkable():
+        return [_fit_terms(d, inc, absorb, comps) for inc, absorb in fits]
+    mine: list[int] = []
+    theirs: list[int] = []
+    load = [0.0, 0.0]
+    for i in sorted(range(len(fits)), key=lambda i: -costs[i]):  # (the larger first, to the less loaded)
+        side = 0 if load[0] <= load[1] else 1
+        (mine if side == 0 else theirs).append(i)
+        load[side] += costs[i]
+    child = _Forked(lambda: [_fit_terms(d, *fits[i], comps) for i in theirs])
+    try:
+        out: dict[int, tuple[float, int, dict[str, float]]] = {i: _fit_terms(d, *fits[i], comps) for i in mine}
+        got = child.result()
+    finally:
+        child.stop()
+    for k, i in enumerate(theirs):  # (the fork failed: its fits here)
+        out[i] = got[k] if got is not None else _fit_terms(d, *fits[i], comps)
+    return [out[i] for i in range(len(fits))]
+
+
+def _forkable() -> bool:
+    """A fork of this process may compute here: Linux, no other Python thread (a fork copies only the calling
+    thread: a lock another one holds stays held in the child) and a small enough process."""
+    import os
+    import sys
+    import threading
+
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")) or threading.active_count() != 1:
+        return False
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return False
+    return rss < FORK_FITS_BELOW_RSS
+
+
+class _Forked:
+    """`work()` computed in a fork of this process, its (pickled) result read back by `result()`; None when the
+    child failed (it then leaves without a result, and the caller computes it)."""
+
+    def __init__(self, work: Callable[[], object]) -> None:
+        import os
+        import pickle
+
+        r, w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: compute, answer, leave without running anything of the parent's
+            code = 1
+            try:
+                os.close(r)
+                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+                with open(w, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        self.fh = open(r, "rb")  # noqa: SIM115 (closed by stop)
+
+    def result(self) -> Any:
+        import os
+        import pickle
+
+        data = self.fh.read()
+        _pid, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if not data or os.waitstatus_to_exitcode(status) != 0:
+            return None
+        return pickle.loads(data)
+
+    def stop(self) -> None:
+        import contextlib
+        import os
+        import signal
+
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        self.fh.close()
+
+
 def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
     """The fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain); judge x model;
     then judge (crossed chain)."""
@@ -343,8 +448,7 @@ def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
     A = np.zeros((len(fits), len(unknowns)))
     s = np.zeros(len(fits))
     ranks: list[int] = []
-    for row, (inc, absorb) in enumerate(fits):
-        sse, rank, coef = _fit_terms(d, inc, absorb, comps)
+    for row, (sse, rank, coef) in enumerate(_fits(d, fits, comps)):
         s[row] = sse
         ranks.append(rank)
         for f, value in coef.items():

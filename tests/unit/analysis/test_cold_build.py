@@ -602,3 +602,83 @@ def test_a_row_s_fixed_size_columns_are_the_bytes_numpy_writes() -> None:
         assert row["reused"] == np.asarray(x["reused"], dtype=bool).tobytes()
         assert row["fw_bits"] == np.asarray(x["fw_bits"], dtype=np.int16).tobytes()
         assert row["style"] == np.asarray(x["style"], dtype=np.int32).tobytes()
+
+
+# ---- the Henderson fits shared with a fork (variance._fits) -----------------------------------------------
+
+
+@__import__("functools").lru_cache(maxsize=1)
+def _vc_rows() -> list:  # type: ignore[type-arg]
+    from ebtui.core.analysis.variance import judgment_rows
+    from tests.support.sim_vc import generate, planted
+
+    rounds = generate(planted(), dilemmas=8, judges="panel", repeats=2, seed=5)
+    return judgment_rows(rounds, lambda m: m)
+
+
+def _floats(vc: object) -> list[object]:
+    """Every value an estimate holds, floats as their exact bits (repr)."""
+    from ebtui.core.analysis.variance import VarianceComponents
+
+    assert isinstance(vc, VarianceComponents)
+    return [repr(v) for c in vc.components.values() for v in (c.variance, c.low, c.high, c.raw, c.df, c.note)] + [
+        vc.source, vc.n_rows, vc.dilemmas, vc.notes]
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="forks on Linux only")
+def test_fits_shared_with_a_fork_give_the_same_floats_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.core.analysis import variance
+
+    rows = _vc_rows()
+    monkeypatch.setattr(variance, "FORK_FITS_FROM", float("inf"))
+    alone = variance.estimate_components(rows, replicates=0)
+    forks: list[int] = []
+    real = variance._Forked
+
+    class Spy(real):  # type: ignore[misc,valid-type]
+        def __init__(self, work: object) -> None:
+            forks.append(1)
+            super().__init__(work)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(variance, "_Forked", Spy)
+    monkeypatch.setattr(variance, "FORK_FITS_FROM", 0.0)
+    monkeypatch.setattr(variance, "FORK_FITS_BELOW_RSS", float("inf"))
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    shared = variance.estimate_components(rows, replicates=0)
+    assert forks, "the fits were not shared with a fork"
+    assert _floats(shared) == _floats(alone)
+    assert alone.source == "estimated" and alone.components["judge"].variance is not None
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="forks on Linux only")
+def test_a_fork_that_fails_leaves_its_fits_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from ebtui.core.analysis import variance
+
+    rows = _vc_rows()
+    monkeypatch.setattr(variance, "FORK_FITS_FROM", float("inf"))
+    alone = variance.estimate_components(rows, replicates=0)
+    here = os.getpid()
+    real = variance._fit_terms
+
+    def fails_in_the_child(*args: object) -> object:
+        if os.getpid() != here:
+            raise MemoryError("the child cannot fit")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(variance, "_fit_terms", fails_in_the_child)
+    monkeypatch.setattr(variance, "FORK_FITS_FROM", 0.0)
+    monkeypatch.setattr(variance, "FORK_FITS_BELOW_RSS", float("inf"))
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    assert _floats(variance.estimate_components(rows, replicates=0)) == _floats(alone)
+
+
+def test_no_fork_beside_other_threads_or_in_a_large_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.core.analysis import variance
+
+    monkeypatch.setattr("threading.active_count", lambda: 2)
+    assert not variance._forkable()
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    monkeypatch.setattr(variance, "FORK_FITS_BELOW_RSS", 1)
+    assert not variance._forkable()
