@@ -227,15 +227,45 @@ def _pair_sq_over_group(g: np.ndarray, codes: np.ndarray) -> float:
     return float(np.sum(n_gl.astype(float) ** 2 / n_g[grp]))
 
 
-def _basis(X: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap)."""
+def _basis(X: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
+    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap; `gram`:
+    X'X when the caller has it)."""
     if X.shape[1] == 0:
         return np.zeros((X.shape[0], 0))
-    w, V = np.linalg.eigh(X.T @ X)
+    w, V = np.linalg.eigh(X.T @ X if gram is None else gram)
     top = float(w[-1]) if w.size else 0.0
     keep = w > max(top * 1e-10, 1e-12)
     out: np.ndarray = (X @ V[:, keep]) / np.sqrt(w[keep])
     return out
+
+
+def _indicator_gram(fixed: np.ndarray, factors: Sequence[tuple[np.ndarray, int]]) -> np.ndarray | None:
+    """X'X of X = [fixed, the factors' indicator columns], from counts instead of a dense product — the same
+    matrix to the bit: every entry is a sum of products of small whole numbers, which floats hold exactly
+    whatever the order of the additions (so BLAS's X.T @ X gives exactly these counts too). None when a
+    fixed column holds anything but whole numbers (then only the product says what the floats are)."""
+    n = fixed.shape[0]
+    if n >= 2**52 or not np.array_equal(fixed, np.trunc(fixed)) or np.abs(fixed).max(initial=0.0) > 1.0:
+        return None
+    f = fixed.shape[1]
+    sizes = [k for _, k in factors]
+    starts = np.cumsum([f, *sizes])
+    G = np.zeros((int(starts[-1]), int(starts[-1])))
+    G[:f, :f] = fixed.T @ fixed
+    for a, (codes_a, k_a) in enumerate(factors):
+        s_a = int(starts[a])
+        block = _group_sums(codes_a, k_a, fixed)  # [k_a, f]: each level's sums of the fixed columns
+        G[s_a:s_a + k_a, :f] = block
+        G[:f, s_a:s_a + k_a] = block.T
+        G[s_a:s_a + k_a, s_a:s_a + k_a] = np.diag(np.bincount(codes_a, minlength=k_a).astype(float))
+        for b in range(a + 1, len(factors)):
+            codes_b, k_b = factors[b]
+            s_b = int(starts[b])
+            pairs = np.bincount(codes_a.astype(np.int64) * k_b + codes_b, minlength=k_a * k_b)
+            cross = pairs.reshape(k_a, k_b).astype(float)
+            G[s_a:s_a + k_a, s_b:s_b + k_b] = cross
+            G[s_b:s_b + k_b, s_a:s_a + k_a] = cross.T
+    return G
 
 
 def _demean(X: np.ndarray, g: np.ndarray, k: int) -> np.ndarray:
@@ -282,7 +312,7 @@ def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
             coef[f] = within - float(np.sum(_group_sums(codes, k, Q) ** 2))
         return sse, rank, coef
     X = np.hstack([d.fixed, *[_dummies(*d.codes[f]) for f in included]])
-    Q = _basis(X)
+    Q = _basis(X, _indicator_gram(d.fixed, [d.codes[f] for f in included]))
     sse = float(d.y @ d.y - np.sum((Q.T @ d.y) ** 2))
     coef = {}
     for f in random:

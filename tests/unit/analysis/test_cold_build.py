@@ -682,3 +682,25 @@ def test_no_fork_beside_other_threads_or_in_a_large_process(monkeypatch: pytest.
     monkeypatch.setattr("threading.active_count", lambda: 1)
     monkeypatch.setattr(variance, "FORK_FITS_BELOW_RSS", 1)
     assert not variance._forkable()
+
+
+def test_the_gram_matrix_from_counts_is_the_dense_product_to_the_bit() -> None:
+    import numpy as np
+
+    from ebtui.core.analysis import variance
+
+    d = variance._prepare(_vc_rows())
+    names = [f for f in ("dilemma", "model_dilemma", "judge", "judge_model") if f in d.codes]
+    for k in range(len(names) + 1):
+        inc = names[k:]
+        X = np.hstack([d.fixed, *[variance._dummies(*d.codes[f]) for f in inc]])
+        G = variance._indicator_gram(d.fixed, [d.codes[f] for f in inc])
+        assert G is not None and G.shape == (X.shape[1], X.shape[1])
+        assert np.array_equal(G, X.T @ X) and not np.signbit(G).any()
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 5, size=200)
+    plain = np.column_stack([np.ones(200), rng.choice([-1.0, 1.0], size=200)])
+    X = np.hstack([plain, variance._dummies(codes, 5)])
+    assert np.array_equal(variance._indicator_gram(plain, [(codes, 5)]), X.T @ X)
+    assert variance._indicator_gram(plain * 0.5, [(codes, 5)]) is None  # not whole numbers: the product decides
+    assert variance._indicator_gram(plain * 3.0, [(codes, 5)]) is None
