@@ -164,6 +164,7 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
         return
     import select
 
+    read_chunk(chunks[0][:1])  # (what the reading builds once — the decoder, the automata — built before the forks)
     got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
     workers: list[_Worker] = []
     tasks = _Tasks(len(chunks))
