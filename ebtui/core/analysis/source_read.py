@@ -131,6 +131,19 @@ def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, o
     return [record_row(rec, stamp) for rec in judgment_facts(r)]
 
 
+def _read_whole(path: str) -> tuple[os.stat_result, bytes]:
+    """A file's stat and all its bytes, by plain system calls (a third cheaper than a buffered file object)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        parts = [os.read(fd, st.st_size + 1)]
+        while parts[-1]:  # (to the end, as read() reads: a file longer than its stat said, or a short read)
+            parts.append(os.read(fd, 1 << 20))
+    finally:
+        os.close(fd)
+    return st, parts[0] if len(parts) == 2 else b"".join(parts)
+
+
 def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
     """The rows of some round files as one Arrow table (files gone or unreadable skipped), and how many were
     read; a worker process's task."""
@@ -138,9 +151,7 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
     read = 0
     for path in paths:
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                text = fh.read()
+            st, text = _read_whole(path)
         except OSError as exc:
             log.debug("%s: not in the analysis columns (%s)", path, exc)
             continue

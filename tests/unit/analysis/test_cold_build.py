@@ -704,3 +704,19 @@ def test_the_gram_matrix_from_counts_is_the_dense_product_to_the_bit() -> None:
     assert np.array_equal(variance._indicator_gram(plain, [(codes, 5)]), X.T @ X)
     assert variance._indicator_gram(plain * 0.5, [(codes, 5)]) is None  # not whole numbers: the product decides
     assert variance._indicator_gram(plain * 3.0, [(codes, 5)]) is None
+
+
+def test_a_round_file_is_read_whole_whatever_its_size(tmp_path: object) -> None:
+    import os
+    from pathlib import Path
+
+    from ebtui.core.analysis.source_read import _read_whole
+
+    assert isinstance(tmp_path, Path)
+    for n in (0, 1, 4096, 3 << 20):  # (past one read's 1 MiB after the stat's size)
+        path = tmp_path / f"f{n}.json"
+        path.write_bytes(os.urandom(n))
+        st, data = _read_whole(str(path))
+        assert data == path.read_bytes() and st.st_size == n
+    with pytest.raises(OSError):
+        _read_whole(str(tmp_path / "gone.json"))
