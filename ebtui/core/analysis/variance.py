@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
+from ebtui.core.analysis.variance_fits import fitted, indicator_gram
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import Round, Team
@@ -228,8 +229,7 @@ def _pair_sq_over_group(g: np.ndarray, codes: np.ndarray) -> float:
 
 
 def _basis(X: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
-    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap; `gram`:
-    X'X when the caller has it)."""
+    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X, or `gram` if given)."""
     if X.shape[1] == 0:
         return np.zeros((X.shape[0], 0))
     w, V = np.linalg.eigh(X.T @ X if gram is None else gram)
@@ -237,35 +237,6 @@ def _basis(X: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
     keep = w > max(top * 1e-10, 1e-12)
     out: np.ndarray = (X @ V[:, keep]) / np.sqrt(w[keep])
     return out
-
-
-def _indicator_gram(fixed: np.ndarray, factors: Sequence[tuple[np.ndarray, int]]) -> np.ndarray | None:
-    """X'X of X = [fixed, the factors' indicator columns], from counts instead of a dense product — the same
-    matrix to the bit: every entry is a sum of products of small whole numbers, which floats hold exactly
-    whatever the order of the additions (so BLAS's X.T @ X gives exactly these counts too). None when a
-    fixed column holds anything but whole numbers (then only the product says what the floats are)."""
-    n = fixed.shape[0]
-    if n >= 2**52 or not np.array_equal(fixed, np.trunc(fixed)) or np.abs(fixed).max(initial=0.0) > 1.0:
-        return None
-    f = fixed.shape[1]
-    sizes = [k for _, k in factors]
-    starts = np.cumsum([f, *sizes])
-    G = np.zeros((int(starts[-1]), int(starts[-1])))
-    G[:f, :f] = fixed.T @ fixed
-    for a, (codes_a, k_a) in enumerate(factors):
-        s_a = int(starts[a])
-        block = _group_sums(codes_a, k_a, fixed)  # [k_a, f]: each level's sums of the fixed columns
-        G[s_a:s_a + k_a, :f] = block
-        G[:f, s_a:s_a + k_a] = block.T
-        G[s_a:s_a + k_a, s_a:s_a + k_a] = np.diag(np.bincount(codes_a, minlength=k_a).astype(float))
-        for b in range(a + 1, len(factors)):
-            codes_b, k_b = factors[b]
-            s_b = int(starts[b])
-            pairs = np.bincount(codes_a.astype(np.int64) * k_b + codes_b, minlength=k_a * k_b)
-            cross = pairs.reshape(k_a, k_b).astype(float)
-            G[s_a:s_a + k_a, s_b:s_b + k_b] = cross
-            G[s_b:s_b + k_b, s_a:s_a + k_a] = cross.T
-    return G
 
 
 def _demean(X: np.ndarray, g: np.ndarray, k: int) -> np.ndarray:
@@ -312,7 +283,7 @@ def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
             coef[f] = within - float(np.sum(_group_sums(codes, k, Q) ** 2))
         return sse, rank, coef
     X = np.hstack([d.fixed, *[_dummies(*d.codes[f]) for f in included]])
-    Q = _basis(X, _indicator_gram(d.fixed, [d.codes[f] for f in included]))
+    Q = _basis(X, indicator_gram(d.fixed, [d.codes[f] for f in included]))
     sse = float(d.y @ d.y - np.sum((Q.T @ d.y) ** 2))
     coef = {}
     for f in random:
@@ -356,111 +327,6 @@ class _Equations:
     drop: dict[str, tuple[int, int, int]]
 
 
-#: the fits of one estimation are shared with a forked process (Linux, no other Python thread) from this much
-#: work on (rows x columns^2 + columns^3, summed over the fits: ~0.1 s of one core)
-FORK_FITS_FROM = 3e8
-#: ... while this process holds less than this much memory (a fork's pages are shared with this process, but
-#: tools that add up the processes' resident sizes count them twice)
-FORK_FITS_BELOW_RSS = 600 * 2**20
-
-
-def _cost(d: _Data, included: Sequence[str], absorb_exchange: bool) -> float:
-    """About how much work one fit is (its design's rows x columns^2 + columns^3)."""
-    nested = ("exchange", "dilemma", "model_dilemma") if absorb_exchange else ()
-    p = d.fixed.shape[1] - (1 if absorb_exchange else 0) + sum(d.codes[f][1] for f in included if f not in nested)
-    return float(len(d.y) * p * p + p * p * p)
-
-
-def _fits(d: _Data, fits: Sequence[tuple[list[str], bool]], comps: Sequence[str]) -> list[tuple[float, int, dict[str, float]]]:
-    """`_fit_terms` of each fit, in order: the largest in this process, the others meanwhile in a fork of it
-    (the same code on the same arrays: the same floats, to the bit) when the fits are many seconds' work and a
-    fork is safe here (see `_forkable`); else one after another here."""
-    costs = [_cost(d, inc, absorb) for inc, absorb in fits]
-    if len(fits) < 2 or sum(costs) < FORK_FITS_FROM or not _forkable():
-        return [_fit_terms(d, inc, absorb, comps) for inc, absorb in fits]
-    mine: list[int] = []
-    theirs: list[int] = []
-    load = [0.0, 0.0]
-    for i in sorted(range(len(fits)), key=lambda i: -costs[i]):  # (the larger first, to the less loaded)
-        side = 0 if load[0] <= load[1] else 1
-        (mine if side == 0 else theirs).append(i)
-        load[side] += costs[i]
-    child = _Forked(lambda: [_fit_terms(d, *fits[i], comps) for i in theirs])
-    try:
-        out: dict[int, tuple[float, int, dict[str, float]]] = {i: _fit_terms(d, *fits[i], comps) for i in mine}
-        got = child.result()
-    finally:
-        child.stop()
-    for k, i in enumerate(theirs):  # (the fork failed: its fits here)
-        out[i] = got[k] if got is not None else _fit_terms(d, *fits[i], comps)
-    return [out[i] for i in range(len(fits))]
-
-
-def _forkable() -> bool:
-    """A fork of this process may compute here: Linux, no other Python thread (a fork copies only the calling
-    thread: a lock another one holds stays held in the child) and a small enough process."""
-    import os
-    import sys
-    import threading
-
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")) or threading.active_count() != 1:
-        return False
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return False
-    return rss < FORK_FITS_BELOW_RSS
-
-
-class _Forked:
-    """`work()` computed in a fork of this process, its (pickled) result read back by `result()`; None when the
-    child failed (it then leaves without a result, and the caller computes it)."""
-
-    def __init__(self, work: Callable[[], object]) -> None:
-        import os
-        import pickle
-
-        r, w = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: compute, answer, leave without running anything of the parent's
-            code = 1
-            try:
-                os.close(r)
-                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-                with open(w, "wb") as out:
-                    out.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(w)
-        self.fh = open(r, "rb")  # noqa: SIM115 (closed by stop)
-
-    def result(self) -> Any:
-        import os
-        import pickle
-
-        data = self.fh.read()
-        _pid, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        if not data or os.waitstatus_to_exitcode(status) != 0:
-            return None
-        return pickle.loads(data)
-
-    def stop(self) -> None:
-        import contextlib
-        import os
-        import signal
-
-        if self.pid:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(self.pid, 0)
-            self.pid = 0
-        self.fh.close()
-
-
 def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
     """The fits leave out, in turn, exchange; then model x dilemma; then dilemma (nested chain); judge x model;
     then judge (crossed chain)."""
@@ -478,7 +344,7 @@ def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
     A = np.zeros((len(fits), len(unknowns)))
     s = np.zeros(len(fits))
     ranks: list[int] = []
-    for row, (sse, rank, coef) in enumerate(_fits(d, fits, comps)):
+    for row, (sse, rank, coef) in enumerate(fitted(lambda f: _fit_terms(d, *f, comps), fits, d.fixed, d.codes)):
         s[row] = sse
         ranks.append(rank)
         for f, value in coef.items():
