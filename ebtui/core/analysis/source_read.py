@@ -176,9 +176,14 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
     import select
 
     read_chunk(chunks[0][:1])  # (what the reading builds once — the decoder, the automata — built before the forks)
+    try:
+        tasks = _Tasks(len(chunks))
+    except OSError as exc:
+        log.info("reading the round files in this process (%s)", exc)
+        yield from (read_chunk(c) for c in chunks)
+        return
     got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
     workers: list[_Worker] = []
-    tasks = _Tasks(len(chunks))
     nxt = 0
     try:
         lists = [list(c) for c in chunks]
@@ -225,9 +230,16 @@ class _Tasks:
     MAX = 16384
 
     def __init__(self, count: int) -> None:
+        """OSError: the pipe cannot hold them all (a system that gives small pipes)."""
         r, w = os.pipe()
         try:
-            os.write(w, array("i", range(count)).tobytes())
+            data = array("i", range(count)).tobytes()
+            os.set_blocking(w, False)  # (a full pipe refuses the rest instead of waiting for a reader)
+            if os.write(w, data) != len(data):
+                raise OSError("the tasks pipe holds fewer chunk numbers")
+        except OSError:
+            os.close(r)
+            raise
         finally:
             os.close(w)
         self.fd = r

@@ -193,3 +193,27 @@ def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: Results
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
     assert one.cls.tolist() == two.cls.tolist()
     assert one.quotes_of(np.arange(len(one))) == two.quotes_of(np.arange(len(two)))
+
+
+def test_the_tasks_pipe_hands_out_each_chunk_once_then_says_done() -> None:
+    tasks = source_read._Tasks(10)
+    try:
+        assert [tasks.take() for _ in range(11)] == [*range(10), None]
+        assert tasks.take() is None  # (never blocks once empty)
+    finally:
+        tasks.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's 64 KiB pipes")
+def test_more_chunks_than_a_pipe_holds_are_read_here(store: ResultsStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(OSError):
+        source_read._Tasks(1 << 20)  # (4 MiB of chunk numbers: refused at once, not a writer waiting forever)
+    chunks = _files(store)
+    here = list(source_read.read_files(chunks))
+    monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(source_read._Tasks, "__init__", lambda self, count: (_ for _ in ()).throw(OSError("small")))
+    started: list[object] = []
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks, tasks: started.append(chunks))
+    got = list(source_read.read_files(chunks))
+    assert not started and [t.num_rows for t, _ in got] == [t.num_rows for t, _ in here]
