@@ -51,7 +51,9 @@ COLD_TARGETS = {10000: (2.0, None), 100000: (20.0, 1024.0)}
 
 
 CPU: list[float] = []  # CPU seconds (user + system) of every report child, in order
+TREE: list[tuple[float, float]] = []  # peak MB of every child's process tree: resident sizes added, PSS added
 RAW: list[bytes] = []  # the stdout of the last report child
+LOADS: list[float] = []  # the 1-minute load average before each cold run
 REFERENCE: list[Path] = []  # --reference: a source tree whose cold report must give the same bytes
 
 
@@ -62,9 +64,11 @@ def _run(args: list[str], root: Path = ROOT) -> tuple[float, float, int, bytes]:
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             cwd=ROOT)
+    tree = TreeMemory(proc.pid)
     out = proc.stdout.read() if proc.stdout else b""
     _pid, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
+    TREE.append(tree.stop())
     CPU.append(usage.ru_utime + usage.ru_stime)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.stderr:
@@ -72,6 +76,56 @@ def _run(args: list[str], root: Path = ROOT) -> tuple[float, float, int, bytes]:
     if proc.stdout:
         proc.stdout.close()
     return seconds, usage.ru_maxrss / 1024, proc.returncode, out
+
+
+class TreeMemory:
+    """The peak memory of a process and its descendants (the report's workers and forks), sampled every
+    `every` seconds from /proc (Linux; elsewhere nothing): the resident sizes added up (pages a fork shares
+    with its parent counted in both: what `ps` or psutil's rss added up show) and the proportional set sizes
+    added up (a shared page split between the processes sharing it: the memory the tree really holds)."""
+
+    def __init__(self, pid: int, every: float = 0.01) -> None:
+        import threading
+
+        self.pid, self.every = pid, every
+        self.rss = self.pss = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        if sys.platform.startswith("linux"):
+            self._thread.start()
+
+    def _tree(self) -> list[int]:
+        pids, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            pids.append(pid)
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as fh:
+                    todo += [int(x) for x in fh.read().split()]
+            except OSError:
+                pass
+        return pids
+
+    @staticmethod
+    def _field(path: str, name: str) -> int:
+        try:
+            with open(path) as fh:
+                return next((int(line.split()[1]) for line in fh if line.startswith(name)), 0) * 1024
+        except (OSError, ValueError):
+            return 0
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.every):
+            pids = self._tree()
+            self.rss = max(self.rss, sum(self._field(f"/proc/{p}/status", "VmRSS:") for p in pids))
+            self.pss = max(self.pss, sum(self._field(f"/proc/{p}/smaps_rollup", "Pss:") for p in pids))
+
+    def stop(self) -> tuple[float, float]:
+        """(peak of the resident sizes added, peak of the PSS added) in MB."""
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        return self.rss / 2**20, self.pss / 2**20
 
 
 def report(store: Path, root: Path = ROOT) -> tuple[float, float, dict[str, Any]]:
@@ -110,9 +164,13 @@ def measure(base: Path, n: int, runs: int, cold_run: bool = True, cold_runs: int
     store, gen_s = make_store(base, n)
     colds: list[tuple[float, float, float]] = []  # (seconds, MB, CPU seconds) of each cold run
     same: bool | None = None  # the cold report's bytes equal the --reference tree's
+    trees: list[tuple[float, float]] = []  # each cold run's process tree peak (RSS added, PSS added), MB
     for _ in range(cold_runs if cold_run else 0):
+        load = os.getloadavg()[0]
         cold_s, cold_mb, cold = cold_report(store)
         colds.append((cold_s, cold_mb, CPU[-1]))
+        trees.append(TREE[-1])
+        LOADS.append(load)
         if REFERENCE and same is None:
             mine = RAW[0]
             cold_report(store, REFERENCE[0])
@@ -132,7 +190,7 @@ def measure(base: Path, n: int, runs: int, cold_run: bool = True, cold_runs: int
     after_cpu = CPU[-1]
     _run(["-m", "ebtui", "rounds", "override", rid, "--team", "a", "--criterion", "consistency", "--clear",
           "--store", str(store)])
-    return {"n": n, "generate_s": gen_s, "colds": colds, "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu, "cold_cpu": cold_cpu,
+    return {"n": n, "generate_s": gen_s, "colds": colds, "trees": trees, "loads": LOADS[-len(colds):] if colds else [], "cold_s": cold_s, "cold_mb": cold_mb, "warm_s": times, "warm_cpu": cpu, "cold_cpu": cold_cpu,
             "warm_mb": max(m for _, m in warm), "after_override_s": after_s, "after_override_cpu": after_cpu, "after_override_mb": after_mb,
             "override_seen": "with_overrides" in after, "same_as_reference": same, "models": len(cold["models"]), "first_model": first,
             "dilemmas": cold["n_dilemmas"]}
@@ -173,6 +231,15 @@ def bench_analysis(quick: bool, sizes: list[int] | None = None, runs: int | None
             if c_mb:
                 res.figures.append(Figure(f"{n:,} rounds: first report, peak memory", max(mbs), "MB",
                                           f"< {c_mb:.0f} MB", max(mbs) < c_mb))
+            if m["trees"] and max(t[0] for t in m["trees"]):
+                rss, pss = max(t[0] for t in m["trees"]), max(t[1] for t in m["trees"])
+                res.figures.append(Figure(f"{n:,} rounds: first report, peak memory of the process tree (PSS added)",
+                                          pss, "MB", f"< {c_mb:.0f} MB" if c_mb else "",
+                                          (pss < c_mb) if c_mb else None,
+                                          note=f"resident sizes added (a fork's shared pages twice): {rss:.0f} MB"))
+            if m["loads"]:
+                res.details.append(f"- {n:,} rounds: load average before each cold run: "
+                                   + ", ".join(f"{x:.1f}" for x in m["loads"]))
             res.details.append(f"- {n:,} rounds: cold runs " + ", ".join(f"{t:.2f} s / {c:.1f} s CPU"
                                                                        for t, _, c in m["colds"]))
         extra = m["after_override_s"] - med

@@ -298,6 +298,11 @@ def round_facts(r: Round) -> RoundFacts:
     return judgment_facts(r)[0]
 
 
+#: json.dumps(value, ensure_ascii=False) without making a new encoder at every call (the same text: json.dumps
+#: makes this very encoder for those arguments)
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def judgment_facts(r: Round) -> list[RoundFacts]:
     """Everything the analyses read from one round, one small JSON-able dict per judgment (no transcript text):
     the rows `round_facts` gave for each round of expand_judgments([r]) — the transcript's facts computed once.
@@ -334,9 +339,9 @@ def judgment_facts(r: Round) -> list[RoundFacts]:
         "tournament": r.tournament_id or "", "status": str(r.status),
         "writer": r.settings.writer if r.status == RoundStatus.RUNNING else None,
         "ts": r.timestamp.timestamp(), "timestamp": str(r.timestamp),
-        "cls": json.dumps(cls, ensure_ascii=False) if cls else None,
-        "families": json.dumps(dict(r.settings.families), ensure_ascii=False) if r.settings.families else None,
-        "imported": None if imported is None else json.dumps(imported, ensure_ascii=False),
+        "cls": _dumps(cls) if cls else None,
+        "families": _dumps(dict(r.settings.families)) if r.settings.families else None,
+        "imported": None if imported is None else _dumps(imported),
         "round": round_id, "own_missing": r.judgment is None, "style": style,
     }
     own: list[tuple[str, str, Judgment | None]] = [(r.id, r.judge_model, r.judgment)] \
@@ -363,8 +368,8 @@ def judgment_facts(r: Round) -> list[RoundFacts]:
             "judged": j is not None,
             "needs_review": review, "parsed": parsed, "effective": effective,
             "text_len": t_len, "reused": list(reused), "fw_bits": bits,
-            "quotes": json.dumps(q_all, ensure_ascii=False) if q_all else None,
-            "overrides": json.dumps(overrides, ensure_ascii=False) if overrides else None,
+            "quotes": _dumps(q_all) if q_all else None,
+            "overrides": _dumps(overrides) if overrides else None,
             "key": j.key if j is not None else "", "origin": j.origin if j is not None else "",
             "order": j.order if j is not None else "ab",
         }

@@ -94,6 +94,15 @@ def _column(col: pa.ChunkedArray | pa.Array, dtype: DTypeLike) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + n].copy()
 
 
+def _valid(arr: pa.Array) -> np.ndarray:
+    """An Arrow array's validity as booleans (all True without a validity buffer)."""
+    buf = arr.buffers()[0]
+    if buf is None:
+        return np.ones(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
 def facts_of_table(table: pa.Table) -> Facts:
     """Facts from the Parquet table's columns (in its row order)."""
 
@@ -106,10 +115,10 @@ def facts_of_table(table: pa.Table) -> Facts:
         coded = col.combine_chunks().dictionary_encode()
         values = np.empty(len(coded.dictionary) + 1, dtype=object)
         values[:-1] = coded.dictionary.to_pylist()  # (the last: None, for a null)
-        idx = _column(coded.indices, np.int32)
-        if coded.indices.null_count:  # (from the validity bits: fill_null's Python scalar imports pandas)
-            valid = _column(coded.indices.is_valid(), bool)
-            idx[~valid] = len(values) - 1
+        ind = coded.indices
+        idx = _column(ind, np.int32)
+        if ind.null_count:  # (nulls: the last value; pyarrow's fill_null imports pandas)
+            idx[~_valid(ind)] = len(values) - 1
         out: np.ndarray = values[idx]
         return out
 

@@ -63,8 +63,12 @@ def arrow_strings(values: Sequence[str | None]) -> pa.Array:
     encoded = [v.encode("utf-8") if v is not None else b"" for v in values]
     offsets = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = pa.py_buffer(b"".join(encoded))
+    if offsets[-1] < 2**31:  # (int32 offsets as pa.string() holds them: no cast, pyarrow.compute not imported)
+        return pa.Array.from_buffers(pa.string(), len(values), [validity(valid), pa.py_buffer(
+            offsets.astype(np.int32).tobytes()), data])
     return pa.Array.from_buffers(pa.large_string(), len(values), [validity(valid), pa.py_buffer(
-        offsets.tobytes()), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
+        offsets.tobytes()), data]).cast(pa.string())
 
 
 def arrow_numbers(values: np.ndarray, type_: pa.DataType) -> pa.Array:
@@ -127,6 +131,19 @@ def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, o
     return [record_row(rec, stamp) for rec in judgment_facts(r)]
 
 
+def _read_whole(path: str) -> tuple[os.stat_result, bytes]:
+    """A file's stat and all its bytes, by plain system calls (a third cheaper than a buffered file object)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        parts = [os.read(fd, st.st_size + 1)]
+        while parts[-1]:  # (to the end, as read() reads: a file longer than its stat said, or a short read)
+            parts.append(os.read(fd, 1 << 20))
+    finally:
+        os.close(fd)
+    return st, parts[0] if len(parts) == 2 else b"".join(parts)
+
+
 def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
     """The rows of some round files as one Arrow table (files gone or unreadable skipped), and how many were
     read; a worker process's task."""
@@ -134,9 +151,7 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
     read = 0
     for path in paths:
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                text = fh.read()
+            st, text = _read_whole(path)
         except OSError as exc:
             log.debug("%s: not in the analysis columns (%s)", path, exc)
             continue
@@ -146,49 +161,161 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
 
 
 def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int], None, None]:
-    """`read_chunk` of each chunk, in order: in this process, or (from PARALLEL_FROM files on, with more than
-    one core) shared with worker processes answering with an Arrow stream (`_serve`) — forks of this process
-    where the system has fork (Linux: no interpreter to start, nothing to import), else fresh interpreters
-    given their chunks on stdin (`worker_main`); this process takes every (workers + 1)th chunk, starting
-    with the first, while the workers do the next ones. Should a worker fail, the chunks left are read here."""
+    """`read_chunk` of each chunk, yielded in order: in this process, or (from PARALLEL_FROM files on, with more
+    than one core) shared with worker processes answering with an Arrow stream (`_serve`) — forks of this
+    process where the system has fork (Linux: no interpreter to start, nothing to import), else fresh
+    interpreters given the chunks on stdin (`worker_main`). The chunks are handed out as they are asked for:
+    every process (this one too) takes the next chunk number from one pipe (`_Tasks`), so a process slowed by
+    other work (this one writes the Parquet file) or by the machine's other programs takes fewer; answers that
+    come early wait here for their turn. Should a worker fail, the chunks it held are read here."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n = min(cores - 1, WORKERS, len(chunks) // 2)
-    if sum(len(c) for c in chunks) < PARALLEL_FROM or n < 1:
+    if sum(len(c) for c in chunks) < PARALLEL_FROM or n < 1 or os.name == "nt" or len(chunks) > _Tasks.MAX:
         yield from (read_chunk(c) for c in chunks)
         return
-    import pyarrow as pa
+    import select
 
-    workers: list[_Worker] = []
-    readers: list[pa.RecordBatchStreamReader] = []
-    done = 0
+    read_chunk(chunks[0][:1])  # (what the reading builds once — the decoder, the automata — built before the forks)
     try:
-        for k in range(n):
-            workers.append(start_worker([list(c) for c in chunks[k + 1::n + 1]]))
-        while done < len(chunks):
-            k = done % (n + 1) - 1  # -1: this process's chunk
-            if k < 0:
-                got = read_chunk(chunks[done])
-            else:
-                if len(readers) <= k:
-                    readers.append(pa.ipc.open_stream(workers[k].out))
-                batch, meta = readers[k].read_next_batch_with_custom_metadata()
-                got = pa.Table.from_batches([batch]), int(meta[b"read"])
-            done += 1
-            yield got
-    except (OSError, ValueError, StopIteration, pa.ArrowException) as exc:
+        tasks = _Tasks(len(chunks))
+    except OSError as exc:
         log.info("reading the round files in this process (%s)", exc)
-        yield from (read_chunk(c) for c in chunks[done:])
+        yield from (read_chunk(c) for c in chunks)
+        return
+    got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
+    workers: list[_Worker] = []
+    nxt = 0
+    try:
+        lists = [list(c) for c in chunks]
+        for _ in range(n):
+            try:
+                workers.append(start_worker(lists, tasks.fd))
+            except OSError as exc:
+                log.info("reading the round files in this process (%s)", exc)
+                break
+        live = list(workers)
+        while nxt < len(chunks):
+            if nxt in got:
+                yield got.pop(nxt)
+                nxt += 1
+                continue
+            ready = select.select(live, [], [], 0)[0] if live else []
+            if not ready:
+                i = tasks.take()
+                if i is not None:  # (this process's turn)
+                    got[i] = read_chunk(chunks[i])
+                    continue
+                if not live:
+                    break  # no task left and no worker: the chunks missing were a failed worker's
+                ready = select.select(live, [], [], None)[0]  # every chunk taken: wait for the workers' answers
+            for w in ready:
+                answer = w.answer()
+                if answer is None:
+                    live.remove(w)
+                else:
+                    got[answer[0]] = answer[1:]
     finally:
+        tasks.close()
         for w in workers:
             w.stop()
+    for i in range(nxt, len(chunks)):  # what no worker answered
+        yield got.pop(i) if i in got else read_chunk(chunks[i])
+
+
+class _Tasks:
+    """The chunk numbers still to read, in one pipe every reading process takes from (4 bytes each, all written
+    before any process reads, the writing end closed: a read never blocks, and the empty pipe says "done")."""
+
+    #: chunk numbers a pipe holds without a reader (64 KiB / 4; Linux's default pipe size)
+    MAX = 16384
+
+    def __init__(self, count: int) -> None:
+        """OSError: the pipe cannot hold them all (a system that gives small pipes)."""
+        r, w = os.pipe()
+        try:
+            data = array("i", range(count)).tobytes()
+            os.set_blocking(w, False)  # (a full pipe refuses the rest instead of waiting for a reader)
+            if os.write(w, data) != len(data):
+                raise OSError("the tasks pipe holds fewer chunk numbers")
+        except OSError:
+            os.close(r)
+            raise
+        finally:
+            os.close(w)
+        self.fd = r
+
+    def take(self) -> int | None:
+        return _take(self.fd)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def _take(fd: int) -> int | None:
+    """The next chunk number from the tasks pipe (None: none left)."""
+    data = os.read(fd, 4)
+    return array("i", data)[0] if len(data) == 4 else None
+
+
+class _Whole:
+    """A pipe's reading end for pyarrow's stream reader: each read returns all the bytes asked for (else the end
+    of the stream), and nothing is read ahead — so `select` on the descriptor says when an answer is there
+    (a buffered reader could hold one unseen; an unbuffered one returns a pipe's short reads, which pyarrow
+    takes for a truncated stream)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.closed = False
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            return self.raw.read()
+        parts, left = [], n
+        while left > 0:
+            got = self.raw.read(left)
+            if not got:
+                break
+            parts.append(got)
+            left -= len(got)
+        return b"".join(parts)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def close(self) -> None:
+        self.closed = True
+        self.raw.close()
 
 
 class _Worker:
-    """A worker process of `read_files`: its Arrow stream (`out`) and how to stop it."""
+    """A worker process of `read_files`: its Arrow stream (`out`, read without read-ahead: `read_files` waits on
+    its file descriptor), its answers and how to stop it."""
 
     def __init__(self, out: BinaryIO, stop: Callable[[], None]) -> None:
-        self.out = out
+        self.out = _Whole(out)
         self._stop = stop
+        self._reader: pa.RecordBatchStreamReader | None = None
+
+    def fileno(self) -> int:
+        return self.out.fileno()
+
+    def answer(self) -> tuple[int, pa.Table, int] | None:
+        """The next chunk it read: (chunk number, its rows, files read); None when it has no more (or failed)."""
+        import pyarrow as pa
+
+        try:
+            if self._reader is None:
+                self._reader = pa.ipc.open_stream(pa.PythonFile(self.out, mode="r"))
+            batch, meta = self._reader.read_next_batch_with_custom_metadata()
+            return int(meta[b"chunk"]), pa.Table.from_batches([batch]), int(meta[b"read"])
+        except (OSError, ValueError, StopIteration, KeyError, pa.ArrowException) as exc:
+            if not isinstance(exc, StopIteration):
+                log.info("a worker reading round files failed (%s): its chunks are read here", exc)
+            return None
 
     def stop(self) -> None:
         self._stop()
@@ -196,8 +323,9 @@ class _Worker:
             self.out.close()
 
 
-def _forked(chunks: list[list[str]]) -> _Worker:
-    """A fork of this process reading `chunks` (it shares this process's modules: no start-up to pay)."""
+def _forked(chunks: list[list[str]], tasks: int) -> _Worker:
+    """A fork of this process reading the chunks it takes from the `tasks` pipe (it shares this process's
+    modules: no start-up to pay)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: serve, then leave without running anything of the parent's (atexit, buffers)
@@ -205,7 +333,7 @@ def _forked(chunks: list[list[str]]) -> _Worker:
         try:
             os.close(r)
             with open(w, "wb") as out:
-                _serve(chunks, out)
+                _serve(chunks, tasks, out)
             code = 0
         finally:
             os._exit(code)
@@ -217,17 +345,19 @@ def _forked(chunks: list[list[str]]) -> _Worker:
         with contextlib.suppress(OSError):
             os.waitpid(pid, 0)
 
-    return _Worker(open(r, "rb"), stop)
+    return _Worker(open(r, "rb", buffering=0), stop)
 
 
-def _spawned(chunks: list[list[str]]) -> _Worker:
-    """A fresh interpreter reading `chunks` (given on its stdin)."""
+def _spawned(chunks: list[list[str]], tasks: int) -> _Worker:
+    """A fresh interpreter reading the chunks (given on its stdin) it takes from the `tasks` pipe (its
+    descriptor passed on)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # the modules this process has
     proc = subprocess.Popen(
         [sys.executable, "-c", "from ebtui.core.analysis.source_read import worker_main; worker_main()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0,
+        pass_fds=(tasks,))
     # (from a thread: the worker reads its stdin only once it has started, this process reads meanwhile)
-    threading.Thread(target=_send, args=(proc, chunks), daemon=True).start()
+    threading.Thread(target=_send, args=(proc, {"chunks": chunks, "tasks": tasks}), daemon=True).start()
 
     def stop() -> None:
         proc.kill()
@@ -237,37 +367,40 @@ def _spawned(chunks: list[list[str]]) -> _Worker:
     return _Worker(cast("BinaryIO", proc.stdout), stop)
 
 
-def start_worker(chunks: list[list[str]]) -> _Worker:
-    """A worker for these chunks: forked on Linux while this process runs no other Python thread (`ebtui
-    report`; a fork copies only the calling thread, and a lock another thread holds stays held in the
-    child), else a fresh interpreter (the app's analysis runs in a thread worker)."""
-    return _forked(chunks) if FORK and threading.active_count() == 1 else _spawned(chunks)
+def start_worker(chunks: list[list[str]], tasks: int) -> _Worker:
+    """A worker for these chunks (taking their numbers from the `tasks` pipe): forked on Linux while this
+    process runs no other Python thread (`ebtui report`; a fork copies only the calling thread, and a lock
+    another thread holds stays held in the child), else a fresh interpreter (the app's analysis runs in a
+    thread worker)."""
+    return _forked(chunks, tasks) if FORK and threading.active_count() == 1 else _spawned(chunks, tasks)
 
 
 #: workers may be forks of this process (Linux), else fresh interpreters
 FORK = sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-def _send(proc: subprocess.Popen[bytes], chunks: list[list[str]]) -> None:
-    """A worker's chunks onto its stdin (a worker gone: it answers nothing, and `read_files` reads here)."""
+def _send(proc: subprocess.Popen[bytes], job: dict[str, object]) -> None:
+    """A worker's job onto its stdin (a worker gone: it answers nothing, and `read_files` reads here)."""
     assert proc.stdin is not None
     with contextlib.suppress(OSError, ValueError), proc.stdin:
-        proc.stdin.write(json.dumps(chunks).encode())
+        proc.stdin.write(json.dumps(job).encode())
 
 
-def _serve(chunks: list[list[str]], out: BinaryIO) -> None:
-    """For each chunk of round-file paths, one record batch of their rows onto `out` (an Arrow stream), with
-    how many files were read as the batch's metadata."""
+def _serve(chunks: list[list[str]], tasks: int, out: BinaryIO) -> None:
+    """For each chunk number taken from the `tasks` pipe, one record batch of that chunk's rows onto `out` (an
+    Arrow stream), with the chunk's number and how many files were read as the batch's metadata."""
     import pyarrow as pa
 
     with pa.ipc.new_stream(out, schema()) as stream:
-        for paths in chunks:
-            table, read = read_chunk(paths)
+        while (i := _take(tasks)) is not None:
+            table, read = read_chunk(chunks[i])
             batch = pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], schema=table.schema)
-            stream.write_batch(batch, custom_metadata={"read": str(read)})
+            stream.write_batch(batch, custom_metadata={"read": str(read), "chunk": str(i)})
+            out.flush()  # (the whole answer now: `read_files` reads it once some of it is there)
 
 
 def worker_main() -> None:
-    """A fresh-interpreter worker of `read_files`: chunks of round-file paths (JSON) on stdin, its Arrow
-    stream on stdout (`_serve`)."""
-    _serve(json.loads(sys.stdin.buffer.read()), sys.stdout.buffer)
+    """A fresh-interpreter worker of `read_files`: the chunks of round-file paths and the tasks pipe's
+    descriptor (JSON) on stdin, its Arrow stream on stdout (`_serve`)."""
+    job = json.loads(sys.stdin.buffer.read())
+    _serve(job["chunks"], int(job["tasks"]), sys.stdout.buffer)

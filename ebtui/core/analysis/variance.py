@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
+from ebtui.core.analysis.variance_fits import fitted, indicator_gram
 from ebtui.core.facts import exchange_key
 from ebtui.core.facts import scores as scores_in_view
 from ebtui.core.records import Round, Team
@@ -227,11 +228,11 @@ def _pair_sq_over_group(g: np.ndarray, codes: np.ndarray) -> float:
     return float(np.sum(n_gl.astype(float) ** 2 / n_g[grp]))
 
 
-def _basis(X: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X: p x p, cheap)."""
+def _basis(X: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
+    """An orthonormal basis of X's column space (from the eigen-decomposition of X'X, or `gram` if given)."""
     if X.shape[1] == 0:
         return np.zeros((X.shape[0], 0))
-    w, V = np.linalg.eigh(X.T @ X)
+    w, V = np.linalg.eigh(X.T @ X if gram is None else gram)
     top = float(w[-1]) if w.size else 0.0
     keep = w > max(top * 1e-10, 1e-12)
     out: np.ndarray = (X @ V[:, keep]) / np.sqrt(w[keep])
@@ -282,7 +283,7 @@ def _fit_terms(d: _Data, included: Sequence[str], absorb_exchange: bool,
             coef[f] = within - float(np.sum(_group_sums(codes, k, Q) ** 2))
         return sse, rank, coef
     X = np.hstack([d.fixed, *[_dummies(*d.codes[f]) for f in included]])
-    Q = _basis(X)
+    Q = _basis(X, indicator_gram(d.fixed, [d.codes[f] for f in included]))
     sse = float(d.y @ d.y - np.sum((Q.T @ d.y) ** 2))
     coef = {}
     for f in random:
@@ -343,8 +344,7 @@ def _equations(d: _Data, comps: Sequence[str]) -> _Equations:
     A = np.zeros((len(fits), len(unknowns)))
     s = np.zeros(len(fits))
     ranks: list[int] = []
-    for row, (inc, absorb) in enumerate(fits):
-        sse, rank, coef = _fit_terms(d, inc, absorb, comps)
+    for row, (sse, rank, coef) in enumerate(fitted(lambda f: _fit_terms(d, *f, comps), fits, d.fixed, d.codes)):
         s[row] = sse
         ranks.append(rank)
         for f, value in coef.items():

@@ -118,7 +118,7 @@ def test_worker_processes_give_the_rows_this_process_gives(store: ResultsStore, 
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
     spawned: list[object] = []
     real = source_read.start_worker
-    monkeypatch.setattr(source_read, "start_worker", lambda chunks: spawned.append(chunks) or real(chunks))
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks, tasks: spawned.append(chunks) or real(chunks, tasks))
     shared = list(source_read.read_files(chunks))
     assert len(spawned) == 2  # two workers beside this process
     assert [n for _, n in shared] == [n for _, n in here] and sum(n for _, n in here) == 41  # the broken file was read
@@ -146,7 +146,7 @@ def test_a_forked_worker_that_dies_leaves_the_files_to_this_process(store: Resul
     monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
 
-    def dies(paths: object, out: object) -> None:
+    def dies(paths: object, tasks: object, out: object) -> None:
         raise SystemExit(3)  # (in the child: it leaves by os._exit, the parent sees its stream end)
 
     monkeypatch.setattr(source_read, "_serve", dies)
@@ -160,15 +160,15 @@ def test_a_process_with_other_threads_starts_fresh_interpreters(monkeypatch: pyt
 
     started: list[str] = []
     monkeypatch.setattr(source_read, "FORK", True)
-    monkeypatch.setattr(source_read, "_forked", lambda chunks: started.append("fork"))
-    monkeypatch.setattr(source_read, "_spawned", lambda chunks: started.append("fresh"))
+    monkeypatch.setattr(source_read, "_forked", lambda chunks, tasks: started.append("fork"))
+    monkeypatch.setattr(source_read, "_spawned", lambda chunks, tasks: started.append("fresh"))
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     base = threading.active_count()
-    source_read.start_worker([])
+    source_read.start_worker([], 0)
     other.start()
     try:
-        source_read.start_worker([])
+        source_read.start_worker([], 0)
     finally:
         stop.set()
         other.join()
@@ -184,7 +184,7 @@ def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: Results
     monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     spawned: list[object] = []
     real = source_read.start_worker
-    monkeypatch.setattr(source_read, "start_worker", lambda chunks: spawned.append(chunks) or real(chunks))
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks, tasks: spawned.append(chunks) or real(chunks, tasks))
     src = FactsSource(ResultsStore(store.root))
     two = src.facts()
     assert spawned and src.last_sync["rebuilt"] and src.last_sync["from_files"] == 40
@@ -193,3 +193,27 @@ def test_a_cold_build_with_workers_gives_the_facts_of_one_without(store: Results
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
     assert one.cls.tolist() == two.cls.tolist()
     assert one.quotes_of(np.arange(len(one))) == two.quotes_of(np.arange(len(two)))
+
+
+def test_the_tasks_pipe_hands_out_each_chunk_once_then_says_done() -> None:
+    tasks = source_read._Tasks(10)
+    try:
+        assert [tasks.take() for _ in range(11)] == [*range(10), None]
+        assert tasks.take() is None  # (never blocks once empty)
+    finally:
+        tasks.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's 64 KiB pipes")
+def test_more_chunks_than_a_pipe_holds_are_read_here(store: ResultsStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(OSError):
+        source_read._Tasks(1 << 20)  # (4 MiB of chunk numbers: refused at once, not a writer waiting forever)
+    chunks = _files(store)
+    here = list(source_read.read_files(chunks))
+    monkeypatch.setattr(source_read, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(source_read.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(source_read._Tasks, "__init__", lambda self, count: (_ for _ in ()).throw(OSError("small")))
+    started: list[object] = []
+    monkeypatch.setattr(source_read, "start_worker", lambda chunks, tasks: started.append(chunks))
+    got = list(source_read.read_files(chunks))
+    assert not started and [t.num_rows for t, _ in got] == [t.num_rows for t, _ in here]

@@ -602,3 +602,122 @@ def test_a_row_s_fixed_size_columns_are_the_bytes_numpy_writes() -> None:
         assert row["reused"] == np.asarray(x["reused"], dtype=bool).tobytes()
         assert row["fw_bits"] == np.asarray(x["fw_bits"], dtype=np.int16).tobytes()
         assert row["style"] == np.asarray(x["style"], dtype=np.int32).tobytes()
+
+
+# ---- the Henderson fits made faster, the same floats (variance_fits) -----------------------------------------
+
+
+@__import__("functools").lru_cache(maxsize=1)
+def _vc_rows() -> list:  # type: ignore[type-arg]
+    from ebtui.core.analysis.variance import judgment_rows
+    from tests.support.sim_vc import generate, planted
+
+    rounds = generate(planted(), dilemmas=8, judges="panel", repeats=2, seed=5)
+    return judgment_rows(rounds, lambda m: m)
+
+
+def _floats(vc: object) -> list[object]:
+    """Every value an estimate holds, floats as their exact bits (repr)."""
+    from ebtui.core.analysis.variance import VarianceComponents
+
+    assert isinstance(vc, VarianceComponents)
+    return [repr(v) for c in vc.components.values() for v in (c.variance, c.low, c.high, c.raw, c.df, c.note)] + [
+        vc.source, vc.n_rows, vc.dilemmas, vc.notes]
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="forks on Linux only")
+def test_fits_shared_with_a_fork_give_the_same_floats_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.core.analysis import variance, variance_fits
+
+    rows = _vc_rows()
+    monkeypatch.setattr(variance_fits, "FORK_FITS_FROM", float("inf"))
+    alone = variance.estimate_components(rows, replicates=0)
+    forks: list[int] = []
+    real = variance_fits.Forked
+
+    class Spy(real):  # type: ignore[misc,valid-type]
+        def __init__(self, work: object) -> None:
+            forks.append(1)
+            super().__init__(work)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(variance_fits, "Forked", Spy)
+    monkeypatch.setattr(variance_fits, "FORK_FITS_FROM", 0.0)
+    monkeypatch.setattr(variance_fits, "FORK_FITS_BELOW_RSS", float("inf"))
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    shared = variance.estimate_components(rows, replicates=0)
+    assert forks, "the fits were not shared with a fork"
+    assert _floats(shared) == _floats(alone)
+    assert alone.source == "estimated" and alone.components["judge"].variance is not None
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="forks on Linux only")
+def test_a_fork_that_fails_leaves_its_fits_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from ebtui.core.analysis import variance, variance_fits
+
+    rows = _vc_rows()
+    monkeypatch.setattr(variance_fits, "FORK_FITS_FROM", float("inf"))
+    alone = variance.estimate_components(rows, replicates=0)
+    here = os.getpid()
+    real = variance._fit_terms
+
+    def fails_in_the_child(*args: object) -> object:
+        if os.getpid() != here:
+            raise MemoryError("the child cannot fit")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(variance, "_fit_terms", fails_in_the_child)
+    monkeypatch.setattr(variance_fits, "FORK_FITS_FROM", 0.0)
+    monkeypatch.setattr(variance_fits, "FORK_FITS_BELOW_RSS", float("inf"))
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    assert _floats(variance.estimate_components(rows, replicates=0)) == _floats(alone)
+
+
+def test_no_fork_beside_other_threads_or_in_a_large_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ebtui.core.analysis import variance_fits
+
+    monkeypatch.setattr("threading.active_count", lambda: 2)
+    assert not variance_fits.forkable()
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    monkeypatch.setattr(variance_fits, "FORK_FITS_BELOW_RSS", 1)
+    assert not variance_fits.forkable()
+
+
+def test_the_gram_matrix_from_counts_is_the_dense_product_to_the_bit() -> None:
+    import numpy as np
+
+    from ebtui.core.analysis import variance
+    from ebtui.core.analysis.variance_fits import indicator_gram
+
+    d = variance._prepare(_vc_rows())
+    names = [f for f in ("dilemma", "model_dilemma", "judge", "judge_model") if f in d.codes]
+    for k in range(len(names) + 1):
+        inc = names[k:]
+        X = np.hstack([d.fixed, *[variance._dummies(*d.codes[f]) for f in inc]])
+        G = indicator_gram(d.fixed, [d.codes[f] for f in inc])
+        assert G is not None and G.shape == (X.shape[1], X.shape[1])
+        assert np.array_equal(G, X.T @ X) and not np.signbit(G).any()
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 5, size=200)
+    plain = np.column_stack([np.ones(200), rng.choice([-1.0, 1.0], size=200)])
+    X = np.hstack([plain, variance._dummies(codes, 5)])
+    assert np.array_equal(indicator_gram(plain, [(codes, 5)]), X.T @ X)
+    assert indicator_gram(plain * 0.5, [(codes, 5)]) is None  # not whole numbers: the product decides
+    assert indicator_gram(plain * 3.0, [(codes, 5)]) is None
+
+
+def test_a_round_file_is_read_whole_whatever_its_size(tmp_path: object) -> None:
+    import os
+    from pathlib import Path
+
+    from ebtui.core.analysis.source_read import _read_whole
+
+    assert isinstance(tmp_path, Path)
+    for n in (0, 1, 4096, 3 << 20):  # (past one read's 1 MiB after the stat's size)
+        path = tmp_path / f"f{n}.json"
+        path.write_bytes(os.urandom(n))
+        st, data = _read_whole(str(path))
+        assert data == path.read_bytes() and st.st_size == n
+    with pytest.raises(OSError):
+        _read_whole(str(tmp_path / "gone.json"))
