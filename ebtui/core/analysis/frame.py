@@ -1,9 +1,6 @@
-"""The analyses' input in columns: what each judgment of a round contributes (`judgment_facts`, a pure
-function of the round's file), the per-judgment columns over many rounds (`Facts`), and the long table of
-scores the joint fit reads (`ScoreFrame`: one row per judgment x seat x criterion). The facts hold only what
-the analyses read, so a report never re-reads a transcript (ebtui.core.analysis.source keeps them beside the
-store); what a row is: docs/STORE.md, "The analysis columns".
-"""
+"""The analyses' input in columns: each judgment's facts (`judgment_facts`, a pure function of the round's
+file), the per-judgment columns (`Facts`), and the joint fit's long table (`ScoreFrame`: judgment x seat x
+criterion). Only what the analyses read, so a report never re-reads a transcript; see docs/STORE.md."""
 
 from __future__ import annotations
 
@@ -298,9 +295,7 @@ def round_facts(r: Round) -> RoundFacts:
     return judgment_facts(r)[0]
 
 
-#: json.dumps(value, ensure_ascii=False) without making a new encoder at every call (the same text: json.dumps
-#: makes this very encoder for those arguments)
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
+_dumps = json.JSONEncoder(ensure_ascii=False).encode  #: json.dumps(v, ensure_ascii=False)'s own encoder, made once
 
 
 def judgment_facts(r: Round) -> list[RoundFacts]:
