@@ -390,7 +390,7 @@ _THIRD = re.compile(
     r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|three|four)(?![a-z0-9])"
     r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|past|fictional)"
     r"[ \t]+(?:team|side|group|round)s?(?![a-z])")
-_SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
+SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
 
 
 #: what ties a number to the criterion right after it: "6 for consistency", "8/10 on the principle"
@@ -421,7 +421,8 @@ class Loose:
     refers: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
+def team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
+    """Where `line` names a team, and which: by name, bare letter, or as the section team's opponent."""
     marks = [(m.start(), team_of_match(m)) for m in rx.finditer(line)]
     marks += [(m.start(), m.group(1).lower()) for m in _BARE_TEAM.finditer(line)]
     bare = [(m.start(), m.group(1).lower()) for m in _BARE_BEFORE_NUMBER.finditer(line)]
@@ -433,7 +434,8 @@ def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tup
     return sorted(marks)
 
 
-def _crit_marks(line: str) -> list[tuple[int, str]]:
+def crit_marks(line: str) -> list[tuple[int, str]]:
+    """Where `line` names a criterion as a label (not what a number counts: "3 stakeholders"), and which."""
     out = []
     for m in CRIT_RE.finditer(line):
         if re.search(r"\d[ \t]*$", line[max(0, m.start() - 8):m.start()]):
@@ -455,7 +457,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         # the cells first, on a long line: where it names none, under no heading's or section's, none of its
         # numbers is a cell's, and accounting for each (~90 us a number) is skipped; on a short line the numbers
         # first (most lines have none left unexplained); the result is the same either way
-        tmarks, cmarks = _team_marks(line, rx, team), _crit_marks(line)
+        tmarks, cmarks = team_marks(line, rx, team), crit_marks(line)
         if not tmarks and not cmarks and crit is None and team not in ("a", "b"):
             return []
     names = [(m.start(), m.end()) for m in rx.finditer(line)]  # "Team 1", a model id: names, not numbers
@@ -463,7 +465,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
     if not nums:
         return []
     if tmarks is None or cmarks is None:
-        tmarks, cmarks = _team_marks(line, rx, team), _crit_marks(line)
+        tmarks, cmarks = team_marks(line, rx, team), crit_marks(line)
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
     trail = TRAILING_SCORE.search(line, max(0, len(line) - 80))
@@ -477,7 +479,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
             return []
     tpos = [p for p, _ in tmarks]
     cpos = [p for p, _ in cmarks]
-    sentences = [(sm.start(), sm.end()) for sm in _SENTENCE.finditer(line)]
+    sentences = [(sm.start(), sm.end()) for sm in SENTENCE.finditer(line)]
     starts = [a for a, _ in sentences]
     first_crit = cmarks[0][1] if cmarks else None
     third: dict[int, bool] = {}

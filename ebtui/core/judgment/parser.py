@@ -188,7 +188,7 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                 items.append(ReviewReason(team=team, criterion=crit, kind="correction",
                                           message=f"{_where(team, crit)}: {corrected_from} corrected to {value} "
                                                   f"by {_quote(chosen.source)}"))
-            elif kind in ("prose", "correction"):
+            elif kind in ("prose", "correction") and not (kind == "prose" and chosen.settled):
                 items.append(ReviewReason(team=team, criterion=crit, kind="prose",
                                           message=f"{_where(team, crit)}: {value} read from prose {_quote(chosen.source)}"))
             values[crit] = value

@@ -7,7 +7,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ebtui.core.judgment.accounting import Loose
+from ebtui.core.judgment.accounting import SENTENCE, Loose, crit_marks, numbers_in, team_marks
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     NUM_RE,
@@ -33,6 +33,7 @@ class Found:
     corrective: bool = False  # given as a correction of an earlier value
     via: str = "label"  # how its team was named: label (Team A / team_a), id (model id), role
     seq: int = 0  # reading order within the reply
+    settled: bool = False  # read from a sentence whose structure leaves one reading (see settled_reading)
 
 
 _TEXT_KINDS = ("line", "prose", "correction")
@@ -48,6 +49,7 @@ class Ctx:
     kind: str = "line"
     corrective: bool = False
     via: str = "label"
+    section: str | None = None  # the team whose section the line stands in
 
 
 _LABEL_PHRASE = re.compile(r"[\s>*_\-•]*(?:\d{1,2}[.)][ \t]+)?[A-Za-z][^:.;!?\n\d]{0,60}?[*_]*[ \t]*[:=→][ \t*_]*")
@@ -114,6 +116,49 @@ def _line_kind(clean: str, v: Val) -> str:
     return "line" if not words else "prose"
 
 
+#: what leaves a sentence's score open: a condition or a question anywhere in it; a modal or a negation before
+#: the value ("would earn a 7", "does not deserve a 9") — closed classes, listed whole
+_OPEN_ANYWHERE = re.compile(r"(?i)(?<![a-z'’])(?:if|unless|whether|otherwise)(?![a-z'’])|\?")
+_OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|must|shall|ought|not|never|no|nor"
+                          r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
+
+
+def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern[str] | None,
+                    section: str | None) -> bool:
+    """Whether a score read out of a sentence has one reading by structure: the sentence names its criteria
+    and holds as many candidate values (every other number explained), each beside its own criterion in turn;
+    it names no team but this one (else the line before it or the section does); no condition, question,
+    modal or negation leaves it open."""
+    sent = next(((m.start(), m.end()) for m in SENTENCE.finditer(clean) if m.start() <= start < m.end()), None)
+    if sent is None or rx is None:
+        return False
+    s0, s1 = sent
+    text = clean[s0:s1]
+    if _OPEN_ANYWHERE.search(text) or _OPEN_BEFORE.search(clean, s0, start):
+        return False
+    names = [(m.start(), m.end()) for m in rx.finditer(text)]
+    cands = [(n.start + s0, "n") for n in numbers_in(text) if n.reason is None
+             and not any(a <= n.start < b for a, b in names)]
+    if start not in {p for p, _ in cands}:
+        return False  # the value read is one the accounting explains as something else
+    marks = [(p + s0, c) for p, c in crit_marks(text)]
+    if len({c for _, c in marks}) != len(marks) or len(marks) != len(cands) or crit not in {c for _, c in marks}:
+        return False
+    seq = sorted(marks + cands)
+    if any(seq[i][1] == "n" and seq[i + 1][1] == "n" or seq[i][1] != "n" and seq[i + 1][1] != "n"
+           for i in range(len(seq) - 1)):
+        return False  # two criteria or two values side by side: which goes with which is open
+    at = [p for p, _ in seq].index(start)
+    mate = seq[at + 1] if seq[0][1] == "n" else seq[at - 1]
+    if mate[1] != crit:
+        return False
+    teams = {t for p, t in team_marks(clean, rx, section) if s0 <= p < s1}
+    if teams:
+        return teams == {team}
+    before = {t for p, t in team_marks(clean, rx, section) if p < s0}
+    return before == {team} if before else section == team
+
+
 @dataclass
 class Collector:
     scores: dict[str, dict[str, list[Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
@@ -135,6 +180,7 @@ class Collector:
     #: numbers nothing explains, in text that names a cell (see accounting.py): conflicts unless a value read
     #: for a cell the same text names explains them
     loose: list[Loose] = field(default_factory=list)
+    rx: re.Pattern[str] | None = None  # the round's team names (set by the text reader)
 
     def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:
@@ -157,7 +203,10 @@ class Collector:
         value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
+        settled = kind == "prose" and team is not None and v.start >= 0 and settled_reading(
+            self.ctx.clean, v.start, team, crit, self.rx, self.ctx.section)
+        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective, settled=settled),
+                 source, via)
 
     def count(self) -> int:
         return sum(len(d) for d in self.scores.values())

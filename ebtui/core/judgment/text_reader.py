@@ -175,6 +175,7 @@ class TextReader(TableReading):
     def __init__(self, col: Collector, rx: re.Pattern[str]) -> None:
         self.col = col
         self.rx = rx
+        col.rx = rx
         self.st = TextState()
         self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
         #: text given under an explicit "Justification:" label, preferred to the section's prose
@@ -208,7 +209,7 @@ class TextReader(TableReading):
                 self.table(table)
                 table = []
             self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
-                                corrective=self.st.corrective, via=self.st.via)
+                                corrective=self.st.corrective, via=self.st.via, section=self.st.team)
             self.line(raw)
             if raw.strip() and self.mentions_left > 0 and not (self.third and self.st.team is None):
                 self.col.loose += loose_numbers(raw, at, self.rx, self.st.team, self.st.crit, CRITERIA)

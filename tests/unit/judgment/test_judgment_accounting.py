@@ -453,12 +453,23 @@ def test_thorough_prose_scores_with_any_verb(truth: dict[str, list[int]], data: 
 
 
 @pytest.mark.parametrize("layout", ["- {label}: {w}", "**{label}** — {w} (a fair showing)", "{label}: {w}/10"])
-def test_a_number_word_as_a_labels_value_is_read_and_flagged(layout: str) -> None:
-    """"Consistency: eight" is the judge's 8, read and flagged for a person (a number word in running text is
-    never read: "they raised eight objections")."""
+def test_a_number_word_as_a_labels_value_is_read_and_not_flagged(layout: str) -> None:
+    """"Consistency: eight" is the judge's 8: one criterion, one value in a score's place, its team settled by
+    the section, so it is read and not flagged (a number word in running text is never read: "they raised
+    eight objections")."""
     a = [6, 5, 8, 4, 9, 3, 10]
     body = "\n".join(layout.format(label=lab, w=NUMBER_WORDS[v - 1]) for lab, v in zip(LABELS, a, strict=True))
     j = parse_judgment(f"## Team A\n{body}\nThey raised eight objections in all.\n\n## Team B\n{body}\n")
     for t in ("a", "b"):
         assert [j.parsed_scores(t).as_dict()[c] for c in CRITERIA] == a, j.review_reasons  # type: ignore[arg-type]
-    assert {i.kind for i in j.review_items} == {"prose"}, j.review_reasons
+    assert not j.review_items, j.review_reasons
+
+
+@pytest.mark.parametrize("line", ["Consistency: seven, or eight if the rebuttal counts", "Consistency: seven?",
+                                  "Consistency and honesty: seven", "Consistency: seven for Team B"])
+def test_a_number_word_whose_reading_is_open_is_flagged(line: str) -> None:
+    """A condition, a question, two criteria for one value, another team named: the reading is open, so the
+    cell is flagged (read or missing), never a silent 7 for Team A."""
+    j = parse_judgment(f"## Team A\n{line}\n")
+    flagged = {i.criterion for i in j.review_items if i.team in ("a", None)}
+    assert "consistency" in flagged or None in flagged, j.review_reasons
