@@ -21,6 +21,7 @@ from ebtui.core.judgment.vocabulary import (
     skipped,
     team_of_match,
 )
+from ebtui.core.records import CRITERION_LABELS
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10}
@@ -50,14 +51,21 @@ _CONJUNCTIONS = frozenset("and or but nor so yet because since though although u
                           "where which who what".split())
 _AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
                          "must can will shall".split())
-#: adverbs of place, time and degree, and negation: no noun is one
-_FUNCTION_ADVERBS = frozenset("here there now then overall total also only just even still again too very quite "
-                              "rather really not never apiece one".split())
+#: English's one past form that agrees with a plural subject ("3 were named"; "was" agrees with one): a class of one
+_PLURAL_PAST = frozenset({"were"})
 #: words no counted noun is: a number before one of them is not a count
 _FUNCTION = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | _PREPOSITIONS | _PARTICLES
-             | _CONJUNCTIONS | _AUXILIARIES | _FUNCTION_ADVERBS)
+             | _CONJUNCTIONS | _AUXILIARIES)
+#: the rubric's own nouns (the words of its criteria's names, e.g. "stakeholder"): nouns where the lexicon lacks them
+_RUBRIC_NOUNS = frozenset(w.lower() for label in CRITERION_LABELS.values() for w in label.split()) | {"criterion"}
 #: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
 _UNITS = frozenset({"point", "points", "pts", "pt", "mark", "marks"})
+
+
+def _adverb(word: str) -> bool:
+    """A word the lexicon has as an adverb and never as a noun or verb ("here", "really", "overall")."""
+    p = _pos(word)
+    return "ADV" in p and not {"NOUN", "VERB"} & set(p)
 
 
 def _takes_object(after: str | None) -> bool:
@@ -76,8 +84,8 @@ def _plural_verb(word: str) -> bool:
     from lemminflect import getAllInflections, getAllLemmas  # type: ignore[import-untyped]
 
     low = word.lower()
-    if low == "were":
-        return True  # (the one past form that agrees in number)
+    if low in _PLURAL_PAST:
+        return True
     lemmas = getAllLemmas(low)
     if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in _FUNCTION - _AUXILIARIES:
         return False
@@ -110,11 +118,29 @@ def _pos(word: str) -> dict[str, tuple[str, ...]]:
         return {}
     found: dict[str, tuple[str, ...]] = dict(getAllLemmas(low))
     if not found and re.fullmatch(r"[a-z]{3,}", low):
-        # a word the lexicon lacks: a domain noun ("stakeholders") or a plural; never a verb it knows
-        if any(k in low for k in ("stakeholder", "framework", "principle", "criteri")) or (
-                low.endswith("s") and not low.endswith("ss")):
+        # a word the lexicon lacks: one of the rubric's nouns ("stakeholders") or a plural; never a verb it knows
+        if _rubric_noun(low) or (low.endswith("s") and not low.endswith("ss")):
             found = {"NOUN": (low.rstrip("s"),)}
     return found
+
+
+def _rubric_noun(low: str) -> bool:
+    """One of the rubric's nouns, or its plural ("stakeholders", "criteria")."""
+    from lemminflect import getAllLemmasOOV
+
+    return low in _RUBRIC_NOUNS or any(lemma in _RUBRIC_NOUNS for lemma in getAllLemmasOOV(low, "NOUN").get("NOUN", ()))
+
+
+@lru_cache(maxsize=8192)
+def _plural_noun(low: str) -> bool:
+    """A noun's plural form by lemminflect ("groups", "criteria", "people", "sheep"), or a plural the lexicon
+    lacks ("stakeholders"); "total", "now", "team" are not."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    nouns = getAllLemmas(low).get("NOUN", ())
+    if not nouns:
+        return bool(_pos(low).get("NOUN")) and low.endswith("s") and not low.endswith("ss")
+    return any(low in getAllInflections(lemma, upos="NOUN").get("NNS", ()) for lemma in nouns)
 
 
 @lru_cache(maxsize=8192)
@@ -122,7 +148,7 @@ def _LEXICON_NOUNS(low: str) -> tuple[str, ...]:  # noqa: N802 - reads like the 
     """The word itself where it is known as a noun: by the lexicon, or a noun of the rubric ("stakeholders")."""
     from lemminflect import getAllLemmas
 
-    known = "NOUN" in getAllLemmas(low) or any(k in low for k in ("stakeholder", "framework", "principle", "criteri"))
+    known = "NOUN" in getAllLemmas(low) or _rubric_noun(low)
     return (low,) if known else ()
 
 
@@ -132,7 +158,7 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
     `after2`: the word after `after`; `placed`: whether the number stands where a score stands (after a
     label, an article, a verb of scoring: see _in_score_place)."""
     low = word.lower().replace("’", "'")
-    if low.endswith("'s"):
+    if low.endswith(("'s", "s'")):
         return True  # "4 team members' worth", "3 families' needs": a possessive noun
     p = _pos(low)
     if not p:
@@ -141,6 +167,13 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
         return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
     if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
         return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
+    after_noun = after is not None and "NOUN" in _pos(after.rstrip("'’"))  # ("members'": a plural's possessive)
+    if "ADV" in p and "ADJ" not in p and not _plural_noun(low) and not after_noun:
+        return False  # an adverb, not a counted thing: "8 overall", "1 here", "6 apiece", "7 now"
+    if n is not None and n != 1 and "NOUN" in p and not _plural_noun(low):
+        # after a number other than one a counted noun is plural: a singular noun can only modify the head that
+        # follows ("4 team members"), and where none follows nothing is counted ("7 total")
+        return None if after_noun else False
     if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
         return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
         # "1 spelts themselves")
@@ -158,7 +191,8 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
             # "of", or a verb ("were", "raised")
             if n is None or n == 1:
                 return False
-            if after is None or after == "of" or (after in _FUNCTION and not _takes_object(after)):
+            if after is None or after == "of" or (after in _FUNCTION and not _takes_object(after)) or (
+                    _adverb(after)):
                 return True  # "3 premises and a conclusion", "2 gaps in the analysis"
             if after in _SUBJECT_PRONOUNS and after2 is not None and _finite_verb(after2):
                 return True  # "3 reasons it mattered": a noun, then a clause about it
@@ -210,8 +244,6 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
     if not words:
         return None
     first = words[0].lower()
-    if first == "times":
-        return "how many times"  # "3 times over"
     if first in _UNITS:
         nxt = words[1].lower() if len(words) > 1 else None
         if nxt == "of" or (nxt is not None and nxt not in _FUNCTION and nxt not in _UNITS
@@ -346,7 +378,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
-        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
+        if (_ITEM_MARK.search(lead) or w in _RUBRIC_NOUNS or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
                                         and (_pos(w).get("NOUN") == (w,) or (not _pos(w) and w not in _FUNCTION
                                                                                 and len(w) > 2))
                                         and "ADJ" not in _pos(w) and not w.endswith("s"))):
