@@ -104,6 +104,25 @@ def _finite_verb(word: str) -> bool:
                for tag in ("VBD", "VBZ"))
 
 
+#: numbers in brackets joined as a list: "(1) and (3)", "(2), (4)"
+_BRACKETED_LIST_AFTER = re.compile(r"\)[ \t]*(?:,|and|or|&)[ \t]*\([ \t]*\d{1,2}[ \t]*\)")
+_BRACKETED_LIST_BEFORE = re.compile(r"\([ \t]*\d{1,2}[ \t]*\)[ \t]*(?:,|and|or|&)[ \t]*\($")
+#: "(2) of the presentation": what the numbered item belongs to (not "of 10": a scale)
+_ITEM_OF = re.compile(r"(?i)\)[ \t]+of[ \t]+(?!\d|ten\b)[A-Za-z\"“']")
+_CLAUSE_STOP = re.compile(r"[.;:!?—–()]")
+
+
+@lru_cache(maxsize=8192)
+def _participle(word: str) -> bool:
+    """A verb's past or participle form and no noun ("defended", "used", "named"), by lemminflect."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    low = word.lower()
+    lemmas = getAllLemmas(low)
+    return "NOUN" not in lemmas and any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
+                                        for tag in ("VBN", "VBD"))
+
+
 _ITEM_MARK = re.compile(r"(?i)(?:#|no\.?[ \t]*|number[ \t]+)$")
 _TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 
@@ -345,6 +364,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
         return "a number word in running text, not in a score's place"
     if _PERCENT.match(line, b):
         return "a percentage"
+    if re.search(r"[+−±][ \t]?$", lead):
+        return "a signed number (a difference or a change, never a score)"  # "+2", "−1" in a delta column
     if re.match(r":\d{2}", line[b:b + 3]) or re.search(r"\d:$", lead) or _TIME_OR_MONEY.search(lead):
         return "a time or an amount"
     if m.group("d") and len(m.group("d")) == 4 and 1800 <= int(float(m.group("d"))) <= 2100:
@@ -375,6 +396,12 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     if (line[a - 1:a] == "(" and line[b:b + 1] == ")" or line[b:b + 1] == ")") and re.match(r"\)[ \t]+[A-Za-z\"“]", line[b:]):
         if n == 1 or re.search(rf"\(?{int(n or 0) - 1}\)", line[max(0, a - 400):a]):
             return "a list enumerator"
+    if line[a - 1:a] == "(" and line[b:b + 1] == ")" and not m.group("w"):
+        if _BRACKETED_LIST_AFTER.match(line, b) or _BRACKETED_LIST_BEFORE.search(line, max(0, a - 24), a):
+            return "items referred to by their numbers"  # "(1) and (3)": a list of items, never one score
+        noun = re.search(r"([A-Za-z]+)[ \t]*\($", lead)
+        if noun and _ITEM_OF.match(line, b) and not CRIT_RE.fullmatch(noun.group(1)) and "NOUN" in _pos(noun.group(1)):
+            return f"an item's number ({noun.group(1)} ({num.shown}) of …)"  # "in point (2) of the presentation"
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
@@ -400,6 +427,11 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     why = count_reason(line, b, n)
     if why:
         return why
+    last = before_nums[-1] if before_nums else None
+    if last is not None and (last.reason or "").startswith("a count") and not _CLAUSE_STOP.search(line, last.end, a) \
+            and all(not line[last.end:c.start()].strip() for c in CRIT_RE.finditer(line, last.end, a)) \
+            and (t := _TOKEN.match(line, b)) and _participle(t.group(1)):
+        return "a count of the same thing, its noun left out"  # "2 principles named, 1 defended"
     if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
             (t := _TOKEN.match(line, b)) and "NOUN" in _pos(t.group(1)):
         return f"a count of {t.group(1)} (after a determiner)"  # "the 3 groups that bear the cost"
@@ -435,6 +467,9 @@ _REF_AFTER = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*,?[ \t]*(?:(?:just|exact
 _REF_BEFORE_HEAD = re.compile(r"(?i)(?<![a-z])(?:same[ \t]+as|matching|match|equal(?:ling)?(?:[ \t]+to)?|as|like)[ \t]+"
                               r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
 _REF_BEFORE_TAIL = re.compile(r"(?i)(?:['’]s)?[ \t]*(?:(?:score|rating|mark|grade)[ \t]*)?(?:[(:][ \t]*|of[ \t]+)?(?:an?[ \t]+)?")
+
+
+_OWNER = re.compile(r"(?:['’]s)?(?<=['’]s)(?![a-z])[ \t]*(?:own[ \t]+)?")
 
 
 @dataclass
@@ -510,6 +545,9 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         if not nums:
             return []
     tpos = [p for p, _ in tmarks]
+    # a team named as the owner of a thing that is no criterion ("Team A's harm principle", not "A's consistency")
+    owners = {m.start() for m in [*rx.finditer(line), *_BARE_TEAM.finditer(line)]
+              if (o := _OWNER.match(line, m.end())) and not CRIT_RE.match(line, o.end())}
     cpos = [p for p, _ in cmarks]
     sentences = [(sm.start(), sm.end()) for sm in SENTENCE.finditer(line)]
     starts = [a for a, _ in sentences]
@@ -529,7 +567,10 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         ts0, ts1 = bisect_left(tpos, s0), bisect_left(tpos, s1)
         cs0, cs1 = bisect_left(cpos, s0), bisect_left(cpos, s1)
         t_before = [tmarks[ti - 1][1]] if ti > ts0 else []
-        t_line = [tmarks[min(ti, ts0) - 1][1]] if min(ti, ts0) > 0 else []
+        # the team the line was about before this sentence: in a team's section, not one named only as an owner
+        # ("… contrasts it with Team A's harm principle. Score: 7" under Team B's heading is Team B's 7)
+        t_line = next(([t] for p, t in reversed(tmarks[:min(ti, ts0)]) if team not in ("a", "b") or p not in owners),
+                      [])
         t_after = [tmarks[ti][1]] if ti < ts1 and tpos[ti] > n.start else []
         c_before = [cmarks[ci - 1][1]] if ci > cs0 else []
         loose_link = ci - cs0 >= 2 and not _tight(line, cpos[ci - 1], n.start)

@@ -296,7 +296,7 @@ def _counting_columns(body: list[list[str]]) -> set[int]:
     """Columns that number the rows: 1, 2, 3, ... down the table."""
     out = set()
     for i in range(max((len(r) for r in body), default=0)):
-        cells = [r[i].strip().rstrip(".") for r in body if i < len(r)]
+        cells = [c for r in body if i < len(r) and (c := r[i].strip().rstrip("."))]  # (a totals row leaves it blank)
         if len(cells) >= 2 and cells == [str(k) for k in range(1, len(cells) + 1)]:
             out.add(i)
     return out

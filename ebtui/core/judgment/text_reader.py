@@ -181,6 +181,7 @@ class TextReader(TableReading):
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
         self.mentions_left = _MAX_MENTIONS
+        self.paragraph = False  # the line is a paragraph under a criterion's label ("**Consistency.** …")
         self.third = False  # in a third party's section ("## Team C"): its numbers are its own
         self.recent: list[str] = []
         #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
@@ -264,7 +265,8 @@ class TextReader(TableReading):
                 if self.mentions_left <= 0:
                     self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
                     break
-        if len(crits) > 1 and _OPENING_LABEL.match(raw):
+        self.paragraph = bool(crits) and bool(_OPENING_LABEL.match(raw))
+        if len(crits) > 1 and self.paragraph:
             # "**Consistency.** When pressed they bent the principle … **Score: 6.**": a paragraph under its
             # criterion's label; a criterion word later in its prose is not another label unless a score
             # stands right after it ("…; Honesty: 9")
@@ -544,7 +546,9 @@ class TextReader(TableReading):
                 continue
             # a team named after the score belongs to what follows it, not to this criterion
             first_team = self.rx.search(segment)
-            if first_team:
+            para_team = self._paragraph_team(segment, team_of_match(teams[ti - 1]) if ti else self.st.team) \
+                if first_team and self.paragraph and len(crits) == 1 else None
+            if first_team and para_team is None:
                 end = cm.end() + first_team.start()
             found = score_in(clean, cm.end(), end)
             if found is None:
@@ -554,7 +558,7 @@ class TextReader(TableReading):
                     self.col.unread.setdefault((owner, crit), self.col.ctx.source)
                 continue
             v = found
-            team = team_of_match(teams[ti - 1]) if ti else self.st.team
+            team = para_team or (team_of_match(teams[ti - 1]) if ti else self.st.team)
             via = via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
@@ -566,6 +570,16 @@ class TextReader(TableReading):
             self.col.add_val(team, crit, v, "lines", via=via)
             scored = True
         return scored
+
+    def _paragraph_team(self, segment: str, owner: str | None) -> str | None:
+        """The team a paragraph under a criterion's label is about, where it names one team only (the section's,
+        if any) and no opponent or third party: "**Principle articulation.** Team A's principle … Score: 8"."""
+        # a team named in the possessive ("rather than engage Team B's case") owns a thing, not the paragraph
+        named = {team_of_match(m) for m in self.rx.finditer(segment) if not re.match(r"['’]s(?![a-z])", segment[m.end():])}
+        named = named or ({owner} if owner is not None else set())
+        if len(named) != 1 or (owner is not None and named != {owner}) or _THIRD_RE.search(segment):
+            return None
+        return named.pop()
 
     def _under_criterion(self, clean: str, teams: list[re.Match[str]]) -> bool:
         """Lines under a criterion heading: "Team A: 8/10" or "Score: 8"."""
