@@ -484,10 +484,10 @@ class TextReader(TableReading, CorrectionReading):
                 continue
             cands = [n for n in numbers_in(clause) if n.reason is None and n.value is not None
                      and not any(m.start() <= n.start < m.end() for m in names)]
-            if len(cands) == 1:
+            if len(cands) == 1 and (value := cands[0].value) is not None:
                 n = cands[0]
-                whole = int(n.value)
-                shown = clause[n.start:n.end] if clause[n.start].isdigit() else str(whole if whole == n.value else n.value)
+                whole = int(value)
+                shown = clause[n.start:n.end] if clause[n.start].isdigit() else str(whole if whole == value else value)
                 self.col.add_val(team, crit, Val(shown, None, None, sm.start() + n.start), "lines", kind="prose")
                 read = True
         return read
