@@ -27,6 +27,7 @@ from ebtui.core.judgment.wordclass import (
     TOKEN,
     count_reason,
     participle,
+    past_participle,
     pos_of,
 )
 
@@ -65,10 +66,11 @@ class Number:
 _PERCENT = re.compile(r"[ \t]*(?:%|per[ \t]?cent)", re.IGNORECASE)
 _OUT_OF = re.compile(r"[ \t]*(?:/|(?:out[ \t]+)?of[ \t]+(?:the[ \t]+)?|in[ \t]+)(?P<m>\d+|ten|five)(?![\d.])", re.IGNORECASE)
 _SCALE_BEFORE = re.compile(r"(?i)(?:/|out[ \t]+of|\bmax(?:imum)?(?:[ \t]+of)?|\bscale[ \t]+of|(?<![\w.])[01][ \t]*(?:to|[-–]))[ \t]*$")
-_SCALE_AFTER = re.compile(r"(?i)[ \t]*(?:[-–][ \t]*point|[-–]?[ \t]*(?:pt|point)[ \t]+scale|scale)")
+_SCALE_AFTER = re.compile(r"(?i)[ \t]*(?:[-–][ \t]*point|[-–]?[ \t]*(?:pt|point)[ \t]+scale|scale)(?![a-z])")
 _RANGE_AFTER = re.compile(r"[ \t]*(?:[-–]|to)[ \t]*(?P<hi>\d+|ten)(?![\d.])", re.IGNORECASE)
 _LIST_START = re.compile(r"[ \t]*(?:[>*•\-+#][ \t]*)*(?:\*\*|__)?[(\[]?$")
 _ENUM_AFTER = re.compile(r"(?:[.)\]]|:(?![ \t]*\d))[ \t]*(?:\*\*|__)?[ \t]*[A-Za-z\"“'*_(#]")
+_STRUCK = re.compile(r"~~[^~\n]{0,200}~~")
 _QUOTED = re.compile(r"\"[^\"\n]{2,400}\"|“[^”\n]{2,400}”")
 _AGGREGATE_BEFORE = re.compile(r"(?i)\b(?:overall|total|average|mean|sum|aggregate|composite|combined|cumulative"
                                r"|weighted)\b[^\d\n.;]{0,24}$")
@@ -105,8 +107,10 @@ _MONTHS = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov
 
 def numbers_in(line: str) -> list[Number]:
     """Every number in `line`, each with the reason it is not a score, or None where nothing explains it."""
+    if not NUMBER_RE.search(line):
+        return []  # (most lines: nothing to account for)
     quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(line) if len(re.findall(r"[A-Za-z]+", q.group(0))) >= 2]
-    quoted += [(q.start(), q.end()) for q in re.finditer(r"~~[^~\n]{0,200}~~", line)]  # struck out
+    quoted += [(q.start(), q.end()) for q in _STRUCK.finditer(line)]  # struck out
     quoted.sort()
     found: list[Number] = []
     counted_before = False
@@ -214,7 +218,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     last = before_nums[-1] if before_nums else None
     if last is not None and (last.reason or "").startswith("a count") and not _CLAUSE_STOP.search(line, last.end, a) \
             and all(not line[last.end:c.start()].strip() for c in CRIT_RE.finditer(line, last.end, a)) \
-            and (t := TOKEN.match(line, b)) and participle(t.group(1)):
+            and (t := TOKEN.match(line, b)) and (participle(t.group(1)) or past_participle(t.group(1))):
         return "a count of the same thing, its noun left out"  # "2 principles named, 1 defended"
     if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
             (t := TOKEN.match(line, b)) and "NOUN" in pos_of(t.group(1)):
@@ -235,7 +239,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]|[ \t]*\((?:present|respond)))")
 _BARE_BEFORE_NUMBER = re.compile(r"(?<![\w'’])([AB])[ \t]+(?=\d)")
 _THIRD = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|three|four)(?![a-z0-9])"
+    r"(?i)(?<![a-z0-9])team(?:[ \t_-]+(?:[c-z]|three|four)|[ \t_-]*[03-9])(?![a-z0-9])"
     r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|past|fictional)"
     r"[ \t]+(?:team|side|group|round)s?(?![a-z])")
 SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")

@@ -25,7 +25,7 @@ from ebtui.core.judgment.vocabulary import (
 # a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
 # (the round has two teams: Team A / B, 1 / 2, One / Two, and "the other team" is the opponent, not a third)
 THIRD_RE = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|\d{2}|three|four|five)(?![a-z0-9])"
+    r"(?i)(?<![a-z0-9])team(?:[ \t_-]+(?:[c-z]|three|four|five)|[ \t_-]*(?:[03-9]|\d{2}))(?![a-z0-9])"
     r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|different|past|fictional)"
     r"[ \t]+(?:team|side|group|debater|presenter|respondent|round)s?(?![a-z])"
 )

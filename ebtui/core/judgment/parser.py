@@ -75,8 +75,9 @@ def unexplained_cells(col: Collector) -> dict[tuple[str, str], Loose]:
     """The cells an unexplained number makes a conflict: a number no rule explains, in text that names the
     cell, that is no value read for any cell the same text names."""
     out: dict[tuple[str, str], Loose] = {}
+    read = {(t, c): _read_values(found) for t in ("a", "b") for c, found in col.scores[t].items()}  # (once a cell)
     for loose in col.loose:
-        if any(all(loose.value in _read_values(col.scores[t].get(c, [])) for t, c in group)
+        if any(all(loose.value in read.get((t, c), ()) for t, c in group)
                for group in [*loose.own, *([cell] for cell in loose.refers)]):
             continue  # the value read for the cell it is attached to (restated), or one it refers to ("the same 8
             # as their consistency"); a value another named cell happens to have explains nothing
@@ -259,7 +260,8 @@ _LAST_NUMBER = re.compile(r"(?:\d+[ \t]*(?:[-–/.]|out[ \t]+of|to)[ \t]*)*\d[\d
 
 
 _ENDS_ON_NUMBER = re.compile(r"\d[*_]*$")
-_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|\d[.\-–])[*_]*$")
+#: (a scale's maximum ending a sentence, "… out of 10." or "8/10.", is complete: the score before it is whole)
+_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|(?<![\d/])(?<!/[ \t])(?<!of[ \t])\d+[.\-–])[*_]*$")
 #: a line that gives a labelled number: "Consistency: 8", "- **Honesty** - 7/10 — candid", "Team A: 8"
 _LABELLED_NUMBER = re.compile(r"(?:[-*•]?[ \t]*\d{1,2}[.)][ \t]+)?[^\d\n]{2,80}?[:=\-–—][ \t*_]*\d{1,2}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?(?P<after>[^\n]*)$")
 

@@ -14,8 +14,10 @@ from ebtui.core.judgment.vocabulary import (
     TRAILING_SCORE,
     Val,
     interpret,
+    scoring_word,
     skipped,
 )
+from ebtui.core.judgment.wordclass import AUXILIARIES, FUNCTION_WORDS
 
 # --------------------------------------------------------------------------------------------------------
 # What was found, and what it adds up to
@@ -89,6 +91,9 @@ def _line_kind(clean: str, v: Val) -> str:
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
+    sent = sentence_at(clean, v.start)
+    if sent is not None and (_OPEN_BEFORE.search(clean, sent[0], v.start) or _OPEN_ANYWHERE.search(clean, *sent)):
+        return "prose"  # "I'd give consistency a 8", "Consistency scored a 5 if …": a modal, negation or condition
     trail = TRAILING_SCORE.search(clean, max(0, len(clean) - 80))
     names = list(CRIT_RE.finditer(clean, max(0, v.start - 200), v.start))
     if trail is not None and trail.start("num") == v.start and names and all(
@@ -123,13 +128,43 @@ _OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|mu
                           r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
 
 
+_WINDOW = 400  # characters either side of a value: a longer sentence is not settled (and a line stays linear)
+
+
+def sentence_at(clean: str, pos: int) -> tuple[int, int] | None:
+    """The sentence of `clean` holding `pos`, looked for within _WINDOW characters (None: longer than that)."""
+    lo = max(0, pos - _WINDOW)
+    for m in SENTENCE.finditer(clean, lo, min(len(clean), pos + _WINDOW)):
+        if m.start() <= pos < m.end():
+            return None if m.start() == lo and lo > 0 else (m.start(), m.end())
+    return None
+
+
+def _gives_score(between: str) -> bool:
+    """Whether the words between a criterion and its value give it that value: the verb nearest the value, if
+    any, is the rubric's word for giving a score ("earns", "deserves", "I award them") or a copula ("is"),
+    never another verb ("falls short of a 9", "misses a 9")."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+    for w in reversed(re.findall(r"[A-Za-z]+(?:['’][a-z]+)?", CRIT_RE.sub(" ", between))):
+        low = w.lower()
+        if low in FUNCTION_WORDS:
+            if low in AUXILIARIES:
+                return True  # "is a 6", "was an 8"
+            continue
+        lemmas = getAllLemmas(low)
+        if "VERB" in lemmas or "AUX" in lemmas:
+            return scoring_word(low)
+    return True
+
+
 def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern[str] | None,
                     section: str | None) -> bool:
     """Whether a score read out of a sentence has one reading by structure: the sentence names its criteria
     and holds as many candidate values (every other number explained), each beside its own criterion in turn;
     it names no team but this one (else the line before it or the section does); no condition, question,
     modal or negation leaves it open."""
-    sent = next(((m.start(), m.end()) for m in SENTENCE.finditer(clean) if m.start() <= start < m.end()), None)
+    sent = sentence_at(clean, start)
     if sent is None or rx is None:
         return False
     s0, s1 = sent
@@ -150,12 +185,13 @@ def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern
         return False  # two criteria or two values side by side: which goes with which is open
     at = [p for p, _ in seq].index(start)
     mate = seq[at + 1] if seq[0][1] == "n" else seq[at - 1]
-    if mate[1] != crit:
+    if mate[1] != crit or not _gives_score(clean[min(mate[0], start):max(mate[0], start)]):
         return False
-    teams = {t for p, t in team_marks(clean, rx, section) if s0 <= p < s1}
+    teams = {t for p, t in team_marks(text, rx, section)}
     if teams:
         return teams == {team}
-    before = {t for p, t in team_marks(clean, rx, section) if p < s0}
+    lo = max(0, s0 - _WINDOW)  # (the team named before it in the line: looked for in the window before it)
+    before = {t for p, t in team_marks(clean[lo:s0], rx, section)}
     return before == {team} if before else section == team
 
 

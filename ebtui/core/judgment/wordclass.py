@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ebtui.core.judgment.vocabulary import scoring_word
+from ebtui.core.judgment.vocabulary import PREPOSITIONS, scoring_word
 from ebtui.core.records import CRITERION_LABELS
 
 # verb, adjective, adverb) is classed by lemminflect's lexicon instead (see pos_of), never by a list
@@ -16,18 +16,16 @@ _POSSESSIVES = frozenset("my your his her its our their".split())
 _SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
 _OBJECT_PRONOUNS = frozenset("me you him her it us them".split())
 _REFLEXIVES = frozenset("myself yourself himself herself itself ourselves yourselves themselves".split())
-_PREPOSITIONS = frozenset("for of in on at to by with from as than into onto upon about over under after before "
-                          "between among per via vs versus toward towards".split())
 _PARTICLES = frozenset("out up down off".split())  # of phrasal verbs ("points out", "sums up")
 _CONJUNCTIONS = frozenset("and or but nor so yet because since though although unless until once while if when "
                           "where which who what".split())
-_AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
+AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
                          "must can will shall".split())
 #: English's one past form that agrees with a plural subject ("3 were named"; "was" agrees with one): a class of one
 _PLURAL_PAST = frozenset({"were"})
 #: words no counted noun is: a number before one of them is not a count
-FUNCTION_WORDS = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | _PREPOSITIONS | _PARTICLES
-             | _CONJUNCTIONS | _AUXILIARIES)
+FUNCTION_WORDS = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | PREPOSITIONS | _PARTICLES
+             | _CONJUNCTIONS | AUXILIARIES)
 #: the rubric's own nouns (the words of its criteria's names, e.g. "stakeholder"): nouns where the lexicon lacks them
 RUBRIC_NOUNS = frozenset(w.lower() for label in CRITERION_LABELS.values() for w in label.split()) | {"criterion"}
 #: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
@@ -59,7 +57,7 @@ def _plural_verb(word: str) -> bool:
     if low in _PLURAL_PAST:
         return True
     lemmas = getAllLemmas(low)
-    if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in FUNCTION_WORDS - _AUXILIARIES:
+    if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in FUNCTION_WORDS - AUXILIARIES:
         return False
     return any(low in getAllInflections(lemma).get("VBP", ()) and low not in getAllInflections(lemma).get("VBZ", ())
                for lemma in lemmas.get("VERB", ()) + lemmas.get("AUX", ()))
@@ -85,6 +83,15 @@ def participle(word: str) -> bool:
     lemmas = getAllLemmas(low)
     return "NOUN" not in lemmas and any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
                                         for tag in ("VBN", "VBD"))
+
+
+@lru_cache(maxsize=8192)
+def past_participle(word: str) -> bool:
+    """A verb's past participle by lemminflect (VBN: "managed", "married"), whatever else the word may be."""
+    from lemminflect import getAllLemmas, getInflection
+
+    low = word.lower()
+    return any(low in getInflection(lemma, "VBN") for lemma in getAllLemmas(low).get("VERB", ()))
 
 
 TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
@@ -117,12 +124,14 @@ def _rubric_noun(low: str) -> bool:
 def _plural_noun(low: str) -> bool:
     """A noun's plural form by lemminflect ("groups", "criteria", "people", "sheep"), or a plural the lexicon
     lacks ("stakeholders"); "total", "now", "team" are not."""
-    from lemminflect import getAllInflections, getAllLemmas
+    from lemminflect import getAllInflections, getAllLemmas, getInflection
 
     nouns = getAllLemmas(low).get("NOUN", ())
     if not nouns:
         return bool(pos_of(low).get("NOUN")) and low.endswith("s") and not low.endswith("ss")
-    return any(low in getAllInflections(lemma, upos="NOUN").get("NNS", ()) for lemma in nouns)
+    # (where the lexicon lists no noun forms, "cans", its rules make the plural)
+    return any(low in (getAllInflections(lemma, upos="NOUN").get("NNS") or getInflection(lemma, "NNS"))
+               for lemma in nouns)
 
 
 @lru_cache(maxsize=8192)
@@ -181,6 +190,8 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
             if not placed:
                 return True  # "covered 4 groups to Team A's 2": a number no score's place holds counts
             q = pos_of(after)
+            if past_participle(after):
+                return True  # "5 remedies managed", "3 fans married": a noun and the clause reduced after it
             return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and not _takes_object(after)
         if low in verb_forms:
             return after is None or not _takes_object(after)  # base form: "1 case", "2 key" (not "8 suits")

@@ -102,6 +102,10 @@ def correction(draw: st.DrawFn, who: str, crit: str, old: int, new: int) -> str:
         f"{who}'s {crit} ({new} after {words(draw, 2)}).", f"{who}'s {crit}: {old}, no, {new}.",
         f"I {adv} {verb} {who}'s {crit} from {old} to {new}.", f"{who}'s {crit} {verb} to {new}, even if {words(draw, 3)}.",
         f"I lowered {who}'s {crit} to {new} because their {LABELS[draw(st.integers(0, 6))].lower()} {verb}.",
+        # a concessive clause before the change, and a reason naming a second criterion with a count in it
+        f"Although {words(draw, 3)}, I {verb} {who}'s {crit} to {new}.",
+        f"{who}'s {crit} {verb} to {new}, though their {LABELS[draw(st.integers(0, 6))].lower()} "
+        f"{word(draw, 'verb_ed')} {draw(st.integers(2, 9))} {word(draw, 'noun_pl')}.",
     ]))
 
 
@@ -329,7 +333,10 @@ def test_an_unknown_heading_ends_the_team_section(team_head: str, unknown: str) 
     j = parse_judgment(text)
     assert j.parsed_scores("b").as_dict()["consistency"] is None, (text, j.review_reasons)  # type: ignore[arg-type]
     assert flagged(j, "b", "consistency")
-    assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a  # type: ignore[arg-type]
+    got = j.parsed_scores("a").as_dict()  # type: ignore[arg-type]
+    # (a consistency of 9 that names no team makes Team A's consistency a person's call too: missing, flagged)
+    assert [got[c] for c in CRITERIA if c != "consistency"] == [v for k, v in enumerate(a) if k != 1]
+    assert got["consistency"] == a[1] or flagged(j, "a", "consistency")
 
 
 @pytest.mark.parametrize("team_head,part", [
