@@ -92,7 +92,10 @@ def _line_kind(clean: str, v: Val) -> str:
     if v.start < 0:
         return "prose"
     sent = sentence_at(clean, v.start)
-    if sent is not None and (_OPEN_BEFORE.search(clean, sent[0], v.start) or _OPEN_ANYWHERE.search(clean, *sent)):
+    # (a clause set off after the value by a dash or a bracket is its reason: "7/10 — does this deserve a 9? No")
+    aside = _ASIDE.search(clean, v.start, sent[1]) if sent is not None else None
+    if sent is not None and (_OPEN_BEFORE.search(clean, sent[0], v.start)
+                             or _OPEN_ANYWHERE.search(clean, sent[0], aside.start() if aside else sent[1])):
         return "prose"  # "I'd give consistency a 8", "Consistency scored a 5 if …": a modal, negation or condition
     trail = TRAILING_SCORE.search(clean, max(0, len(clean) - 80))
     names = list(CRIT_RE.finditer(clean, max(0, v.start - 200), v.start))
@@ -128,6 +131,7 @@ _OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|mu
                           r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
 
 
+_ASIDE = re.compile(r"[—–()\[\]:]|[ \t]-[ \t]")
 _WINDOW = 400  # characters either side of a value: a longer sentence is not settled (and a line stays linear)
 
 

@@ -1,12 +1,8 @@
 """Structures the reader settles without a person, generated with real English words (issue #37, third round).
 
-Each generator composes unseen instances of one structure from wordfreq's frequent words sorted by lemminflect
-(see test_judgment_accounting.py): prose sentences with one score and counts, number words, the blind set's
-classes (a row-number column with a totals row and signed differences, counts whose noun is left out, bracketed
-item references, a legend's abbreviations, criterion paragraphs naming the other team as an owner, paragraphs
-that speak of the teams in turn), and sentences whose verb is not the rubric's. The invariants: a clean reply
-is read in full and not flagged; otherwise every cell is the truth or missing and flagged, and a score given by
-a verb that is not a word of scoring, or under a condition, modal or negation, is never read unflagged."""
+Clean structures (one score per criterion by a word of scoring, number words, the blind set's classes) are read
+in full and not flagged; open ones (any real verb, a condition, modal or negation, teams in turn) are the truth
+or missing and flagged, never an unflagged value from a verb that is no word of scoring."""
 
 from __future__ import annotations
 
