@@ -21,6 +21,15 @@ from ebtui.core.judgment.vocabulary import (
     skipped,
     team_of_match,
 )
+from ebtui.core.judgment.wordclass import (
+    FUNCTION_WORDS,
+    RUBRIC_NOUNS,
+    TOKEN,
+    count_reason,
+    participle,
+    past_participle,
+    pos_of,
+)
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10}
@@ -36,207 +45,13 @@ NUMBER_RE = re.compile(
 )
 
 # English's closed word classes, each complete (these classes take no new words); every open-class word (noun,
-# verb, adjective, adverb) is classed by lemminflect's lexicon instead (see _pos), never by a list
-_DETERMINERS = frozenset("a an the this that these those each every all both some any no another either neither"
-                         .split())
-_POSSESSIVES = frozenset("my your his her its our their".split())
-_SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
-_OBJECT_PRONOUNS = frozenset("me you him her it us them".split())
-_REFLEXIVES = frozenset("myself yourself himself herself itself ourselves yourselves themselves".split())
-_PREPOSITIONS = frozenset("for of in on at to by with from as than into onto upon about over under after before "
-                          "between among per via vs versus toward towards".split())
-_PARTICLES = frozenset("out up down off".split())  # of phrasal verbs ("points out", "sums up")
-_CONJUNCTIONS = frozenset("and or but nor so yet because since though although unless until once while if when "
-                          "where which who what".split())
-_AUXILIARIES = frozenset("am is are was were be been being has have had do does did would should could might may "
-                         "must can will shall".split())
-#: adverbs of place, time and degree, and negation: no noun is one
-_FUNCTION_ADVERBS = frozenset("here there now then overall total also only just even still again too very quite "
-                              "rather really not never apiece one".split())
-#: words no counted noun is: a number before one of them is not a count
-_FUNCTION = (_DETERMINERS | _POSSESSIVES | _SUBJECT_PRONOUNS | _OBJECT_PRONOUNS | _PREPOSITIONS | _PARTICLES
-             | _CONJUNCTIONS | _AUXILIARIES | _FUNCTION_ADVERBS)
-#: the scale's unit: "8 points" is a score, "3 points of tension" or "3 points raised" a count
-_UNITS = frozenset({"point", "points", "pts", "pt", "mark", "marks"})
-
-
-def _takes_object(after: str | None) -> bool:
-    """Whether `after` makes the word before it a verb with its object or particle: a determiner, possessive,
-    object pronoun or reflexive, a particle, a preposition of direction ("8 suits them", "points to", "sums
-    up the case"), or "well" ("8 reads well")."""
-    return after is not None and (after in _DETERMINERS or after in _POSSESSIVES or after in _OBJECT_PRONOUNS
-                                  or after in _REFLEXIVES or after in _PARTICLES
-                                  or after in ("to", "at", "toward", "towards", "well"))
-
-
-@lru_cache(maxsize=8192)
-def _plural_verb(word: str) -> bool:
-    """A verb agreeing with a plural subject only ("3 were named", "2 remain", "4 exist"): by lemminflect, a
-    present form for plural subjects (VBP) of a word that is nothing but a verb, or "were"."""
-    from lemminflect import getAllInflections, getAllLemmas  # type: ignore[import-untyped]
-
-    low = word.lower()
-    if low == "were":
-        return True  # (the one past form that agrees in number)
-    lemmas = getAllLemmas(low)
-    if not lemmas or {"NOUN", "ADJ", "ADV"} & set(lemmas) or low in _FUNCTION - _AUXILIARIES:
-        return False
-    return any(low in getAllInflections(lemma).get("VBP", ()) and low not in getAllInflections(lemma).get("VBZ", ())
-               for lemma in lemmas.get("VERB", ()) + lemmas.get("AUX", ()))
-
-
-@lru_cache(maxsize=8192)
-def _finite_verb(word: str) -> bool:
-    """A verb in a past or present form with a subject ("mattered", "shows"): the start of a clause."""
-    from lemminflect import getAllInflections, getAllLemmas
-
-    low = word.lower()
-    lemmas = getAllLemmas(low)
-    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
-               for tag in ("VBD", "VBZ"))
-
-
+#: numbers in brackets joined as a list: "(1) and (3)", "(2), (4)"
+_BRACKETED_LIST_AFTER = re.compile(r"\)[ \t]*(?:,|and|or|&)[ \t]*\([ \t]*\d{1,2}[ \t]*\)")
+_BRACKETED_LIST_BEFORE = re.compile(r"\([ \t]*\d{1,2}[ \t]*\)[ \t]*(?:,|and|or|&)[ \t]*\($")
+#: "(2) of the presentation": what the numbered item belongs to (not "of 10": a scale)
+_ITEM_OF = re.compile(r"(?i)\)[ \t]+of[ \t]+(?!\d|ten\b)[A-Za-z\"“']")
+_CLAUSE_STOP = re.compile(r"[.;:!?—–()]")
 _ITEM_MARK = re.compile(r"(?i)(?:#|no\.?[ \t]*|number[ \t]+)$")
-_TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
-
-
-@lru_cache(maxsize=8192)
-def _pos(word: str) -> dict[str, tuple[str, ...]]:
-    """The parts of speech a word can be (lemminflect's English lexicon), by the lemma for each."""
-    from lemminflect import getAllLemmas  # (loads its lexicon: half a second)
-
-    low = word.lower().replace("’", "'")
-    if low in _FUNCTION:
-        return {}
-    found: dict[str, tuple[str, ...]] = dict(getAllLemmas(low))
-    if not found and re.fullmatch(r"[a-z]{3,}", low):
-        # a word the lexicon lacks: a domain noun ("stakeholders") or a plural; never a verb it knows
-        if any(k in low for k in ("stakeholder", "framework", "principle", "criteri")) or (
-                low.endswith("s") and not low.endswith("ss")):
-            found = {"NOUN": (low.rstrip("s"),)}
-    return found
-
-
-@lru_cache(maxsize=8192)
-def _LEXICON_NOUNS(low: str) -> tuple[str, ...]:  # noqa: N802 - reads like the set it stands for
-    """The word itself where it is known as a noun: by the lexicon, or a noun of the rubric ("stakeholders")."""
-    from lemminflect import getAllLemmas
-
-    known = "NOUN" in getAllLemmas(low) or any(k in low for k in ("stakeholder", "framework", "principle", "criteri"))
-    return (low,) if known else ()
-
-
-def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | None = None,
-                  placed: bool = True) -> bool | None:
-    """True: a noun that heads the counted phrase; False: not a noun; None: a modifier (the head may follow).
-    `after2`: the word after `after`; `placed`: whether the number stands where a score stands (after a
-    label, an article, a verb of scoring: see _in_score_place)."""
-    low = word.lower().replace("’", "'")
-    if low.endswith("'s"):
-        return True  # "4 team members' worth", "3 families' needs": a possessive noun
-    p = _pos(low)
-    if not p:
-        return False
-    if "NOUN" in p and n == 1 and low.endswith("s") and low not in p["NOUN"] and ("VERB" in p or not _LEXICON_NOUNS(low)):
-        return False  # "1 blarns them", "1 stands": a plural after one is no count (unless only a noun)
-    if "NOUN" in p and _takes_object(after) and low not in _LEXICON_NOUNS(low):
-        return False  # a word the lexicon lacks, before an object: a verb ("7 blarns them")
-    if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
-        return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
-        # "1 spelts themselves")
-    if "NOUN" in p and "VERB" not in p:
-        if ("ADJ" in p or "ADV" in p) and after is not None and _pos(after).get("NOUN"):
-            return None  # "3 key stakeholders": a modifier before the noun
-        return True
-    if "NOUN" in p:  # a noun or a verb: "points", "concerns", "case", "team"
-        verb_forms = p["VERB"]
-        if after is not None and "NOUN" in _pos(after) and "VERB" not in _pos(after) and not _takes_object(after):
-            return None  # "4 team members": a noun modifying the next one
-        if low.endswith("s") and low not in verb_forms:
-            # plural noun or singular verb ("3 concerns were raised" / "8 remains apt"): a plural only after a
-            # number other than one, and where what follows is no verb's complement: the end of the phrase,
-            # "of", or a verb ("were", "raised")
-            if n is None or n == 1:
-                return False
-            if after is None or after == "of" or (after in _FUNCTION and not _takes_object(after)):
-                return True  # "3 premises and a conclusion", "2 gaps in the analysis"
-            if after in _SUBJECT_PRONOUNS and after2 is not None and _finite_verb(after2):
-                return True  # "3 reasons it mattered": a noun, then a clause about it
-            if not placed:
-                return True  # "covered 4 groups to Team A's 2": a number no score's place holds counts
-            q = _pos(after)
-            return bool(q) and "VERB" in q and not ({"ADJ", "ADV"} & set(q)) and not _takes_object(after)
-        if low in verb_forms:
-            return after is None or not _takes_object(after)  # base form: "1 case", "2 key" (not "8 suits")
-        return False
-    if "VERB" in p and low.endswith(("ed", "en", "ing")):
-        return None  # "2 named frameworks", "3 competing principles"
-    if "ADJ" in p:
-        return None
-    return False
-
-
-#: where a number stands as a score would: after a label's separator, at the start of a line or list item, after
-#: an article ("a 7"), a copula or preposition of value ("is 7", "at 7"), or a word of scoring ("scored 7",
-#: "earns 7", "score 7": the rubric's vocabulary, by lemma)
-_SCORE_PLACE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t]|\b(?:a|an|is|was|be|at|of|to|as))[ \t*_\"']*$", re.IGNORECASE)
-_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z'’]*)[ \t*_\"']*$")
-
-
-def _in_score_place(line: str, start: int) -> bool:
-    lead = line[max(0, start - 40):start]
-    if _SCORE_PLACE.search(lead):
-        return True
-    w = _LAST_WORD.search(lead)
-    return w is not None and scoring_word(w.group(1))
-
-
-_NUMBER_BEFORE = re.compile(r"(?:\d+(?:\.\d+)?|[A-Za-z]+)[ \t]*[½¼¾⅓⅔]?$")
-
-
-def count_reason(line: str, end: int, n: float | None) -> str | None:
-    """Why the number ending at `end` is a count: a noun phrase follows it ("3 stakeholders", "2 named
-    frameworks", "4 team members"), a plural verb ("3 were named"), or "of" and a group ("3 of the cases")."""
-    words = []
-    pos = end
-    for _ in range(5):
-        m = _TOKEN.match(line, pos)
-        if not m:
-            break
-        words.append(m.group(1))
-        pos = m.end()
-        if pos < len(line) and line[pos] not in " \t'’-":
-            break
-    if not words:
-        return None
-    first = words[0].lower()
-    if first == "times":
-        return "how many times"  # "3 times over"
-    if first in _UNITS:
-        nxt = words[1].lower() if len(words) > 1 else None
-        if nxt == "of" or (nxt is not None and nxt not in _FUNCTION and nxt not in _UNITS
-                           and "VERB" in _pos(nxt) and nxt.endswith(("ed", "en"))):
-            return f"a count of {words[0]}"  # "3 points of tension", "4 points raised"
-        if n == 1 and first in ("point", "mark") and nxt not in ("out", "for", "on"):
-            return f"a count of one {first}"  # "conceded 1 point"
-        return None
-    if n is not None and n != 1 and _plural_verb(first):
-        return "a count (a plural verb follows it)"
-    if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
-        return "a count (part of a group: \"3 of the cases\")"
-    before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
-    placed = _in_score_place(line, before.start()) if before else True
-    for i, w in enumerate(words[:4]):
-        after = words[i + 1] if i + 1 < len(words) else None
-        after2 = words[i + 2].lower() if i + 2 < len(words) else None
-        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
-        head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
-                             placed)
-        if head is True:
-            return f"a count of {' '.join(words[:i + 1])}"
-        if head is False:
-            return None
-    return None
 
 
 @dataclass
@@ -251,10 +66,11 @@ class Number:
 _PERCENT = re.compile(r"[ \t]*(?:%|per[ \t]?cent)", re.IGNORECASE)
 _OUT_OF = re.compile(r"[ \t]*(?:/|(?:out[ \t]+)?of[ \t]+(?:the[ \t]+)?|in[ \t]+)(?P<m>\d+|ten|five)(?![\d.])", re.IGNORECASE)
 _SCALE_BEFORE = re.compile(r"(?i)(?:/|out[ \t]+of|\bmax(?:imum)?(?:[ \t]+of)?|\bscale[ \t]+of|(?<![\w.])[01][ \t]*(?:to|[-–]))[ \t]*$")
-_SCALE_AFTER = re.compile(r"(?i)[ \t]*(?:[-–][ \t]*point|[-–]?[ \t]*(?:pt|point)[ \t]+scale|scale)")
+_SCALE_AFTER = re.compile(r"(?i)[ \t]*(?:[-–][ \t]*point|[-–]?[ \t]*(?:pt|point)[ \t]+scale|scale)(?![a-z])")
 _RANGE_AFTER = re.compile(r"[ \t]*(?:[-–]|to)[ \t]*(?P<hi>\d+|ten)(?![\d.])", re.IGNORECASE)
 _LIST_START = re.compile(r"[ \t]*(?:[>*•\-+#][ \t]*)*(?:\*\*|__)?[(\[]?$")
 _ENUM_AFTER = re.compile(r"(?:[.)\]]|:(?![ \t]*\d))[ \t]*(?:\*\*|__)?[ \t]*[A-Za-z\"“'*_(#]")
+_STRUCK = re.compile(r"~~[^~\n]{0,200}~~")
 _QUOTED = re.compile(r"\"[^\"\n]{2,400}\"|“[^”\n]{2,400}”")
 _AGGREGATE_BEFORE = re.compile(r"(?i)\b(?:overall|total|average|mean|sum|aggregate|composite|combined|cumulative"
                                r"|weighted)\b[^\d\n.;]{0,24}$")
@@ -264,13 +80,37 @@ _POSSESSIVE_BEFORE = re.compile(r"(?i)(?:['’]s|\btheir|\bits|\bvs\.?|\bversus|
 _WORD_SCORE_PLACE = re.compile(
     r"(?i)(?:[:=\-–—]|\b(?:a|an|of|at|is|gets?|got|give[sn]?|gave|earns?|earned|scored?|deserves?|rated?|merits?"
     r"|receives?|received|awarded?))[ \t*_]*$")
+#: a number word as a clause of its own ("…; six.", ": eight"), after an article and adjectives ("a strong
+#: nine"), or given for a team ("six for Team B", "Nine for Team A")
+_CLAUSE_BEFORE = re.compile(r"(?:^|[;:,.—–(])[ \t*_]*$")
+_CLAUSE_AFTER = re.compile(r"[ \t*_]*(?:[.;!)]|$)")
+_ARTICLE_ADJS = re.compile(r"(?i)(?<![a-z])an?[ \t]+((?:[a-z]+[ \t]+){1,2})$")
+_FOR_TEAM = re.compile(r"(?i)[ \t]+for[ \t]+(?:team[ \t]*(?:[ab12]|one|two)|(?-i:[AB]))(?![a-z0-9])")
+
+
+def _word_in_score_place(line: str, a: int, b: int) -> bool:
+    """Whether a number word stands where a score stands: after a label, "a", a verb of scoring, or "out of
+    10" after it; a clause of its own; "a" and adjectives before it; or given for a team."""
+    lead = line[max(0, a - 30):a]
+    if _WORD_SCORE_PLACE.search(lead) or re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]) or _FOR_TEAM.match(line, b):
+        return True
+    if _CLAUSE_BEFORE.search(line, max(0, a - 4), a) and _CLAUSE_AFTER.match(line, b):
+        return True
+    adjs = _ARTICLE_ADJS.search(lead)
+    # (after an adjective "one" is the prop-word pronoun: "a new one")
+    return bool(adjs and _CLAUSE_AFTER.match(line, b) and line[a:b].lower() != "one"
+                and all("ADJ" in pos_of(w) or "ADV" in pos_of(w) for w in adjs.group(1).split()))
+
+
 _MONTHS = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?[ \t]*$")
 
 
 def numbers_in(line: str) -> list[Number]:
     """Every number in `line`, each with the reason it is not a score, or None where nothing explains it."""
+    if not NUMBER_RE.search(line):
+        return []  # (most lines: nothing to account for)
     quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(line) if len(re.findall(r"[A-Za-z]+", q.group(0))) >= 2]
-    quoted += [(q.start(), q.end()) for q in re.finditer(r"~~[^~\n]{0,200}~~", line)]  # struck out
+    quoted += [(q.start(), q.end()) for q in _STRUCK.finditer(line)]  # struck out
     quoted.sort()
     found: list[Number] = []
     counted_before = False
@@ -308,11 +148,12 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     a, b = m.start(), m.end()
     n = num.value
     lead = line[max(0, a - 30):a]
-    if m.group("w") and not m.group("whalf") and not _WORD_SCORE_PLACE.search(lead) \
-            and not re.match(r"(?i)[ \t]*(?:/|out[ \t]+of)", line[b:]):
+    if m.group("w") and not m.group("whalf") and not _word_in_score_place(line, a, b):
         return "a number word in running text, not in a score's place"
     if _PERCENT.match(line, b):
         return "a percentage"
+    if re.search(r"[+−±][ \t]?$", lead):
+        return "a signed number (a difference or a change, never a score)"  # "+2", "−1" in a delta column
     if re.match(r":\d{2}", line[b:b + 3]) or re.search(r"\d:$", lead) or _TIME_OR_MONEY.search(lead):
         return "a time or an amount"
     if m.group("d") and len(m.group("d")) == 4 and 1800 <= int(float(m.group("d"))) <= 2100:
@@ -343,20 +184,26 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     if (line[a - 1:a] == "(" and line[b:b + 1] == ")" or line[b:b + 1] == ")") and re.match(r"\)[ \t]+[A-Za-z\"“]", line[b:]):
         if n == 1 or re.search(rf"\(?{int(n or 0) - 1}\)", line[max(0, a - 400):a]):
             return "a list enumerator"
+    if line[a - 1:a] == "(" and line[b:b + 1] == ")" and not m.group("w"):
+        if _BRACKETED_LIST_AFTER.match(line, b) or _BRACKETED_LIST_BEFORE.search(line, max(0, a - 24), a):
+            return "items referred to by their numbers"  # "(1) and (3)": a list of items, never one score
+        noun = re.search(r"([A-Za-z]+)[ \t]*\($", lead)
+        if noun and _ITEM_OF.match(line, b) and not CRIT_RE.fullmatch(noun.group(1)) and "NOUN" in pos_of(noun.group(1)):
+            return f"an item's number ({noun.group(1)} ({num.shown}) of …)"  # "in point (2) of the presentation"
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
-        if (_ITEM_MARK.search(lead) or w in ("principle", "stakeholder", "framework") or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
-                                        and (_pos(w).get("NOUN") == (w,) or (not _pos(w) and w not in _FUNCTION
+        if (_ITEM_MARK.search(lead) or w in RUBRIC_NOUNS or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
+                                        and (pos_of(w).get("NOUN") == (w,) or (not pos_of(w) and w not in FUNCTION_WORDS
                                                                                 and len(w) > 2))
-                                        and "ADJ" not in _pos(w) and not w.endswith("s"))):
+                                        and "ADJ" not in pos_of(w) and not w.endswith("s"))):
             return f"an item's number ({prev.group(1)} {num.shown})"
     if before_nums and (before_nums[-1].reason or "").startswith("an item's number") and re.fullmatch(
             r"[ \t]*(?:,|and|or|&|to|then|,[ \t]*then|,[ \t]*and)[ \t]*", line[before_nums[-1].end:a]):
         return "an item's number (continuing a list of items)"  # "option 1, then 2", "cases 2 and 3"
     changed = re.search(r"([A-Za-z][A-Za-z'’]*)[ \t]+from[ \t]+(?:\d+[ \t]+(?:to|down[ \t]+to|up[ \t]+to)[ \t]+)?$", lead)
     if changed and not scoring_word(changed.group(1)) and not CRIT_RE.search(line, max(0, a - 60), a) \
-            and "NOUN" in _pos(changed.group(1)) and not changed.group(1)[0].isupper():
+            and "NOUN" in pos_of(changed.group(1)) and not changed.group(1)[0].isupper():
         return f"a change of their {changed.group(1)}, not of a score"  # "changed its answer from 2 to 1"
     if re.search(r"(?i)\bbetween[ \t]+(?:\d+(?:\.\d+)?[ \t]+and[ \t]+)?$", lead):
         return "a range (between two numbers), not one score"
@@ -368,8 +215,13 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     why = count_reason(line, b, n)
     if why:
         return why
+    last = before_nums[-1] if before_nums else None
+    if last is not None and (last.reason or "").startswith("a count") and not _CLAUSE_STOP.search(line, last.end, a) \
+            and all(not line[last.end:c.start()].strip() for c in CRIT_RE.finditer(line, last.end, a)) \
+            and (t := TOKEN.match(line, b)) and (participle(t.group(1)) or past_participle(t.group(1))):
+        return "a count of the same thing, its noun left out"  # "2 principles named, 1 defended"
     if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
-            (t := _TOKEN.match(line, b)) and "NOUN" in _pos(t.group(1)):
+            (t := TOKEN.match(line, b)) and "NOUN" in pos_of(t.group(1)):
         return f"a count of {t.group(1)} (after a determiner)"  # "the 3 groups that bear the cost"
     if skipped(line, a, b):
         return "negated, asked, an anchor or a difference"
@@ -387,10 +239,10 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]|[ \t]*\((?:present|respond)))")
 _BARE_BEFORE_NUMBER = re.compile(r"(?<![\w'’])([AB])[ \t]+(?=\d)")
 _THIRD = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|three|four)(?![a-z0-9])"
+    r"(?i)(?<![a-z0-9])team(?:[ \t_-]+(?:[c-z]|three|four)|[ \t_-]*[03-9])(?![a-z0-9])"
     r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|past|fictional)"
     r"[ \t]+(?:team|side|group|round)s?(?![a-z])")
-_SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
+SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?")
 
 
 #: what ties a number to the criterion right after it: "6 for consistency", "8/10 on the principle"
@@ -403,6 +255,10 @@ _REF_AFTER = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*,?[ \t]*(?:(?:just|exact
 _REF_BEFORE_HEAD = re.compile(r"(?i)(?<![a-z])(?:same[ \t]+as|matching|match|equal(?:ling)?(?:[ \t]+to)?|as|like)[ \t]+"
                               r"(?:(?:their|its|his|her|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+)?$")
 _REF_BEFORE_TAIL = re.compile(r"(?i)(?:['’]s)?[ \t]*(?:(?:score|rating|mark|grade)[ \t]*)?(?:[(:][ \t]*|of[ \t]+)?(?:an?[ \t]+)?")
+
+
+_FOR_TEAM_AFTER = re.compile(r"(?i)[ \t]*(?:/[ \t]*10)?[ \t]*(?:points?[ \t]+)?for[ \t]+")
+_OWNER = re.compile(r"(?:['’]s)?(?<=['’]s)(?![a-z])[ \t]*(?:own[ \t]+)?")
 
 
 @dataclass
@@ -421,7 +277,8 @@ class Loose:
     refers: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
+def team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tuple[int, str]]:
+    """Where `line` names a team, and which: by name, bare letter, or as the section team's opponent."""
     marks = [(m.start(), team_of_match(m)) for m in rx.finditer(line)]
     marks += [(m.start(), m.group(1).lower()) for m in _BARE_TEAM.finditer(line)]
     bare = [(m.start(), m.group(1).lower()) for m in _BARE_BEFORE_NUMBER.finditer(line)]
@@ -433,7 +290,8 @@ def _team_marks(line: str, rx: re.Pattern[str], section: str | None) -> list[tup
     return sorted(marks)
 
 
-def _crit_marks(line: str) -> list[tuple[int, str]]:
+def crit_marks(line: str) -> list[tuple[int, str]]:
+    """Where `line` names a criterion as a label (not what a number counts: "3 stakeholders"), and which."""
     out = []
     for m in CRIT_RE.finditer(line):
         if re.search(r"\d[ \t]*$", line[max(0, m.start() - 8):m.start()]):
@@ -455,7 +313,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         # the cells first, on a long line: where it names none, under no heading's or section's, none of its
         # numbers is a cell's, and accounting for each (~90 us a number) is skipped; on a short line the numbers
         # first (most lines have none left unexplained); the result is the same either way
-        tmarks, cmarks = _team_marks(line, rx, team), _crit_marks(line)
+        tmarks, cmarks = team_marks(line, rx, team), crit_marks(line)
         if not tmarks and not cmarks and crit is None and team not in ("a", "b"):
             return []
     names = [(m.start(), m.end()) for m in rx.finditer(line)]  # "Team 1", a model id: names, not numbers
@@ -463,7 +321,7 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
     if not nums:
         return []
     if tmarks is None or cmarks is None:
-        tmarks, cmarks = _team_marks(line, rx, team), _crit_marks(line)
+        tmarks, cmarks = team_marks(line, rx, team), crit_marks(line)
     if not tmarks and re.match(r"[ \t]*#{1,6}[ \t]", line) and len(numbers_in(line)) >= 2:
         return []  # "### Consistency (1 = contradictory, 5 fair, 10 = coherent)": a heading states the rubric
     trail = TRAILING_SCORE.search(line, max(0, len(line) - 80))
@@ -476,8 +334,11 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         if not nums:
             return []
     tpos = [p for p, _ in tmarks]
+    # a team named as the owner of a thing that is no criterion ("Team A's harm principle", not "A's consistency")
+    owners = {m.start() for m in [*rx.finditer(line), *_BARE_TEAM.finditer(line)]
+              if (o := _OWNER.match(line, m.end())) and not CRIT_RE.match(line, o.end())}
     cpos = [p for p, _ in cmarks]
-    sentences = [(sm.start(), sm.end()) for sm in _SENTENCE.finditer(line)]
+    sentences = [(sm.start(), sm.end()) for sm in SENTENCE.finditer(line)]
     starts = [a for a, _ in sentences]
     first_crit = cmarks[0][1] if cmarks else None
     third: dict[int, bool] = {}
@@ -494,8 +355,14 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         ti, ci = bisect_left(tpos, n.start), bisect_left(cpos, n.start)
         ts0, ts1 = bisect_left(tpos, s0), bisect_left(tpos, s1)
         cs0, cs1 = bisect_left(cpos, s0), bisect_left(cpos, s1)
-        t_before = [tmarks[ti - 1][1]] if ti > ts0 else []
-        t_line = [tmarks[min(ti, ts0) - 1][1]] if min(ti, ts0) > 0 else []
+        # the team the sentence names before the number: not one named only as an owner ("Team A built on Team
+        # B's point — an eight"), unless no other is named
+        t_before = next(([t] for p, t in reversed(tmarks[ts0:ti]) if p not in owners),
+                        [tmarks[ti - 1][1]] if ti > ts0 else [])
+        # the team the line was about before this sentence: in a team's section, not one named only as an owner
+        # ("… contrasts it with Team A's harm principle. Score: 7" under Team B's heading is Team B's 7)
+        t_line = next(([t] for p, t in reversed(tmarks[:min(ti, ts0)]) if p not in owners),
+                      [])
         t_after = [tmarks[ti][1]] if ti < ts1 and tpos[ti] > n.start else []
         c_before = [cmarks[ci - 1][1]] if ci > cs0 else []
         loose_link = ci - cs0 >= 2 and not _tight(line, cpos[ci - 1], n.start)
@@ -517,6 +384,9 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         # a team named after the number may own it ("a 6 for Team B") or be what the sentence is about
         # ("built on A's view"): both are its cells
         t_own = t_before or t_line or section
+        if t_after and _FOR_TEAM_AFTER.fullmatch(line, n.end, tpos[ti]):
+            t_own = t_after  # "Nine for Team A", "a 6 for Team B": the team it is given for
+
         teams_here = list(dict.fromkeys(t_own + t_after))
         if not crit_here and not teams_here:
             continue

@@ -193,7 +193,7 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
                 items.append(ReviewReason(team=team, criterion=crit, kind="correction",
                                           message=f"{_where(team, crit)}: {corrected_from} corrected to {value} "
                                                   f"by {_quote(chosen.source)}"))
-            elif kind in ("prose", "correction"):
+            elif kind in ("prose", "correction") and not (kind == "prose" and chosen.settled):
                 items.append(ReviewReason(team=team, criterion=crit, kind="prose",
                                           message=f"{_where(team, crit)}: {value} read from prose {_quote(chosen.source)}"))
             values[crit] = value
@@ -264,7 +264,8 @@ _LAST_NUMBER = re.compile(r"(?:\d+[ \t]*(?:[-–/.]|out[ \t]+of|to)[ \t]*)*\d[\d
 
 
 _ENDS_ON_NUMBER = re.compile(r"\d[*_]*$")
-_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|\d[.\-–])[*_]*$")
+#: (a scale's maximum ending a sentence, "… out of 10." or "8/10.", is complete: the score before it is whole)
+_COULD_GO_ON = re.compile(r"(?:(?<![\d.])1|/[ \t]*1?|out[ \t]+of(?:[ \t]+1)?|(?<![\d/])(?<!/[ \t])(?<!of[ \t])\d+[.\-–])[*_]*$")
 #: a line that gives a labelled number: "Consistency: 8", "- **Honesty** - 7/10 — candid", "Team A: 8"
 _LABELLED_NUMBER = re.compile(r"(?:[-*•]?[ \t]*\d{1,2}[.)][ \t]+)?[^\d\n]{2,80}?[:=\-–—][ \t*_]*\d{1,2}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*10)?(?P<after>[^\n]*)$")
 

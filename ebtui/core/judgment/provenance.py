@@ -7,15 +7,17 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ebtui.core.judgment.accounting import Loose
+from ebtui.core.judgment.accounting import SENTENCE, Loose, crit_marks, numbers_in, team_marks
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     NUM_RE,
     TRAILING_SCORE,
     Val,
     interpret,
+    scoring_word,
     skipped,
 )
+from ebtui.core.judgment.wordclass import AUXILIARIES, FUNCTION_WORDS
 
 # --------------------------------------------------------------------------------------------------------
 # What was found, and what it adds up to
@@ -33,6 +35,7 @@ class Found:
     corrective: bool = False  # given as a correction of an earlier value
     via: str = "label"  # how its team was named: label (Team A / team_a), id (model id), role
     seq: int = 0  # reading order within the reply
+    settled: bool = False  # read from a sentence whose structure leaves one reading (see settled_reading)
 
 
 _TEXT_KINDS = ("line", "prose", "correction")
@@ -48,6 +51,7 @@ class Ctx:
     kind: str = "line"
     corrective: bool = False
     via: str = "label"
+    section: str | None = None  # the team whose section the line stands in
 
 
 _LABEL_PHRASE = re.compile(r"[\s>*_\-•]*(?:\d{1,2}[.)][ \t]+)?[A-Za-z][^:.;!?\n\d]{0,60}?[*_]*[ \t]*[:=→][ \t*_]*")
@@ -87,6 +91,12 @@ def _line_kind(clean: str, v: Val) -> str:
     "**Consistency** (Team B): 7"), else "prose" (a sentence the number was read out of)."""
     if v.start < 0:
         return "prose"
+    sent = sentence_at(clean, v.start)
+    # (a clause set off after the value by a dash or a bracket is its reason: "7/10 — does this deserve a 9? No")
+    aside = _ASIDE.search(clean, v.start, sent[1]) if sent is not None else None
+    if sent is not None and (_OPEN_BEFORE.search(clean, sent[0], v.start)
+                             or _OPEN_ANYWHERE.search(clean, sent[0], aside.start() if aside else sent[1])):
+        return "prose"  # "I'd give consistency a 8", "Consistency scored a 5 if …": a modal, negation or condition
     trail = TRAILING_SCORE.search(clean, max(0, len(clean) - 80))
     names = list(CRIT_RE.finditer(clean, max(0, v.start - 200), v.start))
     if trail is not None and trail.start("num") == v.start and names and all(
@@ -114,6 +124,81 @@ def _line_kind(clean: str, v: Val) -> str:
     return "line" if not words else "prose"
 
 
+#: what leaves a sentence's score open: a condition or a question anywhere in it; a modal or a negation before
+#: the value ("would earn a 7", "does not deserve a 9") — closed classes, listed whole
+_OPEN_ANYWHERE = re.compile(r"(?i)(?<![a-z'’])(?:if|unless|whether|otherwise)(?![a-z'’])|\?")
+_OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|must|shall|ought|not|never|no|nor"
+                          r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
+
+
+_ASIDE = re.compile(r"[—–()\[\]:]|[ \t]-[ \t]")
+_WINDOW = 400  # characters either side of a value: a longer sentence is not settled (and a line stays linear)
+
+
+def sentence_at(clean: str, pos: int) -> tuple[int, int] | None:
+    """The sentence of `clean` holding `pos`, looked for within _WINDOW characters (None: longer than that)."""
+    lo = max(0, pos - _WINDOW)
+    for m in SENTENCE.finditer(clean, lo, min(len(clean), pos + _WINDOW)):
+        if m.start() <= pos < m.end():
+            return None if m.start() == lo and lo > 0 else (m.start(), m.end())
+    return None
+
+
+def _gives_score(between: str) -> bool:
+    """Whether the words between a criterion and its value give it that value: the verb nearest the value, if
+    any, is the rubric's word for giving a score ("earns", "deserves", "I award them") or a copula ("is"),
+    never another verb ("falls short of a 9", "misses a 9")."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+    for w in reversed(re.findall(r"[A-Za-z]+(?:['’][a-z]+)?", CRIT_RE.sub(" ", between))):
+        low = w.lower()
+        if low in FUNCTION_WORDS:
+            if low in AUXILIARIES:
+                return True  # "is a 6", "was an 8"
+            continue
+        lemmas = getAllLemmas(low)
+        if "VERB" in lemmas or "AUX" in lemmas:
+            return scoring_word(low)
+    return True
+
+
+def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern[str] | None,
+                    section: str | None) -> bool:
+    """Whether a score read out of a sentence has one reading by structure: the sentence names its criteria
+    and holds as many candidate values (every other number explained), each beside its own criterion in turn;
+    it names no team but this one (else the line before it or the section does); no condition, question,
+    modal or negation leaves it open."""
+    sent = sentence_at(clean, start)
+    if sent is None or rx is None:
+        return False
+    s0, s1 = sent
+    text = clean[s0:s1]
+    if _OPEN_ANYWHERE.search(text) or _OPEN_BEFORE.search(clean, s0, start):
+        return False
+    names = [(m.start(), m.end()) for m in rx.finditer(text)]
+    cands = [(n.start + s0, "n") for n in numbers_in(text) if n.reason is None
+             and not any(a <= n.start < b for a, b in names)]
+    if start not in {p for p, _ in cands}:
+        return False  # the value read is one the accounting explains as something else
+    marks = [(p + s0, c) for p, c in crit_marks(text)]
+    if len({c for _, c in marks}) != len(marks) or len(marks) != len(cands) or crit not in {c for _, c in marks}:
+        return False
+    seq = sorted(marks + cands)
+    if any(seq[i][1] == "n" and seq[i + 1][1] == "n" or seq[i][1] != "n" and seq[i + 1][1] != "n"
+           for i in range(len(seq) - 1)):
+        return False  # two criteria or two values side by side: which goes with which is open
+    at = [p for p, _ in seq].index(start)
+    mate = seq[at + 1] if seq[0][1] == "n" else seq[at - 1]
+    if mate[1] != crit or not _gives_score(clean[min(mate[0], start):max(mate[0], start)]):
+        return False
+    teams = {t for p, t in team_marks(text, rx, section)}
+    if teams:
+        return teams == {team}
+    lo = max(0, s0 - _WINDOW)  # (the team named before it in the line: looked for in the window before it)
+    before = {t for p, t in team_marks(clean[lo:s0], rx, section)}
+    return before == {team} if before else section == team
+
+
 @dataclass
 class Collector:
     scores: dict[str, dict[str, list[Found]]] = field(default_factory=lambda: {"a": {}, "b": {}})
@@ -135,6 +220,7 @@ class Collector:
     #: numbers nothing explains, in text that names a cell (see accounting.py): conflicts unless a value read
     #: for a cell the same text names explains them
     loose: list[Loose] = field(default_factory=list)
+    rx: re.Pattern[str] | None = None  # the round's team names (set by the text reader)
 
     def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:
@@ -157,7 +243,10 @@ class Collector:
         value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective), source, via)
+        settled = kind == "prose" and team is not None and v.start >= 0 and settled_reading(
+            self.ctx.clean, v.start, team, crit, self.rx, self.ctx.section)
+        self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective, settled=settled),
+                 source, via)
 
     def count(self) -> int:
         return sum(len(d) for d in self.scores.values())

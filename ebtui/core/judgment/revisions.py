@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ebtui.core.judgment.accounting import count_reason, numbers_in
+from ebtui.core.judgment.accounting import numbers_in
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     LABEL_LEVEL,
@@ -24,6 +24,7 @@ from ebtui.core.judgment.vocabulary import (
     scoring_word,
     team_of_match,
 )
+from ebtui.core.judgment.wordclass import count_reason
 from ebtui.core.records import CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
 
 # English's closed classes this module reads structure by (no open-class word is listed: verbs, nouns and
@@ -169,8 +170,9 @@ def _object_between(toks: list[_Tok], v: int, q: int) -> bool:
 
 
 def _score_subject(toks: list[_Tok], v: int) -> bool:
-    """Whether the verb at v has a score for its subject: a criterion's name or "it" right before it."""
-    return v > 0 and (toks[v - 1].low in ("it", "score", "mark", "rating", "grade") or bool(CRIT_RE.fullmatch(
+    """Whether the verb at v has a score for its subject: a criterion's name or a score noun right before it
+    (not "it": "it conceded two points" is the team)."""
+    return v > 0 and (toks[v - 1].low in ("score", "mark", "rating", "grade") or bool(CRIT_RE.fullmatch(
         toks[v - 1].text)) or (v > 1 and bool(CRIT_RE.fullmatch(f"{toks[v - 2].text} {toks[v - 1].text}"))))
 
 

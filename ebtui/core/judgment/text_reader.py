@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import re
 
-from ebtui.core.judgment.accounting import loose_numbers
-from ebtui.core.judgment.provenance import Collector, Ctx, Found, TextState
+from ebtui.core.judgment.accounting import SENTENCE, loose_numbers, numbers_in
+from ebtui.core.judgment.corrections import CORR_LANG, INSTEAD, THIRD_RE, CorrectionReading
+from ebtui.core.judgment.provenance import Collector, Ctx, TextState
 from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
     BOLD_LINE_RE,
     CRIT_KEYWORDS,
     CRIT_RE,
-    DEN,
     JUST_LABEL_RE,
     LABEL_LEVEL,
-    NOT_COUNT,
     NUM,
     NUM_RE,
-    OPPONENT_RE,
     OVERALL_LABEL_RE,
     SECTION_PART,
     STRIKE_RE,
@@ -28,16 +26,13 @@ from ebtui.core.judgment.vocabulary import (
     bare_team,
     crit_name,
     heading_level,
-    interpret,
     is_banner,
     labelled_pipes,
-    other,
     score_in,
     skipped,
     team_of_match,
     val_of,
     via_of,
-    words,
 )
 from ebtui.core.records import CRITERIA
 
@@ -54,32 +49,6 @@ _LABEL_REST_RE = re.compile(
     r"|feedback)(?![A-Za-z]))?[ \t]*(?:[:—–>-]|$)",
     re.IGNORECASE,
 )
-# a team the round does not have: "Team C", "Team 3", "the previous team", "another team"
-# (the round has two teams: Team A / B, 1 / 2, One / Two, and "the other team" is the opponent, not a third)
-_THIRD_RE = re.compile(
-    r"(?i)(?<![a-z0-9])team[ \t_-]*(?:[c-z]|[03-9]|\d{2}|three|four|five)(?![a-z0-9])"
-    r"|(?<![a-z])(?:previous|another|third|earlier|prior|hypothetical|last|former|different|past|fictional)"
-    r"[ \t]+(?:team|side|group|debater|presenter|respondent|round)s?(?![a-z])"
-)
-# language that makes a later value a correction of an earlier one
-_CORR_LANG = words(
-    r"should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)", "correct(?:ion|ed|ing)?",
-    "revis(?:e|ed|ing|ion)", "amend(?:ed|ing|ment)?", "adjust(?:ed|ing)?", "lower(?:ed|ing)?", "rais(?:e|ed|ing)",
-    "bump(?:ed|ing)?", "chang(?:e|ed|ing)", "updat(?:e|ed|ing)", r"on[ \t]+reflection", r"on[ \t]+second[ \t]+thought",
-    "actually", r"i[ \t]+meant", "typo", "mistake", "erratum")
-# a sentence's correction is about a score: it says so, or speaks as the judge, or is "should be N, not M"
-_CN = rf"[*\"']*{NUM}(?:{DEN}|{NOT_COUNT})"
-#: where the corrected value stands, in order of preference; (pattern, needs score talk in the sentence: the
-#: value is where a change moved the score, "to 6", and the sentence must say it is a score that moved)
-_CORR_TARGETS: list[tuple[re.Pattern[str], bool]] = [
-    (re.compile(rf"(?i)(?<![a-z])from[ \t]+(?:a[ \t]+)?\d{{1,2}}(?:[ \t]*/[ \t]*10)?[ \t]+(?:down[ \t]+|up[ \t]+)?to[ \t]+(?:a[ \t]+)?{_CN}"), True),
-    (re.compile(rf"(?i)(?<![a-z])should(?:[ \t]+(?:have|instead|really))?[ \t]+(?:be(?:en)?|read)[ \t]+(?:a[ \t]+)?{_CN}"), False),
-    (re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*\(?(?:and[ \t]+)?not[ \t]+(?:a[ \t]+)?\d"), False),
-    # "a 4 on consistency, not 5": the value the sentence sets against the one it takes back
-    (re.compile(rf"(?i){_CN}[^\d.;:!?]{{0,60}}?(?:,[ \t]*|[ \t]+)(?:not|rather[ \t]+than|instead[ \t]+of)[ \t]+(?:a[ \t]+)?\d"), False),
-    (re.compile(rf"(?i)(?<![a-z])(?:to|as|at)[ \t]+(?:a[ \t]+)?{_CN}"), True),
-    (re.compile(rf"(?i)(?:correction|corrected|revised|updated|amended)[^\d\n]{{0,60}}?[:=\-–—][ \t]*{_CN}"), False),
-]
 # "Principle 1", "stakeholder #2", "Framework 3": an item's number after a singular noun, not a score
 _NUMBERED_ITEM = re.compile(r"(?i)(?:principle|stakeholder|framework)[ \t]+(?:#|no\.?[ \t]*)?\d")
 # the scale a heading names: "(1-10)", "(out of 10)", "/10"
@@ -106,64 +75,32 @@ _REVERSED = re.compile(
 )
 
 
-# a criterion by its initials, then its score: "PA 8", "SR: 6", "CE=7"
-_INITIAL_SCORE = re.compile(
-    rf"(?<![A-Za-z0-9])(?P<ini>{'|'.join(sorted(INITIALS, key=len, reverse=True))})(?![A-Za-z0-9])[ \t]*[:=]?[ \t]*{NUM}"
-    rf"(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%]|[ \t]*/)"
-)
+def _initial_score(initials: dict[str, str]) -> re.Pattern[str]:
+    """A criterion by its initials (or a legend's abbreviation), then its score: "PA 8", "SR: 6", "CE=7"."""
+    alts = "|".join(re.escape(k) for k in sorted(initials, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9])(?P<ini>{alts})(?![A-Za-z0-9])[ \t]*[:=]?[ \t]*{NUM}"
+                      rf"(?:[ \t]*/[ \t]*(?P<den>10))?(?![\d.%]|[ \t]*/)")
+
+
+_INITIAL_SCORE = _initial_score(INITIALS)
+_CRIT_NAME = CRIT_RE.pattern[4:]
+#: a legend's entry: an abbreviation in capitals and the criterion it stands for ("CON = consistency",
+#: "Consistency (CON)")
+_LEGEND_ENTRY = re.compile(rf"(?<![A-Za-z0-9])(?P<ab>[A-Z][A-Za-z]{{0,4}})[ \t]*(?:=|:|—|–|-)[ \t]*(?i:(?P<name>{_CRIT_NAME}))"
+                           rf"|(?i:(?P<name2>{_CRIT_NAME}))[ \t]*\((?P<ab2>[A-Z][A-Za-z]{{0,4}})\)")
 # a team's bare letter as the label of its score: "A: 7", "B = 8/10"
 _BARE_SCORE = re.compile(
     rf"(?<![A-Za-z0-9'’])([AB])(?:[ \t*_]*[:=][ \t*_]*|[ \t]+){NUM}(?:[ \t]*/[ \t]*(?P<den>\d{{1,3}}))?(?![\d.])"
 )
-# a team named by its bare letter inside a sentence: "A's consistency", "B (responding)"
-_BARE_MENTION = re.compile(r"(?<![A-Za-z0-9])([AB])(?:['’]s(?![a-z])|[ \t]*\((?:present|respond)[a-z]*\))")
 # a label that is a team's bare letter: "- A (presenting): 8", "B - 7"
 _BARE_LABEL = re.compile(r"[\s\->*•]*(?P<label>[AB](?![\w'’])(?:[ \t]*\([^()\n]{0,40}\))?)[ \t]*(?:[:=]|[-–—][ \t])[ \t]*")
 # both teams by their bare letters, side by side: "(A / B)", "A (presenting) vs B (responding)"
 _BARE_PAIR = re.compile(r"(?<![A-Za-z0-9'’])([AB])(?:[ \t]*\([^()\n]{0,40}\))?[ \t]*(?:/|\||vs\.?|versus|and|&)[ \t]*([AB])(?![A-Za-z0-9'’])")
-# a value set against the one it replaces: "deserves a 6 rather than 8", "a 5 instead of the 7", "6, not 8"
-_INSTEAD = re.compile(rf"(?i){_CN}[ \t]*,?[ \t]*(?:rather[ \t]+than|instead[ \t]+of|not)[ \t]+(?:a[ \t]+|an[ \t]+|the[ \t]+)?\d")
 _NUM_BEFORE_CRIT = re.compile(
     rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{{1,3}}))?[ \t]*(?:points?[ \t]+)?(?:on|for|in)[ \t]+"
     r"(?:the[ \t]+|their[ \t]+|its[ \t]+|his[ \t]+|her[ \t]+)?[*_\"']*$", re.IGNORECASE
 )
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
-# a conditional or counterfactual: the change it speaks of was not made ("if they had …", "I would have raised")
-_HYPOTHETICAL = words(
-    "if", "unless", r"had[ \t]+(?:they|it|the[ \t]+team|team[ \t]+\w)", r"were[ \t]+(?:they|it)", "otherwise",
-    "hypothetical(?:ly)?", r"(?:would|could|might)(?:[ \t]+not|n't)?[ \t]+have")
-#: a change of a score named as a thing: "a revision of … to 6" (as a label, "Correction: …", it is made)
-_CORR_NOUN = words("correction", "revision", "amendment", "adjustment")
-#: a verb that changes a score, in any form
-_CORR_VERB = words(r"correct(?:s|ed|ing)?", r"revis(?:e|es|ed|ing)", r"amend(?:s|ed|ing)?", r"adjust(?:s|ed|ing)?",
-                   r"lower(?:s|ed|ing)?", r"rais(?:e|es|ed|ing)", r"bump(?:s|ed|ing)?", r"chang(?:e|es|ed|ing)",
-                   r"updat(?:e|es|ed|ing)")
-#: what stands right before a change stated as made: the judge ("I lowered"), an auxiliary of the present or
-#: past ("I'm lowering", "is revised", "has been raised") or nothing but a stop (a label: "Revised: 6")
-_DONE_BEFORE = re.compile(
-    r"(?i)(?:^|[:;,(—–\-*_\"'])[ \t*_\"']*$|(?<![a-z'’])(?:i|we|i['’]m|i['’]ve|we['’]re|we['’]ve|am|are|is|was|were"
-    r"|been|has|have|had)[ \t]+$")
-
-
-def _made_change(sent: str) -> bool:
-    return any(_DONE_BEFORE.search(sent, max(0, m.start() - 12), m.start()) for m in _CORR_VERB.finditer(sent))
-
-
-def _stated_as_final(sent: str, value_at: int, moved: bool) -> bool:
-    """A correction sets its value only when stated as made: the last score-changing verb before the value
-    (or, where a change moves it "to 6", noun) is in a definite form ("I'm lowering it to 6", "I lowered",
-    "revised to 6", "Correction: …"), or there is none ("should be 6, not 8", "a 6 rather than 8"). A change
-    only weighed, wished or planned ("I weighed lowering it to 6", "tempted to lower", "I'd lower", "a
-    revision of it to 6") is not."""
-    verbs = sorted([*_CORR_VERB.finditer(sent, 0, value_at), *(_CORR_NOUN.finditer(sent, 0, value_at) if moved else ())],
-                   key=lambda m: m.start())
-    return not verbs or bool(_DONE_BEFORE.search(sent, max(0, verbs[-1].start() - 12), verbs[-1].start()))
-
-
-#: a correction verb the sentence denies: "I would not lower it", "won't change", "never revised"
-_NEGATED_VERB = re.compile(r"(?i)(?:(?<![a-z])(?:not|never)|n't)(?:[ \t]+\w+){0,1}[ \t]*$")
-_NEGATION = words("not", "never", "no", "nor", "won't", "wouldn't", "didn't", "don't", "shouldn't", "cannot", "can't")
-_SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|grade|marks?|points|i|i'd|i'll|i've|i'm|my|me|we)(?![a-z])|/[ \t]*10")
 
 
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
@@ -171,15 +108,18 @@ _SCORE_TALK = re.compile(r"(?i)(?<![a-z])(?:scores?|scored|scoring|rating|rated|
 _MAX_MENTIONS = 2000
 
 
-class TextReader(TableReading):
+class TextReader(TableReading, CorrectionReading):
     def __init__(self, col: Collector, rx: re.Pattern[str]) -> None:
         self.col = col
         self.rx = rx
+        col.rx = rx
         self.st = TextState()
         self.buffers: dict[str, list[str]] = {"a": [], "b": [], "overall": []}
         #: text given under an explicit "Justification:" label, preferred to the section's prose
         self.labelled: dict[str, list[str]] = {"a": [], "b": []}
         self.mentions_left = _MAX_MENTIONS
+        self.paragraph = False  # the line is a paragraph under a criterion's label ("**Consistency.** …")
+        self.initials, self.initial_rx = INITIALS, _INITIAL_SCORE  # (a legend in the reply adds its own)
         self.third = False  # in a third party's section ("## Team C"): its numbers are its own
         self.recent: list[str] = []
         #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
@@ -208,7 +148,7 @@ class TextReader(TableReading):
                 self.table(table)
                 table = []
             self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
-                                corrective=self.st.corrective, via=self.st.via)
+                                corrective=self.st.corrective, via=self.st.via, section=self.st.team)
             self.line(raw)
             if raw.strip() and self.mentions_left > 0 and not (self.third and self.st.team is None):
                 self.col.loose += loose_numbers(raw, at, self.rx, self.st.team, self.st.crit, CRITERIA)
@@ -263,7 +203,8 @@ class TextReader(TableReading):
                 if self.mentions_left <= 0:
                     self.col.notes.append(f"the reply names criteria over {_MAX_MENTIONS} times; the rest was not read")
                     break
-        if len(crits) > 1 and _OPENING_LABEL.match(raw):
+        self.paragraph = bool(crits) and bool(_OPENING_LABEL.match(raw))
+        if len(crits) > 1 and self.paragraph:
             # "**Consistency.** When pressed they bent the principle … **Score: 6.**": a paragraph under its
             # criterion's label; a criterion word later in its prose is not another label unless a score
             # stands right after it ("…; Honesty: 9")
@@ -274,8 +215,10 @@ class TextReader(TableReading):
         lead, lead_end = self._leading_team(clean, teams)
         ov = OVERALL_LABEL_RE.fullmatch(clean)
         scored = False
-        third = _THIRD_RE.search(clean)
+        third = THIRD_RE.search(clean)
 
+        if len(crits) >= 3 and self._legend(clean) and not self._scores_in(clean):
+            return  # "Legend: PA = principle articulation, CON = consistency, …": abbreviations, no scores
         if not crits and not heading and self._initials_line(clean, teams, lead):
             return
         if not heading and len(crits) == 1 and _LIST_MARK.fullmatch(clean, 0, crits[0].start()) \
@@ -285,7 +228,7 @@ class TextReader(TableReading):
             self.st.crit = crit_name(crits[0].group(0))
             self.st.pair = None
             return
-        if crits and (_CORR_LANG.search(clean) or _INSTEAD.search(clean)) and self._prose_corrections(clean):
+        if crits and (CORR_LANG.search(clean) or INSTEAD.search(clean)) and self.prose_corrections(clean):
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
         if heading:
             self.st.crit = None
@@ -356,6 +299,8 @@ class TextReader(TableReading):
                 prefix = clean[: crits[0].start()]
                 scored = self._under_criterion(prefix, [m for m in teams if m.end() <= crits[0].start()])
             scored = self._criteria_line(clean, crits, teams) or scored
+            if not scored and self.paragraph and len(crits) == 1:
+                scored = self._paragraph_clauses(clean, crits[0])
         elif self.st.crit is not None:
             scored = self._under_criterion(clean, teams)
         if lead is not None and crits:
@@ -374,12 +319,24 @@ class TextReader(TableReading):
         elif target is not None:
             self.buffers[target].append(raw.strip())
 
+    def _legend(self, clean: str) -> bool:
+        """A legend: three or more abbreviations, each of a different criterion ("PA = principle articulation,
+        CON = consistency, …"); its abbreviations then name those criteria (a team's letter never does)."""
+        entries = {(m.group("ab") or m.group("ab2")): crit_name(m.group("name") or m.group("name2"))
+                   for m in _LEGEND_ENTRY.finditer(clean)}
+        entries = {ab: c for ab, c in entries.items() if ab not in ("A", "B")}
+        if len(set(entries.values())) < 3 or len(entries) != len(set(entries.values())):
+            return False
+        self.initials = {**self.initials, **entries}
+        self.initial_rx = _initial_score(self.initials)
+        return True
+
     def _initials_line(self, clean: str, teams: list[re.Match[str]], lead: str | None) -> bool:
         """"Team A: PA 8, C 7, SR 6, UI 7, FA 8, IH 9, CE 7": three or more different criteria by their
         initials, each with its score right after it, for the line's (or the section's) team."""
         if not any(ch.isupper() for ch in clean):
             return False
-        found = [(INITIALS[m.group("ini")], m) for m in _INITIAL_SCORE.finditer(clean)
+        found = [(self.initials[m.group("ini")], m) for m in self.initial_rx.finditer(clean)
                  if not skipped(clean, m.start("num"), m.end())]
         if len({c for c, _ in found}) < 3 or len(found) != len({c for c, _ in found}):
             return False
@@ -400,65 +357,6 @@ class TextReader(TableReading):
         for team, crit, v, ctx in block:
             self.col.ctx = ctx
             self.col.add_val(team, crit, v, "lines", kind="line")
-
-    def _prose_corrections(self, clean: str) -> bool:
-        """Sentences that correct a score: "Team A's consistency should be 5, not 7", "I'd revise Team B's
-        framework awareness to 8", "Correction: consistency (Team A) from 7 to 5". Each needs one criterion,
-        one team (or the section's team) and correction language about a score."""
-        found = False
-        for sm in re.finditer(r"[^.!?;]+(?:[.!?;](?=\d)[^.!?;]*)*[.!?;]?", clean):
-            sent = sm.group(0)
-            lang = _CORR_LANG.search(sent) or _INSTEAD.search(sent)
-            if not lang:
-                continue
-            if _HYPOTHETICAL.search(sent) or _NEGATED_VERB.search(sent, 0, lang.start()):
-                continue  # "I'd raise it to 9 if they had ...", "I would not lower it to 5": no correction
-            crits = {crit_name(m.group(0)) for m in CRIT_RE.finditer(sent)}
-            tms = list(self.rx.finditer(sent))
-            teams = {team_of_match(m) for m in tms}
-            if not teams:
-                teams = {m.group(1).lower() for m in _BARE_MENTION.finditer(sent)}  # "A's", "B (responding)"
-            if not teams and self.st.team is not None and OPPONENT_RE.search(sent):
-                teams = {other(self.st.team)}  # "the other team's consistency should be 4" in A's section
-            if len(crits) != 1 or len(teams) > 1 or _THIRD_RE.search(sent):
-                continue
-            team = teams.pop() if teams else self.st.team
-            target, moved = None, False
-            for rx, needs_talk in _CORR_TARGETS:
-                for m in rx.finditer(sent):
-                    if m.start("num") < lang.start() and rx is not _CORR_TARGETS[0][0]:
-                        continue
-                    # ("Team A's consistency is lowered to 6": a change stated as made speaks of a score)
-                    if needs_talk and not (_SCORE_TALK.search(sent) or _made_change(sent)):
-                        continue
-                    if skipped(sent, m.start("num"), m.end("num")):
-                        continue
-                    target, moved = m, needs_talk
-                    break
-                if target:
-                    break
-            if target is None:
-                continue
-            # a change only weighed ("I weighed lowering it to 6", "I'd lower it: a 6, not 8"): no value is sure
-            if team is not None and not _stated_as_final(sent, target.start("num"), moved):
-                # a change thought of, not made: neither the old value nor the new one is sure
-                self.col.hedges.setdefault((team, crits.pop()), (sent.strip(), self.col.ctx.pos + sm.start()))
-                found = True
-                continue
-            if team is None:
-                # a correction of a score, but of whose? Both teams' scores on it need a person
-                self.col.doubts.append((crits.pop(), sent.strip()))
-                found = True
-                continue
-            v = val_of(target, corrective=True)
-            value, problem = interpret(v)
-            self.col.ctx = Ctx(pos=self.col.ctx.pos + sm.start() if sent in self.col.ctx.source else self.col.ctx.pos,
-                                source=sent.strip(), clean=sent, kind="correction", corrective=True,
-                                via=via_of(tms) if tms else self.st.via)
-            self.col.add(team, crits.pop(), Found(v.shown(), value, problem, kind="correction", corrective=True),
-                         "lines")
-            found = True
-        return found
 
     def _scores_in(self, clean: str, start: int = 0) -> list[Val]:
         """The numbers after `start` that could be scores: not a rubric's anchors, the scale, a question..."""
@@ -543,7 +441,9 @@ class TextReader(TableReading):
                 continue
             # a team named after the score belongs to what follows it, not to this criterion
             first_team = self.rx.search(segment)
-            if first_team:
+            para_team = self._paragraph_team(segment, team_of_match(teams[ti - 1]) if ti else self.st.team) \
+                if first_team and self.paragraph and len(crits) == 1 else None
+            if first_team and para_team is None:
                 end = cm.end() + first_team.start()
             found = score_in(clean, cm.end(), end)
             if found is None:
@@ -553,18 +453,54 @@ class TextReader(TableReading):
                     self.col.unread.setdefault((owner, crit), self.col.ctx.source)
                 continue
             v = found
-            team = team_of_match(teams[ti - 1]) if ti else self.st.team
+            team = para_team or (team_of_match(teams[ti - 1]) if ti else self.st.team)
             via = via_of([teams[ti - 1]]) if ti else None
             # a third party named after the team and before the criterion ("unlike the previous team, whose
             # consistency ...") owns this score, not the team
             since = teams[ti - 1].end() if ti else 0
-            if team is not None and _THIRD_RE.search(clean, since, cm.start()):  # (no team: nothing to undo)
+            if team is not None and THIRD_RE.search(clean, since, cm.start()):  # (no team: nothing to undo)
                 team = None
-            if idx and _CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
+            if idx and CORR_LANG.search(clean, crits[idx - 1].end(), cm.start()):
                 v = Val(v.num, v.den, v.upper, v.start, True)  # "7 … actually, Consistency: 6"
             self.col.add_val(team, crit, v, "lines", via=via)
             scored = True
         return scored
+
+    def _paragraph_clauses(self, clean: str, label: re.Match[str]) -> bool:
+        """A paragraph under a criterion's label that speaks of the teams in turn ("Team A … a seven here; …
+        Team B … earns an eight"): a clause's one candidate value (every other number explained) is the score
+        of the team it names as subject (not as an owner: "Team B's point"), or that the clause before named.
+        Clauses naming another criterion or both teams give nothing. Read as prose (flagged unless settled)."""
+        crit, team, read = crit_name(label.group(0)), self.st.team, False
+        for sm in SENTENCE.finditer(clean, label.end()):
+            clause = sm.group(0)
+            names = list(self.rx.finditer(clause))
+            subjects = {team_of_match(m) for m in names if not re.match(r"['’]s(?![a-z])", clause[m.end():])}
+            if len(subjects) > 1:
+                team = None
+                continue
+            team = subjects.pop() if subjects else team
+            if team not in ("a", "b") or any(crit_name(m.group(0)) != crit for m in CRIT_RE.finditer(clause)):
+                continue
+            cands = [n for n in numbers_in(clause) if n.reason is None and n.value is not None
+                     and not any(m.start() <= n.start < m.end() for m in names)]
+            if len(cands) == 1 and (value := cands[0].value) is not None:
+                n = cands[0]
+                whole = int(value)
+                shown = clause[n.start:n.end] if clause[n.start].isdigit() else str(whole if whole == value else value)
+                self.col.add_val(team, crit, Val(shown, None, None, sm.start() + n.start), "lines", kind="prose")
+                read = True
+        return read
+
+    def _paragraph_team(self, segment: str, owner: str | None) -> str | None:
+        """The team a paragraph under a criterion's label is about, where it names one team only (the section's,
+        if any) and no opponent or third party: "**Principle articulation.** Team A's principle … Score: 8"."""
+        # a team named in the possessive ("rather than engage Team B's case") owns a thing, not the paragraph
+        named = {team_of_match(m) for m in self.rx.finditer(segment) if not re.match(r"['’]s(?![a-z])", segment[m.end():])}
+        named = named or ({owner} if owner is not None else set())
+        if len(named) != 1 or (owner is not None and named != {owner}) or THIRD_RE.search(segment):
+            return None
+        return named.pop()
 
     def _under_criterion(self, clean: str, teams: list[re.Match[str]]) -> bool:
         """Lines under a criterion heading: "Team A: 8/10" or "Score: 8"."""

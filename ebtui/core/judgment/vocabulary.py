@@ -249,8 +249,15 @@ _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # discourse adverb, or an auxiliary or copula agreeing with one thing: "8 is fair", "8 seems fair", while "3
 # were named" counts), or the number is the subject of a verb: a singular verb (-s) that takes an object-only
 # pronoun ("8 suits them"). Any other word keeps the number a count: missing and flagged, never a wrong score.
+#: English's prepositions, the closed class whole (words that are mostly nouns or adjectives, "past", "round",
+#: "save", "opposite", left out: "2 past rounds" counts)
+PREPOSITIONS = frozenset(
+    "aboard about above across after against along alongside amid amidst among amongst around as at atop before behind "
+    "below beneath beside besides between beyond by concerning despite during except for from in inside into like "
+    "near of on onto outside over per regarding since than through throughout till to toward towards under "
+    "underneath unlike until upon versus via vs with within without".split())
 _FUNCTION_WORDS = (
-    r"points?|pts"
+    rf"points?|pts|{'|'.join(sorted(PREPOSITIONS - {'of'}))}"  # ("1 of 12": a part of a whole)
     r"|and|but|so|while|whereas|because|since|though|although|if|unless|when|once|as|than"
     r"|for|in|on|at|with|without|to|from|by|versus|vs|after|before|upon|following|given|compared"
     r"|the|this|it|its|their|here|team"

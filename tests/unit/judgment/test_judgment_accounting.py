@@ -102,6 +102,10 @@ def correction(draw: st.DrawFn, who: str, crit: str, old: int, new: int) -> str:
         f"{who}'s {crit} ({new} after {words(draw, 2)}).", f"{who}'s {crit}: {old}, no, {new}.",
         f"I {adv} {verb} {who}'s {crit} from {old} to {new}.", f"{who}'s {crit} {verb} to {new}, even if {words(draw, 3)}.",
         f"I lowered {who}'s {crit} to {new} because their {LABELS[draw(st.integers(0, 6))].lower()} {verb}.",
+        # a concessive clause before the change, and a reason naming a second criterion with a count in it
+        f"Although {words(draw, 3)}, I {verb} {who}'s {crit} to {new}.",
+        f"{who}'s {crit} {verb} to {new}, though their {LABELS[draw(st.integers(0, 6))].lower()} "
+        f"{word(draw, 'verb_ed')} {draw(st.integers(2, 9))} {word(draw, 'noun_pl')}.",
     ]))
 
 
@@ -329,7 +333,10 @@ def test_an_unknown_heading_ends_the_team_section(team_head: str, unknown: str) 
     j = parse_judgment(text)
     assert j.parsed_scores("b").as_dict()["consistency"] is None, (text, j.review_reasons)  # type: ignore[arg-type]
     assert flagged(j, "b", "consistency")
-    assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a  # type: ignore[arg-type]
+    got = j.parsed_scores("a").as_dict()  # type: ignore[arg-type]
+    # (a consistency of 9 that names no team makes Team A's consistency a person's call too: missing, flagged)
+    assert [got[c] for c in CRITERIA if c != "consistency"] == [v for k, v in enumerate(a) if k != 1]
+    assert got["consistency"] == a[1] or flagged(j, "a", "consistency")
 
 
 @pytest.mark.parametrize("team_head,part", [
@@ -453,12 +460,23 @@ def test_thorough_prose_scores_with_any_verb(truth: dict[str, list[int]], data: 
 
 
 @pytest.mark.parametrize("layout", ["- {label}: {w}", "**{label}** — {w} (a fair showing)", "{label}: {w}/10"])
-def test_a_number_word_as_a_labels_value_is_read_and_flagged(layout: str) -> None:
-    """"Consistency: eight" is the judge's 8, read and flagged for a person (a number word in running text is
-    never read: "they raised eight objections")."""
+def test_a_number_word_as_a_labels_value_is_read_and_not_flagged(layout: str) -> None:
+    """"Consistency: eight" is the judge's 8: one criterion, one value in a score's place, its team settled by
+    the section, so it is read and not flagged (a number word in running text is never read: "they raised
+    eight objections")."""
     a = [6, 5, 8, 4, 9, 3, 10]
     body = "\n".join(layout.format(label=lab, w=NUMBER_WORDS[v - 1]) for lab, v in zip(LABELS, a, strict=True))
     j = parse_judgment(f"## Team A\n{body}\nThey raised eight objections in all.\n\n## Team B\n{body}\n")
     for t in ("a", "b"):
         assert [j.parsed_scores(t).as_dict()[c] for c in CRITERIA] == a, j.review_reasons  # type: ignore[arg-type]
-    assert {i.kind for i in j.review_items} == {"prose"}, j.review_reasons
+    assert not j.review_items, j.review_reasons
+
+
+@pytest.mark.parametrize("line", ["Consistency: seven, or eight if the rebuttal counts", "Consistency: seven?",
+                                  "Consistency and honesty: seven", "Consistency: seven for Team B"])
+def test_a_number_word_whose_reading_is_open_is_flagged(line: str) -> None:
+    """A condition, a question, two criteria for one value, another team named: the reading is open, so the
+    cell is flagged (read or missing), never a silent 7 for Team A."""
+    j = parse_judgment(f"## Team A\n{line}\n")
+    flagged = {i.criterion for i in j.review_items if i.team in ("a", None)}
+    assert "consistency" in flagged or None in flagged, j.review_reasons

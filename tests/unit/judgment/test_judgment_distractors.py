@@ -32,7 +32,8 @@ PHRASES = [
 def distractor(draw: st.DrawFn) -> str:
     n = draw(st.integers(1, 10))
     m = draw(st.integers(1, 10))
-    return draw(st.sampled_from(PHRASES)).format(n=n, m=m)
+    # (English agrees in number: "1 time over", "3 times over")
+    return draw(st.sampled_from(PHRASES)).format(n=n, m=m).replace("1 times", "1 time")
 
 
 # what a judge may write where a score would stand, without giving one: the score is then missing
