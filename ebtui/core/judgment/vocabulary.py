@@ -241,7 +241,11 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 #: a half (or another fraction) after a whole number: "7½", "7 ½", "7 1/2", "7 and a half", "7-and-a-half"
 HALF = r"(?:[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|[ \t]+[Aa]nd[ \t]+a[ \t]+half(?![A-Za-z])|-and-a-half(?![A-Za-z]))"
 NUM = rf"(?<![\w.\-/])(?P<num>\d{{1,6}}(?:\.\d{{1,6}})?{HALF}?)(?!\d)(?!\.\d)(?![ \t]*%)"
-DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
+#: "8 of 10" is the scale only where the clause ends after 10 ("8 of 10.", "8 of 10 — clear"); "8 of 10 questions"
+#: is a count
+_OF_TEN = r"[ \t]+of[ \t]+(?=10(?:\.0)?[ \t*_]*(?:\n|$|[.,;:!?()\]—–]|[-–][ \t]))"
+DEN = (rf"(?:(?:[ \t]*(?:/|out[ \t]+of)[ \t]*|{_OF_TEN})"
+       r"(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))")
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",
 # "3 were named"): it is, unless the next word belongs to a closed grammatical class that no counted noun
@@ -276,7 +280,7 @@ NOT_COUNT = NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
 NUM_RE = re.compile(rf"{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
 _NUM_DEN_RE = re.compile(rf"{NUM}{DEN}")
 # a number out of ten ("8/10", "8 out of 10"): preferred in a stretch of text; another denominator is not
-_NUM_TEN_RE = re.compile(rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){NOT_COUNT}")
+_NUM_TEN_RE = re.compile(rf"{NUM}(?:(?:[ \t]*(?:/|out[ \t]+of)[ \t]*|{_OF_TEN})(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){NOT_COUNT}")
 # what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
 # "Team A (gpt-4o): 8" has the id removed before this is used
 _SEP = (
@@ -341,6 +345,11 @@ _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
 #: what makes a number a count ("3 points of tension"): accounting.count_reason, registered by that module
 COUNT_RULE: list[Callable[[str, int, float | None], str | None]] = []
+#: whether a word modifies a number as adjectives do ("clear", "well-earned"): wordclass.modifier, registered there
+MODIFIER_RULE: list[Callable[[str], bool]] = []
+#: "Consistency: a clear 8", "…: a well-earned 9": a label's separator, an article, one or two modifiers, the number
+_ARTICLE_MODIFIERS_NUM = re.compile(rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*an?[ \t]+"
+                                    rf"(?P<mods>(?:[A-Za-z][A-Za-z'’-]*[ \t]+){{1,2}}){NUM}(?:{DEN}|{NOT_COUNT})")
 #: a list's enumerator: "(1) a worked example", "1) the first"
 _ENUMERATOR = re.compile(r"\)[ \t]+[A-Za-z\"“]")
 
@@ -399,6 +408,10 @@ def score_in(line: str, start: int, end: int) -> Val | None:
             if anchored:
                 break
             pos = m.end("num")
+    m = _ARTICLE_MODIFIERS_NUM.match(line, start, stop)
+    if m and m.start("num") < end and MODIFIER_RULE and all(MODIFIER_RULE[0](w) for w in m.group("mods").split()) \
+            and not skipped(line, m.start("num"), m.end()):
+        return val_of(m)  # "a clear 8": the article and its modifiers make the one number the label's value
     return None
 
 

@@ -1,0 +1,110 @@
+"""Four more line layouts read by structure (issue #37, set 37d): "8 of 10", "a clear 8", "both 7" / "8 each",
+and a team named by its model's display name.
+
+Each layout is generated with real words (wordfreq's list, classed by lemminflect: see test_judgment_accounting)
+and checked two ways: a clean reply in the layout is read in full without a flag; a distractor with the same
+surface that is not a score ("8 of 10 questions", "both 7-year-olds", "each of the 3 cases") never stands as a
+wrong value without a flag.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from ebtui.core.judgment import parse_judgment
+from ebtui.core.judgment.wordclass import FUNCTION_WORDS
+from ebtui.core.records import CRITERIA
+from tests.unit.judgment.test_judgment_accounting import (
+    FEW,
+    LABELS,
+    _check_truth_or_flagged,
+    classes,
+    reply,
+    truths,
+    word,
+)
+
+pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
+#: the accounting tests' few deterministic examples, without shrinking (a failure prints its reply as drawn)
+FEW = settings(FEW, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+
+
+def _clean_read(text: str, truth: dict[str, list[int]], a_id: str | None = None, b_id: str | None = None) -> None:
+    j = parse_judgment(text, team_a_id=a_id, team_b_id=b_id)
+    for t in ("a", "b"):
+        got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
+        assert [got[c] for c in CRITERIA] == truth[t], (t, text, j.review_reasons)
+    assert not j.needs_review, (text, j.review_reasons)
+
+
+def _reason(draw: st.DrawFn) -> str:
+    return f"{word(draw, 'adj')} {word(draw, 'noun')}"
+
+
+# 1. "N of 10": the score on the scale where nothing (or punctuation, a dash and a reason) follows the 10
+
+
+@FEW
+@given(truths, st.data())
+def test_n_of_10_with_nothing_after_is_the_score(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    draw = data.draw
+    sep = draw(st.sampled_from([": ", " — ", " - ", " – "]))
+    text = reply(draw, truth, lambda i, v: f"- {LABELS[i]}{sep}{v} of 10" + draw(st.sampled_from(
+        ["", ".", f" — {_reason(draw)}", f"; {_reason(draw)}", f" ({_reason(draw)})", f", {_reason(draw)}"])))
+    _clean_read(text, truth)
+
+
+@FEW
+@given(truths, st.data())
+def test_n_of_10_before_a_noun_phrase_stays_a_count(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    draw = data.draw
+    rows = set(draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    k = draw(st.integers(1, 9))
+
+    def line(i: int, v: int) -> str:
+        if i not in rows:
+            return f"- {LABELS[i]}: {v}"
+        noun = word(draw, "noun_pl")
+        return draw(st.sampled_from([f"- {LABELS[i]}: {k} of 10 {noun}", f"- {LABELS[i]}: answered {k} of 10 {noun}",
+                                     f"- {LABELS[i]}: {k} of 10 {word(draw, 'adj')} {noun}, {v}"]))
+
+    text = reply(draw, truth, line)
+    _check_truth_or_flagged(parse_judgment(text), truth, text)
+
+
+# 2. "a clear 8": an article and one or two modifiers (adjectives, adverbs by lemminflect) before the one number
+
+
+def _modifier(draw: st.DrawFn, cls: str = "adj") -> str:
+    # (a negation leaves a score open and is flagged by design: "a never settled 7")
+    return draw(st.sampled_from([w for w in classes()[cls] if w not in FUNCTION_WORDS | {"never", "not"}]))
+
+
+@FEW
+@given(truths, st.data())
+def test_an_article_and_adjectives_before_the_number_is_the_score(truth: dict[str, list[int]],
+                                                                   data: st.DataObject) -> None:
+    draw = data.draw
+
+    def line(i: int, v: int) -> str:
+        art = "an" if str(v).startswith("8") else "a"
+        mods = draw(st.sampled_from([_modifier(draw), f"{_modifier(draw, 'adv')} {_modifier(draw)}",
+                                     f"{_modifier(draw, 'adv')}-{word(draw, 'verb_ed')}"]))
+        return f"- {LABELS[i]}: {art} {mods} {v}" + draw(st.sampled_from(["", ".", f" — {_reason(draw)}"]))
+
+    _clean_read(reply(draw, truth, line), truth)
+
+
+@FEW
+@given(truths, st.data())
+def test_an_article_and_adjectives_before_a_counted_noun_is_no_score(truth: dict[str, list[int]],
+                                                                     data: st.DataObject) -> None:
+    draw = data.draw
+    rows = set(draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    k = draw(st.integers(2, 9))
+    text = reply(draw, truth, lambda i, v: f"- {LABELS[i]}: {v}" if i not in rows else draw(st.sampled_from([
+        f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}",
+        f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}, {v}"])))
+    _check_truth_or_flagged(parse_judgment(text), truth, text)
