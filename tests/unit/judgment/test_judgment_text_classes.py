@@ -108,3 +108,77 @@ def test_an_article_and_adjectives_before_a_counted_noun_is_no_score(truth: dict
         f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}",
         f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}, {v}"])))
     _check_truth_or_flagged(parse_judgment(text), truth, text)
+
+
+# 3. "both 7", "8 each", "7 apiece", "all 6": one value for each of a named set (the two teams, or the criteria
+# named together in a team's section)
+
+tied = st.lists(st.integers(1, 10), min_size=7, max_size=7).flatmap(lambda a: st.fixed_dictionaries({
+    "a": st.just(a), "b": st.tuples(*[st.one_of(st.just(v), st.integers(1, 10)) for v in a]).map(list)}))
+
+
+@FEW
+@given(tied, st.data())
+def test_a_tie_by_criterion_gives_both_teams_the_value(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    draw = data.draw
+    lines = [draw(st.sampled_from(["Scores by criterion:", "**Scores**", "## Scores"]))]
+    for i, (a, b) in enumerate(zip(truth["a"], truth["b"], strict=True)):
+        end = draw(st.sampled_from(["", ".", f" — {_reason(draw)}"]))
+        if a == b:
+            lines.append(f"- {LABELS[i]}: " + draw(st.sampled_from([f"both {a}", f"{a} each", f"{a} apiece",
+                                                                     f"{a}/10 each"])) + end)
+        else:
+            # (a full stop right after "A 4, B 2" is not read today: a limit of the pair reader, not this layout's)
+            lines.append(f"- {LABELS[i]}: A {a}, B {b}{end.rstrip('.')}")
+    _clean_read("\n".join(lines) + "\n", truth)
+
+
+@FEW
+@given(truths, st.data())
+def test_criteria_named_together_each_get_the_value(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    draw = data.draw
+    out = []
+    for t in ("a", "b"):
+        out.append(draw(st.sampled_from(["## Team {}", "**Team {}**", "Team {}:"])).format(t.upper()))
+        i = 0
+        while i < 7:
+            run = 1
+            while i + run < 7 and truth[t][i + run] == truth[t][i] and run < 3:
+                run += 1
+            names = [LABELS[k] if k == i else LABELS[k].lower() for k in range(i, i + run)]
+            v = truth[t][i]
+            if run == 1:
+                out.append(f"- {names[0]}: {v}")
+            elif run == 2:
+                joined = f"{names[0]} {draw(st.sampled_from(['&', 'and', '+', '/']))} {names[1]}"
+                out.append(f"- {joined}: " + draw(st.sampled_from([f"{v} each", f"both {v}", f"{v} apiece"])))
+            else:
+                out.append(f"- {names[0]}, {names[1]} and {names[2]}: " + draw(st.sampled_from([f"{v} each", f"all {v}"])))
+            i += run
+        out.append("")
+    _clean_read("\n".join(out), truth)
+
+
+@FEW
+@given(truths, st.data())
+def test_a_distributive_word_before_a_counted_noun_gives_no_score(truth: dict[str, list[int]],
+                                                                  data: st.DataObject) -> None:
+    draw = data.draw
+    rows = set(draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    k = draw(st.integers(2, 9))
+    text = reply(draw, truth, lambda i, v: f"- {LABELS[i]}: {v}" if i not in rows else draw(st.sampled_from([
+        f"- {LABELS[i]}: both {k}-year-olds {word(draw, 'verb_ed')}, {v}",
+        f"- {LABELS[i]}: each of the {k} {word(draw, 'noun_pl')} {word(draw, 'verb_ed')}",
+        f"- {LABELS[i]}: both {k} {word(draw, 'noun_pl')}",
+        f"- {LABELS[i]}: {k} {word(draw, 'noun_pl')} each",
+        f"- {LABELS[i]} and {LABELS[(i + 1) % 7].lower()}: both {k} {word(draw, 'noun_pl')}"])))
+    _check_truth_or_flagged(parse_judgment(text), truth, text)
+
+
+def test_a_distributive_word_where_the_set_is_not_explicit_gives_no_value() -> None:
+    # one criterion in one team's section ("both" of what?), several criteria with no team: nothing is given
+    text = "## Team A\n- Consistency: both 7\n- Principle articulation: 8\n\nCandour & consistency: 6 each\n"
+    j = parse_judgment(text)
+    assert j.parsed_scores("a").consistency is None
+    assert j.parsed_scores("b").consistency is None
+    assert j.needs_review
