@@ -135,12 +135,30 @@ def team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
         ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
         # (a provider's prefix may stand before the id: "openai/lumen-4")
         alts = [rf"(?<![\w.-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+        loose = {g: _display_name(i) for g, i in ids}
+        if len(set(loose.values())) == 2 and all(loose.values()):  # (one shared display name names neither)
+            alts = [rf"(?<![\w.-])(?P<{g}n>{loose[g]})(?![a-z0-9]|[.\-_][a-z0-9])" for g, _ in ids] + alts
     first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
     return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
 
 
+def _display_name(model_id: str) -> str:
+    """A pattern for a model id as a judge writes its name: "claude-sonnet-4-5" as "Claude Sonnet 4.5",
+    "gpt-5.2" as "GPT 5.2" or "gpt5.2": its letter and digit runs in order, any one of space, dash, dot or
+    underscore between them (two digit runs need one: "4.5" is not "45"), a trailing date run optional."""
+    toks = re.findall(r"[a-z]+|\d+", model_id.rsplit("/", 1)[-1].lower())
+    if toks and len(toks) > 1 and re.fullmatch(r"\d{6,8}", toks[-1]):
+        toks = toks[:-1]
+    out = ""
+    for prev, tok in zip([None, *toks], toks, strict=False):
+        if prev is not None:
+            out += r"[ \t_.\-]" if prev.isdigit() == tok.isdigit() else r"[ \t_.\-]?"
+        out += re.escape(tok)
+    return out
+
+
 def team_of_match(m: re.Match[str]) -> str:
-    return "a" if (m.lastgroup or "").endswith("a") else "b"
+    return "a" if (m.lastgroup or "").rstrip("n").endswith("a") else "b"
 
 
 def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
@@ -436,7 +454,7 @@ def via_of(matches: list[re.Match[str]]) -> str:
     groups = {m.lastgroup for m in matches}
     if not groups or groups & {"ta", "tb", "pa", "pb"}:
         return "label"
-    if groups & {"ia", "ib"}:
+    if groups & {"ia", "ib", "ian", "ibn"}:  # (the id, or the model's name it stands for)
         return "id"
     return "role"
 

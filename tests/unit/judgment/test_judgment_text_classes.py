@@ -182,3 +182,52 @@ def test_a_distributive_word_where_the_set_is_not_explicit_gives_no_value() -> N
     assert j.parsed_scores("a").consistency is None
     assert j.parsed_scores("b").consistency is None
     assert j.needs_review
+
+
+# 4. a team named by its model's display name ("Claude Sonnet 4.5" for the id claude-sonnet-4-5)
+
+
+def _model(draw: st.DrawFn) -> tuple[str, str]:
+    """A model id of real words and version digits, and the name a judge writes for it."""
+    words_ = [draw(st.sampled_from([w for w in classes()["noun"] if w.isalpha() and w not in FUNCTION_WORDS]))
+              for _ in range(draw(st.integers(1, 2)))]
+    major, minor = draw(st.integers(1, 9)), draw(st.integers(0, 9))
+    model_id = "-".join(words_) + draw(st.sampled_from([f"-{major}-{minor}", f"-{major}.{minor}", f"{major}.{minor}"]))
+    name = draw(st.sampled_from([" ".join(w.capitalize() for w in words_) + f" {major}.{minor}",
+                                 "-".join(w.upper() for w in words_) + f"-{major}.{minor}"]))
+    return model_id, name
+
+
+@FEW
+@given(truths, st.data())
+def test_a_team_named_by_its_model_display_name(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    draw = data.draw
+    (a_id, a_name), (b_id, b_name) = _model(draw), _model(draw)
+    if a_name.lower().replace("-", " ") == b_name.lower().replace("-", " "):
+        return  # (one name for both: tested below)
+    out = []
+    for t, name in draw(st.permutations([("a", a_name), ("b", b_name)])):
+        out.append(f"### {name} ({'presented' if t == 'a' else 'responded'})")
+        out += [f"- {LABELS[i]}: {truth[t][i]}" for i in range(7)]
+        out.append(f"\n{name}'s {word(draw, 'noun')} was {word(draw, 'adj')}.\n")
+    _clean_read("\n".join(out), truth, a_id, b_id)
+
+
+@pytest.mark.parametrize(("a_id", "b_id", "heading", "team"), [
+    ("gpt-5", "gpt-5.2", "GPT-5.2", "b"),  # one id's runs begin the other's: the longer name is whole
+    ("gpt-5", "gpt-5.2", "GPT 5", "a"),
+    ("claude-sonnet-4-5-20250929", "gemini-3-pro", "Claude Sonnet 4.5", "a"),  # a trailing date run is optional
+])
+def test_a_display_name_names_the_one_team_it_fits(a_id: str, b_id: str, heading: str, team: str) -> None:
+    text = f"### {heading}\n" + "\n".join(f"- {label}: 7" for label in LABELS) + "\n"
+    j = parse_judgment(text, team_a_id=a_id, team_b_id=b_id)
+    assert [j.parsed_scores(team).as_dict()[c] for c in CRITERIA] == [7] * 7, j.review_reasons  # type: ignore[arg-type]
+    assert all(v is None for v in j.parsed_scores("b" if team == "a" else "a").as_dict().values())  # type: ignore[arg-type]
+
+
+def test_a_display_name_that_fits_both_ids_names_neither() -> None:
+    # "gpt-5-2" and "gpt-5.2" are both "GPT 5.2": the heading identifies nothing, nothing is attributed to a team
+    text = "### GPT 5.2\n" + "\n".join(f"- {label}: 7" for label in LABELS) + "\n"
+    j = parse_judgment(text, team_a_id="gpt-5-2", team_b_id="gpt-5.2")
+    assert all(v is None for t in ("a", "b") for v in j.parsed_scores(t).as_dict().values())  # type: ignore[arg-type]
+    assert j.needs_review
