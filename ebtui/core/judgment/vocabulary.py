@@ -366,8 +366,10 @@ COUNT_RULE: list[Callable[[str, int, float | None], str | None]] = []
 #: whether a word modifies a number as adjectives do ("clear", "well-earned"): wordclass.modifier, registered there
 MODIFIER_RULE: list[Callable[[str], bool]] = []
 #: "Consistency: a clear 8", "…: a well-earned 9": a label's separator, an article, one or two modifiers, the number
+#: that ends the clause
 _ARTICLE_MODIFIERS_NUM = re.compile(rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*an?[ \t]+"
-                                    rf"(?P<mods>(?:[A-Za-z][A-Za-z'’-]*[ \t]+){{1,2}}){NUM}(?:{DEN}|{NOT_COUNT})")
+                                    rf"(?P<mods>(?:[A-Za-z][A-Za-z'’-]*[ \t]+){{1,2}}){NUM}(?:{DEN})?"
+                                    r"[ \t*_]*(?=$|[.;,!(:—–]|[ \t]-[ \t])")  # (the clause ends: "a good 9 does" is no score)
 #: a list's enumerator: "(1) a worked example", "1) the first"
 _ENUMERATOR = re.compile(r"\)[ \t]+[A-Za-z\"“]")
 
