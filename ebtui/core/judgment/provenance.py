@@ -10,6 +10,7 @@ from functools import lru_cache
 from ebtui.core.judgment.accounting import SENTENCE, Loose, crit_marks, numbers_in, team_marks
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
+    MODIFIER_RULE,
     NUM_RE,
     TRAILING_SCORE,
     Val,
@@ -113,6 +114,10 @@ def _line_kind(clean: str, v: Val) -> str:
     # "Consistency: Strong (8)": a rating of a word or two, then the number alone in brackets, is a label's value
     prefix = re.sub(r"([:=]|[-–—][ \t])[ \t*_]*(?:[A-Za-z][A-Za-z'’ -]{0,40}|[^\w\s()]{1,12}[ \t]*)\([ \t]*$", r"\1",
                     prefix)
+    # "Consistency: a clear 8": a label's article and its modifiers (vocabulary.MODIFIER_RULE) before the number
+    mods = _ARTICLE_MODIFIERS.search(prefix)
+    if mods and MODIFIER_RULE and all(MODIFIER_RULE[0](w) for w in mods.group(2).split()):
+        prefix = prefix[:mods.start()] + mods.group(1)
     # "… **Score: 8.**": a score label right before the number is a label's value, whatever came before it
     if re.search(r"(?i)(?<![a-z])(?:score|rating|grade|mark|points)[*_]*[ \t]*[:=]?[ \t*_]*$", prefix):
         return "line"
@@ -131,6 +136,7 @@ _OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|mu
                           r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
 
 
+_ARTICLE_MODIFIERS = re.compile(r"([:=]|[-–—][ \t])[ \t*_]*an?[ \t]+((?:[A-Za-z][A-Za-z'’-]*[ \t]+){1,2})$")
 _ASIDE = re.compile(r"[—–()\[\]:]|[ \t]-[ \t]")
 _WINDOW = 400  # characters either side of a value: a longer sentence is not settled (and a line stays linear)
 

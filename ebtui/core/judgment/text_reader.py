@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ebtui.core.judgment.accounting import SENTENCE, loose_numbers, numbers_in
@@ -106,6 +107,12 @@ _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
 #: reading stops (keeps hostile input fast)
 _MAX_MENTIONS = 2000
+#: one value for each of a named set: "…: both 7", "…: 8 each", "…: 7/10 apiece", "…: all 6"; the clause ends after
+#: it ("both 7-year-olds", "each of the 3 cases", "8 each of them" are not scores)
+_DISTRIBUTIVE = re.compile(r"(?i)[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*(?:(?P<pre>both|all)[ \t]+)?(?P<num>\d{1,2}(?:\.\d)?)"
+                           r"(?:[ \t]*/[ \t]*(?P<den>10))?(?:[ \t]+(?P<post>each|apiece))?[ \t*_]*(?=$|[.;,!(:—–]|[ \t]-[ \t])")
+#: between two criteria's names in one label: "Principle articulation & consistency", "A, B and C"
+_CRIT_JOIN = re.compile(r"(?i)[ \t*_]*(?:&|\+|/|,|and|,[ \t]*and)[ \t*_]*")
 
 
 class TextReader(TableReading, CorrectionReading):
@@ -298,7 +305,7 @@ class TextReader(TableReading, CorrectionReading):
                 # "- Team A: 8/10 — a clear principle" under a criterion heading: the score comes first
                 prefix = clean[: crits[0].start()]
                 scored = self._under_criterion(prefix, [m for m in teams if m.end() <= crits[0].start()])
-            scored = self._criteria_line(clean, crits, teams) or scored
+            scored = self._distributed(clean, crits, teams) or self._criteria_line(clean, crits, teams) or scored
             if not scored and self.paragraph and len(crits) == 1:
                 scored = self._paragraph_clauses(clean, crits[0])
         elif self.st.crit is not None:
@@ -393,6 +400,26 @@ class TextReader(TableReading, CorrectionReading):
                 out = [(t, Val(m.group("num"), m.group("den"), None, m.start("num") + offset), "label")
                        for t, m in bare]
         return out
+
+    def _distributed(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
+        """One value given to each of a named set by a distributive word: "Consistency: both 7" (no team's
+        section: both teams), "Honesty & consistency: 8 each" (in a team's section: each criterion). Any other
+        set (one criterion in a team's section, several outside one) is not read here."""
+        m = _DISTRIBUTIVE.match(clean, crits[-1].end())
+        if m is None or teams or not _LIST_MARK.fullmatch(clean, 0, crits[0].start()) or not (m["pre"] or m["post"]) \
+                or any(not _CRIT_JOIN.fullmatch(clean, a.end(), b.start()) for a, b in itertools.pairwise(crits)):
+            return False
+        names = list(dict.fromkeys(crit_name(c.group(0)) for c in crits))
+        word = (m["pre"] or m["post"]).lower()
+        if len(names) == 1 and self.st.team is None and word != "all":
+            cells = [(t, names[0]) for t in ("a", "b")]  # "both 7", "7 each": the two teams
+        elif len(names) >= 2 and self.st.team in ("a", "b") and (word != "both" or len(names) == 2):
+            cells = [(self.st.team, c) for c in names]  # "Honesty & consistency: 8 each": the named criteria
+        else:
+            return False
+        for t, c in cells:
+            self.col.add_val(t, c, Val(m["num"], m["den"], None, m.start("num")), "lines", kind="line")
+        return True
 
     def _criteria_line(self, clean: str, crits: list[re.Match[str]], teams: list[re.Match[str]]) -> bool:
         scored = False

@@ -135,12 +135,30 @@ def team_regex(a_id: str, b_id: str) -> re.Pattern[str]:
         ids.sort(key=lambda p: -len(p[1]))  # longest first, so one id containing the other matches whole
         # (a provider's prefix may stand before the id: "openai/lumen-4")
         alts = [rf"(?<![\w.-])(?P<{g}>{re.escape(i)})(?![\w-])" for g, i in ids] + alts
+        loose = {g: _display_name(i) for g, i in ids}
+        if len(set(loose.values())) == 2 and all(loose.values()):  # (one shared display name names neither)
+            alts = [rf"(?<![\w.-])(?P<{g}n>{loose[g]})(?![a-z0-9]|[.\-_][a-z0-9])" for g, _ in ids] + alts
     first = "tpr" + "".join(i[0].lower() for i in (a_id, b_id) if i and a_id.lower() != b_id.lower())
     return re.compile(rf"(?i)(?<![a-z0-9])(?=[{re.escape(first)}])(?:{'|'.join(alts)})(?![a-z0-9])")
 
 
+def _display_name(model_id: str) -> str:
+    """A pattern for a model id as a judge writes its name: "claude-sonnet-4-5" as "Claude Sonnet 4.5",
+    "gpt-5.2" as "GPT 5.2" or "gpt5.2": its letter and digit runs in order, any one of space, dash, dot or
+    underscore between them (two digit runs need one: "4.5" is not "45"), a trailing date run optional."""
+    toks = re.findall(r"[a-z]+|\d+", model_id.rsplit("/", 1)[-1].lower())
+    if toks and len(toks) > 1 and re.fullmatch(r"\d{6,8}", toks[-1]):
+        toks = toks[:-1]
+    out = ""
+    for prev, tok in zip([None, *toks], toks, strict=False):
+        if prev is not None:
+            out += r"[ \t_.\-]" if prev.isdigit() == tok.isdigit() else r"[ \t_.\-]?"
+        out += re.escape(tok)
+    return out
+
+
 def team_of_match(m: re.Match[str]) -> str:
-    return "a" if (m.lastgroup or "").endswith("a") else "b"
+    return "a" if (m.lastgroup or "").rstrip("n").endswith("a") else "b"
 
 
 def _teams_in(text: str, rx: re.Pattern[str]) -> set[str]:
@@ -241,7 +259,11 @@ def interpret(v: Val) -> tuple[int | None, str | None]:
 #: a half (or another fraction) after a whole number: "7½", "7 ½", "7 1/2", "7 and a half", "7-and-a-half"
 HALF = r"(?:[ \t]*[½¼¾⅓⅔]|[ \t]+1/2(?![\d/])|[ \t]+[Aa]nd[ \t]+a[ \t]+half(?![A-Za-z])|-and-a-half(?![A-Za-z]))"
 NUM = rf"(?<![\w.\-/])(?P<num>\d{{1,6}}(?:\.\d{{1,6}})?{HALF}?)(?!\d)(?!\.\d)(?![ \t]*%)"
-DEN = r"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))"
+#: "8 of 10" is the scale only where the clause ends after 10 ("8 of 10.", "8 of 10 — clear"); "8 of 10 questions"
+#: is a count
+_OF_TEN = r"[ \t]+of[ \t]+(?=10(?:\.0)?[ \t*_]*(?:\n|$|[.,;:!?()\]—–]|[-–][ \t]))"
+DEN = (rf"(?:(?:[ \t]*(?:/|out[ \t]+of)[ \t]*|{_OF_TEN})"
+       r"(?P<den>\d{1,6}(?:\.\d{1,6})?)(?!\w|\.\d|[ \t]*%))")
 _RANGE = r"(?:[ \t]*(?:-|–|to)[ \t]*(?P<upper>\d{1,2})(?!\w|\.\d))"
 # After a bare number, what follows decides whether it is a count ("3 stakeholders", "2 named frameworks",
 # "3 were named"): it is, unless the next word belongs to a closed grammatical class that no counted noun
@@ -276,7 +298,7 @@ NOT_COUNT = NOT_COUNT + r"(?![ \t]*[-–][ \t]*\d)"
 NUM_RE = re.compile(rf"{NUM}(?:{DEN}|{_RANGE}{NOT_COUNT}|{NOT_COUNT})")
 _NUM_DEN_RE = re.compile(rf"{NUM}{DEN}")
 # a number out of ten ("8/10", "8 out of 10"): preferred in a stretch of text; another denominator is not
-_NUM_TEN_RE = re.compile(rf"{NUM}(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){NOT_COUNT}")
+_NUM_TEN_RE = re.compile(rf"{NUM}(?:(?:[ \t]*(?:/|out[ \t]+of)[ \t]*|{_OF_TEN})(?P<den>10(?:\.0)?)(?!\w|\.\d|[ \t]*%)){NOT_COUNT}")
 # what may stand between a name and its score: "Consistency: 8", "Consistency - **8**", "scored 8",
 # "Team A (gpt-4o): 8" has the id removed before this is used
 _SEP = (
@@ -341,6 +363,13 @@ _IN_QUESTION = re.compile(r"[^.!;:?\n()\[\]—–]{0,40}\?")
 
 #: what makes a number a count ("3 points of tension"): accounting.count_reason, registered by that module
 COUNT_RULE: list[Callable[[str, int, float | None], str | None]] = []
+#: whether a word modifies a number as adjectives do ("clear", "well-earned"): wordclass.modifier, registered there
+MODIFIER_RULE: list[Callable[[str], bool]] = []
+#: "Consistency: a clear 8", "…: a well-earned 9": a label's separator, an article, one or two modifiers, the number
+#: that ends the clause
+_ARTICLE_MODIFIERS_NUM = re.compile(rf"[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*an?[ \t]+"
+                                    rf"(?P<mods>(?:[A-Za-z][A-Za-z'’-]*[ \t]+){{1,2}}){NUM}(?:{DEN})?"
+                                    r"[ \t*_]*(?=$|[.;,!(:—–]|[ \t]-[ \t])")  # (the clause ends: "a good 9 does" is no score)
 #: a list's enumerator: "(1) a worked example", "1) the first"
 _ENUMERATOR = re.compile(r"\)[ \t]+[A-Za-z\"“]")
 
@@ -399,6 +428,10 @@ def score_in(line: str, start: int, end: int) -> Val | None:
             if anchored:
                 break
             pos = m.end("num")
+    m = _ARTICLE_MODIFIERS_NUM.match(line, start, stop)
+    if m and m.start("num") < end and MODIFIER_RULE and all(MODIFIER_RULE[0](w) for w in m.group("mods").split()) \
+            and not skipped(line, m.start("num"), m.end()):
+        return val_of(m)  # "a clear 8": the article and its modifiers make the one number the label's value
     return None
 
 
@@ -423,7 +456,7 @@ def via_of(matches: list[re.Match[str]]) -> str:
     groups = {m.lastgroup for m in matches}
     if not groups or groups & {"ta", "tb", "pa", "pb"}:
         return "label"
-    if groups & {"ia", "ib"}:
+    if groups & {"ia", "ib", "ian", "ibn"}:  # (the id, or the model's name it stands for)
         return "id"
     return "role"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ebtui.core.judgment.vocabulary import PREPOSITIONS, scoring_word
+from ebtui.core.judgment.vocabulary import MODIFIER_RULE, PREPOSITIONS, scoring_word
 from ebtui.core.records import CRITERION_LABELS
 
 # verb, adjective, adverb) is classed by lemminflect's lexicon instead (see pos_of), never by a list
@@ -262,3 +262,15 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if head is False:
             return None
     return None
+
+
+def modifier(word: str) -> bool:
+    """A word that modifies as adjectives and adverbs do, by lemminflect ("clear", "very"); a hyphenated word
+    whose parts all are, or are a past participle ("well-earned", "hard-won")."""
+    parts = word.lower().replace("’", "'").split("-")
+    if len(parts) == 1:
+        return bool({"ADJ", "ADV"} & set(pos_of(parts[0])))
+    return all(p and ({"ADJ", "ADV"} & set(pos_of(p)) or past_participle(p)) for p in parts)
+
+
+MODIFIER_RULE.append(modifier)  # the reader takes "a clear 8" as the label's value by this (see vocabulary.score_in)
