@@ -10,6 +10,7 @@ references to another criterion, teams named by letter, role or model id, in any
 
 from __future__ import annotations
 
+import gc
 import time
 from functools import lru_cache
 
@@ -320,9 +321,17 @@ def test_the_net_is_linear_in_the_reply() -> None:
     rx = team_regex("", "")
     for body in ("Team A: Consistency: 7, Team B: consistency should be 6, ",
                  "I'm moving Team A's consistency down to six, a point off its honesty.\n"):
+        flag_revisions(j, head + body * 50, rx)  # warm the word caches first
         spent = []
-        for n in (500, 2000):
-            t0 = time.process_time()
-            flag_revisions(j, head + body * n, rx)
-            spent.append(time.process_time() - t0)
+        for n in (500, 2000):  # the best of 3, the collector off: a full collection of a big test worker's heap
+            best = float("inf")  # landing in one timing is not the algorithm's growth (seen once in CI: 0.06 → 0.97 s)
+            for _ in range(3):
+                gc.disable()
+                try:
+                    t0 = time.process_time()
+                    flag_revisions(j, head + body * n, rx)
+                    best = min(best, time.process_time() - t0)
+                finally:
+                    gc.enable()
+            spent.append(best)
         assert spent[1] < 10 * max(spent[0], 0.01), spent  # 4x the text: ~4x the time, never ~16x
