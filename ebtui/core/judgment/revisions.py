@@ -68,6 +68,13 @@ _REFERENCE = re.compile(r"(?i)\b(?:to[ \t]+match|matching|(?:set[ \t]+)?equal[ \
 #: a change's target that is another criterion's value: "match it to its consistency score", "at their
 #: principle articulation mark"
 _TARGET_OWNER = re.compile(r"(?i)\b(?:to|with|at)[ \t]+(?:its|their|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+")
+_NW = r"10|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten"
+#: a move between two values on the scale: "from 1 to 10", "from a 6 to an 8" (a range's "scale from 1 to 10"
+#: is told apart by the scale's noun or a verb of scoring just before it)
+_FROM_TO = re.compile(rf"(?i)\bfrom[ \t]+(?:an?[ \t]+)?(?:{_NW})(?![\d.])(?:[ \t]*/[ \t]*10)?[ \t]*(?:to|→|->)[ \t]*"
+                      rf"(?:an?[ \t]+)?(?P<m>{_NW})\b(?![ \t]*(?:%|\.\d|/[ \t]*(?!10)\d))")
+_RANGE_BEFORE = re.compile(r"(?i)\b(?:scales?|ranges?|rated|scored|graded|ratings?|scores?|marks?|points?)"
+                           r"(?:[ \t]+[a-z]+)?[ \t]*$")
 _SCORE_NOUN = re.compile(r"(?i)[ \t]+(?:score|mark|rating|grade|value|level)s?\b")
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]))")
 #: a team named by what it did in the round: "the team that presented", "the responding team"
@@ -216,6 +223,19 @@ def _value_place(toks: list[_Tok], i: int) -> bool:
     return prev in _OBJECT_PRONOUNS and i >= 2 and _is_verb(toks, i - 2)
 
 
+_SCORE_TAIL = re.compile(r"(?i)[ \t]*\b(?:score|mark|rating|grade)s?[ \t]*$")
+
+
+def _moved_is_a_score(lead: str) -> bool:
+    """Whether what "from N to M" moves is a score: a criterion's name (and a score noun) or a score noun right
+    before "from" ("moved Team A's consistency from 6 to 8"; not "changed its answer from 2 to 1")."""
+    lead = lead.rstrip()
+    tail = _SCORE_TAIL.search(lead)
+    if tail is not None:
+        return True
+    return any(c.end() == len(lead) for c in CRIT_RE.finditer(lead))
+
+
 def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
     """The score-like values of one sentence, line or row, by structure (see _value_place and _changes)."""
     out: list[_Value] = []
@@ -244,6 +264,12 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
         k = by_start.get(m.start())
         if k is not None and _value_place(toks, k):
             out.append(_Value(m.start(), m.group(0), 10))
+    for m in _FROM_TO.finditer(unit):  # a move between two values (not a scale's range): moves the cell
+        w = m.group("m").lower()
+        v = _NUMBER_WORDS.get(w) or int(w)
+        if _moved_is_a_score(unit[max(0, m.start() - 60):m.start()]) and \
+                not _RANGE_BEFORE.search(unit, max(0, m.start() - 30), m.start()) and not count_reason(unit, m.end("m"), v):
+            out.append(_Value(m.start("m"), m.group(0), v, moves=True))  # ("from 3 to 4 sources": a count)
     out += _changes(toks)
     for rx, scored in ((_REFERENCE, False), (_TARGET_OWNER, True)):
         for m in rx.finditer(unit):

@@ -335,3 +335,26 @@ def test_the_net_is_linear_in_the_reply() -> None:
                     gc.enable()
             spent.append(best)
         assert spent[1] < 10 * max(spent[0], 0.01), spent  # 4x the text: ~4x the time, never ~16x
+
+
+@pytest.mark.parametrize("verb", ["moved", "shifted", "not been", "would take", "revised"])
+@pytest.mark.parametrize("lo,hi", [(3, 9), (8, 2), (1, 10)])
+@pytest.mark.parametrize("article", ["", "a "])
+def test_a_move_from_one_value_to_another_leaves_the_cell_missing_or_flagged(
+        verb: str, lo: int, hi: int, article: str) -> None:
+    an = "an " if article and hi == 8 else article
+    j = parse_judgment(_base() + f"\n## Overall analysis\nI {verb} Team A's consistency from {article}{lo} to {an}{hi}.\n")
+    read = j.team_a_scores.consistency
+    assert read is None or flagged(j, "a", "consistency"), j.review_reasons  # never the old value unflagged
+
+
+@pytest.mark.parametrize("sentence", [
+    "Team A's consistency, like every criterion, is scored on a scale from 1 to 10.",
+    "Team A's stakeholder recognition draws from 3 to 4 sources.",
+    "Team B's framework awareness ranges from 2 to 3 frameworks per answer.",
+    "Consistency ratings run from 1 to 10 here, as the rubric says.",
+])
+def test_a_range_or_a_count_from_one_number_to_another_is_no_revision(sentence: str) -> None:
+    j = parse_judgment(_base() + f"\n## Overall analysis\n{sentence}\n")
+    assert not j.needs_review, j.review_reasons
+    assert [j.parsed_scores(t).as_dict()[c] for t in ("a", "b") for c in CRITERIA] == [*A, *B]
