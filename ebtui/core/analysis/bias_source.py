@@ -7,7 +7,6 @@ preference (`preferences_of_facts`), caches of both beside the columns (`cached_
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
+from ebtui.core.analysis.common import keep_newest, read_entries
 from ebtui.core.analysis.frame import NC, Facts, used_codes
 from ebtui.core.records import CRITERIA
 
@@ -445,34 +445,18 @@ def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, 
     SECTION_ENTRIES) under `section_key`: a report whose rows, families, agreement, seed and code are unchanged
     reads it back instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not
     writable: computed every time."""
-    import json
-    import os
-
     key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
     path = folder / "bias_section.json" if folder is not None else None
-    held: list[tuple[str, Any]] = []
-    if path is not None:
-        try:
-            raw = json.loads(path.read_bytes())
-            held = [(str(k), v) for k, v in raw["entries"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            held = []
-        for k, got in held:
-            if k == key and isinstance(got, dict):
-                section: BiasSection = got  # type: ignore[assignment]
-                return section
+    held = read_entries(path) if path is not None else []
+    for k, got in held:
+        if k == key and isinstance(got, dict):
+            section: BiasSection = got  # type: ignore[assignment]
+            return section
     section = judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
                                           replicates=replicates)
     if path is not None:
         # the newest few (a report of every round and one of a model or a dilemma do not evict each other)
-        keep = [*[(k, v) for k, v in held if k != key][-(SECTION_ENTRIES - 1):], (key, section)]
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps({"entries": keep}, allow_nan=True), encoding="utf-8")
-            os.replace(tmp, path)
-        except (OSError, TypeError, ValueError):
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        keep_newest(path, held, key, section, SECTION_ENTRIES)
     return section
 
 
@@ -510,9 +494,6 @@ def cached_preferences(folder: Path | None, facts: Facts, *, families: Mapping[s
     `preferences_key`: an unchanged report reads the rows back (the fit costs most of a second of CPU at
     100,000 rounds) — each float as JSON wrote it, so the same bits. folder None, or not writable: computed
     every time."""
-    import json
-    import os
-
     from ebtui.core.families import family_function
 
     if folder is None:
@@ -520,24 +501,12 @@ def cached_preferences(folder: Path | None, facts: Facts, *, families: Mapping[s
                                     replicates=replicates)
     key = preferences_key(facts, families=families, effective=effective, seed=seed, replicates=replicates)
     path = folder / PREFERENCES_FILE
-    held: list[tuple[str, Any]] = []
-    try:
-        raw = json.loads(path.read_bytes())
-        held = [(str(k), v) for k, v in raw["entries"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        held = []
+    held = read_entries(path)
     for k, rows in held:
         if k == key and isinstance(rows, list):
             got: list[PreferenceRow] = rows
             return got
     rows = preferences_of_facts(facts, family_function(families), effective=effective, seed=seed,
                                 replicates=replicates)
-    keep = [*[(k, v) for k, v in held if k != key][-(PREFERENCES_ENTRIES - 1):], (key, rows)]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps({"entries": keep}, allow_nan=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    keep_newest(path, held, key, rows, PREFERENCES_ENTRIES)
     return rows

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -148,3 +150,31 @@ def exchanges(rounds: Iterable[Round]) -> list[Exchange]:
 def models_in(rounds: Iterable[Round]) -> list[str]:
     return sorted({m for r in rounds for m in (r.team_a_model, r.team_b_model)})
 
+
+
+def read_entries(path: Path) -> list[tuple[str, Any]]:
+    """The (key, value) entries of a cache file kept beside the analysis columns ([] when absent or unreadable)."""
+    import json
+
+    try:
+        held = json.loads(path.read_bytes())
+        return [(str(k), v) for k, v in held["entries"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def keep_newest(path: Path, held: list[tuple[str, Any]], key: str, value: object, limit: int) -> None:
+    """Write `held`'s newest entries (`key`'s old one dropped) and then (key, value), at most `limit`, atomically
+    (a temporary file renamed over it); a folder that cannot be written: nothing kept."""
+    import contextlib
+    import json
+    import os
+
+    entries = [*[(k, v) for k, v in held if k != key][-(limit - 1):], (key, value)]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"entries": entries}, allow_nan=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ebtui.core.analysis import variance
+from ebtui.core.analysis.common import keep_newest, read_entries
 from ebtui.core.analysis.variance import (
     DEFAULT_VC_REPLICATES,
     DEFAULT_VC_SEED,
@@ -35,7 +36,7 @@ def estimate_components_cached(rows: Sequence[Row], *, replicates: int = DEFAULT
         return estimate_components(rows, replicates=replicates, seed=seed)
     key = _key(rows, replicates, seed)
     path = cache / CACHE_FILE
-    held = _read(path)
+    held = read_entries(path)
     for k, value in held:
         if k == key:
             try:
@@ -43,7 +44,7 @@ def estimate_components_cached(rows: Sequence[Row], *, replicates: int = DEFAULT
             except (KeyError, TypeError, ValueError, IndexError):
                 break
     vc = estimate_components(rows, replicates=replicates, seed=seed)
-    _write(path, [*[(k, v) for k, v in held if k != key][-(CACHE_ENTRIES - 1):], (key, _to_json(vc))])
+    keep_newest(path, held, key, _to_json(vc), CACHE_ENTRIES)
     return vc
 
 
@@ -58,31 +59,6 @@ def _key(rows: Sequence[Row], replicates: int, seed: int) -> str:
     h.update("\x1e".join(f"{r.dilemma}\x1f{r.model}\x1f{r.judge}\x1f{r.exchange}\x1f{r.seat}\x1f{int(r.same_family)}"
                          f"\x1f{r.score!r}" for r in rows).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
-
-
-def _read(path: Path) -> list[tuple[str, object]]:
-    import json
-
-    try:
-        held = json.loads(path.read_bytes())
-        return [(str(k), v) for k, v in held["entries"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-
-
-def _write(path: Path, entries: list[tuple[str, object]]) -> None:
-    """Atomically (a temporary file renamed over it); a folder that cannot be written: nothing kept."""
-    import contextlib
-    import json
-    import os
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps({"entries": entries}, allow_nan=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
 
 
 def _to_json(vc: VarianceComponents) -> dict[str, object]:
