@@ -122,7 +122,7 @@ def reply(draw: st.DrawFn, truth: dict[str, list[int]], line: object) -> str:
 truths = st.fixed_dictionaries({t: st.lists(st.integers(1, 10), min_size=7, max_size=7) for t in ("a", "b")})
 
 
-def _check_truth_or_flagged(j: Judgment, truth: dict[str, list[int]], text: str) -> None:
+def truth_or_flagged(j: Judgment, truth: dict[str, list[int]], text: str) -> None:
     for t in ("a", "b"):
         got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
         for c, want in zip(CRITERIA, truth[t], strict=True):
@@ -140,7 +140,7 @@ def _distracted(data: st.DataObject, truth: dict[str, list[int]]) -> None:
         t = draw(st.sampled_from(["A", "B"]))
         text += (f"\nTeam {t}'s {LABELS[draw(st.integers(0, 6))].lower()} {word(draw)} {word(draw)} "
                  f"{draw(st.integers(0, 12))} {words(draw, 2)}.\n")
-    _check_truth_or_flagged(parse_judgment(text), truth, text)
+    truth_or_flagged(parse_judgment(text), truth, text)
 
 
 @FAST
@@ -442,7 +442,7 @@ def _prose(data: st.DataObject, truth: dict[str, list[int]]) -> None:
                           f"which {verb} a {v}."][form])
         out.append(" ".join(sents))
     text = "\n\n".join(out)
-    _check_truth_or_flagged(parse_judgment(text), truth, text)
+    truth_or_flagged(parse_judgment(text), truth, text)
 
 
 @FEW

@@ -22,6 +22,7 @@ from ebtui.core.judgment import parse_judgment
 from ebtui.core.judgment.revisions import flag_revisions
 from ebtui.core.judgment.vocabulary import CRIT_RE, team_regex
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment, Scores, ScoreSource
+from tests.unit.judgment.test_judgment_accounting import flagged, truths
 
 wordfreq = pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
 lemminflect = pytest.importorskip("lemminflect")
@@ -108,13 +109,6 @@ def revision(draw: st.DrawFn, owner: str, crit: str, old: int, other: tuple[str,
         forms.append(f"I'm {ving} {owner} {crit} to match its {other[0]} score.")
         forms.append(f"As for {owner} {crit}, I'll {vb} it to its {other[0]} score.")
     return draw(st.sampled_from(forms))
-
-
-def flagged(j: Judgment, team: str, crit: str) -> bool:
-    return any((i.team in (team, None)) and (i.criterion in (crit, None)) for i in j.review_items)
-
-
-truths = st.fixed_dictionaries({t: st.lists(st.integers(1, 10), min_size=7, max_size=7) for t in ("a", "b")})
 
 
 def _revised(data: st.DataObject, truth: dict[str, list[int]]) -> None:

@@ -21,6 +21,7 @@ from tests.unit.judgment.test_judgment_accounting import (
     _plain,
     _plain_word,
     flagged,
+    truth_or_flagged,
     truths,
 )
 
@@ -55,15 +56,6 @@ def _read_in_full(j: Judgment, truth: Truth, text: str) -> None:
     got = [j.parsed_scores(t).as_dict()[c] for t in ("a", "b") for c in CRITERIA]  # type: ignore[arg-type]
     assert got == [v for t in ("a", "b") for v in truth[t]], (text, j.review_reasons)
     assert not j.needs_review, (text, j.review_reasons)
-
-
-def _truth_or_flagged(j: Judgment, truth: Truth, text: str) -> None:
-    for t in ("a", "b"):
-        got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
-        for c, want in zip(CRITERIA, truth[t], strict=True):
-            assert got[c] in (want, None), (t, c, got[c], want, text, j.review_reasons)
-            if got[c] is None:
-                assert flagged(j, t, c), (t, c, text)
 
 
 def _by_team(draw: st.DrawFn, truth: Truth, line: object, heading: str = "## Team {}") -> str:
@@ -175,7 +167,7 @@ def _open_structure(data: st.DataObject, truth: Truth) -> None:
         text = "\n\n".join(f"## Team {t.upper()}\n" + " ".join(sentence(t, i, v) for i, v in enumerate(truth[t]))
                            for t in ("a", "b"))
     j = parse_judgment(text)
-    _truth_or_flagged(j, truth, text)
+    truth_or_flagged(j, truth, text)
     for t in ("a", "b"):
         got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
         for c in CRITERIA:
@@ -185,7 +177,7 @@ def _open_structure(data: st.DataObject, truth: Truth) -> None:
 
 @FEW
 @given(truths, st.data())
-def test_a_value_no_structure_settles_is_the_truth_or_flagged(truth: Truth, data: st.DataObject) -> None:
+def test_a_value_no_structure_settles_is_thetruth_or_flagged(truth: Truth, data: st.DataObject) -> None:
     _open_structure(data, truth)
 
 

@@ -21,7 +21,7 @@ from ebtui.core.judgment import parse_judgment
 from ebtui.core.judgment.abbreviations import INITIALS, legend_of, short_name
 from ebtui.core.judgment.tables import score_talk
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
-from tests.unit.judgment.test_judgment_accounting import classes
+from tests.unit.judgment.test_judgment_accounting import classes, flagged, truth_or_flagged
 
 pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
 
@@ -38,18 +38,9 @@ def word(draw: st.DrawFn, cls: str | None = None) -> str:
     return draw(st.sampled_from(c[cls] if cls else c[draw(st.sampled_from(sorted(c)))]))
 
 
-def flagged(j: Judgment, team: str, crit: str) -> bool:
-    return any(i.team in (team, None) and i.criterion in (crit, None) for i in j.review_items)
-
-
 def check(j: Judgment, truth: dict[str, list[int | None]], text: str, clean: bool) -> None:
     """Every cell the truth or missing and flagged; a clean reply read in full and not flagged."""
-    for t in ("a", "b"):
-        got = j.parsed_scores(t).as_dict()  # type: ignore[arg-type]
-        for c, want in zip(CRITERIA, truth[t], strict=True):
-            assert got[c] in (want, None), (t, c, got[c], want, text, j.review_reasons)
-            if got[c] is None:
-                assert flagged(j, t, c), (t, c, text, j.review_reasons)
+    truth_or_flagged(j, truth, text)
     if clean:
         assert not j.needs_review, (text, j.review_reasons)
         assert all(j.parsed_scores(t).as_dict()[c] == truth[t][k]  # type: ignore[arg-type]

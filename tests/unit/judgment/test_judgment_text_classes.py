@@ -19,9 +19,9 @@ from ebtui.core.records import CRITERIA
 from tests.unit.judgment.test_judgment_accounting import (
     FEW,
     LABELS,
-    _check_truth_or_flagged,
     classes,
     reply,
+    truth_or_flagged,
     truths,
     word,
 )
@@ -75,7 +75,7 @@ def test_n_of_10_before_a_noun_phrase_stays_a_count(truth: dict[str, list[int]],
                                      f"- {LABELS[i]}: {k} of 10 {word(draw, 'adj')} {noun}, {v}"]))
 
     text = reply(draw, truth, line)
-    _check_truth_or_flagged(parse_judgment(text), truth, text)
+    truth_or_flagged(parse_judgment(text), truth, text)
 
 
 # 2. "a clear 8": an article and one or two modifiers (adjectives, adverbs by lemminflect) before the one number
@@ -114,7 +114,7 @@ def test_an_article_and_adjectives_before_a_counted_noun_is_no_score(truth: dict
     text = reply(draw, truth, lambda i, v: f"- {LABELS[i]}: {v}" if i not in rows else draw(st.sampled_from([
         f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}",
         f"- {LABELS[i]}: a {_modifier(draw)} {k} {word(draw, 'noun_pl')}, {v}"])))
-    _check_truth_or_flagged(parse_judgment(text), truth, text)
+    truth_or_flagged(parse_judgment(text), truth, text)
 
 
 # 3. "both 7", "8 each", "7 apiece", "all 6": one value for each of a named set (the two teams, or the criteria
@@ -180,7 +180,7 @@ def test_a_distributive_word_before_a_counted_noun_gives_no_score(truth: dict[st
         # (a noun that is no verb: "9 stays each" may be a score that stays, see docs/JUDGMENT.md)
         f"- {LABELS[i]}: {k} {draw(st.sampled_from([w for w in classes()['noun_pl'] if w not in classes()['verb_s']]))} each",
         f"- {LABELS[i]} and {LABELS[(i + 1) % 7].lower()}: both {k} {word(draw, 'noun_pl')}"])))
-    _check_truth_or_flagged(parse_judgment(text), truth, text)
+    truth_or_flagged(parse_judgment(text), truth, text)
 
 
 def test_a_distributive_word_where_the_set_is_not_explicit_gives_no_value() -> None:
