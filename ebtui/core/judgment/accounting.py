@@ -15,6 +15,7 @@ from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     OPPONENT_RE,
     TRAILING_SCORE,
+    WORD_VALUES,
     crit_name,
     other,
     scoring_word,
@@ -31,8 +32,6 @@ from ebtui.core.judgment.wordclass import (
     pos_of,
 )
 
-_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                 "ten": 10}
 _FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
 #: every number: digits (with a decimal part, a half "7½", "7 1/2"), a fraction sign alone, a number word;
 #: never digits inside a word or id ("gpt-4o", "claude-4.5", "v2") or after another number's separator
@@ -116,7 +115,7 @@ def numbers_in(line: str) -> list[Number]:
     counted_before = False
     for m in NUMBER_RE.finditer(line):
         if m.group("w"):
-            shown, value = m.group(0), float(_WORD_NUMBERS[m.group("w").lower()]) + (0.5 if m.group("whalf") else 0.0)
+            shown, value = m.group(0), float(WORD_VALUES[m.group("w").lower()]) + (0.5 if m.group("whalf") else 0.0)
         elif m.group("f"):
             shown, value = m.group("f"), _FRACTIONS[m.group("f")]
         else:

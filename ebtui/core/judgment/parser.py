@@ -21,6 +21,7 @@ from ebtui.core.judgment.text_reader import (
 )
 from ebtui.core.judgment.vocabulary import (
     TEAM_LABEL,
+    WORD_VALUES,
     team_regex,
     words,
 )
@@ -54,7 +55,6 @@ def _key(f: Found) -> int | str:
     return f.value if f.value is not None else f"?{f.shown}"
 
 
-_NUMBER_WORDS = "one two three four five six seven eight nine ten".split()
 
 
 def _read_values(found: list[Found]) -> set[float]:
@@ -182,7 +182,7 @@ def _finish(text: str, col: Collector, method: str, whole: list[ReviewReason]) -
             note = f"corrected from {corrected_from} (read from {_KIND_WORDS.get(chosen.kind, chosen.kind)})" \
                 if corrected_from is not None else ""
             if value is not None and not re.search(rf"(?<!\d){value}(?!\d)", text) and not (
-                    chosen.kind == "prose" and re.search(rf"(?i)\b{_NUMBER_WORDS[value - 1]}\b", chosen.source)):
+                    chosen.kind == "prose" and re.search(rf"(?i)\b{list(WORD_VALUES)[value - 1]}\b", chosen.source)):
                 value = None  # never a score the reply does not hold
                 note = "could not be traced to the reply"
             if chosen.problem or value is None:

@@ -18,6 +18,7 @@ from ebtui.core.judgment.vocabulary import (
     LABEL_LEVEL,
     OPPONENT_RE,
     TEAM_LABEL,
+    WORD_VALUES,
     crit_name,
     heading_level,
     other,
@@ -51,7 +52,6 @@ _CLOSED = _DETERMINERS | _OBJECT_PRONOUNS | _SUBJECTS | _AUXILIARIES | _PARTICLE
 #: a six", "above a seven" (a preposition of comparison or exclusion)
 _NOT_THE_VALUE = frozenset("of than from without beyond above below over under instead rather".split())
 _NEGATION = frozenset("not never no nor".split())
-_NUMBER_WORDS = {w: k for k, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d)|[.!?](?![ \t\n]|$))+[.!?]*")
@@ -244,7 +244,7 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
         k = by_start.get(n.start)
         if k is None or n.value is None or n.value != int(n.value) or not 1 <= n.value <= 10 or "." in n.shown:
             continue
-        word = toks[k].low in _NUMBER_WORDS
+        word = toks[k].low in WORD_VALUES
         if n.reason is not None and not (word and n.reason.startswith("a number word in running text")):
             continue  # a count, a year, an enumerator, a scale, negated or asked: explained (accounting.py)
         nxt = toks[k + 1] if k + 1 < len(toks) else None
@@ -266,7 +266,7 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
             out.append(_Value(m.start(), m.group(0), 10))
     for m in _FROM_TO.finditer(unit):  # a move between two values (not a scale's range): moves the cell
         w = m.group("m").lower()
-        v = _NUMBER_WORDS.get(w) or int(w)
+        v = WORD_VALUES.get(w) or int(w)
         if _moved_is_a_score(unit[max(0, m.start() - 60):m.start()]) and \
                 not _RANGE_BEFORE.search(unit, max(0, m.start() - 30), m.start()) and not count_reason(unit, m.end("m"), v):
             out.append(_Value(m.start("m"), m.group(0), v, moves=True))  # ("from 3 to 4 sources": a count)
@@ -289,15 +289,15 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
     out = []
     for q in range(1, len(toks)):
         if toks[q].low not in _UNITS:
-            if toks[q - 1].low == "by" and (toks[q].low in _NUMBER_WORDS or toks[q].text.isdigit()) and \
+            if toks[q - 1].low == "by" and (toks[q].low in WORD_VALUES or toks[q].text.isdigit()) and \
                     q + 1 < len(toks) and toks[q + 1].low not in _UNITS and _by_change(toks, q - 1):
                 out.append(_Value(toks[q].start, f"by {toks[q].text}", None, moves=True))  # "goes up by one"
             continue
         d = q - 1
-        if toks[d].low not in _ARTICLES and toks[d].low not in _NUMBER_WORDS and not toks[d].text.isdigit() \
+        if toks[d].low not in _ARTICLES and toks[d].low not in WORD_VALUES and not toks[d].text.isdigit() \
                 and toks[d].low != "another":
             continue
-        if toks[d].low in _NUMBER_WORDS or toks[d].text.isdigit():
+        if toks[d].low in WORD_VALUES or toks[d].text.isdigit():
             if d > 0 and toks[d - 1].low in _ARTICLES | {"the"}:
                 continue
         after = toks[q + 1].low if q + 1 < len(toks) else ""
