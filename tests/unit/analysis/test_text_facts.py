@@ -150,3 +150,13 @@ def test_known_answers() -> None:
     assert text_facts._fw("no framework at all") == (0, {})
     c = classify_consistency("The same principle applies. Yet a key difference: here it's fine.")
     assert (c.label, c.cues) == ("relevant_difference", ["key difference"])
+
+
+def test_words_are_what_str_split_cuts() -> None:
+    rnd = random.Random(5)
+    chars = [chr(i) for i in range(128)] + ["\u00a0", "\u2003", "\u3000", "é", "\u0085"]
+    assert text_facts.words("") == 0 and text_facts.words("  a  bb\tc\n") == 3 and text_facts.words("x") == 1
+    for _ in range(4000):
+        pool = rnd.choice([chars[:128], chars, [" ", "\t", "\n", "\x1c", "\x1f", "\x0b", "a", "b", "."]])
+        text = "".join(rnd.choice(pool) for _ in range(rnd.randint(0, 30)))
+        assert text_facts.words(text) == len(text.split()), repr(text)
