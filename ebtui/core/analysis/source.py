@@ -509,8 +509,15 @@ class FactsSource:
             ids = self.sync(watch, **filters)
             rows = np.array([i for rid in ids for i in self._row.get(rid, ())], dtype=np.int64)
             assert self._table is not None
-            whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))
-            facts = facts_of_table(self._table if whole else self._table.take(_indices(rows)))
+            n = self._table.num_rows
+            if len(rows) == n and bool(np.all(rows == np.arange(n))):
+                facts = facts_of_table(self._table)
+            elif len(rows) == n and bool(np.all(np.bincount(rows, minlength=n) == 1)):
+                # every row, in another order (a first build read the files in the folder's order): the columns
+                # reordered as numpy arrays (a few pointers a row) rather than the table copied by Arrow's take
+                facts = facts_of_table(self._table).take(rows)
+            else:
+                facts = facts_of_table(self._table.take(_indices(rows)))
             facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
             _release()
             return facts

@@ -111,3 +111,19 @@ def test_an_early_reading_a_sync_does_not_take_is_stopped(store: ResultsStore, w
     kept = src2._early
     src2.close()
     assert kept is not None and not kept.reading.workers
+
+
+def test_a_table_in_another_order_gives_the_facts_in_query_order(store: ResultsStore) -> None:
+    src = FactsSource(ResultsStore(store.root))
+    want = src.facts()
+    want_quotes = want.quotes_of(np.arange(len(want)))
+    assert src._table is not None
+    table = src._table.append_column("quotes", src._all_quotes())
+    perm = np.random.default_rng(1).permutation(table.num_rows)
+    src._set_table(table.take(perm).drop_columns(["quotes"]))  # (as a first build in the folder's order leaves it)
+    src._quotes = table.take(perm).column("quotes")
+    got = src.facts()
+    _same(want, got)
+    assert got.quotes_of(np.arange(len(got))) == want_quotes
+    sub = src.facts(dilemma=str(want.dilemma[0]))  # some of the rows: Arrow's take, as before
+    assert sub.id.tolist() == [i for i, d in zip(want.id.tolist(), want.dilemma.tolist(), strict=True) if d == want.dilemma[0]]
