@@ -392,6 +392,7 @@ class FactsSource:
         del rows
         done, read = len(entries) - len(todo), 0
         early, self._early = self._early, None
+        was_early = early is not None
         if early is not None:
             try:
                 for table, got, n in self._early_rows(early, todo):
@@ -404,6 +405,7 @@ class FactsSource:
                 early.stop()
             listed = set(early.paths)
             todo = [p for p in todo if p not in listed]  # (files saved since the folder was listed)
+            del listed, early
         size = source_read.CHUNK
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
         with contextlib.closing(read_files(chunks)) as tables:  # (closing it stops the workers)
@@ -413,7 +415,7 @@ class FactsSource:
                 done, read = done + len(chunk), read + got
                 if watch is not None:
                     watch(done, len(entries))
-        if watch is not None and entries and not chunks and early is None:
+        if watch is not None and entries and not chunks and not was_early:
             watch(len(entries), len(entries))  # (no file to read: the comparison is over)
         return parts, hooked, read
 
