@@ -11,8 +11,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ebtui.core.analysis.text_facts import _fw as _fw
-from ebtui.core.analysis.text_facts import _sentence_around as _sentence_around
+from ebtui.core.analysis.text_facts import framework_facts as _fw
 from ebtui.core.analysis.text_facts import literal_prefix as literal_prefix
 from ebtui.core.analysis.text_facts import style_counts as style_counts
 from ebtui.core.analysis.text_facts import team_style

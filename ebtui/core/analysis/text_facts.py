@@ -1,5 +1,5 @@
 """The text facts of the analysis columns (frame.judgment_facts): which frameworks a text mentions and the first
-sentence that mentions each (`_fw`), and a text's words and formatting elements (`style_counts`) — what the
+sentence that mentions each (`framework_facts`), and a text's words and formatting elements (`style_counts`) — what the
 documented lexicon reading (ebtui.core.frameworks) and style.py give, found faster; tests hold them equal."""
 
 from __future__ import annotations
@@ -126,8 +126,8 @@ def _lexicon() -> list[tuple[str, AnyOf, bool]]:
     return _LEXICON
 
 
-def _fw_any(text: str) -> tuple[int, dict[str, str]]:
-    """`_fw` for any lexicon: the frameworks a text mentions as bits and the first sentence for each, found faster
+def framework_facts_any(text: str) -> tuple[int, dict[str, str]]:
+    """`framework_facts` for any lexicon: the frameworks a text mentions as bits and the first sentence for each, found faster
     than `framework_mentions`: the first sentence in which any of a
     framework's patterns matches holds the first match in the whole text, when no pattern can cross a
     sentence boundary (checked per framework; else its sentences are searched one by one)."""
@@ -154,14 +154,14 @@ def _fw_any(text: str) -> tuple[int, dict[str, str]]:
                 break
     if at:
         for fw, pos in at:
-            quotes[fw] = _sentence_around(text, pos)
+            quotes[fw] = sentence_around(text, pos)
         if len(quotes) > len(at):  # (a framework searched sentence by sentence: keep FRAMEWORKS order)
             quotes = {fw: quotes[fw] for fw in FRAMEWORKS if fw in quotes}
     return bits, quotes
 
 
 class _Fast:
-    """`_fw`'s reading where every framework is covered by the automaton (`_Starts.covered`) and no pattern can
+    """`framework_facts`'s reading where every framework is covered by the automaton (`_Starts.covered`) and no pattern can
     match across a sentence boundary (`_any_of`'s second value): one scan of the folded text, the places in order
     of their start, each framework's exact pattern tried where its literals are — the first place confirmed is
     where its search finds the first match, and the sentence around it is the first sentence that mentions it."""
@@ -183,12 +183,12 @@ def _fast() -> _Fast | None:
     return _FAST[0]
 
 
-def _fw(text: str) -> tuple[int, dict[str, str]]:
+def framework_facts(text: str) -> tuple[int, dict[str, str]]:
     """The frameworks a text mentions as bits (FRAMEWORKS order) and the first sentence for each — what
-    `framework_mentions(text)[fw][0].sentence` gives (`_Fast`'s reading, else `_fw_any`'s)."""
+    `framework_mentions(text)[fw][0].sentence` gives (`_Fast`'s reading, else `framework_facts_any`'s)."""
     fast = _FAST[0] if _FAST else _fast()
     if fast is None:
-        return _fw_any(text)
+        return framework_facts_any(text)
     hits = fast.auto.find_matches_as_indexes(text.lower() if text.isascii() else fold(text), overlapping=True)
     if not hits:
         return 0, {}
@@ -203,7 +203,7 @@ def _fw(text: str) -> tuple[int, dict[str, str]]:
     quotes: dict[str, str] = {}
     for k in sorted(at):
         bits |= 1 << k
-        quotes[FRAMEWORKS[k]] = _sentence_around(text, at[k])
+        quotes[FRAMEWORKS[k]] = sentence_around(text, at[k])
     return bits, quotes
 
 
@@ -214,7 +214,7 @@ _PUNCT_SPACE = re.compile(r"[.!?](?=\s)")
 _LAST_PUNCT_SPACE = re.compile(r"(?s:.*)[.!?](?=\s)")
 
 
-def _sentence_around(text: str, pos: int) -> str:
+def sentence_around(text: str, pos: int) -> str:
     """The sentence (as `sentences` splits and strips it) holding character `pos` (not a space): it ends at
     the first line break, or . ! ? followed by a space (kept), from `pos` on, and begins after the last of
     them before `pos` — found by a few searches from `pos` instead of every separator before it."""

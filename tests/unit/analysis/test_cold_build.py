@@ -536,7 +536,7 @@ def test_a_cold_build_reports_its_progress_to_the_end(tmp_path) -> None:  # type
 def test_the_sentence_around_a_place_is_the_one_the_separators_give() -> None:
     import bisect
 
-    from ebtui.core.analysis.frame import _sentence_around
+    from ebtui.core.analysis.text_facts import sentence_around as _sentence_around
     from ebtui.core.frameworks import sentence_separators as _separators
 
     def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:  # (the separators' reading)

@@ -1,4 +1,4 @@
-"""The columns' fast lexicon readings (text_facts._fw: frameworks in one automaton scan; consistency_rules:
+"""The columns' fast lexicon readings (text_facts.framework_facts: frameworks in one automaton scan; consistency_rules:
 the four classes' cues in one scan) give exactly what a plain reading gives — kept here: split the text into
 sentences, try every pattern of the lexicon on each — on texts of ordinary words with lexicon phrases put
 in at random places, cased, punctuated and run into their neighbours at random. The phrases are drawn from
@@ -122,8 +122,8 @@ def test_framework_reading_in_one_scan_equals_the_plain_reading(seed: int) -> No
     for _ in range(600):
         text = _text(rnd, phrases)
         want = _plain_frameworks(text)
-        assert text_facts._fw(text) == want, text
-        assert text_facts._fw_any(text) == want, text
+        assert text_facts.framework_facts(text) == want, text
+        assert text_facts.framework_facts_any(text) == want, text
         found += bool(want[0])
     assert found > 300  # most texts mention some framework
 
@@ -143,11 +143,11 @@ def test_consistency_classes_in_one_scan_equal_the_plain_reading(seed: int) -> N
 
 
 def test_known_answers() -> None:
-    bits, quotes = text_facts._fw("We weigh costs.\nA Kantian view!  Greatest   good? The greatest good. Duties matter")
+    bits, quotes = text_facts.framework_facts("We weigh costs.\nA Kantian view!  Greatest   good? The greatest good. Duties matter")
     assert quotes == {"consequentialist": "The greatest good.", "deontological": "A Kantian view!"}
     assert bits == 0b11
-    assert text_facts._fw("Nothing here: kantianism's cousin is xkant.") == (2, {"deontological": "Nothing here: kantianism's cousin is xkant."})
-    assert text_facts._fw("no framework at all") == (0, {})
+    assert text_facts.framework_facts("Nothing here: kantianism's cousin is xkant.") == (2, {"deontological": "Nothing here: kantianism's cousin is xkant."})
+    assert text_facts.framework_facts("no framework at all") == (0, {})
     c = classify_consistency("The same principle applies. Yet a key difference: here it's fine.")
     assert (c.label, c.cues) == ("relevant_difference", ["key difference"])
 
