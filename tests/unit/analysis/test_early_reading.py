@@ -127,3 +127,25 @@ def test_a_table_in_another_order_gives_the_facts_in_query_order(store: ResultsS
     assert got.quotes_of(np.arange(len(got))) == want_quotes
     sub = src.facts(dilemma=str(want.dilemma[0]))  # some of the rows: Arrow's take, as before
     assert sub.id.tolist() == [i for i, d in zip(want.id.tolist(), want.dilemma.tolist(), strict=True) if d == want.dilemma[0]]
+
+
+def test_the_columns_modules_import_without_the_statistics() -> None:
+    """A first build's workers fork once the columns' modules are imported: the analysis package's names load on
+    first use, so scipy and the statistics wait (and every exported name is its module's object)."""
+    import importlib
+    import subprocess
+    import sys
+
+    import ebtui.core.analysis as an
+    from tests.support.paths import subprocess_env
+
+    code = "import sys, ebtui.core.analysis.source; print(sorted(m for m in ('scipy', 'ebtui.core.analysis.results') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(), check=True)
+    assert out.stdout.strip() == "[]"
+    importlib.import_module("ebtui.core.analysis.fit")  # (the submodule of the same name as the function)
+    assert callable(an.fit) and an.fit.__module__ == "ebtui.core.analysis.fit"
+    for name in an.__all__:
+        assert getattr(an, name) is getattr(importlib.import_module(an._WHERE.get(name, "ebtui.core.analysis.fit")), name)
+    assert an.tables.__name__ == "ebtui.core.analysis.tables"  # (a submodule by attribute, as before)
+    with pytest.raises(AttributeError):
+        _ = an.no_such_name
