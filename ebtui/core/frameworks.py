@@ -365,6 +365,11 @@ class AnyOf:
             except ImportError:
                 pass
 
+    def use_places(self, folded: str, places: list[int]) -> None:
+        """Take `places` as where the automaton finds this AnyOf's literals in `folded` (sorted, each once: what
+        its own scan gives; `CueStarts` finds them for several AnyOf in one scan)."""
+        self._places = (folded, places)
+
     def search(self, text: str, folded: str | None = None, pos: int = 0) -> re.Match[str] | None:
         """What `self.exact.search(text, pos)` gives (`folded`: `fold(text)`, when the caller has it)."""
         if self.scan is None:
@@ -400,15 +405,56 @@ class AnyOf:
 _CONSISTENCY_ANY: dict[str, AnyOf] = {}  # (compiled on first use: not at the app's start)
 
 
+def _consistency_any(label: str) -> AnyOf:
+    return _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
+
+
+class CueStarts:
+    """Where the literals of several consistency classes' AnyOf lie in a folded text, found in one scan of one
+    automaton (each class's own would scan the text again): per class, the sorted places its own automaton
+    finds (`consistency_cues_of(..., places=)`; no place: the class has no cue in the text). `ok` False: some
+    class has no automaton or a cue that could look outside its sentence (each AnyOf scans on its own)."""
+
+    def __init__(self, labels: tuple[str, ...]) -> None:
+        self.labels = labels
+        anys = [_consistency_any(label) for label in labels]
+        self.ok = all(a.auto is not None and a.local for a in anys)
+        lits: dict[str, set[int]] = {}
+        for k, label in enumerate(labels):
+            for p in CONSISTENCY_CUES[label]:
+                for x in prefixes(p) or ():
+                    lits.setdefault(x, set()).add(k)
+        self.owners = [sorted(v) for v in lits.values()]
+        self.auto = None
+        if self.ok:
+            import ahocorasick_rs
+
+            self.auto = ahocorasick_rs.AhoCorasick(list(lits))
+
+    def places(self, folded: str) -> list[list[int]]:
+        """Per class (in `labels` order), the places where one of its literals starts in `folded`."""
+        assert self.auto is not None
+        found: list[set[int]] = [set() for _ in self.labels]
+        owners = self.owners
+        for i, start, _end in self.auto.find_matches_as_indexes(folded, overlapping=True):
+            for k in owners[i]:
+                found[k].add(start)
+        return [sorted(f) for f in found]
+
+
 def consistency_cues_of(text: str, label: str, folded: str | None = None,
-                        pieces: tuple[list[int], list[int]] | None = None) -> list[CueMatch]:
+                        pieces: tuple[list[int], list[int]] | None = None,
+                        places: list[int] | None = None) -> list[CueMatch]:
     """`consistency_cues(text)[label]`, found from the cues' matches in the whole text: a cue that matches in a
     sentence matches there in the whole text too (no pattern looks around: `AnyOf.local`; a sentence's edges
     touch only spaces and separators, where \\b acts alike), so searching the whole text from one sentence's
     end reaches the next sentence holding a cue, and that sentence is read as before (its first cue). A match
     that starts in a separator or runs past its sentence: sentence by sentence for the class, as before.
-    `pieces`: the text's `sentence_separators`, when the caller has them."""
-    any_ = _CONSISTENCY_ANY.get(label) or _CONSISTENCY_ANY.setdefault(label, AnyOf(CONSISTENCY_CUES[label]))
+    `pieces`: the text's `sentence_separators`, when the caller has them; `places`: `CueStarts.places`' for this
+    class (with `folded`)."""
+    any_ = _consistency_any(label)
+    if places is not None and folded is not None:
+        any_.use_places(folded, places)
     if any_.local and (m := any_.search(text, folded)) is None:
         return []
     pats = _CONSISTENCY_RE[label]

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
@@ -166,6 +166,7 @@ class FactsSource:
         self._stamps: dict[str, tuple[int, int]] = {}
         self._saved: dict[str, tuple[tuple[int, int], bytes]] = {}  # files as just written (the save hook)
         self._file_stamp: tuple[int, int] | None = None
+        self._early: source_read.Early | None = None  # a first build's reading started by `prefetch`
         self.generation = 0
         #: what the last sync did: rounds re-read from files, taken from the save hook, dropped, and
         #: whether the whole file was (re)built
@@ -335,6 +336,35 @@ class FactsSource:
 
     # ---- keeping it in step with the store ------------------------------------------------------------
 
+    def prefetch(self) -> bool:
+        """Start a first build's reading now, when the columns file is missing and the rounds folder holds
+        many files (source_read.Early): worker processes read the round files while this process goes on (it
+        reads the store's index, imports what the report needs); the next `sync` takes their rows for the
+        rounds the index names and reads any other itself. False: nothing was started."""
+        with self._lock:
+            if self._early is not None or self._table is not None or os.path.exists(self.path):
+                return False
+            self._early = source_read.Early.start(str(self.store.rounds_dir))
+            return self._early is not None
+
+    def _stop_early(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            early.stop()
+
+    def _early_rows(self, early: source_read.Early, todo: list[str]) -> Iterator[tuple[pa.Table, int, int]]:
+        """(rows, files read, files done) per chunk of the early reading, only of the files in `todo`."""
+        import pyarrow as pa
+
+        wanted = set(todo)
+        ids = {os.path.basename(p)[:-5] for p in todo}
+        for (table, got), chunk in zip(early.reading.results(), early.chunks, strict=True):
+            n = sum(1 for p in chunk if p in wanted)
+            if n < len(chunk) and table.num_rows:  # (a file the index does not name: its rows are not taken)
+                keep = np.array([rid in ids for rid in table.column("round").to_pylist()], dtype=bool)
+                table = table.filter(arrow_numbers(keep, pa.bool_()))
+            yield table, min(got, n), n
+
     def _fresh_rows(self, entries: Sequence[tuple[str, int, int]],
                     watch: Callable[[int, int], None] | None = None,
                     keep: Callable[[pa.Table], pa.Table] = lambda t: t) -> tuple[list[pa.Table], int, int]:
@@ -360,9 +390,24 @@ class FactsSource:
         if rows:
             parts.append(keep(arrow_table(rows)))
         del rows
+        done, read = len(entries) - len(todo), 0
+        early, self._early = self._early, None
+        was_early = early is not None
+        if early is not None:
+            try:
+                for table, got, n in self._early_rows(early, todo):
+                    if table.num_rows:
+                        parts.append(keep(table))
+                    done, read = done + n, read + got
+                    if watch is not None:
+                        watch(done, len(entries))
+            finally:
+                early.stop()
+            listed = set(early.paths)
+            todo = [p for p in todo if p not in listed]  # (files saved since the folder was listed)
+            del listed, early
         size = source_read.CHUNK
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-        done, read = len(entries) - len(todo), 0
         with contextlib.closing(read_files(chunks)) as tables:  # (closing it stops the workers)
             for (table, got), chunk in zip(tables, chunks, strict=True):
                 if table.num_rows:
@@ -370,7 +415,7 @@ class FactsSource:
                 done, read = done + len(chunk), read + got
                 if watch is not None:
                     watch(done, len(entries))
-        if watch is not None and entries and not chunks:
+        if watch is not None and entries and not chunks and not was_early:
             watch(len(entries), len(entries))  # (no file to read: the comparison is over)
         return parts, hooked, read
 
@@ -407,6 +452,8 @@ class FactsSource:
                     return list(dict.fromkeys(ids_all[i] for i in rows))
             token = self._token()
             rebuilt = self._table is None
+            if not rebuilt:
+                self._stop_early()  # (the columns were there after all)
             entries: list[tuple[str, int, int]] = self.store.stamps()  # every round, whatever the filters
             stream = StreamedFile.open(self.path) if rebuilt else None
             try:
@@ -464,8 +511,15 @@ class FactsSource:
             ids = self.sync(watch, **filters)
             rows = np.array([i for rid in ids for i in self._row.get(rid, ())], dtype=np.int64)
             assert self._table is not None
-            whole = len(rows) == self._table.num_rows and bool(np.all(rows == np.arange(len(rows))))
-            facts = facts_of_table(self._table if whole else self._table.take(_indices(rows)))
+            n = self._table.num_rows
+            if len(rows) == n and bool(np.all(rows == np.arange(n))):
+                facts = facts_of_table(self._table)
+            elif len(rows) == n and bool(np.all(np.bincount(rows, minlength=n) == 1)):
+                # every row, in another order (a first build read the files in the folder's order): the columns
+                # reordered as numpy arrays (a few pointers a row) rather than the table copied by Arrow's take
+                facts = facts_of_table(self._table).take(rows)
+            else:
+                facts = facts_of_table(self._table.take(_indices(rows)))
             facts.quotes_of = lambda sub: self._quotes_of(rows[sub])
             _release()
             return facts
@@ -473,6 +527,8 @@ class FactsSource:
     def close(self) -> None:
         from ebtui.core.store.hooks import remove_save_listener
 
+        with self._lock:
+            self._stop_early()
         remove_save_listener(self.store, self._listener)
 
 

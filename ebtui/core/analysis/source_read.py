@@ -4,10 +4,12 @@ reading of many round files — in this process, or in worker processes when the
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -120,22 +122,29 @@ def record_row(rec: RoundFacts, stamp: tuple[int, int]) -> dict[str, object]:
     return row
 
 
-def rows_of(text: bytes, stamp: tuple[int, int], where: str) -> list[dict[str, object]]:
-    """The Parquet rows of one round file's bytes, one per judgment (none: not a round; the store lists
-    unreadable files, the columns skip them)."""
+def rows_of(text: bytes, stamp: tuple[int, int], where: str, rid: str | None = None) -> list[dict[str, object]]:
+    """The Parquet rows of one round file's bytes, one per judgment (none: not a round, or — `rid` given, the
+    name of its file — a round of another id, which the store does not index either; the store lists unreadable
+    files, the columns skip them)."""
     try:
         r = read_round(text)
     except ValueError as exc:
         log.debug("%s: not in the analysis columns (%s)", where, exc)
         return []
+    if rid is not None and r.id != rid:
+        log.debug("%s: not in the analysis columns (round id %r)", where, r.id)
+        return []
     return [record_row(rec, stamp) for rec in judgment_facts(r)]
 
 
 def _read_whole(path: str) -> tuple[os.stat_result, bytes]:
-    """A file's stat and all its bytes, by plain system calls (a third cheaper than a buffered file object)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    """A file's stat and all its bytes, by plain system calls (a third cheaper than a buffered file object);
+    OSError for anything but a regular file (opened without blocking: a FIFO never holds the reading up)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path}: not a regular file")
         parts = [os.read(fd, st.st_size + 1)]
         while parts[-1]:  # (to the end, as read() reads: a file longer than its stat said, or a short read)
             parts.append(os.read(fd, 1 << 20))
@@ -156,36 +165,56 @@ def read_chunk(paths: Sequence[str]) -> tuple[pa.Table, int]:
             log.debug("%s: not in the analysis columns (%s)", path, exc)
             continue
         read += 1
-        rows += rows_of(text, (st.st_mtime_ns, st.st_size), path)
+        rows += rows_of(text, (st.st_mtime_ns, st.st_size), path, os.path.basename(path)[:-5])
     return arrow_table(rows), read
 
 
 def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int], None, None]:
     """`read_chunk` of each chunk, yielded in order: in this process, or (from PARALLEL_FROM files on, with more
-    than one core) shared with worker processes answering with an Arrow stream (`_serve`) — forks of this
-    process where the system has fork (Linux: no interpreter to start, nothing to import), else fresh
-    interpreters given the chunks on stdin (`worker_main`). The chunks are handed out as they are asked for:
-    every process (this one too) takes the next chunk number from one pipe (`_Tasks`), so a process slowed by
-    other work (this one writes the Parquet file) or by the machine's other programs takes fewer; answers that
-    come early wait here for their turn. Should a worker fail, the chunks it held are read here."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    n = min(cores - 1, WORKERS, len(chunks) // 2)
-    if sum(len(c) for c in chunks) < PARALLEL_FROM or n < 1 or os.name == "nt" or len(chunks) > _Tasks.MAX:
-        yield from (read_chunk(c) for c in chunks)
-        return
-    import select
+    than one core) shared with worker processes (`Reading`)."""
+    reading = Reading.start(chunks)
+    try:
+        yield from reading.results()
+    finally:
+        reading.stop()
 
-    read_chunk(chunks[0][:1])  # (what the reading builds once — the decoder, the automata — built before the forks)
-    try:
-        tasks = _Tasks(len(chunks))
-    except OSError as exc:
-        log.info("reading the round files in this process (%s)", exc)
-        yield from (read_chunk(c) for c in chunks)
-        return
-    got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
-    workers: list[_Worker] = []
-    nxt = 0
-    try:
+
+class Reading:
+    """Round files being read, chunk by chunk: in this process, or (from PARALLEL_FROM files on, with more than
+    one core) shared with worker processes answering with an Arrow stream (`_serve`) — forks of this process
+    where the system has fork (Linux: no interpreter to start, nothing to import), else fresh interpreters given
+    the chunks on stdin (`worker_main`). The chunks are handed out as they are asked for: every process (this one
+    too, in `results`) takes the next chunk number from one pipe (`_Tasks`), so a process slowed by other work
+    (this one writes the Parquet file) or by the machine's other programs takes fewer. A thread per worker takes
+    its answers off its pipe as they come (a worker never waits for this process to be free: an answer is
+    larger than a pipe holds); answers that come early wait here for their turn. The workers start reading at
+    `start`, so a caller may start them before other work of its own (`early`). Should a worker fail, the chunks
+    it held are read here."""
+
+    def __init__(self, chunks: Sequence[Sequence[str]], tasks: _Tasks | None, workers: list[_Worker]) -> None:
+        import queue
+
+        self.chunks = chunks
+        self.tasks = tasks
+        self.workers = workers
+        self.answers: queue.SimpleQueue[tuple[_Worker, tuple[int, pa.Table, int] | None]] = queue.SimpleQueue()
+        self.threads = [threading.Thread(target=self._drain, args=(w,), daemon=True) for w in workers]
+        for t in self.threads:  # (after every fork: a fork copies only the calling thread)
+            t.start()
+
+    @classmethod
+    def start(cls, chunks: Sequence[Sequence[str]]) -> Reading:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        n = min(cores - 1, WORKERS, len(chunks) // 2)
+        if sum(len(c) for c in chunks) < PARALLEL_FROM or n < 1 or os.name == "nt" or len(chunks) > _Tasks.MAX:
+            return cls(chunks, None, [])
+        read_chunk(chunks[0][:1])  # (what the reading builds once — the decoder, the automata — built before the forks)
+        try:
+            tasks = _Tasks(len(chunks))
+        except OSError as exc:
+            log.info("reading the round files in this process (%s)", exc)
+            return cls(chunks, None, [])
+        workers: list[_Worker] = []
         lists = [list(c) for c in chunks]
         for _ in range(n):
             try:
@@ -193,33 +222,93 @@ def read_files(chunks: Sequence[Sequence[str]]) -> Generator[tuple[pa.Table, int
             except OSError as exc:
                 log.info("reading the round files in this process (%s)", exc)
                 break
-        live = list(workers)
-        while nxt < len(chunks):
+        return cls(chunks, tasks, workers)
+
+    def _drain(self, w: _Worker) -> None:
+        while (answer := w.answer()) is not None:
+            self.answers.put((w, answer))
+        self.answers.put((w, None))
+
+    def results(self) -> Generator[tuple[pa.Table, int], None, None]:
+        """`read_chunk` of each chunk, in order (this process reads the chunks no worker has taken)."""
+        import queue
+
+        chunks, tasks = self.chunks, self.tasks
+        got: dict[int, tuple[pa.Table, int]] = {}  # answers not yet yielded, by chunk number
+        live = len(self.workers)
+        nxt = 0
+        while tasks is not None and nxt < len(chunks):
             if nxt in got:
                 yield got.pop(nxt)
                 nxt += 1
                 continue
-            ready = select.select(live, [], [], 0)[0] if live else []
-            if not ready:
+            try:
+                w, answer = self.answers.get_nowait()
+            except queue.Empty:
                 i = tasks.take()
                 if i is not None:  # (this process's turn)
                     got[i] = read_chunk(chunks[i])
                     continue
                 if not live:
                     break  # no task left and no worker: the chunks missing were a failed worker's
-                ready = select.select(live, [], [], None)[0]  # every chunk taken: wait for the workers' answers
-            for w in ready:
-                answer = w.answer()
-                if answer is None:
-                    live.remove(w)
-                else:
-                    got[answer[0]] = answer[1:]
-    finally:
-        tasks.close()
-        for w in workers:
+                w, answer = self.answers.get()  # every chunk taken: wait for the workers' answers
+            if answer is None:
+                live -= 1
+            else:
+                got[answer[0]] = answer[1:]
+        self.stop()
+        for i in range(nxt, len(chunks)):  # what no worker answered
+            yield got.pop(i) if i in got else read_chunk(chunks[i])
+
+    def stop(self) -> None:
+        """Stop the workers (their answers not yet taken are dropped)."""
+        if self.tasks is not None:
+            self.tasks.close()
+        for w in self.workers:
             w.stop()
-    for i in range(nxt, len(chunks)):  # what no worker answered
-        yield got.pop(i) if i in got else read_chunk(chunks[i])
+        for t in self.threads:
+            t.join()
+        for w in self.workers:
+            w.close()
+        self.workers, self.threads = [], []
+
+
+class Early:
+    """A first build's reading started before the store's index is read (`FactsSource.prefetch`): every
+    `*.json` regular file the rounds folder lists, by name, in CHUNK-file chunks, read by worker processes while
+    this process goes on with other work; `FactsSource.sync` takes the rows of the files its index names."""
+
+    def __init__(self, paths: list[str], reading: Reading) -> None:
+        self.paths = paths
+        self.reading = reading
+        self.chunks = reading.chunks
+
+    @classmethod
+    def start(cls, rounds: str) -> Early | None:
+        """None: too few files for workers, or none could start (the sync reads as without it)."""
+        try:
+            with os.scandir(rounds) as it:
+                names = sorted(e.name for e in it if e.name.endswith(".json") and not e.name.startswith(".")
+                               and e.is_file())
+        except OSError:
+            return None
+        if len(names) < PARALLEL_FROM:
+            return None
+        paths = [os.path.join(rounds, n) for n in names]
+        reading = Reading.start([paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)])
+        if not reading.workers:
+            reading.stop()
+            return None
+        import atexit
+
+        atexit.register(reading.stop)  # (a process that ends before its sync leaves no worker behind)
+        return cls(paths, reading)
+
+    def stop(self) -> None:
+        import atexit
+
+        self.reading.stop()
+        atexit.unregister(self.reading.stop)
 
 
 class _Tasks:
@@ -248,8 +337,11 @@ class _Tasks:
         return _take(self.fd)
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
+        """(Once: a descriptor number closed twice could be another file's by then.)"""
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def _take(fd: int) -> int | None:
@@ -258,50 +350,14 @@ def _take(fd: int) -> int | None:
     return array("i", data)[0] if len(data) == 4 else None
 
 
-class _Whole:
-    """A pipe's reading end for pyarrow's stream reader: each read returns all the bytes asked for (else the end
-    of the stream), and nothing is read ahead — so `select` on the descriptor says when an answer is there
-    (a buffered reader could hold one unseen; an unbuffered one returns a pipe's short reads, which pyarrow
-    takes for a truncated stream)."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self.raw = raw
-        self.closed = False
-
-    def read(self, n: int = -1) -> bytes:
-        if n is None or n < 0:
-            return self.raw.read()
-        parts, left = [], n
-        while left > 0:
-            got = self.raw.read(left)
-            if not got:
-                break
-            parts.append(got)
-            left -= len(got)
-        return b"".join(parts)
-
-    def readable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self.raw.fileno()
-
-    def close(self) -> None:
-        self.closed = True
-        self.raw.close()
-
-
 class _Worker:
-    """A worker process of `read_files`: its Arrow stream (`out`, read without read-ahead: `read_files` waits on
-    its file descriptor), its answers and how to stop it."""
+    """A worker process of `Reading`: its Arrow stream (`out`, buffered: read by a thread of its own), its answers
+    and how to stop it."""
 
     def __init__(self, out: BinaryIO, stop: Callable[[], None]) -> None:
-        self.out = _Whole(out)
+        self.out = out
         self._stop = stop
         self._reader: pa.RecordBatchStreamReader | None = None
-
-    def fileno(self) -> int:
-        return self.out.fileno()
 
     def answer(self) -> tuple[int, pa.Table, int] | None:
         """The next chunk it read: (chunk number, its rows, files read); None when it has no more (or failed)."""
@@ -318,7 +374,10 @@ class _Worker:
             return None
 
     def stop(self) -> None:
+        """Kill it (its pipe then ends: the thread taking its answers ends too)."""
         self._stop()
+
+    def close(self) -> None:
         with contextlib.suppress(OSError):
             self.out.close()
 
@@ -345,7 +404,7 @@ def _forked(chunks: list[list[str]], tasks: int) -> _Worker:
         with contextlib.suppress(OSError):
             os.waitpid(pid, 0)
 
-    return _Worker(open(r, "rb", buffering=0), stop)
+    return _Worker(open(r, "rb"), stop)
 
 
 def _spawned(chunks: list[list[str]], tasks: int) -> _Worker:
@@ -364,7 +423,7 @@ def _spawned(chunks: list[list[str]], tasks: int) -> _Worker:
         proc.wait()  # (its stdin is the sender thread's: killed, the worker breaks that pipe)
 
     assert proc.stdout is not None
-    return _Worker(cast("BinaryIO", proc.stdout), stop)
+    return _Worker(cast("BinaryIO", io.BufferedReader(cast("io.RawIOBase", proc.stdout))), stop)
 
 
 def start_worker(chunks: list[list[str]], tasks: int) -> _Worker:

@@ -120,6 +120,9 @@ def select(ctx: AppContext, *, tournament_id: str | None = None, model: str | No
         from ebtui.core.analysis.source import facts_source
 
         source = facts_source(results)
+        if source.prefetch():  # a first build: workers read the round files while this process reads the
+            from ebtui.core import analysis, report  # noqa: F401  # store's index and imports what the report needs
+            analysis.import_all()
         if not source.path.exists() and (n := len(results.stamps())) > 1000:  # (the sync reads the index too)
             note(f"building the analysis columns from {n} round files (once): {source.path}")
         facts = source.facts(progress, tournament=tournament_id, dilemma=dilemma)

@@ -87,7 +87,7 @@ def test_sentences_are_cut_where_the_split_pattern_cuts() -> None:
 
 
 def _sentence_of(text: str, pos: int) -> str:
-    from ebtui.core.analysis.frame import _sentence_around
+    from ebtui.core.analysis.text_facts import sentence_around as _sentence_around
 
     return _sentence_around(text, pos)
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from ebtui.core.analysis.frame import style_counts
-from ebtui.core.analysis.style import text_style
+from ebtui.core.analysis.style import team_text, text_style
 
 #: characters that make the style rules' edge cases: Markdown marks, line breaks of every kind, spaces that
 #: are not " " (and some that look like spaces but are not: zero width), word characters that are not ASCII
@@ -31,11 +31,11 @@ def test_style_counts_equal_text_style_on_hostile_texts() -> None:
 
 
 def test_style_counts_use_style_py_s_patterns() -> None:
-    from ebtui.core.analysis import frame, style
+    from ebtui.core.analysis import style, text_facts
 
-    assert frame._SPAN.pattern == style._SPAN.pattern
-    assert style._BLOCK.pattern == "^" + frame._BLOCK_AT_START.pattern
-    assert frame._BLOCK_AFTER_BREAK.pattern == "\\n" + frame._BLOCK_AT_START.pattern
+    assert text_facts._SPAN.pattern == style._SPAN.pattern
+    assert style._BLOCK.pattern == "^" + text_facts._BLOCK_AT_START.pattern
+    assert text_facts._BLOCK_AFTER_BREAK.pattern == "\\n" + text_facts._BLOCK_AT_START.pattern
 
 
 def test_style_counts_on_texts_whose_answer_is_known() -> None:
@@ -107,7 +107,8 @@ def test_the_facts_of_hostile_rounds_equal_the_plain_lexicon_reading(monkeypatch
     fast = [frame.judgment_facts(r) for r in rounds]
     fast_rows = source_read.arrow_table([source_read.record_row(x, (1, 2)) for recs in fast for x in recs])
     monkeypatch.setattr(frame, "_fw", _lexicon_fw)
-    monkeypatch.setattr(frame, "style_counts", lambda text: (text_style(text).words, text_style(text).format_elements))
+    monkeypatch.setattr(frame, "_team_style", lambda r, team, parts: (text_style(team_text(r, team)).words,
+                                                                    text_style(team_text(r, team)).format_elements))
     monkeypatch.setattr(consistency_rules, "classify_consistency", _lexicon_class)
     plain = [frame.judgment_facts(r) for r in rounds]
     assert fast == plain
@@ -117,12 +118,15 @@ def test_the_facts_of_hostile_rounds_equal_the_plain_lexicon_reading(monkeypatch
 
 
 def test_without_the_automaton_the_facts_are_the_same(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from ebtui.core.analysis import frame
+    from ebtui.core.analysis import frame, text_facts
 
     rounds = _hostile_rounds(40, seed=8)
     fast = [frame.judgment_facts(r) for r in rounds]
-    assert frame._starts() is not None and all(frame._starts().covered)  # type: ignore[union-attr]
-    monkeypatch.setattr(frame, "_STARTS", [None])  # (as when ahocorasick_rs cannot be imported)
+    assert text_facts._starts() is not None and all(text_facts._starts().covered)  # type: ignore[union-attr]
+    assert text_facts._fast() is not None  # (the one-scan reading is the one used)
+    monkeypatch.setattr(text_facts, "_FAST", [None])  # (the general reading: `_fw_any`)
+    assert [frame.judgment_facts(r) for r in rounds] == fast
+    monkeypatch.setattr(text_facts, "_STARTS", [None])  # (as when ahocorasick_rs cannot be imported)
     assert [frame.judgment_facts(r) for r in rounds] == fast
 
 
@@ -532,7 +536,7 @@ def test_a_cold_build_reports_its_progress_to_the_end(tmp_path) -> None:  # type
 def test_the_sentence_around_a_place_is_the_one_the_separators_give() -> None:
     import bisect
 
-    from ebtui.core.analysis.frame import _sentence_around
+    from ebtui.core.analysis.text_facts import sentence_around as _sentence_around
     from ebtui.core.frameworks import sentence_separators as _separators
 
     def _sentence_at(text: str, pos: int, seps: tuple[list[int], list[int]]) -> str:  # (the separators' reading)
