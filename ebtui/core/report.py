@@ -276,7 +276,7 @@ def build_report_data(
     replicates: int = an.DEFAULT_REPLICATES,
     agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
     omitted: Sequence[Omitted] = (),
-    judge_bias: BiasSection | None = None,
+    judge_bias: BiasSection | Callable[[], BiasSection] | None = None,
     cache: Path | None = None,
 ) -> ReportData:
     """Every table of the report, from rounds or from their columns (`Facts`, e.g. from
@@ -284,7 +284,8 @@ def build_report_data(
     of its judgments: `ebtui rejudge` adds them), in every section: the judge-bias section (style, order,
     agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
     caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
-    computed over these rows (bias_source.cached_section), else it is computed here; `cache`: the store's
+    computed over these rows (bias_source.cached_section), or a function giving it (called last: a fork may be
+    computing it meanwhile, analysis.ahead), else it is computed here; `cache`: the store's
     analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
@@ -315,8 +316,9 @@ def build_report_data(
     data.rounds = len(given) if given is not None else len(set(facts.round.tolist()))
     data.omitted = list(omitted)
     if len(facts):
-        data.judge_bias = judge_bias if judge_bias is not None else judge_bias_section_of_facts(
-            facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
+        data.judge_bias = judge_bias() if callable(judge_bias) else judge_bias if judge_bias is not None else \
+            judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
+                                        replicates=replicates)
         for t in bias_tables(data.judge_bias):
             data.tables[t.key] = [t]
     else:

@@ -1,0 +1,167 @@
+"""Pieces of work computed ahead in a fork of the process, on the other core, while the process computes the
+rest: the fork sends its plan, then each piece (pickled: the same floats) as it is done; the cached functions
+take a planned piece by its key (`taken`) and compute any other themselves, as do they all when the fork
+fails. The rules (when a fork is safe, what is killed when) are in docs/ARCHITECTURE.md's row of this module
+and below; the report's pieces are in report_ahead.py."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+#: a piece's plan, worked out in the fork: None when the cache holds it already, else (its cache file's name,
+#: its key, how to compute it)
+Plan = tuple[str, str, Callable[[], object]] | None
+Piece = Callable[[], Plan]
+
+#: a fork only while this process holds less than this (variance_fits.FORK_FITS_BELOW_RSS, the same reason)
+FORK_BELOW_RSS = 600 * 2**20
+#: from this many judgments on a cold report computes ahead in a fork (below it the pieces take less than the
+#: fork costs: tens of milliseconds)
+AHEAD_FROM = 1000
+#: the fork computing ahead that this process's cached functions ask (the innermost `report_ahead`)
+_ACTIVE: list[Ahead] = []
+#: True in the fork itself (it forks nothing more: variance_fits.forkable)
+_IN_FORK: list[bool] = [False]
+
+
+def busy() -> bool:
+    """Whether a fork computes ahead, or this is that fork: then no other fork is started (two cores)."""
+    return bool(_ACTIVE) or _IN_FORK[0]
+
+
+def taken(name: str, key: str) -> tuple[bool, Any]:
+    """(True, value) when the fork computing ahead has the cache entry `key` of the file `name` in its plan
+    (waiting for it), else (False, None): compute it here."""
+    return _ACTIVE[-1].take(name, key) if _ACTIVE else (False, None)
+
+
+def blas_single_threaded() -> bool:
+    """BLAS was told to use one thread (the environment `ebtui report` sets before numpy loads)."""
+    return any(os.environ.get(v) == "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"))
+
+
+class Ahead:
+    """The fork computing `pieces` (see the module's docstring) and what it has sent so far."""
+
+    def __init__(self, pieces: Sequence[Piece]) -> None:
+        r, w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the fork: answer, then leave without running anything of the parent's
+            code = 1
+            try:
+                os.close(r)
+                _IN_FORK[0] = True
+                _die_with_parent()
+                with open(w, "wb") as out:
+                    code = _serve(pieces, out)
+            finally:
+                os._exit(code)
+        os.close(w)
+        self.fh = open(r, "rb")  # noqa: SIM115 (closed by stop)
+        self.plan: set[tuple[str, str]] | None = None
+        self.got: dict[tuple[str, str], object] = {}
+        self.done = False
+
+    def _next(self) -> bool:
+        """Read one message; False at the end (the fork left, failed, or sent something unreadable)."""
+        if self.done:
+            return False
+        try:
+            msg = pickle.load(self.fh)
+            if msg[0] == "plan":
+                self.plan = {(str(n), str(k)) for n, k in msg[1]}
+            else:
+                self.got[(str(msg[1]), str(msg[2]))] = msg[3]
+            return True
+        except Exception:  # noqa: BLE001 - EOF, a cut or garbled message: whatever is missing is computed here
+            self.done = True
+            self._reap()
+            return False
+
+    def take(self, name: str, key: str) -> tuple[bool, Any]:
+        while self.plan is None and self._next():
+            pass
+        want = (name, key)
+        if self.plan is None or want not in self.plan:
+            return False, None
+        while want not in self.got and self._next():
+            pass
+        if want in self.got:
+            return True, self.got.pop(want)
+        return False, None
+
+    def _reap(self) -> None:
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+
+    def stop(self) -> None:
+        """Kill the fork if it is still working (what it had not sent is not needed any more) and close the pipe."""
+        import signal
+
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
+        self.fh.close()
+
+
+def _serve(pieces: Sequence[Piece], out: Any) -> int:
+    """The fork's work: the plan (the pieces the caches lack), then each piece as it is computed."""
+    plans = [p for p in (piece() for piece in pieces) if p is not None]
+    pickle.dump(("plan", [(n, k) for n, k, _ in plans]), out, protocol=pickle.HIGHEST_PROTOCOL)
+    out.flush()
+    for name, key, compute in plans:
+        pickle.dump(("piece", name, key, compute()), out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+    return 0
+
+
+def _die_with_parent() -> None:
+    """Linux: the fork is killed when the process that made it dies (however it dies)."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+def safe_to_fork(below_rss: int = FORK_BELOW_RSS) -> bool:
+    """A fork of this process may compute: Linux, no other Python thread (a fork copies only the calling thread:
+    a lock another one holds stays held in the child), and the process holds less than `below_rss` bytes (a
+    fork's pages are shared with this process, but tools that add up the processes' resident sizes count them
+    twice)."""
+    import sys
+    import threading
+
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")) or threading.active_count() != 1:
+        return False
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return False
+    return rss < below_rss
+
+
+@contextlib.contextmanager
+def computing_ahead(pieces: Sequence[Piece]) -> Iterator[bool]:
+    """Within the block, a fork computes `pieces` and the cached functions take them from it (`taken`); yields
+    whether a fork was started: not when there is nothing to compute, nor where a fork is unsafe (`safe_to_fork`)
+    or BLAS may run threads (`blas_single_threaded`: a fork of a process whose BLAS threads hold a lock can hang
+    in the child). Leaving the block (an error, Ctrl-C) kills the fork; the fork dies with this process too."""
+    if not pieces or busy() or not blas_single_threaded() or not safe_to_fork():
+        yield False
+        return
+    ahead = Ahead(pieces)
+    _ACTIVE.append(ahead)
+    try:
+        yield True
+    finally:
+        _ACTIVE.remove(ahead)
+        ahead.stop()

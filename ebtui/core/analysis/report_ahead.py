@@ -1,0 +1,73 @@
+"""A cold report's slow independent pieces, computed ahead in a fork (analysis.ahead) while the report fits the
+rest: the as-judged preferences, the variance components (precision.report_rows), the judge-bias section and,
+with overrides, the preferences in that view — the entries the caches beside the analysis columns keep, each
+planned under the key its cached function computes (a piece the caches hold is not planned)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ebtui.core.analysis.ahead import Piece, Plan
+
+if TYPE_CHECKING:
+    from ebtui.core.analysis.bias_table import AgreementMap
+    from ebtui.core.analysis.frame import Facts
+
+
+def report_pieces(facts: Facts, bias_rows: Facts, *, families: Mapping[str, str], agreement: AgreementMap | None,
+                  seed: int, replicates: int, folder: Path, bias_key: str) -> list[Piece]:
+    """What a report's fork computes ahead, in the order the report needs them: the as-judged preferences
+    (analysis.results), the variance components (precision.report_precision), the judge-bias section of
+    `bias_rows` (bias_source.cached_section, under `bias_key`), then the preferences with the overrides applied
+    where there are overrides."""
+    from ebtui.core.analysis import columnar
+
+    out: list[Piece] = [lambda: _preferences(facts, families, False, seed, replicates, folder),
+                        lambda: _components(facts, families, folder),
+                        lambda: _section(bias_rows, families, agreement, seed, replicates, folder, bias_key)]
+    if columnar.has_overrides(facts):
+        out.append(lambda: _preferences(facts, families, True, seed, replicates, folder))
+    return out
+
+
+def _held(path: Path, key: str) -> bool:
+    from ebtui.core.analysis.common import read_entries
+
+    return any(k == key for k, _ in read_entries(path))
+
+
+def _preferences(facts: Facts, families: Mapping[str, str], effective: bool, seed: int, replicates: int,
+                 folder: Path) -> Plan:
+    from ebtui.core.analysis.bias_source import PREFERENCES_FILE, preferences_key, preferences_of_facts
+    from ebtui.core.families import family_function
+
+    key = preferences_key(facts, families=families, effective=effective, seed=seed, replicates=replicates)
+    if _held(folder / PREFERENCES_FILE, key):
+        return None
+    return PREFERENCES_FILE, key, lambda: preferences_of_facts(facts, family_function(families), effective=effective,
+                                                               seed=seed, replicates=replicates)
+
+
+def _components(facts: Facts, families: Mapping[str, str], folder: Path) -> Plan:
+    from ebtui.core.analysis.precision import report_rows
+    from ebtui.core.analysis.variance import estimate_components
+    from ebtui.core.analysis.variance_cache import CACHE_FILE, cache_key
+    from ebtui.core.families import family_function
+
+    rows, _all, reps = report_rows(facts, family_function(families))
+    key = cache_key(rows, reps)
+    if _held(folder / CACHE_FILE, key):
+        return None
+    return CACHE_FILE, key, lambda: estimate_components(rows, replicates=reps)
+
+
+def _section(rows: Facts, families: Mapping[str, str], agreement: AgreementMap | None, seed: int, replicates: int,
+             folder: Path, key: str) -> Plan:
+    from ebtui.core.analysis.bias_source import SECTION_FILE, judge_bias_section_of_facts
+
+    if _held(folder / SECTION_FILE, key):
+        return None
+    return SECTION_FILE, key, lambda: judge_bias_section_of_facts(rows, families=families, agreement=agreement,
+                                                                  seed=seed, replicates=replicates)
