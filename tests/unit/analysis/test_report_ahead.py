@@ -178,3 +178,18 @@ def test_a_fork_whose_plan_fails_computes_nothing(monkeypatch: pytest.MonkeyPatc
 
     with ahead.computing_ahead([broken]) as forked:
         assert forked and ahead.taken("x", "k") == (False, None)
+
+
+def test_no_fork_above_the_memory_cap_or_when_none_is_to_be_had(monkeypatch: pytest.MonkeyPatch) -> None:
+    piece: ahead.Piece = lambda: ("x", "k", lambda: 1)  # noqa: E731
+    monkeypatch.setattr(ahead, "FORK_BELOW_RSS", 1)
+    with ahead.computing_ahead([piece]) as forked:
+        assert not forked
+    monkeypatch.undo()
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with ahead.computing_ahead([piece]) as forked:
+        assert not forked and not ahead.busy() and ahead.taken("x", "k") == (False, None)
