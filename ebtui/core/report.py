@@ -287,8 +287,10 @@ def build_report_data(
     computed over these rows (bias_source.cached_section), or a function giving it (called last: a fork may be
     computing it meanwhile, analysis.ahead), else it is computed here; `cache`: the store's
     analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
+    from ebtui.core.analysis.ahead import taken
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
+    from ebtui.core.analysis.report_ahead import DESCRIPTIVE, Descriptive, descriptive_key, descriptive_tables
 
     given = None if isinstance(rounds, Facts) else list(rounds)
     facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(given or [])
@@ -296,19 +298,22 @@ def build_report_data(
     base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates, cache=cache)
     eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates, cache=cache) \
         if overrides else None
-    data = ReportData(len(facts), base, eff, columnar.judge_vs_human(facts, seed=seed, replicates=replicates))
+    # the tables that read the columns only: from a fork computing them meanwhile (analysis.ahead), else here
+    found, got = taken(DESCRIPTIVE, descriptive_key(facts)) if classifications is None else (False, None)
+    jvh, views, frameworks = cast("Descriptive", got) if found else descriptive_tables(
+        facts, seed=seed, replicates=replicates, classifications=classifications)
+    data = ReportData(len(facts), base, eff, jvh)
     tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
     if eff is not None:
         for k in FIT_KEYS_BOTH_VIEWS:
             tables[k].append(eff.tables[k])
     if data.judge_vs_human is not None:
         tables["judge_vs_human"] = [data.judge_vs_human]
-    ex = columnar.Exchanges.of(facts)
-    for effective in ((False, True) if overrides else (False,)):
-        for t in columnar.analyse(facts, effective=effective, classifications=classifications, ex=ex):
+    for effective, view in views:
+        for t in view:
             if not effective or t.key not in ("judge_agreement", "judge_correlation"):  # agreement: parsed only
                 tables.setdefault(t.key, []).append(t)
-    for t in columnar.framework_usage(facts, ex):
+    for t in frameworks:
         tables[t.key] = [t]
     data.tables = tables
     data.imported = columnar.provenance_summary(facts)

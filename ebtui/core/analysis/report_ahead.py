@@ -1,7 +1,7 @@
 """A cold report's slow independent pieces, computed ahead in a fork (analysis.ahead) while the report fits the
-rest: the as-judged preferences, the variance components (precision.report_rows), the judge-bias section and,
-with overrides, the preferences in that view — the entries the caches beside the analysis columns keep, each
-planned under the key its cached function computes (a piece the caches hold is not planned)."""
+rest: the as-judged preferences, the variance components (precision.report_rows), the descriptive tables, the
+judge-bias section and, with overrides, the preferences in that view — each cached one planned under the key its
+cached function computes (one the caches beside the analysis columns hold is not planned)."""
 
 from __future__ import annotations
 
@@ -13,20 +13,51 @@ from ebtui.core.analysis.ahead import Piece, Plan
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.bias_table import AgreementMap
+    from ebtui.core.analysis.common import Table
+    from ebtui.core.analysis.consistency_rules import ConsistencyClassification
     from ebtui.core.analysis.frame import Facts
 
 
+#: the descriptive tables' piece: not a cache's entry, its key names the Facts object the fork was given
+DESCRIPTIVE = "descriptive tables"
+Descriptive = tuple["Table | None", list[tuple[bool, list["Table"]]], list["Table"]]
+
+
+def descriptive_key(facts: Facts) -> str:
+    """The descriptive tables' key: this Facts object (the fork has the same one, at the same address)."""
+    return f"{id(facts)}|{len(facts)}"
+
+
+def descriptive_tables(facts: Facts, *, seed: int, replicates: int,
+                       classifications: Mapping[str, ConsistencyClassification] | None = None) -> Descriptive:
+    """The report's tables that read the columns only (ebtui.core.analysis.columnar), as report.build_report_data
+    adds them: judge vs human (None without overrides), each view's descriptive tables (as judged, then with
+    the overrides where there are some), the framework usage."""
+    from ebtui.core.analysis import columnar
+
+    jvh = columnar.judge_vs_human(facts, seed=seed, replicates=replicates)
+    ex = columnar.Exchanges.of(facts)
+    views = [(effective, columnar.analyse(facts, effective=effective, classifications=classifications, ex=ex))
+             for effective in ((False, True) if columnar.has_overrides(facts) else (False,))]
+    return jvh, views, list(columnar.framework_usage(facts, ex))
+
+
 def report_pieces(facts: Facts, bias_rows: Facts, *, families: Mapping[str, str], agreement: AgreementMap | None,
-                  seed: int, replicates: int, folder: Path, bias_key: str) -> list[Piece]:
+                  seed: int, replicates: int, folder: Path | None, bias_key: str | None) -> list[Piece]:
     """What a report's fork computes ahead, in the order the report needs them: the as-judged preferences
-    (analysis.results), the variance components (precision.report_precision), the judge-bias section of
-    `bias_rows` (bias_source.cached_section, under `bias_key`), then the preferences with the overrides applied
-    where there are overrides."""
+    (analysis.results), the variance components (precision.report_precision), the descriptive tables
+    (`descriptive_tables`, never kept), the judge-bias section of `bias_rows` (bias_source.cached_section, under
+    `bias_key`), then the preferences with the overrides applied where there are overrides. Those the caches in
+    `folder` hold are not planned (folder None: only the descriptive tables)."""
     # (the modules the pieces run, imported before the fork: once for both processes, a tenth of a second)
     from ebtui.core.analysis import columnar, judge_bias, precision, reliability, variance_cache  # noqa: F401
 
+    descriptive: Piece = lambda: (DESCRIPTIVE, descriptive_key(facts),  # noqa: E731
+                                  lambda: descriptive_tables(facts, seed=seed, replicates=replicates))
+    if folder is None or bias_key is None:
+        return [descriptive]
     out: list[Piece] = [lambda: _preferences(facts, families, False, seed, replicates, folder),
-                        lambda: _components(facts, families, folder),
+                        lambda: _components(facts, families, folder), descriptive,
                         lambda: _section(bias_rows, families, agreement, seed, replicates, folder, bias_key)]
     if columnar.has_overrides(facts):
         out.append(lambda: _preferences(facts, families, True, seed, replicates, folder))

@@ -249,12 +249,14 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
 
         if sampled:
             omitted.append({"section": "judge bias and reliability", "reason": sampled})
-        # a report whose judge-bias section is not kept is cold (new rows): its slow independent pieces are
-        # computed ahead in a fork, on the other core, while this process fits the rest (analysis.ahead)
-        if folder is not None and len(sel.facts) >= ahead.AHEAD_FROM \
-                and all(k != key for k, _ in read_entries(folder / SECTION_FILE)):
+        # a fork computes pieces ahead, on the other core, while this process fits the rest (analysis.ahead):
+        # the descriptive tables, and where the judge-bias section is not kept (a cold report: new rows) the
+        # slow cached pieces the caches lack
+        if len(sel.facts) >= ahead.AHEAD_FROM and classifications is None:
+            cold = folder is not None and all(k != key for k, _ in read_entries(folder / SECTION_FILE))
             pieces = report_pieces(sel.facts, rows, families=fams, agreement=agree, seed=seed,
-                                   replicates=replicates, folder=folder, bias_key=key)
+                                   replicates=replicates, folder=folder if cold else None,
+                                   bias_key=key if cold else None)
     with computing_ahead(pieces):
         return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
                                  seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted,
