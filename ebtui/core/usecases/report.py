@@ -257,10 +257,12 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
             pieces = report_pieces(sel.facts, rows, families=fams, agreement=agree, seed=seed,
                                    replicates=replicates, folder=folder if cold else None,
                                    bias_key=key if cold else None)
-    with computing_ahead(pieces):
+    with computing_ahead(pieces) as forked:
+        # the section last while a fork may be computing it, else first, as it was: its memory (280 MB at
+        # 130,000 judgments) is freed before the fits', not added to theirs (a 100,000-round report's peak)
         return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
-                                 seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted,
-                                 cache=folder)
+                                 seed=seed, replicates=replicates, judge_bias=bias if forked or bias is None
+                                 else bias(), omitted=omitted, cache=folder)
 
 
 def _columns_dir(root: Path) -> Path | None:

@@ -23,6 +23,12 @@ CACHES = ("bias_section.json", "variance_components.json", "preferences.json")
 PIECES = {"preferences.json": 2, "variance_components.json": 1, "descriptive tables": 1, "bias_section.json": 1}
 
 
+@pytest.fixture(autouse=True)
+def _any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork whatever this test process's size (an xdist worker that ran other tests is past the cap)."""
+    monkeypatch.setattr(ahead, "FORK_BELOW_RSS", 2**40)
+
+
 def _report(root: Path) -> str:
     from ebtui.core.usecases import report as uc
     from ebtui.core.usecases.context import open_context
@@ -186,7 +192,7 @@ def test_no_fork_above_the_memory_cap_or_when_none_is_to_be_had(monkeypatch: pyt
     monkeypatch.setattr(ahead, "FORK_BELOW_RSS", 1)
     with ahead.computing_ahead([piece]) as forked:
         assert not forked
-    monkeypatch.undo()
+    monkeypatch.setattr(ahead, "FORK_BELOW_RSS", 2**40)
 
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
