@@ -51,6 +51,7 @@ class Ahead:
 
     def __init__(self, pieces: Sequence[Piece]) -> None:
         r, w = os.pipe()
+        _widen(w)
         self.pid = os.fork()
         if self.pid == 0:  # the fork: answer, then leave without running anything of the parent's
             code = 1
@@ -122,6 +123,19 @@ def _serve(pieces: Sequence[Piece], out: Any) -> int:
         pickle.dump(("piece", name, key, compute()), out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()
     return 0
+
+
+#: how much the pipe holds (Linux: up to /proc/sys/fs/pipe-max-size, 1 MB by default; else 64 KB): a piece
+#: larger than what is left waits in the fork until this process reads it, and the pieces after it with it
+PIPE_BYTES = 2**20
+
+
+def _widen(fd: int) -> None:
+    """The pipe's buffer made PIPE_BYTES where the system allows (F_SETPIPE_SZ), so the fork seldom waits."""
+    import fcntl
+
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
 
 
 def _die_with_parent() -> None:

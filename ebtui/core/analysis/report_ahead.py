@@ -44,11 +44,11 @@ def descriptive_tables(facts: Facts, *, seed: int, replicates: int,
 
 def report_pieces(facts: Facts, bias_rows: Facts, *, families: Mapping[str, str], agreement: AgreementMap | None,
                   seed: int, replicates: int, folder: Path | None, bias_key: str | None) -> list[Piece]:
-    """What a report's fork computes ahead, in the order the report needs them: the as-judged preferences
-    (analysis.results), the variance components (precision.report_precision), the descriptive tables
-    (`descriptive_tables`, never kept), the judge-bias section of `bias_rows` (bias_source.cached_section, under
-    `bias_key`), then the preferences with the overrides applied where there are overrides. Those the caches in
-    `folder` hold are not planned (folder None: only the descriptive tables)."""
+    """What a report's fork computes ahead, about in the order the report needs them: the as-judged
+    preferences (analysis.results), the variance components (precision.report_precision), the preferences with
+    the overrides applied where there are overrides, the judge-bias section of `bias_rows`
+    (bias_source.cached_section, under `bias_key`), the descriptive tables (`descriptive_tables`, never kept).
+    Those the caches in `folder` hold are not planned (folder None: only the descriptive tables)."""
     # (the modules the pieces run, imported before the fork: once for both processes, a tenth of a second)
     from ebtui.core.analysis import columnar, judge_bias, precision, reliability, variance_cache  # noqa: F401
 
@@ -57,11 +57,12 @@ def report_pieces(facts: Facts, bias_rows: Facts, *, families: Mapping[str, str]
     if folder is None or bias_key is None:
         return [descriptive]
     out: list[Piece] = [lambda: _preferences(facts, families, False, seed, replicates, folder),
-                        lambda: _components(facts, families, folder), descriptive,
-                        lambda: _section(bias_rows, families, agreement, seed, replicates, folder, bias_key)]
+                        lambda: _components(facts, families, folder)]
     if columnar.has_overrides(facts):
         out.append(lambda: _preferences(facts, families, True, seed, replicates, folder))
-    return out
+    # the section, then the tables: the largest piece last (a piece the pipe cannot hold yet holds back those
+    # after it, until this process asks for it)
+    return [*out, lambda: _section(bias_rows, families, agreement, seed, replicates, folder, bias_key), descriptive]
 
 
 def _held(path: Path, key: str) -> bool:
