@@ -30,13 +30,16 @@ def _any_size(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _report(root: Path) -> str:
+    """`report --json`'s text, then every table as the Markdown report and the CSVs show it (titles, notes)."""
     from ebtui.core.usecases import report as uc
     from ebtui.core.usecases.context import open_context
 
     app = open_context(store=root)
     sel = uc.select(app)
     data = uc.build_report(sel, uc.families(app, sel.facts, explicit=False))
-    return uc.report_json_text(sel, data)
+    shown = [(t.key, t.title, t.view, t.columns, t.rows, t.notes, t.coverage, sorted(t.text_columns))
+             for ts in data.tables.values() for t in ts]
+    return uc.report_json_text(sel, data) + "\n" + repr(shown)
 
 
 def _cold(root: Path) -> None:
