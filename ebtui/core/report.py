@@ -285,12 +285,11 @@ def build_report_data(
     agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
     caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
     computed over these rows (bias_source.cached_section), or a function giving it (called last: a fork may be
-    computing it meanwhile, analysis.ahead), else it is computed here; `cache`: the store's
-    analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
-    from ebtui.core.analysis.ahead import taken
+    computing it, analysis.ahead), else it is computed here; `cache`: the store's analysis columns folder,
+    where the variance components are kept (analysis.variance_cache)."""
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
-    from ebtui.core.analysis.report_ahead import DESCRIPTIVE, Descriptive, descriptive_key, descriptive_tables
+    from ebtui.core.analysis.report_ahead import descriptive_of
 
     given = None if isinstance(rounds, Facts) else list(rounds)
     facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(given or [])
@@ -298,10 +297,8 @@ def build_report_data(
     base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates, cache=cache)
     eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates, cache=cache) \
         if overrides else None
-    # the tables that read the columns only: from a fork computing them meanwhile (analysis.ahead), else here
-    found, got = taken(DESCRIPTIVE, descriptive_key(facts)) if classifications is None else (False, None)
-    jvh, views, frameworks = cast("Descriptive", got) if found else descriptive_tables(
-        facts, seed=seed, replicates=replicates, classifications=classifications)
+    # the tables that read the columns only (from a fork computing them meanwhile, else here)
+    jvh, views, frameworks = descriptive_of(facts, seed=seed, replicates=replicates, classifications=classifications)
     data = ReportData(len(facts), base, eff, jvh)
     tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
     if eff is not None:

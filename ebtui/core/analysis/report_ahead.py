@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from ebtui.core.analysis.ahead import Piece, Plan
+from ebtui.core.analysis.ahead import Piece, Plan, taken
 
 if TYPE_CHECKING:
     from ebtui.core.analysis.bias_table import AgreementMap
@@ -40,6 +40,14 @@ def descriptive_tables(facts: Facts, *, seed: int, replicates: int,
     views = [(effective, columnar.analyse(facts, effective=effective, classifications=classifications, ex=ex))
              for effective in ((False, True) if columnar.has_overrides(facts) else (False,))]
     return jvh, views, list(columnar.framework_usage(facts, ex))
+
+
+def descriptive_of(facts: Facts, *, seed: int, replicates: int,
+                   classifications: Mapping[str, ConsistencyClassification] | None = None) -> Descriptive:
+    """`descriptive_tables`, taken from the fork computing them ahead when there is one (analysis.ahead)."""
+    found, got = taken(DESCRIPTIVE, descriptive_key(facts)) if classifications is None else (False, None)
+    return cast("Descriptive", got) if found else descriptive_tables(facts, seed=seed, replicates=replicates,
+                                                                     classifications=classifications)
 
 
 def report_pieces(facts: Facts, bias_rows: Facts, *, families: Mapping[str, str], agreement: AgreementMap | None,
