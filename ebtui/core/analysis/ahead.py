@@ -64,17 +64,36 @@ class Ahead:
             finally:
                 os._exit(code)
         os.close(w)
-        self.fh = open(r, "rb")  # noqa: SIM115 (closed by stop)
+        self.fd = r
         self.plan: set[tuple[str, str]] | None = None
         self.got: dict[tuple[str, str], object] = {}
         self.done = False
 
+    def _read(self, n: int) -> bytes:
+        """n bytes from the pipe (fewer: the fork left); EOFError when the fork sends nothing for STALL_SECONDS
+        (stuck: its pieces are computed here)."""
+        import select
+
+        out = bytearray()
+        while len(out) < n:
+            if not select.select([self.fd], [], [], STALL_SECONDS)[0]:
+                raise EOFError(f"nothing from the fork for {STALL_SECONDS} s")
+            got = os.read(self.fd, min(n - len(out), PIPE_BYTES))
+            if not got:
+                break
+            out += got
+        return bytes(out)
+
     def _next(self) -> bool:
-        """Read one message; False at the end (the fork left, failed, or sent something unreadable)."""
+        """Read one message; False at the end (the fork left, failed, stalled or sent something unreadable)."""
         if self.done:
             return False
         try:
-            msg = pickle.load(self.fh)
+            head = self._read(8)
+            size = int.from_bytes(head, "little") if len(head) == 8 else -1
+            if not 0 < size <= MESSAGE_BYTES:
+                raise EOFError("no message")
+            msg = pickle.loads(self._read(size))
             if msg[0] == "plan":
                 self.plan = {(str(n), str(k)) for n, k in msg[1]}
             else:
@@ -82,7 +101,7 @@ class Ahead:
             return True
         except Exception:  # noqa: BLE001 - EOF, a cut or garbled message: whatever is missing is computed here
             self.done = True
-            self._reap()
+            self.stop()
             return False
 
     def take(self, name: str, key: str) -> tuple[bool, Any]:
@@ -111,20 +130,30 @@ class Ahead:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
             self._reap()
-        self.fh.close()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def _serve(pieces: Sequence[Piece], out: Any) -> int:
-    """The fork's work: the plan (the pieces the caches lack), then each piece as it is computed."""
-    plans = [p for p in (piece() for piece in pieces) if p is not None]
-    pickle.dump(("plan", [(n, k) for n, k, _ in plans]), out, protocol=pickle.HIGHEST_PROTOCOL)
-    out.flush()
-    for name, key, compute in plans:
-        pickle.dump(("piece", name, key, compute()), out, protocol=pickle.HIGHEST_PROTOCOL)
+    """The fork's work: the plan (the pieces the caches lack), then each piece as it is computed; each message
+    its pickle's length (8 bytes) and the pickle."""
+    def send(msg: object) -> None:
+        data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(len(data).to_bytes(8, "little") + data)
         out.flush()
+
+    plans = [p for p in (piece() for piece in pieces) if p is not None]
+    send(("plan", [(n, k) for n, k, _ in plans]))
+    for name, key, compute in plans:
+        send(("piece", name, key, compute()))
     return 0
 
 
+#: the longest this process waits for the fork's next bytes before it computes the rest itself (a stuck fork)
+STALL_SECONDS = 60.0
+#: the largest message taken (a length above it: garbage)
+MESSAGE_BYTES = 2**31
 #: how much the pipe holds (Linux: up to /proc/sys/fs/pipe-max-size, 1 MB by default; else 64 KB): a piece
 #: larger than what is left waits in the fork until this process reads it, and the pieces after it with it
 PIPE_BYTES = 2**20
