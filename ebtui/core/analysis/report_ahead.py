@@ -1,7 +1,7 @@
-"""A cold report's slow independent pieces, computed ahead in a fork (analysis.ahead) while the report fits the
-rest: the as-judged preferences, the variance components (precision.report_rows), the descriptive tables, the
-judge-bias section and, with overrides, the preferences in that view — each cached one planned under the key its
-cached function computes (one the caches beside the analysis columns hold is not planned)."""
+"""A report's independent pieces, computed ahead in a fork (analysis.ahead) while the report fits the rest: the
+descriptive tables and, in a cold report, the as-judged preferences, the variance components
+(precision.report_rows), the judge-bias section and with overrides the preferences in that view — each cached
+one planned under the key its cached function computes (one the caches beside the columns hold is not)."""
 
 from __future__ import annotations
 
