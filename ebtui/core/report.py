@@ -276,7 +276,7 @@ def build_report_data(
     replicates: int = an.DEFAULT_REPLICATES,
     agreement: Mapping[tuple[str, str], Mapping[str, bool | None]] | None = None,
     omitted: Sequence[Omitted] = (),
-    judge_bias: BiasSection | None = None,
+    judge_bias: BiasSection | Callable[[], BiasSection] | None = None,
     cache: Path | None = None,
 ) -> ReportData:
     """Every table of the report, from rounds or from their columns (`Facts`, e.g. from
@@ -284,10 +284,12 @@ def build_report_data(
     of its judgments: `ebtui rejudge` adds them), in every section: the judge-bias section (style, order,
     agreement, reliability) reads the same columns (ebtui.core.analysis.bias_source). `omitted`: what the
     caller left out, added to the report's own `omitted` list; `judge_bias`: the judge-bias section already
-    computed over these rows (bias_source.cached_section), else it is computed here; `cache`: the store's
-    analysis columns folder, where the variance components are kept (analysis.variance_cache)."""
+    computed over these rows (bias_source.cached_section), or a function giving it (called last: a fork may be
+    computing it, analysis.ahead), else it is computed here; `cache`: the store's analysis columns folder,
+    where the variance components are kept (analysis.variance_cache)."""
     from ebtui.core.analysis.bias_report import bias_tables
     from ebtui.core.analysis.bias_source import judge_bias_section_of_facts
+    from ebtui.core.analysis.report_ahead import descriptive_of
 
     given = None if isinstance(rounds, Facts) else list(rounds)
     facts = rounds if isinstance(rounds, Facts) else Facts.from_rounds(given or [])
@@ -295,19 +297,20 @@ def build_report_data(
     base = an.analyse_fit(facts, families=families, seed=seed, replicates=replicates, cache=cache)
     eff = an.analyse_fit(facts, families=families, effective=True, seed=seed, replicates=replicates, cache=cache) \
         if overrides else None
-    data = ReportData(len(facts), base, eff, columnar.judge_vs_human(facts, seed=seed, replicates=replicates))
+    # the tables that read the columns only (from a fork computing them meanwhile, else here)
+    jvh, views, frameworks = descriptive_of(facts, seed=seed, replicates=replicates, classifications=classifications)
+    data = ReportData(len(facts), base, eff, jvh)
     tables: dict[str, list[Table]] = {k: [t] for k, t in base.tables.items()}
     if eff is not None:
         for k in FIT_KEYS_BOTH_VIEWS:
             tables[k].append(eff.tables[k])
     if data.judge_vs_human is not None:
         tables["judge_vs_human"] = [data.judge_vs_human]
-    ex = columnar.Exchanges.of(facts)
-    for effective in ((False, True) if overrides else (False,)):
-        for t in columnar.analyse(facts, effective=effective, classifications=classifications, ex=ex):
+    for effective, view in views:
+        for t in view:
             if not effective or t.key not in ("judge_agreement", "judge_correlation"):  # agreement: parsed only
                 tables.setdefault(t.key, []).append(t)
-    for t in columnar.framework_usage(facts, ex):
+    for t in frameworks:
         tables[t.key] = [t]
     data.tables = tables
     data.imported = columnar.provenance_summary(facts)
@@ -315,8 +318,9 @@ def build_report_data(
     data.rounds = len(given) if given is not None else len(set(facts.round.tolist()))
     data.omitted = list(omitted)
     if len(facts):
-        data.judge_bias = judge_bias if judge_bias is not None else judge_bias_section_of_facts(
-            facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
+        data.judge_bias = judge_bias() if callable(judge_bias) else judge_bias if judge_bias is not None else \
+            judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
+                                        replicates=replicates)
         for t in bias_tables(data.judge_bias):
             data.tables[t.key] = [t]
     else:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ebtui.core.analysis import bootstrap
+from ebtui.core.analysis.ahead import taken
 from ebtui.core.analysis.common import keep_newest, read_entries
 from ebtui.core.analysis.frame import NC, Facts, used_codes
 from ebtui.core.records import CRITERIA
@@ -434,26 +435,31 @@ def bias_sample(facts: Facts, *, up_to: int | None = None) -> tuple[Facts, str |
                     "memory grows past a gigabyte). Every other section uses every judgment.")
 
 
-#: the judge-bias sections kept in bias_section.json (the newest)
+#: the judge-bias sections kept beside the columns (`cached_section`): the file, and the newest entries kept
+SECTION_FILE = "bias_section.json"
 SECTION_ENTRIES = 4
 
 
 def cached_section(folder: Path | None, facts: Facts, *, families: Mapping[str, str] | None = None,
                    agreement: AgreementMap | None = None, seed: int = bootstrap.DEFAULT_SEED,
-                   replicates: int = bootstrap.DEFAULT_REPLICATES) -> BiasSection:
-    """`judge_bias_section_of_facts`, kept in `folder`/bias_section.json (the store's columns folder; the newest
-    SECTION_ENTRIES) under `section_key`: a report whose rows, families, agreement, seed and code are unchanged
-    reads it back instead of refitting (the section costs seconds from 10,000 judgments on). folder None, or not
-    writable: computed every time."""
-    key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
-    path = folder / "bias_section.json" if folder is not None else None
+                   replicates: int = bootstrap.DEFAULT_REPLICATES, key: str | None = None) -> BiasSection:
+    """`judge_bias_section_of_facts`, kept in `folder`/SECTION_FILE (the store's columns folder; the newest
+    SECTION_ENTRIES) under `section_key` (`key`: that key, computed already): a report whose rows, families,
+    agreement, seed and code are unchanged reads it back instead of refitting (the section costs seconds from
+    10,000 judgments on). folder None, or not writable: computed every time."""
+    if key is None:
+        key = section_key(facts, families=families, agreement=agreement, seed=seed, replicates=replicates)
+    path = folder / SECTION_FILE if folder is not None else None
     held = read_entries(path) if path is not None else []
     for k, got in held:
         if k == key and isinstance(got, dict):
             section: BiasSection = got  # type: ignore[assignment]
             return section
-    section = judge_bias_section_of_facts(facts, families=families, agreement=agreement, seed=seed,
-                                          replicates=replicates)
+    found, ahead = taken(SECTION_FILE, key)  # (computed ahead by a fork of a cold report: analysis.ahead)
+    made: BiasSection = ahead if found else judge_bias_section_of_facts(facts, families=families,
+                                                                        agreement=agreement, seed=seed,
+                                                                        replicates=replicates)
+    section = made
     if path is not None:
         # the newest few (a report of every round and one of a model or a dilemma do not evict each other)
         keep_newest(path, held, key, section, SECTION_ENTRIES)
@@ -506,7 +512,8 @@ def cached_preferences(folder: Path | None, facts: Facts, *, families: Mapping[s
         if k == key and isinstance(rows, list):
             got: list[PreferenceRow] = rows
             return got
-    rows = preferences_of_facts(facts, family_function(families), effective=effective, seed=seed,
-                                replicates=replicates)
-    keep_newest(path, held, key, rows, PREFERENCES_ENTRIES)
-    return rows
+    found, ahead = taken(PREFERENCES_FILE, key)  # (computed ahead by a fork of a cold report: analysis.ahead)
+    made: list[PreferenceRow] = ahead if found else preferences_of_facts(
+        facts, family_function(families), effective=effective, seed=seed, replicates=replicates)
+    keep_newest(path, held, key, made, PREFERENCES_ENTRIES)
+    return made

@@ -391,17 +391,13 @@ class PrecisionJson(TypedDict):
     detectable_gap: DetectableGap
 
 
-def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
-                     family_of: Callable[[str], str], *, effective: bool = False,
-                     comparison: Comparison | None = None,
-                     cache: Path | None = None) -> tuple[PrecisionJson, Table, str]:
-    """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
-    report's own pairwise intervals (`comparison`, the pairwise table's; computed here when not given): the
-    median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
-    standard: simultaneous over the table's pairs) excludes 0 with 80% power at α = 0.05 (noncentral t).
-    Returns (JSON keys, the components Table, the sentence shown beside the model table)."""
+def report_rows(rounds: Sequence[Round] | Facts, family_of: Callable[[str], str], *,
+                effective: bool = False) -> tuple[list[VarianceRow], int, int]:
+    """The team scores a report's variance components are estimated from (at most about REPORT_VC_MAX_ROWS, a
+    seeded sample of whole exchanges), how many there were before the sample, and the bootstrap replicates
+    their intervals get (0 above REPORT_VC_BOOTSTRAP_ROWS): `report_precision`'s rows, which a fork computing
+    them ahead (ebtui.core.analysis.ahead) builds the same."""
     from ebtui.core.analysis.variance import judgment_rows, judgment_rows_of_facts
-    from ebtui.core.analysis.variance_cache import estimate_components_cached
 
     if isinstance(rounds, Sequence):
         vc_rows = judgment_rows(rounds, family_of, effective=effective)
@@ -416,7 +412,21 @@ def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws
 
         vc_rows = judgment_rows_of_facts(rounds, family_of, effective=effective, sample=sample)
         all_rows = counted[0]
-    reps = REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
+    return vc_rows, all_rows, REPORT_VC_REPLICATES if len(vc_rows) <= REPORT_VC_BOOTSTRAP_ROWS else 0
+
+
+def report_precision(rounds: Sequence[Round] | Facts, jf: JointFit | None, draws: np.ndarray,
+                     family_of: Callable[[str], str], *, effective: bool = False,
+                     comparison: Comparison | None = None,
+                     cache: Path | None = None) -> tuple[PrecisionJson, Table, str]:
+    """For a report: the variance components (JSON and a Table), and its smallest detectable gap — from the
+    report's own pairwise intervals (`comparison`, the pairwise table's; computed here when not given): the
+    median over model pairs of their SE and degrees of freedom, turned into the gap whose interval (the
+    standard: simultaneous over the table's pairs) excludes 0 with 80% power at α = 0.05 (noncentral t).
+    Returns (JSON keys, the components Table, the sentence shown beside the model table)."""
+    from ebtui.core.analysis.variance_cache import estimate_components_cached
+
+    vc_rows, all_rows, reps = report_rows(rounds, family_of, effective=effective)
     vc = estimate_components_cached(vc_rows, replicates=reps, cache=cache)
     if not reps and any(c.variance is not None and c.low is None for c in vc.components.values()) \
             and vc.dilemmas >= 3:

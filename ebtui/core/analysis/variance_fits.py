@@ -91,20 +91,12 @@ def shared(work: Callable[[T], R], items: Sequence[T], costs: Sequence[float]) -
 
 
 def forkable() -> bool:
-    """A fork of this process may compute here: Linux, no other Python thread (a fork copies only the calling
-    thread: a lock another one holds stays held in the child) and a process under FORK_FITS_BELOW_RSS."""
-    import os
-    import sys
-    import threading
+    """A fork of this process may compute here (ahead.safe_to_fork: Linux, no other Python thread, a process
+    under FORK_FITS_BELOW_RSS) and no fork computes a report's pieces ahead (ahead.busy: it has the other core;
+    nor in that fork itself)."""
+    from ebtui.core.analysis.ahead import busy, safe_to_fork
 
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")) or threading.active_count() != 1:
-        return False
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return False
-    return rss < FORK_FITS_BELOW_RSS
+    return not busy() and safe_to_fork(FORK_FITS_BELOW_RSS)
 
 
 class Forked:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # (`X as X`: the front ends name these types from here)
     from ebtui.core.analysis import Analysis as Analysis
     from ebtui.core.analysis import ConsistencyClassification as ConsistencyClassification
     from ebtui.core.analysis import Table as Table
+    from ebtui.core.analysis.bias_types import BiasSection
     from ebtui.core.analysis.frame import Facts as Facts
     from ebtui.core.audit.calibrate import Calibration
     from ebtui.core.records import Round, Tournament
@@ -227,23 +228,44 @@ def build_report(sel: Selection, fams: Mapping[str, str], classifications: Class
                  seed: int | None = None, replicates: int | None = None) -> ReportData:
     """Every table of the report, computed once (what the files, `--json`, the API and the app show)."""
     from ebtui.core import analysis as an
-    from ebtui.core.analysis.bias_source import bias_sample, cached_section
+    from ebtui.core.analysis import ahead
+    from ebtui.core.analysis.ahead import Piece, computing_ahead
+    from ebtui.core.analysis.bias_source import SECTION_FILE, bias_sample, cached_section, section_key
+    from ebtui.core.analysis.common import read_entries
+    from ebtui.core.analysis.report_ahead import report_pieces
     from ebtui.core.report import Omitted, build_report_data
 
     seed = an.DEFAULT_SEED if seed is None else seed
     replicates = an.DEFAULT_REPLICATES if replicates is None else replicates
     agree = agreement(sel.root)
     omitted: list[Omitted] = []
+    folder = _columns_dir(sel.root)
     bias = None
+    pieces: list[Piece] = []
     if len(sel.facts):
         rows, sampled = bias_sample(sel.facts)
-        bias = cached_section(_columns_dir(sel.root), rows, families=fams, agreement=agree, seed=seed,
-                              replicates=replicates)
+        key = section_key(rows, families=fams, agreement=agree, seed=seed, replicates=replicates)
+
+        def bias() -> BiasSection:  # (last: a fork may be computing it meanwhile)
+            return cached_section(folder, rows, families=fams, agreement=agree, seed=seed, replicates=replicates,
+                                  key=key)
+
         if sampled:
             omitted.append({"section": "judge bias and reliability", "reason": sampled})
-    return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
-                             seed=seed, replicates=replicates, judge_bias=bias, omitted=omitted,
-                             cache=_columns_dir(sel.root))
+        # a fork computes pieces ahead, on the other core, while this process fits the rest (analysis.ahead):
+        # the descriptive tables, and where the judge-bias section is not kept (a cold report: new rows) the
+        # slow cached pieces the caches lack
+        if len(sel.facts) >= ahead.AHEAD_FROM and classifications is None:
+            cold = folder is not None and all(k != key for k, _ in read_entries(folder / SECTION_FILE))
+            pieces = report_pieces(sel.facts, rows, families=fams, agreement=agree, seed=seed,
+                                   replicates=replicates, folder=folder if cold else None,
+                                   bias_key=key if cold else None)
+    with computing_ahead(pieces) as forked:
+        # the section last while a fork may be computing it, else first, as it was: its memory (280 MB at
+        # 130,000 judgments) is freed before the fits', not added to theirs (a 100,000-round report's peak)
+        return build_report_data(sel.facts, classifications=classifications, families=fams, agreement=agree,
+                                 seed=seed, replicates=replicates, judge_bias=bias if forked or bias is None
+                                 else bias(), omitted=omitted, cache=folder)
 
 
 def _columns_dir(root: Path) -> Path | None:
