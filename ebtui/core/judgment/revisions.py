@@ -398,7 +398,7 @@ _THIRD = re.compile(
     r"[ \t]+(?:team|side|group|round|week|year)s?(?![a-z])")
 
 
-def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
+def _units(text: str, rx: re.Pattern[str], kept: frozenset[int] = frozenset()) -> list[_Unit]:
     """The reply's sentences, lines and table rows, each with the team of its section, the criterion of its
     heading and the team its paragraph last named: a short line naming one team ("## Team A", "**Team B**",
     '"team_a": {') opens that team's section; an unknown heading at its level or above closes it."""
@@ -428,8 +428,8 @@ def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
             team, crit, para, level = "x", None, None, heading_level(line)  # a third party's section: its own
             continue
         if heading and not teams and not crits and not re.search(r"\d", body):
-            if heading_level(line) <= level:
-                team, crit, level = None, None, 0
+            if heading_level(line) <= level and start + len(line) - len(line.lstrip()) not in kept:
+                team, crit, level = None, None, 0  # (unless sections.py keeps it: "**What they did well**")
             para = None
             continue
         if body.startswith("|"):
@@ -489,7 +489,7 @@ def _overlaps(unit: _Unit, span: tuple[int, int, str, str]) -> bool:
     return unit.start < span[1] and span[0] < unit.end + 1
 
 
-def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
+def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str], kept: frozenset[int] = frozenset()) -> Judgment:
     """The judgment with each cell a later sentence revises, and each graded value ("7+"), missing and flagged."""
     read: dict[tuple[str, str], int] = {}
     spans: dict[tuple[str, str], tuple[int, int, str, str]] = {}
@@ -512,7 +512,7 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
                                               "score; left missing"))
     flagged: set[tuple[str, str]] = set(graded)
     late = [m.start() for m in _LATE_HEADING.finditer(text)]
-    for unit in _units(text, rx):
+    for unit in _units(text, rx, kept):
         body = text[unit.start:unit.end]
         if unit.team == "x" or not _CANDIDATE.search(body) or not (unit.crit or CRIT_RE.search(body)) \
                 or _THIRD.search(body):

@@ -1,0 +1,180 @@
+"""A reply's sections by structure: which unknown headings stay inside a team's section.
+
+A heading the reader does not know, at the team heading's level or above, is a sub-heading of the team when
+the structure says so (the other team's section repeats it; the team has no score before it; between two team
+headings its block adds only criteria not yet scored, flagged) and ends the section otherwise (its block
+repeats a criterion; after the last team). See docs/JUDGMENT.md, "Sections by structure"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ebtui.core.judgment.corrections import THIRD_RE
+from ebtui.core.judgment.tables import CORR_HEADING
+from ebtui.core.judgment.vocabulary import (
+    BOLD_LINE_RE,
+    CRIT_RE,
+    LABEL_LEVEL,
+    OVERALL_LABEL_RE,
+    SECTION_PART,
+    WORD_VALUES,
+    crit_name,
+    heading_level,
+    team_of_match,
+)
+
+_ATX = re.compile(r"\s{0,3}#{1,6}\s")
+#: a setext underline ("Team A" over "======" or "------"): level 1 or 2, as in markdown
+_SETEXT = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*")
+#: a list enumerator or a bullet opening a heading's text ("1. Team A", "2) Team B", "- Team A")
+_ENUM = re.compile(r"[ \t]*(?:\d{1,2}[.)]|[-*•>])[ \t]+")
+_NUMBERISH = re.compile(r"\d|\b(?:" + "|".join(WORD_VALUES) + r")\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass
+class _Heading:
+    pos: int  # where the line's text starts (the offset the text reader gives its line)
+    level: int
+    key: str  # its words, lower case: what "the same heading" means across the teams' sections
+    team: str | None = None  # the one team it names: a team's heading
+    closes: bool = False  # a heading the reader knows as leaving any team's section (overall, a third party)
+    candidate: bool = False  # unknown, no team, no criterion, at the level of a team heading or above
+
+
+@dataclass
+class Outline:
+    """The decisions: unknown headings kept inside their team's section, and stretches read as a team's only
+    on a guess (flag what was read there)."""
+
+    kept: frozenset[int] = frozenset()
+    #: (start, end, team, heading text): a block kept in the team's section with nothing in the structure to say so
+    doubtful: list[tuple[int, int, str, str]] = field(default_factory=list)
+
+
+def _clean(line: str) -> str:
+    return line.replace("*", "").replace("_", " ").replace("`", "").strip()
+
+
+def _setext(line: str, nxt: str) -> bool:
+    """Whether `nxt` underlines `line` as a heading (not a list item's or a table row's rule)."""
+    return bool(nxt.strip()) and _SETEXT.fullmatch(nxt) is not None and not _ENUM.match(line) \
+        and not line.lstrip().startswith(("|", "#"))
+
+
+def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str]) -> _Heading | None:
+    """The line as a heading (ATX, setext, bold, a short label ending in ':', a short line naming one team), or
+    None."""
+    clean = _clean(line)
+    if not clean or not re.search(r"[A-Za-z]", clean) or clean.startswith("|"):
+        return None
+    teams = {team_of_match(m) for m in rx.finditer(clean)}
+    rest = rx.sub(" ", clean)
+    setext = _setext(line, nxt) and len(clean) <= 80
+    marked = bool(_ATX.match(line) or BOLD_LINE_RE.fullmatch(line)) or setext or (
+        len(clean) <= 80 and clean.endswith(":"))
+    level = (1 if nxt.strip().startswith("=") else 2) if setext and not _ATX.match(line) else heading_level(line)
+    key = " ".join(w.lower() for w in _WORD.findall(_ENUM.sub("", rest, count=1)))
+    if len(teams) == 1 and not CRIT_RE.search(rest) and len(clean) <= 60 and not re.search(r"[.!?,;]$", clean) \
+            and not re.search(r"\d", re.sub(r"\([^()]*\)", " ", _ENUM.sub("", rest, count=1))):
+        starts = _ENUM.sub("", clean, count=1)
+        if marked or rx.match(starts):  # "## Team A", "**Team B (gpt-4o)**", "Team A:", "1. Team A"
+            return _Heading(pos, level, key, team=teams.pop())
+    if not marked:
+        return None
+    h = _Heading(pos, level, key)
+    if teams:
+        return h
+    if THIRD_RE.search(clean) or OVERALL_LABEL_RE.fullmatch(clean):
+        h.closes = True
+        return h
+    words = _WORD.findall(clean)
+    h.candidate = not (CRIT_RE.search(clean) or CORR_HEADING.search(clean) or SECTION_PART.search(clean)
+                       or re.search(r"\d", clean)) and (level < LABEL_LEVEL or len(words) <= 4)
+    return h
+
+
+def _scored(line: str) -> set[str]:
+    """The criteria a line gives a number for (not a count of them: "3 stakeholders")."""
+    if not _NUMBERISH.search(line):
+        return set()
+    return {crit_name(m.group(0)) for m in CRIT_RE.finditer(line)
+            if not re.search(r"\d[ \t]*$", line[max(0, m.start() - 8):m.start()])}
+
+
+@dataclass
+class _Span:
+    team: str
+    level: int
+    start: int  # where the team heading's line starts
+    body: list[tuple[_Heading | None, set[str], int]] = field(default_factory=list)
+
+
+def outline(text: str, rx: re.Pattern[str]) -> Outline:
+    """Which unknown headings stay inside the team section they stand in, and which stretches are a guess."""
+    spans = _team_spans(text, rx)
+    keys: dict[str, set[str]] = {}
+    for sp in spans:
+        for h, _, _ in sp.body:
+            if h is not None and h.candidate and h.level <= sp.level:
+                keys.setdefault(h.key, set()).add(sp.team)
+    kept: set[int] = set()
+    doubtful: list[tuple[int, int, str, str]] = []
+    for n, sp in enumerate(spans):
+        between = n + 1 < len(spans) and spans[n + 1].team != sp.team
+        scored: set[str] = set()
+        k = 0
+        while k < len(sp.body):
+            h, crits, at = sp.body[k]
+            if h is None or not h.candidate or h.level > sp.level:
+                scored |= crits
+                if h is not None:
+                    kept.add(h.pos)  # a deeper heading (by the outline's levels: setext "===" is level 1)
+                k += 1
+                continue
+            end = k + 1
+            while end < len(sp.body) and not _ends_block(sp.body[end][0], sp.level):
+                end += 1
+            block: set[str] = set().union(*(c for _, c, _ in sp.body[k + 1:end]))
+            if len(keys.get(h.key, ())) == 2 or not scored:
+                pass  # the other team's section repeats it, or the team has no score before it: a sub-heading
+            elif block & scored or not between:
+                break  # a second block of criteria already scored, or a section after the last team's: it ends
+            elif block:
+                stop = sp.body[end][2] if end < len(sp.body) else spans[n + 1].start if n + 1 < len(spans) else len(text)
+                doubtful.append((at, stop, sp.team, h.key))
+            kept.add(h.pos)
+            k += 1  # (its block's lines and deeper headings are taken in turn)
+    return Outline(frozenset(kept), doubtful)
+
+
+def _ends_block(h: _Heading | None, level: int) -> bool:
+    return h is not None and h.candidate and h.level <= level
+
+
+def _team_spans(text: str, rx: re.Pattern[str]) -> list[_Span]:
+    """Each team heading with what follows it up to the next team heading or a heading that closes sections."""
+    spans: list[_Span] = []
+    current: _Span | None = None
+    lines = text.split("\n")
+    pos = 0
+    skip = False
+    for k, line in enumerate(lines):
+        start, pos = pos, pos + len(line) + 1
+        if skip:  # a setext underline
+            skip = False
+            continue
+        nxt = lines[k + 1] if k + 1 < len(lines) else ""
+        h = _heading(line, nxt, start + len(line) - len(line.lstrip()), rx)
+        if h is not None:
+            skip = _setext(line, nxt)
+            if h.team is not None:
+                current = _Span(h.team, h.level, start)
+                spans.append(current)
+                continue
+            if h.closes:
+                current = None
+        if current is not None and line.strip():
+            current.body.append((h, _scored(line) if h is None else set(), start))
+    return spans
