@@ -117,40 +117,40 @@ def outline(text: str, rx: re.Pattern[str]) -> Outline:
     keys: dict[str, set[str]] = {}
     for sp in spans:
         for h, _, _ in sp.body:
-            if h is not None and h.candidate and h.level <= sp.level:
+            if h is not None and h.candidate:
                 keys.setdefault(h.key, set()).add(sp.team)
     kept: set[int] = set()
     doubtful: list[tuple[int, int, str, str]] = []
     for n, sp in enumerate(spans):
         between = n + 1 < len(spans) and spans[n + 1].team != sp.team
         scored: set[str] = set()
-        k = 0
-        while k < len(sp.body):
-            h, crits, at = sp.body[k]
-            if h is None or not h.candidate or h.level > sp.level:
-                scored |= crits
-                if h is not None:
-                    kept.add(h.pos)  # a deeper heading (by the outline's levels: setext "===" is level 1)
-                k += 1
+        for k, (h, crits, at) in enumerate(sp.body):
+            scored |= crits
+            if h is None:
                 continue
+            if not h.candidate:
+                kept.add(h.pos)  # a heading the reader knows keeps its own rule
+                continue
+            same = h.level <= sp.level  # (by the outline's levels: setext "===" is level 1, a bold line 7)
             end = k + 1
-            while end < len(sp.body) and not _ends_block(sp.body[end][0], sp.level):
+            while end < len(sp.body) and not _ends_block(sp.body[end][0], sp.level if same else h.level, same):
                 end += 1
             block: set[str] = set().union(*(c for _, c, _ in sp.body[k + 1:end]))
             if len(keys.get(h.key, ())) == 2 or not scored:
                 pass  # the other team's section repeats it, or the team has no score before it: a sub-heading
-            elif block & scored or not between:
+            elif same and (block & scored or not between):
                 break  # a second block of criteria already scored, or a section after the last team's: it ends
-            elif block:
+            elif block - scored:
                 stop = sp.body[end][2] if end < len(sp.body) else spans[n + 1].start if n + 1 < len(spans) else len(text)
-                doubtful.append((at, stop, sp.team, h.key))
+                doubtful.append((at, stop, sp.team, h.key))  # criteria not yet scored: the team's, or a note's?
             kept.add(h.pos)
-            k += 1  # (its block's lines and deeper headings are taken in turn)
     return Outline(frozenset(kept), doubtful)
 
 
-def _ends_block(h: _Heading | None, level: int) -> bool:
-    return h is not None and h.candidate and h.level <= level
+def _ends_block(h: _Heading | None, level: int, same: bool) -> bool:
+    """Whether `h` ends the block of a heading at `level` (at the team heading's level: only another unknown
+    heading at that level or above; deeper: any heading at its level or above)."""
+    return h is not None and h.level <= level and (h.candidate or not same)
 
 
 def _team_spans(text: str, rx: re.Pattern[str]) -> list[_Span]:

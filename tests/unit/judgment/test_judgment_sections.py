@@ -262,3 +262,138 @@ def test_the_outline_keeps_only_what_the_structure_says() -> None:
 def test_a_numbered_team_heading_opens_its_section() -> None:
     j = parse_judgment(_two("{}", [], []).replace("A\n", "1. Team A\n", 1).replace("B\n", "2. Team B\n", 1))
     assert _scores_of(j, "a") == A and _scores_of(j, "b") == B, j.review_reasons
+
+
+# ---------------------------------------------- the late-revision net without word lists (change_phrases.py)
+#
+# A change with no value of its own ("a notch off", "a couple of pegs down", "one tick lower") is a quantity and
+# whatever noun follows it, with a direction, attached to a score. The nouns here are real English nouns the old
+# list (point, notch, peg, mark) and the rubric's score nouns do not contain; the verbs any real verb.
+
+_OLD_UNITS = {"point", "points", "notch", "notches", "peg", "pegs", "mark", "marks"}
+
+
+@lru_cache(maxsize=1)
+def _off_list_nouns() -> tuple[list[str], list[str]]:
+    """Singular and plural nouns (lemminflect), none a criterion's or a team's word, a closed-class word, a
+    comparative ("more"), a number word, the old list's units or the rubric's score nouns."""
+    from ebtui.core.judgment.change_phrases import CLOSED, comparative, score_noun
+
+    c = classes()
+
+    def ok(w: str) -> bool:
+        return (w not in _OLD_UNITS and not score_noun(w) and not comparative(w) and w not in CLOSED
+                and not CRIT_RE.search(w) and not RX.search(w) and set(lemminflect.getAllLemmas(w)) == {"NOUN"})
+    return [w for w in c["noun"] if ok(w)], [w for w in c["noun_pl"] if ok(w)]
+
+
+lemminflect = pytest.importorskip("lemminflect")
+
+
+def _art(noun: str) -> str:
+    return "an" if noun[0] in "aeiou" else "a"
+
+
+def _late_change(draw: st.DrawFn, owner: str, crit: str) -> str:
+    sing, plural = _off_list_nouns()
+    noun, nouns = draw(st.sampled_from(sing)), draw(st.sampled_from(plural))
+    qty = draw(st.sampled_from([f"{_art(noun)} {noun}", f"one {noun}", f"another {noun}", f"two {nouns}",
+                                f"a couple of {nouns}"]))
+    c = classes()
+    ving, vb, vs = (draw(st.sampled_from([w for w in c[k] if set(lemminflect.getAllLemmas(w)) == {"VERB"}]))
+                    for k in ("verb_ing", "verb", "verb_s"))
+    up = draw(st.sampled_from(["up", "down", "off", "back"]))
+    forms = [
+        f"I'm {ving} {qty} off {owner} {crit}.",
+        f"As for {owner} {crit}, {vb} it {up} {qty}.",
+        f"I'll {vb} {owner} {crit} {qty} {up}.",
+        f"{owner[0].upper()}{owner[1:]} {crit} score {vs} {qty} {draw(st.sampled_from(['lower', 'higher']))}.",
+        f"On reflection, {owner} {crit} {vs} {_art(noun)} {noun}.",
+    ]
+    return draw(st.sampled_from(forms))
+
+
+def _base(truth: dict[str, list[int]]) -> str:
+    return "\n\n".join(f"## Team {t.upper()}\n" + "\n".join(f"- {LABELS[i]}: {v}" for i, v in enumerate(truth[t]))
+                       for t in ("a", "b"))
+
+
+def _off_list_revision(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    draw = data.draw
+    t, i = draw(st.sampled_from(["a", "b"])), draw(st.integers(0, 6))
+    owner = draw(st.sampled_from([f"Team {t.upper()}'s", f"the {'presenting' if t == 'a' else 'responding'} team's"]))
+    sentence = _late_change(draw, owner, LABELS[i].lower())
+    text = _base(truth) + f"\n\n## Overall analysis\n{_reason(draw).capitalize()}. {sentence}\n"
+    j = parse_judgment(text)
+    assert _scores_of(j, t)[i] is None and flagged(j, t, CRITERIA[i]), (text, j.review_reasons)
+    for tt in ("a", "b"):
+        for k, (c, v) in enumerate(zip(CRITERIA, _scores_of(j, tt), strict=True)):
+            assert v == truth[tt][k] or flagged(j, tt, c), (tt, c, v, text)
+
+
+@FEW
+@given(truths, st.data())
+def test_a_change_by_a_quantity_of_any_noun_flags_its_cell(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _off_list_revision(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_changes_by_a_quantity_of_any_noun(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _off_list_revision(data, truth)
+
+
+def _no_change(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    """Quantities of real nouns that move no score: the team's own doing ("Team B took a step back in the
+    rebuttal"), a count ("covered 4 groups"), an argument ("made a case about …")."""
+    draw = data.draw
+    sing, plural = _off_list_nouns()
+    noun, nouns = draw(st.sampled_from(sing)), draw(st.sampled_from(plural))
+    c = classes()
+    ved = draw(st.sampled_from([w for w in c["verb_ed"] if set(lemminflect.getAllLemmas(w)) == {"VERB"}]))
+    crit = LABELS[draw(st.integers(0, 6))].lower()
+    team = draw(st.sampled_from(["Team A", "Team B"]))
+    sentence = draw(st.sampled_from([
+        f"On {crit}, {team} {ved} {_art(noun)} {noun} {draw(st.sampled_from(['up', 'down', 'off', 'back']))} "
+        f"in the rebuttal.",
+        f"{team}'s {crit} {ved} {draw(st.integers(2, 9))} {nouns}.",
+        f"On {crit}, {team} {ved} {_art(noun)} {noun} about the {draw(st.sampled_from(plural))}.",
+    ]))
+    text = _base(truth) + f"\n\n## Overall analysis\n{sentence}\n"
+    j = parse_judgment(text)
+    assert [_scores_of(j, t) for t in ("a", "b")] == [truth["a"], truth["b"]], (text, j.review_reasons)
+    assert not j.needs_review, (text, j.review_reasons)
+
+
+@FEW
+@given(truths, st.data())
+def test_a_quantity_of_a_noun_that_moves_no_score_is_no_revision(truth: dict[str, list[int]],
+                                                                 data: st.DataObject) -> None:
+    _no_change(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_quantities_that_move_no_score(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _no_change(data, truth)
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'm taking a notch off Team B's consistency.", "Knock Team B's consistency a couple of pegs down.",
+    "Team B's consistency score drops one tick lower.", "As for Team B's consistency, bump it up a rung.",
+    "On reflection, Team B's consistency slips a notch.", "I moved Team B's consistency score from 6 to 8.",
+])
+def test_changes_the_old_lists_held_are_still_caught(sentence: str) -> None:
+    j = parse_judgment(_base({"a": A, "b": B}) + f"\n\n## Overall analysis\n{sentence}\n")
+    assert _scores_of(j, "b")[1] is None and flagged(j, "b", "consistency"), j.review_reasons
+
+
+@pytest.mark.parametrize("sentence", [
+    "Consistency is scored from 1 to 10 for each team.", "On a scale from 1 to 10, consistency weighs the most.",
+    "Each consistency score from 1 to 10 is whole.",
+])
+def test_the_scales_own_range_is_no_move(sentence: str) -> None:
+    j = parse_judgment(_base({"a": A, "b": B}) + f"\n\n## Overall analysis\n{sentence}\n")
+    assert _scores_of(j, "a") == A and _scores_of(j, "b") == B and not j.needs_review, j.review_reasons
