@@ -91,7 +91,7 @@ def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str]) -> _Heading | N
         return h
     words = _WORD.findall(clean)
     h.candidate = not (CRIT_RE.search(clean) or CORR_HEADING.search(clean) or SECTION_PART.search(clean)
-                       or re.search(r"\d", clean)) and (level < LABEL_LEVEL or len(words) <= 4)
+                       or re.search(r"\d", _ENUM.sub("", clean, count=1))) and (level < LABEL_LEVEL or len(words) <= 4)
     return h
 
 
@@ -129,8 +129,7 @@ def outline(text: str, rx: re.Pattern[str]) -> Outline:
             if h is None:
                 continue
             if not h.candidate:
-                kept.add(h.pos)  # a heading the reader knows keeps its own rule
-                continue
+                continue  # a heading the reader knows keeps its own rule
             same = h.level <= sp.level  # (by the outline's levels: setext "===" is level 1, a bold line 7)
             end = k + 1
             while end < len(sp.body) and not _ends_block(sp.body[end][0], sp.level if same else h.level, same):

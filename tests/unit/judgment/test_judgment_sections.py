@@ -397,3 +397,67 @@ def test_changes_the_old_lists_held_are_still_caught(sentence: str) -> None:
 def test_the_scales_own_range_is_no_move(sentence: str) -> None:
     j = parse_judgment(_base({"a": A, "b": B}) + f"\n\n## Overall analysis\n{sentence}\n")
     assert _scores_of(j, "a") == A and _scores_of(j, "b") == B and not j.needs_review, j.review_reasons
+
+
+# ------------------------------------------- JSON: a second value under any key is a conflict (json_reader.py)
+
+
+def _json_second_value(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    """Beside a cell's "score", a key of real words no list holds ("<adjective>_score", "<noun>") with another
+    whole score: missing and flagged, whatever the key says; the other cells read."""
+    import json
+
+    draw = data.draw
+    t, i = draw(st.sampled_from(["a", "b"])), draw(st.integers(0, 6))
+    old = truth[t][i]
+    new = draw(st.integers(1, 10).filter(lambda x: x != old))
+    c = classes()
+    key = draw(st.sampled_from([f"{draw(st.sampled_from(c['adj']))}_score", draw(st.sampled_from(c["noun"])),
+                                f"{draw(st.sampled_from(c['verb_ed']))}"]))
+    assume(not CRIT_RE.search(key) and not RX.search(key) and key not in ("score", "note", "team", "criterion"))
+    doc = {f"team_{tt}": {cr: {"score": truth[tt][k], "note": _reason(draw)} for k, cr in enumerate(CRITERIA)}
+           for tt in ("a", "b")}
+    if draw(st.booleans()):
+        doc[f"team_{t}"][CRITERIA[i]][key] = new  # type: ignore[index]
+    else:
+        doc[key] = [{"team": f"team_{t}", "criterion": CRITERIA[i], draw(st.sampled_from(["to", key])): new}]
+    text = json.dumps(doc, indent=2)
+    j = parse_judgment(text)
+    assert _scores_of(j, t)[i] is None and flagged(j, t, CRITERIA[i]), (text, j.review_reasons)
+    for tt in ("a", "b"):
+        for k, (cr, v) in enumerate(zip(CRITERIA, _scores_of(j, tt), strict=True)):
+            assert v == truth[tt][k] or flagged(j, tt, cr), (tt, cr, v, text)
+
+
+@FEW
+@given(truths, st.data())
+def test_a_second_json_value_under_any_key_is_a_conflict(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _json_second_value(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_second_json_values(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _json_second_value(data, truth)
+
+
+@pytest.mark.parametrize("extra", [
+    {"max": 10}, {"out_of": 10}, {"weight": 0.15}, {"sources_cited": 12}, {"rank": None},
+])
+def test_json_keys_explained_by_their_values_are_no_second_value(extra: dict[str, object]) -> None:
+    """The scale's maximum in every object, a weight, a count past 10, a rank 1..7: no score (read, not flagged)."""
+    import json
+
+    doc = {}
+    for t, s in (("a", A), ("b", B)):
+        doc[f"team_{t}"] = {}
+        for k, cr in enumerate(CRITERIA):
+            cell: dict[str, object] = {"score": s[k], **extra}
+            if "rank" in extra:
+                cell["rank"] = k + 1
+            if "sources_cited" in extra:
+                cell["sources_cited"] = [12, 3, 0, 5, 2, 1, 4][k]
+            doc[f"team_{t}"][cr] = cell
+    j = parse_judgment(json.dumps(doc))
+    assert _scores_of(j, "a") == A and _scores_of(j, "b") == B and not j.needs_review, j.review_reasons
