@@ -109,6 +109,7 @@ def verb_before(toks: list[Tok], i: int, window: int = 12) -> int | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def comparative(word: str) -> bool:
     from lemminflect import getAllInflections
 
@@ -152,6 +153,7 @@ def score_noun(word: str) -> bool:
     return any(lemma in SCORE_LEMMAS for lemma in lemmas(word.lower()).get("NOUN", ()))
 
 
+@lru_cache(maxsize=8192)
 def _noun(word: str) -> bool:
     """A noun by lemminflect, not a closed-class word, a number word or a comparative ("more", "better")."""
     return word.isalpha() and word not in CLOSED and word not in WORD_VALUES and "NOUN" in lemmas(word) \

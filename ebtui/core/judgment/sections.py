@@ -63,23 +63,33 @@ def _setext(line: str, nxt: str) -> bool:
         and not line.lstrip().startswith(("|", "#"))
 
 
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_PARENS = re.compile(r"\([^()]*\)")
+_SENTENCE_END = re.compile(r"[.!?,;]$")
+
+
 def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str]) -> _Heading | None:
     """The line as a heading (ATX, setext, bold, a short label ending in ':', a short line naming one team), or
     None."""
     clean = _clean(line)
-    if not clean or not re.search(r"[A-Za-z]", clean) or clean.startswith("|"):
+    if not clean or clean.startswith("|") or not _LETTER.search(clean):
         return None
-    teams = {team_of_match(m) for m in rx.finditer(clean)}
-    rest = rx.sub(" ", clean)
     setext = _setext(line, nxt) and len(clean) <= 80
     marked = bool(_ATX.match(line) or BOLD_LINE_RE.fullmatch(line)) or setext or (
         len(clean) <= 80 and clean.endswith(":"))
+    if not marked and len(clean) > 60:
+        return None  # (a long line is no heading: checked first, so a long reply stays fast)
+    teams = {team_of_match(m) for m in rx.finditer(clean)}
+    if not marked and len(teams) != 1:
+        return None
+    rest = rx.sub(" ", clean) if teams else clean
     level = (1 if nxt.strip().startswith("=") else 2) if setext and not _ATX.match(line) else heading_level(line)
-    key = " ".join(w.lower() for w in _WORD.findall(_ENUM.sub("", rest, count=1)))
-    if len(teams) == 1 and not CRIT_RE.search(rest) and len(clean) <= 60 and not re.search(r"[.!?,;]$", clean) \
-            and not re.search(r"\d", re.sub(r"\([^()]*\)", " ", _ENUM.sub("", rest, count=1))):
-        starts = _ENUM.sub("", clean, count=1)
-        if marked or rx.match(starts):  # "## Team A", "**Team B (gpt-4o)**", "Team A:", "1. Team A"
+    unnumbered = _ENUM.sub("", rest, count=1)
+    key = " ".join(w.lower() for w in _WORD.findall(unnumbered))
+    if len(teams) == 1 and len(clean) <= 60 and not CRIT_RE.search(rest) and not _SENTENCE_END.search(clean) \
+            and not _DIGIT.search(_PARENS.sub(" ", unnumbered)):
+        if marked or rx.match(_ENUM.sub("", clean, count=1)):  # "## Team A", "**Team B (gpt-4o)**", "1. Team A"
             return _Heading(pos, level, key, team=teams.pop())
     if not marked:
         return None
@@ -89,9 +99,8 @@ def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str]) -> _Heading | N
     if THIRD_RE.search(clean) or OVERALL_LABEL_RE.fullmatch(clean):
         h.closes = True
         return h
-    words = _WORD.findall(clean)
     h.candidate = not (CRIT_RE.search(clean) or CORR_HEADING.search(clean) or SECTION_PART.search(clean)
-                       or re.search(r"\d", _ENUM.sub("", clean, count=1))) and (level < LABEL_LEVEL or len(words) <= 4)
+                       or _DIGIT.search(unnumbered)) and (level < LABEL_LEVEL or len(_WORD.findall(clean)) <= 4)
     return h
 
 
