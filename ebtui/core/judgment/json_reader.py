@@ -218,8 +218,8 @@ class JsonWalker:
         # or a rank) is a second value for the cell ("revised_score": 6 beside "score": 7; "new_score" in a list
         # naming the team and criterion): two values and nothing to settle them are a conflict
         kinds = {str(k): _score_key(_norm_key(str(k))) or (
-            _whole_score(v) and not _explained(self.columns.get(_norm_key(str(k)), [v])) and not _JUST_WORDS.search(
-                _norm_key(str(k))) and _norm_key(str(k)) not in _NAME_KEYS | _CRIT_NAME_KEYS
+            _whole_score(v) and not _explained(self.columns.get(_norm_key(str(k)), [v]))
+            and _norm_key(str(k)) not in _NAME_KEYS | _CRIT_NAME_KEYS
             and not CRIT_RE.search(str(k)) and "second")  # ("stakeholders_named": another thing about the criterion)
             for k, v in node if not isinstance(v, (list, Obj))} if crit is not None else {}
         for k, v in node:

@@ -51,6 +51,8 @@ class Outline:
     kept: frozenset[int] = frozenset()
     #: (start, end, team, heading text): a block kept in the team's section with nothing in the structure to say so
     doubtful: list[tuple[int, int, str, str]] = field(default_factory=list)
+    #: (start, end, team, heading text): the rest of a team's span after the heading that ended its section
+    ended: list[tuple[int, int, str, str]] = field(default_factory=list)
 
 
 def _clean(line: str) -> str:
@@ -64,20 +66,24 @@ def _setext(line: str, nxt: str) -> bool:
 
 
 _LETTER = re.compile(r"[A-Za-z]")
+#: a numbered line, as numbered team headings are written ("1. Team A", "2) Team B")
+_NUMBERED_TEAM = re.compile(r"[ \t]{0,3}\d{1,2}[.)][ \t]+[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _PARENS = re.compile(r"\([^()]*\)")
 _SENTENCE_END = re.compile(r"[.!?,;]$")
 
 
-def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str]) -> _Heading | None:
-    """The line as a heading (ATX, setext, bold, a short label ending in ':', a short line naming one team), or
-    None."""
+def _heading(line: str, nxt: str, pos: int, rx: re.Pattern[str], numbered: bool = False) -> _Heading | None:
+    """The line as a heading (ATX, setext, bold, a short label ending in ':', a short line naming one team; where
+    the teams' headings are numbered, "3. Closing notes" too), or None."""
     clean = _clean(line)
     if not clean or clean.startswith("|") or not _LETTER.search(clean):
         return None
     setext = _setext(line, nxt) and len(clean) <= 80
     marked = bool(_ATX.match(line) or BOLD_LINE_RE.fullmatch(line)) or setext or (
-        len(clean) <= 80 and clean.endswith(":"))
+        len(clean) <= 80 and clean.endswith(":")) or (
+        numbered and len(clean) <= 60 and _NUMBERED_TEAM.match(line) is not None and not CRIT_RE.search(clean)
+        and not _SENTENCE_END.search(clean) and not _DIGIT.search(_ENUM.sub("", clean, count=1)))
     if not marked and len(clean) > 60:
         return None  # (a long line is no heading: checked first, so a long reply stays fast)
     teams = {team_of_match(m) for m in rx.finditer(clean)}
@@ -117,6 +123,7 @@ class _Span:
     team: str
     level: int
     start: int  # where the team heading's line starts
+    end: int = -1  # where the span ends (the next team heading or a closing heading; -1: the text's end)
     body: list[tuple[_Heading | None, set[str], int]] = field(default_factory=list)
 
 
@@ -130,6 +137,7 @@ def outline(text: str, rx: re.Pattern[str]) -> Outline:
                 keys.setdefault(h.key, set()).add(sp.team)
     kept: set[int] = set()
     doubtful: list[tuple[int, int, str, str]] = []
+    ended: list[tuple[int, int, str, str]] = []
     for n, sp in enumerate(spans):
         between = n + 1 < len(spans) and spans[n + 1].team != sp.team
         scored: set[str] = set()
@@ -147,12 +155,13 @@ def outline(text: str, rx: re.Pattern[str]) -> Outline:
             if len(keys.get(h.key, ())) == 2 or not scored:
                 pass  # the other team's section repeats it, or the team has no score before it: a sub-heading
             elif same and (block & scored or not between):
+                ended.append((at, sp.end if sp.end >= 0 else len(text), sp.team, h.key))
                 break  # a second block of criteria already scored, or a section after the last team's: it ends
             elif block - scored:
                 stop = sp.body[end][2] if end < len(sp.body) else spans[n + 1].start if n + 1 < len(spans) else len(text)
                 doubtful.append((at, stop, sp.team, h.key))  # criteria not yet scored: the team's, or a note's?
             kept.add(h.pos)
-    return Outline(frozenset(kept), doubtful)
+    return Outline(frozenset(kept), doubtful, ended)
 
 
 def _ends_block(h: _Heading | None, level: int, same: bool) -> bool:
@@ -166,6 +175,7 @@ def _team_spans(text: str, rx: re.Pattern[str]) -> list[_Span]:
     spans: list[_Span] = []
     current: _Span | None = None
     lines = text.split("\n")
+    numbered = any(_NUMBERED_TEAM.match(line) and rx.search(line) for line in lines if len(line) <= 80)
     pos = 0
     skip = False
     for k, line in enumerate(lines):
@@ -174,15 +184,17 @@ def _team_spans(text: str, rx: re.Pattern[str]) -> list[_Span]:
             skip = False
             continue
         nxt = lines[k + 1] if k + 1 < len(lines) else ""
-        h = _heading(line, nxt, start + len(line) - len(line.lstrip()), rx)
+        h = _heading(line, nxt, start + len(line) - len(line.lstrip()), rx, numbered)
         if h is not None:
             skip = _setext(line, nxt)
+            if h.team is not None or h.closes:
+                if current is not None:
+                    current.end = start
+                current = None
             if h.team is not None:
                 current = _Span(h.team, h.level, start)
                 spans.append(current)
                 continue
-            if h.closes:
-                current = None
         if current is not None and line.strip():
             current.body.append((h, _scored(line) if h is None else set(), start))
     return spans

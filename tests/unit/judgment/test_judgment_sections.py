@@ -461,3 +461,13 @@ def test_json_keys_explained_by_their_values_are_no_second_value(extra: dict[str
             doc[f"team_{t}"][cr] = cell
     j = parse_judgment(json.dumps(doc))
     assert _scores_of(j, "a") == A and _scores_of(j, "b") == B and not j.needs_review, j.review_reasons
+
+
+def test_a_numbered_section_after_numbered_team_headings_is_no_teams() -> None:
+    """"3. Closing notes" after "1. Team A" and "2. Team B" is the next section, not Team B's: a line under it
+    that fills Team B's gap is flagged (the slow generated test's case)."""
+    text = ("1. Team A\n" + "\n".join(f"- {LABELS[i]}: {A[i]}" for i in range(7)) + "\n\n2. Team B\n"
+            + "\n".join(f"- {LABELS[i]}: {B[i]}" for i in range(1, 7)) + "\n\n3. Closing notes\n- Principle articulation: 2\n")
+    j = parse_judgment(text)
+    assert _scores_of(j, "b")[0] is None or flagged(j, "b", "principle_articulation"), j.review_reasons
+    assert _scores_of(j, "a") == A and _scores_of(j, "b")[1:] == B[1:]
