@@ -36,39 +36,45 @@ _JUST_WORDS = re.compile(
     r"justif|rational|reason|comment|explan|feedback|assessment|evaluation|notes?\b|analysis|summary|strength|weakness",
 )
 _OVERALL_WORDS = re.compile(r"overall|summary|verdict|comparison|comparative|conclusion|^analysis$|^general")
-#: a key's words that name a score ("score", "rating"), a later reading of it ("revised", "final", "new") or an
-#: earlier one ("original", "initial"); "to"/"from" and "new"/"old" only inside a list of corrections
+#: a key's words that name a score (the rubric's vocabulary: "score", "rating")
 _SCORE_WORDS = {"score", "scores", "rating", "ratings", "points", "grade", "mark", "marks", "value", "result", "pts"}
-_LATE_WORDS = {"final", "revised", "corrected", "updated", "adjusted", "amended", "new", "after", "now", "changed"}
-_PRIOR_WORDS = {"original", "initial", "old", "previous", "prior", "draft", "preliminary", "before", "first", "was"}
-_CORR_ONLY = {"to": "late", "from": "prior", "new": "late", "old": "prior"}
 _KEY_GLUE = {"the", "of", "for", "s", "team", "a", "b"}
-#: a key whose members correct what came before: "revisions", "corrections", "revised_scores", "changes"
-_CORRECTIONS_KEY = re.compile(r"(?<![a-z])(?:revis\w*|correct\w*|amend\w*|adjust\w*|updat\w*|errat\w*|changes"
-                              r"|final[ ]+scores?|overrides?)(?![a-z])")
 #: keys that may hold a team's seven scores as a list in the criteria's order
 _LIST_KEYS = {"score", "scores", "rating", "ratings", "points", "marks", "grades", "values"}
 
 
-def _score_key(nk: str, corrections: bool) -> str | None:
-    """What a key (normalised) says its number is: "plain" (a score: "score", "rating"), "late" (a later
-    reading: "revised_score", "final", "new_score"), "prior" (an earlier one: "original_score") or None (not a
-    score: "max_score", "weight", "count"). Inside a list of corrections, "to"/"new" are late, "from"/"old" prior."""
+def _score_key(nk: str) -> bool:
+    """Whether a key (normalised) is a score's by its words alone: "score", "rating", "team_a_score"."""
     ws = [w for w in nk.split() if w not in _KEY_GLUE]
-    if not ws:
-        return None
-    if corrections and len(ws) == 1 and ws[0] in _CORR_ONLY:
-        return _CORR_ONLY[ws[0]]
-    if any(w not in _SCORE_WORDS | _LATE_WORDS | _PRIOR_WORDS for w in ws):
-        return None
-    if not any(w in _SCORE_WORDS for w in ws) and len(ws) > 1:
-        return None
-    late, prior = any(w in _LATE_WORDS for w in ws), any(w in _PRIOR_WORDS for w in ws)
-    if late and prior:
-        return None  # "new_original_score": says two things
-    if ws == ["value"] or ws == ["result"]:
-        return "plain"
-    return "late" if late else "prior" if prior else "plain"
+    return bool(ws) and all(w in _SCORE_WORDS for w in ws)
+
+
+def _columns(node: Loose) -> dict[str, list[Loose]]:
+    """Every scalar value of each key (normalised) in the objects of a JSON value: a key's column."""
+    out: dict[str, list[Loose]] = {}
+    stack: list[Loose] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Obj):
+            for k, v in n:
+                if isinstance(v, (list, Obj)):
+                    stack.append(v)
+                else:
+                    out.setdefault(_norm_key(str(k)), []).append(v)
+        elif isinstance(n, list):
+            stack.extend(x for x in n if not isinstance(x, tuple))
+    return out
+
+
+def _explained(column: list[Loose]) -> bool:
+    """Whether a key's column is no score by its values: not all whole scores 1-10 (a weight, a count, a
+    product), the scale's maximum in every object (10, at least twice), or a rank (1, 2, … n, each once)."""
+    if not all(_whole_score(x) for x in column):
+        return True
+    values = sorted(int(str(x).split("/")[0]) for x in column)
+    top = values[-1] if values else 0
+    ranks = top >= 3 and len(values) % top == 0 and values == sorted(list(range(1, top + 1)) * (len(values) // top))
+    return (len(values) >= 2 and values[0] == 10) or ranks  # (a rank per team: 1..n once each, per team)
 
 
 def _whole_score(item: Loose) -> bool:
@@ -110,7 +116,7 @@ class JsonWalker:
         self.end = len(text)
         self.via: dict[str | None, str] = {}
         self.order: tuple[str, ...] | None = CRITERIA
-        self.corrections = False  # inside a list or object of corrections ("revisions": [...])
+        self.columns: dict[str, list[Loose]] = {}  # each key's values in the JSON (_columns)
 
     def start(self, span: tuple[int, int]) -> None:
         self.cursor, self.end = span
@@ -147,14 +153,14 @@ class JsonWalker:
             if k:
                 self.col.ctx.pos = k.start()
 
-    def score(self, team: str | None, crit: str, value: Loose, key: str = "", late: bool = False) -> None:
+    def score(self, team: str | None, crit: str, value: Loose, key: str = "", second: bool = False) -> None:
         if isinstance(value, Partial):
             return  # cut off: "1" may have been "10"
         self._locate(key or crit, value)
         via = self.via.get(team, "label")
-        late = late or self.corrections
-        if team is None and late:
-            # a correction of a criterion that names no team of this round: a person says whose it was
+        late = False
+        if team is None and second:
+            # a second value of a criterion that names no team of this round: a person says whose it was
             self.col.doubts.append((crit, self.col.ctx.source))
             return
         if isinstance(value, Num):
@@ -181,7 +187,7 @@ class JsonWalker:
             assert isinstance(item, str)
             v = Val(str(item), item.den) if isinstance(item, Num) else score_in_cell(item)
             if v is not None:
-                self.col.add_val(team, crit, Val(v.num, v.den, corrective=self.corrections), "json",
+                self.col.add_val(team, crit, Val(v.num, v.den), "json",
                                  via=self.via.get(team, "label"))
         return True
 
@@ -190,7 +196,7 @@ class JsonWalker:
             return
         if depth == 0:
             self.order = criterion_order(node)
-            self.corrections = False
+            self.columns = _columns(node)
         if isinstance(node, list) and not isinstance(node, Obj):
             for item in node:
                 self.walk(item, team, crit, depth + 1)
@@ -198,6 +204,7 @@ class JsonWalker:
         if not isinstance(node, Obj):
             return
         # an object that names its own team or criterion: {"team": "A", "scores": {...}}
+        named = False
         for k, v in node:
             nk = _norm_key(str(k))
             if isinstance(v, str) and nk in _NAME_KEYS and (t := self.team_of_key(v)):
@@ -205,12 +212,16 @@ class JsonWalker:
                 self.via.setdefault(t, via_of(list(self.rx.finditer(v))))
             if isinstance(v, str) and nk in _CRIT_NAME_KEYS and (c := crit_of(v)):
                 crit = c
-        # the score keys of an object that names a criterion: a later reading ("revised_score") corrects the
-        # others; where an earlier one ("original_score") stands beside a single other, that one is the later
-        kinds = {str(k): _score_key(_norm_key(str(k)), self.corrections) for k, v in node
-                 if not isinstance(v, (list, Obj))} if crit is not None else {}
-        plain = [k for k, kind in kinds.items() if kind == "plain"]
-        lone = plain[0] if len(plain) == 1 and "prior" in kinds.values() and "late" not in kinds.values() else None
+                named = True  # {"criterion": "consistency", "new_score": 5}: an entry naming its own cell
+        # the members of an object that names a criterion: a key of score words is its score; any other key
+        # whose value is a whole score 1-10 (and whose column is not explained as a weight, a count, the scale
+        # or a rank) is a second value for the cell ("revised_score": 6 beside "score": 7; "new_score" in a list
+        # naming the team and criterion): two values and nothing to settle them are a conflict
+        kinds = {str(k): _score_key(_norm_key(str(k))) or (
+            _whole_score(v) and not _explained(self.columns.get(_norm_key(str(k)), [v]))
+            and _norm_key(str(k)) not in _NAME_KEYS | _CRIT_NAME_KEYS
+            and not CRIT_RE.search(str(k)) and "second")  # ("stakeholders_named": another thing about the criterion)
+            for k, v in node if not isinstance(v, (list, Obj))} if crit is not None else {}
         for k, v in node:
             key = str(k)
             nk = _norm_key(key)
@@ -223,18 +234,13 @@ class JsonWalker:
                     kt is not None or (team is not None and nk in _LIST_KEYS)) and \
                     self.scores_by_position(kt or team or "", key, v):
                 continue
-            if not scalar and _CORRECTIONS_KEY.search(nk) and not self.corrections:
-                self.corrections = True  # "revisions": [{"team": "B", "criterion": "consistency", "new_score": 5}]
-                self.walk(v, kt or team, kc or crit, depth + 1)
-                self.corrections = False
-                continue
             if kc is not None:
                 t = kt or team
                 if scalar and not isinstance(v, Partial) and isinstance(v, str) and _JUST_WORDS.search(nk):
                     if t:
                         self.col.justification[t].append(f"{CRITERION_LABELS[kc]}: {v}")
                 elif scalar:
-                    self.score(t, kc, v, key, late=any(w in _LATE_WORDS for w in nk.split()))
+                    self.score(t, kc, v, key)
                 else:
                     self.walk(v, t, kc, depth + 1)
             elif kt is not None:
@@ -246,7 +252,8 @@ class JsonWalker:
                 else:
                     self.walk(v, kt, crit, depth + 1)
             elif scalar and crit is not None and kinds.get(key):
-                self.score(team, crit, v, key, late=kinds[key] == "late" or key == lone)
+                # (an entry naming its criterion but no team of this round: whose it was, a person says)
+                self.score(team, crit, v, key, second=kinds[key] == "second" or (team is None and named))
             elif isinstance(v, str) and team is None and _OVERALL_WORDS.search(nk):
                 self.col.overall.append(str(v))
             elif isinstance(v, str) and _JUST_WORDS.search(nk):

@@ -16,6 +16,7 @@ from ebtui.core.judgment.provenance import (
     Found,
 )
 from ebtui.core.judgment.revisions import flag_revisions
+from ebtui.core.judgment.sections import Outline, outline
 from ebtui.core.judgment.text_reader import (
     TextReader,
 )
@@ -337,7 +338,10 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     # prose, and corrections written after the JSON
     tcol = Collector()
     blanked, cut_line = cut_tail("".join(pieces), cut, text)
-    TextReader(tcol, rx).read(blanked, text)
+    sections = outline(blanked, rx)  # which unknown headings stay inside a team's section (sections.py)
+    reader = TextReader(tcol, rx)
+    reader.kept = sections.kept
+    reader.read(blanked, text)
     read_ordered(blanked, text, tcol, rx)  # lists in a stated order (ordered_lines.py)
 
     whole: list[ReviewReason] = []
@@ -365,5 +369,31 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
     # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
-    return flag_revisions(_finish(text, col, method, whole), text, rx)
+    judged = _doubtful_sections(_finish(text, col, method, whole), sections, rx)
+    return flag_revisions(judged, text, rx, kept=sections.kept)
+
+
+def _doubtful_sections(j: Judgment, sections: Outline, rx: re.Pattern[str]) -> Judgment:
+    """Flag each value read in a block the structure keeps in a team's section only on a guess (its heading
+    stands at the team heading's level and the other team's section does not repeat it), and each value given to
+    a team, in a line that does not name it, after the heading that ended its section (sections.py)."""
+    items = []
+    regions = [(r, True) for r in sections.doubtful] + [(r, False) for r in sections.ended]
+    for src in j.provenance:
+        at = src.position if src.position is not None else -1
+        for (start, end, team, heading), kept in regions:
+            if src.value is None or src.team != team or not start <= at < end or src.kind == "json" or (
+                    not kept and rx.search(src.text)):
+                continue
+            why = ("a heading at the level of its heading that the other team's section does not repeat" if kept
+                   else "a heading that ended its section")
+            items.append(ReviewReason(
+                team=src.team, criterion=src.criterion, kind="section",
+                message=f"{_where(src.team, src.criterion)}: {src.value} read under “{heading}”, {why}: is it "
+                        f"{_label(team)}'s?"))
+    if not items:
+        return j
+    review = [*j.review_items, *items]
+    return j.model_copy(update={"review_items": review, "needs_review": True,
+                                "review_reasons": list(dict.fromkeys(i.message for i in review))})
 

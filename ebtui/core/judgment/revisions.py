@@ -13,6 +13,26 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ebtui.core.judgment.accounting import numbers_in
+from ebtui.core.judgment.change_phrases import (
+    ARTICLES,
+    AUXILIARIES,
+    CLOSED,
+    COPULAS,
+    DETERMINERS,
+    NEGATION,
+    NOT_THE_VALUE,
+    OBJECT_PRONOUNS,
+    PUNCT_VALUE,
+    TARGET_PREPOSITIONS,
+    Tok,
+    Value,
+    changes,
+    is_verb,
+    lemmas,
+    score_noun,
+    verb_before,
+    verb_form,
+)
 from ebtui.core.judgment.vocabulary import (
     CRIT_RE,
     LABEL_LEVEL,
@@ -28,35 +48,12 @@ from ebtui.core.judgment.vocabulary import (
 from ebtui.core.judgment.wordclass import count_reason
 from ebtui.core.records import CRITERION_LABELS, Judgment, ReviewReason, Scores, ScoreSource
 
-# English's closed classes this module reads structure by (no open-class word is listed: verbs, nouns and
-# adjectives are told by lemminflect's lexicon)
-_ARTICLES = frozenset({"a", "an"})
-_DETERMINERS = frozenset("a an the this that these those each every all both some any no another either neither "
-                         "my your his her its our their".split())
-_OBJECT_PRONOUNS = frozenset("it that this them him her".split())
-_SUBJECTS = frozenset("i we you he she they it i'm i'll i'd we'll we'd let's".split())
-_MODALS = frozenset("to will would should shall could can may might must 'll 'd".split())
-_COPULAS = frozenset("be is was are were been being am".split())
-_AUXILIARIES = _COPULAS | frozenset("has have had do does did having".split()) | _MODALS
-#: directional particles and comparatives of quantity (a change's direction: "a point off", "up a notch")
-_PARTICLES = frozenset("up down off back".split())
-_QUANTITY_COMPARATIVES = frozenset("more less fewer".split())
-#: prepositions that take a change's target ("down to six", "toward six", "put it at seven")
-_TARGET_PREPOSITIONS = frozenset("to toward towards at into".split())
-_PUNCT_VALUE = frozenset(":=—–-(")
-#: the scale's units, as a change counts them ("a point", "a notch")
-_UNITS = frozenset("point points notch notches peg pegs mark marks".split())
-_CLOSED = _DETERMINERS | _OBJECT_PRONOUNS | _SUBJECTS | _AUXILIARIES | _PARTICLES | _TARGET_PREPOSITIONS | frozenset(
-    "of in on for with by from than and or but nor so as not".split())
-#: words before an article that make what follows no value of the cell: "short of a perfect score", "rather than
-#: a six", "above a seven" (a preposition of comparison or exclusion)
-_NOT_THE_VALUE = frozenset("of than from without beyond above below over under instead rather".split())
-_NEGATION = frozenset("not never no nor".split())
-
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d)|[.!?](?![ \t\n]|$))+[.!?]*")
-_CANDIDATE = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|marks?|notch|point|peg"
-                        r"|match|matching|equal|same|line|level|par|scores?|ratings?|grades?|values?)\b")
+#: what a sentence needs to hold a value or a change at all: a number, or a quantity's word (any noun may follow)
+_CANDIDATE = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|an?|another|by"
+                        r"|match|matching|equal|same|line|level|par|full|top|perfect"
+                        r"|scores?|ratings?|grades?|values?|marks?)\b")
 _NUMBERISH = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)\b")
 #: a grade beside a whole number: "7+", "8-", "8−", "7-ish" (not "8-10", not "8 - strong")
 _GRADE = re.compile(r"(?<![\w.])(?P<n>10|[1-9])(?:[ \t]*/[ \t]*10)?(?P<g>\+|[−-](?![\d\w])|-?ish(?![a-z]))",
@@ -69,13 +66,11 @@ _REFERENCE = re.compile(r"(?i)\b(?:to[ \t]+match|matching|(?:set[ \t]+)?equal[ \
 #: principle articulation mark"
 _TARGET_OWNER = re.compile(r"(?i)\b(?:to|with|at)[ \t]+(?:its|their|the|team[ \t]+[ab12]['’]s|[ab]['’]s)[ \t]+")
 _NW = r"10|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten"
-#: a move between two values on the scale: "from 1 to 10", "from a 6 to an 8" (a range's "scale from 1 to 10"
-#: is told apart by the scale's noun or a verb of scoring just before it)
-_FROM_TO = re.compile(rf"(?i)\bfrom[ \t]+(?:an?[ \t]+)?(?:{_NW})(?![\d.])(?:[ \t]*/[ \t]*10)?[ \t]*(?:to|→|->)[ \t]*"
+#: a move between two values on the scale: "from 6 to 8", "from a 6 to an 8" (the scale's own ends, "from 1 to
+#: 10", are its range unless a criterion's name stands right before "from")
+_FROM_TO = re.compile(rf"(?i)\bfrom[ \t]+(?:an?[ \t]+)?(?P<f>{_NW})(?![\d.])(?:[ \t]*/[ \t]*10)?[ \t]*(?:to|→|->)[ \t]*"
                       rf"(?:an?[ \t]+)?(?P<m>{_NW})\b(?![ \t]*(?:%|\.\d|/[ \t]*(?!10)\d))")
-_RANGE_BEFORE = re.compile(r"(?i)\b(?:scales?|ranges?|rated|scored|graded|ratings?|scores?|marks?|points?)"
-                           r"(?:[ \t]+[a-z]+)?[ \t]*$")
-_SCORE_NOUN = re.compile(r"(?i)[ \t]+(?:score|mark|rating|grade|value|level)s?\b")
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
 _BARE_TEAM = re.compile(r"(?<![\w'’])([AB])(?:['’]s(?![a-z])|(?=[ \t]*[:=]))")
 #: a team named by what it did in the round: "the team that presented", "the responding team"
 _ROLE_PHRASE = re.compile(r"(?i)\b(?:(?:team|side)[ \t]+(?:that|which|who)[ \t]+(?:[a-z]+[ \t]+)?(?P<v1>[a-z]+)"
@@ -83,162 +78,55 @@ _ROLE_PHRASE = re.compile(r"(?i)\b(?:(?:team|side)[ \t]+(?:that|which|who)[ \t]+
 _ROLE_LEMMAS = {"present": "a", "respond": "b", "comment": "b", "reply": "b", "answer": "b", "rebut": "b"}
 
 
-@dataclass(frozen=True)
-class _Tok:
-    text: str
-    low: str
-    start: int
-    end: int
-
-
-@dataclass
-class _Value:
-    at: int  # where it starts in the unit
-    shown: str
-    value: int | None  # None: a change with no value of its own, or a grade
-    moves: bool = False  # a change ("a point off"): moves whatever was read
-    ref: str | None = None  # the criterion whose value it is ("to match its principle articulation score")
-
-
-@lru_cache(maxsize=8192)
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
-
-    return dict(getAllLemmas(word))
-
-
-@lru_cache(maxsize=8192)
-def _verb_form(word: str) -> str | None:
-    """The verb form a word can be by lemminflect ("ing", "ed", "s", "base"), or None: no verb."""
-    from lemminflect import getAllInflections
-
-    low = word.lower().replace("’", "'")
-    if low in _AUXILIARIES or low in _DETERMINERS or low in _OBJECT_PRONOUNS or low in _PARTICLES:
-        return None
-    for lemma in _lemmas(low).get("VERB", ()):
-        forms = getAllInflections(lemma)
-        for tag, name in (("VBG", "ing"), ("VBD", "ed"), ("VBN", "ed"), ("VBZ", "s"), ("VB", "base")):
-            if low in forms.get(tag, ()) or (tag == "VB" and low == lemma):
-                return name
-    if _lemmas(low).get("VERB"):  # a form the inflection table lacks ("daring"): by its ending
-        return "ing" if low.endswith("ing") else "ed" if low.endswith(("ed", "en")) else "s" if low.endswith("s") \
-            else "base"
-    return None
-
-
-def _is_verb(toks: list[_Tok], i: int) -> bool:
-    """Whether toks[i] stands as a verb: a verb form not inside a noun phrase (after a determiner or a
-    preposition), a base form only after a modal, "to", a subject or at a clause's start ("make it seven")."""
-    form = _verb_form(toks[i].low)
-    if form is None:
-        return False
-    prev = toks[i - 1].low if i > 0 else ""
-    if prev in _DETERMINERS and prev not in _OBJECT_PRONOUNS:
-        return False
-    if form in ("ing", "ed"):
-        return True
-    if form == "s":
-        return not prev or prev.isalpha()  # "it pulls", "Team A's consistency pulls"
-    if prev in _MODALS or prev in _SUBJECTS or prev.endswith(("'m", "'ll", "'d")):
-        return True  # "I'll lower", "to raise", "we bump"
-    # an imperative opens its clause and takes an object: "make it seven", "lower Team A's consistency"
-    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-    return (not prev or prev in (";", ":", ",", "—", "–", "(", "and", "then", "so", "just")) and (
-        nxt in _OBJECT_PRONOUNS or nxt in _DETERMINERS or nxt == "team" or bool(CRIT_RE.fullmatch(nxt)))
-
-
-def _verb_before(toks: list[_Tok], i: int, window: int = 12) -> int | None:
-    for j in range(i - 1, max(-1, i - 1 - window), -1):
-        if toks[j].text in ".;!?":
-            return None
-        if _is_verb(toks, j):
-            return j
-    return None
-
-
-def _comparative(word: str) -> bool:
-    from lemminflect import getAllInflections
-
-    if word in _QUANTITY_COMPARATIVES:
-        return True
-    return any(word in getAllInflections(lemma).get(tag, ()) for cls in ("ADJ", "ADV")
-               for lemma in _lemmas(word).get(cls, ()) for tag in ("JJR", "RBR"))
-
-
-def _object_between(toks: list[_Tok], v: int, q: int) -> bool:
-    """Whether the words between a verb (v) and q are its object: a pronoun, or a phrase naming a criterion."""
-    span = toks[v + 1:q]
-    if not span or len(span) > 7:
-        return False
-    if len(span) == 1 and span[0].low in _OBJECT_PRONOUNS:
-        return True
-    return any(CRIT_RE.fullmatch(t.text) for t in span) or (span[0].low in _DETERMINERS and any(
-        t.low in ("score", "scores", "mark", "rating", "grade") for t in span))
-
-
-def _score_subject(toks: list[_Tok], v: int) -> bool:
-    """Whether the verb at v has a score for its subject: a criterion's name or a score noun right before it
-    (not "it": "it conceded two points" is the team)."""
-    return v > 0 and (toks[v - 1].low in ("score", "mark", "rating", "grade") or bool(CRIT_RE.fullmatch(
-        toks[v - 1].text)) or (v > 1 and bool(CRIT_RE.fullmatch(f"{toks[v - 2].text} {toks[v - 1].text}"))))
-
-
-def _by_change(toks: list[_Tok], by: int) -> bool:
-    """Whether "by N" measures a change of a score: after a particle ("goes up by one"), or after a verb whose
-    object or subject is a score ("lower it by 2", "consistency rises by one"; not "won by one")."""
-    v = _verb_before(toks, by)
-    if v is None or any(t.low in _COPULAS for t in toks[v + 1:by]):
-        return False
-    return toks[by - 1].low in _PARTICLES or _object_between(toks, v, by) or (v == by - 1 and _score_subject(toks, v))
-
-
-def _value_place(toks: list[_Tok], i: int) -> bool:
+def _value_place(toks: list[Tok], i: int) -> bool:
     """Whether toks[i] (a number) stands where a score does: after an article and modifiers ("a middling six"),
     a change's preposition after a verb ("down to six"), a verb and its pronoun ("make it seven"), a copula
     ("should be 6"), a verb of scoring ("earns seven"), a label's separator."""
     if i == 0:
         return False
     prev = toks[i - 1].low
-    if prev in _PUNCT_VALUE:
+    if prev in PUNCT_VALUE:
         return not (prev == ":" and i >= 2 and toks[i - 2].text in "\"'")  # a JSON number: the JSON reader's
-    if any(t.low in _NEGATION or t.low.endswith(("n't", "n’t")) for t in toks[max(0, i - 4):i]):
+    if any(t.low in NEGATION or t.low.endswith(("n't", "n’t")) for t in toks[max(0, i - 4):i]):
         return False  # "should not be six", "I won't lower it to six"
-    if prev in _COPULAS:
+    if prev in COPULAS:
         # "its consistency should be 6", "it is six": the copula's subject is the score (not "the list is six")
         k = i - 2
-        while k >= 0 and (toks[k].low in _AUXILIARIES or toks[k].low in ("now", "still", "really", "then")):
+        while k >= 0 and (toks[k].low in AUXILIARIES or toks[k].low in ("now", "still", "really", "then")):
             k -= 1
-        return k >= 0 and (toks[k].low in _OBJECT_PRONOUNS or bool(CRIT_RE.fullmatch(toks[k].text))
-                           or toks[k].low in ("score", "mark", "rating", "grade"))
-    if scoring_word(prev) and _verb_form(prev) is not None and prev not in _UNITS:
-        return True
+        return k >= 0 and (toks[k].low in OBJECT_PRONOUNS or bool(CRIT_RE.fullmatch(toks[k].text))
+                           or score_noun(toks[k].low))
+    if scoring_word(prev) and verb_form(prev) is not None and not (i >= 2 and (
+            toks[i - 2].low in DETERMINERS or toks[i - 2].low in WORD_VALUES or toks[i - 2].text.isdigit())):
+        return True  # "earns seven" (not "two points, seven": a noun after a quantity is no verb)
     j = i - 1
-    while j >= 0 and j >= i - 2 and toks[j].text.isalpha() and toks[j].low not in _CLOSED and not (
-            "NOUN" in _lemmas(toks[j].low) and len(_lemmas(toks[j].low)) == 1):
+    while j >= 0 and j >= i - 2 and toks[j].text.isalpha() and toks[j].low not in CLOSED and not (
+            "NOUN" in lemmas(toks[j].low) and len(lemmas(toks[j].low)) == 1):
         j -= 1
-    if j >= 0 and toks[j].low in _ARTICLES:
-        return not (j > 0 and toks[j - 1].low in _NOT_THE_VALUE)  # "a 7", "a middling six" (not "short of a 9")
-    if prev in _TARGET_PREPOSITIONS:
-        return _verb_before(toks, i - 1) is not None
-    return prev in _OBJECT_PRONOUNS and i >= 2 and _is_verb(toks, i - 2)
+    if j >= 0 and toks[j].low in ARTICLES:
+        return not (j > 0 and toks[j - 1].low in NOT_THE_VALUE)  # "a 7", "a middling six" (not "short of a 9")
+    if prev in TARGET_PREPOSITIONS:
+        return verb_before(toks, i - 1) is not None
+    return prev in OBJECT_PRONOUNS and i >= 2 and is_verb(toks, i - 2)
 
 
-_SCORE_TAIL = re.compile(r"(?i)[ \t]*\b(?:score|mark|rating|grade)s?[ \t]*$")
+_LAST_WORD = re.compile(r"([A-Za-z]+)[ \t]*$")
 
 
-def _moved_is_a_score(lead: str) -> bool:
-    """Whether what "from N to M" moves is a score: a criterion's name (and a score noun) or a score noun right
-    before "from" ("moved Team A's consistency from 6 to 8"; not "changed its answer from 2 to 1")."""
+def _moved_is_a_score(lead: str, scale: bool) -> bool:
+    """Whether what "from N to M" moves is a score: a criterion's name, or (unless N to M is the scale's own
+    range, 1 to 10) a score noun of the rubric right before "from" ("moved Team A's consistency from 6 to 8",
+    "its score from 6 to 8"; not "changed its answer from 2 to 1", "each score from 1 to 10")."""
     lead = lead.rstrip()
-    tail = _SCORE_TAIL.search(lead)
-    if tail is not None:
+    if any(c.end() == len(lead) for c in CRIT_RE.finditer(lead)):
         return True
-    return any(c.end() == len(lead) for c in CRIT_RE.finditer(lead))
+    tail = _LAST_WORD.search(lead)
+    return not scale and tail is not None and score_noun(tail.group(1))
 
 
-def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
+def _values(unit: str, toks: list[Tok]) -> list[Value]:
     """The score-like values of one sentence, line or row, by structure (see _value_place and _changes)."""
-    out: list[_Value] = []
+    out: list[Value] = []
     by_start = {t.start: k for k, t in enumerate(toks)}
     for n in numbers_in(unit) if _NUMBERISH.search(unit) else ():
         k = by_start.get(n.start)
@@ -255,70 +143,31 @@ def _values(unit: str, toks: list[_Tok]) -> list[_Value]:
             continue  # "three stakeholders", "one side"
         if _GRADE.match(unit, n.start) or not _value_place(toks, k):
             continue
-        out.append(_Value(n.start, n.shown, int(n.value)))
+        out.append(Value(n.start, n.shown, int(n.value)))
     for m in _GRADE.finditer(unit):
         k = by_start.get(m.start())
         if k is not None and _value_place(toks, k):
-            out.append(_Value(m.start(), m.group(0), None, moves=True))
+            out.append(Value(m.start(), m.group(0), None, moves=True))
     for m in _FULL.finditer(unit):
         k = by_start.get(m.start())
         if k is not None and _value_place(toks, k):
-            out.append(_Value(m.start(), m.group(0), 10))
+            out.append(Value(m.start(), m.group(0), 10))
     for m in _FROM_TO.finditer(unit):  # a move between two values (not a scale's range): moves the cell
         w = m.group("m").lower()
         v = WORD_VALUES.get(w) or int(w)
-        if _moved_is_a_score(unit[max(0, m.start() - 60):m.start()]) and \
-                not _RANGE_BEFORE.search(unit, max(0, m.start() - 30), m.start()) and not count_reason(unit, m.end("m"), v):
-            out.append(_Value(m.start("m"), m.group(0), v, moves=True))  # ("from 3 to 4 sources": a count)
-    out += _changes(toks)
+        f = m.group("f").lower()
+        scale = (WORD_VALUES.get(f) or int(f), v) == (1, 10)
+        if _moved_is_a_score(unit[max(0, m.start() - 60):m.start()], scale) and not count_reason(unit, m.end("m"), v):
+            out.append(Value(m.start("m"), m.group(0), v, moves=True))  # ("from 3 to 4 sources": a count)
+    out += changes(toks)
     for rx, scored in ((_REFERENCE, False), (_TARGET_OWNER, True)):
         for m in rx.finditer(unit):
             c = CRIT_RE.match(unit, m.end())
             k = by_start.get(m.start())
-            if c is None or k is None or _verb_before(toks, k) is None or (
-                    scored and not _SCORE_NOUN.match(unit, c.end())):
+            if c is None or k is None or verb_before(toks, k) is None or (
+                    scored and not ((w := _WORD_AFTER.match(unit, c.end())) and score_noun(w.group(1)))):
                 continue
-            out.append(_Value(m.start(), m.group(0) + c.group(0), None, ref=crit_name(c.group(0))))
-    return out
-
-
-def _changes(toks: list[_Tok]) -> list[_Value]:
-    """Changes with no value of their own, by structure: a quantity of the scale's unit ("a point", "one notch")
-    with a particle or comparative after it ("knocking a point off", "a point lower"), or after a verb's object
-    and a particle or "by" ("bump it up a notch", "lower it by a point"), or right after the object."""
-    out = []
-    for q in range(1, len(toks)):
-        if toks[q].low not in _UNITS:
-            if toks[q - 1].low == "by" and (toks[q].low in WORD_VALUES or toks[q].text.isdigit()) and \
-                    q + 1 < len(toks) and toks[q + 1].low not in _UNITS and _by_change(toks, q - 1):
-                out.append(_Value(toks[q].start, f"by {toks[q].text}", None, moves=True))  # "goes up by one"
-            continue
-        d = q - 1
-        if toks[d].low not in _ARTICLES and toks[d].low not in WORD_VALUES and not toks[d].text.isdigit() \
-                and toks[d].low != "another":
-            continue
-        if toks[d].low in WORD_VALUES or toks[d].text.isdigit():
-            if d > 0 and toks[d - 1].low in _ARTICLES | {"the"}:
-                continue
-        after = toks[q + 1].low if q + 1 < len(toks) else ""
-        after2 = toks[q + 2].low if q + 2 < len(toks) else ""
-        before = toks[d - 1].low if d > 0 else ""
-        if after in ("of", "about", "that", "which", "where", "when", "who"):
-            continue  # "made a point of answering", "a point about the nurses": an argument, no quantity
-        v = _verb_before(toks, d)
-        if v is None or any(t.low in _COPULAS for t in toks[v + 1:d]):
-            continue  # ("… which is why its score is 3 points higher": a difference, stated)
-        moved = False
-        if after in _PARTICLES or (_comparative(after) and after2 != "than"):
-            moved = True  # "knocking a point off", "put it a point lower" (not "a point higher than B's")
-        elif before in _PARTICLES or before == "by":
-            moved = _object_between(toks, v, d - 1)  # "bump it up a notch" (not "picked up a point")
-        elif v < d - 1:
-            moved = _object_between(toks, v, d)  # "raise it a notch"
-        else:
-            moved = _score_subject(toks, v)  # "Team A's consistency drops a notch" (not "Team B raised a point")
-        if moved:
-            out.append(_Value(toks[d].start, f"{toks[d].text} {toks[q].text}", None, moves=True))
+            out.append(Value(m.start(), m.group(0) + c.group(0), None, ref=crit_name(c.group(0))))
     return out
 
 
@@ -330,7 +179,7 @@ def _changes(toks: list[_Tok]) -> list[_Value]:
 @lru_cache(maxsize=512)
 def _role_team(verb: str) -> str | None:
     low = verb.lower()
-    for lemma in (*_lemmas(low).get("VERB", ()), *_lemmas(low).get("NOUN", ()), low):
+    for lemma in (*lemmas(low).get("VERB", ()), *lemmas(low).get("NOUN", ()), low):
         for root, team in _ROLE_LEMMAS.items():
             if lemma.startswith(root):
                 return team
@@ -359,7 +208,7 @@ def _crit_marks(unit: str) -> list[tuple[int, str]]:
         if re.search(r"\d[ \t]*$", unit[max(0, m.start() - 8):m.start()]):
             continue
         nxt = re.match(r"[ \t]+([a-z]+)", unit[m.end():m.end() + 30])
-        if m.group(0).lower().endswith("s") and nxt and _verb_form(nxt.group(1)) == "ed":
+        if m.group(0).lower().endswith("s") and nxt and verb_form(nxt.group(1)) == "ed":
             continue
         out.append((m.start(), crit_name(m.group(0))))
     return out
@@ -398,7 +247,7 @@ _THIRD = re.compile(
     r"[ \t]+(?:team|side|group|round|week|year)s?(?![a-z])")
 
 
-def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
+def _units(text: str, rx: re.Pattern[str], kept: frozenset[int] = frozenset()) -> list[_Unit]:
     """The reply's sentences, lines and table rows, each with the team of its section, the criterion of its
     heading and the team its paragraph last named: a short line naming one team ("## Team A", "**Team B**",
     '"team_a": {') opens that team's section; an unknown heading at its level or above closes it."""
@@ -428,8 +277,8 @@ def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
             team, crit, para, level = "x", None, None, heading_level(line)  # a third party's section: its own
             continue
         if heading and not teams and not crits and not re.search(r"\d", body):
-            if heading_level(line) <= level:
-                team, crit, level = None, None, 0
+            if heading_level(line) <= level and start + len(line) - len(line.lstrip()) not in kept:
+                team, crit, level = None, None, 0  # (unless sections.py keeps it: "**What they did well**")
             para = None
             continue
         if body.startswith("|"):
@@ -443,7 +292,7 @@ def _units(text: str, rx: re.Pattern[str]) -> list[_Unit]:
     return out
 
 
-def _owner_after(body: str, v: _Value, tmarks: list[tuple[int, str]], cmarks: list[tuple[int, str]]) -> str | None:
+def _owner_after(body: str, v: Value, tmarks: list[tuple[int, str]], cmarks: list[tuple[int, str]]) -> str | None:
     """The team of the cell named right after a value that no criterion precedes: "a 6 for Team B",
     "knocking a point off Team A's consistency" (a team named after a value whose criterion came first is a
     word of its reason: "Consistency: 7 — answers Team B's claim")."""
@@ -489,7 +338,7 @@ def _overlaps(unit: _Unit, span: tuple[int, int, str, str]) -> bool:
     return unit.start < span[1] and span[0] < unit.end + 1
 
 
-def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
+def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str], kept: frozenset[int] = frozenset()) -> Judgment:
     """The judgment with each cell a later sentence revises, and each graded value ("7+"), missing and flagged."""
     read: dict[tuple[str, str], int] = {}
     spans: dict[tuple[str, str], tuple[int, int, str, str]] = {}
@@ -512,12 +361,12 @@ def flag_revisions(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
                                               "score; left missing"))
     flagged: set[tuple[str, str]] = set(graded)
     late = [m.start() for m in _LATE_HEADING.finditer(text)]
-    for unit in _units(text, rx):
+    for unit in _units(text, rx, kept):
         body = text[unit.start:unit.end]
         if unit.team == "x" or not _CANDIDATE.search(body) or not (unit.crit or CRIT_RE.search(body)) \
                 or _THIRD.search(body):
             continue  # (a third party's numbers are its own)
-        toks = [_Tok(m.group(0), m.group(0).lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(body)]
+        toks = [Tok(m.group(0), m.group(0).lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(body)]
         values = _values(body, toks)
         if not values:
             continue

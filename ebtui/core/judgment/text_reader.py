@@ -128,6 +128,7 @@ class TextReader(TableReading, CorrectionReading):
         self.paragraph = False  # the line is a paragraph under a criterion's label ("**Consistency.** …")
         self.initials, self.initial_rx = INITIALS, _INITIAL_SCORE  # (a legend in the reply adds its own)
         self.third = False  # in a third party's section ("## Team C"): its numbers are its own
+        self.kept: frozenset[int] = frozenset()  # unknown headings the structure keeps in their team's section
         self.recent: list[str] = []
         #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
         self.reversed: list[tuple[str | None, str, Val, Ctx]] = []  # the last few non-empty lines (for "Revised table:" above a table)
@@ -266,7 +267,7 @@ class TextReader(TableReading, CorrectionReading):
             if tset:
                 self.st.level = level
             elif self.st.team is not None and not crits and level <= self.st.level \
-                    and not (self.st.corrective or SECTION_PART.search(clean)) \
+                    and not (self.st.corrective or SECTION_PART.search(clean)) and self.col.ctx.pos not in self.kept \
                     and (level < LABEL_LEVEL or len(re.findall(r"[A-Za-z]+", clean)) <= 4):
                 # (a longer line ending in a colon is a sentence leading into a list: "Here is how they did:")
                 # "### Closing thoughts" after "### Team B", "**Verdict**" after "**Team A**", "Takeaways:": a
@@ -374,7 +375,7 @@ class TextReader(TableReading, CorrectionReading):
     def _leading_team(self, clean: str, teams: list[re.Match[str]]) -> tuple[str | None, int]:
         """A line that starts by naming a team as a label: "Team A:", "Team B (gpt-4o) -", "Team A", "B:".
         Returns the team and where its name ends."""
-        if teams and not re.search(r"[A-Za-z0-9]", clean[: teams[0].start()]):  # "🟦 TEAM A", "- Team A"
+        if teams and not re.search(r"[A-Za-z0-9]", re.sub(r"^\d{1,2}[.)][ \t]", "", clean[: teams[0].start()])):  # "- Team A", "1. Team A"
             if _LABEL_REST_RE.match(clean, teams[0].end()):
                 return team_of_match(teams[0]), teams[0].end()
         bt = re.match(r"[^\w\n]{0,8}([ABab])(?![\w])", clean)

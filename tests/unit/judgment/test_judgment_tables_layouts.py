@@ -329,9 +329,10 @@ def _json_corrections(data: st.DataObject, truth: dict[str, list[int]]) -> None:
                                 "revisions_from_to"]))
     cell: dict[str, object] = doc[f"team_{t}"][CRITERIA[i]]  # type: ignore[index]
     settled: int | None = new
-    if how == "late_key":
+    if how == "late_key":  # (since issue #37's sixth round no key word settles a second value: a conflict)
         cell[draw(st.sampled_from(LATE_KEYS))] = new
         cell["note"] = note
+        settled = None
     elif how == "plain_keys":
         cell[draw(st.sampled_from(["rating", "points", "grade", "mark"]))] = new
         settled = None  # two readings, neither later: a conflict
@@ -339,6 +340,7 @@ def _json_corrections(data: st.DataObject, truth: dict[str, list[int]]) -> None:
         doc[f"team_{t}"][CRITERIA[i]] = {  # type: ignore[index]
             draw(st.sampled_from(["original_score", "initial_score", "previous_score", "draft_score"])): old,
             "score": new, "note": note}
+        settled = None
     else:
         entry: dict[str, object] = {"criterion": draw(st.sampled_from([CRITERIA[i], LABELS[i]]))}
         if how != "revisions_no_team":
@@ -349,8 +351,7 @@ def _json_corrections(data: st.DataObject, truth: dict[str, list[int]]) -> None:
             entry[draw(st.sampled_from(["new_score", "revised_score", "score"]))] = new
         entry["reason"] = note
         doc[draw(st.sampled_from(["revisions", "corrections", "score_changes", "amendments"]))] = [entry]
-        if how == "revisions_no_team":
-            settled = None
+        settled = None
     text = json.dumps(doc, indent=2)
     j = parse_judgment(text)
     got = j.parsed_scores(t).as_dict()[CRITERIA[i]]  # type: ignore[arg-type]
@@ -377,9 +378,12 @@ def test_thorough_json_corrections(truth: dict[str, list[int]], data: st.DataObj
     _json_corrections(data, truth)
 
 
-def test_a_revision_settles_its_cell_and_is_flagged_as_a_correction() -> None:
+def test_a_revision_in_json_leaves_its_cell_missing_with_both_values() -> None:
+    """A second value for a cell, whatever its key says ("new_score" in a list naming the team and criterion):
+    two values and no structure to settle them are a conflict, missing, with both values in the item."""
     doc = {"team_a": {c: {"score": 7} for c in CRITERIA}, "team_b": {c: {"score": 6} for c in CRITERIA},
            "revisions": [{"team": "team_b", "criterion": "consistency", "new_score": 4, "reason": "on re-reading"}]}
     j = parse_judgment(json.dumps(doc, indent=2))
-    assert j.team_b_scores.consistency == 4 and j.team_a_scores.consistency == 7
-    assert [i.kind for i in j.review_items] == ["correction"]
+    assert j.team_b_scores.consistency is None and j.team_a_scores.consistency == 7
+    assert [(i.team, i.criterion, i.kind) for i in j.review_items] == [("b", "consistency", "conflict")]
+    assert "6" in j.review_items[0].message and "4" in j.review_items[0].message
