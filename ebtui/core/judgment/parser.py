@@ -9,6 +9,7 @@ from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
 from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
+from ebtui.core.judgment.meta_statements import flag_meta
 from ebtui.core.judgment.ordered_lines import read_ordered
 from ebtui.core.judgment.provenance import (
     Collector,
@@ -365,5 +366,5 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
     # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
-    return flag_revisions(_finish(text, col, method, whole), text, rx)
+    return flag_meta(flag_revisions(_finish(text, col, method, whole), text, rx), text, rx)
 
