@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ebtui.core.judgment.accounting import numbers_in
 from ebtui.core.judgment.revisions import (
@@ -33,18 +34,20 @@ _SCORE_NOUNS = frozenset("score scores mark marks rating ratings grade grades ce
 #: words that may open an imperative's clause before its verb ("Please treat …", "so swap them")
 _OPENERS = frozenset("please kindly just simply so then and now also instead therefore thus hence".split())
 _CLAUSE_PUNCT = frozenset(":;—–(,.!?")
+_SUBJECTS = frozenset("i i'm i've i'd i'll we we've we're we'd they they're they've he she it you".split())
 _PREPOSITIONS = frozenset("for in on at of to with from by".split())
 _SUBORDINATORS = frozenset("where when if because since which who whom whose while although though whether unless".split())
 _CLOSED = _SUBORDINATORS | _OPENERS | _PREPOSITIONS | frozenset("team teams overall score scores".split())
 #: pronouns that stand for scores named before ("Swap them", "treat it as unscored")
 _PRONOUNS = frozenset("it them those these".split())
-#: verbs of attending to, explaining or keeping the scores: with the scores as object they change nothing
-#: ("see the scores above", "I'll explain my scores", "I stand by my marks"); every other verb may
+#: verbs of attending to, explaining, keeping or giving the scores: with the scores as object they change nothing
+#: ("see the scores above", "I'll explain my scores", "I'll rate Team A's consistency first"); every other may
 _KEEPING = frozenset(
     "see note find compare consider explain justify clarify summarize summarise describe discuss list present show "
     "provide offer share outline detail set lay walk break stand keep maintain confirm stick base reflect check "
     "review read look refer remember bear recall notice observe view give assign award record report follow use "
-    "apply weigh hold mind reproduce copy restate repeat begin start put let".split())
+    "apply weigh hold mind reproduce copy restate repeat begin start put let score rate grade mark evaluate assess "
+    "judge".split())
 #: an error in the judge's own scoring ("the wrong way round", "by mistake", "a typo"), a misdeed verb by its
 #: prefix ("misread", "mistyped"), an excess ("too generous", "too high")
 _ERROR_WORDS = frozenset(
@@ -56,6 +59,9 @@ _NOT_MINE = frozenset("their its team's his her".split())
 _EXCEPT = re.compile(r"(?i)\b(?:except(?:[ \t]+for)?|excepting|excluding|other[ \t]+than|apart[ \t]+from"
                      r"|aside[ \t]+from|save[ \t]+for|but[ \t]+not|bar)\b")
 _TEAMS_SCORES = re.compile(r"(?i)\b(?:team[ \t]+[ab12]|[ab]|teams)['’]s?[ \t]+(?:\w+[ \t]+)?(?:scores|marks|ratings|grades)\b")
+_CUE = re.compile(r"(?i)\b(?:i|i'[a-z]+|we|my|our|me|us|let's|please|it|them|those|these|scores?|marks?|ratings?"
+                  r"|grades?|cells?|scale|point|rubric|out[ \t]+of)\b")
+_REFERENCE = re.compile(r"(?i)\b(?:with|to|as|than|like)[ \t]+(?:its|their|the|team[ \t]+[ab]['’]s)[ \t]+$")
 _BOTH = re.compile(r"(?i)\b(?:both|two|each|all)[ \t]+(?:of[ \t]+)?(?:the[ \t]+)?(?:teams|sides)\b")
 _NW = "one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|hundred|zero"
 #: a declared scale: a range from 0 or 1 named as a scale ("a 1–5 scale", "on a scale of one to five"), an
@@ -67,6 +73,8 @@ _SCALE = re.compile(
     rf"(?:scale|range|rubric|system)s?\b)"
     rf"|\b(?P<hi3>\d{{1,3}}|{_NW})[ \t]*-?[ \t]*point[ \t]+(?:scale|range|rubric|system)s?\b"
     rf"|(?<![\d \t])[ \t]*\bout[ \t]+of[ \t]+(?P<hi4>\d{{1,3}}|{_NW})\b(?![ \t]*[a-z]))")
+_CONDITION = re.compile(r"(?i)\b(?:if|unless|were[ \t]+i|had[ \t]+i|suppose|imagine|hypothetically)\b")
+_WOULD = re.compile(r"(?i)\b(?:would|could|might)\b|\b[a-z]+'d\b")
 _SCALE_AFTER_NUMBER = re.compile(r"(?i)(?:\d|\b(?:" + _NW + r"))[ \t]*$")
 _REJECTED = re.compile(r"(?i)\b(?:rather[ \t]+than|instead[ \t]+of|not|never|no|nor|n't|than)[ \t]+(?:an?[ \t]+|the[ \t]+)?$")
 _OWNED = re.compile(r"(?i)\b(?:their|its|team[ \t]+[ab12]['’]s|[ab]['’]s|the[ \t]+team['’]s)[ \t]+(?:own[ \t]+)?$")
@@ -79,8 +87,7 @@ _DETERMINERS = frozenset("a an the this that these those each every all both som
                          .split())
 
 
-@dataclass(frozen=True)
-class _Tok:
+class _Tok(NamedTuple):
     text: str
     low: str
     start: int
@@ -110,10 +117,15 @@ def _clause_start(toks: list[_Tok], k: int) -> bool:
     while j >= 0 and toks[j].low in _OPENERS:
         j -= 1
     if j < 0 or toks[j].text in _CLAUSE_PUNCT:
-        return True
-    start = max((i + 1 for i in range(k) if toks[i].text in _CLAUSE_PUNCT), default=0)
-    lead = [t for t in toks[start:k] if t.text not in "*_"]
-    return len(lead) == 2 and lead[0].low in _PREPOSITIONS and _is_value(lead[1])
+        if j < 0 or toks[j].text in ".!?:;—–" or any(t.low in ("please", "kindly") for t in toks[j + 1:k]):
+            return True
+        # after a comma or "and": not a verb coordinated with a subject's ("they map …, and refine …")
+        back = toks[max(0, j - 40):j]
+        cut = max((i for i, t in enumerate(back) if t.text in ".!?:;—–" and not (  # (not "e.g.", "i.e.")
+            t.text == "." and i > 0 and len(back[i - 1].text) == 1)), default=-1)
+        return not any(t.low in _SUBJECTS or t.low == "team" for t in back[cut + 1:])
+    return j == k - 1 and k >= 2 and toks[k - 2].low in _PREPOSITIONS and _is_value(toks[k - 1]) and (
+        k == 2 or toks[k - 3].text in _CLAUSE_PUNCT)
 
 
 def _is_value(t: _Tok) -> bool:
@@ -151,9 +163,9 @@ def _score_object(body: str, toks: list[_Tok], v: int) -> tuple[bool, frozenset[
         nxt = words[c.end():c.end() + 20].lstrip()
         if not nxt or not nxt[0].isalpha() or nxt.split()[0].lower() in _SCORE_NOUNS | {"for", "to", "of", "as", "off"}:
             scores = True  # "lower Team A's consistency" (not "take the consistency case")
-    a, b = span[0].start, span[-1].end
-    values = frozenset(n.value for n in numbers_in(body) if a <= n.start < b and n.value is not None and (
-        n.reason is None or n.reason.startswith("a number word") or (n.start == a and not n.reason.startswith("a count"))))
+    a = span[0].start
+    values = frozenset(n.value for n in numbers_in(body[a:span[-1].end]) if n.value is not None and (
+        n.reason is None or n.reason.startswith("a number word") or (n.start == 0 and not n.reason.startswith("a count"))))
     return scores, values
 
 
@@ -172,7 +184,9 @@ def _changes_now(toks: list[_Tok], v: int, rx: re.Pattern[str]) -> bool:
     if form == "base":
         return prev in ("i'll", "will", "i'd", "shall", "must", "to", "let's", "me", "i", "we", "hereby", "now", "we'll",
                         "we'd")
-    return form == "ed" and prev in ("i've", "we've", "have", "hereby", "now")
+    if form == "ed" and prev == "have":  # a perfect, not a counterfactual ("I would have lowered …")
+        return len(back) > 1 and back[-2] in ("i", "we")
+    return form == "ed" and prev in ("i've", "we've", "hereby", "now")
 
 
 
@@ -213,6 +227,7 @@ def _error_marker(toks: list[_Tok]) -> str | None:
 def _scale(body: str, toks: list[_Tok]) -> str | None:
     """A scale other than 1-10 declared for the judge's scores ("I've used a 1–5 scale", "all scores are out of
     5"): not one the judge rejects ("rather than 1–5"), not a team's ("their 1-5 triage scale")."""
+    clauses: list[list[_Tok]] = []
     for m in _SCALE.finditer(body):
         hi = next(g for g in (m.group("hi1"), m.group("hi2"), m.group("hi3"), m.group("hi4")) if g)
         top = WORD_VALUES.get(hi.lower()) or {"twelve": 12, "twenty": 20, "hundred": 100, "zero": 0}.get(hi.lower())
@@ -222,7 +237,10 @@ def _scale(body: str, toks: list[_Tok]) -> str | None:
             continue
         if m.group("hi4") and _SCALE_AFTER_NUMBER.search(body[:m.start()]):
             continue  # "4 out of 5": a value (the reader's), or a ratio
-        clause = next((c for c in _clauses(toks) if c[0].start <= m.start() <= c[-1].end), toks)
+        if _CONDITION.search(body[:m.start()]) and _WOULD.search(body):
+            continue  # a hypothetical: "if I had to rank them on a 5-point scale I would give them 4/5"
+        clauses = clauses or _clauses(toks)
+        clause = next((c for c in clauses if c[0].start <= m.start() <= c[-1].end), toks)
         mine = any(t.low in _FIRST_PERSON | _SCORE_NOUNS for t in clause) or any(
             _lemma(t.low) in ("score", "rate", "grade", "mark") and verb_form(t.low) for t in clause)
         if mine or len(body) <= 60:  # (in the clause that holds it: not "Team B's plan used a 1-5 scale, which I …")
@@ -247,11 +265,11 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
         if not scores:
             continue
         rest = set()
-        for t in toks[v + 1:]:
+        for t in toks[v + 1:v + 16]:
             if t.text in ".;:—–()!?" or t.low in _SUBORDINATORS:
                 break
             rest.add(t.low)
-        if lemma not in _KEEPING or rest & {"as", "off", "up", "down", "back", "unscored", "blank"}:
+        if lemma not in _KEEPING or rest & {"as", "off", "up", "down", "back", "lower", "higher", "unscored", "blank"}:
             return f"“{toks[v].text}” with the scores as object", True, None
     for clause in _clauses(toks):
         if any(t.low in _FIRST_PERSON for t in clause) and (any(t.low in _SCORE_NOUNS | _PRONOUNS for t in clause)
@@ -277,6 +295,8 @@ def _scope(body: str, unit: Unit, rx: re.Pattern[str], prior: tuple[set[str], se
     excepted = {c for at, c in cmarks if ex is not None and at >= ex.end() and not re.search(
         r"\d|\b(?:" + _NW + r")\b", body[at:])}
     crits = {c for _, c in cmarks} - excepted
+    named = {c for at, c in cmarks if not _REFERENCE.search(body, max(0, at - 30), at)} - excepted
+    crits = named or crits  # (not the criterion a value is matched to: "in line with its consistency score")
     teams = {t for _, t in team_marks(body, rx, unit.team) if t in ("a", "b")}
     if _BOTH.search(body):
         teams = {"a", "b"}
@@ -360,12 +380,17 @@ def flag_meta(j: Judgment, text: str, rx: re.Pattern[str]) -> Judgment:
         body = text[unit.start:unit.end]
         if unit.team == "x" or body.lstrip().startswith("|") or any(a <= unit.start < b for a, b in notes):
             continue
+        if not _CUE.search(body) and not CRIT_RE.search(body):
+            continue  # (no first person, score word, pronoun, criterion or scale: nothing here speaks of the scores)
         toks = _toks(body)
         why, about, values = _statement(body, toks, rx)
         if why is not None:
-            cells = _scope(body, unit, rx, prior, read, whole=why.startswith("a scale"))
+            whole = why.startswith("a scale")  # (a declared scale holds for the whole reply, before or after)
+            cells = _scope(body, unit, rx, prior, read, whole=whole)
             cells = {c for c in cells if values is None or read[c] not in values}  # (a value restated: none)
             own = {c for c in cells if spans[c][0] < unit.end and unit.start < spans[c][1]}
+            if not whole:  # a value read after the statement settles it ("I was too generous …" then "Revised scores")
+                own |= {c for c in cells if spans[c][0] >= unit.end}
             if cells - own:
                 found.append(_Statement(cells - own, why, body))
         cm = {c for _, c in crit_marks(body)}

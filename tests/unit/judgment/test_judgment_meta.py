@@ -262,9 +262,13 @@ def test_a_pronoun_takes_the_cell_named_before_it_not_a_team_named_in_passing() 
     assert _meta_cells(j) == {("b", "framework_awareness")}, j.review_reasons
 
 
-def test_a_scale_the_judge_rejects_is_no_declared_scale() -> None:
+def test_a_scale_the_judge_rejects_or_supposes_is_no_declared_scale() -> None:
     j = parse_judgment(_reply("I've used the 1–10 scale rather than 1–5, as asked."))
     assert not j.needs_review, j.review_reasons
+    j = parse_judgment(_reply("If I had to put them on a five-point scale I'd give both a 4, but record the scores above."))
+    assert not j.needs_review, j.review_reasons
+    j = parse_judgment(_reply("If it helps, I've used a 1–5 scale for all of the above."))
+    assert all(flagged(j, t, c) for t in ("a", "b") for c in CRITERIA), j.review_reasons
     j = parse_judgment(_reply("I've used a 1–5 scale rather than 1–10.", a=[4, 3, 4, 3, 4, 3, 4], b=[3, 4, 3, 4, 3, 4, 3]))
     assert all(j.parsed_scores(t).as_dict()[c] is None and flagged(j, t, c)  # type: ignore[arg-type]
                for t in ("a", "b") for c in CRITERIA), j.review_reasons
