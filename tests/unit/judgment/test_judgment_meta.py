@@ -12,6 +12,8 @@ lists of keeping verbs or error words, where it has them). The invariants:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -42,14 +44,19 @@ def _outside(w: str) -> bool:
                 or w in ("score", "scores", "mark", "marks", "rating", "grade", "cell", "too", "while"))
 
 
+@lru_cache(maxsize=16)
+def _words(cls: str) -> list[str]:
+    if cls == "base":  # a verb's base form that is no adjective's ("clear", "open" before a noun are adjectives)
+        return [w for w in classes()["verb"] if _outside(w) and "ADJ" not in lemminflect.getAllLemmas(w)]
+    return [w for w in classes()[cls] if _outside(w)]
+
+
 def word(draw: st.DrawFn, cls: str) -> str:
-    return draw(st.sampled_from([w for w in classes()[cls] if _outside(w)]))
+    return draw(st.sampled_from(_words(cls)))
 
 
 def verb(draw: st.DrawFn) -> str:
-    """A verb's base form that is no adjective's ("clear", "open" read as adjectives before a noun)."""
-    return draw(st.sampled_from([w for w in classes()["verb"] if _outside(w)
-                                 and "ADJ" not in lemminflect.getAllLemmas(w)]))
+    return word(draw, "base")
 
 
 def layout(draw: st.DrawFn, truth: Truth, marks: dict[tuple[str, int], str] | None = None) -> str:
