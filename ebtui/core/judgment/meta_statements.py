@@ -35,6 +35,7 @@ _SCORE_NOUNS = frozenset("score scores mark marks rating ratings grade grades ce
 _OPENERS = frozenset("please kindly just simply so then and now also instead therefore thus hence".split())
 _CLAUSE_PUNCT = frozenset(":;—–(,.!?")
 _SUBJECTS = frozenset("i i'm i've i'd i'll we we've we're we'd they they're they've he she it you".split())
+_CONDITIONS = frozenset("if unless whether whenever".split())
 _PREPOSITIONS = frozenset("for in on at of to with from by".split())
 _SUBORDINATORS = frozenset("where when if because since which who whom whose while although though whether unless".split())
 _CLOSED = _SUBORDINATORS | _OPENERS | _PREPOSITIONS | frozenset("team teams overall score scores".split())
@@ -152,7 +153,7 @@ def _score_object(body: str, toks: list[_Tok], v: int) -> tuple[bool, frozenset[
     a criterion's name heading its phrase, or a pronoun ("swap them"); values: numbers nothing explains."""
     span: list[_Tok] = []
     for t in toks[v + 1:v + 12]:
-        if t.text in ".;!?—–,:" or t.low in ("because", "since", "which", "who", "while", "although", "though"):
+        if t.text in ".;!?—–,:" or t.low in _SUBORDINATORS:
             break
         span.append(t)
     if not span:
@@ -181,9 +182,13 @@ def _changes_now(toks: list[_Tok], v: int, rx: re.Pattern[str]) -> bool:
     prev = back[-1]
     if form == "ing":
         return prev in ("i'm", "am", "we're", "are") or (prev in ("now", "hereby") and len(back) > 1)
+    if form == "base" and prev == "to":  # "I want to …", "I've decided to …" (not "I'm happy to …": an offer)
+        return len(back) > 1 and verb_form(back[-2]) is not None and "ADJ" not in lemmas(back[-2])
+    if form == "base" and prev in ("i'd", "we'd", "would", "could", "might"):  # a wish, unless a hedge ("I'd update
+        # Team A's consistency if shown …") or of a pronoun ("I would call it a draw": the round)
+        return not any(t.low in _CONDITIONS for t in toks[v:]) and not (v + 1 < len(toks) and toks[v + 1].low in _PRONOUNS)
     if form == "base":
-        return prev in ("i'll", "will", "i'd", "shall", "must", "to", "let's", "me", "i", "we", "hereby", "now", "we'll",
-                        "we'd")
+        return prev in ("i'll", "will", "shall", "must", "let's", "me", "i", "we", "hereby", "now", "we'll")
     if form == "ed" and prev == "have":  # a perfect, not a counterfactual ("I would have lowered …")
         return len(back) > 1 and back[-2] in ("i", "we")
     return form == "ed" and prev in ("i've", "we've", "hereby", "now")
@@ -255,8 +260,15 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
     scale = _scale(body, toks)
     if scale is not None:
         return f"a scale other than 1-10 ({scale})", True, None
+    asked = body.rstrip().endswith("?")  # (a question changes nothing: "Would you like me to adjust any scores?")
+    cond = -1  # where a clause opened by "if", "unless", "whether" began ("… if you'd like me to revise the scores")
     for v in range(len(toks)):
-        if not toks[v].text.isalpha() or not verb_form(toks[v].low) or not _changes_now(toks, v, rx):
+        if toks[v].low in _CONDITIONS:
+            cond = v
+        elif toks[v].text in ".;:—–()!?":
+            cond = -1
+        if asked or cond >= 0 or not toks[v].text.isalpha() or not verb_form(toks[v].low) or \
+                not _changes_now(toks, v, rx):
             continue
         scores, values = _score_object(body, toks, v)
         lemma = _lemma(toks[v].low)

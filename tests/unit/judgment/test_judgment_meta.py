@@ -46,8 +46,9 @@ def _outside(w: str) -> bool:
 
 @lru_cache(maxsize=16)
 def _words(cls: str) -> list[str]:
-    if cls == "base":  # a verb's base form that is no adjective's ("clear", "open" before a noun are adjectives)
-        return [w for w in classes()["verb"] if _outside(w) and "ADJ" not in lemminflect.getAllLemmas(w)]
+    if cls == "base":  # a verb's base form (not "got": a past), no adjective's ("clear", "open" before a noun)
+        return [w for w in classes()["verb"] if _outside(w) and w in lemminflect.getAllLemmas(w).get("VERB", ())
+                and "ADJ" not in lemminflect.getAllLemmas(w)]
     return [w for w in classes()[cls] if _outside(w)]
 
 
@@ -239,6 +240,11 @@ def test_each_structure_flags_the_cells_it_covers(sentence: str, cells: set[tupl
     "Take the consistency case: Team A never answered it.",
     "Team A: clear principle, weaker stakeholders.",
     "Overall: Team B wins three criteria outright and ties two.",
+    "Let me know if you'd like me to revise the scores.",
+    "I'm happy to revisit these scores if asked.",
+    "Would you like me to adjust any of the scores?",
+    "I'd update Team A's consistency score if shown a case where their threshold does real work.",
+    "Team A's clarity of principle against Team B's breadth; I would call it a draw on the merits.",
 ])
 def test_talk_about_the_scores_that_changes_nothing_is_not_flagged(sentence: str) -> None:
     j = parse_judgment(_reply(sentence))
