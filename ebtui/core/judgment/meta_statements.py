@@ -267,8 +267,8 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
             cond = v
         elif toks[v].text in ".;:—–()!?":
             cond = -1
-        if asked or cond >= 0 or not toks[v].text.isalpha() or not verb_form(toks[v].low) or \
-                not _changes_now(toks, v, rx):
+        if asked or cond >= 0 or not toks[v].text.isalpha() or not (
+                verb_form(toks[v].low) or "VERB" in lemmas(toks[v].low)) or not _changes_now(toks, v, rx):
             continue
         scores, values = _score_object(body, toks, v)
         lemma = _lemma(toks[v].low)
