@@ -35,6 +35,9 @@ _SCORE_NOUNS = frozenset("score scores mark marks rating ratings grade grades ce
 _OPENERS = frozenset("please kindly just simply so then and now also instead therefore thus hence".split())
 _CLAUSE_PUNCT = frozenset(":;—–(,.!?")
 _SUBJECTS = frozenset("i i'm i've i'd i'll we we've we're we'd they they're they've he she it you".split())
+_FINITE = frozenset("is are was were will would may might can could should must do does did has have had remain "
+                    "remains stand stands".split())
+_UNCHANGED = re.compile(r"(?i)\b(?:unchanged|intact|as[ \t]+(?:is|given|they[ \t]+(?:are|stand)|it[ \t]+(?:is|stands)))\b")
 _CONDITIONS = frozenset("if unless whether whenever".split())
 _PREPOSITIONS = frozenset("for in on at of to with from by".split())
 _SUBORDINATORS = frozenset("where when if because since which who whom whose while although though whether unless".split())
@@ -153,12 +156,14 @@ def _score_object(body: str, toks: list[_Tok], v: int) -> tuple[bool, frozenset[
     a criterion's name heading its phrase, or a pronoun ("swap them"); values: numbers nothing explains."""
     span: list[_Tok] = []
     for t in toks[v + 1:v + 12]:
-        if t.text in ".;!?—–,:" or t.low in _SUBORDINATORS:
+        if t.text in ".;!?—–,:" or t.low in _SUBORDINATORS or t.low == "that" and not span:
             break
         span.append(t)
-    if not span:
-        return False, frozenset()
-    scores = span[0].low in _PRONOUNS or any(t.low in _SCORE_NOUNS for t in span)
+    if not span or span[0].low == "to":
+        return False, frozenset()  # (an infinitive's object is its own verb's: "I've tried to keep my scores …")
+    # a score noun followed by a verb is a clause's subject, not the object: "I hope my scores are useful"
+    scores = span[0].low in _PRONOUNS or any(t.low in _SCORE_NOUNS and not (
+        k + 1 < len(span) and (span[k + 1].low in _FINITE or verb_form(span[k + 1].low) == "s")) for k, t in enumerate(span))
     words = " ".join(t.text for t in span)
     for c in CRIT_RE.finditer(words):
         nxt = words[c.end():c.end() + 20].lstrip()
@@ -281,7 +286,9 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
             if t.text in ".;:—–()!?" or t.low in _SUBORDINATORS:
                 break
             rest.add(t.low)
-        if lemma not in _KEEPING or rest & {"as", "off", "up", "down", "back", "lower", "higher", "unscored", "blank"}:
+        if _UNCHANGED.search(body[toks[v].end:]):
+            continue  # "I'm leaving all scores as they are", "… unchanged"
+        if lemma not in _KEEPING or rest & {"off", "up", "down", "back", "lower", "higher", "unscored", "blank"}:
             return f"“{toks[v].text}” with the scores as object", True, None
     for clause in _clauses(toks):
         if any(t.low in _FIRST_PERSON for t in clause) and (any(t.low in _SCORE_NOUNS | _PRONOUNS for t in clause)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ebtui.core.judgment import parse_judgment
-from ebtui.core.judgment.meta_statements import _ERROR_WORDS, _KEEPING
+from ebtui.core.judgment.meta_statements import _CLOSED, _ERROR_WORDS, _KEEPING
 from ebtui.core.records import CRITERIA, CRITERION_LABELS, Judgment
 from tests.unit.judgment.test_judgment_accounting import flagged, truth_or_flagged, truths
 from tests.unit.judgment.test_judgment_revisions import classes
@@ -38,9 +38,10 @@ Cells = set[tuple[str, int]]
 
 
 def _outside(w: str) -> bool:
-    """A word none of the net's lists holds (a keeping verb, an error word, a misdeed's prefix, a score noun)."""
+    """A word none of the net's lists holds (a keeping verb, an error word, a closed-class word such as "team",
+    a misdeed's prefix, a score noun)."""
     lemmas = {lem for forms in lemminflect.getAllLemmas(w).values() for lem in forms}
-    return not (lemmas & _KEEPING or w in _ERROR_WORDS or w.startswith(("mis", "over", "under"))
+    return not (lemmas & _KEEPING or w in _ERROR_WORDS or w in _CLOSED or w.startswith(("mis", "over", "under"))
                 or w in ("score", "scores", "mark", "marks", "rating", "grade", "cell", "too", "while"))
 
 
@@ -219,6 +220,7 @@ def _meta_cells(j: Judgment) -> set[tuple[str | None, str | None]]:
     ("All scores above are out of 5.", {(t, c) for t in ("a", "b") for c in CRITERIA}),
     ("I marked everything on a scale of one to five.", {(t, c) for t in ("a", "b") for c in CRITERIA}),
     ("I mistyped Team B's stakeholder recognition score.", {("b", "stakeholder_recognition")}),
+    ("I withdraw my consistency score for Team B.", {("b", "consistency")}),
 ])
 def test_each_structure_flags_the_cells_it_covers(sentence: str, cells: set[tuple[str, str]]) -> None:
     j = parse_judgment(_reply(sentence))
@@ -245,6 +247,10 @@ def test_each_structure_flags_the_cells_it_covers(sentence: str, cells: set[tupl
     "Would you like me to adjust any of the scores?",
     "I'd update Team A's consistency score if shown a case where their threshold does real work.",
     "Team A's clarity of principle against Team B's breadth; I would call it a draw on the merits.",
+    "I've tried to keep my scores consistent across both teams.",
+    "I hope my scores are useful.",
+    "Use these scores as a guide.",
+    "I'm leaving all scores as they are.",
 ])
 def test_talk_about_the_scores_that_changes_nothing_is_not_flagged(sentence: str) -> None:
     j = parse_judgment(_reply(sentence))
