@@ -9,6 +9,7 @@ from ebtui.core.judgment.json_reader import (
     JsonWalker,
 )
 from ebtui.core.judgment.lenient_json import JsonCandidate, json_candidates
+from ebtui.core.judgment.meta_statements import flag_meta
 from ebtui.core.judgment.ordered_lines import read_ordered
 from ebtui.core.judgment.provenance import (
     Collector,
@@ -370,7 +371,8 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
     # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
     judged = _doubtful_sections(_finish(text, col, method, whole), sections, rx)
-    return flag_revisions(judged, text, rx, kept=sections.kept)
+    # what the judge says about its own scores ("Swap them", "for 8 read 5", a 1-5 scale) flags them too
+    return flag_meta(flag_revisions(judged, text, rx, kept=sections.kept), text, rx)
 
 
 def _doubtful_sections(j: Judgment, sections: Outline, rx: re.Pattern[str]) -> Judgment:

@@ -421,3 +421,9 @@ def _with(j: Judgment, items: list[ReviewReason], graded: set[tuple[str, str]],
         "team_a_scores": Scores(**scores["a"]), "team_b_scores": Scores(**scores["b"]), "provenance": provenance,
         "review_items": review, "needs_review": True,
         "review_reasons": list(dict.fromkeys(i.message for i in review))})
+
+
+# public names for the net run after this one (meta_statements.py reads sentences, names and quotes by these)
+Unit = _Unit
+units, team_marks, crit_marks = _units, _team_marks, _crit_marks
+source_span, quote, where = _span, _quote, _where
