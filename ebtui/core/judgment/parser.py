@@ -15,6 +15,7 @@ from ebtui.core.judgment.provenance import (
     Ctx,
     Found,
 )
+from ebtui.core.judgment.references import resolve as resolve_references
 from ebtui.core.judgment.revisions import flag_revisions
 from ebtui.core.judgment.text_reader import (
     TextReader,
@@ -355,6 +356,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
     col.loose += tcol.loose
+    col.references += tcol.references
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",
                                   message="the reply was cut off before its JSON ended; only complete scores were kept"))
@@ -365,5 +367,6 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     if not col.count():
         whole.append(ReviewReason(kind="missing", message="no scores found in the reply"))
     # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
-    return flag_revisions(_finish(text, col, method, whole), text, rx)
+    # then a cell given as another's score takes that value where it was read unambiguously (references.py)
+    return resolve_references(flag_revisions(_finish(text, col, method, whole), text, rx), col.references)
 
