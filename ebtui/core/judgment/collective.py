@@ -360,7 +360,7 @@ def _pair(text: str, s0: int, s1: int, rx: re.Pattern[str], section: str | None,
         v = cands[0]  # "Even: 7 apiece", "both teams earn a decent seven", "7 each"
         return Reading(cells=[("a", crit, v), ("b", crit, v)], spans=[(v.val.start, _end(text, v))])
     pm = _PAIR.search(text, s0, s1)
-    if pm is not None and len(cands) < 2:
+    if pm is not None and len(cands) < 2 and re.search(r"[,:—–][ \t]*$", text[s0:pm.start()]):
         # ("2 to 1" reads as odds or a range to the accounting; two teams' values where the structure says so)
         have = {v.val.start for v in cands}
         cands = sorted(cands + [Value(Val(pm.group(g), None, None, pm.start(g)), False) for g in ("x", "y")
@@ -368,6 +368,8 @@ def _pair(text: str, s0: int, s1: int, rx: re.Pattern[str], section: str | None,
     if len(cands) != 2:
         return None
     v1, v2 = cands
+    if re.search(r"(?i)(?<![a-z])(?:from|between)[ \t]+$", text[s0:v1.val.start]):
+        return None  # "changed its answer from 2 to 1": a change of something else, or a range
     join = _PAIR_JOIN.match(text, _end(text, v1), v2.val.start)
     between = text[_end(text, v1):v2.val.start]
     owner2 = next((m for m in ms if m.owner and _end(text, v1) <= m.start and re.fullmatch(

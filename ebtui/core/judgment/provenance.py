@@ -217,7 +217,7 @@ def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern
         return False
     s0, s1 = sent
     text = clean[s0:s1]
-    if _OPEN_ANYWHERE.search(text) or open_before(clean, s0, start) or _COUNTERFACTUAL.search(text):
+    if _OPEN_ANYWHERE.search(text) or open_before(clean, s0, start) or counterfactual(clean, start):
         return False
     names = [(m.start(), m.end()) for m in rx.finditer(text)]
     cands = [(n.start + s0, "n") for n in numbers_in(text) if n.reason is None
@@ -290,8 +290,6 @@ class Collector:
         value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        if kind == "prose" and value is not None and v.start >= 0 and counterfactual(self.ctx.clean, v.start):
-            value, problem = None, f"{v.shown()} is what the judge would give under a condition, not a score given"
         if settled is None:
             settled = kind == "prose" and team is not None and v.start >= 0 and settled_reading(
                 self.ctx.clean, v.start, team, crit, self.rx, self.ctx.section)

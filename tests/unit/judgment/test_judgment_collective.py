@@ -406,6 +406,6 @@ def test_the_judges_plain_statement_in_the_conditional_is_read_and_not_flagged(s
     "I would have given Team A a 9.", "I'd give Team A a 7 were it not for the second case.",
     "Team A would earn a 9 but for the gap in its rebuttal.", "I'd give Team A a 7, unless the rebuttal counts.",
 ])
-def test_a_counterfactual_stays_missing_and_flagged(sentence: str) -> None:
+def test_a_counterfactual_is_never_an_unflagged_value(sentence: str) -> None:
     text = f"**Principle articulation.** Team A names its principle. {sentence} Team B earns an 8.\n"
-    missing_and_flagged(parse_judgment(text), "a", "principle_articulation", text)
+    assert flagged(parse_judgment(text), "a", "principle_articulation"), text
