@@ -16,6 +16,7 @@ from ebtui.core.judgment.provenance import (
     Ctx,
     Found,
 )
+from ebtui.core.judgment.references import resolve as resolve_references
 from ebtui.core.judgment.revisions import flag_revisions
 from ebtui.core.judgment.sections import Outline, outline
 from ebtui.core.judgment.text_reader import (
@@ -360,6 +361,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     col.unread = {**tcol.unread, **col.unread}
     col.sources |= tcol.sources
     col.loose += tcol.loose
+    col.references += tcol.references
     if any(c.truncated for c in scored):
         whole.append(ReviewReason(kind="truncated",
                                   message="the reply was cut off before its JSON ended; only complete scores were kept"))
@@ -372,7 +374,9 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     # a later sentence that revises a value in words the reader did not take flags its cell (revisions.py)
     judged = _doubtful_sections(_finish(text, col, method, whole), sections, rx)
     # what the judge says about its own scores ("Swap them", "for 8 read 5", a 1-5 scale) flags them too
-    return flag_meta(flag_revisions(judged, text, rx, kept=sections.kept), text, rx)
+    judged = flag_meta(flag_revisions(judged, text, rx, kept=sections.kept), text, rx)
+    # then a cell given as another's score takes that value where it was read unambiguously (references.py)
+    return resolve_references(judged, col.references)
 
 
 def _doubtful_sections(j: Judgment, sections: Outline, rx: re.Pattern[str]) -> Judgment:

@@ -6,6 +6,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from ebtui.core.judgment.accounting import SENTENCE, Loose, crit_marks, numbers_in, team_marks
 from ebtui.core.judgment.vocabulary import (
@@ -136,6 +137,43 @@ _OPEN_BEFORE = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might|may|should|mu
                           r"|neither|cannot)(?![a-z'’])|n['’]t(?![a-z])|['’]d(?![a-z])")
 
 
+#: the judge's plain statement of a score in the conditional of politeness ("I'd give Team A a seven", "I would
+#: put Team B at 6"): a first person, "would", then a word of scoring, or a verb that sets the team "at" the value
+_STATEMENT = re.compile(r"(?i)(?<![a-z'’])(?:i|we)(?:['’]d|[ \t]+would)[ \t]+(?P<verb>[a-z]+)(?![a-z'’])")
+#: a counterfactual however it is put: "would have", an inversion ("had it", "were they"), "but for"
+_COUNTERFACTUAL = re.compile(r"(?i)(?<![a-z'’])(?:would|['’]d)[ \t]+have(?![a-z])|(?<![a-z'’])(?:had|were|should)[ \t]+"
+                             r"(?:it|they|he|she|we|i|team[ \t]+\w+|the[ \t]+\w+)(?![a-z'’])|(?<![a-z])but[ \t]+for(?![a-z])")
+
+
+def open_before(clean: str, s0: int, start: int) -> bool:
+    """Whether a modal or a negation before the value leaves it open: every one is, except the judge's plain
+    statement "I'd give Team A a seven" / "I would put Team B at 6" in a sentence with no counterfactual."""
+    for m in _OPEN_BEFORE.finditer(clean, s0, start):
+        st = _STATEMENT.search(clean, max(s0, m.start() - 4), min(start, m.end() + 30))
+        if st is None or not st.start() <= m.start() < st.start("verb") or _COUNTERFACTUAL.search(clean, s0, start):
+            return True
+        verb = st.group("verb").lower()
+        if not (scoring_word(verb) or re.search(r"(?i)(?<![a-z])at[ \t]+(?:an?[ \t]+)?$", clean[st.end():start])) \
+                or verb in ("have", "not", "be", "never"):
+            return True
+    return False
+
+
+_MODAL = re.compile(r"(?i)(?<![a-z'’])(?:would|could|might)(?![a-z'’])|['’]d(?![a-z])")
+_CONDITION = re.compile(r"(?i)(?<![a-z'’])(?:if|unless)(?![a-z'’])")
+
+
+def counterfactual(clean: str, start: int) -> bool:
+    """Whether the value at `start` is what the judge would give under a condition ("I'd give it a 7 if it
+    had …", "would have been 8 had it …", "a 9 but for …"): a counterfactual, or a modal before the value in
+    a sentence with a condition."""
+    sent = sentence_at(clean, start)
+    if sent is None:
+        return False
+    return bool(_COUNTERFACTUAL.search(clean, sent[0], sent[1]) or (
+        _MODAL.search(clean, sent[0], start) and _CONDITION.search(clean, sent[0], sent[1])))
+
+
 _ARTICLE_MODIFIERS = re.compile(r"([:=]|[-–—][ \t])[ \t*_]*an?[ \t]+((?:[A-Za-z][A-Za-z'’-]*[ \t]+){1,2})$")
 _ASIDE = re.compile(r"[—–()\[\]:]|[ \t]-[ \t]")
 _WINDOW = 400  # characters either side of a value: a longer sentence is not settled (and a line stays linear)
@@ -179,7 +217,7 @@ def settled_reading(clean: str, start: int, team: str, crit: str, rx: re.Pattern
         return False
     s0, s1 = sent
     text = clean[s0:s1]
-    if _OPEN_ANYWHERE.search(text) or _OPEN_BEFORE.search(clean, s0, start):
+    if _OPEN_ANYWHERE.search(text) or open_before(clean, s0, start) or counterfactual(clean, start):
         return False
     names = [(m.start(), m.end()) for m in rx.finditer(text)]
     cands = [(n.start + s0, "n") for n in numbers_in(text) if n.reason is None
@@ -227,6 +265,9 @@ class Collector:
     #: for a cell the same text names explains them
     loose: list[Loose] = field(default_factory=list)
     rx: re.Pattern[str] | None = None  # the round's team names (set by the text reader)
+    #: cells given as another cell's score ("same as principle articulation"): references.Reference, resolved
+    #: after the reading (references.resolve)
+    references: list[Any] = field(default_factory=list)
 
     def add(self, team: str | None, crit: str, found: Found, source: str, via: str | None = None) -> None:
         if team is None:
@@ -245,12 +286,13 @@ class Collector:
         self.sources.add(source)
 
     def add_val(self, team: str | None, crit: str, v: Val, source: str, *, via: str | None = None,
-                kind: str | None = None) -> None:
+                kind: str | None = None, settled: bool | None = None) -> None:
         value, problem = interpret(v)
         if kind is None:
             kind = _line_kind(self.ctx.clean, v) if source == "lines" else self.ctx.kind
-        settled = kind == "prose" and team is not None and v.start >= 0 and settled_reading(
-            self.ctx.clean, v.start, team, crit, self.rx, self.ctx.section)
+        if settled is None:
+            settled = kind == "prose" and team is not None and v.start >= 0 and settled_reading(
+                self.ctx.clean, v.start, team, crit, self.rx, self.ctx.section)
         self.add(team, crit, Found(v.shown(), value, problem, kind=kind, corrective=v.corrective, settled=settled),
                  source, via)
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import itertools
 import re
 
-from ebtui.core.judgment.accounting import SENTENCE, loose_numbers, numbers_in
+from ebtui.core.judgment.accounting import loose_numbers
+from ebtui.core.judgment.collective import Structures, count_label
 from ebtui.core.judgment.corrections import CORR_LANG, INSTEAD, THIRD_RE, CorrectionReading
+from ebtui.core.judgment.paragraphs import ParagraphReading
 from ebtui.core.judgment.provenance import Collector, Ctx, TextState
+from ebtui.core.judgment.references import Reference, reference_in
 from ebtui.core.judgment.tables import CORR_HEADING, INITIALS, TableReading, delimited_as_pipes
 from ebtui.core.judgment.vocabulary import (
     AFTER_NAME_RE,
@@ -104,6 +107,9 @@ _NUM_BEFORE_CRIT = re.compile(
 _LIST_GAP = re.compile(r"[\s,;:.\-–—*_()>•]*(?:(?:and|&)[ \t]+)?(?:(?:a|an)[ \t]+)?", re.IGNORECASE)
 
 
+#: a word a reference to another cell holds (a cheap test before references.reference_in)
+_REFERENCE_HINT = re.compile(r"(?i)(?<![a-z])(?:same|identical|equal(?:s|ling)?|match(?:es|ing)?|mirror(?:s|ing)?|as|like"
+                             r"|ditto|likewise|in[ \t]+line)(?![a-z])")
 #: a real judgment names each criterion a few times; past this many mentions a reply is not one, and
 #: reading stops (keeps hostile input fast)
 _MAX_MENTIONS = 2000
@@ -115,7 +121,7 @@ _DISTRIBUTIVE = re.compile(r"(?i)[ \t*_]*(?:[:=]|[-–—][ \t])[ \t*_]*(?:(?P<p
 _CRIT_JOIN = re.compile(r"(?i)[ \t*_]*(?:&|\+|/|,|and|,[ \t]*and)[ \t*_]*")
 
 
-class TextReader(TableReading, CorrectionReading):
+class TextReader(TableReading, CorrectionReading, ParagraphReading):
     def __init__(self, col: Collector, rx: re.Pattern[str]) -> None:
         self.col = col
         self.rx = rx
@@ -130,8 +136,15 @@ class TextReader(TableReading, CorrectionReading):
         self.third = False  # in a third party's section ("## Team C"): its numbers are its own
         self.kept: frozenset[int] = frozenset()  # unknown headings the structure keeps in their team's section
         self.recent: list[str] = []
+        self.structures = Structures(col, rx)  # one value for many cells, both teams in a line (collective.py)
+        #: the spans of the line's numbers a structure read (None: a line of counts, no number of it is loose)
+        self.accounted: list[tuple[int, int]] | None = []
+        self.referred: list[tuple[int, str, str]] = []  # (reading order, team, criterion) of each reference
+        #: the line being read, and its offsets without markup (made when needed)
+        self.raw: str = ""
+        self.kept: tuple[list[int], int] | None = None
         #: "8 — Principle articulation" lines, held until their block ends (see flush_reversed)
-        self.reversed: list[tuple[str | None, str, Val, Ctx]] = []  # the last few non-empty lines (for "Revised table:" above a table)
+        self.reversed: list[tuple[str | None, str, Val, Ctx]] = []
 
     # -- lines ----------------------------------------------------------------------------------------
     def read(self, text: str, original: str | None = None) -> None:
@@ -157,15 +170,23 @@ class TextReader(TableReading, CorrectionReading):
                 table = []
             self.col.ctx = Ctx(pos=at + len(raw) - len(raw.lstrip()), source=self._orig(at, raw), kind="line",
                                 corrective=self.st.corrective, via=self.st.via, section=self.st.team)
+            self.accounted = []
             self.line(raw)
-            if raw.strip() and self.mentions_left > 0 and not (self.third and self.st.team is None):
-                self.col.loose += loose_numbers(raw, at, self.rx, self.st.team, self.st.crit, CRITERIA)
+            if raw.strip() and self.accounted is not None and self.mentions_left > 0 \
+                    and not (self.third and self.st.team is None):
+                rest = raw
+                for a, b in self.accounted:  # (numbers a structure read: collective.py)
+                    rest = rest[:a] + " " * (b - a) + rest[b:]
+                self.col.loose += loose_numbers(rest, at, self.rx, self.st.team, self.st.crit, CRITERIA)
+                if not self.accounted:
+                    self.structures.note_numbers(raw, at, self.st.team)
             if raw.strip():
                 self.recent.append(raw)
                 del self.recent[:-3]
         if table:
             self.table(table)
         self.flush_reversed()
+        self.structures.apply()
         for key in ("a", "b"):
             body = "\n".join(self.labelled[key] or self.buffers[key]).strip()
             if body:
@@ -175,6 +196,7 @@ class TextReader(TableReading, CorrectionReading):
             self.col.overall.append(body)
 
     def line(self, raw: str) -> None:
+        self.raw, self.kept = raw, None  # (kept: the raw line's offsets without markup, made when needed)
         if "~~" in raw:
             raw = STRIKE_RE.sub(" ", raw)
         clean = raw.replace("*", "").replace("`", "").strip()
@@ -238,6 +260,17 @@ class TextReader(TableReading, CorrectionReading):
             return
         if crits and (CORR_LANG.search(clean) or INSTEAD.search(clean)) and self.prose_corrections(clean):
             return  # "Team A's consistency should be 5, not 7": read as a correction, nothing else
+        if not heading and count_label(clean):
+            self.accounted = None  # "Stakeholders named — A: 4, B: 6": its numbers count the label's noun
+            return
+        if not heading and "~~" not in raw and self._reference(raw):
+            return  # "Framework awareness: same as principle articulation" (references.py)
+        if not heading and "~~" not in raw and (got := self.structures.read(raw, self.st.team, self.st.crit)):
+            self.accounted = got.spans  # "8 on every criterion except …", "Edge: Team A, 8 to Team B's 7"
+            if got.team is not None:
+                self.st.team = self.st.section = got.team
+                self.st.level = LABEL_LEVEL
+            return
         if heading:
             self.st.crit = None
             self.st.pair = None
@@ -326,6 +359,28 @@ class TextReader(TableReading, CorrectionReading):
             self.labelled[target].append(j.group("rest"))
         elif target is not None:
             self.buffers[target].append(raw.strip())
+
+    def _reference(self, raw: str) -> bool:
+        """A cell given as another's score ("- Framework awareness: same as principle articulation", "Team B:
+        the same" under a criterion's heading): kept for references.resolve, after the whole reply is read."""
+        if len(raw) > 4000 or len(self.referred) > 50 or not _REFERENCE_HINT.search(raw):
+            return False  # (a reply has fourteen cells: hostile input with thousands of references stays linear)
+        flat = re.sub(r"[*`]", " ", raw)
+        def previous() -> tuple[str, str] | None:
+            last = max([*((f.seq, t, c) for t, cells in self.col.scores.items() for c, fs in cells.items() for f in fs),
+                        *self.referred], default=None)
+            return (last[1], last[2]) if last else None
+
+        got = reference_in(flat, self.rx, self.st.team, self.st.crit, previous)
+        if got is None:
+            return False
+        team, crit, ref_team, ref_crit = got
+        self.col.references.append(Reference(team, crit, ref_team, ref_crit, self.col.ctx.source, self.col.ctx.pos))
+        self.col.seq += 1
+        self.referred.append((self.col.seq, team, crit))  # ("ditto" after it refers to this cell: a chain)
+        if self.st.crit is None:
+            self.st.team = self.st.team or team
+        return True
 
     def _legend(self, clean: str) -> bool:
         """A legend: three or more abbreviations, each of a different criterion ("PA = principle articulation,
@@ -493,42 +548,6 @@ class TextReader(TableReading, CorrectionReading):
             self.col.add_val(team, crit, v, "lines", via=via)
             scored = True
         return scored
-
-    def _paragraph_clauses(self, clean: str, label: re.Match[str]) -> bool:
-        """A paragraph under a criterion's label that speaks of the teams in turn ("Team A … a seven here; …
-        Team B … earns an eight"): a clause's one candidate value (every other number explained) is the score
-        of the team it names as subject (not as an owner: "Team B's point"), or that the clause before named.
-        Clauses naming another criterion or both teams give nothing. Read as prose (flagged unless settled)."""
-        crit, team, read = crit_name(label.group(0)), self.st.team, False
-        for sm in SENTENCE.finditer(clean, label.end()):
-            clause = sm.group(0)
-            names = list(self.rx.finditer(clause))
-            subjects = {team_of_match(m) for m in names if not re.match(r"['’]s(?![a-z])", clause[m.end():])}
-            if len(subjects) > 1:
-                team = None
-                continue
-            team = subjects.pop() if subjects else team
-            if team not in ("a", "b") or any(crit_name(m.group(0)) != crit for m in CRIT_RE.finditer(clause)):
-                continue
-            cands = [n for n in numbers_in(clause) if n.reason is None and n.value is not None
-                     and not any(m.start() <= n.start < m.end() for m in names)]
-            if len(cands) == 1 and (value := cands[0].value) is not None:
-                n = cands[0]
-                whole = int(value)
-                shown = clause[n.start:n.end] if clause[n.start].isdigit() else str(whole if whole == value else value)
-                self.col.add_val(team, crit, Val(shown, None, None, sm.start() + n.start), "lines", kind="prose")
-                read = True
-        return read
-
-    def _paragraph_team(self, segment: str, owner: str | None) -> str | None:
-        """The team a paragraph under a criterion's label is about, where it names one team only (the section's,
-        if any) and no opponent or third party: "**Principle articulation.** Team A's principle … Score: 8"."""
-        # a team named in the possessive ("rather than engage Team B's case") owns a thing, not the paragraph
-        named = {team_of_match(m) for m in self.rx.finditer(segment) if not re.match(r"['’]s(?![a-z])", segment[m.end():])}
-        named = named or ({owner} if owner is not None else set())
-        if len(named) != 1 or (owner is not None and named != {owner}) or THIRD_RE.search(segment):
-            return None
-        return named.pop()
 
     def _under_criterion(self, clean: str, teams: list[re.Match[str]]) -> bool:
         """Lines under a criterion heading: "Team A: 8/10" or "Score: 8"."""
