@@ -342,7 +342,7 @@ def _parse(text: str, team_a_id: str, team_b_id: str, cut: bool = False) -> Judg
     blanked, cut_line = cut_tail("".join(pieces), cut, text)
     sections = outline(blanked, rx)  # which unknown headings stay inside a team's section (sections.py)
     reader = TextReader(tcol, rx)
-    reader.kept = sections.kept
+    reader.kept_headings = sections.kept
     reader.read(blanked, text)
     read_ordered(blanked, text, tcol, rx)  # lists in a stated order (ordered_lines.py)
 

@@ -134,7 +134,7 @@ class TextReader(TableReading, CorrectionReading, ParagraphReading):
         self.paragraph = False  # the line is a paragraph under a criterion's label ("**Consistency.** …")
         self.initials, self.initial_rx = INITIALS, _INITIAL_SCORE  # (a legend in the reply adds its own)
         self.third = False  # in a third party's section ("## Team C"): its numbers are its own
-        self.kept: frozenset[int] = frozenset()  # unknown headings the structure keeps in their team's section
+        self.kept_headings: frozenset[int] = frozenset()  # unknown headings the structure keeps in their team's section
         self.recent: list[str] = []
         self.structures = Structures(col, rx)  # one value for many cells, both teams in a line (collective.py)
         #: the spans of the line's numbers a structure read (None: a line of counts, no number of it is loose)
@@ -300,7 +300,7 @@ class TextReader(TableReading, CorrectionReading, ParagraphReading):
             if tset:
                 self.st.level = level
             elif self.st.team is not None and not crits and level <= self.st.level \
-                    and not (self.st.corrective or SECTION_PART.search(clean)) and self.col.ctx.pos not in self.kept \
+                    and not (self.st.corrective or SECTION_PART.search(clean)) and self.col.ctx.pos not in self.kept_headings \
                     and (level < LABEL_LEVEL or len(re.findall(r"[A-Za-z]+", clean)) <= 4):
                 # (a longer line ending in a colon is a sentence leading into a list: "Here is how they did:")
                 # "### Closing thoughts" after "### Team B", "**Verdict**" after "**Team A**", "Takeaways:": a
