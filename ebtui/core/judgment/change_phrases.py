@@ -161,9 +161,20 @@ def _noun(word: str) -> bool:
 
 
 #: the judge as a verb's subject (first person), and what opens a clause (an imperative's or a gerund's place)
+#: verbs whose second noun phrase is an object or the object's complement, not a measure ("give it an edge",
+#: "call it a draw", "make it a strength"): a closed grammatical class (double-object and complex-transitive verbs)
+TWO_OBJECT_VERBS = frozenset(
+    "give grant award hand offer lend owe send show tell teach bring buy get find make call name consider deem "
+    "judge think label term declare count rate keep leave deny allow win earn cost pay serve save".split())
 _JUDGE = frozenset("i we i'm i'll i'd i've we're we'll we'd we've let's me us".split())
 _SINGLE = frozenset("a an one another".split())
 _CLAUSE_OPEN = frozenset(";:,—–(".split() + ["", "and", "then", "so", "just", "."])
+
+
+def _lemma(word: str) -> str:
+    """The verb lemma of a word form ("gives" → "give"), or the word itself."""
+    verbs = lemmas(word).get("VERB", ())
+    return verbs[0] if verbs else word
 
 
 def _quantity(toks: list[Tok], q: int) -> int | None:
@@ -238,7 +249,10 @@ def changes(toks: list[Tok]) -> list[Value]:
         elif before in PARTICLES or before == "by":
             moved = object_between(toks, v, d - 1)  # "bump it up a notch" (not "picked up a point")
         elif v < d - 1:
-            moved = object_between(toks, v, d)  # "raise it a notch"
+            # "raise it a notch" (not "call it a draw", "gives it an edge": a verb of two objects or of an object
+            # and its complement names a thing, no measure; nor "argued that a school …": "that" opens a clause)
+            moved = object_between(toks, v, d) and not (d - v == 2 and toks[v + 1].low in ("that", "this")) and (
+                score_noun(toks[q].low) or _lemma(toks[v].low) not in TWO_OBJECT_VERBS)
         else:  # "Team A's consistency drops a notch" (not "Team B raised a point"; "recognition covered 4 groups"
             # is a count: a noun other than the rubric's unit, with no direction, only after "a", "one", "another")
             moved = score_subject(toks, v) and (score_noun(toks[q].low) or toks[d].low in _SINGLE)

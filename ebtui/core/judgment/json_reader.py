@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from ebtui.core.judgment.change_phrases import lemmas, verb_form
 from ebtui.core.judgment.lenient_json import Loose, Num, Obj, Partial
 from ebtui.core.judgment.provenance import (
     Collector,
@@ -75,6 +76,28 @@ def _explained(column: list[Loose]) -> bool:
     top = values[-1] if values else 0
     ranks = top >= 3 and len(values) % top == 0 and values == sorted(list(range(1, top + 1)) * (len(values) // top))
     return (len(values) >= 2 and values[0] == 10) or ranks  # (a rank per team: 1..n once each, per team)
+
+
+def _noun_field(nk: str) -> bool:
+    """Whether a key (normalised) names a thing of its own: its last word a noun that is no score's word and
+    can be no adjective or participle ("confidence", "certainty", "weight"; not "revised", "final", "new",
+    "adjusted", whose noun, a score, is left out)."""
+    ws = [w for w in nk.split() if w not in _KEY_GLUE]
+    if not ws or ws[-1] in _SCORE_WORDS or not ws[-1].isalpha():
+        return False
+    forms = lemmas(ws[-1])
+    return "NOUN" in forms and "ADJ" not in forms and "VERB" not in forms and not _deverbal(ws[-1])
+
+
+def _deverbal(word: str) -> bool:
+    """Whether a noun is made from a verb ("revision", "correction", "adjustment", "approval"): the act of
+    changing, whose value is a score's new one."""
+    for suffix in ("ation", "ition", "ion", "ment", "al"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3 and any(
+                verb_form(x) is not None for x in (stem, stem + "e", stem + "ate")):
+            return True
+    return False
 
 
 def _whole_score(item: Loose) -> bool:
@@ -153,6 +176,14 @@ class JsonWalker:
             if k:
                 self.col.ctx.pos = k.start()
 
+    def own_field(self, nk: str) -> bool:
+        """Whether a key beside the cells' scores is a field of the judge's own layout, no second value: it stands
+        in every object that holds a score (as many values as the score keys hold) and names a thing of its own
+        ("confidence": 9 beside each "score"). A key in only some objects, or one that leaves its noun out
+        ("revised": 6, "final": 6), is a second value."""
+        scored = sum(len(v) for k, v in self.columns.items() if _score_key(k))
+        return scored >= 7 and len(self.columns.get(nk, ())) >= scored and _noun_field(nk)
+
     def score(self, team: str | None, crit: str, value: Loose, key: str = "", second: bool = False) -> None:
         if isinstance(value, Partial):
             return  # cut off: "1" may have been "10"
@@ -220,7 +251,8 @@ class JsonWalker:
         kinds = {str(k): _score_key(_norm_key(str(k))) or (
             _whole_score(v) and not _explained(self.columns.get(_norm_key(str(k)), [v]))
             and _norm_key(str(k)) not in _NAME_KEYS | _CRIT_NAME_KEYS
-            and not CRIT_RE.search(str(k)) and "second")  # ("stakeholders_named": another thing about the criterion)
+            and not CRIT_RE.search(str(k)) and not self.own_field(_norm_key(str(k)))
+            and "second")  # ("stakeholders_named": another thing about the criterion)
             for k, v in node if not isinstance(v, (list, Obj))} if crit is not None else {}
         for k, v in node:
             key = str(k)

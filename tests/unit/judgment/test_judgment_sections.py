@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ebtui.core.judgment import parse_judgment
+from ebtui.core.judgment.change_phrases import TWO_OBJECT_VERBS
 from ebtui.core.judgment.corrections import CORR_LANG, THIRD_RE
 from ebtui.core.judgment.sections import outline
 from ebtui.core.judgment.tables import CORR_HEADING
@@ -309,8 +310,15 @@ def _late_change(draw: st.DrawFn, owner: str, crit: str) -> str:
         f"I'll {vb} {owner} {crit} {qty} {up}.",
         f"{owner[0].upper()}{owner[1:]} {crit} score {vs} {qty} {draw(st.sampled_from(['lower', 'higher']))}.",
         f"On reflection, {owner} {crit} {vs} {_art(noun)} {noun}.",
+        # right after its object, no direction word: any verb but one of two objects ("give it an edge")
+        f"I'll {draw(st.sampled_from(_one_object_verbs()))} {owner} {crit} {qty}.",
     ]
     return draw(st.sampled_from(forms))
+
+
+@lru_cache(maxsize=1)
+def _one_object_verbs() -> list[str]:
+    return [w for w in classes()["verb"] if set(lemminflect.getAllLemmas(w)) == {"VERB"} and w not in TWO_OBJECT_VERBS]
 
 
 def _base(truth: dict[str, list[int]]) -> str:
@@ -352,6 +360,7 @@ def _no_change(data: st.DataObject, truth: dict[str, list[int]]) -> None:
     noun, nouns = draw(st.sampled_from(sing)), draw(st.sampled_from(plural))
     c = classes()
     ved = draw(st.sampled_from([w for w in c["verb_ed"] if set(lemminflect.getAllLemmas(w)) == {"VERB"}]))
+    adj = draw(st.sampled_from([w for w in c["adj"] if set(lemminflect.getAllLemmas(w)) == {"ADJ"}]))
     crit = LABELS[draw(st.integers(0, 6))].lower()
     team = draw(st.sampled_from(["Team A", "Team B"]))
     sentence = draw(st.sampled_from([
@@ -359,6 +368,12 @@ def _no_change(data: st.DataObject, truth: dict[str, list[int]]) -> None:
         f"in the rebuttal.",
         f"{team}'s {crit} {ved} {draw(st.integers(2, 9))} {nouns}.",
         f"On {crit}, {team} {ved} {_art(noun)} {noun} about the {draw(st.sampled_from(plural))}.",
+        # a verb of two objects, or of an object and its complement: a thing given or named, no measure
+        f"{team}'s {crit} {draw(st.sampled_from(sorted(TWO_OBJECT_VERBS)))}s it {_art(adj)} {adj} {noun}.",
+        f"I would {draw(st.sampled_from(sorted(TWO_OBJECT_VERBS)))} it {_art(noun)} {noun} on {crit}.",
+        # "that" opening a clause, not an object: "argued that a school may …"
+        f"On {crit}, {team} {ved} that {_art(noun)} {noun} {draw(st.sampled_from(['may', 'must', 'should']))} "
+        f"{draw(st.sampled_from(_one_object_verbs()))}.",
     ]))
     text = _base(truth) + f"\n\n## Overall analysis\n{sentence}\n"
     j = parse_judgment(text)
@@ -440,6 +455,75 @@ def test_a_second_json_value_under_any_key_is_a_conflict(truth: dict[str, list[i
 @given(truths, st.data())
 def test_thorough_second_json_values(truth: dict[str, list[int]], data: st.DataObject) -> None:
     _json_second_value(data, truth)
+
+
+@lru_cache(maxsize=1)
+def _own_nouns() -> list[str]:
+    """Nouns that are only nouns (lemminflect) and not made from a verb by a suffix: a thing a judge may rate
+    beside each score ("confidence", "certainty"), no score's own word."""
+    from ebtui.core.judgment.change_phrases import score_noun
+
+    return [w for w in classes()["noun"] if set(lemminflect.getAllLemmas(w)) == {"NOUN"} and not score_noun(w)
+            and not w.endswith(("ion", "ment", "al")) and not CRIT_RE.search(w) and not RX.search(w)
+            and w not in ("score", "note", "team", "criterion")]
+
+
+@lru_cache(maxsize=1)
+def _noun_less() -> list[str]:
+    """Adjectives and participles that are no noun: a key that leaves its noun (a score) out ("final")."""
+    c = classes()
+    return [w for w in c["adj"] + c["verb_ed"] if "NOUN" not in lemminflect.getAllLemmas(w)]
+
+
+def _json_fields(data: st.DataObject, truth: dict[str, list[int]]) -> None:
+    """A key of the judge's own beside every cell's score, holding 1-10 ("confidence": 9): read in full and not
+    flagged when it is a noun in every object; a second value (missing and flagged where it differs) when it
+    is in only some objects, or an adjective or participle that leaves its noun out ("final": 6)."""
+    import json
+
+    draw = data.draw
+    own = draw(st.booleans())
+    key = draw(st.sampled_from(_own_nouns() if own else _noun_less()))
+    assume(not CRIT_RE.search(key) and not RX.search(key))
+    some = None if own and draw(st.booleans()) else draw(st.sets(st.integers(0, 13), min_size=1, max_size=13))
+    doc: dict[str, dict[str, dict[str, object]]] = {}
+    for tt in ("a", "b"):
+        doc[f"team_{tt}"] = {}
+        for k, cr in enumerate(CRITERIA):
+            cell: dict[str, object] = {"score": truth[tt][k]}
+            if some is None or (k + (7 if tt == "b" else 0)) in some:
+                cell[key] = draw(st.integers(1, 10))
+            doc[f"team_{tt}"][cr] = cell
+    values = sorted(int(str(cell[key])) for team in doc.values() for cell in team.values() if key in cell)
+    top = values[-1]
+    assume(not (top >= 3 and len(values) % top == 0 and values == sorted(list(range(1, top + 1)) * (len(values) // top))))
+    assume(values[0] != 10)  # (a rank 1..n, or 10 in every object: explained by its values, a rank or the scale)
+    text = json.dumps(doc, indent=2)
+    j = parse_judgment(text)
+    if own and some is None:
+        assert [_scores_of(j, t) for t in ("a", "b")] == [truth["a"], truth["b"]], (text, j.review_reasons)
+        assert not j.needs_review, (key, j.review_reasons)
+        return
+    for tt in ("a", "b"):
+        for k, (cr, v) in enumerate(zip(CRITERIA, _scores_of(j, tt), strict=True)):
+            other = doc[f"team_{tt}"][cr].get(key)
+            assert v == truth[tt][k] or flagged(j, tt, cr), (tt, cr, v, text)
+            if other is not None and other != truth[tt][k]:
+                assert v is None and flagged(j, tt, cr), (key, tt, cr, v, other, j.review_reasons)
+
+
+@FEW
+@given(truths, st.data())
+def test_a_json_field_of_the_judges_own_in_every_object_is_no_second_value(
+        truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _json_fields(data, truth)
+
+
+@pytest.mark.slow
+@THOROUGH
+@given(truths, st.data())
+def test_thorough_json_fields_of_the_judges_own(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    _json_fields(data, truth)
 
 
 @pytest.mark.parametrize("extra", [
