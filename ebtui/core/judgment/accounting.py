@@ -10,6 +10,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ebtui.core.judgment.elision import elided_count
 from ebtui.core.judgment.vocabulary import (
     COUNT_RULE,
     CRIT_RE,
@@ -228,7 +229,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
         return "a count of the same thing again"
     if _AGGREGATE_BEFORE.search(lead) and not _names_criterion(line):
         return "an overall or total"
-    return None
+    return elided_count(line, a, b, n, None if last is None else (last.start, last.end, last.reason))
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ebtui.core.judgment.vocabulary import MODIFIER_RULE, PREPOSITIONS, scoring_word
+from ebtui.core.judgment.vocabulary import CRIT_RE, MODIFIER_RULE, PREPOSITIONS, scoring_word
 from ebtui.core.records import CRITERION_LABELS
 
 # verb, adjective, adverb) is classed by lemminflect's lexicon instead (see pos_of), never by a list
@@ -92,6 +92,16 @@ def past_participle(word: str) -> bool:
 
     low = word.lower()
     return any(low in getInflection(lemma, "VBN") for lemma in getAllLemmas(low).get("VERB", ()))
+
+
+@lru_cache(maxsize=8192)
+def verb_form(word: str) -> bool:
+    """A verb's finite or participle form by lemminflect ("handled", "conceded", "answers", "found")."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    low = word.lower()
+    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in getAllLemmas(low).get("VERB", ())
+               for tag in ("VBD", "VBZ", "VBN", "VBP"))
 
 
 TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
@@ -249,11 +259,19 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         return "a count (a plural verb follows it)"
     if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
         return "a count (part of a group: \"3 of the cases\")"
+    rate = _RATE.match(line, end)
+    if rate and _rate_noun(rate.group("noun"), rate.group("det").lower() == "per"):
+        return f"a rate ({rate.group('det')} {rate.group('noun')})"
     before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
     placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
         after2 = words[i + 2].lower() if i + 2 < len(words) else None
+        name = _name(w, after, n)
+        if name == "head":
+            return f"a count of {' '.join(words[:i + 1])}"  # "5 NGOs"
+        if name == "modifier":
+            continue  # "3 ICU nurses", "2 WHO reports", "4 Oxfam volunteers": a name modifying the noun after it
         # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
         head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
                              placed)
@@ -262,6 +280,52 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if head is False:
             return None
     return None
+
+
+#: a rate: the number, then "per" and a noun ("2 per family"), or "a", "an", "each", "every" and a noun that ends
+#: its phrase ("3 a day", "2 each week"); never "7 each" (a score for two criteria) nor "per the rubric"
+_RATE = re.compile(r"[ \t]+(?P<det>per|a|an|each|every)[ \t]+(?P<noun>[a-z]+)(?![A-Za-z'’\-])"
+                   r"(?=[ \t]*(?:[.,;:!?)—–]|$)|[ \t]+(?:in|on|at|for|through|during|over|across|of|with|and|or|but|to"
+                   r"|until|from|since|throughout)(?![A-Za-z]))")
+#: what a "per" phrase of attribution names ("8 per rubric"): the rubric's documents, never a rate's unit
+_ATTRIBUTION = frozenset({"rubric", "scale", "anchor", "guideline", "standard", "instruction", "definition",
+                          "description", "prompt", "criterion", "criteria", "team", "side", "judge", "note"})
+
+
+def _rate_noun(word: str, per: bool) -> bool:
+    """A noun a rate is per: after "per" any noun (not the rubric's documents); after "a", "each", "every" a
+    word that is nothing but a singular noun ("day", "family"; not "piece", "bit": verbs too)."""
+    low = word.lower()
+    p = pos_of(low)
+    if "NOUN" not in p or scoring_word(low) or low in _ATTRIBUTION or low.rstrip("s") in _ATTRIBUTION | RUBRIC_NOUNS:
+        return False
+    return per or (set(p) == {"NOUN"} and not low.endswith("s"))
+
+
+#: an acronym ("ICU", "WHO", "EU"): two to six capitals; its plural ("NGOs")
+_ACRONYM = re.compile(r"(?P<stem>[A-Z]{2,6})(?P<pl>s)?")
+
+
+def _name(word: str, after: str | None, n: float | None) -> str:
+    """A name in a noun phrase: "head" for an acronym's plural after a number other than one ("5 NGOs");
+    "modifier" for an acronym or a capitalised word the lexicon lacks ("3 ICU nurses", "4 Oxfam volunteers");
+    "" for any other word, a criterion's or a team's name (classed as words are)."""
+    if CRIT_RE.fullmatch(word) or word.lower() in ("team", "teams"):
+        return ""
+    m = _ACRONYM.fullmatch(word)
+    if m and (m.group("pl") or after is not None and re.search(r"[a-z]", after)):  # (not a line in capitals)
+        return "head" if m.group("pl") and n is not None and n != 1 else "modifier"
+    low = word.lower()
+    if re.fullmatch(r"[A-Z][a-z]{2,}", word) and low not in FUNCTION_WORDS and not _lemmas(low):
+        return "modifier"
+    return ""
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(low: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(low))
 
 
 def modifier(word: str) -> bool:
