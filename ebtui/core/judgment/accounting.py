@@ -17,6 +17,7 @@ from ebtui.core.judgment.vocabulary import (
     OPPONENT_RE,
     TRAILING_SCORE,
     WORD_VALUES,
+    corrective,
     crit_name,
     other,
     scoring_word,
@@ -102,7 +103,9 @@ def _word_in_score_place(line: str, a: int, b: int) -> bool:
                 and all("ADJ" in pos_of(w) or "ADV" in pos_of(w) for w in adjs.group(1).split()))
 
 
-_MONTHS = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?[ \t]*$")
+#: a month's name or its abbreviation before a day ("June 3", "Sept. 9"; not "deceased 1")
+_MONTHS = re.compile(r"(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+                     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?[ \t]*$")
 
 
 def numbers_in(line: str) -> list[Number]:
@@ -191,6 +194,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
         if noun and _ITEM_OF.match(line, b) and not CRIT_RE.fullmatch(noun.group(1)) and "NOUN" in pos_of(noun.group(1)):
             return f"an item's number ({noun.group(1)} ({num.shown}) of …)"  # "in point (2) of the presentation"
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
+    if prev and corrective(line, a):
+        prev = None  # "on reflection 6": a correction's value, never an item's number
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
         if (_ITEM_MARK.search(lead) or w in RUBRIC_NOUNS or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
