@@ -361,9 +361,11 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         ts0, ts1 = bisect_left(tpos, s0), bisect_left(tpos, s1)
         cs0, cs1 = bisect_left(cpos, s0), bisect_left(cpos, s1)
         # the team the sentence names before the number: not one named only as an owner ("Team A built on Team
-        # B's point — an eight"), unless no other is named
+        # B's point — an eight"), unless no other is named: then the owner, and the section's team ("of Team B's
+        # objections, it deserves 4" under Team A's heading may be either's)
         t_before = next(([t] for p, t in reversed(tmarks[ts0:ti]) if p not in owners),
-                        [tmarks[ti - 1][1]] if ti > ts0 else [])
+                        list(dict.fromkeys([tmarks[ti - 1][1], *([team] if team in ("a", "b") else [])]))
+                        if ti > ts0 else [])
         # the team the line was about before this sentence: in a team's section, not one named only as an owner
         # ("… contrasts it with Team A's harm principle. Score: 7" under Team B's heading is Team B's 7)
         t_line = next(([t] for p, t in reversed(tmarks[:min(ti, ts0)]) if p not in owners),

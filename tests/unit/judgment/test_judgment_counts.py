@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ebtui.core.judgment import parse_judgment
+from ebtui.core.judgment.accounting import numbers_in
 from ebtui.core.judgment.vocabulary import CRIT_RE, team_regex
 from ebtui.core.judgment.wordclass import FUNCTION_WORDS
 from ebtui.core.records import CRITERIA
@@ -34,7 +35,7 @@ from tests.unit.judgment.test_judgment_accounting import (
 wordfreq = pytest.importorskip("wordfreq", reason="the word list comes from wordfreq (the test extra)")
 lemminflect = pytest.importorskip("lemminflect")
 
-FEW = settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 THOROUGH = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -242,3 +243,85 @@ def test_a_number_no_structure_explains_leaves_its_cell_the_truth_or_missing_and
 @given(truths, st.data())
 def test_thorough_numbers_no_structure_explains(truth: dict[str, list[int]], data: st.DataObject) -> None:
     _unexplained(data, truth)
+
+
+# ------------------------------------------------------------------------ each structure, by example
+
+
+@pytest.mark.parametrize("line,number,reason", [
+    ("consulted 4 UN agencies and a charity", "4", "a count of UN agencies"),
+    ("it worked with 5 NGOs", "5", "a count of NGOs"),
+    ("it heard 3 Oxfam volunteers", "3", "a count of Oxfam volunteers"),
+    ("allows 2 per patient", "2", "a rate (per patient)"),
+    ("a quota of 4 per district, fairly", "4", "a rate (per district)"),
+    ("budgets 3 a week for it", "3", "a rate (a week)"),
+    ("of the four objections, it rebutted 3 convincingly.", "3", "a count of objections, its noun left out"),
+    ("of Team A's examples, they granted 2 readily and 1 with caveats.", "2", "a count of examples, its noun"),
+    ("of Team A's examples, they granted 2 readily and 1 with caveats.", "1", "a count of the same thing again"),
+    ("A cited 4 studies, B only 1.", "1", "a count of the same thing in a parallel clause"),
+    ("A listed 6 studies and B listed 2.", "2", "a count of the same thing in a parallel clause"),
+])
+def test_each_count_structure_has_its_reason(line: str, number: str, reason: str) -> None:
+    n = [x for x in numbers_in(line) if x.shown == number][-1]
+    assert n.reason is not None and n.reason.startswith(reason), (line, n)
+
+
+@pytest.mark.parametrize("line,number", [
+    ("of the three cases, it handled 7 cleanly.", "7"),  # a part larger than its whole
+    ("of the three cases, it earns 2 comfortably.", "2"),  # a score's verb
+    ("of the criteria, it managed 6 comfortably.", "6"),  # the rubric's own nouns are no counted thing
+    ("of the three cases, it handled 2 in my view.", "2"),  # the judge's stance
+    ("of the four objections, it rebutted 3 convincingly, and 6 in my view.", "6"),
+    ("it handled 2 cleanly.", "2"),  # no antecedent for the noun left out
+    ("A cited 4 studies; B 6.", "6"),  # a gapped clause never crosses a sentence's end
+    ("A cited 4 studies, B 6 overall.", "6"),
+    ("A conceded 2 points outright, B none.", "2"),  # the scale's unit: a count, or a score's change
+    ("8 per rubric", "8"), ("7 per the rubric", "7"), ("7 each", "7"), ("8 a piece", "8"),
+    ("Consistency: 7 — on reflection 6", "6"), ("7, though 6 would be fair", "6"),
+    ("Consistency: 7 — I'd have given 6 had it tried", "6"),
+])
+def test_a_number_in_no_count_structure_stays_unexplained(line: str, number: str) -> None:
+    n = [x for x in numbers_in(line) if x.shown == number][-1]
+    assert n.reason is None, (line, n)
+
+
+def _reply_with(line: str, crit: int = 1, team: str = "a") -> tuple[str, list[int], list[int]]:
+    a, b = [6, 5, 8, 4, 9, 3, 6], [7, 7, 2, 5, 8, 9, 9]
+    rows = {t: [f"- {lab}: {v}" for lab, v in zip(LABELS, s, strict=True)] for t, s in (("a", a), ("b", b))}
+    rows[team][crit] = f"- {LABELS[crit]}: {line}"
+    return "## Team A\n" + "\n".join(rows["a"]) + "\n\n## Team B\n" + "\n".join(rows["b"]) + "\n", a, b
+
+
+@pytest.mark.parametrize("reason", [
+    "of the four objections, it rebutted 3 convincingly and 1 in passing",
+    "consulted 4 UN agencies and 2 Red Crescent teams", "allows 2 per patient through the winter",
+    "Team A cited 4 studies, Team B only 1", "of its three cases, Team A handled 2 cleanly",
+])
+def test_a_clean_reply_with_counts_in_a_reason_is_read_in_full(reason: str) -> None:
+    text, a, b = _reply_with(f"5 — {reason}.")
+    j = parse_judgment(text)
+    assert [j.parsed_scores("a").as_dict()[c] for c in CRITERIA] == a, j.review_reasons  # type: ignore[arg-type]
+    assert [j.parsed_scores("b").as_dict()[c] for c in CRITERIA] == b  # type: ignore[arg-type]
+    assert not j.needs_review, j.review_reasons
+
+
+@pytest.mark.parametrize("line,final", [
+    ("5 — of the three cases, it handled 2 cleanly; on reflection 4", None),
+    ("5, though 4 would be fair — of the three cases it handled 2 cleanly", None),
+    ("5 — of the three cases it handled 2 cleanly, and 4 in my view", None),
+    ("5 — cites 2 WHO reports. I'd have given 4 had it weighed them", 5),
+    ("5 (up from 4) — cites 2 WHO reports", 5),
+    ("5 — of the three cases, it handled 7 cleanly", None),
+    ("5 — of Team B's objections, it deserves 4 honestly", None),
+    ("5 — A cited 4 studies; B 6", None),
+])
+def test_a_second_score_beside_counts_is_flagged_or_read_as_its_change(line: str, final: int | None) -> None:
+    """A second score or a correction in a reason with counts stays a conflict (missing and flagged) or is read
+    as a change by the correction rules; the first value never stands silently where the judge moved it."""
+    text, a, _ = _reply_with(line)
+    j = parse_judgment(text)
+    got = j.parsed_scores("a").as_dict()["consistency"]  # type: ignore[arg-type]
+    if not flagged(j, "a", "consistency"):
+        assert final is not None and got == final, (got, j.review_reasons)
+    else:
+        assert got in (5, 4, None), got
