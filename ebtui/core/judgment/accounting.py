@@ -25,6 +25,7 @@ from ebtui.core.judgment.vocabulary import (
     team_of_match,
 )
 from ebtui.core.judgment.wordclass import (
+    AUXILIARIES,
     FUNCTION_WORDS,
     RUBRIC_NOUNS,
     TOKEN,
@@ -223,7 +224,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     last = before_nums[-1] if before_nums else None
     if last is not None and (last.reason or "").startswith("a count") and not _CLAUSE_STOP.search(line, last.end, a) \
             and all(not line[last.end:c.start()].strip() for c in CRIT_RE.finditer(line, last.end, a)) \
-            and (t := TOKEN.match(line, b)) and (participle(t.group(1)) or past_participle(t.group(1))):
+            and (t := TOKEN.match(line, b)) and t.group(1).lower() not in AUXILIARIES \
+            and (participle(t.group(1)) or past_participle(t.group(1))):  # (not "6 would be fair": a modal)
         return "a count of the same thing, its noun left out"  # "2 principles named, 1 defended"
     if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
             (t := TOKEN.match(line, b)) and "NOUN" in pos_of(t.group(1)):

@@ -267,7 +267,7 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
         after2 = words[i + 2].lower() if i + 2 < len(words) else None
-        name = _name(w, after, n)
+        name = _name(w, any(re.search(r"[a-z]", x) for x in words[i + 1:]), n)
         if name == "head":
             return f"a count of {' '.join(words[:i + 1])}"  # "5 NGOs"
         if name == "modifier":
@@ -306,14 +306,14 @@ def _rate_noun(word: str, per: bool) -> bool:
 _ACRONYM = re.compile(r"(?P<stem>[A-Z]{2,6})(?P<pl>s)?")
 
 
-def _name(word: str, after: str | None, n: float | None) -> str:
+def _name(word: str, lower_after: bool, n: float | None) -> str:
     """A name in a noun phrase: "head" for an acronym's plural after a number other than one ("5 NGOs");
     "modifier" for an acronym or a capitalised word the lexicon lacks ("3 ICU nurses", "4 Oxfam volunteers");
     "" for any other word, a criterion's or a team's name (classed as words are)."""
     if CRIT_RE.fullmatch(word) or word.lower() in ("team", "teams"):
         return ""
     m = _ACRONYM.fullmatch(word)
-    if m and (m.group("pl") or after is not None and re.search(r"[a-z]", after)):  # (not a line in capitals)
+    if m and (m.group("pl") or lower_after):  # (not a phrase in capitals: "7 GREAT POINTS")
         return "head" if m.group("pl") and n is not None and n != 1 else "modifier"
     low = word.lower()
     if re.fullmatch(r"[A-Z][a-z]{2,}", word) and low not in FUNCTION_WORDS and not _lemmas(low):

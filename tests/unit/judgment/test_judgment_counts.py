@@ -296,6 +296,7 @@ def _reply_with(line: str, crit: int = 1, team: str = "a") -> tuple[str, list[in
     "of the four objections, it rebutted 3 convincingly and 1 in passing",
     "consulted 4 UN agencies and 2 Red Crescent teams", "allows 2 per patient through the winter",
     "Team A cited 4 studies, Team B only 1", "of its three cases, Team A handled 2 cleanly",
+    "A cited 2 EU UN studies, B 1",  # (two acronyms in a row)
 ])
 def test_a_clean_reply_with_counts_in_a_reason_is_read_in_full(reason: str) -> None:
     text, a, b = _reply_with(f"5 — {reason}.")
@@ -314,6 +315,7 @@ def test_a_clean_reply_with_counts_in_a_reason_is_read_in_full(reason: str) -> N
     ("5 — of the three cases, it handled 7 cleanly", None),
     ("5 — of Team B's objections, it deserves 4 honestly", None),
     ("5 — A cited 4 studies; B 6", None),
+    ("5 — it handled 2 cases well, though 4 would be fair", None),  # (a modal after it: no count's verb)
 ])
 def test_a_second_score_beside_counts_is_flagged_or_read_as_its_change(line: str, final: int | None) -> None:
     """A second score or a correction in a reason with counts stays a conflict (missing and flagged) or is read
