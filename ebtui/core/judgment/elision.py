@@ -7,7 +7,15 @@ from __future__ import annotations
 import re
 
 from ebtui.core.judgment.vocabulary import CRIT_RE, WORD_VALUES, scoring_word
-from ebtui.core.judgment.wordclass import AUXILIARIES, RUBRIC_NOUNS, TOKEN, count_reason, pos_of, verb_form
+from ebtui.core.judgment.wordclass import (
+    AUXILIARIES,
+    FUNCTION_WORDS,
+    RUBRIC_NOUNS,
+    TOKEN,
+    count_reason,
+    pos_of,
+    verb_form,
+)
 
 #: what a counted number may be followed by where its noun is left out: the clause ends, or an adverb or a
 #: preposition's phrase goes on ("2 cleanly", "1 in part", "3.")
@@ -27,7 +35,7 @@ _FIRST_PERSON = re.compile(r"(?i)(?<![a-z'’])(?:i|me|my|mine|myself|we|us|our|
 _JOIN = re.compile(r"(?i)(?P<words>[ \t]*(?:[a-z'’\-]+[ \t]+){0,4}?(?:[a-z'’\-]+)?)[ \t]*(?P<conj>,?[ \t]*(?:and|or|but)?)[ \t]*")
 #: who does what is counted: a pronoun, a team, "the team", a noun after "the" (never "I" or "we": the judge)
 _SUBJECT = r"(?:it|they|he|she|(?i:team)[ \t]+[AB12]|[AB]|the[ \t]+[a-z]+|(?-i:[A-Z])[a-z]+)"
-_FRONTED = re.compile(rf"[ \t]*,?[ \t]*{_SUBJECT}[ \t]+(?:[a-z]+ly[ \t]+)?(?P<verb>[A-Za-z]+)[ \t]+$")
+_FRONTED = re.compile(rf"[ \t]*,?[ \t]*(?P<subj>{_SUBJECT})[ \t]+(?:[a-z]+ly[ \t]+)?(?P<verb>[A-Za-z]+)[ \t]+$")
 #: a gapped clause: a conjunction or comma, its subject, "only"-like adverbs, and the number that ends it
 _GAP = re.compile(rf"(?:,|\band|\bbut|\bwhile|\bwhereas)[ \t]+(?:and[ \t]+|but[ \t]+|while[ \t]+)?"
                   rf"(?P<subj>{_SUBJECT})[ \t]+(?:(?P<verb>[a-z]+)[ \t]+)?(?:[a-z]+[ \t]+)?$")
@@ -96,7 +104,7 @@ def _partitives(line: str, s0: int, a: int) -> list[tuple[str, float | None]]:
             continue
         head, total, end = counted
         verb = _FRONTED.fullmatch(line, end, a)
-        if verb is not None and _ordinary_verb(verb.group("verb")):
+        if verb is not None and _ordinary_verb(verb.group("verb")) and _party(verb.group("subj")):
             out.append((head, total))
     return out
 
@@ -156,7 +164,7 @@ def gapped_count(line: str, a: int, b: int, prev: tuple[int, int, str | None]) -
     gap = _GAP.search(line, max(prev_start, a - 40), a)
     if gap is None:
         return None
-    if any(not _gap_word(w) for w in re.findall(r"[A-Za-z]+", line[gap.end("subj"):a])):
+    if not _party(gap.group("subj")) or any(not _gap_word(w) for w in re.findall(r"[A-Za-z]+", line[gap.end("subj"):a])):
         return None
     before = line[max(0, prev_start - 40):prev_start]
     verb = _FIRST_CLAUSE.search(before)
@@ -165,6 +173,13 @@ def gapped_count(line: str, a: int, b: int, prev: tuple[int, int, str | None]) -
     if not re.fullmatch(r"[A-Za-z'’\- \t]*", line[prev_end:gap.start()]):
         return None  # only the counted noun phrase between the two numbers
     return "a count of the same thing in a parallel clause, its verb and noun left out"
+
+
+def _party(subject: str) -> bool:
+    """A subject that can do what is counted: not a criterion, a score's word or the judge ("the score 6")."""
+    last = subject.split()[-1]
+    return not CRIT_RE.search(subject) and not scoring_word(last) and (
+        last in ("A", "B", "1", "2") or last.lower() in ("it", "they", "he", "she") or last.lower() not in FUNCTION_WORDS)
 
 
 def _gap_word(w: str) -> bool:

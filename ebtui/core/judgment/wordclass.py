@@ -259,10 +259,12 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         return "a count (a plural verb follows it)"
     if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
         return "a count (part of a group: \"3 of the cases\")"
-    rate = _RATE.match(line, end)
-    if rate and _rate_noun(rate.group("noun"), rate.group("det").lower() == "per"):
-        return f"a rate ({rate.group('det')} {rate.group('noun')})"
     before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
+    rate = _RATE.match(line, end)
+    if rate and _rate_noun(rate.group("noun"), rate.group("det").lower() == "per") and (
+            rate.group("det").lower() == "per" or not (before and _LABEL_BEFORE.search(line, max(0, before.start() - 12),
+                                                                                         before.start()))):
+        return f"a rate ({rate.group('det')} {rate.group('noun')})"  # (not "Consistency: 8 a strength")
     placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
@@ -287,6 +289,7 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
 _RATE = re.compile(r"[ \t]+(?P<det>per|a|an|each|every)[ \t]+(?P<noun>[a-z]+)(?![A-Za-z'’\-])"
                    r"(?=[ \t]*(?:[.,;:!?)—–]|$)|[ \t]+(?:in|on|at|for|through|during|over|across|of|with|and|or|but|to"
                    r"|until|from|since|throughout)(?![A-Za-z]))")
+_LABEL_BEFORE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t])[ \t*_\"']*$")
 #: what a "per" phrase of attribution names ("8 per rubric"): the rubric's documents, never a rate's unit
 _ATTRIBUTION = frozenset({"rubric", "scale", "anchor", "guideline", "standard", "instruction", "definition",
                           "description", "prompt", "criterion", "criteria", "team", "side", "judge", "note"})

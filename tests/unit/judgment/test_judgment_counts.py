@@ -275,7 +275,9 @@ def test_each_count_structure_has_its_reason(line: str, number: str, reason: str
     ("it handled 2 cleanly.", "2"),  # no antecedent for the noun left out
     ("A cited 4 studies; B 6.", "6"),  # a gapped clause never crosses a sentence's end
     ("A cited 4 studies, B 6 overall.", "6"),
-    ("A conceded 2 points outright, B none.", "2"),  # the scale's unit: a count, or a score's change
+    ("A conceded 2 points outright, B none.", "2"),
+    ("B found 5 affected groups, the score 6.", "6"),  # a score's word is no subject of a gapped clause
+    ("Consistency: 8 a strength throughout", "8"),  # a label's value, not a rate  # the scale's unit: a count, or a score's change
     ("8 per rubric", "8"), ("7 per the rubric", "7"), ("7 each", "7"), ("8 a piece", "8"),
     ("Consistency: 7 — on reflection 6", "6"), ("7, though 6 would be fair", "6"),
     ("Consistency: 7 — I'd have given 6 had it tried", "6"),
