@@ -96,12 +96,15 @@ def past_participle(word: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def verb_form(word: str) -> bool:
-    """A verb's finite or participle form by lemminflect ("handled", "conceded", "answers", "found")."""
+    """A verb's finite or participle form by lemminflect ("handled", "conceded", "answers", "found"), or a form
+    its lexicon lemmatises to a verb but does not list ("proven")."""
     from lemminflect import getAllInflections, getAllLemmas
 
     low = word.lower()
-    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in getAllLemmas(low).get("VERB", ())
-               for tag in ("VBD", "VBZ", "VBN", "VBP"))
+    lemmas = getAllLemmas(low)
+    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
+               for tag in ("VBD", "VBZ", "VBN", "VBP")) or (
+        "NOUN" not in lemmas and any(low != lemma for lemma in lemmas.get("VERB", ())))
 
 
 TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
@@ -174,7 +177,9 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
     if n is not None and n != 1 and "NOUN" in p and not _plural_noun(low):
         # after a number other than one a counted noun is plural: a singular noun can only modify the head that
         # follows ("4 team members"), and where none follows nothing is counted ("7 total")
-        return None if after_noun else False
+        # (an adjective that is also a noun, before another adjective, modifies too: "2 abnormal able abilities")
+        return None if after_noun or ("ADJ" in p and "ADV" not in p and after is not None
+                                      and "ADJ" in pos_of(after.rstrip("'’"))) else False
     if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
         return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
         # "1 spelts themselves")
@@ -274,7 +279,11 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
             return f"a count of {' '.join(words[:i + 1])}"  # "5 NGOs"
         if name == "modifier":
             continue  # "3 ICU nurses", "2 WHO reports", "4 Oxfam volunteers": a name modifying the noun after it
-        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
+        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed"); a name that
+        # modifies what follows it stands as a noun would ("2 abnormal ICU abilities")
+        if after is not None and after not in ("A", "B") and _name(after, any(re.search(r"[a-z]", x) for x in words[i + 2:]),
+                                                                   n) == "modifier":
+            after = _A_NOUN
         head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
                              placed)
         if head is True:
@@ -289,6 +298,8 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
 _RATE = re.compile(r"[ \t]+(?P<det>per|a|an|each|every)[ \t]+(?P<noun>[a-z]+)(?![A-Za-z'’\-])"
                    r"(?=[ \t]*(?:[.,;:!?)—–]|$)|[ \t]+(?:in|on|at|for|through|during|over|across|of|with|and|or|but|to"
                    r"|until|from|since|throughout)(?![A-Za-z]))")
+#: a word that is nothing but a noun: what a name modifying the next word is classed as, for the word before it
+_A_NOUN = "thing"
 _LABEL_BEFORE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t])[ \t*_\"']*$")
 #: what a "per" phrase of attribution names ("8 per rubric"): the rubric's documents, never a rate's unit
 _ATTRIBUTION = frozenset({"rubric", "scale", "anchor", "guideline", "standard", "instruction", "definition",

@@ -61,8 +61,10 @@ def pool(kind: str) -> list[str]:
         out = [w.capitalize() for w in wordfreq.top_n_list("en", 20000)
                if w.isalpha() and w.islower() and len(w) >= 4 and not lemminflect.getAllLemmas(w)
                and w not in NUMBER_WORDS and w not in FUNCTION_WORDS]
-    elif kind == "noun_pl":  # (a plural that is a noun and nothing else a count could be mistaken for)
-        out = [w for w in c["noun_pl"] if "VERB" not in lemminflect.getAllLemmas(w) or w.endswith("s")]
+    elif kind == "noun_pl":  # (a plural that is a noun and nothing else: "abuses" is a verb's form too)
+        out = [w for w in c["noun_pl"] if set(lemminflect.getAllLemmas(w)) == {"NOUN"}]
+    elif kind == "adj_only":
+        out = [w for w in c["adj"] if set(lemminflect.getAllLemmas(w)) == {"ADJ"}]
     else:
         out = c[kind]
     return sorted(w for w in out if _plain(w.lower()))
@@ -82,8 +84,9 @@ def subject(draw: st.DrawFn) -> str:
 
 
 def modifiers(draw: st.DrawFn) -> str:
-    """Any modifiers of a counted noun: an acronym, a name, an adjective, a noun (a compound), or none."""
-    parts = [draw(st.sampled_from(["", acronym(draw), pick(draw, "name"), pick(draw, "adj"), pick(draw, "noun")]))
+    """Modifiers of a counted noun: an acronym, a name, an adjective, a noun (a compound), or none (words of one
+    class only: a word that is also a verb, "bleeding", is left to the word-class tests)."""
+    parts = [draw(st.sampled_from(["", acronym(draw), pick(draw, "name"), pick(draw, "adj_only"), pick(draw, "noun_only")]))
              for _ in range(draw(st.integers(0, 2)))]
     return " ".join(p for p in parts if p)
 
