@@ -86,8 +86,8 @@ def subject(draw: st.DrawFn) -> str:
 def modifiers(draw: st.DrawFn) -> str:
     """Modifiers of a counted noun: an acronym, a name, an adjective, a noun (a compound), or none (words of one
     class only: a word that is also a verb, "bleeding", is left to the word-class tests)."""
-    parts = [draw(st.sampled_from(["", acronym(draw), pick(draw, "name"), pick(draw, "adj_only"), pick(draw, "noun_only")]))
-             for _ in range(draw(st.integers(0, 2)))]
+    parts = [draw(st.sampled_from(["", pick(draw, "adj_only")])),  # (in English's order: adjective, name, noun)
+             draw(st.sampled_from(["", acronym(draw), pick(draw, "name")])), draw(st.sampled_from(["", pick(draw, "noun_only")]))]
     return " ".join(p for p in parts if p)
 
 
