@@ -56,7 +56,8 @@ def pool(kind: str) -> list[str]:
     if kind == "adv_manner":
         out = [w for w in c["adv"] if w.endswith("ly") and set(lemminflect.getAllLemmas(w)) == {"ADV"}]
     elif kind == "noun_only":
-        out = [w for w in c["noun"] if set(lemminflect.getAllLemmas(w)) == {"NOUN"} and not w.endswith("s")]
+        out = [w for w in c["noun"] if set(lemminflect.getAllLemmas(w)) == {"NOUN"} and not w.endswith("s")
+               and w not in ("criteria", "criterion", "rubric", "scale", "anchor", "standard", "guideline", "prompt")]
     elif kind == "name":
         out = [w.capitalize() for w in wordfreq.top_n_list("en", 20000)
                if w.isalpha() and w.islower() and len(w) >= 4 and not lemminflect.getAllLemmas(w)
@@ -111,7 +112,9 @@ def count_clause(draw: st.DrawFn) -> str:
     if form == 4:
         return f"a {pick(draw, 'noun_only')} of {n} per {pick(draw, 'noun_only')}"
     if form == 5:  # a rate with "a", "each", "every"
-        return f"{pick(draw, 'verb_s')} {n} {draw(st.sampled_from(['a', 'each', 'every']))} {pick(draw, 'noun_only')}"
+        unit = pick(draw, "noun_only")
+        det = draw(st.sampled_from(["an" if unit[0] in "aeiou" else "a", "each", "every"]))
+        return f"{pick(draw, 'verb_s')} {n} {det} {unit}"
     if form == 6:  # a gapped parallel clause
         t1, t2 = draw(st.permutations(["A", "B"]))
         return f"{t1} {verb} {n} {modifiers(draw)} {noun}, {t2} {draw(st.sampled_from(['', 'only ', 'just ']))}{k}"
