@@ -10,12 +10,14 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ebtui.core.judgment.elision import elided_count
 from ebtui.core.judgment.vocabulary import (
     COUNT_RULE,
     CRIT_RE,
     OPPONENT_RE,
     TRAILING_SCORE,
     WORD_VALUES,
+    corrective,
     crit_name,
     other,
     scoring_word,
@@ -23,6 +25,7 @@ from ebtui.core.judgment.vocabulary import (
     team_of_match,
 )
 from ebtui.core.judgment.wordclass import (
+    AUXILIARIES,
     FUNCTION_WORDS,
     RUBRIC_NOUNS,
     TOKEN,
@@ -101,7 +104,9 @@ def _word_in_score_place(line: str, a: int, b: int) -> bool:
                 and all("ADJ" in pos_of(w) or "ADV" in pos_of(w) for w in adjs.group(1).split()))
 
 
-_MONTHS = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?[ \t]*$")
+#: a month's name or its abbreviation before a day ("June 3", "Sept. 9"; not "deceased 1")
+_MONTHS = re.compile(r"(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+                     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?[ \t]*$")
 
 
 def numbers_in(line: str) -> list[Number]:
@@ -190,6 +195,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
         if noun and _ITEM_OF.match(line, b) and not CRIT_RE.fullmatch(noun.group(1)) and "NOUN" in pos_of(noun.group(1)):
             return f"an item's number ({noun.group(1)} ({num.shown}) of …)"  # "in point (2) of the presentation"
     prev = re.search(r"([A-Za-z][A-Za-z'’\-]*)[ \t]*(?:#|no\.?[ \t]*)?$", lead)
+    if prev and corrective(line, a):
+        prev = None  # "on reflection 6": a correction's value, never an item's number
     if prev and not m.group("w") and not re.match(r"[ \t]*(?:/|out[ \t]+of)", line[b:]):
         w = prev.group(1).lower()
         if (_ITEM_MARK.search(lead) or w in RUBRIC_NOUNS or (not scoring_word(w) and not CRIT_RE.fullmatch(prev.group(1))
@@ -217,7 +224,8 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
     last = before_nums[-1] if before_nums else None
     if last is not None and (last.reason or "").startswith("a count") and not _CLAUSE_STOP.search(line, last.end, a) \
             and all(not line[last.end:c.start()].strip() for c in CRIT_RE.finditer(line, last.end, a)) \
-            and (t := TOKEN.match(line, b)) and (participle(t.group(1)) or past_participle(t.group(1))):
+            and (t := TOKEN.match(line, b)) and t.group(1).lower() not in AUXILIARIES \
+            and (participle(t.group(1)) or past_participle(t.group(1))):  # (not "6 would be fair": a modal)
         return "a count of the same thing, its noun left out"  # "2 principles named, 1 defended"
     if re.search(r"(?i)\b(?:the|these|those|its|their|his|her|our|all|both|other|first|last)[ \t]+$", lead) and \
             (t := TOKEN.match(line, b)) and "NOUN" in pos_of(t.group(1)):
@@ -228,7 +236,7 @@ def _reason(line: str, m: re.Match[str], num: Number, counted_before: bool, befo
         return "a count of the same thing again"
     if _AGGREGATE_BEFORE.search(lead) and not _names_criterion(line):
         return "an overall or total"
-    return None
+    return elided_count(line, a, b, n, None if last is None else (last.start, last.end, last.reason))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -355,9 +363,11 @@ def loose_numbers(line: str, pos: int, rx: re.Pattern[str], team: str | None, cr
         ts0, ts1 = bisect_left(tpos, s0), bisect_left(tpos, s1)
         cs0, cs1 = bisect_left(cpos, s0), bisect_left(cpos, s1)
         # the team the sentence names before the number: not one named only as an owner ("Team A built on Team
-        # B's point — an eight"), unless no other is named
+        # B's point — an eight"), unless no other is named: then the owner, and the section's team ("of Team B's
+        # objections, it deserves 4" under Team A's heading may be either's)
         t_before = next(([t] for p, t in reversed(tmarks[ts0:ti]) if p not in owners),
-                        [tmarks[ti - 1][1]] if ti > ts0 else [])
+                        list(dict.fromkeys([tmarks[ti - 1][1], *([team] if team in ("a", "b") else [])]))
+                        if ti > ts0 else [])
         # the team the line was about before this sentence: in a team's section, not one named only as an owner
         # ("… contrasts it with Team A's harm principle. Score: 7" under Team B's heading is Team B's 7)
         t_line = next(([t] for p, t in reversed(tmarks[:min(ti, ts0)]) if p not in owners),

@@ -334,6 +334,13 @@ _CORRECTION_RE = re.compile(
     re.IGNORECASE,
 )
 _CORRECTION_HINT = re.compile(r"(?i)actual|correct|revis|rather|make|reflect|mean|chang")
+
+
+def corrective(line: str, start: int) -> bool:
+    """Whether the number at `start` is given by words of correction ("on reflection 6", "actually 6")."""
+    lead = max(0, start - 60)
+    return bool(_CORRECTION_HINT.search(line, lead, start)) and any(
+        m.start("num") == start for m in _CORRECTION_RE.finditer(line, lead, min(len(line), start + 20)))
 STRIKE_RE = re.compile(r"~~[^~\n]{0,200}~~")
 
 

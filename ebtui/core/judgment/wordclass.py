@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ebtui.core.judgment.vocabulary import MODIFIER_RULE, PREPOSITIONS, scoring_word
+from ebtui.core.judgment.vocabulary import CRIT_RE, MODIFIER_RULE, PREPOSITIONS, scoring_word
 from ebtui.core.records import CRITERION_LABELS
 
 # verb, adjective, adverb) is classed by lemminflect's lexicon instead (see pos_of), never by a list
@@ -94,6 +94,19 @@ def past_participle(word: str) -> bool:
     return any(low in getInflection(lemma, "VBN") for lemma in getAllLemmas(low).get("VERB", ()))
 
 
+@lru_cache(maxsize=8192)
+def verb_form(word: str) -> bool:
+    """A verb's finite or participle form by lemminflect ("handled", "conceded", "answers", "found"), or a form
+    its lexicon lemmatises to a verb but does not list ("proven")."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    low = word.lower()
+    lemmas = getAllLemmas(low)
+    return any(low in getAllInflections(lemma).get(tag, ()) for lemma in lemmas.get("VERB", ())
+               for tag in ("VBD", "VBZ", "VBN", "VBP")) or (
+        "NOUN" not in lemmas and any(low != lemma for lemma in lemmas.get("VERB", ())))
+
+
 TOKEN = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’\-]*)")
 
 
@@ -164,7 +177,9 @@ def _is_noun_head(word: str, after: str | None, n: float | None, after2: str | N
     if n is not None and n != 1 and "NOUN" in p and not _plural_noun(low):
         # after a number other than one a counted noun is plural: a singular noun can only modify the head that
         # follows ("4 team members"), and where none follows nothing is counted ("7 total")
-        return None if after_noun else False
+        # (an adjective that is also a noun, before another adjective, modifies too: "2 abnormal able abilities")
+        return None if after_noun or ("ADJ" in p and "ADV" not in p and after is not None
+                                      and "ADJ" in pos_of(after.rstrip("'’"))) else False
     if after in ("them", "him", "us", "me") or (n == 1 and after in _REFLEXIVES):
         return False  # no noun phrase goes on with an object-only pronoun: the word is a verb ("2 glands them",
         # "1 spelts themselves")
@@ -250,11 +265,25 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
     if first == "of" and len(words) > 1 and (words[1].lower() in _DETERMINERS | _POSSESSIVES or words[1] == "them"):
         return "a count (part of a group: \"3 of the cases\")"
     before = _NUMBER_BEFORE.search(line, max(0, end - 40), end)
+    rate = _RATE.match(line, end)
+    if rate and _rate_noun(rate.group("noun"), rate.group("det").lower() == "per") and (
+            rate.group("det").lower() == "per" or not (before and _LABEL_BEFORE.search(line, max(0, before.start() - 12),
+                                                                                         before.start()))):
+        return f"a rate ({rate.group('det')} {rate.group('noun')})"  # (not "Consistency: 8 a strength")
     placed = _in_score_place(line, before.start()) if before else True
     for i, w in enumerate(words[:4]):
         after = words[i + 1] if i + 1 < len(words) else None
         after2 = words[i + 2].lower() if i + 2 < len(words) else None
-        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed")
+        name = _name(w, any(re.search(r"[a-z]", x) for x in words[i + 1:]), n)
+        if name == "head":
+            return f"a count of {' '.join(words[:i + 1])}"  # "5 NGOs"
+        if name == "modifier":
+            continue  # "3 ICU nurses", "2 WHO reports", "4 Oxfam volunteers": a name modifying the noun after it
+        # a team's bare letter after the phrase is a name, not the article ("the 3 groups A missed"); a name that
+        # modifies what follows it stands as a noun would ("2 abnormal ICU abilities")
+        if after is not None and after not in ("A", "B") and _name(after, any(re.search(r"[a-z]", x) for x in words[i + 2:]),
+                                                                   n) == "modifier":
+            after = _A_NOUN
         head = _is_noun_head(w, None if after in ("A", "B") else (after.lower() if after else None), n, after2,
                              placed)
         if head is True:
@@ -262,6 +291,55 @@ def count_reason(line: str, end: int, n: float | None) -> str | None:
         if head is False:
             return None
     return None
+
+
+#: a rate: the number, then "per" and a noun ("2 per family"), or "a", "an", "each", "every" and a noun that ends
+#: its phrase ("3 a day", "2 each week"); never "7 each" (a score for two criteria) nor "per the rubric"
+_RATE = re.compile(r"[ \t]+(?P<det>per|a|an|each|every)[ \t]+(?P<noun>[a-z]+)(?![A-Za-z'’\-])"
+                   r"(?=[ \t]*(?:[.,;:!?)—–]|$)|[ \t]+(?:in|on|at|for|through|during|over|across|of|with|and|or|but|to"
+                   r"|until|from|since|throughout)(?![A-Za-z]))")
+#: a word that is nothing but a noun: what a name modifying the next word is classed as, for the word before it
+_A_NOUN = "thing"
+_LABEL_BEFORE = re.compile(r"(?:^|[:=→⇒|(\[]|[-–—][ \t])[ \t*_\"']*$")
+#: what a "per" phrase of attribution names ("8 per rubric"): the rubric's documents, never a rate's unit
+_ATTRIBUTION = frozenset({"rubric", "scale", "anchor", "guideline", "standard", "instruction", "definition",
+                          "description", "prompt", "criterion", "criteria", "team", "side", "judge", "note"})
+
+
+def _rate_noun(word: str, per: bool) -> bool:
+    """A noun a rate is per: after "per" any noun (not the rubric's documents); after "a", "each", "every" a
+    word that is nothing but a singular noun ("day", "family"; not "piece", "bit": verbs too)."""
+    low = word.lower()
+    p = pos_of(low)
+    if "NOUN" not in p or scoring_word(low) or low in _ATTRIBUTION or low.rstrip("s") in _ATTRIBUTION | RUBRIC_NOUNS:
+        return False
+    return per or (set(p) == {"NOUN"} and not low.endswith("s"))
+
+
+#: an acronym ("ICU", "WHO", "EU"): two to six capitals; its plural ("NGOs")
+_ACRONYM = re.compile(r"(?P<stem>[A-Z]{2,6})(?P<pl>s)?")
+
+
+def _name(word: str, lower_after: bool, n: float | None) -> str:
+    """A name in a noun phrase: "head" for an acronym's plural after a number other than one ("5 NGOs");
+    "modifier" for an acronym or a capitalised word the lexicon lacks ("3 ICU nurses", "4 Oxfam volunteers");
+    "" for any other word, a criterion's or a team's name (classed as words are)."""
+    if CRIT_RE.fullmatch(word) or word.lower() in ("team", "teams"):
+        return ""
+    m = _ACRONYM.fullmatch(word)
+    if m and (m.group("pl") or lower_after):  # (not a phrase in capitals: "7 GREAT POINTS")
+        return "head" if m.group("pl") and n is not None and n != 1 else "modifier"
+    low = word.lower()
+    if re.fullmatch(r"[A-Z][a-z]{2,}", word) and low not in FUNCTION_WORDS and not _lemmas(low):
+        return "modifier"
+    return ""
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(low: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(low))
 
 
 def modifier(word: str) -> bool:
