@@ -240,7 +240,7 @@ def test_one_override_clears_only_its_own_reason_and_accept_is_recorded(root: Pa
         "## Team A",
         "Principle articulation: 8", "Stakeholder recognition: 7", "Uncertainty integration: 6",
         "Framework awareness: 7", "Intellectual honesty: 8", "Constructive engagement: 7",
-        "Consistency was mostly steady across the test, so I'd give it 6/10.",  # (a modal: read, but a guess)
+        "Consistency was mostly steady across the test, so I'd probably give it 6/10.",  # (hedged: read, a guess)
         "## Team B",
         "Principle articulation: 6", "Consistency: 7", "Stakeholder recognition: 8", "Uncertainty integration: 7",
         "Intellectual honesty: 6", "Constructive engagement: 8",
@@ -259,7 +259,7 @@ def test_one_override_clears_only_its_own_reason_and_accept_is_recorded(root: Pa
     assert "r-mixed" in _review_ids(root)
     code, out, _ = _run("rounds", "show", "r-mixed", "--store", str(root))
     assert "[ ] Team A Consistency" in out and "[x] Team B Framework awareness" in out
-    assert "prose (interpreted)" in out and "so I'd give it 6/10" in out  # the source line is printed
+    assert "prose (interpreted)" in out and "so I'd probably give it 6/10" in out  # the source line is printed
     # accepting A's consistency as parsed addresses the last reason, and is recorded
     code, out, err = _run("rounds", "accept", "r-mixed", "--team", "a", "--criterion", "consistency",
                           "--note", "the 6 is what the judge meant", "--store", str(root))

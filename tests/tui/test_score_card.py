@@ -57,7 +57,7 @@ async def test_raw_reply_toggles_beside_the_card(make_app, store) -> None:
 
 PROSE_READ_REPLY = "\n".join([
     "## Team A",
-    "Principle articulation: 8", "Consistency was steady across the test, so I'd give it 6/10.",
+    "Principle articulation: 8", "Consistency was steady across the test, so I'd probably give it 6/10.",
     "Stakeholder recognition: 7", "Uncertainty integration: 6", "Framework awareness: 7",
     "Intellectual honesty: 8", "Constructive engagement: 7",
     "## Team B",
@@ -86,7 +86,7 @@ async def test_cells_show_provenance_and_a_guess_is_accepted_as_parsed(make_app,
         grid.move_cursor(row=1, column=1)
         await pilot.pause()
         shown = str(card.query_one("#cell-source").render())
-        assert "prose" in shown and "so I'd give it 6/10" in shown
+        assert "prose" in shown and "so I'd probably give it 6/10" in shown
         grid.move_cursor(row=4, column=2)
         await pilot.pause()
         assert "| Framework awareness | 9 | 10 |" in str(card.query_one("#cell-source").render())

@@ -241,7 +241,9 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
     number it holds is never read (a reply that ends mid-row or mid-line is treated the same without it)."""
     raw = text if isinstance(text, str) else ""
     try:
-        return _parse(raw, team_a_id or "", team_b_id or "", cut=finish_reason == "length")
+        answer = without_reasoning(raw)
+        j = _parse(answer, team_a_id or "", team_b_id or "", cut=finish_reason == "length")
+        return j if answer is raw else j.model_copy(update={"raw_response": raw})
     except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
         msg = f"internal parser error ({type(exc).__name__}); the reply needs reading by hand"
         return Judgment(
@@ -252,6 +254,18 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
+#: a reasoning model's working before its answer: "<think>…</think>" (or thinking/reasoning) opening the reply
+_REASONING = re.compile(r"\A\s*<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+
+
+def without_reasoning(text: str) -> str:
+    """The reply with a reasoning model's closed working block at its start blanked (same length, newlines kept):
+    its numbers are drafts ("maybe 8 … 7"), the answer after it is the judgment. A block never closed, or with
+    nothing after it, is left as it is (then it is all there is to read, with its conflicts)."""
+    m = _REASONING.match(text)
+    if m is None or not text[m.end():].strip():
+        return text
+    return _NOT_NEWLINE.sub(" ", text[:m.end()]) + text[m.end():]
 
 
 def _missing_any(col: Collector) -> bool:

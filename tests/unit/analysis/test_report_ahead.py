@@ -25,8 +25,15 @@ PIECES = {"preferences.json": 2, "variance_components.json": 1, "descriptive tab
 
 @pytest.fixture(autouse=True)
 def _any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fork whatever this test process's size (an xdist worker that ran other tests is past the cap)."""
+    """A fork whatever this test process's size (an xdist worker that ran other tests is past the cap), and
+    whatever idle threads earlier tests in this worker left (an event loop's executor): only the threads a test
+    starts itself count against the fork (as every thread does in `ebtui report`, a process of its own)."""
+    import threading
+
     monkeypatch.setattr(ahead, "FORK_BELOW_RSS", 2**40)
+    before = {t.ident for t in threading.enumerate() if t is not threading.main_thread()}
+    monkeypatch.setattr(threading, "active_count", lambda: 1 + sum(
+        1 for t in threading.enumerate() if t is not threading.main_thread() and t.ident not in before))
 
 
 def _report(root: Path) -> str:

@@ -7,6 +7,8 @@ required: they estimate how the reader does on the next judge's style (see docs/
 from __future__ import annotations
 
 import json
+
+import pytest
 from pathlib import Path
 
 from ebtui.core.judgment import parse_judgment
@@ -72,6 +74,17 @@ def test_issue_37_second_round_replies_never_hold_a_wrong_value_without_a_flag()
     print(json.dumps(m, indent=2))
     assert m["replies"] >= 30
     assert m["wrong_unflagged"] == 0, m["details"]
+
+
+@pytest.mark.parametrize("folder,replies", [("judgments_heldout37c", 30), ("judgments_heldout37d", 30),
+                                            ("judgments_heldout37e", 30), ("judgments_heldout37f", 15)])
+def test_the_later_held_out_sets_hold_no_wrong_value_without_a_flag(folder: str, replies: int) -> None:
+    """Each set measured once before any rule changed (its README); since then, at least no wrong value passes
+    unflagged, and wrong-but-flagged stays within the issue's 1% of cells."""
+    m = measure(HELD_OUT.parent / folder)
+    assert m["replies"] == replies
+    assert m["wrong_unflagged"] == 0, m["details"]
+    assert m["wrong_flagged"] <= 0.01 * m["cells"], m["details"]  # type: ignore[operator]
 
 
 if __name__ == "__main__":

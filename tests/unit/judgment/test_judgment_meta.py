@@ -224,7 +224,9 @@ def _meta_cells(j: Judgment) -> set[tuple[str | None, str | None]]:
 ])
 def test_each_structure_flags_the_cells_it_covers(sentence: str, cells: set[tuple[str, str]]) -> None:
     j = parse_judgment(_reply(sentence))
-    assert _meta_cells(j) == cells, j.review_reasons
+    # (the late-revision net, run first, may already hold a cell: "for 6 read 4" names a value; one item a cell)
+    late = {(i.team, i.criterion) for i in j.review_items if i.kind == "revision"}
+    assert _meta_cells(j) | (late & cells) == cells, j.review_reasons
     for t, c in cells:
         assert j.parsed_scores(t).as_dict()[c] is None  # type: ignore[arg-type]
         item = next(i for i in j.review_items if (i.team, i.criterion) == (t, c))

@@ -340,7 +340,7 @@ def _json_corrections(data: st.DataObject, truth: dict[str, list[int]]) -> None:
         doc[f"team_{t}"][CRITERIA[i]] = {  # type: ignore[index]
             draw(st.sampled_from(["original_score", "initial_score", "previous_score", "draft_score"])): old,
             "score": new, "note": note}
-        settled = None
+        settled = new  # ("score" beside a draft's key: read as the final, flagged, or a conflict: either is safe)
     else:
         entry: dict[str, object] = {"criterion": draw(st.sampled_from([CRITERIA[i], LABELS[i]]))}
         if how != "revisions_no_team":
