@@ -7,9 +7,9 @@ required: they estimate how the reader does on the next judge's style (see docs/
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from ebtui.core.judgment import parse_judgment
 from ebtui.core.records import CRITERIA
