@@ -241,7 +241,7 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
     number it holds is never read (a reply that ends mid-row or mid-line is treated the same without it)."""
     raw = text if isinstance(text, str) else ""
     try:
-        answer = without_reasoning(raw)
+        answer = box_tables_as_pipes(without_reasoning(raw))
         j = _parse(answer, team_a_id or "", team_b_id or "", cut=finish_reason == "length")
         return j if answer is raw else j.model_copy(update={"raw_response": raw})
     except Exception as exc:  # noqa: BLE001 - a parser bug must not lose the reply; it is flagged instead
@@ -256,6 +256,28 @@ def parse_judgment(text: str, *, team_a_id: str | None = None, team_b_id: str | 
 _NOT_NEWLINE = re.compile(r"[^\n]")
 #: a reasoning model's working before its answer: "<think>…</think>" (or thinking/reasoning) opening the reply
 _REASONING = re.compile(r"\A\s*<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+
+
+#: box-drawing characters (U+2500-U+257F): a rule's line pieces, and the bars that part a row's cells
+_BOX_LINE = "─━═┄┅┈┉╌╍"
+_BOX_BARS = "│┃║┆┇┊┋╎╏"
+_BOX_ROW = re.compile(r"^[ \t]*[\u2500-\u257f][\u2500-\u257f \t]*$", re.M)
+
+
+def box_tables_as_pipes(text: str) -> str:
+    """A table drawn with box-drawing characters read as a markdown one (same length, so every offset stays the
+    reply's): a row's bars become "|", a rule inside the table ("├───┼───┤") a "|---|---|" separator, and the
+    top and bottom rules ("┌…┐", "└…┘") blank."""
+    if not any(b in text for b in _BOX_BARS):
+        return text
+
+    def rule(m: re.Match[str]) -> str:
+        line = m.group(0)
+        if line.strip()[:1] in "┌╔┏└╚┗╭╰":
+            return " " * len(line)  # (the top or bottom rule: no row of the table)
+        return "".join(ch if ch.isspace() else "-" if ch in _BOX_LINE else "|" for ch in line)
+
+    return _BOX_ROW.sub(rule, text).translate({ord(b): "|" for b in _BOX_BARS})
 
 
 def without_reasoning(text: str) -> str:

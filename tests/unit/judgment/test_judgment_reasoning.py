@@ -53,3 +53,36 @@ def test_a_closed_block_with_nothing_after_it_is_all_there_is_to_read() -> None:
     reply = "<think>\n" + "\n".join(f"- {label}: 7" for label in LABELS) + "\n</think>\n"
     j = parse_judgment(reply)
     assert j.raw_response == reply and j.needs_review  # (read as it stands: no team named, so flagged)
+
+
+# ------------------------------------------------- tables drawn with box-drawing characters (box_tables_as_pipes)
+
+_STYLES = [("┌┬┐├┼┤└┴┘", "─", "│"), ("┏┳┓┣╋┫┗┻┛", "━", "┃"), ("╔╦╗╠╬╣╚╩╝", "═", "║")]
+
+
+@FEW
+@given(truths, st.data())
+def test_a_box_drawn_table_is_read_as_a_markdown_one(truth: dict[str, list[int]], data: st.DataObject) -> None:
+    """Random box style, widths, team column order, criterion order, with or without outer rules: read in full."""
+    draw = data.draw
+    corners, line, bar = draw(st.sampled_from(_STYLES))
+    order = draw(st.permutations(range(7)))
+    teams = draw(st.sampled_from([("a", "b"), ("b", "a")]))
+    w = [draw(st.integers(24, 30)), draw(st.integers(8, 10)), draw(st.integers(8, 10))]
+    outer = draw(st.booleans())
+
+    def rule(left: str, mid: str, right: str) -> str:
+        return left + mid.join(line * n for n in w) + right
+
+    def row(cells: list[str]) -> str:
+        return bar + bar.join(f" {c}".ljust(n) for c, n in zip(cells, w, strict=True)) + bar
+
+    rows = [rule(*corners[0:3])] if outer else []
+    rows += [row(["Criterion", *(f"Team {t.upper()}" for t in teams)]), rule(*corners[3:6])]
+    rows += [row([LABELS[i], *(str(truth[t][i]) for t in teams)]) for i in order]
+    rows += [rule(*corners[6:9])] if outer else []
+    reply = "Final scores:\n\n```\n" + "\n".join(rows) + "\n```\n\nOverall: " + words(draw, 6) + ".\n"
+    j = parse_judgment(reply)
+    assert [j.parsed_scores(t).as_dict()[c] for t in ("a", "b") for c in CRITERIA] == truth["a"] + truth["b"], reply
+    assert not j.needs_review, (reply, j.review_reasons)
+    assert j.raw_response == reply
