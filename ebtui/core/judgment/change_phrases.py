@@ -171,7 +171,7 @@ _SINGLE = frozenset("a an one another".split())
 _CLAUSE_OPEN = frozenset(";:,—–(".split() + ["", "and", "then", "so", "just", "."])
 
 
-def _lemma(word: str) -> str:
+def verb_lemma(word: str) -> str:
     """The verb lemma of a word form ("gives" → "give"), or the word itself."""
     verbs = lemmas(word).get("VERB", ())
     return verbs[0] if verbs else word
@@ -252,7 +252,7 @@ def changes(toks: list[Tok]) -> list[Value]:
             # "raise it a notch" (not "call it a draw", "gives it an edge": a verb of two objects or of an object
             # and its complement names a thing, no measure; nor "argued that a school …": "that" opens a clause)
             moved = object_between(toks, v, d) and not (d - v == 2 and toks[v + 1].low in ("that", "this")) and (
-                score_noun(toks[q].low) or _lemma(toks[v].low) not in TWO_OBJECT_VERBS)
+                score_noun(toks[q].low) or verb_lemma(toks[v].low) not in TWO_OBJECT_VERBS)
         else:  # "Team A's consistency drops a notch" (not "Team B raised a point"; "recognition covered 4 groups"
             # is a count: a noun other than the rubric's unit, with no direction, only after "a", "one", "another")
             moved = score_subject(toks, v) and (score_noun(toks[q].low) or toks[d].low in _SINGLE)

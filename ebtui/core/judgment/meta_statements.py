@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ebtui.core.judgment.accounting import numbers_in
-from ebtui.core.judgment.change_phrases import lemmas, verb_form
+from ebtui.core.judgment.change_phrases import lemmas, verb_form, verb_lemma
 from ebtui.core.judgment.revisions import (
     Unit,
     crit_marks,
@@ -106,11 +106,6 @@ class _Statement:
 
 def _toks(body: str) -> list[_Tok]:
     return [_Tok(m.group(0), m.group(0).lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(body)]
-
-
-def _lemma(word: str) -> str:
-    verbs = lemmas(word).get("VERB", ())
-    return verbs[0] if verbs else word
 
 
 def _clause_start(toks: list[_Tok], k: int) -> bool:
@@ -251,7 +246,7 @@ def _scale(body: str, toks: list[_Tok]) -> str | None:
         clauses = clauses or _clauses(toks)
         clause = next((c for c in clauses if c[0].start <= m.start() <= c[-1].end), toks)
         mine = any(t.low in _FIRST_PERSON | _SCORE_NOUNS for t in clause) or any(
-            _lemma(t.low) in ("score", "rate", "grade", "mark") and verb_form(t.low) for t in clause)
+            verb_lemma(t.low) in ("score", "rate", "grade", "mark") and verb_form(t.low) for t in clause)
         if mine or len(body) <= 60:  # (in the clause that holds it: not "Team B's plan used a 1-5 scale, which I …")
             return m.group(0).strip()
     return None
@@ -275,7 +270,7 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
                 verb_form(toks[v].low) or "VERB" in lemmas(toks[v].low)) or not _changes_now(toks, v, rx):
             continue
         scores, values = _score_object(body, toks, v)
-        lemma = _lemma(toks[v].low)
+        lemma = verb_lemma(toks[v].low)
         if values and _imperative(toks, v, rx) and not scores:
             return f"“{toks[v].text}” with a value", True, values
         if not scores:
@@ -298,7 +293,7 @@ def _statement(body: str, toks: list[_Tok], rx: re.Pattern[str]) -> tuple[str | 
     if about:  # a score withdrawn in the passive: "Team B's consistency score is withdrawn"
         for k in range(1, len(toks) - 1):
             if toks[k].low in ("is", "are", "was", "were", "be", "been") and toks[k - 1].low in _SCORE_NOUNS and \
-                    verb_form(toks[k + 1].low) == "ed" and _lemma(toks[k + 1].low) not in _KEEPING and \
+                    verb_form(toks[k + 1].low) == "ed" and verb_lemma(toks[k + 1].low) not in _KEEPING and \
                     toks[k + 1].low not in ("given", "out", "based"):
                 return f"a score “{toks[k + 1].text}”", True, None
     return None, about, None

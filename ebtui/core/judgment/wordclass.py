@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ebtui.core.judgment.change_phrases import lemmas
 from ebtui.core.judgment.vocabulary import CRIT_RE, MODIFIER_RULE, PREPOSITIONS, scoring_word
 from ebtui.core.records import CRITERION_LABELS
 
@@ -330,16 +331,11 @@ def _name(word: str, lower_after: bool, n: float | None) -> str:
     if m and (m.group("pl") or lower_after):  # (not a phrase in capitals: "7 GREAT POINTS")
         return "head" if m.group("pl") and n is not None and n != 1 else "modifier"
     low = word.lower()
-    if re.fullmatch(r"[A-Z][a-z]{2,}", word) and low not in FUNCTION_WORDS and not _lemmas(low):
+    if re.fullmatch(r"[A-Z][a-z]{2,}", word) and low not in FUNCTION_WORDS and not lemmas(low):
         return "modifier"
     return ""
 
 
-@lru_cache(maxsize=8192)
-def _lemmas(low: str) -> dict[str, tuple[str, ...]]:
-    from lemminflect import getAllLemmas
-
-    return dict(getAllLemmas(low))
 
 
 def modifier(word: str) -> bool:
