@@ -228,6 +228,11 @@ def _error_marker(toks: list[_Tok]) -> str | None:
     return None
 
 
+#: a modal "be" right after the range: the range is the subject of a judgment about values, not the scale used
+_JUDGED_BAND = re.compile(r"(?i)(?:[ \t]*(?:-?[ \t]*point[ \t]+)?(?:scale|range|rubric|system)s?)?"
+                          r"[ \t]*(?:would|could|might|should|may)[ \t]+(?:not[ \t]+)?be\b")
+
+
 def _scale(body: str, toks: list[_Tok]) -> str | None:
     """A scale other than 1-10 declared for the judge's scores ("I've used a 1–5 scale", "all scores are out of
     5"): not one the judge rejects ("rather than 1–5"), not a team's ("their 1-5 triage scale")."""
@@ -243,6 +248,8 @@ def _scale(body: str, toks: list[_Tok]) -> str | None:
             continue  # "4 out of 5": a value (the reader's), or a ratio
         if _CONDITION.search(body[:m.start()]) and _WOULD.search(body):
             continue  # a hypothetical: "if I had to rank them on a 5-point scale I would give them 4/5"
+        if _JUDGED_BAND.match(body, m.end()):
+            continue  # a band of values judged, no scale used: "a 1-2 range would be too generous"
         clauses = clauses or _clauses(toks)
         clause = next((c for c in clauses if c[0].start <= m.start() <= c[-1].end), toks)
         mine = any(t.low in _FIRST_PERSON | _SCORE_NOUNS for t in clause) or any(
